@@ -1,0 +1,4 @@
+import { notFoundRoutes } from '@/server/http/handler';
+
+// Unknown paths under /public answer 404 in the error envelope, for every method.
+export const { GET, POST, PUT, PATCH, DELETE } = notFoundRoutes();

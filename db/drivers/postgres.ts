@@ -1,0 +1,30 @@
+import postgres from 'postgres';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import { migrate } from 'drizzle-orm/postgres-js/migrator';
+import * as schema from '../schema';
+import type { Db, DbHandle } from '../client';
+
+/** Serialises migrations across processes sharing one PostgreSQL. */
+const MIGRATION_LOCK = 72_007_001;
+
+export async function openPostgres(url: string, max: number, migrationsFolder: string): Promise<DbHandle> {
+  // Migrate on one dedicated connection that holds the advisory lock, so two
+  // instances starting together do not both apply the same migration.
+  const migrator = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await migrator`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await migrate(drizzle(migrator, { schema }), { migrationsFolder });
+  } finally {
+    await migrator.end({ timeout: 5 });
+  }
+  const sql = postgres(url, { max, onnotice: () => {} });
+  const db = drizzle(sql, { schema }) as unknown as Db;
+  return {
+    db,
+    driver: 'postgres',
+    exec: async (text) => {
+      await sql.unsafe(text);
+    },
+    close: () => sql.end({ timeout: 5 }),
+  };
+}

@@ -1,0 +1,32 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, idColumn, instant } from './columns';
+import { customers } from './customers';
+import { owners } from './owners';
+
+export const CALENDAR_STATUSES = ['active', 'disconnected', 'reauth_required'] as const;
+
+/**
+ * A calendar connected to an owner. `internal` calendars keep their events in
+ * this database and are what a new owner gets. Provider secrets live in
+ * `credentials` (encrypted by the calendar integration, never plaintext).
+ */
+export const calendars = pgTable(
+  'calendars',
+  {
+    id: idColumn(),
+    customerId: uuid('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
+    ownerId: uuid('owner_id').notNull().references(() => owners.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    isPrimary: boolean('is_primary').notNull().default(false),
+    status: text('status', { enum: CALENDAR_STATUSES }).notNull().default('active'),
+    displayName: text('display_name'),
+    credentials: jsonb('credentials').$type<Record<string, unknown> | null>(),
+    createdAt: createdAt(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('calendars_owner_idx').on(t.ownerId),
+    uniqueIndex('calendars_one_primary_per_owner').on(t.ownerId).where(sql`${t.isPrimary}`),
+  ],
+);

@@ -1,0 +1,20 @@
+import { integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, idColumn } from './columns';
+import { customers } from './customers';
+
+export const PREEMPT_POLICIES = ['preempt_lower', 'never'] as const;
+
+/** Customer-scoped meeting class, referenced by name in the API. Higher priority wins. */
+export const meetingClasses = pgTable(
+  'meeting_classes',
+  {
+    id: idColumn(),
+    customerId: uuid('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    priority: integer('priority').notNull(),
+    preemptPolicy: text('preempt_policy', { enum: PREEMPT_POLICIES }).notNull().default('preempt_lower'),
+    sacredMeetingAgeHours: integer('sacred_meeting_age_hours').notNull().default(24),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('meeting_classes_customer_name_key').on(t.customerId, t.name)],
+);

@@ -1,0 +1,23 @@
+import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { createdAt, idColumn, instant } from './columns';
+import { agents } from './agents';
+import { customers } from './customers';
+
+export const NOTIFICATION_KINDS = ['hold.expired', 'booking.preempted', 'booking.cancelled', 'proposal.reviewed'] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+
+/** Per-agent notification queue, drained oldest first into error envelopes and GET /v1/notifications. */
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: idColumn(),
+    customerId: uuid('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
+    agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: NOTIFICATION_KINDS }).notNull(),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    deliveredAt: instant('delivered_at'),
+  },
+  (t) => [index('notifications_pending_idx').on(t.agentId, t.createdAt, t.id).where(sql`${t.deliveredAt} is null`)],
+);

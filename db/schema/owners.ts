@@ -1,0 +1,34 @@
+import { index, jsonb, numeric, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, idColumn, instant } from './columns';
+import { customers } from './customers';
+
+export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+export type LocalRangeJson = { start: string; end: string };
+export type WorkingHoursJson = Record<Weekday, LocalRangeJson[]>;
+export type HardBlockJson =
+  | { days: Weekday[]; start: string; end: string; label?: string }
+  | { rrule: string; dtstart: string; duration_minutes: number; label?: string };
+
+/**
+ * A calendar owner and their schedule rules (one aggregate: the rules are
+ * always read and written with the owner). `working_hours` null means
+ * "not configured" (no restriction, WORKING_HOURS_NOT_CONFIGURED warning).
+ * Emails are stored lower-cased.
+ */
+export const owners = pgTable(
+  'owners',
+  {
+    id: idColumn(),
+    customerId: uuid('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    name: text('name'),
+    timeZone: text('time_zone').notNull(),
+    role: text('role', { enum: ['admin', 'member'] }).notNull().default('member'),
+    workingHours: jsonb('working_hours').$type<WorkingHoursJson | null>(),
+    hardBlocks: jsonb('hard_blocks').$type<HardBlockJson[]>().notNull().default([]),
+    maxDailyMeetingHours: numeric('max_daily_meeting_hours', { mode: 'number' }),
+    createdAt: createdAt(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('owners_customer_email_key').on(t.customerId, t.email), index('owners_email_idx').on(t.email)],
+);

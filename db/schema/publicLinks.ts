@@ -1,0 +1,50 @@
+import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, idColumn, instant } from './columns';
+import { customers } from './customers';
+import { meetingClasses } from './meetingClasses';
+import { owners } from './owners';
+import { audiences } from './audiences';
+
+/**
+ * A public scheduling link. `id` is the opaque public_scheduling_boundary_id;
+ * `alias` is the readable path. Both address the link, so aliases are unique
+ * across all customers.
+ */
+export const publicLinks = pgTable(
+  'public_links',
+  {
+    id: idColumn(),
+    customerId: uuid('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
+    ownerId: uuid('owner_id').notNull().references(() => owners.id, { onDelete: 'cascade' }),
+    alias: text('alias').notNull(),
+    title: text('title'),
+    createdAt: createdAt(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
+    deletedAt: instant('deleted_at'),
+  },
+  (t) => [uniqueIndex('public_links_alias_key').on(t.alias), index('public_links_customer_idx').on(t.customerId)],
+);
+
+/** A meeting type offered on a public link (slug unique per link). */
+export const publicMeetingTypes = pgTable(
+  'public_meeting_types',
+  {
+    id: idColumn(),
+    customerId: uuid('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
+    linkId: uuid('link_id').notNull().references(() => publicLinks.id, { onDelete: 'cascade' }),
+    slug: text('slug').notNull(),
+    title: text('title').notNull(),
+    durationMinutes: integer('duration_minutes').array().notNull(),
+    meetingClassId: uuid('meeting_class_id').notNull().references(() => meetingClasses.id, { onDelete: 'restrict' }),
+    attendeeLimit: integer('attendee_limit'),
+    publicPreemptPolicy: text('public_preempt_policy', { enum: ['inherit', 'never', 'preempt_lower'] }).notNull().default('inherit'),
+    visibility: text('visibility', { enum: ['public', 'unlisted', 'audience'] }).notNull().default('public'),
+    audienceId: uuid('audience_id').references(() => audiences.id, { onDelete: 'restrict' }),
+    enabled: boolean('enabled').notNull().default(true),
+    published: boolean('published').notNull().default(true),
+    credentialSkipsVerification: boolean('credential_skips_verification').notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('public_meeting_types_link_slug_key').on(t.linkId, t.slug)],
+);

@@ -1,0 +1,110 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { agents, apiKeys, PERMISSIONS, type Permission } from '@/db/schema';
+import { parseOwnerScope, requirePermission, type AgentActor } from './access';
+import { DomainError } from './errors';
+import { isUuid, newId, newSecret } from './ids';
+
+export type AgentRow = typeof agents.$inferSelect;
+export type AgentView = { agent_id: string; name: string; owner_scope: string; permissions: Permission[]; disabled: boolean; created_at: string };
+export type MintedKey = { key_id: string; api_key: string; prefix: string; created_at: string };
+
+export function agentView(a: AgentRow): AgentView {
+  return { agent_id: a.id, name: a.name, owner_scope: a.ownerScope, permissions: a.permissions, disabled: a.disabled, created_at: a.createdAt.toISOString() };
+}
+
+/** Canonical owner_scope (`org:*` or `user:<lower-cased email>`), or a 400. */
+export function canonicalOwnerScope(scope: string): string {
+  const parsed = parseOwnerScope(scope);
+  if (!parsed) throw new DomainError('invalid_request', 'owner_scope must be "org:*" or "user:<email>"', { details: { fields: [{ path: 'body.owner_scope', message: 'Invalid owner_scope' }] } });
+  return parsed.kind === 'org' ? 'org:*' : `user:${parsed.email}`;
+}
+
+/**
+ * An agent may hand out only what it has: every granted permission must be
+ * its own, and the new scope must lie within its own scope.
+ */
+function assertCanGrant(actor: AgentActor | null, scope: string, permissions: readonly Permission[]): void {
+  if (!actor) return; // bootstrap and dashboard owners (admin role) are checked by their caller
+  for (const p of permissions) requirePermission(actor, p);
+  if (actor.ownerScope !== 'org:*' && scope !== actor.ownerScope) {
+    throw new DomainError('owner_scope_denied', "An agent can only create agents within its own owner_scope");
+  }
+}
+
+function uniquePermissions(perms: readonly string[]): Permission[] {
+  return PERMISSIONS.filter((p) => perms.includes(p));
+}
+
+export async function createAgent(
+  db: Executor,
+  customerId: string,
+  actor: AgentActor | null,
+  input: { name: string; owner_scope: string; permissions: Permission[] },
+): Promise<AgentRow> {
+  const scope = canonicalOwnerScope(input.owner_scope);
+  const permissions = uniquePermissions(input.permissions);
+  assertCanGrant(actor, scope, permissions);
+  const [row] = await db.insert(agents).values({ id: newId(), customerId, name: input.name, ownerScope: scope, permissions }).returning();
+  return row;
+}
+
+export async function getAgent(db: Executor, customerId: string, agentId: string): Promise<AgentRow> {
+  if (!isUuid(agentId)) throw new DomainError('AGENT_NOT_FOUND', 'Agent not found');
+  const [row] = await db.select().from(agents).where(and(eq(agents.id, agentId), eq(agents.customerId, customerId))).limit(1);
+  if (!row) throw new DomainError('AGENT_NOT_FOUND', 'Agent not found');
+  return row;
+}
+
+export async function updateAgent(
+  db: Executor,
+  customerId: string,
+  actor: AgentActor | null,
+  agentId: string,
+  patch: { name?: string; owner_scope?: string; permissions?: Permission[]; disabled?: boolean },
+  now: Date,
+): Promise<AgentRow> {
+  const current = await getAgent(db, customerId, agentId);
+  const scope = patch.owner_scope !== undefined ? canonicalOwnerScope(patch.owner_scope) : current.ownerScope;
+  const permissions = patch.permissions !== undefined ? uniquePermissions(patch.permissions) : current.permissions;
+  // Only newly granted permissions need the actor's own; changing scope needs the actor's scope to cover it.
+  assertCanGrant(actor, scope, permissions.filter((p) => !current.permissions.includes(p)));
+  if (actor && actor.ownerScope !== 'org:*' && current.ownerScope !== actor.ownerScope) {
+    throw new DomainError('AGENT_NOT_FOUND', 'Agent not found');
+  }
+  const [row] = await db
+    .update(agents)
+    .set({ name: patch.name ?? current.name, ownerScope: scope, permissions, disabled: patch.disabled ?? current.disabled, updatedAt: now })
+    .where(eq(agents.id, current.id))
+    .returning();
+  return row;
+}
+
+/** Mint a new `ak_` key for an agent; the plaintext is returned once and only its hash is stored. */
+export async function mintApiKey(db: Executor, customerId: string, agentId: string, name: string | null, now: Date): Promise<MintedKey> {
+  const agent = await getAgent(db, customerId, agentId);
+  const key = newSecret('apiKey');
+  const [row] = await db
+    .insert(apiKeys)
+    .values({ id: newId(), customerId, agentId: agent.id, name, keyHash: key.hash, prefix: key.displayPrefix, createdAt: now })
+    .returning();
+  return { key_id: row.id, api_key: key.secret, prefix: row.prefix, created_at: row.createdAt.toISOString() };
+}
+
+export async function revokeApiKey(db: Executor, customerId: string, agentId: string, keyId: string, now: Date): Promise<{ key_id: string; revoked_at: string }> {
+  await getAgent(db, customerId, agentId);
+  if (!isUuid(keyId)) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
+  const [row] = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.agentId, agentId), eq(apiKeys.customerId, customerId)))
+    .limit(1);
+  if (!row) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
+  if (row.revokedAt) return { key_id: row.id, revoked_at: row.revokedAt.toISOString() };
+  const [updated] = await db
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+    .returning();
+  return { key_id: keyId, revoked_at: (updated?.revokedAt ?? now).toISOString() };
+}

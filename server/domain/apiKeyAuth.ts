@@ -1,0 +1,49 @@
+import { eq } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { agents, apiKeys } from '@/db/schema';
+import type { AgentActor } from './access';
+import { DomainError } from './errors';
+import { hashSecret, SECRET_PREFIX } from './ids';
+
+/** last_used_at is refreshed at most this often per key, to keep the hot path read-only. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * Authenticate a raw `ak_` API key: look it up by hash, then check revocation
+ * and the agent's state. Throws the SPEC.md lowercase auth codes.
+ */
+export async function authenticateApiKey(db: Executor, token: string | null, now: Date): Promise<AgentActor> {
+  if (!token || !token.startsWith(SECRET_PREFIX.apiKey) || token.length > 200) {
+    throw new DomainError('unknown_api_key', 'Missing or unknown API key');
+  }
+  const [row] = await db
+    .select({
+      keyId: apiKeys.id,
+      revokedAt: apiKeys.revokedAt,
+      lastUsedAt: apiKeys.lastUsedAt,
+      agentId: agents.id,
+      customerId: agents.customerId,
+      ownerScope: agents.ownerScope,
+      permissions: agents.permissions,
+      disabled: agents.disabled,
+    })
+    .from(apiKeys)
+    .innerJoin(agents, eq(agents.id, apiKeys.agentId))
+    .where(eq(apiKeys.keyHash, hashSecret(token)))
+    .limit(1);
+  if (!row) throw new DomainError('unknown_api_key', 'Missing or unknown API key');
+  if (row.revokedAt) throw new DomainError('api_key_revoked', 'This API key has been revoked');
+  if (row.disabled) throw new DomainError('agent_disabled', "This key's agent is disabled");
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    // Best effort bookkeeping; never fails the request.
+    await db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.keyId)).catch(() => {});
+  }
+  return {
+    kind: 'agent',
+    agentId: row.agentId,
+    customerId: row.customerId,
+    keyId: row.keyId,
+    ownerScope: row.ownerScope,
+    permissions: row.permissions,
+  };
+}

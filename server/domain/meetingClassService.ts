@@ -1,0 +1,54 @@
+import { and, asc, eq } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
+import { meetingClasses } from '@/db/schema';
+import { DomainError } from './errors';
+import { newId } from './ids';
+
+export type MeetingClassRow = typeof meetingClasses.$inferSelect;
+export type MeetingClassView = { name: string; priority: number; preempt_policy: 'preempt_lower' | 'never'; sacred_meeting_age_hours: number };
+
+export function meetingClassView(c: MeetingClassRow): MeetingClassView {
+  return { name: c.name, priority: c.priority, preempt_policy: c.preemptPolicy, sacred_meeting_age_hours: c.sacredMeetingAgeHours };
+}
+
+export async function createMeetingClass(
+  db: Executor,
+  customerId: string,
+  input: { name: string; priority: number; preempt_policy?: 'preempt_lower' | 'never'; sacred_meeting_age_hours?: number },
+): Promise<MeetingClassRow> {
+  try {
+    const [row] = await db
+      .insert(meetingClasses)
+      .values({
+        id: newId(),
+        customerId,
+        name: input.name,
+        priority: input.priority,
+        preemptPolicy: input.preempt_policy ?? 'preempt_lower',
+        sacredMeetingAgeHours: input.sacred_meeting_age_hours ?? 24,
+      })
+      .returning();
+    return row;
+  } catch (err) {
+    if (isConstraintViolation(err, PG_UNIQUE_VIOLATION)) {
+      throw new DomainError('MEETING_CLASS_ALREADY_EXISTS', `A meeting class named ${input.name} already exists`);
+    }
+    throw err;
+  }
+}
+
+export async function listMeetingClasses(db: Executor, customerId: string): Promise<MeetingClassRow[]> {
+  return db.select().from(meetingClasses).where(eq(meetingClasses.customerId, customerId)).orderBy(asc(meetingClasses.name));
+}
+
+/** The customer's class with this name, or INVALID_MEETING_CLASS (classes are customer-scoped). */
+export async function getMeetingClass(db: Executor, customerId: string, name: string): Promise<MeetingClassRow> {
+  const [row] = await db
+    .select()
+    .from(meetingClasses)
+    .where(and(eq(meetingClasses.customerId, customerId), eq(meetingClasses.name, name)))
+    .limit(1);
+  if (!row) throw new DomainError('INVALID_MEETING_CLASS', `meeting_class ${JSON.stringify(name)} is not registered for this customer`);
+  return row;
+}

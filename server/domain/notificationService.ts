@@ -1,0 +1,45 @@
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { notifications, type NotificationKind } from '@/db/schema';
+import { newId } from './ids';
+
+export type NotificationItem = { id: string; kind: NotificationKind; created_at: string; data: Record<string, unknown> };
+
+export const MAX_NOTIFICATIONS_PER_DRAIN = 50;
+
+/** Queue a notification for an agent (call inside the transaction of the effect it reports). */
+export async function enqueueNotification(
+  db: Executor,
+  n: { customerId: string; agentId: string; kind: NotificationKind; data: Record<string, unknown>; now?: Date },
+): Promise<void> {
+  await db.insert(notifications).values({
+    id: newId(),
+    customerId: n.customerId,
+    agentId: n.agentId,
+    kind: n.kind,
+    data: n.data,
+    createdAt: n.now ?? new Date(),
+  });
+}
+
+/**
+ * Take up to 50 undelivered notifications of an agent, oldest first, and mark
+ * them delivered. Concurrent drains never hand out the same item twice
+ * (SKIP LOCKED).
+ */
+export async function drainNotifications(db: Executor, agentId: string, now: Date = new Date()): Promise<NotificationItem[]> {
+  const pending = db
+    .select({ id: notifications.id })
+    .from(notifications)
+    .where(and(eq(notifications.agentId, agentId), isNull(notifications.deliveredAt)))
+    .orderBy(asc(notifications.createdAt), asc(notifications.id))
+    .limit(MAX_NOTIFICATIONS_PER_DRAIN)
+    .for('update', { skipLocked: true });
+  const rows = await db
+    .update(notifications)
+    .set({ deliveredAt: now })
+    .where(inArray(notifications.id, sql`(${pending})`))
+    .returning();
+  rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+  return rows.map((r) => ({ id: r.id, kind: r.kind, created_at: r.createdAt.toISOString(), data: r.data }));
+}

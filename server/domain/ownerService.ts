@@ -1,0 +1,114 @@
+import { and, eq } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
+import { calendars, owners, type HardBlockJson, type Weekday, type WorkingHoursJson } from '@/db/schema';
+import { normalizeEmail } from './access';
+import { DomainError } from './errors';
+import { newId } from './ids';
+import { validateScheduleRules } from './scheduleRulesValidation';
+
+export const WEEKDAYS: readonly Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+
+export type OwnerRow = typeof owners.$inferSelect;
+export type OwnerView = { owner_email: string; name: string | null; time_zone: string };
+export type RulesView = {
+  owner_email: string;
+  time_zone: string;
+  working_hours: WorkingHoursJson | null;
+  working_days: Weekday[];
+  hard_blocks: HardBlockJson[];
+  max_daily_meeting_hours: number | null;
+  warnings?: string[];
+};
+export type RulesInput = {
+  time_zone?: string;
+  working_hours: Partial<WorkingHoursJson> | null;
+  hard_blocks?: HardBlockJson[];
+  max_daily_meeting_hours?: number | null;
+};
+
+export function isValidTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return tz.length > 0 && tz.length <= 64;
+  } catch {
+    return false;
+  }
+}
+
+export function ownerView(o: OwnerRow): OwnerView {
+  return { owner_email: o.email, name: o.name, time_zone: o.timeZone };
+}
+
+export function rulesView(o: OwnerRow): RulesView {
+  const wh = o.workingHours;
+  const view: RulesView = {
+    owner_email: o.email,
+    time_zone: o.timeZone,
+    working_hours: wh,
+    // Not configured: no weekday restriction.
+    working_days: wh ? WEEKDAYS.filter((d) => (wh[d] ?? []).length > 0) : [...WEEKDAYS],
+    hard_blocks: o.hardBlocks,
+    max_daily_meeting_hours: o.maxDailyMeetingHours,
+  };
+  if (!wh) view.warnings = ['WORKING_HOURS_NOT_CONFIGURED'];
+  return view;
+}
+
+/** A new calendar owner, with the `internal` primary calendar every owner starts with. */
+export async function createOwner(
+  db: Executor,
+  customerId: string,
+  input: { email: string; name?: string | null; time_zone: string; role?: 'admin' | 'member' },
+): Promise<OwnerRow> {
+  if (!isValidTimeZone(input.time_zone)) throw new DomainError('INVALID_TIME_ZONE', `Unknown IANA time zone: ${input.time_zone}`);
+  const email = normalizeEmail(input.email);
+  try {
+    return await db.transaction(async (tx) => {
+      const [owner] = await tx
+        .insert(owners)
+        .values({ id: newId(), customerId, email, name: input.name ?? null, timeZone: input.time_zone, role: input.role ?? 'member' })
+        .returning();
+      await tx.insert(calendars).values({ id: newId(), customerId, ownerId: owner.id, type: 'internal', isPrimary: true, status: 'active', displayName: 'Internal' });
+      return owner;
+    });
+  } catch (err) {
+    if (isConstraintViolation(err, PG_UNIQUE_VIOLATION, 'owners_customer_email_key')) {
+      throw new DomainError('OWNER_ALREADY_EXISTS', `A calendar owner with email ${email} already exists`);
+    }
+    throw err;
+  }
+}
+
+export async function findOwner(db: Executor, customerId: string, email: string): Promise<OwnerRow | undefined> {
+  const [owner] = await db
+    .select()
+    .from(owners)
+    .where(and(eq(owners.customerId, customerId), eq(owners.email, normalizeEmail(email))))
+    .limit(1);
+  return owner;
+}
+
+export async function getOwner(db: Executor, customerId: string, email: string): Promise<OwnerRow> {
+  const owner = await findOwner(db, customerId, email);
+  if (!owner) throw new DomainError('OWNER_NOT_FOUND', `No calendar owner with email ${normalizeEmail(email)}`);
+  return owner;
+}
+
+/** Replace an owner's schedule rules (a weekday absent or empty is not a working day). */
+export async function putScheduleRules(db: Executor, customerId: string, email: string, input: RulesInput, now: Date): Promise<OwnerRow> {
+  const owner = await getOwner(db, customerId, email);
+  const timeZone = input.time_zone ?? owner.timeZone;
+  if (!isValidTimeZone(timeZone)) throw new DomainError('INVALID_TIME_ZONE', `Unknown IANA time zone: ${timeZone}`);
+  const workingHours = input.working_hours
+    ? (Object.fromEntries(WEEKDAYS.map((d) => [d, input.working_hours![d] ?? []])) as WorkingHoursJson)
+    : null;
+  const hardBlocks = input.hard_blocks ?? [];
+  validateScheduleRules({ workingHours, hardBlocks, timeZone });
+  const [updated] = await db
+    .update(owners)
+    .set({ timeZone, workingHours, hardBlocks, maxDailyMeetingHours: input.max_daily_meeting_hours ?? null, updatedAt: now })
+    .where(eq(owners.id, owner.id))
+    .returning();
+  return updated;
+}

@@ -1,0 +1,44 @@
+import type { z } from 'zod';
+import { DomainError, isDomainError } from '@/server/domain/errors';
+import { statusForCode } from './errorStatus';
+
+/** The SPEC.md error body, without `pending_notifications` (added per response, never stored or replayed). */
+export type ErrorBody = {
+  error: { code: string; message: string; reason?: string; details?: unknown };
+  [extra: string]: unknown;
+};
+
+export function errorBody(err: DomainError): ErrorBody {
+  const error: ErrorBody['error'] = { code: err.code, message: err.message };
+  if (err.reason !== undefined) error.reason = err.reason;
+  if (err.details !== undefined) error.details = err.details;
+  return { error, ...(err.extra ?? {}) };
+}
+
+/** Any thrown value as a domain error; unknown faults become internal_error (the cause is logged, never sent). */
+export function toDomainError(err: unknown): DomainError {
+  if (isDomainError(err)) return err;
+  return new DomainError('internal_error', 'The server failed to handle this request; retry with exponential backoff');
+}
+
+export function statusOf(err: DomainError): number {
+  return statusForCode(err.code);
+}
+
+/** A zod failure as a 400 with the failing fields in `error.details.fields`. */
+export function validationError(where: 'body' | 'query' | 'path', error: z.ZodError): DomainError {
+  const fields = error.issues.slice(0, 50).map((i) => ({
+    path: [where, ...i.path.map(String)].join('.'),
+    message: i.message,
+    code: i.code,
+  }));
+  const first = fields[0];
+  return new DomainError('invalid_request', first ? `Invalid ${first.path}: ${first.message}` : `Invalid ${where}`, {
+    details: { fields },
+  });
+}
+
+export function jsonResponse(status: number, body: unknown, headers: Headers): Response {
+  headers.set('content-type', 'application/json; charset=utf-8');
+  return new Response(status === 204 ? null : JSON.stringify(body), { status, headers });
+}

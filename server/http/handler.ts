@@ -1,0 +1,203 @@
+import { getDb, type Db } from '@/db/client';
+import { resolveOwnerEmail, requirePermission, type AgentActor } from '@/server/domain/access';
+import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
+import { DomainError } from '@/server/domain/errors';
+import { newId } from '@/server/domain/ids';
+import { drainNotifications, type NotificationItem } from '@/server/domain/notificationService';
+import { getConfig } from '@/server/config';
+import { log } from '@/server/log';
+import { readJsonBody } from './body';
+import { errorBody, jsonResponse, statusOf, toDomainError, validationError, type ErrorBody } from './envelope';
+import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, validIdempotencyKey } from './idempotency';
+import { HTTP_METHODS, isMutating, type AnyOperation, type HandlerResult, type HttpMethod } from './operation';
+import { getRateLimiter, rateLimitHeaders, RATE_LIMITS } from './rateLimit';
+import { clientIpOf, publicBaseUrl } from './request';
+
+type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
+export type RouteHandler = ((req: Request, ctx: RouteContext) => Promise<Response>) & { operation?: AnyOperation };
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * Bind operations to a route file. Every method is exported, so a method the
+ * path does not support answers 405 in our envelope (not Next's empty body):
+ *   export const { GET, POST, PUT, PATCH, DELETE } = routes({ POST: createAgent });
+ */
+export function routes(ops: Partial<Record<HttpMethod, AnyOperation>>): Record<HttpMethod, RouteHandler> {
+  const allowed = HTTP_METHODS.filter((m) => ops[m]);
+  const out = {} as Record<HttpMethod, RouteHandler>;
+  for (const method of HTTP_METHODS) {
+    const op = ops[method];
+    if (op) {
+      const h: RouteHandler = (req, ctx) => runOperation(op, req, ctx);
+      h.operation = op;
+      out[method] = h;
+    } else {
+      out[method] = (req) =>
+        transportError(req, new DomainError('method_not_allowed', `${req.method} is not supported on this path`), { allow: allowed.join(', ') });
+    }
+  }
+  return out;
+}
+
+/** Handlers for a catch-all route: every method answers 404 in the envelope. */
+export function notFoundRoutes(): Record<HttpMethod, RouteHandler> {
+  const h: RouteHandler = (req) => transportError(req, new DomainError('not_found', 'No such endpoint'));
+  return Object.fromEntries(HTTP_METHODS.map((m) => [m, h])) as Record<HttpMethod, RouteHandler>;
+}
+
+async function transportError(req: Request, err: DomainError, extraHeaders: Record<string, string> = {}): Promise<Response> {
+  const headers = baseHeaders(req);
+  for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
+  return jsonResponse(statusOf(err), { ...errorBody(err), pending_notifications: [] }, headers);
+}
+
+function baseHeaders(req: Request): Headers {
+  const incoming = req.headers.get('x-request-id');
+  return new Headers({
+    'x-request-id': incoming && REQUEST_ID_RE.test(incoming) ? incoming : newId(),
+    'cache-control': 'no-store',
+  });
+}
+
+/**
+ * The request path of every /v1 and /public operation, in order: request id,
+ * bearer auth, rate limit, permission, input parsing (JSON, zod), owner scope,
+ * Idempotency-Key, the handler, and the error envelope with the agent's
+ * pending notifications.
+ */
+async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteContext): Promise<Response> {
+  const now = new Date();
+  const headers = baseHeaders(req);
+  const requestId = headers.get('x-request-id')!;
+  const config = getConfig();
+  const url = new URL(req.url);
+  const clientIp = clientIpOf(req, config.trustProxy);
+  let db: Db | undefined;
+  let actor: AgentActor | null = null;
+  let idem: { recordId: string; redact: string[] } | null = null;
+
+  try {
+    db = await getDb();
+    const bearer = bearerToken(req);
+
+    // 1. authentication (its failure is answered after the rate limit, so key guessing is limited too)
+    let authError: DomainError | null = null;
+    if (op.auth === 'api_key') {
+      try {
+        actor = await authenticateApiKey(db, bearer, now);
+      } catch (err) {
+        authError = toDomainError(err);
+        if (authError.code === 'internal_error') throw err;
+      }
+    }
+
+    // 2. rate limit (per key, or per client IP; public operations may key on path values)
+    const rawParams = ((await routeCtx.params) ?? {}) as Record<string, string>;
+    const rl = op.rateLimit && !(op.rateLimit.by === 'key' && !actor) ? op.rateLimit : { policy: 'global' as const, by: 'ip' as const };
+    const identifier =
+      rl.by === 'key' ? `key:${actor!.keyId}` : rl.by === 'ip' ? `ip:${clientIp}` : rl.by({ params: rawParams, clientIp });
+    const limit = await getRateLimiter().limit(RATE_LIMITS[rl.policy], identifier);
+    for (const [k, v] of Object.entries(rateLimitHeaders(limit, Date.now()))) headers.set(k, v);
+    if (!limit.success) throw new DomainError('rate_limited', 'Rate limit exceeded; retry after the number of seconds in Retry-After');
+    if (authError) throw authError;
+
+    // 3. permission
+    if (actor && op.permission) requirePermission(actor, op.permission);
+
+    // 4. path and query
+    const params = op.params ? parseOrThrow(op.params, rawParams, 'path') : undefined;
+    const query = op.query ? parseOrThrow(op.query, Object.fromEntries(url.searchParams), 'query') : undefined;
+
+    // 5. body
+    const body = op.body ? parseOrThrow(op.body, await readJsonBody(req, config.maxBodyBytes), 'body') : undefined;
+    const input = { body, query, params };
+
+    // 6. owner scope
+    const ownerEmail = op.ownerEmail && actor ? resolveOwnerEmail(actor, op.ownerEmail(input)) : '';
+
+    // 7. idempotency
+    const idemKey = req.headers.get('idempotency-key');
+    if (idemKey !== null && actor && op.idempotency !== false && isMutating(op.method)) {
+      if (!validIdempotencyKey(idemKey)) {
+        throw new DomainError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+      }
+      const start = await beginIdempotent(
+        db,
+        { agentId: actor.agentId, method: op.method, path: url.pathname, key: idemKey },
+        requestFingerprint(body, url.search),
+        now,
+      );
+      if (start.kind === 'replay') {
+        headers.set('idempotent-replayed', 'true');
+        const replayBody = 'error' in start.body ? { ...start.body, pending_notifications: await drain(db, actor) } : start.body;
+        return jsonResponse(start.status, replayBody, headers);
+      }
+      idem = { recordId: start.recordId, redact: op.idempotency?.redact ?? [] };
+    }
+
+    // 8. the operation
+    const result: HandlerResult = await op.handler({
+      ...input,
+      req,
+      db,
+      now,
+      requestId,
+      actor,
+      ownerEmail,
+      bearer,
+      clientIp,
+      baseUrl: publicBaseUrl(req, config.publicBaseUrl),
+      idempotencyKey: idemKey,
+    } as never);
+    const status = result.status ?? op.success.status;
+    for (const [k, v] of Object.entries(result.headers ?? {})) headers.set(k, v);
+    if (idem) await completeIdempotent(db, idem.recordId, status, redact(result.body as Record<string, unknown>, idem.redact));
+    return jsonResponse(status, result.body, headers);
+  } catch (thrown) {
+    const err = toDomainError(thrown);
+    const status = statusOf(err);
+    if (status >= 500) log.error('request failed', { requestId, operation: op.operationId, err: thrown });
+    const body: ErrorBody = errorBody(err);
+    if (db && idem) {
+      try {
+        if (status >= 500 || status === 429) await releaseIdempotent(db, idem.recordId);
+        else await completeIdempotent(db, idem.recordId, status, body);
+      } catch (storeErr) {
+        log.error('idempotency bookkeeping failed', { requestId, err: storeErr });
+      }
+    }
+    if (status === 401) headers.set('www-authenticate', `Bearer error="invalid_token", error_description="${err.code}"`);
+    const pending = db && actor ? await drain(db, actor) : [];
+    return jsonResponse(status, { ...body, pending_notifications: pending }, headers);
+  }
+}
+
+function parseOrThrow<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: never } }, value: unknown, where: 'body' | 'query' | 'path'): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw validationError(where, r.error);
+  return r.data;
+}
+
+function bearerToken(req: Request): string | null {
+  const h = req.headers.get('authorization');
+  if (!h) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1] : null;
+}
+
+async function drain(db: Db, actor: AgentActor): Promise<NotificationItem[]> {
+  try {
+    return await drainNotifications(db, actor.agentId);
+  } catch (err) {
+    log.error('draining notifications failed', { agentId: actor.agentId, err });
+    return [];
+  }
+}
+
+function redact(body: Record<string, unknown>, fields: string[]): Record<string, unknown> {
+  if (!fields.length || !body || typeof body !== 'object') return body;
+  const copy = { ...body };
+  for (const f of fields) if (f in copy) copy[f] = null;
+  return copy;
+}

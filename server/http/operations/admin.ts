@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { agentView, createAgent, mintApiKey, revokeApiKey, updateAgent } from '@/server/domain/agentService';
+import { createMeetingClass, listMeetingClasses, meetingClassView } from '@/server/domain/meetingClassService';
+import { createOwner, getOwner, ownerView, putScheduleRules, rulesView } from '@/server/domain/ownerService';
+import { defineOperation } from '../operation';
+import { IdParams } from '../schemas/common';
+import * as S from '../schemas/admin';
+
+export const createOwnerOp = defineOperation({
+  operationId: 'createOwner',
+  method: 'POST',
+  path: '/v1/owners',
+  summary: 'Create a calendar owner (with an internal primary calendar)',
+  tags: ['Administration'],
+  auth: 'api_key',
+  permission: 'manage_customer',
+  body: S.OwnerCreateBody,
+  ownerEmail: ({ body }) => body.email,
+  success: { status: 201, description: 'The new owner', schema: S.Owner },
+  errors: ['INVALID_TIME_ZONE', 'OWNER_ALREADY_EXISTS', 'owner_scope_denied'],
+  handler: async ({ db, actor, body }) => ({ body: ownerView(await createOwner(db, actor.customerId, body)) }),
+});
+
+export const getScheduleRulesOp = defineOperation({
+  operationId: 'getScheduleRules',
+  method: 'GET',
+  path: '/v1/schedule-rules',
+  summary: "Read an owner's working hours, working days, hard blocks and daily limit",
+  tags: ['Administration'],
+  auth: 'api_key',
+  query: S.RulesQuery,
+  ownerEmail: ({ query }) => query.owner_email,
+  success: { status: 200, description: 'The rules', schema: S.Rules },
+  errors: ['OWNER_NOT_FOUND', 'owner_scope_denied'],
+  handler: async ({ db, actor, ownerEmail }) => ({ body: rulesView(await getOwner(db, actor.customerId, ownerEmail)) }),
+});
+
+export const putScheduleRulesOp = defineOperation({
+  operationId: 'putScheduleRules',
+  method: 'PUT',
+  path: '/v1/schedule-rules',
+  summary: "Replace an owner's schedule rules",
+  tags: ['Administration'],
+  auth: 'api_key',
+  permission: 'manage_customer',
+  body: S.RulesPutBody,
+  ownerEmail: ({ body }) => body.owner_email,
+  success: { status: 200, description: 'The rules now in force', schema: S.Rules },
+  errors: ['OWNER_NOT_FOUND', 'INVALID_TIME_ZONE', 'INVALID_SCHEDULE_RULES', 'owner_scope_denied'],
+  handler: async ({ db, actor, ownerEmail, body, now }) => ({
+    body: rulesView(await putScheduleRules(db, actor.customerId, ownerEmail, body, now)),
+  }),
+});
+
+export const createMeetingClassOp = defineOperation({
+  operationId: 'createMeetingClass',
+  method: 'POST',
+  path: '/v1/meeting-classes',
+  summary: 'Register a meeting class (customer-scoped; higher priority wins)',
+  tags: ['Administration'],
+  auth: 'api_key',
+  permission: 'manage_customer',
+  body: S.MeetingClassCreateBody,
+  success: { status: 201, description: 'The new class', schema: S.MeetingClass },
+  errors: ['MEETING_CLASS_ALREADY_EXISTS'],
+  handler: async ({ db, actor, body }) => ({ body: meetingClassView(await createMeetingClass(db, actor.customerId, body)) }),
+});
+
+export const listMeetingClassesOp = defineOperation({
+  operationId: 'listMeetingClasses',
+  method: 'GET',
+  path: '/v1/meeting-classes',
+  summary: "List the customer's meeting classes",
+  tags: ['Administration'],
+  auth: 'api_key',
+  permission: 'manage_customer',
+  success: { status: 200, description: 'All classes', schema: z.object({ meeting_classes: z.array(S.MeetingClass) }) },
+  errors: [],
+  handler: async ({ db, actor }) => ({ body: { meeting_classes: (await listMeetingClasses(db, actor.customerId)).map(meetingClassView) } }),
+});
+
+export const createAgentOp = defineOperation({
+  operationId: 'createAgent',
+  method: 'POST',
+  path: '/v1/agents',
+  summary: 'Create an agent (it can be granted only permissions and scope the caller has)',
+  tags: ['Agents and keys'],
+  auth: 'api_key',
+  permission: 'manage_agents',
+  body: S.AgentCreateBody,
+  success: { status: 201, description: 'The new agent', schema: S.Agent },
+  errors: ['owner_scope_denied'],
+  handler: async ({ db, actor, body }) => ({ body: agentView(await createAgent(db, actor.customerId, actor, body)) }),
+});
+
+export const updateAgentOp = defineOperation({
+  operationId: 'updateAgent',
+  method: 'PATCH',
+  path: '/v1/agents/{id}',
+  summary: "Change an agent's name, scope, permissions or disabled flag",
+  tags: ['Agents and keys'],
+  auth: 'api_key',
+  permission: 'manage_agents',
+  params: IdParams,
+  body: S.AgentPatchBody,
+  success: { status: 200, description: 'The agent', schema: S.Agent },
+  errors: ['AGENT_NOT_FOUND', 'owner_scope_denied'],
+  handler: async ({ db, actor, params, body, now }) => ({
+    body: agentView(await updateAgent(db, actor.customerId, actor, params.id, body, now)),
+  }),
+});
+
+export const mintKeyOp = defineOperation({
+  operationId: 'mintApiKey',
+  method: 'POST',
+  path: '/v1/agents/{id}/keys',
+  summary: 'Mint an API key for an agent (the key is shown once)',
+  tags: ['Agents and keys'],
+  auth: 'api_key',
+  permission: 'manage_agents',
+  params: IdParams,
+  body: S.KeyCreateBody,
+  idempotency: { redact: ['api_key'] },
+  success: { status: 201, description: 'The key; `api_key` appears only in this response', schema: S.MintedKey },
+  errors: ['AGENT_NOT_FOUND'],
+  handler: async ({ db, actor, params, body, now }) => ({ body: await mintApiKey(db, actor.customerId, params.id, body.name ?? null, now) }),
+});
+
+export const revokeKeyOp = defineOperation({
+  operationId: 'revokeApiKey',
+  method: 'DELETE',
+  path: '/v1/agents/{id}/keys/{key_id}',
+  summary: 'Revoke an API key (effective immediately)',
+  tags: ['Agents and keys'],
+  auth: 'api_key',
+  permission: 'manage_agents',
+  params: S.AgentKeyParams,
+  success: { status: 200, description: 'The revoked key', schema: S.RevokedKey },
+  errors: ['AGENT_NOT_FOUND', 'API_KEY_NOT_FOUND'],
+  handler: async ({ db, actor, params, now }) => ({ body: await revokeApiKey(db, actor.customerId, params.id, params.key_id, now) }),
+});

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { PERMISSIONS } from '@/db/schema';
+import { Email, LocalTime, Warnings, Weekday } from './common';
+
+const LocalRange = z.strictObject({ start: LocalTime, end: LocalTime });
+const DayRanges = z.array(LocalRange).max(12);
+
+export const WorkingHours = z.strictObject({
+  mon: DayRanges.optional(),
+  tue: DayRanges.optional(),
+  wed: DayRanges.optional(),
+  thu: DayRanges.optional(),
+  fri: DayRanges.optional(),
+  sat: DayRanges.optional(),
+  sun: DayRanges.optional(),
+});
+
+export const HardBlock = z.union([
+  z.strictObject({ days: z.array(Weekday).min(1).max(7), start: LocalTime, end: LocalTime, label: z.string().max(200).optional() }),
+  z.strictObject({
+    rrule: z.string().min(1).max(500).describe('RFC 5545 RRULE, e.g. FREQ=WEEKLY;BYDAY=MO,WE'),
+    dtstart: z.string().max(32).describe('Owner-local start YYYY-MM-DDTHH:MM'),
+    duration_minutes: z.int().min(1).max(1440),
+    label: z.string().max(200).optional(),
+  }),
+]);
+
+export const OwnerCreateBody = z.strictObject({
+  email: Email,
+  name: z.string().min(1).max(200).optional(),
+  time_zone: z.string().min(1).max(64).describe('IANA time zone, e.g. Europe/Berlin'),
+});
+export const Owner = z.object({ owner_email: z.string(), name: z.string().nullable(), time_zone: z.string() });
+
+export const RulesQuery = z.strictObject({ owner_email: Email.optional() });
+export const RulesPutBody = z.strictObject({
+  owner_email: Email.optional(),
+  time_zone: z.string().min(1).max(64).optional(),
+  working_hours: WorkingHours.nullable().describe('null: not configured (no restriction); a weekday absent or empty is not a working day'),
+  hard_blocks: z.array(HardBlock).max(100).optional(),
+  max_daily_meeting_hours: z.number().positive().max(24).nullable().optional(),
+});
+export const Rules = z.object({
+  owner_email: z.string(),
+  time_zone: z.string(),
+  working_hours: z.record(z.string(), z.array(LocalRange)).nullable(),
+  working_days: z.array(Weekday),
+  hard_blocks: z.array(HardBlock),
+  max_daily_meeting_hours: z.number().nullable(),
+  warnings: Warnings,
+});
+
+export const MeetingClassCreateBody = z.strictObject({
+  name: z.string().min(1).max(100),
+  priority: z.int().min(-1000).max(1000),
+  preempt_policy: z.enum(['preempt_lower', 'never']).optional(),
+  sacred_meeting_age_hours: z.int().min(0).max(24 * 365).optional(),
+});
+export const MeetingClass = z.object({
+  name: z.string(),
+  priority: z.int(),
+  preempt_policy: z.enum(['preempt_lower', 'never']),
+  sacred_meeting_age_hours: z.int(),
+});
+
+const Permission = z.enum(PERMISSIONS);
+const OwnerScope = z.string().min(1).max(260).describe('"org:*" or "user:<email>"');
+export const AgentCreateBody = z.strictObject({
+  name: z.string().min(1).max(200),
+  owner_scope: OwnerScope,
+  permissions: z.array(Permission).max(PERMISSIONS.length),
+});
+export const AgentPatchBody = z.strictObject({
+  name: z.string().min(1).max(200).optional(),
+  owner_scope: OwnerScope.optional(),
+  permissions: z.array(Permission).max(PERMISSIONS.length).optional(),
+  disabled: z.boolean().optional(),
+});
+export const Agent = z.object({
+  agent_id: z.string(),
+  name: z.string(),
+  owner_scope: z.string(),
+  permissions: z.array(Permission),
+  disabled: z.boolean(),
+  created_at: z.string(),
+});
+export const KeyCreateBody = z.strictObject({ name: z.string().min(1).max(200).optional() });
+export const MintedKey = z.object({
+  key_id: z.string(),
+  api_key: z.string().nullable().describe('Shown once; null on an idempotent replay'),
+  prefix: z.string(),
+  created_at: z.string(),
+});
+export const AgentKeyParams = z.strictObject({ id: z.string().min(1).max(64), key_id: z.string().min(1).max(64) });
+export const RevokedKey = z.object({ key_id: z.string(), revoked_at: z.string() });

@@ -1,0 +1,16 @@
+import { z } from 'zod';
+
+/** Shared request/response building blocks (the same schemas validate and document). */
+export const Email = z.email().max(254);
+export const UtcDateTime = z.iso.datetime({ offset: false, precision: undefined }).describe('UTC ISO 8601 date-time ending in Z');
+export const Weekday = z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
+export const LocalTime = z.string().regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'must be HH:MM (00:00 to 24:00)');
+export const Id = z.string().min(1).max(64);
+export const IdParams = z.strictObject({ id: Id });
+
+export const Pagination = {
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(512).optional(),
+};
+
+export const Warnings = z.array(z.string()).optional().describe('e.g. WORKING_HOURS_NOT_CONFIGURED');

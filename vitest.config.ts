@@ -1,0 +1,43 @@
+import { defineConfig } from 'vitest/config';
+import path from 'node:path';
+
+const alias = { '@': path.resolve(__dirname) };
+const pg = process.env.TEST_DATABASE_URL;
+
+// Unit tests are pure (no database). Integration tests run on the embedded
+// PGlite by default and, when TEST_DATABASE_URL is set, a second time on
+// PostgreSQL (the `integration-pg` project).
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    reporters: ['default', 'json'],
+    outputFile: { json: '.test-results/vitest.json' },
+    projects: [
+      { resolve: { alias }, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node' } },
+      {
+        resolve: { alias },
+        test: {
+          name: 'integration-pglite',
+          include: ['tests/integration/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          env: { DATABASE_URL: '', DB_DRIVER: 'pglite-memory', REDIS_URL: '' },
+        },
+      },
+      ...(pg
+        ? [{
+            resolve: { alias },
+            test: {
+              name: 'integration-pg',
+              include: ['tests/integration/**/*.test.ts'],
+              environment: 'node' as const,
+              testTimeout: 60_000,
+              hookTimeout: 120_000,
+              env: { DATABASE_URL: pg, DB_DRIVER: 'postgres', REDIS_URL: process.env.TEST_REDIS_URL ?? '' },
+            },
+          }]
+        : []),
+    ],
+  },
+});
