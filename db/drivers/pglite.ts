@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { drizzle } from 'drizzle-orm/pglite';
@@ -11,18 +13,197 @@ import type { Db, DbHandle } from '../client';
  * exclusion constraint needs it), and migrations are applied here because
  * drizzle-kit's own migrate fails silently with btree_gist on PGlite.
  * `dataDir` undefined keeps the database in memory.
+ *
+ * A persisted PGlite is single-process: a second process opening the same
+ * directory corrupts it. Opening therefore takes a lock file next to the
+ * directory (`<dataDir>.lock`, see acquirePgliteLock) and fails with
+ * PgliteLockedError while another live process holds it.
  */
 export async function openPglite(dataDir: string | undefined, migrationsFolder: string): Promise<DbHandle> {
-  if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create({ dataDir, extensions: { btree_gist } });
-  const db = drizzle(client, { schema }) as unknown as Db;
-  await migrate(drizzle(client, { schema }), { migrationsFolder });
-  return {
-    db,
-    driver: 'pglite',
-    exec: async (text) => {
-      await client.exec(text);
-    },
-    close: () => client.close(),
+  const release = dataDir ? acquirePgliteLock(dataDir) : () => {};
+  try {
+    if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
+    const client = await PGlite.create({ dataDir, extensions: { btree_gist } });
+    try {
+      const db = drizzle(client, { schema }) as unknown as Db;
+      await migrate(drizzle(client, { schema }), { migrationsFolder });
+      return {
+        db,
+        driver: 'pglite',
+        exec: async (text) => {
+          await client.exec(text);
+        },
+        close: async () => {
+          try {
+            await client.close();
+          } finally {
+            release();
+          }
+        },
+      };
+    } catch (err) {
+      await client.close().catch(() => {});
+      throw err;
+    }
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Single-process lock for a persisted PGlite directory.
+
+export type PgliteLockHolder = { pid: number; hostname: string; started_at: string; command: string };
+
+/** Another live process has the embedded database open. */
+export class PgliteLockedError extends Error {
+  readonly code = 'PGLITE_LOCKED';
+  constructor(
+    readonly dataDir: string,
+    readonly lockFile: string,
+    readonly holder: PgliteLockHolder | null,
+  ) {
+    const who = holder
+      ? `process ${holder.pid}${holder.hostname !== os.hostname() ? ` on ${holder.hostname}` : ''} (${holder.command || 'unknown command'}, since ${holder.started_at})`
+      : 'another process';
+    super(
+      `The embedded database at ${dataDir} is in use by ${who}. PGlite allows one process at a time: ` +
+        `stop that process first, or run both against PostgreSQL with DATABASE_URL. ` +
+        `If no such process exists any more, delete ${lockFile}.`,
+    );
+    this.name = 'PgliteLockedError';
+  }
+}
+
+export function isPgliteLockedError(err: unknown): err is PgliteLockedError {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'PGLITE_LOCKED';
+}
+
+/** `<dataDir>.lock`, beside the directory (not inside it: PGlite owns its contents). */
+export function pgliteLockFile(dataDir: string): string {
+  return path.resolve(dataDir).replace(/[\\/]+$/, '') + '.lock';
+}
+
+/** This process's open locks with a reference count (on globalThis: Next.js may load this module more than once). */
+const HELD = Symbol.for('agent-scheduler.pgliteLocks');
+type GlobalWithLocks = typeof globalThis & { [HELD]?: Map<string, number> };
+function heldLocks(): Map<string, number> {
+  const g = globalThis as GlobalWithLocks;
+  if (!g[HELD]) {
+    g[HELD] = new Map();
+    // Best effort on any exit (including process.exit); a killed process leaves a stale file, which the next opener detects.
+    process.once('exit', () => {
+      for (const file of g[HELD]!.keys()) removeIfOurs(file);
+    });
+  }
+  return g[HELD]!;
+}
+
+/**
+ * Take the lock for `dataDir`, or throw PgliteLockedError if a live process
+ * holds it. Re-entrant within one process. A lock left by a process that no
+ * longer runs (same host) is replaced. Returns the release function.
+ */
+export function acquirePgliteLock(dataDir: string): () => void {
+  const file = pgliteLockFile(dataDir);
+  const held = heldLocks();
+  const count = held.get(file);
+  if (count) {
+    held.set(file, count + 1);
+    return once(() => releaseLock(file));
+  }
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const me: PgliteLockHolder = {
+    pid: process.pid,
+    hostname: os.hostname(),
+    started_at: new Date().toISOString(),
+    command: process.argv.slice(1).map((a) => path.relative(process.cwd(), a) || a).join(' ').slice(0, 200),
+  };
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      fs.writeFileSync(file, JSON.stringify(me) + '\n', { flag: 'wx' });
+      held.set(file, 1);
+      return once(() => releaseLock(file));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = readLock(file);
+    if (holder === 'unreadable') {
+      // Possibly being written right now: wait briefly unless it is old.
+      if (ageMs(file) < 5000) throw new PgliteLockedError(dataDir, file, null);
+    } else if (holder) {
+      if (holder.pid === process.pid && holder.hostname === me.hostname) {
+        // Ours from an earlier open whose release did not run; take it over.
+        held.set(file, 1);
+        return once(() => releaseLock(file));
+      }
+      if (holder.hostname !== me.hostname || isAlive(holder.pid)) throw new PgliteLockedError(dataDir, file, holder);
+    }
+    // Stale (its process is gone) or vanished: remove and try again.
+    fs.rmSync(file, { force: true });
+  }
+  throw new PgliteLockedError(dataDir, file, null);
+}
+
+function releaseLock(file: string): void {
+  const held = heldLocks();
+  const count = held.get(file) ?? 0;
+  if (count > 1) {
+    held.set(file, count - 1);
+    return;
+  }
+  held.delete(file);
+  removeIfOurs(file);
+}
+
+function removeIfOurs(file: string): void {
+  try {
+    const holder = readLock(file);
+    if (holder && holder !== 'unreadable' && holder.pid === process.pid) fs.rmSync(file, { force: true });
+  } catch {
+    // best effort
+  }
+}
+
+function readLock(file: string): PgliteLockHolder | 'unreadable' | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  try {
+    const v = JSON.parse(text) as PgliteLockHolder;
+    return typeof v.pid === 'number' ? v : 'unreadable';
+  } catch {
+    return 'unreadable';
+  }
+}
+
+function ageMs(file: string): number {
+  try {
+    return Date.now() - fs.statSync(file).mtimeMs;
+  } catch {
+    return Infinity;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
   };
 }

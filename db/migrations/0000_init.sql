@@ -103,7 +103,7 @@ CREATE TABLE "idempotency_records" (
 	"state" text NOT NULL,
 	"locked_until" timestamp with time zone,
 	"response_status" integer,
-	"response_body" jsonb,
+	"response_body" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"expires_at" timestamp with time zone NOT NULL
 );

@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, idColumn, instant } from './columns';
 import { agents } from './agents';
 
@@ -19,7 +19,8 @@ export const idempotencyRecords = pgTable(
     state: text('state', { enum: ['in_flight', 'done'] }).notNull(),
     lockedUntil: instant('locked_until'),
     responseStatus: integer('response_status'),
-    responseBody: jsonb('response_body').$type<Record<string, unknown> | null>(),
+    /** The response body exactly as sent (text, not jsonb, so replays are byte-identical). */
+    responseBody: text('response_body'),
     createdAt: createdAt(),
     expiresAt: instant('expires_at').notNull(),
   },

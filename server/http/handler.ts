@@ -130,8 +130,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
       );
       if (start.kind === 'replay') {
         headers.set('idempotent-replayed', 'true');
-        const replayBody = 'error' in start.body ? { ...start.body, pending_notifications: await drain(db, actor) } : start.body;
-        return jsonResponse(start.status, replayBody, headers);
+        return replayResponse(start.status, start.bodyText, headers, start.status >= 400 ? await drain(db, actor) : null);
       }
       idem = { recordId: start.recordId, redact: op.idempotency?.redact ?? [] };
     }
@@ -152,7 +151,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     } as never);
     const status = result.status ?? op.success.status;
     for (const [k, v] of Object.entries(result.headers ?? {})) headers.set(k, v);
-    if (idem) await completeIdempotent(db, idem.recordId, status, redact(result.body as Record<string, unknown>, idem.redact));
+    if (idem) await completeIdempotent(db, idem.recordId, status, JSON.stringify(redact(result.body as Record<string, unknown>, idem.redact)));
     return jsonResponse(status, result.body, headers);
   } catch (thrown) {
     const err = toDomainError(thrown);
@@ -162,7 +161,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     if (db && idem) {
       try {
         if (status >= 500 || status === 429) await releaseIdempotent(db, idem.recordId);
-        else await completeIdempotent(db, idem.recordId, status, body);
+        else await completeIdempotent(db, idem.recordId, status, JSON.stringify(body));
       } catch (storeErr) {
         log.error('idempotency bookkeeping failed', { requestId, err: storeErr });
       }
@@ -193,6 +192,16 @@ async function drain(db: Db, actor: AgentActor): Promise<NotificationItem[]> {
     log.error('draining notifications failed', { agentId: actor.agentId, err });
     return [];
   }
+}
+
+/**
+ * A stored response, byte for byte. Error bodies were stored without
+ * `pending_notifications`; the current queue is appended (never replayed).
+ */
+function replayResponse(status: number, bodyText: string, headers: Headers, pending: NotificationItem[] | null): Response {
+  headers.set('content-type', 'application/json; charset=utf-8');
+  const text = pending ? `${bodyText.slice(0, bodyText.lastIndexOf('}'))},"pending_notifications":${JSON.stringify(pending)}}` : bodyText;
+  return new Response(text, { status, headers });
 }
 
 function redact(body: Record<string, unknown>, fields: string[]): Record<string, unknown> {

@@ -10,7 +10,7 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 3600_000;
 export const IDEMPOTENCY_LEASE_MS = 30_000;
 
 export type IdempotencyScope = { agentId: string; method: string; path: string; key: string };
-export type IdempotencyStart = { kind: 'proceed'; recordId: string } | { kind: 'replay'; status: number; body: Record<string, unknown> };
+export type IdempotencyStart = { kind: 'proceed'; recordId: string } | { kind: 'replay'; status: number; bodyText: string };
 
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
@@ -70,7 +70,7 @@ export async function beginIdempotent(db: Db, scope: IdempotencyScope, fingerpri
       throw new DomainError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used with a different request body');
     }
     if (existing.state === 'done') {
-      return { kind: 'replay', status: existing.responseStatus ?? 200, body: existing.responseBody ?? {} };
+      return { kind: 'replay', status: existing.responseStatus ?? 200, bodyText: existing.responseBody ?? '{}' };
     }
     if (existing.lockedUntil && existing.lockedUntil > now) throw inFlight();
     // The request holding the key stopped without finishing (crash): take the key over.
@@ -86,10 +86,10 @@ export async function beginIdempotent(db: Db, scope: IdempotencyScope, fingerpri
 }
 
 /** Store the final response of a claimed key (4xx included; never 5xx or 429). */
-export async function completeIdempotent(db: Db, recordId: string, status: number, body: Record<string, unknown>): Promise<void> {
+export async function completeIdempotent(db: Db, recordId: string, status: number, bodyText: string): Promise<void> {
   await db
     .update(idempotencyRecords)
-    .set({ state: 'done', lockedUntil: null, responseStatus: status, responseBody: body })
+    .set({ state: 'done', lockedUntil: null, responseStatus: status, responseBody: bodyText })
     .where(eq(idempotencyRecords.id, recordId));
 }
 

@@ -1,0 +1,177 @@
+/**
+ * Rate limiting (SPEC "Limits", DESIGN "Rate limits").
+ *
+ * createRateLimiter picks a backend:
+ *   redisUrl                    -> ioredis + IoredisUpstashAdapter + @upstash/ratelimit
+ *   upstashUrl + upstashToken   -> @upstash/redis (REST) + @upstash/ratelimit
+ *   neither                     -> MemoryRateLimiter (per process)
+ * Shared backends never throw from limit(): on error or a slow answer the call
+ * is decided by an in-process limiter (backend 'memory-fallback').
+ */
+import { Redis as IORedis } from 'ioredis';
+import { Redis as UpstashRedis } from '@upstash/redis';
+import { getConfig } from '../../config';
+import { IoredisUpstashAdapter } from './ioredisAdapter';
+import { MemoryRateLimiter } from './memory';
+import { RemoteRateLimiter, type RatelimitRedis, type RemoteStore } from './remote';
+import type { Logger, RateLimiter, RateLimitPolicy, RateLimitResult } from './types';
+
+export type { RateLimiter, RateLimitPolicy, RateLimitResult, RateLimitBackend } from './types';
+export { MemoryRateLimiter } from './memory';
+export type { MemoryRateLimiterOptions } from './memory';
+
+export const RATE_LIMITS: {
+  availabilitySearch: RateLimitPolicy;
+  holds: RateLimitPolicy;
+  bookings: RateLimitPolicy;
+  confirm: RateLimitPolicy;
+  global: RateLimitPolicy;
+  publicProposalSubmit: RateLimitPolicy;
+  publicProposalToken: RateLimitPolicy;
+} = Object.freeze({
+  /** POST /v1/availability/search, per API key. */
+  availabilitySearch: Object.freeze({ name: 'availabilitySearch', limit: 300, windowSeconds: 60 }),
+  /** POST /v1/holds, per API key. */
+  holds: Object.freeze({ name: 'holds', limit: 120, windowSeconds: 60 }),
+  /** POST /v1/bookings, per API key. */
+  bookings: Object.freeze({ name: 'bookings', limit: 120, windowSeconds: 60 }),
+  /** POST /v1/bookings/{hold_id}/confirm, per API key. */
+  confirm: Object.freeze({ name: 'confirm', limit: 120, windowSeconds: 60 }),
+  /** Every other endpoint, per client IP. */
+  global: Object.freeze({ name: 'global', limit: 600, windowSeconds: 60 }),
+  /** Public proposal submissions, per client IP and link (compose the identifier from both). */
+  publicProposalSubmit: Object.freeze({ name: 'publicProposalSubmit', limit: 20, windowSeconds: 600 }),
+  /** Public proposal status and withdraw, per proposal token. */
+  publicProposalToken: Object.freeze({ name: 'publicProposalToken', limit: 120, windowSeconds: 60 }),
+});
+
+export type CreateRateLimiterOptions = {
+  redisUrl?: string;
+  upstashUrl?: string;
+  upstashToken?: string;
+  /** Key prefix; keys look like `<prefix>:<policy name>:<sha256 of identifier>:<window number>`. */
+  prefix?: string;
+  log?: (msg: string) => void;
+};
+
+/** ioredis: fail fast instead of queueing, keep reconnecting in the background. */
+const IOREDIS_OPTIONS = {
+  commandTimeout: 500, // a hung Redis costs a request at most ~0.5 s (x2 on the NOSCRIPT path; capped at 1 s below)
+  connectTimeout: 1000,
+  maxRetriesPerRequest: 1,
+  enableOfflineQueue: false, // while disconnected, commands fail immediately -> memory fallback
+  retryStrategy: (times: number) => Math.min(100 * times, 2000), // never give up reconnecting
+} as const;
+
+export function createRateLimiter(opts: CreateRateLimiterOptions): RateLimiter {
+  const log: Logger = opts.log ?? ((msg) => console.warn(msg));
+  const prefix = opts.prefix || 'ratelimit';
+  if (opts.redisUrl) return createIoredisLimiter(opts.redisUrl, prefix, log);
+  if (opts.upstashUrl && opts.upstashToken) {
+    const redis = new UpstashRedis({
+      url: opts.upstashUrl,
+      token: opts.upstashToken,
+      retry: { retries: 1, backoff: () => 50 },
+      signal: () => AbortSignal.timeout(800), // a function: an aborted fetch then throws (a plain signal fakes a result)
+      enableTelemetry: false,
+    });
+    const store: RemoteStore = {
+      backend: 'upstash',
+      redis,
+      ping: () => redis.ping(),
+      close: async () => {},
+    };
+    return new RemoteRateLimiter(store, { prefix, log });
+  }
+  return new MemoryRateLimiter();
+}
+
+function createIoredisLimiter(url: string, prefix: string, log: Logger): RateLimiter {
+  const client = new IORedis(url, { ...IOREDIS_OPTIONS });
+  const adapter = new IoredisUpstashAdapter(client);
+
+  // The first requests after start should not all fall back just because the
+  // connection is still being set up: wait (bounded) for the first attempt.
+  let firstAttemptSettled = false;
+  const firstAttempt = new Promise<void>((resolve) => {
+    const done = () => {
+      if (firstAttemptSettled) return;
+      firstAttemptSettled = true;
+      clearTimeout(timer);
+      client.off('ready', done);
+      client.off('error', done);
+      client.off('end', done);
+      resolve();
+    };
+    const timer = setTimeout(done, IOREDIS_OPTIONS.connectTimeout);
+    timer.unref?.();
+    client.once('ready', done);
+    client.once('error', done);
+    client.once('end', done);
+  });
+
+  const store: RemoteStore = {
+    backend: 'redis',
+    redis: adapter as unknown as RatelimitRedis,
+    ready: () => (firstAttemptSettled ? undefined : firstAttempt),
+    ping: async () => {
+      if (client.status !== 'ready') throw new Error(`not connected (ioredis status ${client.status})`);
+      return client.ping();
+    },
+    close: async () => {
+      if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+      else client.disconnect();
+    },
+  };
+  const limiter = new RemoteRateLimiter(store, { prefix, log });
+  // Connection errors repeat on every reconnect attempt: throttle them with the fallback warnings.
+  client.on('error', (err: Error) =>
+    limiter.warn(`rate limits: redis connection error (${err.message}); deciding limits in-process (per instance) until it answers`),
+  );
+  return limiter;
+}
+
+const SINGLETON = Symbol.for('agent-scheduler.rateLimiter');
+type GlobalWithLimiter = typeof globalThis & { [SINGLETON]?: RateLimiter };
+
+/**
+ * Process-wide limiter from the environment (REDIS_URL, else
+ * UPSTASH_REDIS_REST_URL + UPSTASH_REDIS_REST_TOKEN, else in-process). Kept on
+ * globalThis so Next.js dev hot reloads reuse it instead of opening more connections.
+ */
+export function getRateLimiter(): RateLimiter {
+  const g = globalThis as GlobalWithLimiter;
+  const existing = g[SINGLETON];
+  if (existing) return existing;
+
+  const cfg = getConfig();
+  const limiter = createRateLimiter({ redisUrl: cfg.redisUrl, upstashUrl: cfg.upstashUrl, upstashToken: cfg.upstashToken });
+  if (limiter.backend === 'memory') {
+    console.warn('rate limits: in-process (per instance); set REDIS_URL to share them across instances');
+  }
+  // Closing the singleton forgets it, so a later getRateLimiter() builds a fresh one.
+  const close = limiter.close.bind(limiter);
+  limiter.close = async () => {
+    if (g[SINGLETON] === limiter) delete g[SINGLETON];
+    await close();
+  };
+  g[SINGLETON] = limiter;
+  return limiter;
+}
+
+/**
+ * Response headers for a limit decision. `RateLimit-Reset` and `Retry-After`
+ * are whole seconds until `r.reset`, rounded up; Retry-After (only on a
+ * denial) is at least 1.
+ */
+export function rateLimitHeaders(r: RateLimitResult, now: number): Record<string, string> {
+  const ms = r.reset - now;
+  const seconds = Number.isFinite(ms) ? Math.max(0, Math.ceil(ms / 1000)) : 0;
+  const headers: Record<string, string> = {
+    'RateLimit-Limit': String(r.limit),
+    'RateLimit-Remaining': String(Math.max(0, r.remaining)),
+    'RateLimit-Reset': String(seconds),
+  };
+  if (!r.success) headers['Retry-After'] = String(Math.max(1, seconds));
+  return headers;
+}

@@ -1,0 +1,67 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getDb } from '@/db/client';
+import { enqueueNotification } from '@/server/domain/notificationService';
+import { api, expectEnvelope, newCustomer, type TestCustomer } from '../../helpers/app';
+
+let admin: TestCustomer;
+beforeAll(async () => {
+  admin = await newCustomer();
+});
+
+describe('the error envelope and transport errors', () => {
+  it('answers unknown /v1 and /public paths with 404 in the envelope, for every method', async () => {
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+      expectEnvelope(await api(method, '/v1/no-such-thing'), 404, 'not_found');
+      expectEnvelope(await api(method, '/public/no/such/thing'), 404, 'not_found');
+    }
+    expectEnvelope(await api('GET', '/v1/agents/abc/keys/def/extra'), 404, 'not_found');
+  });
+
+  it('answers an unsupported method with 405 and Allow', async () => {
+    const res = await api('DELETE', '/v1/meeting-classes', { key: admin.key });
+    expectEnvelope(res, 405, 'method_not_allowed');
+    expect(res.headers.get('allow')).toBe('GET, POST');
+  });
+
+  it('answers malformed JSON with 400 invalid_json', async () => {
+    const res = await api('POST', '/v1/meeting-classes', { key: admin.key, rawBody: '{"name": "x",', headers: { 'content-type': 'application/json' } });
+    expectEnvelope(res, 400, 'invalid_json');
+  });
+
+  it('answers a non-JSON content type with 415', async () => {
+    const res = await api('POST', '/v1/meeting-classes', { key: admin.key, rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expectEnvelope(res, 415, 'unsupported_media_type');
+  });
+
+  it('answers an oversized body with 413', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(300 * 1024), priority: 1 });
+    expectEnvelope(await api('POST', '/v1/meeting-classes', { key: admin.key, rawBody: big, headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large');
+  });
+
+  it('answers validation failures with 400 and the failing fields in error.details', async () => {
+    const res = await api('POST', '/v1/meeting-classes', { key: admin.key, body: { name: '', priority: 'high', surprise: true } });
+    const err = expectEnvelope(res, 400, 'invalid_request');
+    const paths = err.details.fields.map((f: { path: string }) => f.path);
+    expect(paths).toEqual(expect.arrayContaining(['body.name', 'body.priority']));
+    expect(JSON.stringify(err.details)).toContain('surprise');
+  });
+
+  it('carries a request id and no-store on every response', async () => {
+    const res = await api('GET', '/v1/meeting-classes', { key: admin.key, headers: { 'x-request-id': 'trace-123' } });
+    expect(res.headers.get('x-request-id')).toBe('trace-123');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect((await api('GET', '/v1/nothing')).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('drains the agent notification queue into error envelopes, oldest first, once', async () => {
+    const db = await getDb();
+    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'booking.cancelled', data: { n: 1 }, now: new Date(Date.now() - 1000) });
+    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'hold.expired', data: { n: 2 } });
+    const first = await api('POST', '/v1/meeting-classes', { key: admin.key, body: {} });
+    expectEnvelope(first, 400, 'invalid_request');
+    expect(first.body.pending_notifications.map((n: { data: { n: number } }) => n.data.n)).toEqual([1, 2]);
+    expect(first.body.pending_notifications[0]).toMatchObject({ kind: 'booking.cancelled', id: expect.any(String), created_at: expect.any(String) });
+    const second = await api('POST', '/v1/meeting-classes', { key: admin.key, body: {} });
+    expect(second.body.pending_notifications).toEqual([]);
+  });
+});
