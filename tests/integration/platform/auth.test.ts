@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, expectEnvelope, newAgent, newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
+import { api, expectEnvelope, newAgent, newCustomer, uniqueEmail, type ApiResponse, type TestCustomer } from '../../helpers/app';
 
 let admin: TestCustomer;
 beforeAll(async () => {
   admin = await newCustomer();
 });
 
-function expectUnauthorized(res: Awaited<ReturnType<typeof api>>, code: string) {
+function expectUnauthorized(res: ApiResponse, code: string) {
   expectEnvelope(res, 401, code);
   expect(res.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
   expect(res.body.pending_notifications).toEqual([]);
