@@ -2,13 +2,14 @@ import type { AnyOperation } from '../operation';
 import { buildOpenApiDocument } from '../openapi';
 import * as admin from './admin';
 import { openApiOp } from './meta';
+import * as scheduling from './scheduling';
 
 /**
  * Every REST operation. The OpenAPI document is generated from this list, and
  * tests/integration/openapi.test.ts fails when an app/ route binds an
  * operation missing here, so docs cannot drift from code.
  */
-export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin)] as AnyOperation[];
+export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin), ...Object.values(scheduling)] as AnyOperation[];
 
 let cached: { base: string; doc: unknown } | undefined;
 export function openApiDocument(baseUrl: string): unknown {

@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import path from 'node:path';
 
-const alias = { '@': path.resolve(__dirname) };
+const alias = { '@': path.resolve(import.meta.dirname) };
 const pg = process.env.TEST_DATABASE_URL;
 
 // Unit tests are pure (no database). Integration tests run on the embedded

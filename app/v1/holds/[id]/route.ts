@@ -1,0 +1,4 @@
+import { getHoldOp, releaseHoldOp } from '@/server/http/operations/scheduling';
+import { routes } from '@/server/http/handler';
+
+export const { GET, POST, PUT, PATCH, DELETE } = routes({ GET: getHoldOp, DELETE: releaseHoldOp });

@@ -1,0 +1,137 @@
+import { and, desc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { auditLog } from '@/db/schema';
+import { DomainError } from '../errors';
+import { newId } from '../ids';
+
+export type AuditAction = 'hold.create' | 'booking.confirm' | 'booking.create' | 'booking.cancel' | 'proposal.review' | 'proposal.create';
+export type AuditOutcome = 'accept' | 'reject' | 'counter_propose';
+
+export type AuditEntry = {
+  customerId: string;
+  agentId: string | null;
+  ownerId: string | null;
+  ownerEmail: string | null;
+  action: AuditAction;
+  outcome: AuditOutcome;
+  reason?: string | null;
+  meetingClass?: string | null;
+  start?: Date | null;
+  end?: Date | null;
+  holdId?: string | null;
+  bookingId?: string | null;
+  preemptedBookingIds?: string[];
+  idempotencyKey?: string | null;
+  details?: Record<string, unknown>;
+  at: Date;
+};
+
+/** One row per decision; call it inside the transaction that applies the decision. */
+export async function writeAudit(db: Executor, e: AuditEntry): Promise<string> {
+  const id = newId(e.at.getTime());
+  await db.insert(auditLog).values({
+    id,
+    customerId: e.customerId,
+    at: e.at,
+    agentId: e.agentId,
+    ownerId: e.ownerId,
+    ownerEmail: e.ownerEmail,
+    action: e.action,
+    outcome: e.outcome,
+    reason: e.reason ?? null,
+    meetingClass: e.meetingClass ?? null,
+    startAt: e.start ?? null,
+    endAt: e.end ?? null,
+    holdId: e.holdId ?? null,
+    bookingId: e.bookingId ?? null,
+    preemptedBookingIds: e.preemptedBookingIds ?? [],
+    idempotencyKey: e.idempotencyKey ?? null,
+    details: e.details,
+  });
+  return id;
+}
+
+export type AuditView = {
+  id: string;
+  at: string;
+  agent_id: string | null;
+  owner_email: string | null;
+  action: string;
+  outcome: string;
+  reason: string | null;
+  meeting_class: string | null;
+  start: string | null;
+  end: string | null;
+  hold_id: string | null;
+  booking_id: string | null;
+  preempted_booking_ids: string[];
+  idempotency_key: string | null;
+};
+
+type AuditRow = typeof auditLog.$inferSelect;
+
+function auditView(r: AuditRow): AuditView {
+  return {
+    id: r.id,
+    at: r.at.toISOString(),
+    agent_id: r.agentId,
+    owner_email: r.ownerEmail,
+    action: r.action,
+    outcome: r.outcome,
+    reason: r.reason,
+    meeting_class: r.meetingClass,
+    start: r.startAt?.toISOString() ?? null,
+    end: r.endAt?.toISOString() ?? null,
+    hold_id: r.holdId,
+    booking_id: r.bookingId,
+    preempted_booking_ids: r.preemptedBookingIds,
+    idempotency_key: r.idempotencyKey,
+  };
+}
+
+export type AuditQuery = {
+  ownerEmail?: string;
+  from?: Date;
+  to?: Date;
+  outcome?: AuditOutcome;
+  action?: string;
+  limit: number;
+  cursor?: string;
+};
+
+function encodeCursor(r: AuditRow): string {
+  return Buffer.from(JSON.stringify([r.at.toISOString(), r.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { at: Date; id: string } {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
+    const date = new Date(at);
+    if (Number.isNaN(date.getTime()) || typeof id !== 'string') throw new Error('bad cursor');
+    return { at: date, id };
+  } catch {
+    throw new DomainError('invalid_request', 'cursor is not one this API returned', { details: { fields: [{ path: 'query.cursor', message: 'Invalid cursor' }] } });
+  }
+}
+
+/** The customer's audit log, newest first, filtered, with a keyset cursor. */
+export async function queryAudit(db: Executor, customerId: string, q: AuditQuery): Promise<{ entries: AuditView[]; next_cursor: string | null }> {
+  const conds: SQL[] = [eq(auditLog.customerId, customerId)];
+  if (q.ownerEmail) conds.push(eq(auditLog.ownerEmail, q.ownerEmail));
+  if (q.from) conds.push(gte(auditLog.at, q.from));
+  if (q.to) conds.push(lt(auditLog.at, q.to));
+  if (q.outcome) conds.push(eq(auditLog.outcome, q.outcome));
+  if (q.action) conds.push(eq(auditLog.action, q.action));
+  if (q.cursor) {
+    const c = decodeCursor(q.cursor);
+    conds.push(or(lt(auditLog.at, c.at), and(eq(auditLog.at, c.at), sql`${auditLog.id} < ${c.id}`))!);
+  }
+  const rows = await db
+    .select()
+    .from(auditLog)
+    .where(and(...conds))
+    .orderBy(desc(auditLog.at), desc(auditLog.id))
+    .limit(q.limit + 1);
+  const page = rows.slice(0, q.limit);
+  return { entries: page.map(auditView), next_cursor: rows.length > q.limit ? encodeCursor(page[page.length - 1]) : null };
+}

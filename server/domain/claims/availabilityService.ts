@@ -1,0 +1,100 @@
+import type { Db } from '@/db/client';
+import type { AgentActor } from '../access';
+import { DomainError } from '../errors';
+import { arbitrate, searchSlots } from '../scheduling';
+import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules } from './context';
+import { alternativesJson, requestPolicy } from './decide';
+import { DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, noSlotsError, validateWindow } from './windows';
+
+const HOUR = 3_600_000;
+const DAY_MARGIN = 26 * HOUR;
+
+export type AvailabilityInput = {
+  ownerEmail: string;
+  meetingClass: string;
+  calendarType?: string;
+  durationMinutes: number;
+  window: { start: Date; end: Date };
+  stepMinutes?: number;
+  maxResults?: number;
+  lookaheadHours?: number;
+};
+
+export type AvailabilityResult = {
+  owner_email: string;
+  time_zone: string;
+  slots: { start: string; end: string; preempts: boolean }[];
+  warnings?: string[];
+};
+
+/**
+ * Candidate slots for one owner: every slot returned is one arbitration would
+ * accept for this agent right now. Reads only the claims inside the window
+ * (plus a day either side for daily limits), through the GiST index.
+ */
+export async function searchAvailability(db: Db, actor: AgentActor, input: AvailabilityInput, now: Date): Promise<AvailabilityResult> {
+  const lookaheadHours = input.lookaheadHours ?? DEFAULT_LOOKAHEAD_HOURS;
+  if (lookaheadHours > MAX_LOOKAHEAD_HOURS) {
+    throw new DomainError('LOOKAHEAD_EXCEEDS_MAXIMUM', `next_available_lookahead_hours may be at most ${MAX_LOOKAHEAD_HOURS}`, { extra: { maximum_lookahead_hours: MAX_LOOKAHEAD_HOURS } });
+  }
+  const target = await loadTarget(db, actor.customerId, input, false);
+  validateWindow(input.window, input.durationMinutes, now);
+  const { owner } = target;
+  const rules = ownerRules(owner);
+  const policy = requestPolicy(actor, target);
+  const claims = await loadClaims(db, owner.id, new Date(input.window.start.getTime() - DAY_MARGIN), new Date(input.window.end.getTime() + DAY_MARGIN), now);
+  const common = { rules, claims, now: now.getTime(), durationMinutes: input.durationMinutes, request: policy };
+  const result = searchSlots({
+    ...common,
+    window: { start: input.window.start.getTime(), end: input.window.end.getTime() },
+    stepMinutes: input.stepMinutes,
+    maxResults: input.maxResults,
+  });
+  if (result.slots.length === 0) {
+    throw await noSlotsError(
+      result.noSlots?.reason_code ?? 'NO_FREE_SLOTS',
+      { ...common, window: input.window, lookaheadHours, stepMinutes: input.stepMinutes, loadClaims: (from, to) => loadClaims(db, owner.id, from, to, now) },
+      result.warnings,
+    );
+  }
+  const out: AvailabilityResult = {
+    owner_email: owner.email,
+    time_zone: owner.timeZone,
+    slots: result.slots.map((s) => ({ start: new Date(s.start).toISOString(), end: new Date(s.end).toISOString(), preempts: s.preempts })),
+  };
+  if (result.warnings.length) out.warnings = result.warnings;
+  return out;
+}
+
+export type EvaluateResult = {
+  outcome: 'accept' | 'reject' | 'counter_propose';
+  reason?: string;
+  alternatives: { start: string; end: string; reason_code: string }[];
+  would_preempt: string[];
+  warnings?: string[];
+};
+
+/** POST /v1/arbitration/evaluate: the decision a booking would get now, with no side effect and no audit row. */
+export async function evaluateBooking(
+  db: Db,
+  actor: AgentActor,
+  input: { ownerEmail: string; meetingClass: string; calendarType?: string; start: Date; end: Date },
+  now: Date,
+): Promise<EvaluateResult> {
+  const target = await loadTarget(db, actor.customerId, input, false);
+  const start = input.start.getTime();
+  const end = input.end.getTime();
+  if (!(end > start)) throw new DomainError('invalid_request', 'end must be after start', { details: { fields: [{ path: 'body.end', message: 'must be after start' }] } });
+  const claims = await loadClaims(db, target.owner.id, new Date(start - ARBITRATION_MARGIN_MS), new Date(end + ARBITRATION_MARGIN_MS), now);
+  const decision = arbitrate({ start, end, ...requestPolicy(actor, target) }, { now: now.getTime(), rules: ownerRules(target.owner), claims });
+  if (decision.outcome === 'past_time') return { outcome: 'reject', reason: 'PAST_TIME', alternatives: [], would_preempt: [] };
+  if (decision.outcome === 'accept') {
+    const bookings = new Set(claims.filter((c) => c.kind === 'booking').map((c) => c.id));
+    const res: EvaluateResult = { outcome: 'accept', alternatives: [], would_preempt: decision.preempt.filter((id) => bookings.has(id)) };
+    if (decision.warnings.length) res.warnings = decision.warnings;
+    return res;
+  }
+  const res: EvaluateResult = { outcome: decision.outcome, reason: decision.reason, alternatives: alternativesJson(decision.alternatives), would_preempt: [] };
+  if (decision.warnings.length) res.warnings = decision.warnings;
+  return res;
+}

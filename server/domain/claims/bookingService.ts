@@ -1,0 +1,239 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db, Executor } from '@/db/client';
+import { calendars, claims, meetingClasses, owners, type AttendeeJson } from '@/db/schema';
+import { assertOwnerInScope, normalizeEmail, type AgentActor } from '../access';
+import { DomainError } from '../errors';
+import { isUuid, newId } from '../ids';
+import { getMeetingClass } from '../meetingClassService';
+import { enqueueNotification } from '../notificationService';
+import { writeAudit } from './audit';
+import { loadTarget, lockOwner, type ClaimRow } from './context';
+import { decideAndApply, requestPolicy, runClaimTransaction } from './decide';
+import { findHold } from './holdService';
+import { bookingView, holdStatus, type BookingView } from './views';
+
+export type BookingDetails = {
+  attendees?: { email: string; name?: string }[];
+  title?: string;
+  description?: string;
+};
+
+function attendeesJson(list: BookingDetails['attendees']): AttendeeJson[] {
+  return (list ?? []).map((a) => ({ email: normalizeEmail(a.email), name: a.name ?? null, response: 'needs_action' }));
+}
+
+function newBooking(
+  base: { actor: AgentActor; ownerId: string; calendarId: string; meetingClassId: string; start: Date; end: Date; now: Date; idempotencyKey: string | null; holdId?: string },
+  details: BookingDetails,
+) {
+  return {
+    id: newId(base.now.getTime()),
+    customerId: base.actor.customerId,
+    ownerId: base.ownerId,
+    calendarId: base.calendarId,
+    agentId: base.actor.agentId,
+    meetingClassId: base.meetingClassId,
+    kind: 'booking' as const,
+    status: 'confirmed' as const,
+    startAt: base.start,
+    endAt: base.end,
+    holdId: base.holdId ?? null,
+    source: 'agent' as const,
+    title: details.title ?? null,
+    description: details.description ?? null,
+    attendees: attendeesJson(details.attendees),
+    idempotencyKey: base.idempotencyKey,
+    createdAt: base.now,
+    updatedAt: base.now,
+  };
+}
+
+/** Rejections are returned from the transaction (so their audit row commits) and thrown here. */
+function unwrap<T>(r: { error: DomainError; value?: undefined } | { value: T; error?: undefined }): T {
+  if (r.error) throw r.error;
+  return r.value as T;
+}
+
+/** POST /v1/bookings: arbitrate and book directly (no hold). */
+export async function createBooking(
+  db: Db,
+  actor: AgentActor,
+  input: BookingDetails & { ownerEmail: string; calendarType?: string; meetingClass: string; start: Date; end: Date },
+  now: Date,
+  idempotencyKey: string | null,
+): Promise<BookingView> {
+  assertSpan(input.start, input.end);
+  const result = await runClaimTransaction(db, async (tx) => {
+    const target = await loadTarget(tx, actor.customerId, input, true);
+    const outcome = await decideAndApply(tx, {
+      action: 'booking.create',
+      actor,
+      target,
+      start: input.start,
+      end: input.end,
+      policy: requestPolicy(actor, target),
+      now,
+      idempotencyKey,
+      insert: async (t) =>
+        (await t.insert(claims).values(newBooking({ actor, ownerId: target.owner.id, calendarId: target.calendar.id, meetingClassId: target.meetingClass.id, start: input.start, end: input.end, now, idempotencyKey }, input)).returning())[0],
+    });
+    if (!outcome.ok) return { error: outcome.error };
+    return {
+      value: bookingView(outcome.row, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, preemptedIds: outcome.preemptedIds, warnings: outcome.warnings }),
+    };
+  });
+  return unwrap(result);
+}
+
+/**
+ * POST /v1/bookings/{hold_id}/confirm: promote a hold to a booking. Candidate
+ * holds need their exact slot; window holds a slot of their duration inside
+ * the held window. Arbitration runs again (daily limit, rules changed since)
+ * with the hold itself set aside, and the promotion is atomic.
+ */
+export async function confirmHold(
+  db: Db,
+  actor: AgentActor,
+  holdId: string,
+  input: BookingDetails & { start: Date; end: Date; meetingClass?: string },
+  now: Date,
+  idempotencyKey: string | null,
+): Promise<BookingView> {
+  const result = await runClaimTransaction(db, async (tx) => {
+    const first = await findHold(tx, actor, holdId);
+    const owner = await lockOwner(tx, first.row.ownerId);
+    const hold = await findHold(tx, actor, holdId, true);
+    const status = holdStatus(hold.row, now);
+    if (status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'This hold was already confirmed into a booking', { extra: { booking_id: hold.row.promotedBookingId } });
+    if (status === 'expired') throw new DomainError('HOLD_EXPIRED', 'The hold expired before it was confirmed');
+    if (status !== 'active') throw new DomainError('HOLD_NOT_ACTIVE', status === 'preempted' ? 'The hold was preempted by a higher-priority meeting' : 'The hold was released');
+    assertSlotInHold(hold.row, input.start, input.end);
+    if (hold.calendarStatus === 'reauth_required') throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${hold.calendarType} calendar of ${hold.ownerEmail} needs to be re-authorised`);
+    if (hold.calendarStatus === 'disconnected') throw new DomainError('CALENDAR_NOT_FOUND', `The ${hold.calendarType} calendar of ${hold.ownerEmail} was disconnected`);
+    const meetingClass = input.meetingClass ? await getMeetingClass(tx, actor.customerId, input.meetingClass) : await classById(tx, hold.row.meetingClassId!);
+    const [calendar] = await tx.select().from(calendars).where(eq(calendars.id, hold.row.calendarId!));
+    const target = { owner, calendar, meetingClass };
+    const outcome = await decideAndApply(tx, {
+      action: 'booking.confirm',
+      actor,
+      target,
+      start: input.start,
+      end: input.end,
+      policy: requestPolicy(actor, target),
+      now,
+      idempotencyKey,
+      holdId: hold.row.id,
+      excludeClaimIds: [hold.row.id],
+      beforeInsert: async (t) => {
+        await t.update(claims).set({ status: 'promoted', updatedAt: now }).where(eq(claims.id, hold.row.id));
+      },
+      insert: async (t) => {
+        const [row] = await t
+          .insert(claims)
+          .values(newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: hold.row.id }, input))
+          .returning();
+        await t.update(claims).set({ promotedBookingId: row.id }).where(eq(claims.id, hold.row.id));
+        return row;
+      },
+    });
+    if (!outcome.ok) return { error: outcome.error };
+    return {
+      value: bookingView(outcome.row, { ownerEmail: owner.email, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: outcome.preemptedIds, warnings: outcome.warnings }),
+    };
+  });
+  return unwrap(result);
+}
+
+function assertSpan(start: Date, end: Date) {
+  const minutes = (end.getTime() - start.getTime()) / 60_000;
+  if (!(minutes >= 5 && minutes <= 480)) {
+    throw new DomainError('invalid_request', 'A booking must span 5 to 480 minutes (end after start)', { details: { fields: [{ path: 'body.end', message: 'span must be 5 to 480 minutes' }] } });
+  }
+}
+
+function assertSlotInHold(hold: ClaimRow, start: Date, end: Date) {
+  const s = start.getTime();
+  const e = end.getTime();
+  if (hold.holdScope === 'candidate') {
+    if (s !== hold.startAt.getTime() || e !== hold.endAt.getTime()) {
+      throw new DomainError('SLOT_OUTSIDE_HOLD', 'A candidate hold confirms only its exact start and end', { extra: { held_window: { start: hold.startAt.toISOString(), end: hold.endAt.toISOString() } } });
+    }
+    return;
+  }
+  const duration = (hold.durationMinutes ?? 0) * 60_000;
+  if (s < hold.startAt.getTime() || e > hold.endAt.getTime() || e - s !== duration) {
+    throw new DomainError('SLOT_OUTSIDE_HOLD', `Confirm a slot of exactly ${hold.durationMinutes} minutes inside the held window`, {
+      extra: { held_window: { start: hold.startAt.toISOString(), end: hold.endAt.toISOString() }, duration_minutes: hold.durationMinutes },
+    });
+  }
+}
+
+async function classById(db: Executor, id: string) {
+  const [row] = await db.select().from(meetingClasses).where(eq(meetingClasses.id, id));
+  return row;
+}
+
+type BookingRecord = { row: ClaimRow; ownerEmail: string; meetingClass: string | null; calendarType: string };
+
+async function findBooking(db: Executor, actor: AgentActor, bookingId: string, lock = false): Promise<BookingRecord> {
+  if (!isUuid(bookingId)) throw new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
+  const q = db
+    .select({ row: claims, ownerEmail: owners.email, meetingClass: meetingClasses.name, calendarType: calendars.type })
+    .from(claims)
+    .innerJoin(owners, eq(owners.id, claims.ownerId))
+    .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
+    .leftJoin(calendars, eq(calendars.id, claims.calendarId))
+    .where(and(eq(claims.id, bookingId), eq(claims.customerId, actor.customerId), eq(claims.kind, 'booking')))
+    .limit(1);
+  const [found] = lock ? await q.for('update', { of: claims }) : await q;
+  if (!found) throw new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
+  assertOwnerInScope(actor, found.ownerEmail);
+  return { ...found, calendarType: found.calendarType ?? 'internal' };
+}
+
+async function preemptedBy(db: Executor, bookingId: string): Promise<string[]> {
+  const rows = await db.select({ id: claims.id }).from(claims).where(and(eq(claims.preemptedByClaimId, bookingId), eq(claims.kind, 'booking')));
+  return rows.map((r) => r.id);
+}
+
+export async function getBooking(db: Db, actor: AgentActor, bookingId: string): Promise<BookingView> {
+  const b = await findBooking(db, actor, bookingId);
+  return bookingView(b.row, { ...b, preemptedIds: await preemptedBy(db, b.row.id) });
+}
+
+/** Cancel a confirmed booking; the agent that made it hears of it if someone else cancelled. */
+export async function cancelBooking(db: Db, actor: AgentActor, bookingId: string, reason: string | undefined, now: Date, idempotencyKey: string | null): Promise<BookingView> {
+  return db.transaction(async (tx) => {
+    const first = await findBooking(tx, actor, bookingId);
+    await lockOwner(tx, first.row.ownerId);
+    const b = await findBooking(tx, actor, bookingId, true);
+    if (b.row.status !== 'confirmed') throw new DomainError('BOOKING_NOT_ACTIVE', `The booking is already ${b.row.status}`);
+    const [row] = await tx.update(claims).set({ status: 'cancelled', statusReason: reason ?? null, updatedAt: now }).where(eq(claims.id, b.row.id)).returning();
+    await writeAudit(tx, {
+      customerId: actor.customerId,
+      agentId: actor.agentId,
+      ownerId: row.ownerId,
+      ownerEmail: b.ownerEmail,
+      action: 'booking.cancel',
+      outcome: 'accept',
+      reason: reason ?? null,
+      meetingClass: b.meetingClass,
+      start: row.startAt,
+      end: row.endAt,
+      holdId: row.holdId,
+      bookingId: row.id,
+      idempotencyKey,
+      at: now,
+    });
+    if (row.agentId && row.agentId !== actor.agentId) {
+      await enqueueNotification(tx, {
+        customerId: row.customerId,
+        agentId: row.agentId,
+        kind: 'booking.cancelled',
+        data: { booking_id: row.id, owner_email: b.ownerEmail, start: row.startAt.toISOString(), end: row.endAt.toISOString(), reason: reason ?? null },
+        now,
+      });
+    }
+    return bookingView(row, { ...b, preemptedIds: await preemptedBy(tx, row.id) });
+  });
+}

@@ -1,0 +1,158 @@
+import { and, asc, eq, inArray, lte, ne, sql } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { calendars, claims, meetingClasses, owners } from '@/db/schema';
+import { DomainError } from '../errors';
+import { getMeetingClass, type MeetingClassRow } from '../meetingClassService';
+import { enqueueNotification } from '../notificationService';
+import { normalizeEmail } from '../access';
+import { isSacred, type Claim, type OwnerRules } from '../scheduling';
+
+export type OwnerRow = typeof owners.$inferSelect;
+export type CalendarRow = typeof calendars.$inferSelect;
+export type ClaimRow = typeof claims.$inferSelect;
+
+const HOUR = 3_600_000;
+/** Claims loaded around a request: alternatives reach 72 h either side, daily limits a local day. */
+export const ARBITRATION_MARGIN_MS = 72 * HOUR + 26 * HOUR;
+
+export function ownerRules(owner: OwnerRow): OwnerRules {
+  return {
+    timeZone: owner.timeZone,
+    workingHours: owner.workingHours,
+    hardBlocks: owner.hardBlocks,
+    maxDailyMeetingHours: owner.maxDailyMeetingHours,
+  };
+}
+
+/** The owner of a scheduling call; an unknown email has no calendar (CALENDAR_NOT_FOUND). */
+export async function findSchedulingOwner(db: Executor, customerId: string, email: string, lock: boolean): Promise<OwnerRow> {
+  const q = db
+    .select()
+    .from(owners)
+    .where(and(eq(owners.customerId, customerId), eq(owners.email, normalizeEmail(email))))
+    .limit(1);
+  // FOR UPDATE serialises every claim decision of one owner: daily limits and
+  // preemption span several rows, which the exclusion constraint cannot see.
+  const [owner] = lock ? await q.for('update') : await q;
+  if (!owner) throw new DomainError('CALENDAR_NOT_FOUND', `No active primary calendar for ${normalizeEmail(email)}`);
+  return owner;
+}
+
+export async function lockOwner(db: Executor, ownerId: string): Promise<OwnerRow> {
+  const [owner] = await db.select().from(owners).where(eq(owners.id, ownerId)).for('update');
+  return owner;
+}
+
+/**
+ * DESIGN.md resolution: `calendar_type` given -> the owner's calendar of that
+ * type (primary first); absent -> the primary. Disconnected calendars do not
+ * count; a resolved calendar needing re-authorisation fails closed.
+ */
+export async function resolveCalendar(db: Executor, owner: OwnerRow, calendarType: string | undefined): Promise<CalendarRow> {
+  const rows = await db
+    .select()
+    .from(calendars)
+    .where(
+      and(
+        eq(calendars.ownerId, owner.id),
+        ne(calendars.status, 'disconnected'),
+        calendarType ? eq(calendars.type, calendarType) : eq(calendars.isPrimary, true),
+      ),
+    )
+    .orderBy(sql`${calendars.isPrimary} desc`, sql`(${calendars.status} = 'active') desc`, asc(calendars.createdAt));
+  const calendar = rows[0];
+  if (!calendar) {
+    throw new DomainError(
+      'CALENDAR_NOT_FOUND',
+      calendarType ? `${owner.email} has no connected ${calendarType} calendar` : `${owner.email} has no active primary calendar`,
+    );
+  }
+  if (calendar.status === 'reauth_required') {
+    throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${calendar.type} calendar of ${owner.email} needs to be re-authorised; refusing to use stale or revoked access`);
+  }
+  return calendar;
+}
+
+export type SchedulingTarget = { owner: OwnerRow; calendar: CalendarRow; meetingClass: MeetingClassRow };
+
+/** Owner (optionally locked), calendar and meeting class of a scheduling call, in the order SPEC.md's errors imply. */
+export async function loadTarget(
+  db: Executor,
+  customerId: string,
+  input: { ownerEmail: string; calendarType?: string; meetingClass: string },
+  lock: boolean,
+): Promise<SchedulingTarget> {
+  const meetingClass = await getMeetingClass(db, customerId, input.meetingClass);
+  const owner = await findSchedulingOwner(db, customerId, input.ownerEmail, lock);
+  const calendar = await resolveCalendar(db, owner, input.calendarType);
+  return { owner, calendar, meetingClass };
+}
+
+/**
+ * Flip the owner's holds whose time to live has passed to `expired` and tell
+ * their agents. Correctness never depends on it (expiry is judged against the
+ * clock everywhere); it frees the exclusion constraint for new claims.
+ */
+export async function expireDueHolds(db: Executor, ownerId: string | null, now: Date): Promise<number> {
+  const expired = await db
+    .update(claims)
+    .set({ status: 'expired', statusReason: 'ttl_elapsed', updatedAt: now })
+    .where(and(...(ownerId ? [eq(claims.ownerId, ownerId)] : []), eq(claims.kind, 'hold'), eq(claims.status, 'active'), lte(claims.expiresAt, now)))
+    .returning();
+  for (const hold of expired) {
+    if (hold.agentId) {
+      await enqueueNotification(db, {
+        customerId: hold.customerId,
+        agentId: hold.agentId,
+        kind: 'hold.expired',
+        data: { hold_id: hold.id, start: hold.startAt.toISOString(), end: hold.endAt.toISOString(), expired_at: hold.expiresAt?.toISOString() },
+        now,
+      });
+    }
+  }
+  return expired.length;
+}
+
+export type LoadedClaim = Claim & { row: ClaimRow; className: string | null };
+
+/**
+ * Active claims of an owner overlapping [from, to), as the pure core sees
+ * them (priority, sacredness, counted minutes). Uses the exclusion
+ * constraint's GiST index, so cost follows the claims in range, not history.
+ * Holds past their expiry are left out.
+ */
+export async function loadClaims(db: Executor, ownerId: string, from: Date, to: Date, now: Date): Promise<LoadedClaim[]> {
+  const rows = await db
+    .select({ claim: claims, priority: meetingClasses.priority, sacredAge: meetingClasses.sacredMeetingAgeHours, className: meetingClasses.name })
+    .from(claims)
+    .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
+    .where(
+      and(
+        eq(claims.ownerId, ownerId),
+        inArray(claims.status, ['active', 'confirmed']),
+        sql`tstzrange(${claims.startAt}, ${claims.endAt}, '[)') && tstzrange(${from.toISOString()}::timestamptz, ${to.toISOString()}::timestamptz, '[)')`,
+      ),
+    );
+  const nowMs = now.getTime();
+  const out: LoadedClaim[] = [];
+  for (const { claim, priority, sacredAge, className } of rows) {
+    if (claim.kind === 'hold' && claim.expiresAt && claim.expiresAt.getTime() <= nowMs) continue;
+    const start = claim.startAt.getTime();
+    const end = claim.endAt.getTime();
+    out.push({
+      id: claim.id,
+      kind: claim.kind,
+      start,
+      end,
+      countedMinutes: claim.kind === 'hold' && claim.holdScope === 'window' && claim.durationMinutes ? claim.durationMinutes : (end - start) / 60_000,
+      // A claim without a class (imported) can never be outranked.
+      priority: priority ?? Number.MAX_SAFE_INTEGER,
+      sacred:
+        claim.kind === 'booking' &&
+        isSacred({ createdAt: claim.createdAt.getTime(), externalAccepted: claim.externalAccepted, source: claim.source }, sacredAge, nowMs),
+      row: claim,
+      className,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,171 @@
+import { inArray } from 'drizzle-orm';
+import type { Db, Executor } from '@/db/client';
+import { isConstraintViolation, PG_EXCLUSION_VIOLATION } from '@/db/errors';
+import { claims } from '@/db/schema';
+import { hasPermission, type AgentActor } from '../access';
+import { DomainError } from '../errors';
+import { enqueueNotification } from '../notificationService';
+import { arbitrate, nextAvailable, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
+import { writeAudit, type AuditAction } from './audit';
+import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './context';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function requestPolicy(actor: AgentActor, target: SchedulingTarget, policyOverride?: 'never' | 'preempt_lower'): RequestPolicy {
+  return {
+    priority: target.meetingClass.priority,
+    preemptPolicy: policyOverride ?? target.meetingClass.preemptPolicy,
+    agentCanPreempt: hasPermission(actor, 'preempt'),
+  };
+}
+
+export function alternativesJson(alts: readonly Alternative[]) {
+  return alts.map((a) => ({ start: iso(a.start), end: iso(a.end), reason_code: a.reason_code }));
+}
+
+const REASON_MESSAGES: Record<string, string> = {
+  NO_CAPACITY: 'The slot is committed by a booking of equal or higher priority, or lies inside a hard block',
+  WORKING_HOURS: "The slot is outside the owner's working hours",
+  OFF_DAY: "The slot is not on one of the owner's working days (see GET /v1/schedule-rules)",
+  SACRED_MEETING: 'The slot overlaps a protected (sacred) meeting',
+  MAX_DAILY_HOURS: "Booking this would exceed the owner's maximum daily meeting hours",
+  PERMISSION_DENIED_PREEMPT: 'The slot is held by a lower-priority booking, but this agent lacks the preempt permission',
+};
+
+/** The 409 (or 422 PAST_TIME) a non-accepting decision answers. */
+export function decisionError(decision: Exclude<Decision, { outcome: 'accept' }>, claimsAround: readonly LoadedClaim[], ctx: { target: SchedulingTarget; policy: RequestPolicy; start: number; end: number; now: number }): DomainError {
+  if (decision.outcome === 'past_time') return new DomainError('PAST_TIME', 'The requested start is in the past');
+  const alternatives = alternativesJson(decision.alternatives);
+  const extra: Record<string, unknown> = { alternatives };
+  if (decision.failedReason === 'WORKING_HOURS' || decision.failedReason === 'OFF_DAY') {
+    const next = nextAvailable({
+      rules: ownerRules(ctx.target.owner),
+      claims: claimsAround,
+      now: ctx.now,
+      durationMinutes: (ctx.end - ctx.start) / 60_000,
+      request: ctx.policy,
+      from: ctx.start,
+      lookaheadEnd: ctx.start + 72 * 3_600_000,
+    });
+    extra.next_available = next ? { start: iso(next.start), end: iso(next.end) } : null;
+  }
+  if (decision.warnings.length) extra.warnings = decision.warnings;
+  const base = REASON_MESSAGES[decision.failedReason] ?? decision.failedReason;
+  const message = decision.outcome === 'counter_propose' ? `${base}; counter-proposing ${alternatives.length} alternative slot(s) in alternatives[]` : base;
+  return new DomainError('ARBITRATION_REJECTED', message, { reason: decision.reason, extra });
+}
+
+export type ClaimIntent = {
+  action: AuditAction;
+  actor: AgentActor;
+  target: SchedulingTarget; // owner row locked by the caller's transaction
+  start: Date;
+  end: Date;
+  policy: RequestPolicy;
+  now: Date;
+  idempotencyKey: string | null;
+  excludeClaimIds?: string[];
+  holdId?: string | null;
+  /** Insert the new claim (after preempted claims were released); returns its row. */
+  insert(tx: Executor): Promise<ClaimRow>;
+  /** Runs before `insert`, after preemption (e.g. mark the confirmed hold promoted). */
+  beforeInsert?(tx: Executor): Promise<void>;
+};
+
+export type ClaimOutcome = { ok: true; row: ClaimRow; preemptedIds: string[]; warnings: string[] } | { ok: false; error: DomainError };
+
+/**
+ * Arbitrate a claim and apply the decision in the caller's transaction:
+ * preempt what gives way, insert, notify, and write the audit row. A
+ * rejection is audited too and returned (not thrown) so the audit commits.
+ */
+export async function decideAndApply(tx: Executor, intent: ClaimIntent): Promise<ClaimOutcome> {
+  const { target, now, actor } = intent;
+  const start = intent.start.getTime();
+  const end = intent.end.getTime();
+  await expireDueHolds(tx, target.owner.id, now);
+  const around = await loadClaims(tx, target.owner.id, new Date(start - ARBITRATION_MARGIN_MS), new Date(end + ARBITRATION_MARGIN_MS), now);
+  const decision = arbitrate(
+    { start, end, ...intent.policy },
+    { now: now.getTime(), rules: ownerRules(target.owner), claims: around, excludeClaimIds: intent.excludeClaimIds },
+  );
+  const audit = {
+    customerId: actor.customerId,
+    agentId: actor.agentId,
+    ownerId: target.owner.id,
+    ownerEmail: target.owner.email,
+    action: intent.action,
+    meetingClass: target.meetingClass.name,
+    start: intent.start,
+    end: intent.end,
+    holdId: intent.holdId ?? null,
+    idempotencyKey: intent.idempotencyKey,
+    at: now,
+  };
+  if (decision.outcome !== 'accept') {
+    const outcome = decision.outcome === 'counter_propose' ? 'counter_propose' : 'reject';
+    const reason = decision.outcome === 'past_time' ? 'PAST_TIME' : decision.reason;
+    await writeAudit(tx, {
+      ...audit,
+      outcome,
+      reason,
+      details: decision.outcome === 'past_time' ? undefined : { failed_reason: decision.failedReason, alternatives: alternativesJson(decision.alternatives) },
+    });
+    return { ok: false, error: decisionError(decision, around, { target, policy: intent.policy, start, end, now: now.getTime() }) };
+  }
+
+  const preempted = around.filter((c) => decision.preempt.includes(c.id));
+  if (preempted.length) {
+    await tx.update(claims).set({ status: 'preempted', statusReason: `preempted by ${target.meetingClass.name}`, updatedAt: now }).where(inArray(claims.id, decision.preempt));
+  }
+  await intent.beforeInsert?.(tx);
+  const row = await intent.insert(tx);
+  if (preempted.length) {
+    await tx.update(claims).set({ preemptedByClaimId: row.id }).where(inArray(claims.id, decision.preempt));
+    for (const p of preempted) {
+      if (!p.row.agentId) continue;
+      await enqueueNotification(tx, {
+        customerId: p.row.customerId,
+        agentId: p.row.agentId,
+        kind: 'booking.preempted',
+        data: {
+          [p.kind === 'hold' ? 'hold_id' : 'booking_id']: p.id,
+          claim_kind: p.kind,
+          owner_email: target.owner.email,
+          start: p.row.startAt.toISOString(),
+          end: p.row.endAt.toISOString(),
+          preempted_by_meeting_class: target.meetingClass.name,
+        },
+        now,
+      });
+    }
+  }
+  const bookingIds = preempted.map((p) => p.id);
+  await writeAudit(tx, {
+    ...audit,
+    outcome: 'accept',
+    holdId: row.kind === 'hold' ? row.id : (intent.holdId ?? null),
+    bookingId: row.kind === 'booking' ? row.id : null,
+    preemptedBookingIds: bookingIds,
+  });
+  return { ok: true, row, preemptedIds: bookingIds, warnings: decision.warnings };
+}
+
+/**
+ * Run a claiming transaction. The owner lock makes decisions of one owner
+ * sequential, so the exclusion constraint fires only against writers that do
+ * not take it; then the whole decision runs once more to answer the true
+ * reason, and a second collision is answered as NO_CAPACITY, never a 500.
+ */
+export async function runClaimTransaction<T>(db: Db, fn: (tx: Executor) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.transaction((tx) => fn(tx));
+    } catch (err) {
+      if (!isConstraintViolation(err, PG_EXCLUSION_VIOLATION)) throw err;
+      if (attempt >= 1) {
+        throw new DomainError('ARBITRATION_REJECTED', 'The slot was just taken by a concurrent request', { reason: 'NO_CAPACITY', extra: { alternatives: [] } });
+      }
+    }
+  }
+}

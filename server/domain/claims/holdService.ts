@@ -1,0 +1,154 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db, Executor } from '@/db/client';
+import { calendars, claims, meetingClasses, owners } from '@/db/schema';
+import { assertOwnerInScope, type AgentActor } from '../access';
+import { DomainError } from '../errors';
+import { isUuid, newId } from '../ids';
+import { findHoldStretch, searchSlots } from '../scheduling';
+import { writeAudit } from './audit';
+import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, lockOwner, ownerRules, type ClaimRow } from './context';
+import { decideAndApply, requestPolicy, runClaimTransaction } from './decide';
+import { noSlotsError, validateWindow } from './windows';
+import { holdView, type HoldView } from './views';
+
+export const DEFAULT_HOLD_TTL_SECONDS = 600;
+
+export type HoldInput = {
+  ownerEmail: string;
+  calendarType?: string;
+  meetingClass: string;
+  ttlSeconds?: number;
+} & ({ scope: 'candidate'; candidate: { start: Date; end: Date } } | { scope: 'window'; window: { start: Date; end: Date }; durationMinutes: number });
+
+/** Create a candidate hold (exactly `candidate`) or a window hold (the earliest free stretch of the window that fits). */
+export async function createHold(db: Db, actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null): Promise<HoldView> {
+  if (input.scope === 'candidate') {
+    const minutes = (input.candidate.end.getTime() - input.candidate.start.getTime()) / 60_000;
+    if (!(minutes >= 5 && minutes <= 480)) {
+      throw new DomainError('invalid_request', 'candidate must span 5 to 480 minutes (end after start)', { details: { fields: [{ path: 'body.candidate', message: 'span must be 5 to 480 minutes' }] } });
+    }
+  } else {
+    validateWindow(input.window, input.durationMinutes, now);
+  }
+  const ttl = (input.ttlSeconds ?? DEFAULT_HOLD_TTL_SECONDS) * 1000;
+
+  return runClaimTransaction(db, async (tx) => {
+    const target = await loadTarget(tx, actor.customerId, input, true);
+    const policy = requestPolicy(actor, target);
+    const hold = (start: Date, end: Date, durationMinutes: number) => ({
+      id: newId(now.getTime()),
+      customerId: actor.customerId,
+      ownerId: target.owner.id,
+      calendarId: target.calendar.id,
+      agentId: actor.agentId,
+      meetingClassId: target.meetingClass.id,
+      kind: 'hold' as const,
+      status: 'active' as const,
+      startAt: start,
+      endAt: end,
+      holdScope: input.scope,
+      durationMinutes,
+      expiresAt: new Date(now.getTime() + ttl),
+      idempotencyKey,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const view = (row: ClaimRow, warnings: string[]) =>
+      holdView(row, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings });
+
+    if (input.scope === 'candidate') {
+      const { start, end } = input.candidate;
+      const outcome = await decideAndApply(tx, {
+        action: 'hold.create',
+        actor,
+        target,
+        start,
+        end,
+        policy,
+        now,
+        idempotencyKey,
+        insert: async (t) => (await t.insert(claims).values(hold(start, end, (end.getTime() - start.getTime()) / 60_000)).returning())[0],
+      });
+      if (!outcome.ok) return { error: outcome.error };
+      return { view: view(outcome.row, outcome.warnings) };
+    }
+
+    // Window hold: take genuinely free time only (never preempts).
+    const { window, durationMinutes } = input;
+    await expireDueHolds(tx, target.owner.id, now);
+    const around = await loadClaims(tx, target.owner.id, new Date(window.start.getTime() - ARBITRATION_MARGIN_MS), new Date(window.end.getTime() + ARBITRATION_MARGIN_MS), now);
+    const rules = ownerRules(target.owner);
+    const common = { rules, claims: around, now: now.getTime(), durationMinutes, request: policy };
+    const stretch = findHoldStretch({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() } });
+    const auditBase = {
+      customerId: actor.customerId,
+      agentId: actor.agentId,
+      ownerId: target.owner.id,
+      ownerEmail: target.owner.email,
+      action: 'hold.create' as const,
+      meetingClass: target.meetingClass.name,
+      idempotencyKey,
+      at: now,
+    };
+    if (!stretch) {
+      const search = searchSlots({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() }, maxResults: 1 });
+      const error = await noSlotsError(
+        search.noSlots?.reason_code ?? 'NO_FREE_SLOTS',
+        { ...common, window, lookaheadHours: 72, loadClaims: (from, to) => loadClaims(tx, target.owner.id, from, to, now) },
+        search.warnings,
+      );
+      await writeAudit(tx, { ...auditBase, outcome: 'reject', reason: `NO_SLOTS_AVAILABLE:${search.noSlots?.reason_code ?? 'NO_FREE_SLOTS'}`, start: window.start, end: window.end });
+      return { error };
+    }
+    const [row] = await tx.insert(claims).values(hold(new Date(stretch.start), new Date(stretch.end), durationMinutes)).returning();
+    await writeAudit(tx, { ...auditBase, outcome: 'accept', start: row.startAt, end: row.endAt, holdId: row.id, details: { window: { start: window.start.toISOString(), end: window.end.toISOString() }, duration_minutes: durationMinutes } });
+    return { view: view(row, notConfiguredWarnings(rules.workingHours)) };
+  }).then((r) => {
+    if ('error' in r && r.error) throw r.error;
+    return (r as { view: HoldView }).view;
+  });
+}
+
+function notConfiguredWarnings(workingHours: unknown): string[] {
+  return workingHours ? [] : ['WORKING_HOURS_NOT_CONFIGURED'];
+}
+
+type HoldRecord = { row: ClaimRow; ownerEmail: string; meetingClass: string; calendarType: string; calendarStatus: string };
+
+/** A hold of this customer (foreign and unknown ids answer HOLD_NOT_FOUND), scope-checked. */
+export async function findHold(db: Executor, actor: AgentActor, holdId: string, lock = false): Promise<HoldRecord> {
+  if (!isUuid(holdId)) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
+  const q = db
+    .select({ row: claims, ownerEmail: owners.email, meetingClass: meetingClasses.name, calendarType: calendars.type, calendarStatus: calendars.status })
+    .from(claims)
+    .innerJoin(owners, eq(owners.id, claims.ownerId))
+    .innerJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
+    .innerJoin(calendars, eq(calendars.id, claims.calendarId))
+    .where(and(eq(claims.id, holdId), eq(claims.customerId, actor.customerId), eq(claims.kind, 'hold')))
+    .limit(1);
+  const [found] = lock ? await q.for('update', { of: claims }) : await q;
+  if (!found) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
+  assertOwnerInScope(actor, found.ownerEmail);
+  return found;
+}
+
+export async function getHold(db: Db, actor: AgentActor, holdId: string, now: Date): Promise<HoldView> {
+  const h = await findHold(db, actor, holdId);
+  return holdView(h.row, { ...h, now });
+}
+
+/** Release an active hold (DELETE). Releasing twice answers the released hold again. */
+export async function releaseHold(db: Db, actor: AgentActor, holdId: string, now: Date): Promise<HoldView> {
+  return db.transaction(async (tx) => {
+    const first = await findHold(tx, actor, holdId);
+    await lockOwner(tx, first.row.ownerId);
+    const h = await findHold(tx, actor, holdId, true);
+    const view = holdView(h.row, { ...h, now });
+    if (view.status === 'released') return view;
+    if (view.status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'The hold was already confirmed into a booking; cancel the booking instead');
+    if (view.status === 'expired') throw new DomainError('HOLD_EXPIRED', 'The hold expired before it was released');
+    if (view.status === 'preempted') throw new DomainError('HOLD_NOT_ACTIVE', 'The hold was preempted by a higher-priority meeting');
+    const [row] = await tx.update(claims).set({ status: 'released', statusReason: 'released by agent', updatedAt: now }).where(eq(claims.id, h.row.id)).returning();
+    return holdView(row, { ...h, now });
+  });
+}

@@ -1,0 +1,84 @@
+import type { ClaimRow } from './context';
+
+export type HoldStatus = 'active' | 'promoted' | 'expired' | 'released' | 'preempted';
+
+export type HoldView = {
+  hold_id: string;
+  hold_scope: 'candidate' | 'window';
+  held_window: { start: string; end: string };
+  duration_minutes: number;
+  expires_at: string;
+  expires_in_seconds: number;
+  resolved_calendar_type: string;
+  owner_email: string;
+  meeting_class: string;
+  status: HoldStatus;
+  booking_id: string | null;
+  warnings?: string[];
+};
+
+export type BookingView = {
+  booking_id: string;
+  hold_id: string | null;
+  owner_email: string;
+  meeting_class: string | null;
+  start: string;
+  end: string;
+  status: 'confirmed' | 'cancelled' | 'preempted';
+  calendar_type: string;
+  title: string | null;
+  description: string | null;
+  attendees: { email: string; name: string | null; response: string }[];
+  created_at: string;
+  preempted_booking_ids: string[];
+  warnings?: string[];
+};
+
+/** An active hold past its expiry reads as expired (the clock decides, not a job). */
+export function holdStatus(row: ClaimRow, now: Date): HoldStatus {
+  if (row.status === 'active' && row.expiresAt && row.expiresAt <= now) return 'expired';
+  return row.status as HoldStatus;
+}
+
+export function holdView(row: ClaimRow, ctx: { ownerEmail: string; meetingClass: string; calendarType: string; now: Date; warnings?: string[] }): HoldView {
+  const expiresAt = row.expiresAt ?? row.endAt;
+  const status = holdStatus(row, ctx.now);
+  const view: HoldView = {
+    hold_id: row.id,
+    hold_scope: row.holdScope ?? 'candidate',
+    held_window: { start: row.startAt.toISOString(), end: row.endAt.toISOString() },
+    duration_minutes: row.durationMinutes ?? Math.round((row.endAt.getTime() - row.startAt.getTime()) / 60_000),
+    expires_at: expiresAt.toISOString(),
+    expires_in_seconds: status === 'active' ? Math.max(0, Math.floor((expiresAt.getTime() - ctx.now.getTime()) / 1000)) : 0,
+    resolved_calendar_type: ctx.calendarType,
+    owner_email: ctx.ownerEmail,
+    meeting_class: ctx.meetingClass,
+    status,
+    booking_id: row.promotedBookingId,
+  };
+  if (ctx.warnings?.length) view.warnings = ctx.warnings;
+  return view;
+}
+
+export function bookingView(
+  row: ClaimRow,
+  ctx: { ownerEmail: string; meetingClass: string | null; calendarType: string; preemptedIds?: string[]; warnings?: string[] },
+): BookingView {
+  const view: BookingView = {
+    booking_id: row.id,
+    hold_id: row.holdId,
+    owner_email: ctx.ownerEmail,
+    meeting_class: ctx.meetingClass,
+    start: row.startAt.toISOString(),
+    end: row.endAt.toISOString(),
+    status: row.status as BookingView['status'],
+    calendar_type: ctx.calendarType,
+    title: row.title,
+    description: row.description,
+    attendees: row.attendees.map((a) => ({ email: a.email, name: a.name ?? null, response: a.response ?? 'needs_action' })),
+    created_at: row.createdAt.toISOString(),
+    preempted_booking_ids: ctx.preemptedIds ?? [],
+  };
+  if (ctx.warnings?.length) view.warnings = ctx.warnings;
+  return view;
+}

@@ -1,0 +1,67 @@
+import { DomainError } from '../errors';
+import { nextAvailable, windowTooNarrow, type Claim, type NoSlotsReason, type OwnerRules, type RequestPolicy } from '../scheduling';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+/** Longest window a search or window hold may span. */
+export const MAX_WINDOW_DAYS = 31;
+/** A window starting this little in the past is clipped to now rather than refused (clock skew, latency). */
+export const PAST_TOLERANCE_MS = 5 * MINUTE;
+export const DEFAULT_LOOKAHEAD_HOURS = 72;
+export const MAX_LOOKAHEAD_HOURS = 72;
+/** How far past the lookahead we look to say next_available_exceeds_lookahead. */
+export const BEYOND_LOOKAHEAD_MS = 14 * 24 * HOUR;
+
+/** WINDOW_TOO_NARROW, PAST_TIME and the window-size cap, in that order. */
+export function validateWindow(window: { start: Date; end: Date }, durationMinutes: number, now: Date): void {
+  const start = window.start.getTime();
+  const end = window.end.getTime();
+  if (!(end > start)) {
+    throw new DomainError('invalid_request', 'window.end must be after window.start', { details: { fields: [{ path: 'body.window', message: 'end must be after start' }] } });
+  }
+  if (windowTooNarrow({ start, end }, durationMinutes)) {
+    throw new DomainError('WINDOW_TOO_NARROW', 'The window is shorter than the requested duration', {
+      extra: { window_duration_minutes: Math.floor((end - start) / MINUTE), required_duration_minutes: durationMinutes },
+    });
+  }
+  if (start < now.getTime() - PAST_TOLERANCE_MS) throw new DomainError('PAST_TIME', 'The window starts in the past');
+  if (end - start > MAX_WINDOW_DAYS * 24 * HOUR) {
+    throw new DomainError('invalid_request', `A window may span at most ${MAX_WINDOW_DAYS} days`, { details: { fields: [{ path: 'body.window', message: `at most ${MAX_WINDOW_DAYS} days` }] } });
+  }
+}
+
+export type NoSlotsContext = {
+  rules: OwnerRules;
+  claims: readonly Claim[];
+  now: number;
+  durationMinutes: number;
+  request: RequestPolicy;
+  window: { start: Date; end: Date };
+  lookaheadHours: number;
+  stepMinutes?: number;
+  /** Loads the claims of [from, to) when the search must look past what `claims` covers. */
+  loadClaims(from: Date, to: Date): Promise<readonly Claim[]>;
+};
+
+/**
+ * NO_SLOTS_AVAILABLE with `reason_code` and `next_available` (the earliest
+ * acceptable slot from the window's start within the lookahead), or
+ * `next_available_exceeds_lookahead: true` when the first one lies beyond it.
+ */
+export async function noSlotsError(reason: NoSlotsReason, ctx: NoSlotsContext, warnings: string[] = []): Promise<DomainError> {
+  const from = ctx.window.start.getTime();
+  const lookaheadEnd = ctx.window.end.getTime() + ctx.lookaheadHours * HOUR;
+  const margin = 26 * HOUR;
+  const claims = await ctx.loadClaims(new Date(from - margin), new Date(lookaheadEnd + BEYOND_LOOKAHEAD_MS + margin));
+  const next = nextAvailable({ ...ctx, claims, from, lookaheadEnd });
+  const extra: Record<string, unknown> = { reason_code: reason };
+  if (next) {
+    extra.next_available = { start: new Date(next.start).toISOString(), end: new Date(next.end).toISOString() };
+  } else {
+    const later = nextAvailable({ ...ctx, claims, from: lookaheadEnd, lookaheadEnd: lookaheadEnd + BEYOND_LOOKAHEAD_MS });
+    if (later) extra.next_available_exceeds_lookahead = true;
+    else extra.next_available = null;
+  }
+  if (warnings.length) extra.warnings = warnings;
+  return new DomainError('NO_SLOTS_AVAILABLE', `No free slots in the window (${reason})`, { extra });
+}

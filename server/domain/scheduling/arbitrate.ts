@@ -1,0 +1,106 @@
+/**
+ * arbitrate(): the booking decision of DESIGN.md "Meeting classes and arbitration", plus the
+ * alternatives carried by every rejection. Pure: `now` comes in through the context.
+ */
+import { SchedulingContext } from './context';
+import { evaluateSlot } from './evaluate';
+import { DAY, HOUR } from './localTime';
+import {
+  WARNING_WORKING_HOURS_NOT_CONFIGURED,
+  type Alternative,
+  type AlternativeReasonCode,
+  type ArbitrationContext,
+  type ArbitrationRequest,
+  type Decision,
+  type OwnerRules,
+  type RejectReason,
+  type RequestPolicy,
+} from './types';
+
+/** How far (both directions) alternatives are searched around the requested start. */
+export const ALTERNATIVES_RADIUS_MS = 72 * HOUR;
+/** Alternatives lie on the owner-local quarter-hour grid. */
+export const ALTERNATIVES_STEP_MINUTES = 15;
+export const MAX_ALTERNATIVES = 3;
+
+const REASON_CODES: Record<RejectReason, AlternativeReasonCode> = {
+  NO_CAPACITY: 'capacity_conflict',
+  WORKING_HOURS: 'working_hours',
+  OFF_DAY: 'off_day',
+  MAX_DAILY_HOURS: 'daily_hours_limit',
+  SACRED_MEETING: 'sacred_meeting',
+  PERMISSION_DENIED_PREEMPT: 'permission_denied_preempt',
+};
+
+/** Failures that turn into a counter-proposal when at least one alternative exists. */
+const COUNTER_PROPOSABLE: ReadonlySet<RejectReason> = new Set(['NO_CAPACITY', 'WORKING_HOURS', 'OFF_DAY', 'MAX_DAILY_HOURS']);
+
+export function warningsFor(rules: OwnerRules): string[] {
+  return rules.workingHours ? [] : [WARNING_WORKING_HOURS_NOT_CONFIGURED];
+}
+
+/**
+ * Up to 3 acceptable slots of the request's length nearest to its start: on the owner-local
+ * 15-minute grid, starting at or after now and within 72 h (inclusive) of the requested start in
+ * either direction. Nearest by |alt.start - request.start|, ties to the earlier one; the result is
+ * sorted by start. Each is accepted by evaluateSlot (hence by arbitrate) with the same request.
+ */
+export function findAlternatives(
+  ctx: SchedulingContext,
+  request: ArbitrationRequest,
+  failedReason: RejectReason,
+): Alternative[] {
+  const length = request.end - request.start;
+  const from = Math.max(ctx.now, request.start - ALTERNATIVES_RADIUS_MS);
+  const to = request.start + ALTERNATIVES_RADIUS_MS + 1; // inclusive upper bound
+  ctx.ensure(from, to + length);
+  const grid: number[] = [];
+  ctx.table.forEachGridPoint(from, to, ALTERNATIVES_STEP_MINUTES, (t) => (grid.push(t), true));
+  // Walk outward from the requested start, nearest first, the earlier one on ties.
+  let right = grid.findIndex((t) => t >= request.start);
+  if (right < 0) right = grid.length;
+  let left = right - 1;
+  const found: number[] = [];
+  while (found.length < MAX_ALTERNATIVES && (left >= 0 || right < grid.length)) {
+    let t: number;
+    if (right >= grid.length || (left >= 0 && request.start - grid[left] <= grid[right] - request.start)) t = grid[left--];
+    else t = grid[right++];
+    if (t === request.start) continue; // the requested slot itself just failed
+    if (evaluateSlot(ctx, t, t + length, request).ok) found.push(t);
+  }
+  const reason_code = REASON_CODES[failedReason];
+  return found.sort((a, b) => a - b).map((start) => ({ start, end: start + length, reason_code }));
+}
+
+/**
+ * Decides a booking request. Order (first failure decides): past -> working day/hours -> hard
+ * blocks -> overlapping claims -> daily limit -> accept (preempting lower-priority claims).
+ * Throws RangeError when end <= start (the HTTP layer validates before calling).
+ */
+export function arbitrate(request: ArbitrationRequest, context: ArbitrationContext): Decision {
+  if (!(request.end > request.start)) throw new RangeError('request end must be after its start');
+  if (request.start < context.now) return { outcome: 'past_time' };
+  const ctx = new SchedulingContext(context.rules, context.claims, context.now, context.excludeClaimIds);
+  ctx.ensure(request.start - ALTERNATIVES_RADIUS_MS - DAY, request.end + ALTERNATIVES_RADIUS_MS + DAY);
+  return decide(ctx, request);
+}
+
+/** arbitrate() on an existing context (lets callers evaluate many requests with one cache). */
+export function decide(ctx: SchedulingContext, request: ArbitrationRequest): Decision {
+  const warnings = warningsFor(ctx.rules);
+  const verdict = evaluateSlot(ctx, request.start, request.end, request);
+  if (verdict.ok) return { outcome: 'accept', preempt: verdict.preempt.map((c) => c.id), warnings };
+  if (verdict.reason === 'PAST_TIME') return { outcome: 'past_time' };
+  const failedReason = verdict.reason;
+  const alternatives = findAlternatives(ctx, request, failedReason);
+  const counter = COUNTER_PROPOSABLE.has(failedReason) && alternatives.length > 0;
+  return {
+    outcome: counter ? 'counter_propose' : 'reject',
+    reason: counter ? 'COUNTER_PROPOSED' : failedReason,
+    failedReason,
+    alternatives,
+    warnings,
+  };
+}
+
+export type { RequestPolicy };

@@ -1,0 +1,28 @@
+/** Public surface of the pure scheduling core. */
+export * from './types';
+export { isSacred, DEFAULT_SACRED_MEETING_AGE_HOURS, type SacredInput } from './sacred';
+export {
+  workingIntervals,
+  isWorkingDay,
+  localDayBounds,
+  hardBlockIntervals,
+  bookedMinutesOnLocalDay,
+  claimMsOnDay,
+} from './timeRules';
+export { parseRRule, RRuleError, type ParsedRRule } from './rrule';
+export { validateOwnerRules } from './validate';
+export { arbitrate, decide, findAlternatives, ALTERNATIVES_RADIUS_MS, ALTERNATIVES_STEP_MINUTES, MAX_ALTERNATIVES } from './arbitrate';
+export { evaluateSlot, type SlotVerdict, type FailedStage } from './evaluate';
+export { SchedulingContext } from './context';
+export {
+  searchSlots,
+  nextAvailable,
+  findHoldStretch,
+  windowTooNarrow,
+  DEFAULT_STEP_MINUTES,
+  DEFAULT_MAX_RESULTS,
+  type SearchSlotsParams,
+  type SearchSlotsResult,
+  type NextAvailableParams,
+  type HoldStretchParams,
+} from './slots';

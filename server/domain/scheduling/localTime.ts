@@ -1,0 +1,208 @@
+/**
+ * Owner-local days, computed with Temporal in the owner's IANA zone.
+ *
+ * DST rules used everywhere in the scheduling core (documented in docs/arbitration.md):
+ * - A local day runs from the first instant of its date to the first instant of the next date
+ *   (Temporal's start-of-day), so it lasts 23 h on spring-forward days and 25 h on fall-back days.
+ * - A wall-clock time "HH:MM" on a date maps to the FIRST instant at which the owner's clock shows
+ *   that time or later ("first crossing"):
+ *     * an ordinary time maps to its only instant;
+ *     * a repeated time (fall-back fold) maps to its earlier occurrence;
+ *     * a non-existent time (spring-forward gap) maps to the transition instant, i.e. the first
+ *       instant after the gap. So on 2026-03-29 in Europe/Berlin a 02:00-03:00 range collapses to
+ *       nothing, and 01:00-04:00 yields 01:00+01:00 .. 04:00+02:00 (2 real hours);
+ *     * "24:00" maps to the start of the next local day.
+ *   The map is monotone, so a local range [a, b) becomes one contiguous real interval.
+ * - Offsets and transitions always come from Temporal (tzdb); no offset is ever assumed.
+ */
+import { Temporal } from 'temporal-polyfill';
+import { daysFromCivil } from './civil';
+import { lowerBound } from './intervals';
+import { WEEKDAYS, type Weekday } from './types';
+
+export const MINUTE = 60_000;
+export const HOUR = 3_600_000;
+export const DAY = 86_400_000;
+
+/** A stretch of a local day with one constant UTC offset. */
+type OffsetSegment = { start: number; end: number; offsetMs: number };
+
+export type LocalDay = {
+  /** Days since 1970-01-01 of the local date. */
+  epochDay: number;
+  date: Temporal.PlainDate;
+  weekday: Weekday;
+  /** First instant of the local date. */
+  start: number;
+  /** First instant of the next local date. */
+  end: number;
+  segments: OffsetSegment[];
+  /** Memo: minute-of-day -> instant (see wallTimeInstant). */
+  boundaries: Map<number, number>;
+};
+
+function plainDateOf(timeZone: string, instant: number): Temporal.PlainDate {
+  return Temporal.Instant.fromEpochMilliseconds(instant).toZonedDateTimeISO(timeZone).toPlainDate();
+}
+
+function buildDay(timeZone: string, date: Temporal.PlainDate, start: number, end: number): LocalDay {
+  const segments: OffsetSegment[] = [];
+  let zdt = Temporal.Instant.fromEpochMilliseconds(start).toZonedDateTimeISO(timeZone);
+  let cur = start;
+  for (;;) {
+    const offsetMs = zdt.offsetNanoseconds / 1e6;
+    const next = zdt.getTimeZoneTransition('next');
+    if (next && next.epochMilliseconds < end) {
+      segments.push({ start: cur, end: next.epochMilliseconds, offsetMs });
+      cur = next.epochMilliseconds;
+      zdt = next;
+    } else {
+      segments.push({ start: cur, end, offsetMs });
+      break;
+    }
+  }
+  return {
+    epochDay: daysFromCivil(date.year, date.month, date.day),
+    date,
+    weekday: WEEKDAYS[date.dayOfWeek - 1],
+    start,
+    end,
+    segments,
+    boundaries: new Map(),
+  };
+}
+
+function startOfDay(timeZone: string, date: Temporal.PlainDate): number {
+  return date.toZonedDateTime({ timeZone }).epochMilliseconds;
+}
+
+/**
+ * A contiguous, lazily extended run of owner-local days. One instance per pure call, so all
+ * Temporal work for a day happens once per call.
+ */
+export class DayTable {
+  readonly days: LocalDay[] = [];
+
+  constructor(readonly timeZone: string) {
+    // Validates the zone early with a clear error.
+    try {
+      Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(timeZone);
+    } catch {
+      throw new RangeError(`invalid IANA time zone "${timeZone}"`);
+    }
+  }
+
+  /** Makes sure the table covers every local day touching [from, to]. */
+  ensure(from: number, to: number): void {
+    const tz = this.timeZone;
+    if (this.days.length === 0) {
+      const date = plainDateOf(tz, from);
+      const start = startOfDay(tz, date);
+      const next = date.add({ days: 1 });
+      this.days.push(buildDay(tz, date, start, startOfDay(tz, next)));
+    }
+    while (this.days[0].start > from) {
+      const first = this.days[0];
+      const date = first.date.subtract({ days: 1 });
+      this.days.unshift(buildDay(tz, date, startOfDay(tz, date), first.start));
+    }
+    while (this.days[this.days.length - 1].end <= to) {
+      const last = this.days[this.days.length - 1];
+      const date = last.date.add({ days: 1 });
+      this.days.push(buildDay(tz, date, last.end, startOfDay(tz, date.add({ days: 1 }))));
+    }
+  }
+
+  get from(): number {
+    return this.days.length ? this.days[0].start : NaN;
+  }
+
+  get to(): number {
+    return this.days.length ? this.days[this.days.length - 1].end : NaN;
+  }
+
+  /** Index (into `days`) of the local day containing the instant; extends the table if needed. */
+  indexOf(instant: number): number {
+    this.ensure(instant, instant);
+    const days = this.days;
+    return lowerBound(days.length, (i) => days[i].end > instant);
+  }
+
+  dayAt(instant: number): LocalDay {
+    return this.days[this.indexOf(instant)];
+  }
+
+  /** Indices of the local days touched by [start, end) (end exclusive; end > start). */
+  dayRange(start: number, end: number): [number, number] {
+    const a = this.indexOf(start);
+    const b = this.indexOf(Math.max(start, end - 1));
+    return [a, b];
+  }
+
+  /**
+   * The instant of wall-clock `minuteOfDay` (0..1440) on `day`, by the first-crossing rule in the
+   * module comment. Uses Temporal with disambiguation 'earlier' (earlier occurrence in a fold); a
+   * time that does not exist (the result's wall time differs from the one asked for) is mapped to
+   * the transition that ends the gap.
+   */
+  wallTimeInstant(day: LocalDay, minuteOfDay: number): number {
+    if (minuteOfDay <= 0) return day.start;
+    if (minuteOfDay >= 1440) return day.end;
+    const memo = day.boundaries.get(minuteOfDay);
+    if (memo !== undefined) return memo;
+    const hour = Math.floor(minuteOfDay / 60);
+    const minute = minuteOfDay % 60;
+    const pdt = day.date.toPlainDateTime({ hour, minute });
+    const zdt = pdt.toZonedDateTime(this.timeZone, { disambiguation: 'earlier' });
+    let result = zdt.epochMilliseconds;
+    if (zdt.hour !== hour || zdt.minute !== minute || !zdt.toPlainDate().equals(day.date)) {
+      // Non-existent local time: 'earlier' moved it back before the gap; the first instant at which
+      // the clock shows this time or later is the transition that ends the gap.
+      const transition = zdt.getTimeZoneTransition('next');
+      result = transition ? transition.epochMilliseconds : result;
+    }
+    result = Math.min(Math.max(result, day.start), day.end);
+    day.boundaries.set(minuteOfDay, result);
+    return result;
+  }
+
+  /**
+   * Calls `visit(t)` for every instant t in [from, to) whose owner-local wall-clock time is a whole
+   * multiple of `stepMinutes` after local midnight of its date, in increasing order; stops when visit
+   * returns false. On a fall-back day a repeated wall time yields both of its instants; on a
+   * spring-forward day the non-existent wall times yield none. Offsets come from Temporal (per
+   * day segment), so the arithmetic below never assumes an offset.
+   * Returns false when stopped early.
+   */
+  forEachGridPoint(from: number, to: number, stepMinutes: number, visit: (t: number) => boolean): boolean {
+    if (!(to > from)) return true;
+    const stepMs = stepMinutes * MINUTE;
+    let i = this.indexOf(from);
+    this.ensure(from, to);
+    for (; i < this.days.length && this.days[i].start < to; i++) {
+      const day = this.days[i];
+      const wallMidnight = day.epochDay * DAY; // the date's 00:00 on the wall clock, as a number
+      for (const seg of day.segments) {
+        const lo = Math.max(seg.start, from);
+        const hi = Math.min(seg.end, to);
+        if (hi <= lo) continue;
+        const k0 = Math.ceil((lo + seg.offsetMs - wallMidnight) / stepMs);
+        for (let k = Math.max(0, k0); ; k++) {
+          const wall = wallMidnight + k * stepMs;
+          if (wall >= wallMidnight + DAY) break;
+          const t = wall - seg.offsetMs;
+          if (t >= hi) break;
+          if (!visit(t)) return false;
+        }
+      }
+    }
+    return true;
+  }
+}
+
+/** The owner-local day containing `instant`: 23 h / 25 h long on DST days. */
+export function localDayBounds(timeZone: string, instant: number): { start: number; end: number } {
+  const table = new DayTable(timeZone);
+  const day = table.dayAt(instant);
+  return { start: day.start, end: day.end };
+}

@@ -1,0 +1,277 @@
+/**
+ * RFC 5545 RRULE expansion for hard blocks (a pragmatic subset, validated strictly).
+ *
+ * Supported: FREQ=DAILY|WEEKLY|MONTHLY, INTERVAL, COUNT, UNTIL (date, floating local date-time or
+ * UTC "Z" date-time), BYDAY (ordinals like 1MO / -1FR only with MONTHLY), BYMONTHDAY (MONTHLY),
+ * WKST. Anything else is rejected with RRuleError, so a rule is never silently misread.
+ *
+ * Semantics chosen:
+ * - DTSTART is always the first occurrence and counts toward COUNT (RFC 5545 3.8.5.3), even when
+ *   it does not match BYDAY/BYMONTHDAY (the way ical.js expands it).
+ * - Each occurrence starts at DTSTART's local wall-clock time on its date; the local date-time is
+ *   converted with Temporal's 'compatible' disambiguation, which is RFC 5545 3.3.5: a time in a
+ *   fold is its first occurrence, a time in a gap is read with the offset before the gap (so 02:30
+ *   on a spring-forward day becomes 03:30 summer time). The block lasts duration_minutes of real time.
+ * - Invalid dates (BYMONTHDAY=31 in April, DTSTART on the 31st with plain MONTHLY) are skipped.
+ * - Expansion is bounded by the query range: DAILY and WEEKLY jump to the first period of the range
+ *   arithmetically and compute each occurrence's COUNT index in O(1); MONTHLY without COUNT jumps as
+ *   well, with COUNT it walks months (12 per year, stopping as soon as COUNT is used up).
+ */
+import { Temporal } from 'temporal-polyfill';
+import { civilFromDays, daysFromCivil, daysInMonth, weekdayIndex } from './civil';
+import { MINUTE } from './localTime';
+import type { Interval } from './types';
+
+export class RRuleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RRuleError';
+  }
+}
+
+type ByDay = { weekday: number; ordinal: number }; // weekday 0 = Monday; ordinal 0 = every
+type Until = { kind: 'date'; epochDay: number } | { kind: 'local'; epochDay: number; second: number } | { kind: 'utc'; ms: number };
+
+export type ParsedRRule = {
+  freq: 'DAILY' | 'WEEKLY' | 'MONTHLY';
+  interval: number;
+  count: number | null;
+  until: Until | null;
+  byDay: ByDay[] | null;
+  byMonthDay: number[] | null;
+  wkst: number;
+};
+
+const DAY_CODES = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
+
+function positiveInt(key: string, value: string): number {
+  if (!/^\d{1,9}$/.test(value) || Number(value) < 1) throw new RRuleError(`${key} must be a positive integer`);
+  return Number(value);
+}
+
+function validDate(y: number, m: number, d: number): boolean {
+  return m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m);
+}
+
+function parseUntil(value: string): Until {
+  const m = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z)?)?$/.exec(value);
+  if (!m) throw new RRuleError(`invalid UNTIL "${value}"`);
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (!validDate(y, mo, d)) throw new RRuleError(`invalid UNTIL date "${value}"`);
+  if (m[4] === undefined) return { kind: 'date', epochDay: daysFromCivil(y, mo, d) };
+  const [h, mi, s] = [Number(m[4]), Number(m[5]), Number(m[6])];
+  if (h > 23 || mi > 59 || s > 59) throw new RRuleError(`invalid UNTIL time "${value}"`);
+  if (m[7]) return { kind: 'utc', ms: Date.UTC(y, mo - 1, d, h, mi, s) };
+  return { kind: 'local', epochDay: daysFromCivil(y, mo, d), second: h * 3600 + mi * 60 + s };
+}
+
+export function parseRRule(input: string): ParsedRRule {
+  const text = input.trim().replace(/^RRULE:/i, '');
+  const parts = new Map<string, string>();
+  for (const part of text.split(';')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    if (eq <= 0) throw new RRuleError(`malformed rule part "${part}"`);
+    const key = part.slice(0, eq).toUpperCase();
+    if (parts.has(key)) throw new RRuleError(`duplicate rule part ${key}`);
+    parts.set(key, part.slice(eq + 1).toUpperCase());
+  }
+  for (const key of parts.keys()) {
+    if (!['FREQ', 'INTERVAL', 'COUNT', 'UNTIL', 'BYDAY', 'BYMONTHDAY', 'WKST'].includes(key)) {
+      throw new RRuleError(`unsupported rule part ${key}`);
+    }
+  }
+  const freq = parts.get('FREQ');
+  if (freq !== 'DAILY' && freq !== 'WEEKLY' && freq !== 'MONTHLY') {
+    throw new RRuleError('FREQ must be DAILY, WEEKLY or MONTHLY');
+  }
+  if (parts.has('COUNT') && parts.has('UNTIL')) throw new RRuleError('COUNT and UNTIL must not both be given');
+  const interval = parts.has('INTERVAL') ? positiveInt('INTERVAL', parts.get('INTERVAL')!) : 1;
+  const count = parts.has('COUNT') ? positiveInt('COUNT', parts.get('COUNT')!) : null;
+  const until = parts.has('UNTIL') ? parseUntil(parts.get('UNTIL')!) : null;
+  let wkst = 0;
+  if (parts.has('WKST')) {
+    wkst = DAY_CODES.indexOf(parts.get('WKST')!);
+    if (wkst < 0) throw new RRuleError('invalid WKST');
+  }
+  let byDay: ByDay[] | null = null;
+  if (parts.has('BYDAY')) {
+    byDay = parts.get('BYDAY')!.split(',').map((item) => {
+      const m = /^([+-]?\d{1,2})?(MO|TU|WE|TH|FR|SA|SU)$/.exec(item);
+      if (!m) throw new RRuleError(`invalid BYDAY value "${item}"`);
+      const ordinal = m[1] ? Number(m[1]) : 0;
+      if (m[1] && (freq !== 'MONTHLY' || ordinal === 0 || Math.abs(ordinal) > 5)) {
+        throw new RRuleError(`BYDAY ordinal "${item}" is only valid with FREQ=MONTHLY (1..5 or -1..-5)`);
+      }
+      return { weekday: DAY_CODES.indexOf(m[2]), ordinal };
+    });
+  }
+  let byMonthDay: number[] | null = null;
+  if (parts.has('BYMONTHDAY')) {
+    if (freq !== 'MONTHLY') throw new RRuleError('BYMONTHDAY is only supported with FREQ=MONTHLY');
+    byMonthDay = parts.get('BYMONTHDAY')!.split(',').map((item) => {
+      const v = /^[+-]?\d{1,2}$/.test(item) ? Number(item) : NaN;
+      if (!Number.isInteger(v) || v === 0 || Math.abs(v) > 31) throw new RRuleError(`invalid BYMONTHDAY "${item}"`);
+      return v;
+    });
+  }
+  return { freq, interval, count, until, byDay, byMonthDay, wkst };
+}
+
+/** Parses an owner-local "YYYY-MM-DDTHH:MM" (optionally ":SS"). */
+export function parseLocalDateTime(value: string): { epochDay: number; second: number } {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
+  const [y, mo, d, h, mi, s] = m ? m.slice(1).map((x) => Number(x ?? 0)) : [];
+  if (!m || !validDate(y, mo, d) || h > 23 || mi > 59 || s > 59) {
+    throw new RRuleError(`invalid dtstart "${value}" (expected local YYYY-MM-DDTHH:MM)`);
+  }
+  return { epochDay: daysFromCivil(y, mo, d), second: h * 3600 + mi * 60 + s };
+}
+
+/** Epoch days of the month's dates selected by the rule (sorted). */
+function monthDays(rule: ParsedRRule, year: number, month: number, defaultDom: number): number[] {
+  const first = daysFromCivil(year, month, 1);
+  const len = daysInMonth(year, month);
+  let set: Set<number> | null = null;
+  if (rule.byMonthDay) {
+    set = new Set();
+    for (const v of rule.byMonthDay) {
+      const d = v > 0 ? v : len + v + 1;
+      if (d >= 1 && d <= len) set.add(d);
+    }
+  }
+  if (rule.byDay) {
+    const days = new Set<number>();
+    const firstWd = weekdayIndex(first);
+    for (const { weekday, ordinal } of rule.byDay) {
+      const all: number[] = [];
+      for (let d = 1 + ((weekday - firstWd + 7) % 7); d <= len; d += 7) all.push(d);
+      if (ordinal === 0) all.forEach((d) => days.add(d));
+      else {
+        const pick = ordinal > 0 ? all[ordinal - 1] : all[all.length + ordinal];
+        if (pick !== undefined) days.add(pick);
+      }
+    }
+    set = set ? new Set([...set].filter((d) => days.has(d))) : days;
+  }
+  if (!set) set = new Set(defaultDom <= len ? [defaultDom] : []);
+  return [...set].sort((a, b) => a - b).map((d) => first + d - 1);
+}
+
+/**
+ * Occurrence dates (epoch days) of the rule within [lo, hi], ascending, honouring COUNT.
+ * `d0` is DTSTART's date.
+ */
+export function* occurrenceDays(rule: ParsedRRule, d0: number, lo: number, hi: number): Generator<number> {
+  const { interval: I, count } = rule;
+  const wd0 = weekdayIndex(d0);
+  const c0 = civilFromDays(d0);
+  const byWeekday = rule.byDay ? new Set(rule.byDay.map((b) => b.weekday)) : null;
+  const matchesStart =
+    rule.freq === 'MONTHLY' ? monthDays(rule, c0.year, c0.month, c0.day).includes(d0) : !byWeekday || byWeekday.has(wd0);
+  const extra = matchesStart ? 0 : 1; // DTSTART is an extra first occurrence
+  if (extra && d0 >= lo && d0 <= hi) yield d0;
+  const exhausted = (index: number) => count !== null && index >= count;
+  if (exhausted(extra)) return;
+
+  if (rule.freq === 'DAILY') {
+    // Candidates d0 + j*I. With BYDAY the weekday pattern repeats every p candidates.
+    const p = I % 7 === 0 ? 1 : 7;
+    const match: boolean[] = [];
+    const prefix: number[] = [0];
+    for (let r = 0; r < p; r++) {
+      match.push(!byWeekday || byWeekday.has(weekdayIndex(d0 + r * I)));
+      prefix.push(prefix[r] + (match[r] ? 1 : 0));
+    }
+    const perPeriod = prefix[p];
+    if (perPeriod === 0) return;
+    for (let j = Math.max(0, Math.ceil((lo - d0) / I)); ; j++) {
+      const day = d0 + j * I;
+      if (day > hi) return;
+      if (!match[j % p]) continue;
+      const index = extra + Math.floor(j / p) * perPeriod + prefix[j % p];
+      if (exhausted(index)) return;
+      yield day;
+    }
+  }
+
+  if (rule.freq === 'WEEKLY') {
+    const weekdays = byWeekday ? [...byWeekday] : [wd0];
+    const offsets = [...new Set(weekdays.map((w) => (w - rule.wkst + 7) % 7))].sort((a, b) => a - b);
+    const w0 = d0 - ((wd0 - rule.wkst + 7) % 7); // first day of DTSTART's week (by WKST)
+    const n = offsets.length;
+    const inFirstWeek = offsets.filter((o) => w0 + o >= d0).length;
+    const span = 7 * I;
+    for (let k = Math.max(0, Math.floor((lo - w0) / span)); ; k++) {
+      const base = w0 + span * k;
+      if (base > hi) return;
+      for (let pos = 0; pos < n; pos++) {
+        const day = base + offsets[pos];
+        if (k === 0 && day < d0) continue;
+        const index = extra + (k === 0 ? pos - (n - inFirstWeek) : inFirstWeek + (k - 1) * n + pos);
+        if (exhausted(index)) return;
+        if (day > hi) return;
+        if (day >= lo) yield day;
+      }
+    }
+  }
+
+  // MONTHLY
+  const m0 = c0.year * 12 + (c0.month - 1);
+  const cLo = civilFromDays(lo);
+  const loMonth = cLo.year * 12 + (cLo.month - 1);
+  let index = extra;
+  for (let k = count === null ? Math.max(0, Math.floor((loMonth - m0) / I)) : 0; ; k++) {
+    const mi = m0 + k * I;
+    const year = Math.floor(mi / 12);
+    const month = mi - year * 12 + 1;
+    if (daysFromCivil(year, month, 1) > hi) return;
+    for (const day of monthDays(rule, year, month, c0.day)) {
+      if (k === 0 && day < d0) continue;
+      if (exhausted(index)) return;
+      index++;
+      if (day > hi) return;
+      if (day >= lo) yield day;
+    }
+  }
+}
+
+function localEpochDay(timeZone: string, instant: number): number {
+  const d = Temporal.Instant.fromEpochMilliseconds(instant).toZonedDateTimeISO(timeZone);
+  return daysFromCivil(d.year, d.month, d.day);
+}
+
+/** Real intervals of an RRULE hard block that intersect [from, to) (unclipped), ascending. */
+export function expandRRuleBlock(
+  block: { rrule: string; dtstart: string; duration_minutes: number },
+  timeZone: string,
+  from: number,
+  to: number,
+): Interval[] {
+  const rule = parseRRule(block.rrule);
+  const start = parseLocalDateTime(block.dtstart);
+  const durationMs = block.duration_minutes * MINUTE;
+  if (!(durationMs > 0) || !Number.isFinite(durationMs)) throw new RRuleError('duration_minutes must be positive');
+  if (!(to > from)) return [];
+  // Local dates whose occurrences may intersect [from, to); one day of slack on both sides.
+  const lo = localEpochDay(timeZone, from - durationMs) - 1;
+  const hi = localEpochDay(timeZone, to) + 1;
+  const out: Interval[] = [];
+  const { until } = rule;
+  for (const day of occurrenceDays(rule, start.epochDay, lo, hi)) {
+    if (until?.kind === 'date' && day > until.epochDay) break;
+    if (until?.kind === 'local' && (day > until.epochDay || (day === until.epochDay && start.second > until.second))) break;
+    const c = civilFromDays(day);
+    const s = Temporal.PlainDateTime.from({
+      year: c.year,
+      month: c.month,
+      day: c.day,
+      hour: Math.floor(start.second / 3600),
+      minute: Math.floor(start.second / 60) % 60,
+      second: start.second % 60,
+    }).toZonedDateTime(timeZone, { disambiguation: 'compatible' }).epochMilliseconds;
+    if (until?.kind === 'utc' && s > until.ms) break;
+    if (s < to && s + durationMs > from) out.push({ start: s, end: s + durationMs });
+  }
+  return out;
+}

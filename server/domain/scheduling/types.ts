@@ -1,0 +1,114 @@
+/**
+ * Types of the pure scheduling core.
+ *
+ * Conventions used throughout `server/domain/scheduling`:
+ * - Instants are epoch milliseconds (numbers). Intervals are half-open [start, end).
+ * - "Local" always means the owner's wall clock in `OwnerRules.timeZone` (IANA).
+ * - Nothing in this folder reads a clock, the environment, a database or the network:
+ *   `now` is always passed in.
+ */
+
+export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+
+export const WEEKDAYS: readonly Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+
+/** "HH:MM" owner-local; `end` may be "24:00" (= next local midnight); start < end. */
+export type LocalRange = { start: string; end: string };
+
+export type HardBlock =
+  /** Weekly local range. `end <= start` (e.g. 22:00-06:00) runs on into the next local day. */
+  | { days: Weekday[]; start: string; end: string; label?: string }
+  /**
+   * RFC 5545 recurrence. `rrule` e.g. "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,WE;COUNT=10" (an "RRULE:"
+   * prefix is accepted); `dtstart` is owner-local "YYYY-MM-DDTHH:MM" (first occurrence).
+   */
+  | { rrule: string; dtstart: string; duration_minutes: number; label?: string };
+
+export type OwnerRules = {
+  /** IANA time zone, e.g. "Europe/Berlin". */
+  timeZone: string;
+  /** null = not configured: no time-of-day/weekday restriction + warning WORKING_HOURS_NOT_CONFIGURED. */
+  workingHours: Record<Weekday, LocalRange[]> | null;
+  hardBlocks: HardBlock[];
+  /** May be fractional (4.5 = 270 minutes). null = no limit. */
+  maxDailyMeetingHours: number | null;
+};
+
+export type Interval = { start: number; end: number };
+
+/** An active claim on the owner's time (confirmed booking or unexpired hold). */
+export type Claim = {
+  id: string;
+  kind: 'hold' | 'booking';
+  /** The claimed interval (for a window hold: its whole held window). */
+  start: number;
+  end: number;
+  /** Minutes counted toward the daily limit (window hold: its duration_minutes; otherwise end-start). */
+  countedMinutes: number;
+  /** Meeting-class priority (higher wins). */
+  priority: number;
+  /** Computed by isSacred() by the caller before arbitration; always false for holds. */
+  sacred: boolean;
+};
+
+export type PreemptPolicy = 'preempt_lower' | 'never';
+
+/** The requester-side facts arbitration needs (shared by arbitrate and the slot search). */
+export type RequestPolicy = {
+  priority: number;
+  /** Our class's (or the public meeting type's effective) policy. */
+  preemptPolicy: PreemptPolicy;
+  /** The agent has the `preempt` permission. */
+  agentCanPreempt: boolean;
+};
+
+export type ArbitrationRequest = RequestPolicy & { start: number; end: number };
+
+export type ArbitrationContext = {
+  now: number;
+  rules: OwnerRules;
+  /**
+   * ALL active claims of the owner in a horizon around the request: at least
+   * [request.start - 72h - 1 day, request.end + 72h + 1 day]. The arbiter picks the overlapping
+   * and same-local-day ones itself.
+   */
+  claims: Claim[];
+  /** Claims to ignore (e.g. the hold being confirmed). */
+  excludeClaimIds?: string[];
+};
+
+export type RejectReason =
+  | 'NO_CAPACITY'
+  | 'WORKING_HOURS'
+  | 'OFF_DAY'
+  | 'SACRED_MEETING'
+  | 'MAX_DAILY_HOURS'
+  | 'PERMISSION_DENIED_PREEMPT';
+
+export type AlternativeReasonCode =
+  | 'capacity_conflict'
+  | 'working_hours'
+  | 'off_day'
+  | 'daily_hours_limit'
+  | 'sacred_meeting'
+  | 'permission_denied_preempt';
+
+export type Alternative = { start: number; end: number; reason_code: AlternativeReasonCode };
+
+export const WARNING_WORKING_HOURS_NOT_CONFIGURED = 'WORKING_HOURS_NOT_CONFIGURED';
+
+export type Decision =
+  | { outcome: 'accept'; preempt: string[]; warnings: string[] }
+  /** Maps to 422 PAST_TIME. */
+  | { outcome: 'past_time' }
+  | {
+      outcome: 'reject' | 'counter_propose';
+      reason: RejectReason | 'COUNTER_PROPOSED';
+      failedReason: RejectReason;
+      alternatives: Alternative[];
+      warnings: string[];
+    };
+
+export type NoSlotsReason = 'NO_FREE_SLOTS' | 'DAILY_HOURS_LIMIT' | 'OFF_DAY' | 'WORKING_HOURS' | 'HARD_BLOCK';
+
+export type Slot = { start: number; end: number; preempts: boolean };

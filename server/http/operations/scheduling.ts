@@ -1,0 +1,226 @@
+import { parseOwnerScope, resolveOwnerEmail } from '@/server/domain/access';
+import { queryAudit } from '@/server/domain/claims/audit';
+import { searchAvailability, evaluateBooking } from '@/server/domain/claims/availabilityService';
+import { cancelBooking, confirmHold, createBooking, getBooking } from '@/server/domain/claims/bookingService';
+import { createHold, getHold, releaseHold } from '@/server/domain/claims/holdService';
+import { drainNotifications } from '@/server/domain/notificationService';
+import { defineOperation } from '../operation';
+import { IdParams } from '../schemas/common';
+import * as S from '../schemas/scheduling';
+
+const ARBITRATION = ['ARBITRATION_REJECTED', 'PAST_TIME'] as const;
+const TARGET = ['INVALID_MEETING_CLASS', 'CALENDAR_NOT_FOUND', 'CALENDAR_REAUTH_REQUIRED', 'owner_scope_denied'] as const;
+const date = (s: string) => new Date(s);
+
+export const searchAvailabilityOp = defineOperation({
+  operationId: 'searchAvailability',
+  method: 'POST',
+  path: '/v1/availability/search',
+  summary: 'Find slots an owner can take now, each one arbitration would accept',
+  description: 'A read: no Idempotency-Key needed. No slot answers 409 NO_SLOTS_AVAILABLE with reason_code and next_available.',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: 'read_availability',
+  rateLimit: { policy: 'availabilitySearch', by: 'key' },
+  idempotency: false,
+  body: S.AvailabilitySearchBody,
+  ownerEmail: ({ body }) => body.owner_email,
+  success: { status: 200, description: 'Candidate slots', schema: S.AvailabilityResult },
+  errors: ['NO_SLOTS_AVAILABLE', 'WINDOW_TOO_NARROW', 'PAST_TIME', 'LOOKAHEAD_EXCEEDS_MAXIMUM', ...TARGET],
+  handler: async ({ db, actor, ownerEmail, body, now }) => ({
+    body: await searchAvailability(
+      db,
+      actor,
+      {
+        ownerEmail,
+        meetingClass: body.meeting_class,
+        calendarType: body.calendar_type,
+        durationMinutes: body.duration_minutes,
+        window: { start: date(body.window.start), end: date(body.window.end) },
+        stepMinutes: body.slot_step_minutes,
+        maxResults: body.max_results,
+        lookaheadHours: body.next_available_lookahead_hours,
+      },
+      now,
+    ),
+  }),
+});
+
+export const createHoldOp = defineOperation({
+  operationId: 'createHold',
+  method: 'POST',
+  path: '/v1/holds',
+  summary: 'Hold a candidate slot, or the earliest free stretch of a window',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: 'create_holds',
+  rateLimit: { policy: 'holds', by: 'key' },
+  body: S.HoldCreateBody,
+  ownerEmail: ({ body }) => body.owner_email,
+  success: { status: 200, description: 'The hold', schema: S.Hold },
+  errors: [...ARBITRATION, 'WINDOW_TOO_NARROW', 'NO_SLOTS_AVAILABLE', ...TARGET],
+  handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey }) => {
+    const common = { ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, ttlSeconds: body.ttl_seconds };
+    const input =
+      body.hold_scope === 'candidate'
+        ? { ...common, scope: 'candidate' as const, candidate: { start: date(body.candidate.start), end: date(body.candidate.end) } }
+        : { ...common, scope: 'window' as const, window: { start: date(body.window.start), end: date(body.window.end) }, durationMinutes: body.duration_minutes };
+    return { body: await createHold(db, actor, input, now, idempotencyKey) };
+  },
+});
+
+export const getHoldOp = defineOperation({
+  operationId: 'getHold',
+  method: 'GET',
+  path: '/v1/holds/{id}',
+  summary: 'Read a hold and its status (active, promoted, expired, released, preempted)',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  params: IdParams,
+  success: { status: 200, description: 'The hold', schema: S.Hold },
+  errors: ['HOLD_NOT_FOUND', 'owner_scope_denied'],
+  handler: async ({ db, actor, params, now }) => ({ body: await getHold(db, actor, params.id, now) }),
+});
+
+export const releaseHoldOp = defineOperation({
+  operationId: 'releaseHold',
+  method: 'DELETE',
+  path: '/v1/holds/{id}',
+  summary: 'Release a hold before it expires',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: 'create_holds',
+  params: IdParams,
+  success: { status: 200, description: 'The released hold', schema: S.Hold },
+  errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'owner_scope_denied'],
+  handler: async ({ db, actor, params, now }) => ({ body: await releaseHold(db, actor, params.id, now) }),
+});
+
+export const confirmHoldOp = defineOperation({
+  operationId: 'confirmHold',
+  method: 'POST',
+  path: '/v1/bookings/{id}/confirm',
+  summary: 'Confirm a hold into a booking (`id` is the hold_id)',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: 'create_bookings',
+  rateLimit: { policy: 'confirm', by: 'key' },
+  params: IdParams,
+  body: S.ConfirmBody,
+  success: { status: 200, description: 'The booking', schema: S.Booking },
+  errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'SLOT_OUTSIDE_HOLD', ...ARBITRATION, ...TARGET],
+  handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({
+    body: await confirmHold(db, actor, params.id, { ...body, start: date(body.start), end: date(body.end), meetingClass: body.meeting_class }, now, idempotencyKey),
+  }),
+});
+
+export const createBookingOp = defineOperation({
+  operationId: 'createBooking',
+  method: 'POST',
+  path: '/v1/bookings',
+  summary: 'Book directly, without a hold',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: 'create_bookings',
+  rateLimit: { policy: 'bookings', by: 'key' },
+  body: S.BookingCreateBody,
+  ownerEmail: ({ body }) => body.owner_email,
+  success: { status: 201, description: 'The booking', schema: S.Booking },
+  errors: [...ARBITRATION, ...TARGET],
+  handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey }) => ({
+    body: await createBooking(
+      db,
+      actor,
+      { ...body, ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, start: date(body.start), end: date(body.end) },
+      now,
+      idempotencyKey,
+    ),
+  }),
+});
+
+export const getBookingOp = defineOperation({
+  operationId: 'getBooking',
+  method: 'GET',
+  path: '/v1/bookings/{id}',
+  summary: 'Read a booking',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  params: IdParams,
+  success: { status: 200, description: 'The booking', schema: S.Booking },
+  errors: ['BOOKING_NOT_FOUND', 'owner_scope_denied'],
+  handler: async ({ db, actor, params }) => ({ body: await getBooking(db, actor, params.id) }),
+});
+
+export const cancelBookingOp = defineOperation({
+  operationId: 'cancelBooking',
+  method: 'POST',
+  path: '/v1/bookings/{id}/cancel',
+  summary: 'Cancel a booking',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: 'create_bookings',
+  params: IdParams,
+  body: S.CancelBody,
+  success: { status: 200, description: 'The cancelled booking', schema: S.Booking },
+  errors: ['BOOKING_NOT_FOUND', 'BOOKING_NOT_ACTIVE', 'owner_scope_denied'],
+  handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({ body: await cancelBooking(db, actor, params.id, body.reason, now, idempotencyKey) }),
+});
+
+export const evaluateOp = defineOperation({
+  operationId: 'evaluateArbitration',
+  method: 'POST',
+  path: '/v1/arbitration/evaluate',
+  summary: 'Dry run: the decision a booking would get now (no side effect, no audit row)',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: 'read_availability',
+  idempotency: false,
+  body: S.EvaluateBody,
+  ownerEmail: ({ body }) => body.owner_email,
+  success: { status: 200, description: 'The decision', schema: S.EvaluateResult },
+  errors: [...TARGET],
+  handler: async ({ db, actor, ownerEmail, body, now }) => ({
+    body: await evaluateBooking(db, actor, { ownerEmail, meetingClass: body.meeting_class, calendarType: body.calendar_type, start: date(body.start), end: date(body.end) }, now),
+  }),
+});
+
+export const notificationsOp = defineOperation({
+  operationId: 'drainNotifications',
+  method: 'GET',
+  path: '/v1/notifications',
+  summary: "Drain this agent's notification queue (oldest first, up to 50)",
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  success: { status: 200, description: 'Notifications, now marked delivered', schema: S.NotificationsResult },
+  errors: [],
+  handler: async ({ db, actor, now }) => ({ body: { notifications: await drainNotifications(db, actor.agentId, now) } }),
+});
+
+export const auditLogOp = defineOperation({
+  operationId: 'queryAuditLog',
+  method: 'GET',
+  path: '/v1/audit-log',
+  summary: 'Decisions (accept, reject, counter_propose), newest first',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: 'read_audit',
+  query: S.AuditQuery,
+  success: { status: 200, description: 'A page of audit entries', schema: S.AuditResult },
+  errors: ['owner_scope_denied'],
+  handler: async ({ db, actor, query }) => {
+    // org:* agents may read every owner's decisions; user-scoped agents only their owner's.
+    const scoped = Boolean(query.owner_email) || parseOwnerScope(actor.ownerScope)?.kind === 'user';
+    const ownerEmail = scoped ? resolveOwnerEmail(actor, query.owner_email) : undefined;
+    return {
+      body: await queryAudit(db, actor.customerId, {
+        ownerEmail,
+        from: query.from ? date(query.from) : undefined,
+        to: query.to ? date(query.to) : undefined,
+        outcome: query.outcome,
+        action: query.action,
+        limit: query.limit,
+        cursor: query.cursor,
+      }),
+    };
+  },
+});

@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { Email, Pagination, UtcDateTime, Warnings } from './common';
+
+const Duration = z.int().min(5).max(480);
+const Interval = z.strictObject({ start: UtcDateTime, end: UtcDateTime });
+const IsoInterval = z.object({ start: z.string(), end: z.string() });
+const MeetingClassName = z.string().min(1).max(100);
+const CalendarType = z.string().min(1).max(40);
+const Attendees = z.array(z.strictObject({ email: Email, name: z.string().min(1).max(200).optional() })).max(50);
+
+export const AvailabilitySearchBody = z.strictObject({
+  owner_email: Email.optional(),
+  meeting_class: MeetingClassName,
+  duration_minutes: Duration,
+  window: Interval,
+  calendar_type: CalendarType.optional(),
+  slot_step_minutes: z.int().min(5).max(60).optional(),
+  max_results: z.int().min(1).max(500).optional(),
+  next_available_lookahead_hours: z.int().min(1).max(100_000).optional().describe('1 to 72 (default 72); more answers LOOKAHEAD_EXCEEDS_MAXIMUM'),
+});
+export const AvailabilityResult = z.object({
+  owner_email: z.string(),
+  time_zone: z.string(),
+  slots: z.array(z.object({ start: z.string(), end: z.string(), preempts: z.boolean() })),
+  warnings: Warnings,
+});
+
+const HoldCommon = {
+  owner_email: Email.optional(),
+  calendar_type: CalendarType.optional(),
+  meeting_class: MeetingClassName,
+  ttl_seconds: z.int().min(10).max(3600).optional().describe('Time to live, default 600'),
+};
+export const HoldCreateBody = z.discriminatedUnion('hold_scope', [
+  z.strictObject({ ...HoldCommon, hold_scope: z.literal('candidate'), candidate: Interval }),
+  z.strictObject({ ...HoldCommon, hold_scope: z.literal('window'), duration_minutes: Duration, window: Interval }),
+]);
+export const Hold = z.object({
+  hold_id: z.string(),
+  hold_scope: z.enum(['candidate', 'window']),
+  held_window: IsoInterval,
+  duration_minutes: z.int(),
+  expires_at: z.string(),
+  expires_in_seconds: z.int().describe('Remaining time to live; use it for expiry checks'),
+  resolved_calendar_type: z.string(),
+  owner_email: z.string(),
+  meeting_class: z.string(),
+  status: z.enum(['active', 'promoted', 'expired', 'released', 'preempted']),
+  booking_id: z.string().nullable(),
+  warnings: Warnings,
+});
+
+const BookingDetails = {
+  attendees: Attendees.optional(),
+  title: z.string().min(1).max(300).optional(),
+  description: z.string().max(5000).optional(),
+};
+export const ConfirmBody = z.strictObject({
+  start: UtcDateTime,
+  end: UtcDateTime,
+  meeting_class: MeetingClassName.optional().describe("Defaults to the hold's class"),
+  ...BookingDetails,
+});
+export const BookingCreateBody = z.strictObject({
+  owner_email: Email.optional(),
+  calendar_type: CalendarType.optional(),
+  meeting_class: MeetingClassName,
+  start: UtcDateTime,
+  end: UtcDateTime,
+  ...BookingDetails,
+});
+export const CancelBody = z.strictObject({ reason: z.string().max(1000).optional() });
+export const Booking = z.object({
+  booking_id: z.string(),
+  hold_id: z.string().nullable(),
+  owner_email: z.string(),
+  meeting_class: z.string().nullable(),
+  start: z.string(),
+  end: z.string(),
+  status: z.enum(['confirmed', 'cancelled', 'preempted']),
+  calendar_type: z.string(),
+  title: z.string().nullable(),
+  description: z.string().nullable(),
+  attendees: z.array(z.object({ email: z.string(), name: z.string().nullable(), response: z.string() })),
+  created_at: z.string(),
+  preempted_booking_ids: z.array(z.string()),
+  warnings: Warnings,
+});
+
+export const EvaluateBody = z.strictObject({
+  owner_email: Email.optional(),
+  meeting_class: MeetingClassName,
+  start: UtcDateTime,
+  end: UtcDateTime,
+  calendar_type: CalendarType.optional(),
+});
+const AlternativeSchema = z.object({ start: z.string(), end: z.string(), reason_code: z.string() });
+export const EvaluateResult = z.object({
+  outcome: z.enum(['accept', 'reject', 'counter_propose']),
+  reason: z.string().optional(),
+  alternatives: z.array(AlternativeSchema),
+  would_preempt: z.array(z.string()),
+  warnings: Warnings,
+});
+
+export const NotificationsResult = z.object({
+  notifications: z.array(z.object({ id: z.string(), kind: z.string(), created_at: z.string(), data: z.record(z.string(), z.unknown()) })),
+});
+
+export const AuditQuery = z.strictObject({
+  owner_email: Email.optional(),
+  from: UtcDateTime.optional(),
+  to: UtcDateTime.optional(),
+  outcome: z.enum(['accept', 'reject', 'counter_propose']).optional(),
+  action: z.string().max(64).optional(),
+  ...Pagination,
+});
+export const AuditResult = z.object({
+  entries: z.array(
+    z.object({
+      id: z.string(),
+      at: z.string(),
+      agent_id: z.string().nullable(),
+      owner_email: z.string().nullable(),
+      action: z.string(),
+      outcome: z.string(),
+      reason: z.string().nullable(),
+      meeting_class: z.string().nullable(),
+      start: z.string().nullable(),
+      end: z.string().nullable(),
+      hold_id: z.string().nullable(),
+      booking_id: z.string().nullable(),
+      preempted_booking_ids: z.array(z.string()),
+      idempotency_key: z.string().nullable(),
+    }),
+  ),
+  next_cursor: z.string().nullable(),
+});
