@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, idColumn, instant } from './columns';
 import { agents } from './agents';
@@ -66,5 +67,7 @@ export const claims = pgTable(
     index('claims_customer_idx').on(t.customerId, t.kind, t.createdAt),
     index('claims_owner_start_idx').on(t.ownerId, t.startAt),
     index('claims_agent_idem_idx').on(t.agentId, t.idempotencyKey),
+    // The sweeper's look-up of holds whose time to live has passed.
+    index('claims_active_hold_expiry_idx').on(t.expiresAt).where(sql`${t.kind} = 'hold' and ${t.status} = 'active'`),
   ],
 );

@@ -8,7 +8,7 @@ import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { writeAudit } from './audit';
 import { loadTarget, lockOwner, type ClaimRow } from './context';
-import { decideAndApply, requestPolicy, runClaimTransaction } from './decide';
+import { claimMadeWithKey, decideAndApply, requestPolicy, runClaimTransaction } from './decide';
 import { findHold } from './holdService';
 import { bookingView, holdStatus, type BookingView } from './views';
 
@@ -65,6 +65,10 @@ export async function createBooking(
   assertSpan(input.start, input.end);
   const result = await runClaimTransaction(db, async (tx) => {
     const target = await loadTarget(tx, actor.customerId, input, true);
+    const made = await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now);
+    if (made && !made.holdId) {
+      return { value: bookingView(made, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, preemptedIds: await preemptedBy(tx, made.id) }) };
+    }
     const outcome = await decideAndApply(tx, {
       action: 'booking.create',
       actor,
@@ -104,6 +108,10 @@ export async function confirmHold(
     const owner = await lockOwner(tx, first.row.ownerId);
     const hold = await findHold(tx, actor, holdId, true);
     const status = holdStatus(hold.row, now);
+    const made = status === 'promoted' ? await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now) : undefined;
+    if (made && made.id === hold.row.promotedBookingId) {
+      return { value: bookingView(made, { ownerEmail: hold.ownerEmail, meetingClass: hold.meetingClass, calendarType: hold.calendarType, preemptedIds: await preemptedBy(tx, made.id) }) };
+    }
     if (status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'This hold was already confirmed into a booking', { extra: { booking_id: hold.row.promotedBookingId } });
     if (status === 'expired') throw new DomainError('HOLD_EXPIRED', 'The hold expired before it was confirmed');
     if (status !== 'active') throw new DomainError('HOLD_NOT_ACTIVE', status === 'preempted' ? 'The hold was preempted by a higher-priority meeting' : 'The hold was released');

@@ -94,11 +94,14 @@ export async function loadTarget(
  * clock everywhere); it frees the exclusion constraint for new claims.
  */
 export async function expireDueHolds(db: Executor, ownerId: string | null, now: Date): Promise<number> {
-  const expired = await db
-    .update(claims)
-    .set({ status: 'expired', statusReason: 'ttl_elapsed', updatedAt: now })
-    .where(and(...(ownerId ? [eq(claims.ownerId, ownerId)] : []), eq(claims.kind, 'hold'), eq(claims.status, 'active'), lte(claims.expiresAt, now)))
-    .returning();
+  const due = and(eq(claims.kind, 'hold'), eq(claims.status, 'active'), lte(claims.expiresAt, now));
+  // Per owner (inside a claim transaction holding the owner lock): every due hold.
+  // Sweeper (no owner): skip rows another transaction holds, so it never waits
+  // on, or deadlocks with, a decision in progress; it takes them next time.
+  const where = ownerId
+    ? and(eq(claims.ownerId, ownerId), due)
+    : inArray(claims.id, db.select({ id: claims.id }).from(claims).where(due).limit(500).for('update', { skipLocked: true }));
+  const expired = await db.update(claims).set({ status: 'expired', statusReason: 'ttl_elapsed', updatedAt: now }).where(where).returning();
   for (const hold of expired) {
     if (hold.agentId) {
       await enqueueNotification(db, {

@@ -1,4 +1,4 @@
-import { inArray } from 'drizzle-orm';
+import { and, eq, gt, inArray } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
 import { isConstraintViolation, PG_EXCLUSION_VIOLATION } from '@/db/errors';
 import { claims } from '@/db/schema';
@@ -168,4 +168,22 @@ export async function runClaimTransaction<T>(db: Db, fn: (tx: Executor) => Promi
       }
     }
   }
+}
+
+/**
+ * The claim this agent already made with this Idempotency-Key, if any. The
+ * wrapper replays finished keys itself; this covers a process that died after
+ * committing the effect but before storing the response: the retry takes the
+ * key over and must find the effect instead of colliding with it.
+ */
+export async function claimMadeWithKey(tx: Executor, agentId: string, idempotencyKey: string | null, kind: 'hold' | 'booking', now: Date): Promise<ClaimRow | undefined> {
+  if (!idempotencyKey) return undefined;
+  // Keys are retained 24 h; after that the same key may name a new request.
+  const since = new Date(now.getTime() - 24 * 3_600_000);
+  const [row] = await tx
+    .select()
+    .from(claims)
+    .where(and(eq(claims.agentId, agentId), eq(claims.idempotencyKey, idempotencyKey), eq(claims.kind, kind), gt(claims.createdAt, since)))
+    .limit(1);
+  return row;
 }

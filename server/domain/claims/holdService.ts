@@ -7,7 +7,7 @@ import { isUuid, newId } from '../ids';
 import { findHoldStretch, searchSlots } from '../scheduling';
 import { writeAudit } from './audit';
 import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, lockOwner, ownerRules, type ClaimRow } from './context';
-import { decideAndApply, requestPolicy, runClaimTransaction } from './decide';
+import { claimMadeWithKey, decideAndApply, requestPolicy, runClaimTransaction } from './decide';
 import { noSlotsError, validateWindow } from './windows';
 import { holdView, type HoldView } from './views';
 
@@ -55,6 +55,8 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
     });
     const view = (row: ClaimRow, warnings: string[]) =>
       holdView(row, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings });
+    const made = await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now);
+    if (made) return { view: view(made, notConfiguredWarnings(target.owner.workingHours)) };
 
     if (input.scope === 'candidate') {
       const { start, end } = input.candidate;

@@ -1,0 +1,1 @@
+CREATE INDEX "claims_active_hold_expiry_idx" ON "claims" USING btree ("expires_at") WHERE "claims"."kind" = 'hold' and "claims"."status" = 'active';
