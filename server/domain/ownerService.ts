@@ -5,7 +5,7 @@ import { calendars, owners, type HardBlockJson, type Weekday, type WorkingHoursJ
 import { normalizeEmail } from './access';
 import { DomainError } from './errors';
 import { newId } from './ids';
-import { validateScheduleRules } from './scheduleRulesValidation';
+import { validateOwnerRules, type RuleIssue } from './scheduling';
 
 export const WEEKDAYS: readonly Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 
@@ -104,11 +104,28 @@ export async function putScheduleRules(db: Executor, customerId: string, email: 
     ? (Object.fromEntries(WEEKDAYS.map((d) => [d, input.working_hours![d] ?? []])) as WorkingHoursJson)
     : null;
   const hardBlocks = input.hard_blocks ?? [];
-  validateScheduleRules({ workingHours, hardBlocks, timeZone });
+  const issues = [...validateOwnerRules({ timeZone, workingHours, hardBlocks, maxDailyMeetingHours: input.max_daily_meeting_hours ?? null }), ...overlappingRanges(workingHours)];
+  if (issues.length) {
+    throw new DomainError('INVALID_SCHEDULE_RULES', `${issues[0].path}: ${issues[0].message}`, { details: { fields: issues } });
+  }
   const [updated] = await db
     .update(owners)
     .set({ timeZone, workingHours, hardBlocks, maxDailyMeetingHours: input.max_daily_meeting_hours ?? null, updatedAt: now })
     .where(eq(owners.id, owner.id))
     .returning();
   return updated;
+}
+
+/** Ranges of one weekday must not overlap (the arbiter would merge them; an owner most likely mistyped). */
+function overlappingRanges(workingHours: WorkingHoursJson | null): RuleIssue[] {
+  if (!workingHours) return [];
+  const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+  const issues: RuleIssue[] = [];
+  for (const day of WEEKDAYS) {
+    const sorted = [...(workingHours[day] ?? [])].sort((a, b) => minutes(a.start) - minutes(b.start));
+    for (let i = 1; i < sorted.length; i++) {
+      if (minutes(sorted[i].start) < minutes(sorted[i - 1].end)) issues.push({ path: `working_hours.${day}`, message: 'ranges overlap' });
+    }
+  }
+  return issues;
 }

@@ -14,7 +14,6 @@ import {
   type Decision,
   type OwnerRules,
   type RejectReason,
-  type RequestPolicy,
 } from './types';
 
 /** How far (both directions) alternatives are searched around the requested start. */
@@ -103,4 +102,3 @@ export function decide(ctx: SchedulingContext, request: ArbitrationRequest): Dec
   };
 }
 
-export type { RequestPolicy };

@@ -10,7 +10,7 @@ export {
   claimMsOnDay,
 } from './timeRules';
 export { parseRRule, RRuleError, type ParsedRRule } from './rrule';
-export { validateOwnerRules } from './validate';
+export { validateOwnerRules, type RuleIssue } from './validate';
 export { arbitrate, decide, findAlternatives, ALTERNATIVES_RADIUS_MS, ALTERNATIVES_STEP_MINUTES, MAX_ALTERNATIVES } from './arbitrate';
 export { evaluateSlot, type SlotVerdict, type FailedStage } from './evaluate';
 export { SchedulingContext } from './context';

@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { hardBlockIntervals, parseRRule, RRuleError, validateOwnerRules, type HardBlock } from '@/server/domain/scheduling';
 import { at, rules, show } from './helpers';
+
+// Property runs take a few seconds; leave room for a busy machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const blocks = (timeZone: string, hardBlocks: HardBlock[], from: string, to: string) =>
   show(hardBlockIntervals(rules({ timeZone, hardBlocks }), at(from), at(to)));

@@ -3,7 +3,7 @@
  * references (naive overlap filters, workingIntervals/hardBlockIntervals/bookedMinutesOnLocalDay)
  * rather than against the internals used by arbitrate().
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import {
@@ -25,6 +25,9 @@ import {
   type Weekday,
 } from '@/server/domain/scheduling';
 import { at, H, MIN } from './helpers';
+
+// Property runs take a few seconds; leave room for a busy machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const DAY = 24 * H;
 const WEEKDAYS: Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
