@@ -1,0 +1,25 @@
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { createTrpcContext } from '@/server/trpc/init';
+import { appRouter } from '@/server/trpc/router';
+import { isDomainError } from '@/server/domain/errors';
+import { statusForCode } from '@/server/http/errorStatus';
+import { log } from '@/server/log';
+
+export const dynamic = 'force-dynamic';
+export const runtime = 'nodejs';
+
+function handler(req: Request): Promise<Response> {
+  return fetchRequestHandler({
+    endpoint: '/api/trpc',
+    req,
+    router: appRouter,
+    createContext: () => createTrpcContext({ req }),
+    onError: ({ error, path }) => {
+      // A DomainError arrives wrapped as INTERNAL_SERVER_ERROR; the formatter gives it its real status.
+      const expected = isDomainError(error.cause) && statusForCode(error.cause.code) < 500;
+      if (error.code === 'INTERNAL_SERVER_ERROR' && !expected) log.error('trpc procedure failed', { path, err: error.cause ?? error });
+    },
+  });
+}
+
+export { handler as GET, handler as POST };

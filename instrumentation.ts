@@ -1,0 +1,16 @@
+/**
+ * Next.js start-up hook (runs once per server process, before the first
+ * request). On the Node.js runtime it opens the database, so migrations run
+ * and a bad DATABASE_URL or a locked embedded database shows at start rather
+ * than on the first request, and creates the rate limiter, which says whether
+ * limits are shared (Redis) or per instance. It also registers the shutdown
+ * hook that scripts/serve.mjs calls on SIGTERM/SIGINT.
+ */
+export async function register(): Promise<void> {
+  // Next sets these: the edge runtime has no database, and `next build` only collects page data.
+  if (process.env.NEXT_RUNTIME !== 'nodejs') return;
+  if (process.env.NEXT_PHASE === 'phase-production-build') return;
+
+  const { startServices } = await import('./server/startup');
+  await startServices();
+}

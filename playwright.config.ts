@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { defineConfig } from '@playwright/test';
+
+/**
+ * End-to-end tests against the production server (scripts/serve.mjs after
+ * `next build`, which the first web server runs unless E2E_SKIP_BUILD=1).
+ *
+ * - E2E_DATABASE_URL set: two instances (ports 3100 and 3101) share that
+ *   PostgreSQL and, with E2E_REDIS_URL, one Redis for rate limits.
+ * - otherwise: one instance on a fresh temporary embedded PGlite.
+ *
+ * Tests find the instances in E2E_BASE_URLS (comma-separated; see e2e/servers.ts).
+ * Browser: Debian's Chromium at /usr/bin/chromium (never `npx playwright install`).
+ */
+const ROOT = __dirname;
+const databaseUrl = process.env.E2E_DATABASE_URL || '';
+const redisUrl = process.env.E2E_REDIS_URL || '';
+const firstPort = Number(process.env.E2E_PORT || 3100);
+const ports = databaseUrl ? [firstPort, firstPort + 1] : [firstPort];
+const skipBuild = process.env.E2E_SKIP_BUILD === '1';
+
+// Set once in the runner process; workers inherit the environment (and must not make another temp dir).
+process.env.E2E_BASE_URLS = ports.map((p) => `http://127.0.0.1:${p}`).join(',');
+if (!databaseUrl && !process.env.E2E_PGLITE_DIR) {
+  const parent = path.join(os.tmpdir(), 'agent-scheduler-e2e');
+  fs.mkdirSync(parent, { recursive: true });
+  sweepOldRuns(parent);
+  process.env.E2E_PGLITE_DIR = path.join(fs.mkdtempSync(path.join(parent, 'run-')), 'pglite');
+}
+// Keep Chromium's profile and crash folders inside the project.
+process.env.XDG_CONFIG_HOME = path.join(ROOT, '.xdg', 'config');
+process.env.XDG_CACHE_HOME = path.join(ROOT, '.xdg', 'cache');
+
+function serverEnv(port: number): Record<string, string> {
+  return {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    NODE_ENV: 'production',
+    NEXT_TELEMETRY_DISABLED: '1',
+    DATABASE_URL: databaseUrl,
+    DB_DRIVER: '',
+    PGLITE_DIR: databaseUrl ? '' : process.env.E2E_PGLITE_DIR!,
+    REDIS_URL: redisUrl,
+    UPSTASH_REDIS_REST_URL: '',
+    UPSTASH_REDIS_REST_TOKEN: '',
+    TRUST_PROXY: '',
+    PUBLIC_BASE_URL: '',
+  };
+}
+
+/** Temporary databases of earlier runs (older than 6 h) go. */
+function sweepOldRuns(parent: string): void {
+  for (const name of fs.readdirSync(parent)) {
+    const dir = path.join(parent, name);
+    try {
+      if (Date.now() - fs.statSync(dir).mtimeMs > 6 * 3600_000) fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // another run may be removing it
+    }
+  }
+}
+
+export default defineConfig({
+  testDir: './e2e',
+  outputDir: './test-results',
+  fullyParallel: false,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  workers: 2,
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  reporter: [['list'], ['json', { outputFile: '.test-results/playwright.json' }]],
+  use: {
+    baseURL: `http://127.0.0.1:${ports[0]}`,
+    browserName: 'chromium',
+    headless: true,
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    },
+    trace: 'retain-on-failure',
+  },
+  webServer: ports.map((port, i) => {
+    const build = i === 0 && !skipBuild;
+    return {
+      // Started one after the other, so only the first builds.
+      command: build ? 'npm run -s build && node scripts/serve.mjs' : 'node scripts/serve.mjs',
+      url: `http://127.0.0.1:${port}/`,
+      cwd: ROOT,
+      env: serverEnv(port),
+      reuseExistingServer: false,
+      timeout: build ? 15 * 60_000 : 2 * 60_000,
+      stdout: 'pipe' as const,
+      stderr: 'pipe' as const,
+      gracefulShutdown: { signal: 'SIGTERM' as const, timeout: 15_000 },
+    };
+  }),
+});

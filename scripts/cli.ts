@@ -1,0 +1,343 @@
+/**
+ * Command-line tool for the configured database (DATABASE_URL, else the
+ * embedded PGlite under PGLITE_DIR). Run with `npm run cli -- <command>`
+ * (`npm run -s cli -- ...` keeps npm's own "> script" banner off stdout).
+ *
+ *   bootstrap --customer NAME [--json]   new customer + first admin agent and API key
+ *   migrate [--json]                     open the database, applying pending migrations
+ *   seed-demo [--if-empty] [--json]      demo customer with an owner, rules, classes and a key
+ *
+ * With --json, stdout carries exactly one JSON object and everything else goes
+ * to stderr. Exit codes: 0 ok, 1 error, 2 usage, 3 embedded database in use
+ * by another process.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { sql } from 'drizzle-orm';
+import { closeDb, getDbHandle, type Db } from '@/db/client';
+import { customers } from '@/db/schema';
+import { acquirePgliteLock, isPgliteLockedError } from '@/db/drivers/pglite';
+import { getConfig } from '@/server/config';
+import { bootstrapCustomer } from '@/server/domain/customerService';
+import { createMeetingClass } from '@/server/domain/meetingClassService';
+import { createOwner, putScheduleRules } from '@/server/domain/ownerService';
+import { isDomainError } from '@/server/domain/errors';
+
+const EXIT_ERROR = 1;
+const EXIT_USAGE = 2;
+const EXIT_DB_BUSY = 3;
+
+const USAGE = `Usage: npm run cli -- <command> [options]
+
+Commands:
+  bootstrap --customer NAME [--json]
+      Create a customer and its first admin agent (all permissions, scope org:*)
+      and print the agent's API key (shown once).
+      --json prints exactly {"customer_id","agent_id","api_key"} on stdout.
+  migrate [--json]
+      Open the configured database and apply pending migrations.
+  seed-demo [--if-empty] [--json]
+      Create a demo customer: owner demo.owner@example.com (Europe/Berlin,
+      Mon-Fri 09:00-17:00, lunch blocked), meeting classes and an admin API key.
+      --if-empty: do nothing when any customer exists.
+
+Database: DATABASE_URL (PostgreSQL), else the embedded PGlite in PGLITE_DIR
+(default .data/pglite). The embedded database allows one process at a time:
+stop the server before running commands against it.`;
+
+class UsageError extends Error {}
+
+type Out = { json: boolean; write: (text: string) => void };
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(USAGE + '\n');
+    return command ? 0 : EXIT_USAGE;
+  }
+
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      customer: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      'if-empty': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
+
+  // With --json, stdout is reserved for the one result object: anything else
+  // (migration notices, logs, library chatter) is redirected to stderr.
+  const realStdout = process.stdout.write.bind(process.stdout);
+  if (values.json) {
+    process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  }
+  const out: Out = { json: values.json, write: (text) => void realStdout(text) };
+
+  switch (command) {
+    case 'bootstrap':
+      return bootstrap(values.customer, out);
+    case 'migrate':
+      return migrateCommand(out);
+    case 'seed-demo':
+      return seedDemo(values['if-empty'], out);
+    default:
+      throw new UsageError(`Unknown command: ${command}`);
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+async function bootstrap(customer: string | undefined, out: Out): Promise<number> {
+  const name = customer?.trim();
+  if (!name) throw new UsageError('bootstrap needs --customer NAME');
+  if (name.length > 200) throw new UsageError('--customer must be at most 200 characters');
+  const { db } = await getDbHandle();
+  const result = await bootstrapCustomer(db, name);
+  if (out.json) {
+    out.write(JSON.stringify({ customer_id: result.customer_id, agent_id: result.agent_id, api_key: result.api_key }) + '\n');
+  } else {
+    out.write(
+      [
+        `Created customer "${name}" on ${describeDatabase()}`,
+        `  customer_id  ${result.customer_id}`,
+        `  agent_id     ${result.agent_id}  (admin: every permission, owner_scope org:*)`,
+        `  api_key      ${result.api_key}`,
+        '',
+        'The key is shown only once; it is stored as a hash. Use it as: Authorization: Bearer <api_key>',
+        '',
+      ].join('\n'),
+    );
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------
+
+type MigrationEntry = { tag: string; when: number };
+
+function journal(): MigrationEntry[] {
+  const file = path.join(getConfig().migrationsDir, 'meta', '_journal.json');
+  const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { entries: MigrationEntry[] };
+  return parsed.entries;
+}
+
+const APPLIED_SQL = 'select created_at from drizzle.__drizzle_migrations';
+
+/** `created_at` (the migration's journal timestamp) of each applied migration, before opening through the app. */
+async function appliedBeforeOpen(): Promise<{ applied: Set<number>; release: () => void }> {
+  const config = getConfig();
+  const none = { applied: new Set<number>(), release: () => {} };
+  if (config.databaseUrl) {
+    const { default: postgres } = await import('postgres');
+    const client = postgres(config.databaseUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+    try {
+      const rows = await client.unsafe<{ created_at: string }[]>(APPLIED_SQL);
+      return { applied: new Set(rows.map((r) => Number(r.created_at))), release: () => {} };
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === '42P01' || code === '3F000') return none; // no migrations table or schema yet
+      throw err;
+    } finally {
+      await client.end({ timeout: 5 });
+    }
+  }
+  if (config.dbDriver === 'pglite-memory') return none;
+  if (!fs.existsSync(path.join(config.pgliteDir, 'PG_VERSION'))) return none;
+  // Hold the lock across the peek and the real open below (it is re-entrant in this process).
+  const release = acquirePgliteLock(config.pgliteDir);
+  try {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { btree_gist } = await import('@electric-sql/pglite/contrib/btree_gist');
+    const client = await PGlite.create({ dataDir: config.pgliteDir, extensions: { btree_gist } });
+    try {
+      const res = await client.query<{ created_at: string }>(APPLIED_SQL);
+      return { applied: new Set(res.rows.map((r) => Number(r.created_at))), release };
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === '42P01' || code === '3F000') return { applied: new Set(), release };
+      throw err;
+    } finally {
+      await client.close();
+    }
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+async function migrateCommand(out: Out): Promise<number> {
+  const entries = journal();
+  const before = await appliedBeforeOpen();
+  let db: Db;
+  try {
+    ({ db } = await getDbHandle());
+  } finally {
+    before.release();
+  }
+  // postgres.js answers an array of rows, PGlite an object with `rows`.
+  const result = (await db.execute(sql.raw(APPLIED_SQL))) as unknown as { created_at: string }[] | { rows: { created_at: string }[] };
+  const after = new Set((Array.isArray(result) ? result : result.rows).map((r) => Number(r.created_at)));
+  const appliedNow = entries.filter((e) => after.has(e.when) && !before.applied.has(e.when)).map((e) => e.tag);
+  const pending = entries.filter((e) => !after.has(e.when)).map((e) => e.tag);
+  const latest = [...entries].reverse().find((e) => after.has(e.when))?.tag ?? null;
+  if (out.json) {
+    out.write(JSON.stringify({ database: describeDatabase(), applied: appliedNow, latest, total: after.size, pending }) + '\n');
+  } else {
+    const lines = [`Database: ${describeDatabase()}`];
+    lines.push(
+      appliedNow.length
+        ? `Applied ${appliedNow.length} migration(s): ${appliedNow.join(', ')}`
+        : `Already up to date: nothing to apply.`,
+    );
+    lines.push(`Schema at ${latest ?? '(none)'} (${after.size} of ${entries.length} migrations applied).`);
+    if (pending.length) lines.push(`Not applied (unexpected): ${pending.join(', ')}`);
+    out.write(lines.join('\n') + '\n');
+  }
+  return pending.length ? EXIT_ERROR : 0;
+}
+
+// ---------------------------------------------------------------------------
+
+const DEMO = {
+  customer: 'Demo Co',
+  owner: { email: 'demo.owner@example.com', name: 'Dana Demo', time_zone: 'Europe/Berlin', role: 'admin' as const },
+  workday: { start: '09:00', end: '17:00' },
+  lunch: { start: '12:00', end: '13:00' },
+  maxDailyMeetingHours: 6,
+  classes: [
+    { name: 'external', priority: 50, preempt_policy: 'preempt_lower' as const, sacred_meeting_age_hours: 24 },
+    { name: 'internal', priority: 30, preempt_policy: 'preempt_lower' as const, sacred_meeting_age_hours: 24 },
+    { name: 'focus', priority: 10, preempt_policy: 'never' as const, sacred_meeting_age_hours: 24 },
+  ],
+};
+
+async function seedDemo(ifEmpty: boolean, out: Out): Promise<number> {
+  const { db } = await getDbHandle();
+  if (ifEmpty) {
+    const present = (await db.select({ id: customers.id }).from(customers).limit(1)).length > 0;
+    if (present) {
+      if (out.json) out.write(JSON.stringify({ seeded: false, reason: 'database already has a customer' }) + '\n');
+      else out.write(`Nothing seeded: ${describeDatabase()} already has a customer (--if-empty).\n`);
+      return 0;
+    }
+  }
+
+  const now = new Date();
+  const weekdays = ['mon', 'tue', 'wed', 'thu', 'fri'] as const;
+  const seeded = await db.transaction(async (tx) => {
+    const boot = await bootstrapCustomer(tx, DEMO.customer, now);
+    const owner = await createOwner(tx, boot.customer_id, DEMO.owner);
+    await putScheduleRules(
+      tx,
+      boot.customer_id,
+      owner.email,
+      {
+        working_hours: Object.fromEntries(weekdays.map((d) => [d, [DEMO.workday]])),
+        hard_blocks: [{ days: [...weekdays], ...DEMO.lunch, label: 'Lunch' }],
+        max_daily_meeting_hours: DEMO.maxDailyMeetingHours,
+      },
+      now,
+    );
+    for (const c of DEMO.classes) await createMeetingClass(tx, boot.customer_id, c);
+    return boot;
+  });
+
+  const base = exampleBaseUrl();
+  const curl = `curl -H "Authorization: Bearer ${seeded.api_key}" "${base}/v1/schedule-rules?owner_email=${DEMO.owner.email}"`;
+  if (out.json) {
+    out.write(
+      JSON.stringify({
+        seeded: true,
+        customer_id: seeded.customer_id,
+        agent_id: seeded.agent_id,
+        api_key: seeded.api_key,
+        owner_email: DEMO.owner.email,
+        meeting_classes: DEMO.classes.map((c) => c.name),
+        example_curl: curl,
+      }) + '\n',
+    );
+  } else {
+    out.write(
+      [
+        `Seeded the demo customer "${DEMO.customer}" on ${describeDatabase()}`,
+        `  Owner            ${DEMO.owner.name} <${DEMO.owner.email}>, ${DEMO.owner.time_zone}, role ${DEMO.owner.role}`,
+        `  Working hours    Mon-Fri ${DEMO.workday.start}-${DEMO.workday.end}, lunch ${DEMO.lunch.start}-${DEMO.lunch.end} blocked, at most ${DEMO.maxDailyMeetingHours} meeting hours a day`,
+        `  Meeting classes  ${DEMO.classes.map((c) => `${c.name} (priority ${c.priority}${c.preempt_policy === 'never' ? ', never preempts' : ''})`).join(', ')}`,
+        `  Admin agent      ${seeded.agent_id} (every permission, owner_scope org:*)`,
+        `  API key          ${seeded.api_key}   (shown once)`,
+        '',
+        'Try it:',
+        `  ${curl}`,
+        '',
+      ].join('\n'),
+    );
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------
+
+function describeDatabase(): string {
+  const config = getConfig();
+  if (config.databaseUrl) {
+    try {
+      const u = new URL(config.databaseUrl);
+      if (u.password) u.password = '***';
+      return `PostgreSQL ${u.toString()}`;
+    } catch {
+      return 'PostgreSQL (DATABASE_URL)';
+    }
+  }
+  if (config.dbDriver === 'pglite-memory') return 'embedded PGlite (in memory)';
+  const rel = path.relative(process.cwd(), config.pgliteDir);
+  return `embedded PGlite at ${rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : config.pgliteDir}`;
+}
+
+/** Where the examples point: PUBLIC_BASE_URL, else the local server's default address. */
+function exampleBaseUrl(): string {
+  const configured = getConfig().publicBaseUrl;
+  if (configured) return configured.replace(/\/+$/, '');
+  return `http://localhost:${process.env.PORT || 3000}`;
+}
+
+function fail(message: string, code: number): number {
+  process.stderr.write(`cli: ${message}\n`);
+  return code;
+}
+
+async function run(): Promise<void> {
+  let code: number;
+  try {
+    code = await main(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      code = fail(`${(err as Error).message}\n\n${USAGE}`, EXIT_USAGE);
+    } else if (isPgliteLockedError(err)) {
+      code = fail(err.message, EXIT_DB_BUSY);
+    } else if (isDomainError(err)) {
+      code = fail(`${err.code}: ${err.message}`, EXIT_ERROR);
+    } else {
+      const e = err as Error & { cause?: unknown };
+      const cause = e.cause instanceof Error ? ` (cause: ${e.cause.message})` : '';
+      code = fail(`${e?.message ?? String(err)}${cause}`, EXIT_ERROR);
+      if (process.env.DEBUG) process.stderr.write(`${e?.stack}\n`);
+    }
+  }
+  try {
+    await closeDb();
+  } catch (err) {
+    process.stderr.write(`cli: closing the database failed: ${(err as Error).message}\n`);
+    if (code === 0) code = EXIT_ERROR;
+  }
+  process.exit(code);
+}
+
+void run();

@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+/**
+ * The service's HTTP server: Next.js through its programmatic API behind a
+ * plain node:http server.
+ *
+ *   node scripts/serve.mjs          production (needs `next build` first; `npm start`)
+ *   node scripts/serve.mjs --dev    development (also when NODE_ENV=development)
+ *
+ * Environment: PORT (default 3000), HOST (default 0.0.0.0), TRUST_PROXY.
+ *
+ * Client address: unless TRUST_PROXY is "1" or "true", every request's
+ * X-Forwarded-For is overwritten with the socket's remote address (Next.js
+ * only sets it when absent, so a client could otherwise pick its own address
+ * and dodge per-IP rate limits), and client-sent X-Forwarded-Host/-Proto/-Port,
+ * Forwarded and X-Real-IP are dropped (Next.js derives the request URL from
+ * them). With TRUST_PROXY the proxy in front is trusted to set them.
+ *
+ * SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish
+ * (up to SHUTDOWN_GRACE_MS, default 10 s), run the service's shutdown hook
+ * (closes the rate limiter and the database; see server/startup.ts), exit 0.
+ * A second signal exits at once.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SHUTDOWN_HOOK = Symbol.for('agent-scheduler.shutdown');
+const FATAL_HOOK = Symbol.for('agent-scheduler.fatal');
+const SPOOFABLE = ['x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'forwarded', 'x-real-ip'];
+
+/** Normalise `::ffff:127.0.0.1` to `127.0.0.1`. */
+function socketAddress(req) {
+  const a = req.socket.remoteAddress ?? '';
+  return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
+}
+
+/**
+ * Start the server. Resolves once it is listening.
+ * @param {{ dev?: boolean, port?: number, host?: string, dir?: string, onReady?: (url: string) => void }} [opts]
+ */
+export async function startServer(opts = {}) {
+  const dev = opts.dev ?? (process.argv.includes('--dev') || process.env.NODE_ENV === 'development');
+  const dir = opts.dir ?? ROOT;
+  const port = opts.port ?? Number(process.env.PORT || 3000);
+  const host = opts.host ?? (process.env.HOST || '0.0.0.0');
+  const trustProxy = process.env.TRUST_PROXY === '1' || process.env.TRUST_PROXY === 'true';
+
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${process.env.PORT}`);
+  if (!dev && !fs.existsSync(path.join(dir, '.next', 'BUILD_ID'))) {
+    throw new Error('No production build in .next: run `npm run build` first (or `npm run dev` for development).');
+  }
+  // This machine has no route to Next's telemetry endpoint; opt in explicitly with NEXT_TELEMETRY_DISABLED=0.
+  process.env.NEXT_TELEMETRY_DISABLED ??= '1';
+  // Next reads NODE_ENV; make it agree with the mode (as `next dev` / `next start` do).
+  process.env.NODE_ENV = dev ? 'development' : 'production';
+
+  // The service calls this (server/startup.ts) when it cannot run at all, e.g. the embedded database is locked.
+  globalThis[FATAL_HOOK] = (err) => {
+    console.error(`serve: cannot start: ${err?.message ?? err}`);
+    process.exit(1);
+  };
+
+  const { default: next } = await import('next');
+  const app = next({ dev, dir, hostname: host === '0.0.0.0' || host === '::' ? 'localhost' : host, port });
+  const handle = app.getRequestHandler();
+  await app.prepare();
+  const upgrade = typeof app.getUpgradeHandler === 'function' ? app.getUpgradeHandler() : null;
+
+  const server = http.createServer((req, res) => {
+    if (!trustProxy) {
+      req.headers['x-forwarded-for'] = socketAddress(req);
+      for (const h of SPOOFABLE) delete req.headers[h];
+    }
+    handle(req, res).catch((err) => {
+      console.error(JSON.stringify({ level: 'error', at: new Date().toISOString(), msg: 'unhandled request error', err: String(err?.stack ?? err) }));
+      if (!res.headersSent) {
+        res.statusCode = 500;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ error: { code: 'internal_error', message: 'Internal server error' }, pending_notifications: [] }));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  // Dev mode's hot reload uses a WebSocket.
+  if (dev && upgrade) {
+    server.on('upgrade', (req, socket, head) => {
+      if (!trustProxy) req.headers['x-forwarded-for'] = socketAddress(req);
+      upgrade(req, socket, head);
+    });
+  }
+
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${actualPort}`;
+  console.log(
+    `> Ready on ${url} (${dev ? 'development' : 'production'}, listening on ${host}:${actualPort}, ` +
+      `client address from ${trustProxy ? 'X-Forwarded-For (TRUST_PROXY)' : 'the socket'})`,
+  );
+  opts.onReady?.(url);
+
+  installShutdown(server, app);
+  return { server, app, url };
+}
+
+function installShutdown(server, app) {
+  let stopping = false;
+  const graceMs = Number(process.env.SHUTDOWN_GRACE_MS || 10_000);
+  const stop = async (signal) => {
+    if (stopping) {
+      console.error(`> ${signal} again: exiting now`);
+      process.exit(1);
+    }
+    stopping = true;
+    console.log(`> ${signal}: shutting down (in-flight requests get up to ${graceMs} ms)`);
+    const closed = new Promise((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections?.();
+    const timer = setTimeout(() => server.closeAllConnections?.(), graceMs);
+    timer.unref();
+    await closed;
+    clearTimeout(timer);
+    try {
+      const hook = globalThis[SHUTDOWN_HOOK];
+      if (typeof hook === 'function') await hook();
+    } catch (err) {
+      console.error('> shutdown hook failed:', err);
+    }
+    try {
+      await app.close();
+    } catch {
+      // Next's own cleanup is best effort
+    }
+    console.log('> stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  startServer().catch((err) => {
+    console.error(`serve: ${err?.message ?? err}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,143 @@
+#!/usr/bin/env node
+/**
+ * `npm test`: Vitest (unit + integration), then Playwright (end to end,
+ * which builds and starts the production server). Reads both runners' JSON
+ * reports and prints, as its last line, `N passed, N failed, N skipped`
+ * (totals across both). Exits non-zero when anything failed, including a
+ * runner that crashed or exited non-zero without a report, which counts as a
+ * failure, never as "0 failed".
+ *
+ * TEST_DATABASE_URL (PostgreSQL) also runs the integration tests on it and
+ * starts two e2e server instances on it (E2E_DATABASE_URL), sharing Redis from
+ * TEST_REDIS_URL or REDIS_URL (E2E_REDIS_URL).
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const RESULTS = path.join(ROOT, '.test-results');
+const VITEST_REPORT = path.join(RESULTS, 'vitest.json'); // written by vitest.config.ts's json reporter
+const PLAYWRIGHT_REPORT = path.join(RESULTS, 'playwright.json'); // written by playwright.config.ts's json reporter
+
+function runNode(label, script, args, env) {
+  console.log(`\n=== ${label}: ${path.relative(ROOT, script)} ${args.join(' ')}\n`);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, stdio: 'inherit', env });
+    child.on('error', (err) => {
+      console.error(`${label} could not start: ${err.message}`);
+      resolve({ code: 127, signal: null });
+    });
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+}
+
+function readJson(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** A report whose run started before we launched the runner is someone else's (e.g. a concurrent run in the same tree). */
+function fresh(report, startedAt, startTimeOf) {
+  if (!report) return null;
+  const t = startTimeOf(report);
+  return Number.isFinite(t) && t + 1000 < startedAt ? null : report;
+}
+
+/** Vitest's JSON report: per-test counts, plus files that failed without a failing test (import errors, hook failures). */
+function vitestCounts(report) {
+  const passed = report.numPassedTests ?? 0;
+  let failed = report.numFailedTests ?? 0;
+  const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+  const notes = [];
+  for (const file of report.testResults ?? []) {
+    const anyFailedTest = (file.assertionResults ?? []).some((a) => a.status === 'failed');
+    if (file.status === 'failed' && !anyFailedTest) {
+      failed += 1;
+      notes.push(`file failed outside any test: ${path.relative(ROOT, file.name ?? '?')}${file.message ? ` (${String(file.message).split('\n')[0]})` : ''}`);
+    }
+  }
+  return { passed, failed, skipped, notes };
+}
+
+/** Playwright's JSON report: expected = passed, unexpected = failed, flaky passed on retry; top-level errors (web server, config) fail. */
+function playwrightCounts(report) {
+  const s = report.stats ?? {};
+  const passed = (s.expected ?? 0) + (s.flaky ?? 0);
+  let failed = s.unexpected ?? 0;
+  const skipped = s.skipped ?? 0;
+  const notes = [];
+  const errors = report.errors ?? [];
+  if (errors.length) {
+    failed += errors.length;
+    for (const e of errors) notes.push(`error outside tests: ${String(e.message ?? e).split('\n')[0]}`);
+  }
+  return { passed, failed, skipped, notes };
+}
+
+function summarize(label, result, report, count) {
+  if (!report) {
+    const why = result.signal ? `killed by ${result.signal}` : `exit code ${result.code}`;
+    return { passed: 0, failed: 1, skipped: 0, notes: [`no report written (${why}): counted as one failure`] };
+  }
+  const c = count(report);
+  if ((result.code !== 0 || result.signal) && c.failed === 0) {
+    c.failed = 1;
+    c.notes.push(`runner ${result.signal ? `killed by ${result.signal}` : `exited with code ${result.code}`} without reporting a failure: counted as one failure`);
+  }
+  return c;
+}
+
+async function main() {
+  fs.mkdirSync(RESULTS, { recursive: true });
+  for (const f of [VITEST_REPORT, PLAYWRIGHT_REPORT]) fs.rmSync(f, { force: true });
+
+  const env = { ...process.env };
+  if (env.TEST_DATABASE_URL) {
+    env.E2E_DATABASE_URL ||= env.TEST_DATABASE_URL;
+    const redis = env.TEST_REDIS_URL || env.REDIS_URL;
+    if (redis) env.E2E_REDIS_URL ||= redis;
+  }
+  console.log(
+    `test: integration on PGlite${env.TEST_DATABASE_URL ? ' and PostgreSQL' : ''}; e2e on ` +
+      (env.E2E_DATABASE_URL ? `two instances sharing PostgreSQL${env.E2E_REDIS_URL ? ' and Redis' : ''}` : 'one instance with a temporary PGlite'),
+  );
+
+  const vitestBin = path.join(path.dirname(require.resolve('vitest/package.json')), 'vitest.mjs');
+  const vitestStarted = Date.now();
+  const vitest = await runNode('vitest', vitestBin, ['run'], env);
+  const vitestReport = fresh(readJson(VITEST_REPORT), vitestStarted, (r) => Number(r.startTime));
+
+  const playwrightCli = path.join(path.dirname(require.resolve('@playwright/test/package.json')), 'cli.js');
+  const playwrightStarted = Date.now();
+  const playwright = await runNode('playwright', playwrightCli, ['test'], env);
+  const playwrightReport = fresh(readJson(PLAYWRIGHT_REPORT), playwrightStarted, (r) => Date.parse(r.stats?.startTime));
+
+  const rows = [
+    ['vitest', summarize('vitest', vitest, vitestReport, vitestCounts)],
+    ['playwright', summarize('playwright', playwright, playwrightReport, playwrightCounts)],
+  ];
+  const total = { passed: 0, failed: 0, skipped: 0 };
+  console.log('\n=== summary');
+  for (const [label, c] of rows) {
+    console.log(`${label.padEnd(10)} ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`);
+    for (const n of c.notes) console.log(`           ${n}`);
+    total.passed += c.passed;
+    total.failed += c.failed;
+    total.skipped += c.skipped;
+  }
+  console.log(`${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+  process.exitCode = total.failed > 0 ? 1 : 0;
+}
+
+main().catch((err) => {
+  console.error(`test-all: ${err?.stack ?? err}`);
+  console.log('0 passed, 1 failed, 0 skipped');
+  process.exitCode = 1;
+});

@@ -1,0 +1,69 @@
+import { closeDb, getDb, getDbHandle } from '@/db/client';
+import { startSweeper } from '@/server/domain/claims/sweeper';
+import { sweepIdempotency } from '@/server/http/idempotency';
+import { isPgliteLockedError } from '@/db/drivers/pglite';
+import { getConfig } from '@/server/config';
+import { getRateLimiter } from '@/server/http/rateLimit';
+import { log } from '@/server/log';
+
+/**
+ * scripts/serve.mjs (plain JavaScript, outside the bundle) finds the shutdown
+ * hook under this global symbol and awaits it after the HTTP server has
+ * stopped accepting requests.
+ */
+const SHUTDOWN = Symbol.for('agent-scheduler.shutdown');
+/** Set by scripts/serve.mjs: stop the process on an error the server cannot recover from. */
+const FATAL = Symbol.for('agent-scheduler.fatal');
+type GlobalWithShutdown = typeof globalThis & { [SHUTDOWN]?: () => Promise<void>; [FATAL]?: (err: unknown) => void };
+
+/** Open the database (applying migrations) and create the rate limiter; called from instrumentation.ts. */
+export async function startServices(): Promise<void> {
+  (globalThis as GlobalWithShutdown)[SHUTDOWN] = stopServices;
+
+  const config = getConfig();
+  const started = Date.now();
+  try {
+    const handle = await getDbHandle();
+    log.info('database ready', {
+      driver: handle.driver,
+      location: config.databaseUrl ? redactUrl(config.databaseUrl) : config.dbDriver === 'pglite-memory' ? 'memory' : config.pgliteDir,
+      ms: Date.now() - started,
+    });
+  } catch (err) {
+    if (isPgliteLockedError(err)) {
+      // Two processes on one embedded database would corrupt it: refuse to start.
+      log.error('database unavailable', { err });
+      const fatal = (globalThis as GlobalWithShutdown)[FATAL];
+      if (fatal) fatal(err);
+      throw err;
+    }
+    // PostgreSQL may come up later: keep serving (every request retries, /api/health says 503).
+    log.error('database unavailable at start; requests will retry', { err });
+  }
+
+  const limiter = getRateLimiter();
+  log.info('rate limiter ready', { backend: limiter.backend, shared: limiter.backend !== 'memory' });
+
+  // Expire holds past their time to live (notifying agents) and drop old idempotency keys.
+  stopSweeper?.();
+  stopSweeper = startSweeper(getDb, { sweepIdempotency });
+}
+
+let stopSweeper: (() => void) | undefined;
+
+/** Close the rate limiter's connection and the database (flushes and unlocks the embedded PGlite). */
+export async function stopServices(): Promise<void> {
+  stopSweeper?.();
+  const results = await Promise.allSettled([getRateLimiter().close(), closeDb()]);
+  for (const r of results) if (r.status === 'rejected') log.error('shutdown step failed', { err: r.reason });
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}

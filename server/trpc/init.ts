@@ -1,0 +1,62 @@
+import { initTRPC, TRPCError } from '@trpc/server';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { isDomainError } from '@/server/domain/errors';
+import { statusForCode } from '@/server/http/errorStatus';
+
+/** Per-request context. The dashboard's session (owner sign-in) will be added here. */
+export type TrpcContext = { req: Request; headers: Headers };
+
+export function createTrpcContext(opts: { req: Request }): TrpcContext {
+  return { req: opts.req, headers: opts.req.headers };
+}
+
+/**
+ * tRPC's own error key for an HTTP status, derived from tRPC's table (so
+ * server/http/errorStatus.ts stays the only table of ours): the first key
+ * whose status is `status`, else BAD_REQUEST for other 4xx (e.g. 410) and
+ * INTERNAL_SERVER_ERROR for the rest.
+ */
+const KEY_BY_STATUS = new Map<number, TRPC_ERROR_CODE_KEY>();
+for (const key of Object.keys(TRPC_ERROR_CODES_BY_KEY) as TRPC_ERROR_CODE_KEY[]) {
+  if (key === 'PARSE_ERROR') continue; // shares 400 with BAD_REQUEST
+  const status = getHTTPStatusCodeFromError(new TRPCError({ code: key }));
+  if (!KEY_BY_STATUS.has(status)) KEY_BY_STATUS.set(status, key);
+}
+export function trpcKeyForStatus(status: number): TRPC_ERROR_CODE_KEY {
+  return KEY_BY_STATUS.get(status) ?? (status >= 400 && status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
+}
+
+/** What a DomainError adds to `error.data` (the same code and details the REST envelope carries). */
+export type DomainErrorData = { code: string; message: string; reason?: string; details?: unknown; extra?: Record<string, unknown> };
+
+const t = initTRPC.context<TrpcContext>().create({
+  // Plain JSON (no transformer): dates travel as ISO strings, as on /v1.
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    if (isDomainError(cause)) {
+      // A DomainError thrown in a procedure answers with the status the REST wrapper would use.
+      const httpStatus = statusForCode(cause.code);
+      const key = trpcKeyForStatus(httpStatus);
+      const domain: DomainErrorData = { code: cause.code, message: cause.message };
+      if (cause.reason !== undefined) domain.reason = cause.reason;
+      if (cause.details !== undefined) domain.details = cause.details;
+      if (cause.extra !== undefined) domain.extra = cause.extra; // alternatives, next_available, ...
+      return {
+        ...shape,
+        message: httpStatus >= 500 ? 'Internal server error' : cause.message,
+        code: TRPC_ERROR_CODES_BY_KEY[key],
+        data: { ...shape.data, code: key, httpStatus, stack: undefined, domain: httpStatus >= 500 ? null : domain },
+      };
+    }
+    if (shape.data.httpStatus >= 500) {
+      // Unexpected faults: no internals to the browser (they are logged by the route's onError).
+      return { ...shape, message: 'Internal server error', data: { ...shape.data, stack: undefined, domain: null } };
+    }
+    return { ...shape, data: { ...shape.data, domain: null as DomainErrorData | null } };
+  },
+});
+
+export const router = t.router;
+export const publicProcedure = t.procedure;
+export const createCallerFactory = t.createCallerFactory;
