@@ -6,6 +6,8 @@
  *   bootstrap --customer NAME [--json]   new customer + first admin agent and API key
  *   migrate [--json]                     open the database, applying pending migrations
  *   seed-demo [--if-empty] [--json]      demo customer with an owner, rules, classes and a key
+ *   set-password --email E [--customer-id ID] [--password P] [--json]
+ *                                        dashboard password of an owner (generated when omitted)
  *
  * With --json, stdout carries exactly one JSON object and everything else goes
  * to stderr. Exit codes: 0 ok, 1 error, 2 usage, 3 embedded database in use
@@ -14,9 +16,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { sql } from 'drizzle-orm';
+import { randomBytes } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
 import { closeDb, getDbHandle, type Db } from '@/db/client';
-import { customers } from '@/db/schema';
+import { customers, owners } from '@/db/schema';
+import { normalizeEmail } from '@/server/domain/access';
+import { setOwnerPassword } from '@/server/domain/passwords';
 import { acquirePgliteLock, isPgliteLockedError } from '@/db/drivers/pglite';
 import { getConfig } from '@/server/config';
 import { bootstrapCustomer } from '@/server/domain/customerService';
@@ -41,6 +46,10 @@ Commands:
       Create a demo customer: owner demo.owner@example.com (Europe/Berlin,
       Mon-Fri 09:00-17:00, lunch blocked), meeting classes and an admin API key.
       --if-empty: do nothing when any customer exists.
+  set-password --email EMAIL [--customer-id ID] [--password PASSWORD] [--json]
+      Set the dashboard password of a calendar owner (sign in at /api/auth/signin).
+      Without --password a random one is generated and printed. --customer-id is
+      needed when several customers have an owner with this email.
 
 Database: DATABASE_URL (PostgreSQL), else the embedded PGlite in PGLITE_DIR
 (default .data/pglite). The embedded database allows one process at a time:
@@ -61,6 +70,9 @@ async function main(argv: string[]): Promise<number> {
     args: rest,
     options: {
       customer: { type: 'string' },
+      email: { type: 'string' },
+      'customer-id': { type: 'string' },
+      password: { type: 'string' },
       json: { type: 'boolean', default: false },
       'if-empty': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -88,6 +100,8 @@ async function main(argv: string[]): Promise<number> {
       return migrateCommand(out);
     case 'seed-demo':
       return seedDemo(values['if-empty'], out);
+    case 'set-password':
+      return setPasswordCommand(values.email, values['customer-id'], values.password, out);
     default:
       throw new UsageError(`Unknown command: ${command}`);
   }
@@ -232,6 +246,7 @@ async function seedDemo(ifEmpty: boolean, out: Out): Promise<number> {
 
   const now = new Date();
   const weekdays = ['mon', 'tue', 'wed', 'thu', 'fri'] as const;
+  const ownerPassword = generatePassword();
   const seeded = await db.transaction(async (tx) => {
     const boot = await bootstrapCustomer(tx, DEMO.customer, now);
     const owner = await createOwner(tx, boot.customer_id, DEMO.owner);
@@ -247,6 +262,7 @@ async function seedDemo(ifEmpty: boolean, out: Out): Promise<number> {
       now,
     );
     for (const c of DEMO.classes) await createMeetingClass(tx, boot.customer_id, c);
+    await setOwnerPassword(tx, boot.customer_id, owner.email, ownerPassword);
     return boot;
   });
 
@@ -260,6 +276,7 @@ async function seedDemo(ifEmpty: boolean, out: Out): Promise<number> {
         agent_id: seeded.agent_id,
         api_key: seeded.api_key,
         owner_email: DEMO.owner.email,
+        owner_password: ownerPassword,
         meeting_classes: DEMO.classes.map((c) => c.name),
         example_curl: curl,
       }) + '\n',
@@ -273,6 +290,7 @@ async function seedDemo(ifEmpty: boolean, out: Out): Promise<number> {
         `  Meeting classes  ${DEMO.classes.map((c) => `${c.name} (priority ${c.priority}${c.preempt_policy === 'never' ? ', never preempts' : ''})`).join(', ')}`,
         `  Admin agent      ${seeded.agent_id} (every permission, owner_scope org:*)`,
         `  API key          ${seeded.api_key}   (shown once)`,
+        `  Dashboard        sign in at ${exampleBaseUrl()}/api/auth/signin as ${DEMO.owner.email} / ${ownerPassword}`,
         '',
         'Try it:',
         `  ${curl}`,
@@ -281,6 +299,27 @@ async function seedDemo(ifEmpty: boolean, out: Out): Promise<number> {
     );
   }
   return 0;
+}
+
+async function setPasswordCommand(email: string | undefined, customerId: string | undefined, password: string | undefined, out: Out): Promise<number> {
+  if (!email) throw new UsageError('set-password needs --email EMAIL');
+  const { db } = await getDbHandle();
+  const matches = await db
+    .select({ customerId: owners.customerId })
+    .from(owners)
+    .where(customerId ? and(eq(owners.email, normalizeEmail(email)), eq(owners.customerId, customerId)) : eq(owners.email, normalizeEmail(email)));
+  if (matches.length === 0) return fail(`No calendar owner with email ${email}${customerId ? ` in customer ${customerId}` : ''}`, EXIT_ERROR);
+  if (matches.length > 1) return fail(`Several customers have an owner ${email}: pass --customer-id`, EXIT_USAGE);
+  const chosen = password ?? generatePassword();
+  await setOwnerPassword(db, matches[0].customerId, email, chosen);
+  if (out.json) out.write(JSON.stringify({ owner_email: normalizeEmail(email), customer_id: matches[0].customerId, ...(password ? {} : { password: chosen }) }) + '\n');
+  else out.write(password ? `Password set for ${email}.\n` : `Password for ${email}: ${chosen}\n`);
+  return 0;
+}
+
+/** A readable random password (~100 bits). */
+function generatePassword(): string {
+  return randomBytes(15).toString('base64url').replace(/[-_]/g, 'x');
 }
 
 // ---------------------------------------------------------------------------

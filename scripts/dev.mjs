@@ -85,7 +85,7 @@ function readRemembered(dbId) {
 
 function remember(dbId, seeded) {
   const all = readAll();
-  all[dbId] = { api_key: seeded.api_key, owner_email: seeded.owner_email, customer_id: seeded.customer_id, created_at: new Date().toISOString() };
+  all[dbId] = { api_key: seeded.api_key, owner_email: seeded.owner_email, owner_password: seeded.owner_password, customer_id: seeded.customer_id, created_at: new Date().toISOString() };
   fs.mkdirSync(path.dirname(DEMO_FILE), { recursive: true });
   fs.writeFileSync(DEMO_FILE, JSON.stringify(all, null, 2) + '\n', { mode: 0o600 });
   return all[dbId];
@@ -97,6 +97,7 @@ function banner(url, db, demo, freshlySeeded) {
     lines.push(
       `  Demo owner   ${demo.owner_email} (Europe/Berlin, Mon-Fri 09:00-17:00, lunch blocked)`,
       `  Demo key     ${demo.api_key}${freshlySeeded ? '   (new: the demo was just seeded)' : ''}`,
+      ...(demo.owner_password ? [`  Dashboard    ${url}/api/auth/signin  as ${demo.owner_email} / ${demo.owner_password}`] : []),
       '',
       '  Try:',
       `    curl ${url}/api/health`,

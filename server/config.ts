@@ -24,6 +24,18 @@ export function getConfig() {
     /** Trust X-Forwarded-For (set when running behind a proxy you control). */
     trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
     logLevel: env.LOG_LEVEL || 'info',
+    /** DNS server(s) for domain verification, `host[:port]` (comma-separated); unset: the system resolver. */
+    dnsResolver: env.DNS_RESOLVER || undefined,
+    /** Outgoing mail (contact verification, proposal outcomes), e.g. smtp://user:pass@host:587; unset: messages go to the log. */
+    smtpUrl: env.SMTP_URL || undefined,
+    /** Sender address of outgoing mail. */
+    mailFrom: env.MAIL_FROM || 'Scheduling <no-reply@scheduler.invalid>',
+    /** Signs dashboard sessions (Auth.js). Unset: a random key kept in dataDir (single instance). */
+    authSecret: env.NEXTAUTH_SECRET || env.AUTH_SECRET || undefined,
+    /** Auth.js base URL; unset, it follows PUBLIC_BASE_URL or the request origin (server/auth/nextAuth.ts). */
+    authUrl: env.NEXTAUTH_URL || undefined,
+    /** Local state of this installation (embedded database, generated secrets). */
+    dataDir: env.DATA_DIR || path.join(process.cwd(), '.data'),
   };
 }
 export type Config = ReturnType<typeof getConfig>;

@@ -24,6 +24,8 @@ export const owners = pgTable(
     name: text('name'),
     timeZone: text('time_zone').notNull(),
     role: text('role', { enum: ['admin', 'member'] }).notNull().default('member'),
+    /** Dashboard sign-in (scrypt, server/domain/passwords.ts); null: the owner cannot sign in yet. */
+    passwordHash: text('password_hash'),
     workingHours: jsonb('working_hours').$type<WorkingHoursJson | null>(),
     hardBlocks: jsonb('hard_blocks').$type<HardBlockJson[]>().notNull().default([]),
     maxDailyMeetingHours: numeric('max_daily_meeting_hours', { mode: 'number' }),

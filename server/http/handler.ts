@@ -46,10 +46,24 @@ export function notFoundRoutes(): Record<HttpMethod, RouteHandler> {
   return Object.fromEntries(HTTP_METHODS.map((m) => [m, h])) as Record<HttpMethod, RouteHandler>;
 }
 
+/**
+ * 404 (unknown path) and 405 (unsupported method) in the envelope. An agent
+ * that presented a valid key still gets its notification queue drained.
+ */
 async function transportError(req: Request, err: DomainError, extraHeaders: Record<string, string> = {}): Promise<Response> {
   const headers = baseHeaders(req);
   for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
-  return jsonResponse(statusOf(err), { ...errorBody(err), pending_notifications: [] }, headers);
+  let pending: NotificationItem[] = [];
+  const bearer = bearerToken(req);
+  if (bearer?.startsWith('ak_')) {
+    try {
+      const db = await getDb();
+      pending = await drain(db, await authenticateApiKey(db, bearer, new Date()));
+    } catch {
+      // an invalid key changes nothing here: the path or method is what is wrong
+    }
+  }
+  return jsonResponse(statusOf(err), { ...errorBody(err), pending_notifications: pending }, headers);
 }
 
 function baseHeaders(req: Request): Headers {

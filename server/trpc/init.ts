@@ -4,11 +4,15 @@ import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/
 import { isDomainError } from '@/server/domain/errors';
 import { statusForCode } from '@/server/http/errorStatus';
 
-/** Per-request context. The dashboard's session (owner sign-in) will be added here. */
-export type TrpcContext = { req: Request; headers: Headers };
+/** The calendar owner signed in to the dashboard. */
+export type OwnerSession = { ownerId: string; customerId: string; email: string; role: 'admin' | 'member' };
 
-export function createTrpcContext(opts: { req: Request }): TrpcContext {
-  return { req: opts.req, headers: opts.req.headers };
+/** Per-request context: the request and the signed-in owner, if any. */
+export type TrpcContext = { req: Request; headers: Headers; owner: OwnerSession | null };
+
+export async function createTrpcContext(opts: { req: Request }): Promise<TrpcContext> {
+  const { ownerSessionFromRequest } = await import('@/server/auth/session');
+  return { req: opts.req, headers: opts.req.headers, owner: await ownerSessionFromRequest(opts.req) };
 }
 
 /**
@@ -60,3 +64,15 @@ const t = initTRPC.context<TrpcContext>().create({
 export const router = t.router;
 export const publicProcedure = t.procedure;
 export const createCallerFactory = t.createCallerFactory;
+
+/** Procedures for a signed-in owner (`ctx.owner`); anyone else gets UNAUTHORIZED. */
+export const ownerProcedure = t.procedure.use(({ ctx, next }) => {
+  if (!ctx.owner) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to the dashboard first' });
+  return next({ ctx: { ...ctx, owner: ctx.owner } });
+});
+
+/** Procedures for an owner with role admin (meeting classes, agents, keys, public scheduling). */
+export const adminProcedure = ownerProcedure.use(({ ctx, next }) => {
+  if (ctx.owner.role !== 'admin') throw new TRPCError({ code: 'FORBIDDEN', message: 'Only an admin owner can do this' });
+  return next({ ctx });
+});

@@ -1,8 +1,12 @@
 import { checkHealth } from '@/server/health';
-import { publicProcedure, router } from './init';
+import { ownerProcedure, publicProcedure, router } from './init';
 
 /** The dashboard's API (browser only; agents use the REST API under /v1). */
 export const appRouter = router({
+  session: router({
+    /** The signed-in owner (UNAUTHORIZED when nobody is). */
+    me: ownerProcedure.query(({ ctx }) => ({ owner_email: ctx.owner.email, role: ctx.owner.role })),
+  }),
   system: router({
     /** The same report as GET /api/health. */
     health: publicProcedure.query(() => checkHealth()),

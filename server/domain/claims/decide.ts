@@ -55,9 +55,15 @@ export function decisionError(decision: Exclude<Decision, { outcome: 'accept' }>
   return new DomainError('ARBITRATION_REJECTED', message, { reason: decision.reason, extra });
 }
 
+/**
+ * On whose behalf a claim is made: an agent (AgentActor fits), or an owner
+ * deciding in the dashboard (agentId null, e.g. approving a public proposal).
+ */
+export type ClaimActor = { customerId: string; agentId: string | null };
+
 export type ClaimIntent = {
   action: AuditAction;
-  actor: AgentActor;
+  actor: ClaimActor;
   target: SchedulingTarget; // owner row locked by the caller's transaction
   start: Date;
   end: Date;

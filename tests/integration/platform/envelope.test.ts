@@ -65,3 +65,19 @@ describe('the error envelope and transport errors', () => {
     expect(second.body.pending_notifications).toEqual([]);
   });
 });
+
+describe('notifications on transport errors', () => {
+  it('drains an authenticated agent\'s queue into 404 and 405 envelopes too', async () => {
+    const db = await getDb();
+    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'booking.preempted', data: { n: 404 } });
+    const missing = await api('GET', '/v1/no-such-endpoint', { key: admin.key });
+    expectEnvelope(missing, 404, 'not_found');
+    expect(missing.body.pending_notifications.map((n: { data: { n: number } }) => n.data.n)).toEqual([404]);
+    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'booking.preempted', data: { n: 405 } });
+    const wrongMethod = await api('PATCH', '/v1/owners', { key: admin.key });
+    expectEnvelope(wrongMethod, 405, 'method_not_allowed');
+    expect(wrongMethod.body.pending_notifications.map((n: { data: { n: number } }) => n.data.n)).toEqual([405]);
+    // an invalid key: still 404, nothing drained
+    expect((await api('GET', '/v1/no-such-endpoint', { key: 'ak_invalid' })).body.pending_notifications).toEqual([]);
+  });
+});

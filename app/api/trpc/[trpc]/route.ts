@@ -1,4 +1,5 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { isCrossSiteWrite } from '@/server/trpc/csrf';
 import { createTrpcContext } from '@/server/trpc/init';
 import { appRouter } from '@/server/trpc/router';
 import { isDomainError } from '@/server/domain/errors';
@@ -8,7 +9,10 @@ import { log } from '@/server/log';
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-function handler(req: Request): Promise<Response> {
+async function handler(req: Request): Promise<Response> {
+  if (isCrossSiteWrite(req)) {
+    return Response.json({ error: { message: 'Cross-site requests are not accepted', code: -32003, data: { code: 'FORBIDDEN', httpStatus: 403 } } }, { status: 403 });
+  }
   return fetchRequestHandler({
     endpoint: '/api/trpc',
     req,
