@@ -64,6 +64,7 @@ export const ERROR_STATUS = {
   domain_not_verified: 422,
   domain_in_use: 409,
   duplicate_audience: 409,
+  audience_in_use: 409,
   not_pending: 409,
 } as const satisfies Record<string, number>;
 

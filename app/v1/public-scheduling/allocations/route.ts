@@ -1,0 +1,4 @@
+import { createAllocationOp, listAllocationsOp } from '@/server/http/operations/publicAdmin';
+import { routes } from '@/server/http/handler';
+
+export const { GET, POST, PUT, PATCH, DELETE } = routes({ GET: listAllocationsOp, POST: createAllocationOp });

@@ -1,0 +1,4 @@
+import { getMeetingTypeOp, updateMeetingTypeOp } from '@/server/http/operations/publicAdmin';
+import { routes } from '@/server/http/handler';
+
+export const { GET, POST, PUT, PATCH, DELETE } = routes({ GET: getMeetingTypeOp, PATCH: updateMeetingTypeOp });

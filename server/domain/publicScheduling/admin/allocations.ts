@@ -1,0 +1,138 @@
+import { and, asc, count, eq, gte, isNull, lt, sql } from 'drizzle-orm';
+import { Temporal } from 'temporal-polyfill';
+import type { Executor } from '@/db/client';
+import { allocations, audiences, bookingProposals, claims, owners, publicLinks, publicMeetingTypes, requesterIdentities } from '@/db/schema';
+import { assertOwnerInScope } from '../../access';
+import { DomainError } from '../../errors';
+import { isUuid, newId } from '../../ids';
+import { afterCursor, allOf, notFound, pageOf, scopedOwnerEmail, type Actor, type Page, type PageQuery } from './common';
+import { getLink } from './links';
+import { audienceByName, getMeetingType } from './meetingTypes';
+
+export type AllocationPeriod = 'day' | 'week' | 'month';
+export type AllocationRecord = { allocation: typeof allocations.$inferSelect; slug: string; audienceName: string | null };
+export type AllocationView = { allocation_id: string; link_id: string; slug: string; audience: string | null; limit: number; period: AllocationPeriod; created_at: string };
+
+export function allocationView(r: AllocationRecord): AllocationView {
+  const a = r.allocation;
+  return { allocation_id: a.id, link_id: a.linkId, slug: r.slug, audience: r.audienceName, limit: a.limit, period: a.period, created_at: a.createdAt.toISOString() };
+}
+
+/** Cap bookings through one meeting type per owner-local period, for everyone or for one audience's members. */
+export async function createAllocation(
+  db: Executor,
+  customerId: string,
+  actor: Actor,
+  input: { link_id: string; slug: string; audience?: string | null; limit: number; period: AllocationPeriod },
+  now: Date,
+): Promise<AllocationRecord> {
+  const { type } = await getMeetingType(db, customerId, actor, input.link_id, input.slug);
+  const audience = input.audience ? await audienceByName(db, customerId, input.audience) : null;
+  const [allocation] = await db
+    .insert(allocations)
+    .values({ id: newId(), customerId, linkId: type.linkId, meetingTypeId: type.id, audienceId: audience?.id ?? null, limit: input.limit, period: input.period, createdAt: now })
+    .returning();
+  return { allocation, slug: type.slug, audienceName: audience?.name ?? null };
+}
+
+function selectAllocations(db: Executor) {
+  return db
+    .select({ id: allocations.id, allocation: allocations, slug: publicMeetingTypes.slug, audienceName: audiences.name, ownerEmail: owners.email })
+    .from(allocations)
+    .innerJoin(publicMeetingTypes, eq(publicMeetingTypes.id, allocations.meetingTypeId))
+    .innerJoin(publicLinks, and(eq(publicLinks.id, allocations.linkId), isNull(publicLinks.deletedAt)))
+    .innerJoin(owners, eq(owners.id, publicLinks.ownerId))
+    .leftJoin(audiences, eq(audiences.id, allocations.audienceId));
+}
+
+/** Allocations on live links in the caller's scope, optionally of one link. */
+export async function listAllocations(db: Executor, customerId: string, actor: Actor, q: PageQuery & { link_id?: string }): Promise<Page<AllocationRecord & { id: string }>> {
+  if (q.link_id) await getLink(db, customerId, actor, q.link_id);
+  const only = scopedOwnerEmail(actor);
+  const rows = await selectAllocations(db)
+    .where(
+      allOf(
+        eq(allocations.customerId, customerId),
+        q.link_id ? eq(allocations.linkId, q.link_id) : undefined,
+        only ? eq(owners.email, only) : undefined,
+        afterCursor(allocations.id, q.cursor),
+      ),
+    )
+    .orderBy(asc(allocations.id))
+    .limit(q.limit + 1);
+  return pageOf(rows, q.limit);
+}
+
+export async function deleteAllocation(db: Executor, customerId: string, actor: Actor, allocationId: string): Promise<AllocationRecord> {
+  if (!isUuid(allocationId)) throw notFound('Allocation');
+  const [found] = await selectAllocations(db)
+    .where(and(eq(allocations.id, allocationId), eq(allocations.customerId, customerId)))
+    .limit(1);
+  if (!found) throw notFound('Allocation');
+  if (actor) assertOwnerInScope(actor, found.ownerEmail);
+  await db.delete(allocations).where(eq(allocations.id, found.allocation.id));
+  return found;
+}
+
+/** The owner-local day, ISO week (Monday first) or calendar month containing `at`, as UTC instants. */
+export function periodBounds(period: AllocationPeriod, timeZone: string, at: Date): { start: Date; end: Date } {
+  const date = Temporal.Instant.fromEpochMilliseconds(at.getTime()).toZonedDateTimeISO(timeZone).toPlainDate();
+  const first = period === 'day' ? date : period === 'week' ? date.subtract({ days: date.dayOfWeek - 1 }) : date.with({ day: 1 });
+  const next = period === 'day' ? first.add({ days: 1 }) : period === 'week' ? first.add({ weeks: 1 }) : first.add({ months: 1 });
+  const instant = (d: Temporal.PlainDate) => new Date(d.toZonedDateTime({ timeZone }).epochMilliseconds);
+  return { start: instant(first), end: instant(next) };
+}
+
+/**
+ * Requester side, when a public proposal is approved (call it inside the
+ * owner-locked booking transaction, BEFORE inserting the booking): every
+ * allocation of the meeting type that applies to this requester (no
+ * audience, or an audience in `audienceIds`) counts the confirmed public
+ * bookings made through the type (claims with source `public` whose
+ * `proposal_id` names a proposal of this type) that start in the period
+ * containing `at`; an audience allocation counts only bookings whose
+ * requester (identity email, else contact email) is a member. Reaching the
+ * limit throws 409 booking_limit_exceeded. `now` is accepted for symmetry
+ * with the other decisions; periods are defined by `at`.
+ */
+export async function checkAllocation(
+  db: Executor,
+  input: { meetingTypeId: string; audienceIds: readonly string[]; ownerTimeZone: string; at: Date; now?: Date },
+): Promise<void> {
+  const rows = await db
+    .select({ allocation: allocations, ownerId: publicLinks.ownerId })
+    .from(allocations)
+    .innerJoin(publicLinks, eq(publicLinks.id, allocations.linkId))
+    .where(eq(allocations.meetingTypeId, input.meetingTypeId));
+  for (const { allocation: a, ownerId } of rows) {
+    if (a.audienceId && !input.audienceIds.includes(a.audienceId)) continue;
+    const { start, end } = periodBounds(a.period, input.ownerTimeZone, input.at);
+    const requester = sql`lower(coalesce(${requesterIdentities.email}, ${bookingProposals.requesterEmail}))`;
+    const member = a.audienceId
+      ? sql`exists (select 1 from audience_members m left join verified_domains d on d.id = m.domain_id
+          where m.audience_id = ${a.audienceId}
+            and (m.email = ${requester} or (d.status = 'verified' and d.domain = split_part(${requester}, '@', 2))))`
+      : undefined;
+    // Driven by claims_owner_start_idx (owner, start); proposals joined by primary key.
+    const [{ n }] = await db
+      .select({ n: count() })
+      .from(claims)
+      .innerJoin(bookingProposals, eq(bookingProposals.id, claims.proposalId))
+      .leftJoin(requesterIdentities, eq(requesterIdentities.id, bookingProposals.requesterIdentityId))
+      .where(
+        allOf(
+          eq(claims.ownerId, ownerId),
+          gte(claims.startAt, start),
+          lt(claims.startAt, end),
+          eq(claims.kind, 'booking'),
+          eq(claims.status, 'confirmed'),
+          eq(claims.source, 'public'),
+          eq(bookingProposals.meetingTypeId, input.meetingTypeId),
+          member,
+        ),
+      );
+    if (n >= a.limit) {
+      throw new DomainError('booking_limit_exceeded', `The booking limit for this meeting type is reached for this ${a.period}`);
+    }
+  }
+}

@@ -1,0 +1,178 @@
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
+import { owners, publicLinks } from '@/db/schema';
+import { assertOwnerInScope, normalizeEmail } from '../../access';
+import { DomainError } from '../../errors';
+import { isUuid, newId } from '../../ids';
+import { afterCursor, allOf, notFound, pageOf, scopedOwnerEmail, type Actor, type Page, type PageQuery } from './common';
+import { validateAlias } from './validation';
+
+export type LinkRow = typeof publicLinks.$inferSelect;
+export type OwnerRow = typeof owners.$inferSelect;
+export type LinkRecord = { link: LinkRow; owner: OwnerRow };
+export type LinkView = {
+  link_id: string;
+  alias: string;
+  title: string | null;
+  url: string;
+  owner_email: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at?: string;
+};
+
+/** `{baseUrl}/public/schedules/{alias}`: the readable address requesters open. */
+export function linkUrl(baseUrl: string, alias: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/public/schedules/${alias}`;
+}
+
+export function linkView(r: LinkRecord, baseUrl: string): LinkView {
+  const view: LinkView = {
+    link_id: r.link.id,
+    alias: r.link.alias,
+    title: r.link.title,
+    url: linkUrl(baseUrl, r.link.alias),
+    owner_email: r.owner.email,
+    created_at: r.link.createdAt.toISOString(),
+    updated_at: r.link.updatedAt.toISOString(),
+  };
+  if (r.link.deletedAt) view.deleted_at = r.link.deletedAt.toISOString();
+  return view;
+}
+
+function duplicateAlias(alias: string): DomainError {
+  return new DomainError('duplicate_alias', `The alias ${JSON.stringify(alias)} is already in use`);
+}
+
+/** Aliases are global (they address the link), so a taken alias answers the same whoever holds it. */
+function rethrowAlias(err: unknown, alias: string): never {
+  if (isConstraintViolation(err, PG_UNIQUE_VIOLATION, 'public_links_alias_key')) throw duplicateAlias(alias);
+  throw err;
+}
+
+async function aliasTaken(db: Executor, alias: string): Promise<boolean> {
+  const [row] = await db.select({ id: publicLinks.id }).from(publicLinks).where(eq(publicLinks.alias, alias)).limit(1);
+  return !!row;
+}
+
+/** A new public link for an owner the caller's scope covers (`ownerEmail` resolved by the transport). */
+export async function createLink(
+  db: Executor,
+  customerId: string,
+  ownerEmail: string,
+  input: { alias: string; title?: string | null },
+  now: Date,
+): Promise<LinkRecord> {
+  const alias = validateAlias(input.alias);
+  const [owner] = await db
+    .select()
+    .from(owners)
+    .where(and(eq(owners.customerId, customerId), eq(owners.email, normalizeEmail(ownerEmail))))
+    .limit(1);
+  if (!owner) throw new DomainError('OWNER_NOT_FOUND', `No calendar owner with email ${normalizeEmail(ownerEmail)}`);
+  if (await aliasTaken(db, alias)) throw duplicateAlias(alias);
+  try {
+    const [link] = await db
+      .insert(publicLinks)
+      .values({ id: newId(), customerId, ownerId: owner.id, alias, title: input.title ?? null, createdAt: now, updatedAt: now })
+      .returning();
+    return { link, owner };
+  } catch (err) {
+    rethrowAlias(err, alias);
+  }
+}
+
+/** A live (not deleted) link of this customer in the caller's owner scope; anything else is not_found. */
+export async function getLink(db: Executor, customerId: string, actor: Actor, linkId: string): Promise<LinkRecord> {
+  if (!isUuid(linkId)) throw notFound('Public link');
+  const [found] = await db
+    .select({ link: publicLinks, owner: owners })
+    .from(publicLinks)
+    .innerJoin(owners, eq(owners.id, publicLinks.ownerId))
+    .where(and(eq(publicLinks.id, linkId), eq(publicLinks.customerId, customerId), isNull(publicLinks.deletedAt)))
+    .limit(1);
+  if (!found) throw notFound('Public link');
+  if (actor) assertOwnerInScope(actor, found.owner.email);
+  return found;
+}
+
+/** Live links in the caller's scope, optionally of one owner, oldest first. */
+export async function listLinks(
+  db: Executor,
+  customerId: string,
+  actor: Actor,
+  q: PageQuery & { owner_email?: string },
+): Promise<Page<LinkRecord & { id: string }>> {
+  const only = q.owner_email ? normalizeEmail(q.owner_email) : scopedOwnerEmail(actor);
+  if (q.owner_email && actor) assertOwnerInScope(actor, only!);
+  const rows = await db
+    .select({ id: publicLinks.id, link: publicLinks, owner: owners })
+    .from(publicLinks)
+    .innerJoin(owners, eq(owners.id, publicLinks.ownerId))
+    .where(
+      allOf(
+        eq(publicLinks.customerId, customerId),
+        isNull(publicLinks.deletedAt),
+        only ? eq(owners.email, only) : undefined,
+        afterCursor(publicLinks.id, q.cursor),
+      ),
+    )
+    .orderBy(asc(publicLinks.id))
+    .limit(q.limit + 1);
+  return pageOf(rows, q.limit);
+}
+
+/** Change a link's alias or title. */
+export async function updateLink(
+  db: Executor,
+  customerId: string,
+  actor: Actor,
+  linkId: string,
+  patch: { alias?: string; title?: string | null },
+  now: Date,
+): Promise<LinkRecord> {
+  const current = await getLink(db, customerId, actor, linkId);
+  const alias = patch.alias !== undefined ? validateAlias(patch.alias) : current.link.alias;
+  if (alias !== current.link.alias && (await aliasTaken(db, alias))) throw duplicateAlias(alias);
+  try {
+    const [link] = await db
+      .update(publicLinks)
+      .set({ alias, title: patch.title !== undefined ? patch.title : current.link.title, updatedAt: now })
+      .where(eq(publicLinks.id, current.link.id))
+      .returning();
+    return { link, owner: current.owner };
+  } catch (err) {
+    rethrowAlias(err, alias);
+  }
+}
+
+/**
+ * Soft-delete a link: it stops answering (404 to requesters and admins) and
+ * its alias stays taken, so an old URL can never lead to someone else.
+ */
+export async function deleteLink(db: Executor, customerId: string, actor: Actor, linkId: string, now: Date): Promise<LinkRecord> {
+  const current = await getLink(db, customerId, actor, linkId);
+  const [link] = await db
+    .update(publicLinks)
+    .set({ deletedAt: now, updatedAt: now })
+    .where(and(eq(publicLinks.id, current.link.id), isNull(publicLinks.deletedAt)))
+    .returning();
+  if (!link) throw notFound('Public link');
+  return { link, owner: current.owner };
+}
+
+/**
+ * Requester side: a live link by its id or its alias (aliases are matched
+ * lower-cased), with its owner; null when none.
+ */
+export async function findLinkByIdOrAlias(db: Executor, idOrAlias: string): Promise<LinkRecord | null> {
+  const where = isUuid(idOrAlias) ? eq(publicLinks.id, idOrAlias.toLowerCase()) : eq(publicLinks.alias, idOrAlias.toLowerCase());
+  const [found] = await db
+    .select({ link: publicLinks, owner: owners })
+    .from(publicLinks)
+    .innerJoin(owners, eq(owners.id, publicLinks.ownerId))
+    .where(and(where, isNull(publicLinks.deletedAt)))
+    .limit(1);
+  return found ?? null;
+}

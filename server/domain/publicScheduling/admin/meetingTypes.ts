@@ -1,0 +1,239 @@
+import { and, asc, eq } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
+import { audiences, meetingClasses, publicMeetingTypes } from '@/db/schema';
+import { DomainError } from '../../errors';
+import { getMeetingClass } from '../../meetingClassService';
+import { newId } from '../../ids';
+import { afterCursor, allOf, notFound, pageOf, type Actor, type Page, type PageQuery } from './common';
+import { getLink } from './links';
+
+export type MeetingTypeRow = typeof publicMeetingTypes.$inferSelect;
+export type MeetingClassRow = typeof meetingClasses.$inferSelect;
+export type PublicPreemptPolicy = MeetingTypeRow['publicPreemptPolicy'];
+export type Visibility = MeetingTypeRow['visibility'];
+/** A meeting type with what it refers to by name. */
+export type MeetingTypeRecord = { type: MeetingTypeRow; meetingClass: MeetingClassRow; audienceName: string | null };
+
+export type MeetingTypeInput = {
+  slug: string;
+  title: string;
+  duration_minutes: number[];
+  meeting_class: string;
+  attendee_limit?: number | null;
+  public_preempt_policy?: PublicPreemptPolicy;
+  visibility?: Visibility;
+  audience?: string | null;
+  enabled?: boolean;
+  published?: boolean;
+  credential_skips_verification?: boolean;
+};
+export type MeetingTypePatch = Partial<MeetingTypeInput>;
+
+export type MeetingTypeView = {
+  link_id: string;
+  slug: string;
+  title: string;
+  duration_minutes: number[];
+  meeting_class: string;
+  attendee_limit: number | null;
+  public_preempt_policy: PublicPreemptPolicy;
+  effective_preempt_policy: 'never' | 'preempt_lower';
+  visibility: Visibility;
+  audience: string | null;
+  enabled: boolean;
+  published: boolean;
+  credential_skips_verification: boolean;
+  created_at: string;
+  updated_at: string;
+};
+
+/**
+ * The policy bookings through a public type run with: `inherit` takes the
+ * class's; a type may only be stricter, and is never looser than its class
+ * even if the class changed after the type was saved.
+ */
+export function effectivePreemptPolicy(type: Pick<MeetingTypeRow, 'publicPreemptPolicy'>, meetingClass: Pick<MeetingClassRow, 'preemptPolicy'>): 'never' | 'preempt_lower' {
+  if (type.publicPreemptPolicy === 'never' || meetingClass.preemptPolicy === 'never') return 'never';
+  return 'preempt_lower';
+}
+
+export function meetingTypeView(r: MeetingTypeRecord): MeetingTypeView {
+  const t = r.type;
+  return {
+    link_id: t.linkId,
+    slug: t.slug,
+    title: t.title,
+    duration_minutes: t.durationMinutes,
+    meeting_class: r.meetingClass.name,
+    attendee_limit: t.attendeeLimit,
+    public_preempt_policy: t.publicPreemptPolicy,
+    effective_preempt_policy: effectivePreemptPolicy(t, r.meetingClass),
+    visibility: t.visibility,
+    audience: r.audienceName,
+    enabled: t.enabled,
+    published: t.published,
+    credential_skips_verification: t.credentialSkipsVerification,
+    created_at: t.createdAt.toISOString(),
+    updated_at: t.updatedAt.toISOString(),
+  };
+}
+
+function selectTypes(db: Executor) {
+  return db
+    .select({ id: publicMeetingTypes.id, type: publicMeetingTypes, meetingClass: meetingClasses, audienceName: audiences.name })
+    .from(publicMeetingTypes)
+    .innerJoin(meetingClasses, eq(meetingClasses.id, publicMeetingTypes.meetingClassId))
+    .leftJoin(audiences, eq(audiences.id, publicMeetingTypes.audienceId));
+}
+
+/** The customer's audience with this name, or not_found. */
+export async function audienceByName(db: Executor, customerId: string, name: string): Promise<{ id: string; name: string }> {
+  const [row] = await db
+    .select({ id: audiences.id, name: audiences.name })
+    .from(audiences)
+    .where(and(eq(audiences.customerId, customerId), eq(audiences.name, name)))
+    .limit(1);
+  if (!row) throw notFound(`Audience ${JSON.stringify(name)}`);
+  return row;
+}
+
+function invalidRequest(path: string, message: string): DomainError {
+  return new DomainError('invalid_request', `${path}: ${message}`, { details: { fields: [{ path: `body.${path}`, message }] } });
+}
+
+/** Resolve and check the merged state of a type (create, or current + patch) into column values. */
+async function resolveType(db: Executor, customerId: string, merged: MeetingTypeInput, audienceGiven: boolean) {
+  const meetingClass = await getMeetingClass(db, customerId, merged.meeting_class);
+  const policy = merged.public_preempt_policy ?? 'inherit';
+  if (policy === 'preempt_lower' && meetingClass.preemptPolicy === 'never') {
+    throw new DomainError(
+      'invalid_public_preempt_policy',
+      `public_preempt_policy preempt_lower is more flexible than meeting class ${meetingClass.name} (never); use inherit or never`,
+    );
+  }
+  const visibility = merged.visibility ?? 'public';
+  let audience: { id: string; name: string } | null = null;
+  if (visibility === 'audience') {
+    if (!merged.audience) throw invalidRequest('audience', 'visibility audience needs the name of an audience');
+    audience = await audienceByName(db, customerId, merged.audience);
+  } else if (audienceGiven && merged.audience) {
+    throw invalidRequest('audience', 'audience is allowed only with visibility audience');
+  }
+  const durations = [...new Set(merged.duration_minutes)].sort((a, b) => a - b);
+  return {
+    meetingClass,
+    audienceName: audience?.name ?? null,
+    values: {
+      slug: merged.slug,
+      title: merged.title,
+      durationMinutes: durations,
+      meetingClassId: meetingClass.id,
+      attendeeLimit: merged.attendee_limit ?? null,
+      publicPreemptPolicy: policy,
+      visibility,
+      audienceId: audience?.id ?? null,
+      enabled: merged.enabled ?? true,
+      published: merged.published ?? true,
+      credentialSkipsVerification: merged.credential_skips_verification ?? false,
+    },
+  };
+}
+
+function duplicateSlug(slug: string): DomainError {
+  return new DomainError('duplicate_public_meeting_type', `A meeting type with slug ${JSON.stringify(slug)} already exists on this link`);
+}
+
+/** Two writers racing for one slug: the unique index decides, and the loser gets the same 409. */
+function rethrowSlug(err: unknown, slug: string): never {
+  if (isConstraintViolation(err, PG_UNIQUE_VIOLATION, 'public_meeting_types_link_slug_key')) throw duplicateSlug(slug);
+  throw err;
+}
+
+export async function createMeetingType(db: Executor, customerId: string, actor: Actor, linkId: string, input: MeetingTypeInput, now: Date): Promise<MeetingTypeRecord> {
+  const { link } = await getLink(db, customerId, actor, linkId);
+  const r = await resolveType(db, customerId, input, input.audience !== undefined);
+  if (await findMeetingType(db, link.id, input.slug)) throw duplicateSlug(input.slug);
+  try {
+    const [type] = await db
+      .insert(publicMeetingTypes)
+      .values({ id: newId(), customerId, linkId: link.id, ...r.values, createdAt: now, updatedAt: now })
+      .returning();
+    return { type, meetingClass: r.meetingClass, audienceName: r.audienceName };
+  } catch (err) {
+    rethrowSlug(err, input.slug);
+  }
+}
+
+/** A type on a link the caller may manage; unknown slugs are not_found. */
+export async function getMeetingType(db: Executor, customerId: string, actor: Actor, linkId: string, slug: string): Promise<MeetingTypeRecord> {
+  const { link } = await getLink(db, customerId, actor, linkId);
+  const found = await findMeetingType(db, link.id, slug);
+  if (!found) throw notFound('Public meeting type');
+  return found;
+}
+
+/** Change any field; the result is checked as a whole (class policy, audience, slug). */
+export async function updateMeetingType(
+  db: Executor,
+  customerId: string,
+  actor: Actor,
+  linkId: string,
+  slug: string,
+  patch: MeetingTypePatch,
+  now: Date,
+): Promise<MeetingTypeRecord> {
+  const current = await getMeetingType(db, customerId, actor, linkId, slug);
+  const t = current.type;
+  const visibility = patch.visibility ?? t.visibility;
+  const merged: MeetingTypeInput = {
+    slug: patch.slug ?? t.slug,
+    title: patch.title ?? t.title,
+    duration_minutes: patch.duration_minutes ?? t.durationMinutes,
+    meeting_class: patch.meeting_class ?? current.meetingClass.name,
+    attendee_limit: patch.attendee_limit !== undefined ? patch.attendee_limit : t.attendeeLimit,
+    public_preempt_policy: patch.public_preempt_policy ?? t.publicPreemptPolicy,
+    visibility,
+    // Leaving visibility audience drops the audience; staying keeps it unless replaced.
+    audience: patch.audience !== undefined ? patch.audience : visibility === 'audience' ? current.audienceName : null,
+    enabled: patch.enabled ?? t.enabled,
+    published: patch.published ?? t.published,
+    credential_skips_verification: patch.credential_skips_verification ?? t.credentialSkipsVerification,
+  };
+  const r = await resolveType(db, customerId, merged, patch.audience !== undefined);
+  if (merged.slug !== t.slug && (await findMeetingType(db, t.linkId, merged.slug))) throw duplicateSlug(merged.slug);
+  try {
+    const [type] = await db
+      .update(publicMeetingTypes)
+      .set({ ...r.values, updatedAt: now })
+      .where(eq(publicMeetingTypes.id, t.id))
+      .returning();
+    return { type, meetingClass: r.meetingClass, audienceName: r.audienceName };
+  } catch (err) {
+    rethrowSlug(err, merged.slug);
+  }
+}
+
+/** A page of a link's types (admin view: every type, whatever its visibility or state). */
+export async function listLinkMeetingTypes(db: Executor, customerId: string, actor: Actor, linkId: string, q: PageQuery): Promise<Page<MeetingTypeRecord & { id: string }>> {
+  const { link } = await getLink(db, customerId, actor, linkId);
+  const rows = await selectTypes(db)
+    .where(allOf(eq(publicMeetingTypes.linkId, link.id), afterCursor(publicMeetingTypes.id, q.cursor)))
+    .orderBy(asc(publicMeetingTypes.id))
+    .limit(q.limit + 1);
+  return pageOf(rows, q.limit);
+}
+
+/** Requester side: the type with this slug on a link (any state; the caller applies visibility), or null. */
+export async function findMeetingType(db: Executor, linkId: string, slug: string): Promise<MeetingTypeRecord | null> {
+  const [found] = await selectTypes(db)
+    .where(and(eq(publicMeetingTypes.linkId, linkId), eq(publicMeetingTypes.slug, slug)))
+    .limit(1);
+  return found ? { type: found.type, meetingClass: found.meetingClass, audienceName: found.audienceName } : null;
+}
+
+/** Requester side: every type of a link (any state), oldest first. */
+export async function listMeetingTypes(db: Executor, linkId: string): Promise<MeetingTypeRecord[]> {
+  const rows = await selectTypes(db).where(eq(publicMeetingTypes.linkId, linkId)).orderBy(asc(publicMeetingTypes.id));
+  return rows.map((r) => ({ type: r.type, meetingClass: r.meetingClass, audienceName: r.audienceName }));
+}

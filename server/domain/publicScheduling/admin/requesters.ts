@@ -1,0 +1,121 @@
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
+import { requesterCredentials, requesterIdentities, verifiedDomains } from '@/db/schema';
+import { normalizeEmail } from '../../access';
+import { isUuid, newId, newSecret } from '../../ids';
+import { afterCursor, allOf, notFound, pageOf, requireOrgScope, type Actor, type Page, type PageQuery } from './common';
+import { domainNotVerified, findDomainByName } from './domains';
+import { emailDomain } from './validation';
+
+export type IdentityRow = typeof requesterIdentities.$inferSelect;
+export type IdentityRecord = { identity: IdentityRow; domain: string | null };
+export type IdentityView = { identity_id: string; email: string; domain: string | null; created_at: string };
+export type CredentialView = { credential_id: string; identity_id: string; requester_credential: string; prefix: string; created_at: string };
+
+export function identityView(r: IdentityRecord): IdentityView {
+  return { identity_id: r.identity.id, email: r.identity.email, domain: r.domain, created_at: r.identity.createdAt.toISOString() };
+}
+
+function selectIdentities(db: Executor) {
+  return db
+    .select({ id: requesterIdentities.id, identity: requesterIdentities, domain: verifiedDomains.domain })
+    .from(requesterIdentities)
+    .leftJoin(verifiedDomains, eq(verifiedDomains.id, requesterIdentities.domainId));
+}
+
+async function identityByEmail(db: Executor, customerId: string, email: string): Promise<IdentityRecord | undefined> {
+  const [found] = await selectIdentities(db)
+    .where(and(eq(requesterIdentities.customerId, customerId), eq(requesterIdentities.email, email)))
+    .limit(1);
+  return found && { identity: found.identity, domain: found.domain };
+}
+
+/**
+ * Register a requester by email. The domain is inferred from the address:
+ * when the customer has a domain record for exactly that domain, the
+ * identity is tied to it, and a domain still pending its DNS challenge is
+ * 422 domain_not_verified. An email already registered answers the existing
+ * identity (`created: false`, HTTP 200).
+ */
+export async function createIdentity(
+  db: Executor,
+  customerId: string,
+  actor: Actor,
+  input: { email: string },
+  now: Date,
+): Promise<IdentityRecord & { created: boolean }> {
+  requireOrgScope(actor);
+  const email = normalizeEmail(input.email);
+  const existing = await identityByEmail(db, customerId, email);
+  if (existing) return { ...existing, created: false };
+  const domainName = emailDomain(email);
+  const domain = domainName ? await findDomainByName(db, customerId, domainName) : undefined;
+  if (domain && domain.status !== 'verified') throw domainNotVerified(domain);
+  try {
+    const [identity] = await db
+      .insert(requesterIdentities)
+      .values({ id: newId(), customerId, email, domainId: domain?.id ?? null, createdAt: now })
+      .returning();
+    return { identity, domain: domain?.domain ?? null, created: true };
+  } catch (err) {
+    if (isConstraintViolation(err, PG_UNIQUE_VIOLATION, 'requester_identities_customer_email_key')) {
+      const raced = await identityByEmail(db, customerId, email);
+      if (raced) return { ...raced, created: false };
+    }
+    throw err;
+  }
+}
+
+export async function getIdentity(db: Executor, customerId: string, actor: Actor, identityId: string): Promise<IdentityRecord> {
+  requireOrgScope(actor);
+  if (!isUuid(identityId)) throw notFound('Requester identity');
+  const [found] = await selectIdentities(db)
+    .where(and(eq(requesterIdentities.id, identityId), eq(requesterIdentities.customerId, customerId)))
+    .limit(1);
+  if (!found) throw notFound('Requester identity');
+  return { identity: found.identity, domain: found.domain };
+}
+
+export async function listIdentities(db: Executor, customerId: string, actor: Actor, q: PageQuery): Promise<Page<IdentityRecord & { id: string }>> {
+  requireOrgScope(actor);
+  const rows = await selectIdentities(db)
+    .where(allOf(eq(requesterIdentities.customerId, customerId), afterCursor(requesterIdentities.id, q.cursor)))
+    .orderBy(asc(requesterIdentities.id))
+    .limit(q.limit + 1);
+  return pageOf(rows, q.limit);
+}
+
+/** A new `rc_` credential for an identity: the plaintext is returned once; only its hash and a display prefix are stored. */
+export async function mintCredential(db: Executor, customerId: string, actor: Actor, identityId: string, now: Date): Promise<CredentialView> {
+  const { identity } = await getIdentity(db, customerId, actor, identityId);
+  const secret = newSecret('requesterCredential');
+  const [row] = await db
+    .insert(requesterCredentials)
+    .values({ id: newId(), customerId, identityId: identity.id, tokenHash: secret.hash, prefix: secret.displayPrefix, createdAt: now })
+    .returning();
+  return { credential_id: row.id, identity_id: identity.id, requester_credential: secret.secret, prefix: row.prefix, created_at: row.createdAt.toISOString() };
+}
+
+/** Revoke a credential (effective immediately; revoking again answers the first revocation). */
+export async function revokeCredential(
+  db: Executor,
+  customerId: string,
+  actor: Actor,
+  identityId: string,
+  credentialId: string,
+  now: Date,
+): Promise<{ credential_id: string; identity_id: string; revoked_at: string }> {
+  const { identity } = await getIdentity(db, customerId, actor, identityId);
+  if (!isUuid(credentialId)) throw notFound('Requester credential');
+  const where = and(eq(requesterCredentials.id, credentialId), eq(requesterCredentials.identityId, identity.id), eq(requesterCredentials.customerId, customerId));
+  const [row] = await db.select().from(requesterCredentials).where(where).limit(1);
+  if (!row) throw notFound('Requester credential');
+  if (row.revokedAt) return { credential_id: row.id, identity_id: identity.id, revoked_at: row.revokedAt.toISOString() };
+  const [updated] = await db
+    .update(requesterCredentials)
+    .set({ revokedAt: now })
+    .where(and(where, isNull(requesterCredentials.revokedAt)))
+    .returning();
+  return { credential_id: row.id, identity_id: identity.id, revoked_at: (updated?.revokedAt ?? now).toISOString() };
+}

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { SLUG_RE } from '@/server/domain/publicScheduling/admin/validation';
+import { Email, Id, Pagination } from './common';
+
+/**
+ * Public scheduling administration. Aliases and domains are checked by the
+ * domain (so they answer invalid_alias / invalid_domain, not invalid_request);
+ * everything else here.
+ */
+const Alias = z.string().max(256).describe('Lowercase letters, digits and inner hyphens, 3 to 64; not reserved, not id-shaped');
+const Title = z.string().min(1).max(200);
+const Slug = z.string().regex(SLUG_RE, 'lowercase letters, digits and inner hyphens, 1 to 64');
+const Duration = z.int().min(5).max(480);
+const Policy = z.enum(['inherit', 'never', 'preempt_lower']);
+const Visibility = z.enum(['public', 'unlisted', 'audience']);
+const AudienceName = z.string().min(1).max(100);
+const DomainName = z.string().max(1000).describe('Bare host name, e.g. example.com');
+const Period = z.enum(['day', 'week', 'month']);
+const Cursor = z.string().nullable().describe('Pass as `cursor` for the next page; null at the end');
+
+export const ListQuery = z.strictObject(Pagination);
+export const LinkParams = z.strictObject({ link_id: Id });
+export const MeetingTypeParams = z.strictObject({ link_id: Id, slug: z.string().min(1).max(200) });
+export const DomainParams = z.strictObject({ domain_id: Id });
+export const IdParams = z.strictObject({ id: Id });
+export const CredentialParams = z.strictObject({ id: Id, credential_id: Id });
+
+// --- links
+export const LinkCreateBody = z.strictObject({ owner_email: Email.optional(), alias: Alias, title: Title.optional() });
+export const LinkPatchBody = z.strictObject({ alias: Alias.optional(), title: Title.nullable().optional() });
+export const LinkListQuery = z.strictObject({ ...Pagination, owner_email: Email.optional() });
+export const Link = z.object({
+  link_id: z.string().describe('The public_scheduling_boundary_id'),
+  alias: z.string(),
+  title: z.string().nullable(),
+  url: z.string().describe('{base_url}/public/schedules/{alias}'),
+  owner_email: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  deleted_at: z.string().optional().describe('Only in the answer to DELETE'),
+});
+export const LinkList = z.object({ links: z.array(Link), next_cursor: Cursor });
+
+// --- meeting types
+const MeetingTypeFields = {
+  title: Title,
+  duration_minutes: z.array(Duration).min(1).max(20).describe('Offered lengths, each 5 to 480'),
+  meeting_class: z.string().min(1).max(100),
+  attendee_limit: z.int().min(1).max(50).nullable().describe('Counts the requester; null: up to 50'),
+  public_preempt_policy: Policy.describe('inherit (default), or a policy at most as flexible as the class'),
+  visibility: Visibility,
+  audience: AudienceName.nullable().describe('Required with visibility audience, refused otherwise'),
+  enabled: z.boolean(),
+  published: z.boolean(),
+  credential_skips_verification: z.boolean().describe('A verified rc_ credential skips contact verification'),
+};
+export const MeetingTypeCreateBody = z.strictObject({
+  slug: Slug,
+  title: MeetingTypeFields.title,
+  duration_minutes: MeetingTypeFields.duration_minutes,
+  meeting_class: MeetingTypeFields.meeting_class,
+  attendee_limit: MeetingTypeFields.attendee_limit.optional(),
+  public_preempt_policy: MeetingTypeFields.public_preempt_policy.optional(),
+  visibility: MeetingTypeFields.visibility.optional(),
+  audience: MeetingTypeFields.audience.optional(),
+  enabled: MeetingTypeFields.enabled.optional(),
+  published: MeetingTypeFields.published.optional(),
+  credential_skips_verification: MeetingTypeFields.credential_skips_verification.optional(),
+});
+export const MeetingTypePatchBody = MeetingTypeCreateBody.partial();
+export const MeetingType = z.object({
+  link_id: z.string(),
+  slug: z.string(),
+  title: z.string(),
+  duration_minutes: z.array(z.int()),
+  meeting_class: z.string(),
+  attendee_limit: z.int().nullable(),
+  public_preempt_policy: Policy,
+  effective_preempt_policy: z.enum(['never', 'preempt_lower']).describe('What bookings through this type run with'),
+  visibility: Visibility,
+  audience: z.string().nullable(),
+  enabled: z.boolean(),
+  published: z.boolean(),
+  credential_skips_verification: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export const MeetingTypeList = z.object({ meeting_types: z.array(MeetingType), next_cursor: Cursor });
+
+// --- domains
+export const DomainCreateBody = z.strictObject({ domain: DomainName });
+export const Domain = z.object({
+  domain_id: z.string(),
+  domain: z.string(),
+  status: z.enum(['pending', 'verified']),
+  challenge: z.object({
+    record_name: z.string().describe('Publish a TXT record at this name ...'),
+    record_value: z.string().describe('... with exactly this value'),
+  }),
+  created_at: z.string(),
+  verified_at: z.string().nullable(),
+});
+export const DomainList = z.object({ domains: z.array(Domain), next_cursor: Cursor });
+
+// --- requester identities and credentials
+export const IdentityCreateBody = z.strictObject({ email: Email });
+export const Identity = z.object({
+  identity_id: z.string(),
+  email: z.string(),
+  domain: z.string().nullable().describe("The customer's verified domain of the email, if any"),
+  created_at: z.string(),
+});
+export const IdentityList = z.object({ requester_identities: z.array(Identity), next_cursor: Cursor });
+export const MintedCredential = z.object({
+  credential_id: z.string(),
+  identity_id: z.string(),
+  requester_credential: z.string().nullable().describe('`rc_...`, shown once; null on an idempotent replay'),
+  prefix: z.string(),
+  created_at: z.string(),
+});
+export const RevokedCredential = z.object({ credential_id: z.string(), identity_id: z.string(), revoked_at: z.string() });
+
+// --- audiences
+const Member = z.union([z.strictObject({ email: Email }), z.strictObject({ domain: DomainName })]);
+export const AudienceCreateBody = z.strictObject({ name: AudienceName, members: z.array(Member).max(1000) });
+export const AudiencePatchBody = z.strictObject({ name: AudienceName.optional(), members: z.array(Member).max(1000).optional().describe('The whole new member list') });
+export const Audience = z.object({
+  audience_id: z.string(),
+  name: z.string(),
+  members: z.array(z.union([z.object({ email: z.string() }), z.object({ domain: z.string() })])),
+  created_at: z.string(),
+});
+export const AudienceList = z.object({ audiences: z.array(Audience), next_cursor: Cursor });
+
+// --- allocations
+export const AllocationCreateBody = z.strictObject({
+  link_id: Id,
+  slug: z.string().min(1).max(200),
+  audience: AudienceName.nullable().optional().describe('Count only bookings by this audience'),
+  limit: z.int().min(1).max(100_000),
+  period: Period.describe("The owner's local day, ISO week (Monday first) or calendar month"),
+});
+export const AllocationListQuery = z.strictObject({ ...Pagination, link_id: Id.optional() });
+export const Allocation = z.object({
+  allocation_id: z.string(),
+  link_id: z.string(),
+  slug: z.string(),
+  audience: z.string().nullable(),
+  limit: z.int(),
+  period: Period,
+  created_at: z.string(),
+});
+export const AllocationList = z.object({ allocations: z.array(Allocation), next_cursor: Cursor });
