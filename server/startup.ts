@@ -1,6 +1,5 @@
 import { closeDb, getDb, getDbHandle } from '@/db/client';
-import { startSweeper } from '@/server/domain/claims/sweeper';
-import { sweepIdempotency } from '@/server/http/idempotency';
+import { startSweeper, SWEEP_TASKS } from '@/server/sweeper';
 import { isPgliteLockedError } from '@/db/drivers/pglite';
 import { getConfig } from '@/server/config';
 import { getRateLimiter } from '@/server/http/rateLimit';
@@ -46,7 +45,7 @@ export async function startServices(): Promise<void> {
 
   // Expire holds past their time to live (notifying agents) and drop old idempotency keys.
   stopSweeper?.();
-  stopSweeper = startSweeper(getDb, { sweepIdempotency });
+  stopSweeper = startSweeper(getDb, SWEEP_TASKS);
 }
 
 let stopSweeper: (() => void) | undefined;

@@ -23,8 +23,9 @@ const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
  * path does not support answers 405 in our envelope (not Next's empty body):
  *   export const { GET, POST, PUT, PATCH, DELETE } = routes({ POST: createAgent });
  */
-export function routes(ops: Partial<Record<HttpMethod, AnyOperation>>): Record<HttpMethod, RouteHandler> {
-  const allowed = HTTP_METHODS.filter((m) => ops[m]);
+export function routes(ops: Partial<Record<HttpMethod, AnyOperation>>, opts: { alsoServed?: HttpMethod[] } = {}): Record<HttpMethod, RouteHandler> {
+  // `alsoServed`: methods the route file answers itself (e.g. an HTML page), listed in Allow.
+  const allowed = HTTP_METHODS.filter((m) => ops[m] || opts.alsoServed?.includes(m));
   const out = {} as Record<HttpMethod, RouteHandler>;
   for (const method of HTTP_METHODS) {
     const op = ops[method];

@@ -1,8 +1,10 @@
 import { checkHealth } from '@/server/health';
 import { ownerProcedure, publicProcedure, router } from './init';
+import { proposalsRouter } from './routers/proposals';
 
 /** The dashboard's API (browser only; agents use the REST API under /v1). */
 export const appRouter = router({
+  proposals: proposalsRouter,
   session: router({
     /** The signed-in owner (UNAUTHORIZED when nobody is). */
     me: ownerProcedure.query(({ ctx }) => ({ owner_email: ctx.owner.email, role: ctx.owner.role })),

@@ -2,6 +2,8 @@ import type { AnyOperation } from '../operation';
 import { buildOpenApiDocument } from '../openapi';
 import * as admin from './admin';
 import { openApiOp } from './meta';
+import * as proposals from './proposals';
+import * as publicRequester from './public';
 import * as publicAdmin from './publicAdmin';
 import * as scheduling from './scheduling';
 
@@ -10,7 +12,7 @@ import * as scheduling from './scheduling';
  * tests/integration/openapi.test.ts fails when an app/ route binds an
  * operation missing here, so docs cannot drift from code.
  */
-export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin), ...Object.values(scheduling), ...Object.values(publicAdmin)] as AnyOperation[];
+export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin), ...Object.values(scheduling), ...Object.values(publicAdmin), ...Object.values(proposals), ...Object.values(publicRequester)] as AnyOperation[];
 
 let cached: { base: string; doc: unknown } | undefined;
 export function openApiDocument(baseUrl: string): unknown {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { claims, idempotencyRecords } from '@/db/schema';
-import { startSweeper } from '@/server/domain/claims/sweeper';
+import { startSweeper, SWEEP_TASKS } from '@/server/sweeper';
 import { newId } from '@/server/domain/ids';
 import { requestFingerprint } from '@/server/http/idempotency';
 import { expectEnvelope, newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
@@ -132,7 +132,7 @@ describe('the hold sweeper', () => {
     const held = await candidateHold({ start: day.at('14:00'), end: day.at('14:30') }, { ttl_seconds: 10 }, agent.key);
     expect(held.status, held.text).toBe(200);
     await patchClaim(held.body.hold_id, { expiresAt: new Date(Date.now() - 1000) });
-    const stop = startSweeper(getDb, { intervalMs: 25 });
+    const stop = startSweeper(getDb, SWEEP_TASKS, 25);
     try {
       let notes: { kind: string; data: { hold_id: string } }[] = [];
       for (let i = 0; i < 80 && !notes.some((n) => n.data.hold_id === held.body.hold_id); i++) {

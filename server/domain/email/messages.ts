@@ -1,0 +1,57 @@
+import type { MailMessage } from './mailer';
+
+/** What a requester's mail says about the meeting they asked for (no internal ids). */
+export type MeetingSummary = {
+  /** Meeting type title, or null for a free-text request. */
+  title: string | null;
+  ownerName: string | null;
+  start?: Date | null;
+  end?: Date | null;
+};
+
+function describe(m: MeetingSummary): string {
+  const what = m.title ? `"${m.title}"` : 'a meeting';
+  const who = m.ownerName ? ` with ${m.ownerName}` : '';
+  const when = m.start && m.end ? ` on ${m.start.toUTCString()} (until ${m.end.toUTCString()})` : '';
+  return `${what}${who}${when}`;
+}
+
+/** Contact verification: the confirm link, and the status link to keep. */
+export function contactVerificationMessage(to: string, m: MeetingSummary, urls: { verificationUrl: string; statusUrl: string }): MailMessage {
+  return {
+    to,
+    subject: 'Confirm your email to send your meeting request',
+    text: [
+      `You asked for ${describe(m)}.`,
+      '',
+      'Open this link and press "Confirm" so the request reaches the calendar owner (the link is valid for 24 hours):',
+      urls.verificationUrl,
+      '',
+      'Keep this link to check the status of your request or to withdraw it:',
+      urls.statusUrl,
+      '',
+      'If you did not ask for this meeting, ignore this message; nothing will be sent on.',
+    ].join('\n'),
+  };
+}
+
+/** The owner's decision. The status link is not repeated: only its hash is stored (see docs/public-scheduling.md). */
+export function proposalOutcomeMessage(to: string, m: MeetingSummary, outcome: { status: 'booked' | 'declined'; reason?: string | null }): MailMessage {
+  if (outcome.status === 'booked') {
+    return {
+      to,
+      subject: 'Your meeting request was accepted',
+      text: [`Your request for ${describe(m)} was accepted and booked.`, '', 'The status link from your first message now shows "booked".'].join('\n'),
+    };
+  }
+  return {
+    to,
+    subject: 'Your meeting request was declined',
+    text: [
+      `Your request for ${describe(m)} was declined.`,
+      ...(outcome.reason ? ['', `Reason given: ${outcome.reason}`] : []),
+      '',
+      'The status link from your first message now shows "declined".',
+    ].join('\n'),
+  };
+}

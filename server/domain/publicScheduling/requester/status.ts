@@ -1,0 +1,47 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db, Executor } from '@/db/client';
+import { bookingProposals, contactVerifications, type ProposalStatus } from '@/db/schema';
+import { DomainError } from '../../errors';
+import { hashSecret, SECRET_PREFIX } from '../../ids';
+import { expireLapsed } from '../review/expiry';
+import { publicNotFound, resolveRequester } from './access';
+
+type ProposalRow = typeof bookingProposals.$inferSelect;
+export type PublicStatusView = { status: ProposalStatus; updated_at: string };
+
+export function statusView(p: ProposalRow): PublicStatusView {
+  return { status: p.status, updated_at: p.updatedAt.toISOString() };
+}
+
+/** The proposal a status token names (public origin only), or not_found. */
+async function byToken(db: Executor, token: string, lock: boolean): Promise<ProposalRow> {
+  if (!token.startsWith(SECRET_PREFIX.proposalToken)) throw publicNotFound('Booking proposal not found');
+  const q = db.select().from(bookingProposals).where(eq(bookingProposals.accessTokenHash, hashSecret(token))).limit(1);
+  const [row] = lock ? await q.for('update') : await q;
+  if (!row || row.origin !== 'public') throw publicNotFound('Booking proposal not found');
+  return row;
+}
+
+/** GET /public/booking-proposals/{token}: status and updated_at; an unverified proposal past 24 h reads (and becomes) expired. */
+export async function proposalStatus(db: Db, token: string, bearer: string | null, now: Date): Promise<PublicStatusView> {
+  await resolveRequester(db, bearer);
+  const row = await byToken(db, token, false);
+  return statusView(await expireLapsed(db, row, now));
+}
+
+const PENDING: readonly ProposalStatus[] = ['pending_requester_verification', 'pending_review'];
+
+/** POST .../withdraw: a pending proposal becomes withdrawn; anything else (booked included) is 409 not_pending. */
+export async function withdrawProposal(db: Db, token: string, bearer: string | null, now: Date): Promise<PublicStatusView> {
+  await resolveRequester(db, bearer);
+  const out = await db.transaction(async (tx) => {
+    const row = await expireLapsed(tx, await byToken(tx, token, true), now);
+    if (!PENDING.includes(row.status)) return { error: row.status };
+    const [updated] = await tx.update(bookingProposals).set({ status: 'withdrawn', updatedAt: now, expiresAt: null }).where(eq(bookingProposals.id, row.id)).returning();
+    await tx.update(contactVerifications).set({ status: 'expired' }).where(and(eq(contactVerifications.proposalId, row.id), eq(contactVerifications.status, 'pending')));
+    return { row: updated };
+  });
+  // Thrown after commit, so a lazy expiry flip above stays.
+  if (out.error) throw new DomainError('not_pending', `The proposal is ${out.error} and can no longer be withdrawn`);
+  return statusView(out.row!);
+}

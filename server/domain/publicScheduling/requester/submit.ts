@@ -1,0 +1,132 @@
+import type { Db } from '@/db/client';
+import { bookingProposals, contactVerifications, type ProposalStatus } from '@/db/schema';
+import { contactVerificationMessage, sendMail } from '../../email';
+import { normalizeEmail } from '../../access';
+import { DomainError } from '../../errors';
+import { newId, newSecret } from '../../ids';
+import { findMeetingType, type MeetingTypeRecord } from '../admin';
+import { loadPublicLink, publicNotFound, resolveRequester, typeReachable, type Requester } from './access';
+import { assertSuggestable } from './schedule';
+
+const HOUR = 3_600_000;
+/** An unverified proposal (and its verification link) expires after this long. */
+export const VERIFICATION_TTL_MS = 24 * HOUR;
+/** SPEC.md "Limits": attendees per public proposal, the requester included in a type's own limit. */
+export const MAX_PUBLIC_ATTENDEES = 50;
+
+type Person = { email: string; name?: string };
+export type SubmitInput = {
+  requester_contact: Person;
+  attendees: Person[];
+  public_meeting_type?: string;
+  duration_minutes?: number;
+  requested_window?: { start: string; end: string };
+  reason?: string;
+  message?: string;
+};
+export type SubmitResult = { status: Extract<ProposalStatus, 'pending_requester_verification' | 'pending_review'>; status_url: string; contact_verification_url?: string };
+
+function invalid(path: string, message: string): DomainError {
+  return new DomainError('invalid_request', `Invalid body.${path}: ${message}`, { details: { fields: [{ path: `body.${path}`, message }] } });
+}
+
+/** Distinct people on the meeting, the requester counted once. */
+function headcount(input: SubmitInput): number {
+  return new Set([input.requester_contact.email, ...input.attendees.map((a) => a.email)].map(normalizeEmail)).size;
+}
+
+function checkAttendees(input: SubmitInput, type: MeetingTypeRecord | null) {
+  const count = headcount(input);
+  const limit = Math.min(MAX_PUBLIC_ATTENDEES, type?.type.attendeeLimit ?? MAX_PUBLIC_ATTENDEES);
+  // The raw list is capped too (SPEC.md: at most 50 items), whatever duplicates it holds.
+  if (count > limit || input.attendees.length > MAX_PUBLIC_ATTENDEES) {
+    throw new DomainError('attendee_limit_exceeded', `At most ${limit} people may attend, counting the requester`, { extra: { attendee_limit: limit } });
+  }
+}
+
+/**
+ * POST /public/schedules/{id}/booking-proposals. Structured (a type, one of
+ * its durations, and exactly a currently suggested time) or free-text (a
+ * message; an optional requested window is a wish the owner reads). Stores
+ * only hashes of the status and verification tokens and mails the requester
+ * the verification link, unless a credential of the requester's own email
+ * skips verification where the type allows it.
+ */
+export async function submitProposal(db: Db, idOrAlias: string, bearer: string | null, input: SubmitInput, baseUrl: string, now: Date): Promise<SubmitResult> {
+  const link = await loadPublicLink(db, idOrAlias);
+  const requester: Requester | null = await resolveRequester(db, bearer, link.link.customerId);
+  const email = normalizeEmail(input.requester_contact.email);
+
+  let type: MeetingTypeRecord | null = null;
+  let window: { start: Date; end: Date } | null = null;
+  let duration: number | null = input.duration_minutes ?? null;
+  if (input.public_meeting_type !== undefined) {
+    type = await findMeetingType(db, link.link.id, input.public_meeting_type);
+    if (!type || !(await typeReachable(db, type, requester))) throw publicNotFound('Public meeting type not found');
+    if (duration === null) throw invalid('duration_minutes', 'required with public_meeting_type');
+    if (!input.requested_window) throw invalid('requested_window', 'required with public_meeting_type');
+    if (!type.type.durationMinutes.includes(duration)) throw invalid('duration_minutes', `must be one of ${type.type.durationMinutes.join(', ')}`);
+    window = { start: new Date(input.requested_window.start), end: new Date(input.requested_window.end) };
+  } else {
+    if (!input.message?.trim()) throw invalid('message', 'required for a free-text request (without public_meeting_type)');
+    if (input.requested_window) {
+      window = { start: new Date(input.requested_window.start), end: new Date(input.requested_window.end) };
+      const minutes = (window.end.getTime() - window.start.getTime()) / 60_000;
+      if (!(minutes >= 5 && minutes <= 480)) throw invalid('requested_window', 'must span 5 to 480 minutes');
+      if (duration !== null && duration !== minutes) throw invalid('duration_minutes', 'must equal the length of requested_window');
+      if (window.start < now) throw new DomainError('time_unavailable', 'The requested time is in the past');
+      duration = minutes;
+    }
+  }
+  checkAttendees(input, type);
+  if (type && window) await assertSuggestable(db, { link, type, requester }, duration!, window, now);
+
+  const skipsVerification = Boolean(requester && type?.type.credentialSkipsVerification && requester.email === email);
+  const status: SubmitResult['status'] = skipsVerification ? 'pending_review' : 'pending_requester_verification';
+  const accessToken = newSecret('proposalToken');
+  const verification = skipsVerification ? null : newSecret('verificationToken');
+  const proposalId = newId(now.getTime());
+  const expiresAt = new Date(now.getTime() + VERIFICATION_TTL_MS);
+
+  await db.transaction(async (tx) => {
+    await tx.insert(bookingProposals).values({
+      id: proposalId,
+      customerId: link.link.customerId,
+      ownerId: link.owner.id,
+      origin: 'public',
+      linkId: link.link.id,
+      meetingTypeId: type?.type.id ?? null,
+      meetingClassId: type?.type.meetingClassId ?? null,
+      requesterIdentityId: requester?.identityId ?? null,
+      status,
+      requesterEmail: email,
+      requesterName: input.requester_contact.name ?? null,
+      attendees: input.attendees.map((a) => ({ email: normalizeEmail(a.email), ...(a.name ? { name: a.name } : {}) })),
+      durationMinutes: duration,
+      requestedStart: window?.start ?? null,
+      requestedEnd: window?.end ?? null,
+      reason: input.reason ?? null,
+      message: input.message ?? null,
+      accessTokenHash: accessToken.hash,
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: verification ? expiresAt : null,
+    });
+    if (verification) {
+      await tx.insert(contactVerifications).values({ id: newId(now.getTime()), customerId: link.link.customerId, proposalId, tokenHash: verification.hash, email, createdAt: now, expiresAt });
+    }
+  });
+
+  const base = baseUrl.replace(/\/+$/, '');
+  const result: SubmitResult = { status, status_url: `${base}/public/booking-proposals/${accessToken.secret}` };
+  if (verification) {
+    result.contact_verification_url = `${base}/public/contact-verifications/${verification.secret}/confirm`;
+    await sendMail(
+      contactVerificationMessage(email, { title: type?.type.title ?? null, ownerName: link.owner.name, start: window?.start, end: window?.end }, {
+        verificationUrl: result.contact_verification_url,
+        statusUrl: result.status_url,
+      }),
+    );
+  }
+  return result;
+}

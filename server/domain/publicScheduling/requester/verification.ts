@@ -1,0 +1,78 @@
+import { eq } from 'drizzle-orm';
+import type { Db, Executor } from '@/db/client';
+import { bookingProposals, contactVerifications, owners, publicMeetingTypes } from '@/db/schema';
+import { DomainError } from '../../errors';
+import { hashSecret, SECRET_PREFIX } from '../../ids';
+import { expireLapsed } from '../review/expiry';
+import { publicNotFound } from './access';
+
+type VerificationRow = typeof contactVerifications.$inferSelect;
+type ProposalRow = typeof bookingProposals.$inferSelect;
+
+async function byToken(db: Executor, token: string): Promise<{ v: VerificationRow; p: ProposalRow }> {
+  if (!token.startsWith(SECRET_PREFIX.verificationToken)) throw publicNotFound('Contact verification not found');
+  const [row] = await db
+    .select({ v: contactVerifications, p: bookingProposals })
+    .from(contactVerifications)
+    .innerJoin(bookingProposals, eq(bookingProposals.id, contactVerifications.proposalId))
+    .where(eq(contactVerifications.tokenHash, hashSecret(token)))
+    .limit(1);
+  if (!row) throw publicNotFound('Contact verification not found');
+  return row;
+}
+
+/** The same, locked in the order every writer uses: the proposal, then its verification. */
+async function lockedByToken(tx: Executor, token: string): Promise<{ v: VerificationRow; p: ProposalRow }> {
+  const found = await byToken(tx, token);
+  const [p] = await tx.select().from(bookingProposals).where(eq(bookingProposals.id, found.p.id)).for('update');
+  const [v] = await tx.select().from(contactVerifications).where(eq(contactVerifications.id, found.v.id)).for('update');
+  return { v, p };
+}
+
+/** Where a verification stands, as the confirm page shows it. */
+export type VerificationState = 'pending' | 'confirmed' | 'expired' | 'closed';
+
+function stateOf(v: VerificationRow, p: ProposalRow, now: Date): VerificationState {
+  if (v.status === 'confirmed') return 'confirmed';
+  if (p.status === 'withdrawn') return 'closed';
+  if (v.status === 'expired' || v.expiresAt <= now || p.status === 'expired') return 'expired';
+  if (p.status !== 'pending_requester_verification') return 'closed'; // withdrawn
+  return 'pending';
+}
+
+/** What the confirm page (GET) shows: the requester's own request, nothing of the owner's but their name. No side effect. */
+export async function verificationPage(db: Executor, token: string, now: Date) {
+  const { v, p } = await byToken(db, token);
+  const [owner] = await db.select({ name: owners.name }).from(owners).where(eq(owners.id, p.ownerId));
+  const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
+  return {
+    state: stateOf(v, p, now),
+    email: v.email,
+    ownerName: owner?.name ?? null,
+    title: type?.title ?? null,
+    start: p.requestedStart,
+    end: p.requestedEnd,
+  };
+}
+
+/**
+ * POST /public/contact-verifications/{token}/confirm: the requester proved
+ * their email; the proposal goes to the owner's review. Anything but a
+ * pending, unexpired verification of a still unverified proposal: 409 not_pending.
+ */
+export async function confirmContact(db: Db, token: string, now: Date): Promise<{ status: 'pending_review' }> {
+  const out = await db.transaction(async (tx) => {
+    const { v, p } = await lockedByToken(tx, token);
+    const current = await expireLapsed(tx, p, now);
+    const state = stateOf(v, current, now);
+    if (state !== 'pending') return { error: state };
+    await tx.update(contactVerifications).set({ status: 'confirmed', confirmedAt: now }).where(eq(contactVerifications.id, v.id));
+    await tx.update(bookingProposals).set({ status: 'pending_review', expiresAt: null, updatedAt: now }).where(eq(bookingProposals.id, p.id));
+    return { ok: true as const };
+  });
+  if ('error' in out) {
+    const why = out.error === 'confirmed' ? 'already confirmed' : out.error === 'expired' ? 'expired' : 'no longer pending (the request was withdrawn)';
+    throw new DomainError('not_pending', `This contact verification is ${why}`);
+  }
+  return { status: 'pending_review' };
+}

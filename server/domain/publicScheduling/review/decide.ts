@@ -1,0 +1,208 @@
+import { and, eq, isNotNull } from 'drizzle-orm';
+import type { Db, Executor } from '@/db/client';
+import { allocations, bookingProposals, claims, meetingClasses, owners, publicMeetingTypes, requesterIdentities, type AttendeeJson } from '@/db/schema';
+import { normalizeEmail } from '../../access';
+import { decideAndApply, runClaimTransaction } from '../../claims/decide';
+import { lockOwner, resolveCalendar } from '../../claims/context';
+import { proposalOutcomeMessage, sendMail, type MailMessage } from '../../email';
+import { DomainError } from '../../errors';
+import { newId } from '../../ids';
+import { getMeetingClass, type MeetingClassRow } from '../../meetingClassService';
+import { enqueueNotification } from '../../notificationService';
+import { audienceMembership, checkAllocation, effectivePreemptPolicy } from '../admin';
+import { findOwnProposal, type ProposalRow, type Reviewer } from './owner';
+
+type TypeRow = typeof publicMeetingTypes.$inferSelect;
+
+export type ApproveInput = { proposalId: string; start?: Date; end?: Date; meetingClass?: string };
+export type ReviewResult = {
+  proposal_id: string;
+  status: 'booked' | 'declined';
+  booking_id: string | null;
+  start: string | null;
+  end: string | null;
+  preempted_booking_ids: string[];
+  warnings?: string[];
+};
+
+function invalid(path: string, message: string): DomainError {
+  return new DomainError('invalid_request', `${path}: ${message}`, { details: { fields: [{ path, message }] } });
+}
+
+function notPending(p: ProposalRow): DomainError {
+  return new DomainError('PROPOSAL_NOT_PENDING', `The proposal is ${p.status}; only proposals pending review can be decided`);
+}
+
+/** The time to book: the one given, else the requested window, else the first candidate. */
+function chooseSlot(p: ProposalRow, input: ApproveInput): { start: Date; end: Date } {
+  let slot: { start: Date; end: Date } | null = null;
+  if (input.start || input.end) {
+    if (!input.start || !input.end) throw invalid('start', 'give both start and end, or neither');
+    slot = { start: input.start, end: input.end };
+  } else if (p.origin === 'public' && p.requestedStart && p.requestedEnd) slot = { start: p.requestedStart, end: p.requestedEnd };
+  else if (p.candidates[0]) slot = { start: new Date(p.candidates[0].start), end: new Date(p.candidates[0].end) };
+  if (!slot) throw invalid('start', 'this proposal names no time: choose start and end');
+  const minutes = (slot.end.getTime() - slot.start.getTime()) / 60_000;
+  if (!(minutes >= 5 && minutes <= 480)) throw invalid('end', 'a booking spans 5 to 480 minutes (end after start)');
+  return slot;
+}
+
+async function classById(db: Executor, id: string): Promise<MeetingClassRow> {
+  const [row] = await db.select().from(meetingClasses).where(eq(meetingClasses.id, id));
+  return row;
+}
+
+/** Allocations of this type that name an audience the requester belongs to (checkAllocation weighs those too). */
+async function requesterAudiences(db: Executor, typeId: string, p: ProposalRow): Promise<string[]> {
+  // The credential's identity when one was presented, else the verified contact email (as checkAllocation counts).
+  const [identity] = p.requesterIdentityId ? await db.select({ email: requesterIdentities.email }).from(requesterIdentities).where(eq(requesterIdentities.id, p.requesterIdentityId)) : [];
+  const email = identity?.email ?? p.requesterEmail;
+  if (!email) return [];
+  const rows = await db
+    .selectDistinct({ audienceId: allocations.audienceId })
+    .from(allocations)
+    .where(and(eq(allocations.meetingTypeId, typeId), isNotNull(allocations.audienceId)));
+  const out: string[] = [];
+  for (const r of rows) if (r.audienceId && (await audienceMembership(db, r.audienceId, { email }))) out.push(r.audienceId);
+  return out;
+}
+
+function attendeesOf(p: ProposalRow): AttendeeJson[] {
+  const out: AttendeeJson[] = [];
+  const seen = new Set<string>();
+  // A public requester asked for this very time: they count as an external attendee who accepted.
+  if (p.origin === 'public' && p.requesterEmail) {
+    out.push({ email: p.requesterEmail, name: p.requesterName, response: 'accepted', external: true });
+    seen.add(p.requesterEmail);
+  }
+  for (const a of p.attendees) {
+    const email = normalizeEmail(a.email);
+    if (seen.has(email)) continue;
+    seen.add(email);
+    out.push({ email, name: a.name ?? null, response: 'needs_action' });
+  }
+  return out;
+}
+
+async function mailFor(db: Executor, p: ProposalRow, outcome: { status: 'booked' | 'declined'; reason?: string | null; start?: Date; end?: Date }): Promise<MailMessage | null> {
+  if (p.origin !== 'public' || !p.requesterEmail) return null;
+  const [owner] = await db.select({ name: owners.name }).from(owners).where(eq(owners.id, p.ownerId));
+  const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
+  return proposalOutcomeMessage(
+    p.requesterEmail,
+    { title: type?.title ?? null, ownerName: owner?.name ?? null, start: outcome.start ?? p.requestedStart, end: outcome.end ?? p.requestedEnd },
+    outcome,
+  );
+}
+
+async function notifyAgent(db: Executor, p: ProposalRow, data: Record<string, unknown>, now: Date): Promise<void> {
+  if (p.origin !== 'agent' || !p.agentId) return;
+  await enqueueNotification(db, { customerId: p.customerId, agentId: p.agentId, kind: 'proposal.reviewed', data: { proposal_id: p.id, ...data }, now });
+}
+
+/**
+ * The owner approves: arbitration runs as for any booking (action
+ * proposal.review) with the proposal's class and, for a public type, its
+ * effective preempt policy; the owner acts with authority, so lower-priority
+ * claims give way exactly when that policy is preempt_lower. An allocation
+ * that is full refuses first (booking_limit_exceeded). Accepted: the booking
+ * (source public for public proposals) and the proposal (booked) commit
+ * together. Rejected: the audited arbitration error is thrown and the
+ * proposal stays pending_review.
+ */
+export async function approveProposal(db: Db, reviewer: Reviewer, input: ApproveInput, now: Date): Promise<ReviewResult> {
+  const out = await runClaimTransaction(db, async (tx) => {
+    const first = await findOwnProposal(tx, reviewer, input.proposalId);
+    const owner = await lockOwner(tx, first.ownerId);
+    const p = await findOwnProposal(tx, reviewer, input.proposalId, true);
+    if (p.status !== 'pending_review') throw notPending(p);
+    const slot = chooseSlot(p, input);
+    const meetingClass = input.meetingClass
+      ? await getMeetingClass(tx, reviewer.customerId, input.meetingClass)
+      : p.meetingClassId
+        ? await classById(tx, p.meetingClassId)
+        : null;
+    if (!meetingClass) throw invalid('meeting_class', 'a free-text proposal needs a meeting class to book with');
+    const [type]: (TypeRow | undefined)[] = p.meetingTypeId ? await tx.select().from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
+    const calendar = await resolveCalendar(tx, owner, undefined);
+    if (type) {
+      await checkAllocation(tx, {
+        meetingTypeId: type.id,
+        audienceIds: await requesterAudiences(tx, type.id, p),
+        ownerTimeZone: owner.timeZone,
+        at: slot.start,
+        now,
+      });
+    }
+    const preemptPolicy = type ? effectivePreemptPolicy(type, meetingClass) : meetingClass.preemptPolicy;
+    const target = { owner, calendar, meetingClass };
+    const outcome = await decideAndApply(tx, {
+      action: 'proposal.review',
+      actor: { customerId: p.customerId, agentId: p.agentId },
+      target,
+      start: slot.start,
+      end: slot.end,
+      policy: { priority: meetingClass.priority, preemptPolicy, agentCanPreempt: preemptPolicy === 'preempt_lower' },
+      now,
+      idempotencyKey: null,
+      insert: async (t) => {
+        const attendees = attendeesOf(p);
+        const [row] = await t
+          .insert(claims)
+          .values({
+            id: newId(now.getTime()),
+            customerId: p.customerId,
+            ownerId: owner.id,
+            calendarId: calendar.id,
+            agentId: p.agentId,
+            meetingClassId: meetingClass.id,
+            kind: 'booking',
+            status: 'confirmed',
+            startAt: slot.start,
+            endAt: slot.end,
+            source: p.origin === 'public' ? 'public' : 'agent',
+            title: type?.title ?? (p.requesterName || p.requesterEmail ? `Meeting request from ${p.requesterName ?? p.requesterEmail}` : null),
+            description: p.message,
+            attendees,
+            externalAccepted: attendees.some((a) => a.external && a.response === 'accepted'),
+            proposalId: p.id,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning();
+        return row;
+      },
+    });
+    if (!outcome.ok) return { error: outcome.error };
+    await tx.update(bookingProposals).set({ status: 'booked', bookingId: outcome.row.id, updatedAt: now }).where(eq(bookingProposals.id, p.id));
+    await notifyAgent(tx, p, { status: 'booked', booking_id: outcome.row.id, owner_email: owner.email, start: slot.start.toISOString(), end: slot.end.toISOString() }, now);
+    const result: ReviewResult = {
+      proposal_id: p.id,
+      status: 'booked',
+      booking_id: outcome.row.id,
+      start: slot.start.toISOString(),
+      end: slot.end.toISOString(),
+      preempted_booking_ids: outcome.preemptedIds,
+    };
+    if (outcome.warnings.length) result.warnings = outcome.warnings;
+    return { result, mail: await mailFor(tx, p, { status: 'booked', start: slot.start, end: slot.end }) };
+  });
+  if ('error' in out) throw out.error;
+  if (out.mail) await sendMail(out.mail);
+  return out.result;
+}
+
+/** The owner declines (optional reason, told to the requester by mail or to the agent by notification). */
+export async function declineProposal(db: Db, reviewer: Reviewer, input: { proposalId: string; reason?: string | null }, now: Date): Promise<ReviewResult> {
+  const out = await db.transaction(async (tx) => {
+    const p = await findOwnProposal(tx, reviewer, input.proposalId, true);
+    if (p.status !== 'pending_review') throw notPending(p);
+    const reason = input.reason?.trim() || null;
+    await tx.update(bookingProposals).set({ status: 'declined', declineReason: reason, updatedAt: now }).where(eq(bookingProposals.id, p.id));
+    const [owner] = await tx.select({ email: owners.email }).from(owners).where(eq(owners.id, p.ownerId));
+    await notifyAgent(tx, p, { status: 'declined', owner_email: owner.email, reason }, now);
+    return { p, mail: await mailFor(tx, p, { status: 'declined', reason }) };
+  });
+  if (out.mail) await sendMail(out.mail);
+  return { proposal_id: out.p.id, status: 'declined', booking_id: null, start: null, end: null, preempted_booking_ids: [] };
+}

@@ -1,0 +1,125 @@
+import {
+  confirmContact,
+  loadPublicType,
+  proposalStatus,
+  publicSchedule,
+  resolveRequester,
+  submitProposal,
+  suggestedTimes,
+  withdrawProposal,
+} from '@/server/domain/publicScheduling/requester';
+import { defineOperation } from '../operation';
+import * as S from '../schemas/public';
+
+/**
+ * Requester endpoints under /public (SPEC.md, API.md "Public requester").
+ * Anonymous, with an optional `Authorization: Bearer rc_...`; a bearer that
+ * is not a live requester credential answers 404 not_found. Responses carry
+ * only public state: no internal ids, owner rules or free/busy.
+ */
+const CREDENTIAL = 'An optional `Authorization: Bearer rc_...` requester credential; one that is unknown, revoked or not an rc_ token answers 404 not_found.';
+const tokenLimit = (kind: string) => ({ policy: 'publicProposalToken' as const, by: (raw: { params: Record<string, string> }) => `${kind}:${raw.params.token ?? ''}` });
+
+export const publicScheduleOp = defineOperation({
+  operationId: 'getPublicSchedule',
+  method: 'GET',
+  path: '/public/schedules/{id}',
+  summary: 'A public link: its title, the owner name and the meeting types this requester may see',
+  description: `\`id\` is the public_scheduling_boundary_id or the alias. ${CREDENTIAL}`,
+  tags: ['Public'],
+  auth: 'public',
+  params: S.ScheduleParams,
+  success: { status: 200, description: 'The schedule', schema: S.PublicSchedule },
+  errors: ['not_found'],
+  handler: async ({ db, params, bearer }) => ({ body: await publicSchedule(db, params.id, bearer) }),
+});
+
+export const suggestedTimesOp = defineOperation({
+  operationId: 'getSuggestedTimes',
+  method: 'GET',
+  path: '/public/schedules/{id}/meeting-types/{slug}/suggested-times',
+  summary: 'Up to 50 free times for a meeting type (default: the next 14 days; at most 31 days)',
+  description: `Hidden, disabled or unpublished types, and audience types the requester is not a member of, answer 404 not_found. ${CREDENTIAL}`,
+  tags: ['Public'],
+  auth: 'public',
+  params: S.MeetingTypeParams,
+  query: S.SuggestedTimesQuery,
+  success: { status: 200, description: 'Suggested times', schema: S.SuggestedTimes },
+  errors: ['not_found'],
+  handler: async ({ db, params, query, bearer, now }) => {
+    const ctx = await loadPublicType(db, params.id, params.slug, bearer);
+    return {
+      body: await suggestedTimes(
+        db,
+        ctx,
+        { durationMinutes: query.duration_minutes, from: query.from ? new Date(query.from) : undefined, to: query.to ? new Date(query.to) : undefined },
+        now,
+      ),
+    };
+  },
+});
+
+export const submitProposalOp = defineOperation({
+  operationId: 'submitPublicProposal',
+  method: 'POST',
+  path: '/public/schedules/{id}/booking-proposals',
+  summary: 'Propose a meeting: a suggested time of a meeting type, or a free-text message',
+  description: `Answers status_url (keep it: status and withdraw) and contact_verification_url (mailed too). A credential of the requester's own email skips verification where the type allows it. 20 submissions per 10 minutes per client address and link. ${CREDENTIAL}`,
+  tags: ['Public'],
+  auth: 'public',
+  // Keyed on the path value as sent (alias or id), lower-cased: the limiter cannot look the link up.
+  rateLimit: { policy: 'publicProposalSubmit', by: ({ params, clientIp }) => `submit:${clientIp}:${(params.id ?? '').toLowerCase()}` },
+  params: S.ScheduleParams,
+  body: S.ProposalSubmitBody,
+  success: { status: 201, description: 'The proposal was received', schema: S.ProposalCreated },
+  errors: ['not_found', 'attendee_limit_exceeded', 'time_unavailable'],
+  handler: async ({ db, params, body, bearer, baseUrl, now }) => ({ body: await submitProposal(db, params.id, bearer, body, baseUrl, now) }),
+});
+
+export const proposalStatusOp = defineOperation({
+  operationId: 'getPublicProposalStatus',
+  method: 'GET',
+  path: '/public/booking-proposals/{token}',
+  summary: 'The status of a proposal (possession of the token is the access)',
+  description: `120 calls per minute per token (status and withdraw together). ${CREDENTIAL}`,
+  tags: ['Public'],
+  auth: 'public',
+  rateLimit: tokenLimit('proposal'),
+  params: S.TokenParams,
+  success: { status: 200, description: 'Status', schema: S.ProposalStatus },
+  errors: ['not_found'],
+  handler: async ({ db, params, bearer, now }) => ({ body: await proposalStatus(db, params.token, bearer, now) }),
+});
+
+export const withdrawProposalOp = defineOperation({
+  operationId: 'withdrawPublicProposal',
+  method: 'POST',
+  path: '/public/booking-proposals/{token}/withdraw',
+  summary: 'Withdraw a pending proposal (booked, declined, withdrawn or expired ones: 409 not_pending)',
+  description: CREDENTIAL,
+  tags: ['Public'],
+  auth: 'public',
+  rateLimit: tokenLimit('proposal'),
+  params: S.TokenParams,
+  success: { status: 200, description: 'Withdrawn', schema: S.ProposalStatus },
+  errors: ['not_found', 'not_pending'],
+  handler: async ({ db, params, bearer, now }) => ({ body: await withdrawProposal(db, params.token, bearer, now) }),
+});
+
+export const confirmContactOp = defineOperation({
+  operationId: 'confirmContactVerification',
+  method: 'POST',
+  path: '/public/contact-verifications/{token}/confirm',
+  summary: "Confirm the requester's email: the proposal goes to the owner's review",
+  description: 'No body is read (the GET page posts here from a script). A second confirm, an expired link, or a withdrawn proposal: 409 not_pending.',
+  tags: ['Public'],
+  auth: 'public',
+  rateLimit: tokenLimit('verification'),
+  params: S.TokenParams,
+  success: { status: 200, description: 'Confirmed', schema: S.VerificationConfirmed },
+  errors: ['not_found', 'not_pending'],
+  handler: async ({ db, params, bearer, now }) => {
+    await resolveRequester(db, bearer);
+    return { body: await confirmContact(db, params.token, now) };
+  },
+});

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { getDb } from '@/db/client';
+import { isDomainError } from '@/server/domain/errors';
+import { verificationPage, type VerificationState } from '@/server/domain/publicScheduling/requester';
+import { log } from '@/server/log';
+import { getRateLimiter, rateLimitHeaders, RATE_LIMITS } from '../rateLimit';
+import { clientIpOf } from '../request';
+import { getConfig } from '@/server/config';
+
+/**
+ * GET /public/contact-verifications/{token}/confirm: a small HTML page with
+ * a Confirm button (GET changes nothing, so mail scanners that open links do
+ * not confirm). The button POSTs to the same URL from an inline script (the
+ * JSON operation confirmContactOp answers); without scripts the form posts
+ * natively and the browser shows that JSON answer. Everything shown is
+ * escaped; a strict CSP allows only this page's own script and style, and
+ * no Referer leaves the page (the token is in its URL).
+ */
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2433}main{max-width:32rem;margin:10vh auto;background:#fff;padding:2rem;border-radius:12px;box-shadow:0 1px 4px #0002}h1{font-size:1.4rem;margin-top:0}button{font:inherit;padding:.6rem 1.4rem;border:0;border-radius:8px;background:#2457d6;color:#fff;cursor:pointer}button[disabled]{opacity:.6}#result{min-height:1.5em}`;
+const SCRIPT = `document.getElementById('confirm').addEventListener('submit',async function(e){e.preventDefault();var f=e.currentTarget,b=f.querySelector('button'),o=document.getElementById('result');b.disabled=true;o.textContent='Confirming...';try{var r=await fetch(location.pathname,{method:'POST',headers:{accept:'application/json'},credentials:'omit'});var j=await r.json().catch(function(){return null});if(r.ok){f.hidden=true;o.textContent='Thank you: your email is confirmed and your request went to the calendar owner.'}else if(j&&j.error&&j.error.code==='not_pending'){f.hidden=true;o.textContent='This link was already used, has expired, or the request was withdrawn.'}else if(r.status===429){b.disabled=false;o.textContent='Too many attempts; please try again in a minute.'}else{b.disabled=false;o.textContent='Something went wrong; please try again.'}}catch(x){b.disabled=false;o.textContent='Network error; please try again.'}});`;
+const sha = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
+const CSP = `default-src 'none'; script-src ${sha(SCRIPT)}; style-src ${sha(STYLE)}; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"'`=]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function page(title: string, body: string, withScript: boolean): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body}</main>${withScript ? `<script>${SCRIPT}</script>` : ''}</body></html>`;
+}
+
+function respond(status: number, html: string, extra: Record<string, string> = {}): Response {
+  return new Response(html, {
+    status,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': CSP,
+      'referrer-policy': 'no-referrer',
+      'x-content-type-options': 'nosniff',
+      ...extra,
+    },
+  });
+}
+
+const CLOSED: Record<Exclude<VerificationState, 'pending'>, [string, string]> = {
+  confirmed: ['Email already confirmed', 'Your email is already confirmed; your request is with the calendar owner.'],
+  expired: ['Link expired', 'This confirmation link has expired. Please send your request again.'],
+  closed: ['Request withdrawn', 'This request was withdrawn, so there is nothing to confirm.'],
+};
+
+function notFoundPage(): Response {
+  return respond(404, page('Link not found', '<h1>Link not found</h1><p>This confirmation link is not valid. Check that you opened the whole link from the message.</p>', false));
+}
+
+export async function contactVerificationPage(req: Request, ctx: { params: Promise<Record<string, string | string[] | undefined>> }): Promise<Response> {
+  const token = String((await ctx.params).token ?? '');
+  try {
+    const limit = await getRateLimiter().limit(RATE_LIMITS.publicProposalToken, `verification:${token}`);
+    const headers = rateLimitHeaders(limit, Date.now());
+    if (!limit.success) return respond(429, page('Too many requests', '<h1>Too many requests</h1><p>Please try again in a minute.</p>', false), headers);
+    if (token.length > 128) return notFoundPage();
+    const v = await verificationPage(await getDb(), token, new Date());
+    if (v.state !== 'pending') {
+      const [title, text] = CLOSED[v.state];
+      return respond(200, page(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`, false), headers);
+    }
+    const what = v.title ? `<strong>${escapeHtml(v.title)}</strong>` : 'a meeting';
+    const who = v.ownerName ? ` with <strong>${escapeHtml(v.ownerName)}</strong>` : '';
+    const when = v.start ? ` on <time datetime="${escapeHtml(v.start.toISOString())}">${escapeHtml(v.start.toUTCString())}</time>` : '';
+    const body =
+      `<h1>Confirm your email</h1><p>You asked for ${what}${who}${when}.</p>` +
+      `<p>Confirm that <strong>${escapeHtml(v.email)}</strong> is your address, and your request goes to the calendar owner for review.</p>` +
+      `<form method="post" id="confirm"><button type="submit">Confirm</button></form><p id="result" role="status" aria-live="polite"></p>`;
+    return respond(200, page('Confirm your email', body, true), headers);
+  } catch (err) {
+    if (isDomainError(err) && err.code === 'not_found') return notFoundPage();
+    log.error('contact verification page failed', { err, ip: clientIpOf(req, getConfig().trustProxy) });
+    return respond(500, page('Something went wrong', '<h1>Something went wrong</h1><p>Please try again later.</p>', false));
+  }
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { Email, UtcDateTime } from './common';
+
+/** Requester-facing shapes (SPEC.md "Booking proposal (public)", API.md "Public requester"). */
+
+const Duration = z.int().min(5).max(480);
+const Interval = z.strictObject({ start: UtcDateTime, end: UtcDateTime });
+const IsoInterval = z.object({ start: z.string(), end: z.string() });
+const Name = z.string().trim().min(1, 'must not be empty').max(200);
+
+export const ScheduleParams = z.strictObject({ id: z.string().min(1).max(64).describe('public_scheduling_boundary_id or the link alias') });
+export const MeetingTypeParams = z.strictObject({ id: ScheduleParams.shape.id, slug: z.string().min(1).max(64) });
+export const TokenParams = z.strictObject({ token: z.string().min(1).max(128) });
+
+export const PublicSchedule = z.object({
+  title: z.string().nullable(),
+  owner_name: z.string().nullable(),
+  meeting_types: z.array(z.object({ slug: z.string(), title: z.string(), duration_minutes: z.array(z.int()) })),
+});
+
+export const SuggestedTimesQuery = z.strictObject({
+  duration_minutes: z.coerce.number().int().min(5).max(480).optional().describe("One of the type's durations; default its shortest"),
+  from: UtcDateTime.optional().describe('Default now'),
+  to: UtcDateTime.optional().describe('Default from + 14 days; at most 31 days after from'),
+});
+export const SuggestedTimes = z.object({ suggested_times: z.array(IsoInterval).max(50) });
+
+export const ProposalSubmitBody = z.strictObject({
+  requester_contact: z.strictObject({ email: Email, name: Name.optional() }),
+  attendees: z
+    .array(z.strictObject({ email: Email, name: Name.optional() }))
+    .max(500)
+    .describe('More than 50 (or than the meeting type allows, counting the requester) answers attendee_limit_exceeded'),
+  public_meeting_type: z.string().min(1).max(64).optional().describe('Structured request: the type slug (with duration_minutes and requested_window)'),
+  duration_minutes: Duration.optional(),
+  requested_window: Interval.optional().describe('Structured request: exactly one of the suggested times'),
+  reason: z.string().max(1000).optional(),
+  message: z.string().max(5000).optional().describe('Free-text request (no public_meeting_type): required'),
+});
+export const ProposalCreated = z.object({
+  status: z.enum(['pending_requester_verification', 'pending_review']),
+  status_url: z.string(),
+  contact_verification_url: z.string().optional().describe('Absent when a requester credential skipped verification'),
+});
+
+export const ProposalStatus = z.object({
+  status: z.enum(['pending_requester_verification', 'pending_review', 'booked', 'declined', 'withdrawn', 'expired']),
+  updated_at: z.string().describe('UTC, millisecond precision'),
+});
+
+export const VerificationConfirmed = z.object({ status: z.literal('pending_review') });
+
+/** Agent proposals (API.md "Agent scheduling"). */
+export const AgentProposalBody = z.strictObject({
+  owner_email: Email.optional(),
+  meeting_class: z.string().min(1).max(100),
+  duration_minutes: Duration,
+  window: Interval,
+  attendees: z.array(z.strictObject({ email: Email, name: Name.optional() })).max(50),
+  message: z.string().max(5000).optional(),
+});
+export const AgentProposal = z.object({
+  proposal_id: z.string(),
+  status: ProposalStatus.shape.status,
+  candidates: z.array(IsoInterval),
+  booking_id: z.string().optional().describe('Present once booked'),
+  warnings: z.array(z.string()).optional(),
+});
