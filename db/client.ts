@@ -13,8 +13,14 @@ export type Executor = Db | Tx;
 export type DbHandle = {
   db: Db;
   driver: 'postgres' | 'pglite';
-  /** Run a raw SQL string (tests, health checks, scripts). */
+  /** Run a raw SQL string (tests, scripts). */
   exec(sqlText: string): Promise<void>;
+  /**
+   * Is the database reachable? On PostgreSQL this uses a connection of its
+   * own, outside the pool, so a pool busy with queued transactions does not
+   * read as an outage.
+   */
+  ping(): Promise<void>;
   close(): Promise<void>;
 };
 

@@ -25,7 +25,7 @@ async function checkDatabase(): Promise<HealthReport['database']> {
   const driver = getConfig().databaseUrl ? 'postgres' : 'pglite';
   try {
     const handle = await withTimeout(getDbHandle(), 'opening the database');
-    await withTimeout(handle.exec('select 1'), 'select 1');
+    await withTimeout(handle.ping(), 'select 1');
     return { ok: true, driver: handle.driver };
   } catch (err) {
     return { ok: false, driver, error: message(err) };

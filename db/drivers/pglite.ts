@@ -33,6 +33,9 @@ export async function openPglite(dataDir: string | undefined, migrationsFolder: 
         exec: async (text) => {
           await client.exec(text);
         },
+        ping: async () => {
+          await client.query('select 1');
+        },
         close: async () => {
           try {
             await client.close();

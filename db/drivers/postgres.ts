@@ -19,12 +19,19 @@ export async function openPostgres(url: string, max: number, migrationsFolder: s
   }
   const sql = postgres(url, { max, onnotice: () => {} });
   const db = drizzle(sql, { schema }) as unknown as Db;
+  let pinger: postgres.Sql | undefined;
   return {
     db,
     driver: 'postgres',
     exec: async (text) => {
       await sql.unsafe(text);
     },
-    close: () => sql.end({ timeout: 5 }),
+    ping: async () => {
+      pinger ??= postgres(url, { max: 1, idle_timeout: 60, connect_timeout: 5, onnotice: () => {} });
+      await pinger`select 1`;
+    },
+    close: async () => {
+      await Promise.all([sql.end({ timeout: 5 }), pinger?.end({ timeout: 1 })]);
+    },
   };
 }

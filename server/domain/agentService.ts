@@ -26,10 +26,19 @@ export function canonicalOwnerScope(scope: string): string {
  */
 function assertCanGrant(actor: AgentActor | null, scope: string, permissions: readonly Permission[]): void {
   if (!actor) return; // bootstrap and dashboard owners (admin role) are checked by their caller
-  for (const p of permissions) requirePermission(actor, p);
   if (actor.ownerScope !== 'org:*' && scope !== actor.ownerScope) {
-    throw new DomainError('owner_scope_denied', "An agent can only create agents within its own owner_scope");
+    throw new DomainError('owner_scope_denied', 'An agent can only create or manage agents within its own owner_scope');
   }
+  for (const p of permissions) requirePermission(actor, p);
+}
+
+/**
+ * An agent may manage (change, mint or revoke keys of) only agents it could
+ * have created: within its own scope and holding no permission it lacks.
+ * Otherwise a key minted for a stronger agent would be an escalation.
+ */
+function assertCanManage(actor: AgentActor | null, target: AgentRow): void {
+  assertCanGrant(actor, target.ownerScope, target.permissions);
 }
 
 function uniquePermissions(perms: readonly string[]): Permission[] {
@@ -65,13 +74,11 @@ export async function updateAgent(
   now: Date,
 ): Promise<AgentRow> {
   const current = await getAgent(db, customerId, agentId);
+  assertCanManage(actor, current);
   const scope = patch.owner_scope !== undefined ? canonicalOwnerScope(patch.owner_scope) : current.ownerScope;
   const permissions = patch.permissions !== undefined ? uniquePermissions(patch.permissions) : current.permissions;
   // Only newly granted permissions need the actor's own; changing scope needs the actor's scope to cover it.
   assertCanGrant(actor, scope, permissions.filter((p) => !current.permissions.includes(p)));
-  if (actor && actor.ownerScope !== 'org:*' && current.ownerScope !== actor.ownerScope) {
-    throw new DomainError('AGENT_NOT_FOUND', 'Agent not found');
-  }
   const [row] = await db
     .update(agents)
     .set({ name: patch.name ?? current.name, ownerScope: scope, permissions, disabled: patch.disabled ?? current.disabled, updatedAt: now })
@@ -81,8 +88,9 @@ export async function updateAgent(
 }
 
 /** Mint a new `ak_` key for an agent; the plaintext is returned once and only its hash is stored. */
-export async function mintApiKey(db: Executor, customerId: string, agentId: string, name: string | null, now: Date): Promise<MintedKey> {
+export async function mintApiKey(db: Executor, customerId: string, actor: AgentActor | null, agentId: string, name: string | null, now: Date): Promise<MintedKey> {
   const agent = await getAgent(db, customerId, agentId);
+  assertCanManage(actor, agent);
   const key = newSecret('apiKey');
   const [row] = await db
     .insert(apiKeys)
@@ -91,8 +99,15 @@ export async function mintApiKey(db: Executor, customerId: string, agentId: stri
   return { key_id: row.id, api_key: key.secret, prefix: row.prefix, created_at: row.createdAt.toISOString() };
 }
 
-export async function revokeApiKey(db: Executor, customerId: string, agentId: string, keyId: string, now: Date): Promise<{ key_id: string; revoked_at: string }> {
-  await getAgent(db, customerId, agentId);
+export async function revokeApiKey(
+  db: Executor,
+  customerId: string,
+  actor: AgentActor | null,
+  agentId: string,
+  keyId: string,
+  now: Date,
+): Promise<{ key_id: string; revoked_at: string }> {
+  assertCanManage(actor, await getAgent(db, customerId, agentId));
   if (!isUuid(keyId)) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
   const [row] = await db
     .select()

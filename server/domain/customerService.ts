@@ -10,7 +10,7 @@ export async function bootstrapCustomer(db: Executor, name: string, now: Date = 
   return db.transaction(async (tx) => {
     const [customer] = await tx.insert(customers).values({ id: newId(), name }).returning();
     const agent = await createAgent(tx, customer.id, null, { name: `${name} admin`, owner_scope: 'org:*', permissions: [...PERMISSIONS] });
-    const key = await mintApiKey(tx, customer.id, agent.id, 'bootstrap', now);
+    const key = await mintApiKey(tx, customer.id, null, agent.id, 'bootstrap', now);
     return { customer_id: customer.id, agent_id: agent.id, api_key: key.api_key };
   });
 }

@@ -188,9 +188,30 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
 }
 
 function parseOrThrow<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: never } }, value: unknown, where: 'body' | 'query' | 'path'): T {
+  const bad = unstorableText(value, where);
+  if (bad) {
+    throw new DomainError('invalid_request', `Invalid ${bad}: text may not contain U+0000 or unpaired surrogates`, {
+      details: { fields: [{ path: bad, message: 'contains U+0000 or an unpaired surrogate', code: 'invalid_string' }] },
+    });
+  }
   const r = schema.safeParse(value);
   if (!r.success) throw validationError(where, r.error);
   return r.data;
+}
+
+/**
+ * Path of the first string (key or value) PostgreSQL cannot store as sent:
+ * U+0000 is refused by PostgreSQL, and unpaired surrogates would be silently
+ * replaced (so two different names could collide). Null when all is well.
+ */
+function unstorableText(value: unknown, path: string, depth = 0): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') || !value.isWellFormed() ? path : null;
+  if (depth > 64 || value === null || typeof value !== 'object') return null;
+  for (const [k, v] of Object.entries(value)) {
+    const child = `${path}.${k}`;
+    if (unstorableText(k, child, depth + 1) || unstorableText(v, child, depth + 1)) return child;
+  }
+  return null;
 }
 
 function bearerToken(req: Request): string | null {

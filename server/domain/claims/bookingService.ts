@@ -7,8 +7,8 @@ import { isUuid, newId } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { writeAudit } from './audit';
-import { loadTarget, lockOwner, type ClaimRow } from './context';
-import { claimMadeWithKey, decideAndApply, requestPolicy, runClaimTransaction } from './decide';
+import { loadTarget, lockOwner, rulesWarnings, type ClaimRow } from './context';
+import { claimMadeWithKey, decideAndApply, ownerQueueKey, requestPolicy, runClaimTransaction } from './decide';
 import { findHold } from './holdService';
 import { bookingView, holdStatus, type BookingView } from './views';
 
@@ -67,7 +67,15 @@ export async function createBooking(
     const target = await loadTarget(tx, actor.customerId, input, true);
     const made = await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now);
     if (made && !made.holdId) {
-      return { value: bookingView(made, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, preemptedIds: await preemptedBy(tx, made.id) }) };
+      return {
+        value: bookingView(made, {
+          ownerEmail: target.owner.email,
+          meetingClass: target.meetingClass.name,
+          calendarType: target.calendar.type,
+          preemptedIds: await preemptedBy(tx, made.id),
+          warnings: rulesWarnings(target.owner),
+        }),
+      };
     }
     const outcome = await decideAndApply(tx, {
       action: 'booking.create',
@@ -85,7 +93,7 @@ export async function createBooking(
     return {
       value: bookingView(outcome.row, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, preemptedIds: outcome.preemptedIds, warnings: outcome.warnings }),
     };
-  });
+  }, ownerQueueKey(actor.customerId, input.ownerEmail));
   return unwrap(result);
 }
 
@@ -110,7 +118,9 @@ export async function confirmHold(
     const status = holdStatus(hold.row, now);
     const made = status === 'promoted' ? await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now) : undefined;
     if (made && made.id === hold.row.promotedBookingId) {
-      return { value: bookingView(made, { ownerEmail: hold.ownerEmail, meetingClass: hold.meetingClass, calendarType: hold.calendarType, preemptedIds: await preemptedBy(tx, made.id) }) };
+      return {
+        value: bookingView(made, { ownerEmail: hold.ownerEmail, meetingClass: hold.meetingClass, calendarType: hold.calendarType, preemptedIds: await preemptedBy(tx, made.id), warnings: rulesWarnings(owner) }),
+      };
     }
     if (status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'This hold was already confirmed into a booking', { extra: { booking_id: hold.row.promotedBookingId } });
     if (status === 'expired') throw new DomainError('HOLD_EXPIRED', 'The hold expired before it was confirmed');
@@ -148,7 +158,7 @@ export async function confirmHold(
     return {
       value: bookingView(outcome.row, { ownerEmail: owner.email, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: outcome.preemptedIds, warnings: outcome.warnings }),
     };
-  });
+  }, `hold:${holdId}`);
   return unwrap(result);
 }
 

@@ -24,6 +24,11 @@ export function ownerRules(owner: OwnerRow): OwnerRules {
   };
 }
 
+/** Warnings every accepted claim of this owner carries (the arbiter's, for answers built without it). */
+export function rulesWarnings(owner: OwnerRow): string[] {
+  return owner.workingHours ? [] : ['WORKING_HOURS_NOT_CONFIGURED'];
+}
+
 /** The owner of a scheduling call; an unknown email has no calendar (CALENDAR_NOT_FOUND). */
 export async function findSchedulingOwner(db: Executor, customerId: string, email: string, lock: boolean): Promise<OwnerRow> {
   const q = db

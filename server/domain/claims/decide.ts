@@ -163,16 +163,47 @@ export async function decideAndApply(tx: Executor, intent: ClaimIntent): Promise
  * not take it; then the whole decision runs once more to answer the true
  * reason, and a second collision is answered as NO_CAPACITY, never a 500.
  */
-export async function runClaimTransaction<T>(db: Db, fn: (tx: Executor) => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await db.transaction((tx) => fn(tx));
-    } catch (err) {
-      if (!isConstraintViolation(err, PG_EXCLUSION_VIOLATION)) throw err;
-      if (attempt >= 1) {
-        throw new DomainError('ARBITRATION_REJECTED', 'The slot was just taken by a concurrent request', { reason: 'NO_CAPACITY', extra: { alternatives: [] } });
+export async function runClaimTransaction<T>(db: Db, fn: (tx: Executor) => Promise<T>, queueKey?: string): Promise<T> {
+  const run = async () => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await db.transaction((tx) => fn(tx));
+      } catch (err) {
+        if (!isConstraintViolation(err, PG_EXCLUSION_VIOLATION)) throw err;
+        if (attempt >= 1) {
+          throw new DomainError('ARBITRATION_REJECTED', 'The slot was just taken by a concurrent request', { reason: 'NO_CAPACITY', extra: { alternatives: [] } });
+        }
       }
     }
+  };
+  return queueKey ? inQueue(queueKey, run) : run();
+}
+
+const queues = new Map<string, Promise<void>>();
+
+/** The queue key of claims on one owner named by email. */
+export function ownerQueueKey(customerId: string, ownerEmail: string): string {
+  return `owner:${customerId}:${ownerEmail.trim().toLowerCase()}`;
+}
+
+/**
+ * Run claim decisions with the same key (an owner, a hold) one at a time in
+ * this process. Correctness comes from the owner row lock; this only keeps a
+ * burst for one owner from parking every pooled connection on that lock
+ * (which would stall other owners and the health check): waiters wait here,
+ * in memory, and at most one per key and instance waits in the database.
+ */
+export async function inQueue<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const previous = queues.get(key) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = previous.then(() => new Promise<void>((resolve) => (done = resolve)));
+  queues.set(key, mine);
+  try {
+    await previous;
+    return await fn();
+  } finally {
+    done?.();
+    if (queues.get(key) === mine) queues.delete(key);
   }
 }
 

@@ -6,8 +6,8 @@ import { DomainError } from '../errors';
 import { isUuid, newId } from '../ids';
 import { findHoldStretch, searchSlots } from '../scheduling';
 import { writeAudit } from './audit';
-import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, lockOwner, ownerRules, type ClaimRow } from './context';
-import { claimMadeWithKey, decideAndApply, requestPolicy, runClaimTransaction } from './decide';
+import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './context';
+import { claimMadeWithKey, decideAndApply, ownerQueueKey, requestPolicy, runClaimTransaction } from './decide';
 import { noSlotsError, validateWindow } from './windows';
 import { holdView, type HoldView } from './views';
 
@@ -56,7 +56,7 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
     const view = (row: ClaimRow, warnings: string[]) =>
       holdView(row, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings });
     const made = await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now);
-    if (made) return { view: view(made, notConfiguredWarnings(target.owner.workingHours)) };
+    if (made) return { view: view(made, rulesWarnings(target.owner)) };
 
     if (input.scope === 'candidate') {
       const { start, end } = input.candidate;
@@ -104,15 +104,11 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
     }
     const [row] = await tx.insert(claims).values(hold(new Date(stretch.start), new Date(stretch.end), durationMinutes)).returning();
     await writeAudit(tx, { ...auditBase, outcome: 'accept', start: row.startAt, end: row.endAt, holdId: row.id, details: { window: { start: window.start.toISOString(), end: window.end.toISOString() }, duration_minutes: durationMinutes } });
-    return { view: view(row, notConfiguredWarnings(rules.workingHours)) };
-  }).then((r) => {
+    return { view: view(row, rulesWarnings(target.owner)) };
+  }, ownerQueueKey(actor.customerId, input.ownerEmail)).then((r) => {
     if ('error' in r && r.error) throw r.error;
     return (r as { view: HoldView }).view;
   });
-}
-
-function notConfiguredWarnings(workingHours: unknown): string[] {
-  return workingHours ? [] : ['WORKING_HOURS_NOT_CONFIGURED'];
 }
 
 type HoldRecord = { row: ClaimRow; ownerEmail: string; meetingClass: string; calendarType: string; calendarStatus: string };

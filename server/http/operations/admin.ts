@@ -115,6 +115,7 @@ export const mintKeyOp = defineOperation({
   method: 'POST',
   path: '/v1/agents/{id}/keys',
   summary: 'Mint an API key for an agent (the key is shown once)',
+  description: 'Only for agents the caller could have created: within its owner_scope and holding no permission the caller lacks.',
   tags: ['Agents and keys'],
   auth: 'api_key',
   permission: 'manage_agents',
@@ -122,8 +123,8 @@ export const mintKeyOp = defineOperation({
   body: S.KeyCreateBody,
   idempotency: { redact: ['api_key'] },
   success: { status: 201, description: 'The key; `api_key` appears only in this response', schema: S.MintedKey },
-  errors: ['AGENT_NOT_FOUND'],
-  handler: async ({ db, actor, params, body, now }) => ({ body: await mintApiKey(db, actor.customerId, params.id, body.name ?? null, now) }),
+  errors: ['AGENT_NOT_FOUND', 'owner_scope_denied'],
+  handler: async ({ db, actor, params, body, now }) => ({ body: await mintApiKey(db, actor.customerId, actor, params.id, body.name ?? null, now) }),
 });
 
 export const revokeKeyOp = defineOperation({
@@ -136,6 +137,6 @@ export const revokeKeyOp = defineOperation({
   permission: 'manage_agents',
   params: S.AgentKeyParams,
   success: { status: 200, description: 'The revoked key', schema: S.RevokedKey },
-  errors: ['AGENT_NOT_FOUND', 'API_KEY_NOT_FOUND'],
-  handler: async ({ db, actor, params, now }) => ({ body: await revokeApiKey(db, actor.customerId, params.id, params.key_id, now) }),
+  errors: ['AGENT_NOT_FOUND', 'API_KEY_NOT_FOUND', 'owner_scope_denied'],
+  handler: async ({ db, actor, params, now }) => ({ body: await revokeApiKey(db, actor.customerId, actor, params.id, params.key_id, now) }),
 });

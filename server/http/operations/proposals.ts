@@ -40,6 +40,7 @@ export const getAgentProposalOp = defineOperation({
   summary: "An agent proposal's status, candidates and, once booked, booking_id",
   tags: ['Scheduling'],
   auth: 'api_key',
+  permission: 'create_proposals',
   params: IdParams,
   success: { status: 200, description: 'The proposal', schema: S.AgentProposal },
   errors: ['PROPOSAL_NOT_FOUND', 'owner_scope_denied'],

@@ -90,7 +90,7 @@ export async function directAgents(admin: TestCustomer, count: number, permissio
   const out: { agentId: string; key: string }[] = [];
   for (let i = 0; i < count; i++) {
     const agent = await createAgent(db, admin.customerId, null, { name: `agent ${i}`, owner_scope: ownerScope, permissions });
-    const key = await mintApiKey(db, admin.customerId, agent.id, null, new Date());
+    const key = await mintApiKey(db, admin.customerId, null, agent.id, null, new Date());
     out.push({ agentId: agent.id, key: key.api_key });
   }
   return out;

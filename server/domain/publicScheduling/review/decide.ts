@@ -186,7 +186,7 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
     };
     if (outcome.warnings.length) result.warnings = outcome.warnings;
     return { result, mail: await mailFor(tx, p, { status: 'booked', start: slot.start, end: slot.end }) };
-  });
+  }, `proposal:${input.proposalId}`);
   if ('error' in out) throw out.error;
   if (out.mail) await sendMail(out.mail);
   return out.result;

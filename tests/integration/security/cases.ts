@@ -1,0 +1,124 @@
+import { uniqueEmail } from '../../helpers/app';
+import { newId } from '@/server/domain/ids';
+import type { World } from './world';
+
+/**
+ * Minimal valid requests per operationId, addressed at world A's objects.
+ * Tables, not guesses: an API-key operation missing from a table FAILS the
+ * test that uses it, so a new endpoint must be added here (and thought about).
+ */
+export type Probe = { path: string; body?: unknown };
+export type Case = ((w: World) => Probe) | { exempt: string };
+
+const q = encodeURIComponent;
+const at = (w: World, from: string, to: string) => ({ start: w.day.at(from), end: w.day.at(to) });
+const P = '/v1/public-scheduling';
+
+/**
+ * Owner scope: what a `user:<other owner>` agent (every permission) sends to
+ * act on world A's owner or that owner's objects; it must get 403
+ * owner_scope_denied. Customer-wide administration (domains, requester
+ * identities, audiences) is for `org:*` agents only, so it is denied too.
+ * `exempt`: the operation acts on no owner (the reason is the review note).
+ */
+export const OWNER_SCOPE_CASES: Record<string, Case> = {
+  createOwner: () => ({ path: '/v1/owners', body: { email: uniqueEmail('scoped'), time_zone: 'UTC' } }),
+  getScheduleRules: (w) => ({ path: `/v1/schedule-rules?owner_email=${q(w.ownerEmail)}` }),
+  putScheduleRules: (w) => ({ path: '/v1/schedule-rules', body: { owner_email: w.ownerEmail, working_hours: null } }),
+  createMeetingClass: { exempt: 'meeting classes are customer-wide settings under manage_customer (DESIGN.md), not an owner' },
+  listMeetingClasses: { exempt: 'meeting classes are customer-wide settings under manage_customer (DESIGN.md), not an owner' },
+  drainNotifications: { exempt: "the calling agent's own queue" },
+  createAgent: () => ({ path: '/v1/agents', body: { name: 'escalated', owner_scope: 'org:*', permissions: [] } }),
+  updateAgent: (w) => ({ path: `/v1/agents/${w.victimAgentId}`, body: { name: 'renamed by a scoped agent' } }),
+  mintApiKey: (w) => ({ path: `/v1/agents/${w.victimAgentId}/keys`, body: {} }),
+  revokeApiKey: (w) => ({ path: `/v1/agents/${w.victimAgentId}/keys/${w.victimKeyId}` }),
+  searchAvailability: (w) => ({ path: '/v1/availability/search', body: { owner_email: w.ownerEmail, meeting_class: 'external', duration_minutes: 30, window: at(w, '13:00', '15:00') } }),
+  createHold: (w) => ({ path: '/v1/holds', body: { owner_email: w.ownerEmail, meeting_class: 'external', hold_scope: 'candidate', candidate: at(w, '14:00', '14:30') } }),
+  getHold: (w) => ({ path: `/v1/holds/${w.holdId}` }),
+  releaseHold: (w) => ({ path: `/v1/holds/${w.holdId}` }),
+  confirmHold: (w) => ({ path: `/v1/bookings/${w.holdId}/confirm`, body: at(w, '11:00', '11:30') }),
+  createBooking: (w) => ({ path: '/v1/bookings', body: { owner_email: w.ownerEmail, meeting_class: 'external', ...at(w, '15:00', '15:30') } }),
+  getBooking: (w) => ({ path: `/v1/bookings/${w.bookingId}` }),
+  cancelBooking: (w) => ({ path: `/v1/bookings/${w.bookingId}/cancel`, body: {} }),
+  evaluateArbitration: (w) => ({ path: '/v1/arbitration/evaluate', body: { owner_email: w.ownerEmail, meeting_class: 'external', ...at(w, '15:00', '15:30') } }),
+  queryAuditLog: (w) => ({ path: `/v1/audit-log?owner_email=${q(w.ownerEmail)}` }),
+  createBookingProposal: (w) => ({
+    path: '/v1/booking-proposals',
+    body: { owner_email: w.ownerEmail, meeting_class: 'external', duration_minutes: 30, window: at(w, '13:00', '16:00'), attendees: [] },
+  }),
+  getBookingProposal: (w) => ({ path: `/v1/booking-proposals/${w.proposalId}` }),
+  createPublicLink: (w) => ({ path: `${P}/links`, body: { owner_email: w.ownerEmail, alias: `scoped-${newId().slice(-10)}` } }),
+  listPublicLinks: (w) => ({ path: `${P}/links?owner_email=${q(w.ownerEmail)}` }),
+  getPublicLink: (w) => ({ path: `${P}/links/${w.linkId}` }),
+  updatePublicLink: (w) => ({ path: `${P}/links/${w.linkId}`, body: { title: 'renamed' } }),
+  deletePublicLink: (w) => ({ path: `${P}/links/${w.linkId}` }),
+  createPublicMeetingType: (w) => ({ path: `${P}/links/${w.linkId}/meeting-types`, body: { slug: 'scoped', title: 'Scoped', duration_minutes: [30], meeting_class: 'external' } }),
+  listPublicMeetingTypes: (w) => ({ path: `${P}/links/${w.linkId}/meeting-types` }),
+  getPublicMeetingType: (w) => ({ path: `${P}/links/${w.linkId}/meeting-types/${w.slug}` }),
+  updatePublicMeetingType: (w) => ({ path: `${P}/links/${w.linkId}/meeting-types/${w.slug}`, body: { title: 'renamed' } }),
+  createVerifiedDomain: () => ({ path: `${P}/domains`, body: { domain: `scoped-${newId().slice(-10)}.example.com` } }),
+  listVerifiedDomains: () => ({ path: `${P}/domains` }),
+  verifyDomain: (w) => ({ path: `${P}/domains/${w.domainId}/verify` }),
+  deleteVerifiedDomain: (w) => ({ path: `${P}/domains/${w.domainId}` }),
+  createRequesterIdentity: () => ({ path: `${P}/requester-identities`, body: { email: uniqueEmail('scoped-requester') } }),
+  listRequesterIdentities: () => ({ path: `${P}/requester-identities` }),
+  mintRequesterCredential: (w) => ({ path: `${P}/requester-identities/${w.identityId}/credentials` }),
+  revokeRequesterCredential: (w) => ({ path: `${P}/requester-identities/${w.identityId}/credentials/${w.credentialId}` }),
+  createAudience: () => ({ path: `${P}/audiences`, body: { name: `scoped-${newId().slice(-10)}`, members: [] } }),
+  listAudiences: () => ({ path: `${P}/audiences` }),
+  updateAudience: (w) => ({ path: `${P}/audiences/${w.audienceId}`, body: { name: `renamed-${newId().slice(-8)}` } }),
+  deleteAudience: (w) => ({ path: `${P}/audiences/${w.audienceId}` }),
+  createAllocation: (w) => ({ path: `${P}/allocations`, body: { link_id: w.linkId, slug: w.slug, limit: 3, period: 'day' } }),
+  listAllocations: (w) => ({ path: `${P}/allocations?link_id=${q(w.linkId)}` }),
+  deleteAllocation: (w) => ({ path: `${P}/allocations/${w.allocationId}` }),
+};
+
+/**
+ * Cross-customer isolation: every /v1 operation whose path has `{...}`,
+ * addressed with customer A's ids (and a body valid enough to pass
+ * validation, so the lookup is what answers). Customer B's admin must get 404.
+ */
+export const ISOLATION_CASES: Record<string, (a: World) => Probe> = {
+  updateAgent: (a) => ({ path: `/v1/agents/${a.victimAgentId}`, body: { disabled: true } }),
+  mintApiKey: (a) => ({ path: `/v1/agents/${a.victimAgentId}/keys`, body: {} }),
+  revokeApiKey: (a) => ({ path: `/v1/agents/${a.victimAgentId}/keys/${a.victimKeyId}` }),
+  getHold: (a) => ({ path: `/v1/holds/${a.holdId}` }),
+  releaseHold: (a) => ({ path: `/v1/holds/${a.holdId}` }),
+  confirmHold: (a) => ({ path: `/v1/bookings/${a.holdId}/confirm`, body: at(a, '11:00', '11:30') }),
+  getBooking: (a) => ({ path: `/v1/bookings/${a.bookingId}` }),
+  cancelBooking: (a) => ({ path: `/v1/bookings/${a.bookingId}/cancel`, body: { reason: 'foreign' } }),
+  getBookingProposal: (a) => ({ path: `/v1/booking-proposals/${a.proposalId}` }),
+  getPublicLink: (a) => ({ path: `${P}/links/${a.linkId}` }),
+  updatePublicLink: (a) => ({ path: `${P}/links/${a.linkId}`, body: { title: 'foreign' } }),
+  deletePublicLink: (a) => ({ path: `${P}/links/${a.linkId}` }),
+  createPublicMeetingType: (a) => ({ path: `${P}/links/${a.linkId}/meeting-types`, body: { slug: 'foreign', title: 'Foreign', duration_minutes: [30], meeting_class: 'external' } }),
+  listPublicMeetingTypes: (a) => ({ path: `${P}/links/${a.linkId}/meeting-types` }),
+  getPublicMeetingType: (a) => ({ path: `${P}/links/${a.linkId}/meeting-types/${a.slug}` }),
+  updatePublicMeetingType: (a) => ({ path: `${P}/links/${a.linkId}/meeting-types/${a.slug}`, body: { title: 'foreign' } }),
+  verifyDomain: (a) => ({ path: `${P}/domains/${a.domainId}/verify` }),
+  deleteVerifiedDomain: (a) => ({ path: `${P}/domains/${a.domainId}` }),
+  mintRequesterCredential: (a) => ({ path: `${P}/requester-identities/${a.identityId}/credentials` }),
+  revokeRequesterCredential: (a) => ({ path: `${P}/requester-identities/${a.identityId}/credentials/${a.credentialId}` }),
+  updateAudience: (a) => ({ path: `${P}/audiences/${a.audienceId}`, body: { members: [] } }),
+  deleteAudience: (a) => ({ path: `${P}/audiences/${a.audienceId}` }),
+  deleteAllocation: (a) => ({ path: `${P}/allocations/${a.allocationId}` }),
+};
+
+/** A's ids in a query or body (not path): B must get 404 too. */
+export const ISOLATION_EXTRA: Record<string, (a: World) => Probe & { method: string }> = {
+  'listAllocations?link_id': (a) => ({ method: 'GET', path: `${P}/allocations?link_id=${q(a.linkId)}` }),
+  'createAllocation link_id': (a) => ({ method: 'POST', path: `${P}/allocations`, body: { link_id: a.linkId, slug: a.slug, limit: 1, period: 'day' } }),
+};
+
+/**
+ * API-key operations that need no permission, on purpose: reads of the
+ * caller's own objects (scope-checked) and its own queue. Anything else
+ * without `permission` fails the permission test.
+ */
+export const PERMISSION_FREE: Record<string, string> = {
+  getOpenApiDocument: 'the API description is public',
+  getScheduleRules: 'DESIGN.md: GET schedule rules needs only a key whose scope covers the owner',
+  drainNotifications: "DESIGN.md: notifications need only a key (the agent's own queue)",
+  getHold: 'reading a hold by id (scope-checked in the domain)',
+  getBooking: 'reading a booking by id (scope-checked in the domain)',
+};
