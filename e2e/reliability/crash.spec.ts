@@ -1,0 +1,430 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { expect, test, type TestInfo } from '@playwright/test';
+import { baseUrls, databaseUrl, PROJECT_ROOT, usesPostgres } from '../servers';
+import {
+  call,
+  iso,
+  mintKeys,
+  newCustomer,
+  newOwner,
+  nowMs,
+  openDb,
+  ownerIdOf,
+  overlappingClaims,
+  parse,
+  percentile,
+  sleep,
+  suffix,
+  type Customer,
+  type PoolKey,
+  type Sql,
+} from './lib';
+
+/**
+ * Crash safety (issue "Proof of reliability, security and speed", item 3).
+ *
+ * The test starts its OWN production server (`node scripts/serve.mjs` on a
+ * free port, on the shared PostgreSQL and Redis, from the build the
+ * Playwright run made), runs a booking load against it (several agents,
+ * concurrent direct bookings of distinct non-overlapping slots, each with an
+ * Idempotency-Key) and kills it with SIGKILL at random moments, restarting
+ * it each time. Every request that got no answer is retried with the same
+ * Idempotency-Key and body until it settles: right after the restart a
+ * key whose dead request still holds the 30 s lease answers 409
+ * IDEMPOTENCY_IN_FLIGHT, so that retry is scheduled just after the lease
+ * ends (the server's timings are not shortened). The load keeps running
+ * meanwhile, so later crashes also hit retries.
+ *
+ * Then, in the database: every acknowledged (2xx) booking is present and
+ * confirmed with its slot; one claim per Idempotency-Key (no duplicate from a
+ * retry); nothing booked that was not requested; no overlap.
+ *
+ * After each kill, before restarting, the unanswered requests are classified
+ * from the database (never reached the server / rolled back / committed but
+ * the answer was lost), so the summary shows that the interesting case,
+ * "committed, response lost", was exercised.
+ *
+ * CRASH_KILLS (default 5) and CRASH_CLIENTS (default 8) tune it.
+ */
+const KILLS = Number(process.env.CRASH_KILLS || 5);
+const CLIENTS = Number(process.env.CRASH_CLIENTS || 8);
+const KEYS_PER_CLIENT = 3;
+/** Per key and policy, as in races.spec.ts: stay well under 120/min whatever the timing. */
+const KEY_BUDGET = 100;
+const LEASE_MS = 30_000;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Our own production server process; killed with SIGKILL (its whole process group), restarted on the same port. */
+class ServerProcess {
+  child: ChildProcess | null = null;
+  /** Listening and healthy (false from the kill until the restart answered /api/health). */
+  ready = false;
+  exited: Promise<void> = Promise.resolve();
+  starts: number[] = [];
+  readonly log: string[] = [];
+  constructor(
+    readonly port: number,
+    readonly env: Record<string, string>,
+  ) {}
+  get url() {
+    return `http://127.0.0.1:${this.port}`;
+  }
+  async start(): Promise<number> {
+    const t = nowMs();
+    const child = spawn(process.execPath, ['scripts/serve.mjs'], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, ...this.env },
+      detached: true, // its own process group, so the kill takes anything it spawned too
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    const keep = (b: Buffer) => {
+      for (const line of b.toString().split('\n')) if (line.trim()) this.log.push(`[pid ${child.pid}] ${line.slice(0, 500)}`);
+      if (this.log.length > 2000) this.log.splice(0, this.log.length - 2000);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} during start:\n${this.log.slice(-20).join('\n')}`);
+      try {
+        const r = await fetch(`${this.url}/api/health`, { signal: AbortSignal.timeout(2000) });
+        if (r.status === 200) break;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) throw new Error(`server not healthy within 90 s:\n${this.log.slice(-20).join('\n')}`);
+      await sleep(100);
+    }
+    const ms = nowMs() - t;
+    this.starts.push(ms);
+    this.ready = true;
+    return ms;
+  }
+  async kill9(): Promise<void> {
+    this.ready = false;
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
+    await this.exited;
+    this.child = null;
+  }
+  up(): boolean {
+    return this.ready && !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+  }
+}
+
+type Attempt = { invoke: number; complete: number; status: number; code?: string; text: string; error?: string; key: number; crashEpoch: number };
+type LogicalRequest = {
+  n: number;
+  client: number;
+  agentId: string;
+  idemKey: string;
+  body: { owner_email: string; meeting_class: string; start: string; end: string; title: string };
+  attempts: Attempt[];
+  /** The definitive answer (2xx or a 4xx other than IDEMPOTENCY_IN_FLIGHT / 429). */
+  final?: Attempt;
+  /** Invoke time of the latest attempt that got no answer: its lease (if it took one) ends 30 s later. */
+  lastUnanswered?: number;
+  /** Whether this request was ever unanswered (a crash hit it). */
+  hitByCrash: boolean;
+  /** The answer was obtained after the request had been hit by a crash. */
+  recovered?: boolean;
+};
+
+type Classification = { never_reached_or_no_record: number; in_flight_rolled_back: number; committed_answer_lost: number; done_answer_lost: number };
+
+test.describe('crash safety: kill -9 under booking load', () => {
+  test.skip(!usesPostgres, 'needs E2E_DATABASE_URL: the test starts its own server on the shared PostgreSQL and checks the database');
+  test.skip(!fs.existsSync(path.join(PROJECT_ROOT, '.next', 'BUILD_ID')), 'needs a production build in .next (the Playwright run makes one)');
+
+  let customer: Customer;
+  let sql: Sql;
+  let server: ServerProcess | undefined;
+  test.beforeAll(async () => {
+    sql = openDb();
+  });
+  test.afterAll(async () => {
+    await server?.kill9(); // also when the test failed half-way
+    await sql?.end();
+  });
+
+  test(`${KILLS} SIGKILLs at random moments: every acknowledged booking survives, retries with the same Idempotency-Key never duplicate, no overlap`, async ({}, testInfo) => {
+    test.setTimeout(360_000);
+    const tStart = nowMs();
+    customer = await newCustomer('E2E crash', baseUrls[0]);
+    const owner = await newOwner(customer, baseUrls[0], 'crash');
+    const ownerId = await ownerIdOf(sql, customer.customerId, owner);
+    // One agent per client (idempotency is scoped per agent), a few keys each (rate limits are per key).
+    const keysByClient: PoolKey[][] = [];
+    for (let c = 0; c < CLIENTS; c++) keysByClient.push(await mintKeys(customer, baseUrls, 1, KEYS_PER_CLIENT, ['create_bookings']));
+    const keyUse = new Map<string, number>();
+
+    const port = await freePort();
+    const srv = new ServerProcess(port, {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'production',
+      NEXT_TELEMETRY_DISABLED: '1',
+      DATABASE_URL: databaseUrl!,
+      DB_DRIVER: '',
+      PGLITE_DIR: '',
+      REDIS_URL: process.env.E2E_REDIS_URL || '',
+      UPSTASH_REDIS_REST_URL: '',
+      UPSTASH_REDIS_REST_TOKEN: '',
+      TRUST_PROXY: '',
+      PUBLIC_BASE_URL: '',
+      LOG_LEVEL: 'silent',
+    });
+    server = srv;
+    await srv.start();
+
+    const day = 24 * 3_600_000;
+    const base = Math.floor(Date.now() / day) * day + 13 * day;
+    const requests: LogicalRequest[] = [];
+    const retries: Promise<void>[] = [];
+    let crashEpoch = 0;
+    let stopNew = false;
+    let budgetExhausted = false;
+    const runId = suffix();
+
+    const pickKey = (client: number): PoolKey | null => {
+      const keys = keysByClient[client];
+      let best: PoolKey | null = null;
+      for (const k of keys) if (!best || (keyUse.get(k.key) ?? 0) < (keyUse.get(best.key) ?? 0)) best = k;
+      if (!best || (keyUse.get(best.key) ?? 0) >= KEY_BUDGET) return null;
+      keyUse.set(best.key, (keyUse.get(best.key) ?? 0) + 1);
+      return best;
+    };
+
+    /** One attempt of a logical request; returns whether it settled it. */
+    const attempt = async (req: LogicalRequest): Promise<'settled' | 'unanswered' | 'in_flight' | 'rate_limited'> => {
+      const k = pickKey(req.client);
+      if (!k) throw new Error(`client ${req.client} ran out of key budget`);
+      const invoke = nowMs();
+      const epoch = crashEpoch;
+      try {
+        const r = await call(srv.url, 'POST', '/v1/bookings', { key: k.key, body: req.body, idempotencyKey: req.idemKey, signal: AbortSignal.timeout(30_000) });
+        const a: Attempt = { invoke, complete: nowMs(), status: r.status, code: r.json?.error?.code, text: r.text, key: k.index, crashEpoch: epoch };
+        req.attempts.push(a);
+        if (r.status >= 500) {
+          req.lastUnanswered = invoke; // a 5xx frees the key (never stored): treat like no answer
+          return 'unanswered';
+        }
+        if (r.status === 409 && a.code === 'IDEMPOTENCY_IN_FLIGHT') return 'in_flight';
+        if (r.status === 429) return 'rate_limited';
+        req.final = a;
+        req.recovered = req.hitByCrash;
+        return 'settled';
+      } catch (err) {
+        const error = String((err as Error)?.cause ?? err);
+        req.attempts.push({ invoke, complete: nowMs(), status: 0, text: '', error, key: k.index, crashEpoch: epoch });
+        // A refused connection never reached a server (no lease taken); anything else may have.
+        if (!/ECONNREFUSED/.test(error)) {
+          req.lastUnanswered = invoke;
+          req.hitByCrash = true;
+        }
+        return 'unanswered';
+      }
+    };
+
+    /** Retry with the same key and body until settled: at once after a restart, else just after the dead request's lease. */
+    const settle = async (req: LogicalRequest): Promise<void> => {
+      let wait = 0;
+      for (let i = 0; i < 200; i++) {
+        if (wait > 0) await sleep(wait);
+        while (!srv.up()) await sleep(100);
+        const r = await attempt(req);
+        if (r === 'settled') return;
+        if (r === 'unanswered') wait = 300;
+        else if (r === 'rate_limited') wait = 5_000;
+        else wait = Math.max(1_000, (req.lastUnanswered ?? nowMs()) + LEASE_MS + 500 - nowMs());
+      }
+      throw new Error(`request ${req.idemKey} did not settle`);
+    };
+
+    let nextSlot = 0;
+    const client = async (c: number, lane: number): Promise<void> => {
+      const agentId = keysByClient[c][0].agentId;
+      while (!stopNew) {
+        if (!srv.up()) {
+          await sleep(50);
+          continue;
+        }
+        const used = keysByClient[c].reduce((s, k) => s + (keyUse.get(k.key) ?? 0), 0);
+        if (used >= KEYS_PER_CLIENT * (KEY_BUDGET - 25)) {
+          budgetExhausted = true; // keep the rest for retries
+          return;
+        }
+        const n = nextSlot++;
+        const start = base + n * 45 * 60_000;
+        const req: LogicalRequest = {
+          n,
+          client: c,
+          agentId,
+          idemKey: `crash-${runId}-${c}-${lane}-${n}`,
+          body: { owner_email: owner, meeting_class: 'internal', start: iso(start), end: iso(start + 30 * 60_000), title: `crash load ${n}` },
+          attempts: [],
+          hitByCrash: false,
+        };
+        requests.push(req);
+        const r = await attempt(req);
+        if (r !== 'settled') retries.push(settle(req));
+        await sleep(20 + Math.random() * 60);
+      }
+    };
+
+    const loadStarted = nowMs();
+    const clients = Array.from({ length: CLIENTS * 2 }, (_, i) => client(i % CLIENTS, Math.floor(i / CLIENTS)));
+    const classifications: Classification[] = [];
+    const restartMs: number[] = [];
+    const killedAfterMs: number[] = [];
+
+    for (let k = 0; k < KILLS; k++) {
+      const upFor = 1500 + Math.random() * 4500;
+      await sleep(upFor);
+      killedAfterMs.push(upFor);
+      await srv.kill9();
+      crashEpoch += 1;
+      // Let the cut connections fail, then see what the dead process left behind.
+      await sleep(300);
+      const hit = requests.filter((r) => !r.final && r.attempts.at(-1)?.status === 0 && r.attempts.at(-1)!.crashEpoch === crashEpoch - 1);
+      classifications.push(await classify(sql, hit));
+      restartMs.push(await srv.start());
+    }
+    stopNew = true;
+    await Promise.all(clients);
+    const loadEnded = nowMs();
+    await Promise.all(retries);
+    const settledAt = nowMs();
+    await srv.kill9();
+
+    // ---- verification
+    const problems: string[] = [];
+    for (const r of requests) {
+      if (!r.final) problems.push(`${r.idemKey}: never settled`);
+      else if (r.final.status !== 201) problems.push(`${r.idemKey}: settled with ${r.final.status} ${r.final.text.slice(0, 300)} (attempts: ${r.attempts.map((a) => a.status || 'none').join(',')})`);
+    }
+    const acknowledged = requests.filter((r) => r.final?.status === 201);
+    const rows = await sql<{ id: string; kind: string; status: string; start_at: Date; end_at: Date; agent_id: string; idempotency_key: string | null }[]>`
+      select id, kind, status, start_at, end_at, agent_id, idempotency_key from claims where owner_id = ${ownerId}`;
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const r of acknowledged) {
+      const b = parse(r.final!);
+      const row = byId.get(b?.booking_id);
+      if (!row) problems.push(`${r.idemKey}: acknowledged booking ${b?.booking_id} is not in the database`);
+      else if (row.kind !== 'booking' || row.status !== 'confirmed' || row.start_at.toISOString() !== r.body.start || row.end_at.toISOString() !== r.body.end || row.idempotency_key !== r.idemKey || row.agent_id !== r.agentId) {
+        problems.push(`${r.idemKey}: acknowledged booking stored as ${JSON.stringify(row)}`);
+      }
+      if (b?.start !== r.body.start || b?.end !== r.body.end || b?.status !== 'confirmed') problems.push(`${r.idemKey}: acknowledged with ${r.final!.text.slice(0, 300)}`);
+    }
+    const perKey = new Map<string, number>();
+    for (const row of rows) perKey.set(row.idempotency_key ?? '(none)', (perKey.get(row.idempotency_key ?? '(none)') ?? 0) + 1);
+    for (const [key, n] of perKey) if (n !== 1) problems.push(`Idempotency-Key ${key}: ${n} claims`);
+    const requested = new Set(requests.map((r) => r.idemKey));
+    for (const row of rows) if (!requested.has(row.idempotency_key ?? '')) problems.push(`claim ${row.id} (${row.idempotency_key}) was never requested`);
+    if (rows.length !== requests.length) problems.push(`${rows.length} claims for ${requests.length} requested bookings`);
+    const overlaps = await overlappingClaims(sql, [ownerId]);
+    for (const o of overlaps) problems.push(`overlap: ${o.a} and ${o.b}`);
+
+    // ---- summary
+    const hitByCrash = requests.filter((r) => r.hitByCrash);
+    const recovered = requests.filter((r) => r.recovered);
+    const total = classifications.reduce(
+      (s, c) => ({
+        never_reached_or_no_record: s.never_reached_or_no_record + c.never_reached_or_no_record,
+        in_flight_rolled_back: s.in_flight_rolled_back + c.in_flight_rolled_back,
+        committed_answer_lost: s.committed_answer_lost + c.committed_answer_lost,
+        done_answer_lost: s.done_answer_lost + c.done_answer_lost,
+      }),
+      { never_reached_or_no_record: 0, in_flight_rolled_back: 0, committed_answer_lost: 0, done_answer_lost: 0 },
+    );
+    const attempts = requests.flatMap((r) => r.attempts);
+    const okLatency = attempts.filter((a) => a.status === 201).map((a) => a.complete - a.invoke);
+    const summary = {
+      kills: KILLS,
+      killed_after_ms: killedAfterMs.map((x) => Math.round(x)),
+      restart_ms: restartMs.map((x) => Math.round(x)),
+      logical_requests: requests.length,
+      acknowledged: acknowledged.length,
+      attempts: attempts.length,
+      attempts_by_status: attempts.reduce<Record<string, number>>((s, a) => ((s[a.status ? `${a.status}${a.code ? ` ${a.code}` : ''}` : 'no response'] = (s[a.status ? `${a.status}${a.code ? ` ${a.code}` : ''}` : 'no response'] ?? 0) + 1), s), {}),
+      hit_by_a_crash: hitByCrash.length,
+      recovered_after_crash: recovered.length,
+      unanswered_at_kill: total,
+      per_kill: classifications,
+      booking_latency_ms: { p50: Math.round(percentile(okLatency, 50)), p99: Math.round(percentile(okLatency, 99)) },
+      load_s: +((loadEnded - loadStarted) / 1000).toFixed(1),
+      settle_after_load_s: +((settledAt - loadEnded) / 1000).toFixed(1),
+      total_s: +((nowMs() - tStart) / 1000).toFixed(1),
+      key_budget_hit: budgetExhausted,
+      claims_in_db: rows.length,
+      // Informational (known bug, bug-recovered-response-drops-warnings.spec.ts): 201s without the owner's WORKING_HOURS_NOT_CONFIGURED warning.
+      acknowledged_without_warnings: acknowledged.filter((r) => !parse(r.final!)?.warnings).length,
+      problems: problems.length,
+    };
+    console.log(`[crash] ${JSON.stringify(summary)}`);
+    await attach(testInfo, requests, srv.log, summary);
+    expect(problems).toEqual([]);
+    expect(hitByCrash.length, 'the kills hit requests in flight').toBeGreaterThan(0);
+  });
+
+  /**
+   * What each unanswered request left in the database when its server died:
+   * no idempotency record (never reached it, or died before), an in-flight
+   * record without a claim (rolled back), an in-flight record with the claim
+   * committed (the answer was lost: the retry must find the claim), or a
+   * finished record (answer lost on the wire: the retry replays it).
+   */
+  async function classify(db: Sql, hit: LogicalRequest[]): Promise<Classification> {
+    const out: Classification = { never_reached_or_no_record: 0, in_flight_rolled_back: 0, committed_answer_lost: 0, done_answer_lost: 0 };
+    if (!hit.length) return out;
+    const keys = hit.map((r) => r.idemKey);
+    const records = await db<{ key: string; state: string }[]>`select key, state from idempotency_records where key in ${db(keys)}`;
+    const claims = await db<{ idempotency_key: string }[]>`select idempotency_key from claims where idempotency_key in ${db(keys)}`;
+    const rec = new Map(records.map((r) => [r.key, r.state]));
+    const made = new Set(claims.map((c) => c.idempotency_key));
+    for (const k of keys) {
+      const state = rec.get(k);
+      if (!state) out.never_reached_or_no_record += 1;
+      else if (state === 'done') out.done_answer_lost += 1;
+      else if (made.has(k)) out.committed_answer_lost += 1;
+      else out.in_flight_rolled_back += 1;
+    }
+    return out;
+  }
+
+  async function attach(testInfo: TestInfo, requests: LogicalRequest[], log: string[], summary: unknown): Promise<void> {
+    const t0 = Math.min(...requests.flatMap((r) => r.attempts.map((a) => a.invoke)));
+    const history = requests.map((r) => ({
+      key: r.idemKey,
+      slot: [r.body.start, r.body.end],
+      attempts: r.attempts.map((a) => ({ ...a, invoke: +(a.invoke - t0).toFixed(1), complete: +(a.complete - t0).toFixed(1), text: a.text.slice(0, 300) })),
+    }));
+    // Written to the test's output folder (kept after passing runs) and attached to the report.
+    const historyFile = testInfo.outputPath('crash-history.json');
+    fs.writeFileSync(historyFile, JSON.stringify({ summary, t0: new Date(t0).toISOString(), history }));
+    await testInfo.attach('crash-history.json', { path: historyFile, contentType: 'application/json' });
+    const logFile = testInfo.outputPath('crash-server.log');
+    fs.writeFileSync(logFile, log.join('\n'));
+    await testInfo.attach('crash-server.log', { path: logFile, contentType: 'text/plain' });
+  }
+});
