@@ -123,10 +123,37 @@ export async function expireDueHolds(db: Executor, ownerId: string | null, now: 
 
 export type LoadedClaim = Claim & { row: ClaimRow; className: string | null };
 
+/** Active claims of the owner overlapping [from, to): the exclusion constraint's GiST index answers it. */
+function activeInRange(ownerId: string, from: Date, to: Date) {
+  return and(
+    eq(claims.ownerId, ownerId),
+    inArray(claims.status, ['active', 'confirmed']),
+    sql`tstzrange(${claims.startAt}, ${claims.endAt}, '[)') && tstzrange(${from.toISOString()}::timestamptz, ${to.toISOString()}::timestamptz, '[)')`,
+  );
+}
+
+type ClaimFacts = Pick<ClaimRow, 'id' | 'kind' | 'startAt' | 'endAt' | 'holdScope' | 'durationMinutes' | 'expiresAt' | 'createdAt' | 'externalAccepted' | 'source'>;
+
+/** A claim as the pure core sees it, or null for a hold past its expiry. */
+function pureClaim(c: ClaimFacts, priority: number | null, sacredAge: number | null, nowMs: number): Claim | null {
+  if (c.kind === 'hold' && c.expiresAt && c.expiresAt.getTime() <= nowMs) return null;
+  const start = c.startAt.getTime();
+  const end = c.endAt.getTime();
+  return {
+    id: c.id,
+    kind: c.kind,
+    start,
+    end,
+    countedMinutes: c.kind === 'hold' && c.holdScope === 'window' && c.durationMinutes ? c.durationMinutes : (end - start) / 60_000,
+    // A claim without a class (imported) can never be outranked.
+    priority: priority ?? Number.MAX_SAFE_INTEGER,
+    sacred: c.kind === 'booking' && isSacred({ createdAt: c.createdAt.getTime(), externalAccepted: c.externalAccepted, source: c.source }, sacredAge, nowMs),
+  };
+}
+
 /**
- * Active claims of an owner overlapping [from, to), as the pure core sees
- * them (priority, sacredness, counted minutes). Uses the exclusion
- * constraint's GiST index, so cost follows the claims in range, not history.
+ * Active claims of an owner overlapping [from, to), with their full rows (for
+ * decisions that change them). Cost follows the claims in range, not history.
  * Holds past their expiry are left out.
  */
 export async function loadClaims(db: Executor, ownerId: string, from: Date, to: Date, now: Date): Promise<LoadedClaim[]> {
@@ -134,33 +161,45 @@ export async function loadClaims(db: Executor, ownerId: string, from: Date, to: 
     .select({ claim: claims, priority: meetingClasses.priority, sacredAge: meetingClasses.sacredMeetingAgeHours, className: meetingClasses.name })
     .from(claims)
     .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
-    .where(
-      and(
-        eq(claims.ownerId, ownerId),
-        inArray(claims.status, ['active', 'confirmed']),
-        sql`tstzrange(${claims.startAt}, ${claims.endAt}, '[)') && tstzrange(${from.toISOString()}::timestamptz, ${to.toISOString()}::timestamptz, '[)')`,
-      ),
-    );
+    .where(activeInRange(ownerId, from, to));
   const nowMs = now.getTime();
   const out: LoadedClaim[] = [];
   for (const { claim, priority, sacredAge, className } of rows) {
-    if (claim.kind === 'hold' && claim.expiresAt && claim.expiresAt.getTime() <= nowMs) continue;
-    const start = claim.startAt.getTime();
-    const end = claim.endAt.getTime();
-    out.push({
-      id: claim.id,
-      kind: claim.kind,
-      start,
-      end,
-      countedMinutes: claim.kind === 'hold' && claim.holdScope === 'window' && claim.durationMinutes ? claim.durationMinutes : (end - start) / 60_000,
-      // A claim without a class (imported) can never be outranked.
-      priority: priority ?? Number.MAX_SAFE_INTEGER,
-      sacred:
-        claim.kind === 'booking' &&
-        isSacred({ createdAt: claim.createdAt.getTime(), externalAccepted: claim.externalAccepted, source: claim.source }, sacredAge, nowMs),
-      row: claim,
-      className,
-    });
+    const pure = pureClaim(claim, priority, sacredAge, nowMs);
+    if (pure) out.push({ ...pure, row: claim, className });
+  }
+  return out;
+}
+
+/**
+ * The same claims for read-only decisions (search, next_available,
+ * evaluate): only the columns the pure core needs, which is most of the cost
+ * of a wide window (decoding whole rows dominated it).
+ */
+export async function loadSearchClaims(db: Executor, ownerId: string, from: Date, to: Date, now: Date): Promise<Claim[]> {
+  const rows = await db
+    .select({
+      id: claims.id,
+      kind: claims.kind,
+      startAt: claims.startAt,
+      endAt: claims.endAt,
+      holdScope: claims.holdScope,
+      durationMinutes: claims.durationMinutes,
+      expiresAt: claims.expiresAt,
+      createdAt: claims.createdAt,
+      externalAccepted: claims.externalAccepted,
+      source: claims.source,
+      priority: meetingClasses.priority,
+      sacredAge: meetingClasses.sacredMeetingAgeHours,
+    })
+    .from(claims)
+    .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
+    .where(activeInRange(ownerId, from, to));
+  const nowMs = now.getTime();
+  const out: Claim[] = [];
+  for (const r of rows) {
+    const pure = pureClaim(r, r.priority, r.sacredAge, nowMs);
+    if (pure) out.push(pure);
   }
   return out;
 }

@@ -6,7 +6,7 @@ import { DomainError } from '../errors';
 import { isUuid, newId } from '../ids';
 import { findHoldStretch, searchSlots } from '../scheduling';
 import { writeAudit } from './audit';
-import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './context';
+import { ARBITRATION_MARGIN_MS, expireDueHolds, loadSearchClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './context';
 import { claimMadeWithKey, decideAndApply, ownerQueueKey, requestPolicy, runClaimTransaction } from './decide';
 import { noSlotsError, validateWindow } from './windows';
 import { holdView, type HoldView } from './views';
@@ -78,7 +78,7 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
     // Window hold: take genuinely free time only (never preempts).
     const { window, durationMinutes } = input;
     await expireDueHolds(tx, target.owner.id, now);
-    const around = await loadClaims(tx, target.owner.id, new Date(window.start.getTime() - ARBITRATION_MARGIN_MS), new Date(window.end.getTime() + ARBITRATION_MARGIN_MS), now);
+    const around = await loadSearchClaims(tx, target.owner.id, new Date(window.start.getTime() - ARBITRATION_MARGIN_MS), new Date(window.end.getTime() + ARBITRATION_MARGIN_MS), now);
     const rules = ownerRules(target.owner);
     const common = { rules, claims: around, now: now.getTime(), durationMinutes, request: policy };
     const stretch = findHoldStretch({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() } });
@@ -96,7 +96,7 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
       const search = searchSlots({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() }, maxResults: 1 });
       const error = await noSlotsError(
         search.noSlots?.reason_code ?? 'NO_FREE_SLOTS',
-        { ...common, window, lookaheadHours: 72, loadClaims: (from, to) => loadClaims(tx, target.owner.id, from, to, now) },
+        { ...common, window, lookaheadHours: 72, loadClaims: (from, to) => loadSearchClaims(tx, target.owner.id, from, to, now) },
         search.warnings,
       );
       await writeAudit(tx, { ...auditBase, outcome: 'reject', reason: `NO_SLOTS_AVAILABLE:${search.noSlots?.reason_code ?? 'NO_FREE_SLOTS'}`, start: window.start, end: window.end });
