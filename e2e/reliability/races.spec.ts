@@ -51,8 +51,8 @@ import {
  * every request from this machine shares: `paced` waits on 429.
  *
  * RACE_ROUNDS and RACE_CONCURRENCY override the defaults (5 and 256). The
- * default keeps CI within budget; `RACE_ROUNDS=20` is the full run (see
- * docs/reliability.md for both timings).
+ * default keeps local runs short; CI (.ci/run) sets RACE_ROUNDS=20, the full
+ * proof (see docs/reliability.md for both timings).
  */
 const ROUNDS = Number(process.env.RACE_ROUNDS || 5);
 const CONCURRENCY = Number(process.env.RACE_CONCURRENCY || 256);
