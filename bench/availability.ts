@@ -55,19 +55,19 @@ import { Temporal } from 'temporal-polyfill';
 import type { Db, DbHandle } from '@/db/client';
 import { openPglite } from '@/db/drivers/pglite';
 import { openPostgres } from '@/db/drivers/postgres';
-import { calendars, claims, customers, meetingClasses, type AttendeeJson, type HardBlockJson, type WorkingHoursJson } from '@/db/schema';
+import { calendars, claims, customers, type AttendeeJson, type HardBlockJson, type WorkingHoursJson } from '@/db/schema';
 import type { AgentActor } from '@/server/domain/access';
 import { mintApiKey } from '@/server/domain/agentService';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
 import { searchAvailability, type AvailabilityInput } from '@/server/domain/claims/availabilityService';
-import { loadClaims, loadTarget, ownerRules } from '@/server/domain/claims/context';
+import { loadClaims, loadSearchClaims, loadTarget, ownerRules } from '@/server/domain/claims/context';
 import { requestPolicy } from '@/server/domain/claims/decide';
 import { bootstrapCustomer } from '@/server/domain/customerService';
 import { DomainError } from '@/server/domain/errors';
 import { newId } from '@/server/domain/ids';
 import { createMeetingClass } from '@/server/domain/meetingClassService';
 import { createOwner, putScheduleRules } from '@/server/domain/ownerService';
-import { isSacred, searchSlots, type Claim } from '@/server/domain/scheduling';
+import { searchSlots } from '@/server/domain/scheduling';
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -405,56 +405,7 @@ async function benchInProcess(db: Db, mode: string, seeded: Seeded, counts: Map<
 
 type PhaseRow = { mode: string; owner: string; window: WindowName; target: Stats; load: Stats; slim: Stats; search: Stats; total: Stats; totalSlim: Stats };
 
-/**
- * Prototype of the proposed fix (see docs/benchmarks.md): loadClaims() selects every column of
- * claims (jsonb attendees, texts, five timestamps) and keeps the row, but the slot search needs ten
- * of them. Same predicate, same index, same Claim objects; only the column list differs.
- */
-async function loadClaimsSlim(db: Db, ownerId: string, from: Date, to: Date, now: Date): Promise<Claim[]> {
-  const rows = await db
-    .select({
-      id: claims.id,
-      kind: claims.kind,
-      startAt: claims.startAt,
-      endAt: claims.endAt,
-      holdScope: claims.holdScope,
-      durationMinutes: claims.durationMinutes,
-      expiresAt: claims.expiresAt,
-      createdAt: claims.createdAt,
-      externalAccepted: claims.externalAccepted,
-      source: claims.source,
-      priority: meetingClasses.priority,
-      sacredAge: meetingClasses.sacredMeetingAgeHours,
-    })
-    .from(claims)
-    .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
-    .where(
-      and(
-        eq(claims.ownerId, ownerId),
-        inArray(claims.status, ['active', 'confirmed']),
-        sql`tstzrange(${claims.startAt}, ${claims.endAt}, '[)') && tstzrange(${from.toISOString()}::timestamptz, ${to.toISOString()}::timestamptz, '[)')`,
-      ),
-    );
-  const nowMs = now.getTime();
-  const out: Claim[] = [];
-  for (const c of rows) {
-    if (c.kind === 'hold' && c.expiresAt && c.expiresAt.getTime() <= nowMs) continue;
-    const start = c.startAt.getTime();
-    const end = c.endAt.getTime();
-    out.push({
-      id: c.id,
-      kind: c.kind,
-      start,
-      end,
-      countedMinutes: c.kind === 'hold' && c.holdScope === 'window' && c.durationMinutes ? c.durationMinutes : (end - start) / 60_000,
-      priority: c.priority ?? Number.MAX_SAFE_INTEGER,
-      sacred: c.kind === 'booking' && isSacred({ createdAt: c.createdAt.getTime(), externalAccepted: c.externalAccepted, source: c.source }, c.sacredAge, nowMs),
-    });
-  }
-  return out;
-}
-
-/** The parts of searchAvailability timed on their own: look-ups (meeting class, owner, calendar), claim load (current and slim), pure slot search. */
+/** The parts of searchAvailability timed on their own: look-ups (meeting class, owner, calendar), claim load (full rows, as decisions load them, and loadSearchClaims, as searches do), pure slot search. */
 async function benchPhases(db: Db, mode: string, seeded: Seeded): Promise<PhaseRow[]> {
   const out: PhaseRow[] = [];
   for (const { profile } of seeded.owners) {
@@ -472,7 +423,7 @@ async function benchPhases(db: Db, mode: string, seeded: Seeded): Promise<PhaseR
         const b = performance.now();
         const loaded = await loadClaims(db, target.owner.id, from, to, now);
         const c = performance.now();
-        const slim = await loadClaimsSlim(db, target.owner.id, from, to, now);
+        const slim = await loadSearchClaims(db, target.owner.id, from, to, now);
         const d = performance.now();
         const params = {
           rules: ownerRules(target.owner),

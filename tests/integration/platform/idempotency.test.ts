@@ -16,6 +16,21 @@ async function ownersNamed(email: string) {
   return db.select().from(owners).where(and(eq(owners.customerId, admin.customerId), eq(owners.email, email)));
 }
 
+/** What a request that claimed the key looks like while it runs: an in-flight record whose lease ends in `leaseMs`. */
+async function claimKeyInFlight(key: string, body: object, leaseMs: number) {
+  await (await getDb()).insert(idempotencyRecords).values({
+    id: newId(),
+    agentId: admin.agentId,
+    method: 'POST',
+    path: '/v1/owners',
+    key,
+    fingerprint: requestFingerprint(body, ''),
+    state: 'in_flight',
+    lockedUntil: new Date(Date.now() + leaseMs),
+    expiresAt: new Date(Date.now() + 86_400_000),
+  });
+}
+
 describe('Idempotency-Key', () => {
   it('replays the stored status and body with Idempotent-Replayed, without a second effect', async () => {
     const email = uniqueEmail();
@@ -39,40 +54,19 @@ describe('Idempotency-Key', () => {
   });
 
   it('answers 409 IDEMPOTENCY_IN_FLIGHT while a request with the key is running', async () => {
-    const db = await getDb();
     const key = `k-${newId()}`;
     const body = { email: uniqueEmail(), time_zone: 'UTC' };
     // A request that claimed the key and is still running (its lease is live).
-    await db.insert(idempotencyRecords).values({
-      id: newId(),
-      agentId: admin.agentId,
-      method: 'POST',
-      path: '/v1/owners',
-      key,
-      fingerprint: requestFingerprint(body, ''),
-      state: 'in_flight',
-      lockedUntil: new Date(Date.now() + 60_000),
-      expiresAt: new Date(Date.now() + 86_400_000),
-    });
+    await claimKeyInFlight(key, body, 60_000);
     expectEnvelope(await api('POST', '/v1/owners', { key: admin.key, body, idempotencyKey: key }), 409, 'IDEMPOTENCY_IN_FLIGHT');
     expect(await ownersNamed(body.email)).toHaveLength(0);
   });
 
   it('takes over a key whose request died (lease expired) and runs it once', async () => {
-    const db = await getDb();
     const key = `k-${newId()}`;
     const body = { email: uniqueEmail(), time_zone: 'UTC' };
-    await db.insert(idempotencyRecords).values({
-      id: newId(),
-      agentId: admin.agentId,
-      method: 'POST',
-      path: '/v1/owners',
-      key,
-      fingerprint: requestFingerprint(body, ''),
-      state: 'in_flight',
-      lockedUntil: new Date(Date.now() - 1_000),
-      expiresAt: new Date(Date.now() + 86_400_000),
-    });
+    // A request that claimed the key and died: its lease ran out a second ago.
+    await claimKeyInFlight(key, body, -1_000);
     expect((await api('POST', '/v1/owners', { key: admin.key, body, idempotencyKey: key })).status).toBe(201);
     const replay = await api('POST', '/v1/owners', { key: admin.key, body, idempotencyKey: key });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
