@@ -607,7 +607,7 @@ function resultCells(r: Row): string[] {
   const target = TARGET_P99[r.window];
   return [r.mode, r.owner, r.window, String(r.inWindow), String(r.loaded), r.slots, String(r.stats.n), fmt(r.stats.mean), fmt(r.stats.p50), fmt(r.stats.p99), fmt(r.stats.min), fmt(r.stats.max), `${r.stats.p99 <= target ? 'ok' : 'MISSED'} (<= ${target})`, r.cpu === null ? 'n/a' : fmt(r.cpu), r.busy === null ? 'n/a' : `${Math.round(r.busy * 100)} %`];
 }
-const PHASE_HEADER = ['mode', 'owner', 'window', 'look-ups', 'claim load', 'claim load slim (proposed)', 'pure search', 'sum', 'sum with slim load'];
+const PHASE_HEADER = ['mode', 'owner', 'window', 'look-ups', 'claim load', 'claim load, search columns', 'pure search', 'sum', 'sum with search-column load'];
 function phaseCells(p: PhaseRow): string[] {
   const pair = (s: Stats) => `${fmt(s.p50)} / ${fmt(s.p99)}`;
   return [p.mode, p.owner, p.window, pair(p.target), pair(p.load), pair(p.slim), pair(p.search), pair(p.total), pair(p.totalSlim)];
@@ -734,7 +734,7 @@ async function main(): Promise<void> {
   console.log('host busy: share of all cores busy while measuring, this process and PostgreSQL included (a concurrency-1 run alone uses ~1 core)');
   if (phases.length) {
     console.log('\nPhases in-process (ms, p50 / p99): look-ups = meeting class + owner + calendar queries; claim load = loadClaims (window +-26 h);');
-    console.log('slim = the same query selecting only the columns the search needs (bench prototype of the proposed fix); pure search = searchSlots');
+    console.log('search columns = loadSearchClaims, the same query selecting only the columns the search needs (what searches use since the fix); pure search = searchSlots');
     console.log(textTable(PHASE_HEADER, phases.map(phaseCells)));
   }
   console.log(`\n${missed.length === 0 ? 'All p99 targets met.' : `${missed.length} of ${rows.length} rows miss their p99 target.`}`);
@@ -763,8 +763,8 @@ async function main(): Promise<void> {
       ...(phases.length
         ? [
             'Phases, in-process (ms, p50 / p99): look-ups = meeting class, owner and calendar queries; claim load =',
-            '`loadClaims` over the window +-26 h; claim load slim = the same query selecting only the ten columns the',
-            'search needs (a prototype in bench/availability.ts of the proposed fix; it is checked to give the same',
+            '`loadClaims` over the window +-26 h (full rows, as decisions load them); search columns = `loadSearchClaims`, the',
+            'same query selecting only the ten columns the search needs (what searches use since the fix; it is checked to give the same',
             'slots); pure search = `searchSlots` on the loaded claims.',
             '',
             markdownTable(PHASE_HEADER, phases.map(phaseCells)),
