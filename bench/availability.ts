@@ -43,14 +43,12 @@
  * Environment:
  *   BENCH_DATABASE_URL      default postgres://postgres@127.0.0.1:5432/bench (created when missing)
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import postgres from 'postgres';
 import { Temporal } from 'temporal-polyfill';
 import type { Db, DbHandle } from '@/db/client';
 import { openPglite } from '@/db/drivers/pglite';
@@ -68,6 +66,8 @@ import { newId } from '@/server/domain/ids';
 import { createMeetingClass } from '@/server/domain/meetingClassService';
 import { createOwner, putScheduleRules } from '@/server/domain/ownerService';
 import { searchSlots } from '@/server/domain/scheduling';
+import { busyBetween, cpuMark, ensureDatabase, fmt, log, stats, type Stats } from './lib/measure';
+import { startServer, stopServer } from './lib/nextServer';
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -270,29 +270,6 @@ async function cleanup(db: Db, customerId: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Measurement
 
-type Stats = { n: number; mean: number; p50: number; p99: number; min: number; max: number };
-
-function stats(samples: number[]): Stats {
-  const s = [...samples].sort((a, b) => a - b);
-  const rank = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-  return { n: s.length, mean: s.reduce((a, b) => a + b, 0) / s.length, p50: rank(50), p99: rank(99), min: s[0], max: s[s.length - 1] };
-}
-
-/** Host CPU counters (/proc/stat): busy share of all cores between two readings, including this process and PostgreSQL. */
-type CpuMark = { idle: number; total: number } | null;
-function cpuMark(): CpuMark {
-  try {
-    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    return { idle: f[3] + (f[4] ?? 0), total: f.reduce((a, b) => a + b, 0) };
-  } catch {
-    return null;
-  }
-}
-function busyBetween(a: CpuMark, b: CpuMark): number | null {
-  if (!a || !b || b.total <= a.total) return null;
-  return 1 - (b.idle - a.idle) / (b.total - a.total);
-}
-
 const WAIT_IDLE_S = Number(opt('wait-idle') ?? 0);
 /** With --wait-idle=S: wait (at most S seconds) for a 2-second stretch in which the host is <= 20 % busy, so other work on the machine disturbs less. */
 async function waitIdle(): Promise<void> {
@@ -457,18 +434,6 @@ async function benchPhases(db: Db, mode: string, seeded: Seeded): Promise<PhaseR
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 function run(cmd: string, args: string[], cwd: string): void {
   log(`  $ (cd ${cwd} && ${cmd} ${args.join(' ')})`);
   execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
@@ -493,49 +458,6 @@ function prepareApp(): string {
   run('cp', ['-al', path.join(ROOT, 'node_modules'), path.join(STAGE_DIR, 'node_modules')], ROOT);
   run('npx', ['next', 'build'], STAGE_DIR);
   return STAGE_DIR;
-}
-
-async function startServer(appDir: string): Promise<{ baseUrl: string; child: ChildProcess; logs: string[] }> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: BENCH_DB_URL, NODE_ENV: 'production', LOG_LEVEL: 'silent', NEXT_TELEMETRY_DISABLED: '1' };
-  for (const k of ['REDIS_URL', 'UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN', 'DB_DRIVER', 'PGLITE_DIR']) delete env[k];
-  const serve = path.join(appDir, 'scripts', 'serve.mjs');
-  const [cmd, args] = fs.existsSync(serve)
-    ? ['node', [serve]]
-    : ['node', [path.join(appDir, 'node_modules', 'next', 'dist', 'bin', 'next'), 'start', '-p', String(port), '-H', '127.0.0.1']];
-  log(`  starting ${cmd} ${args.map((a) => path.relative(appDir, a) || a).join(' ')} on port ${port} (cwd ${appDir})`);
-  const child = spawn(cmd, args as string[], { cwd: appDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const logs: string[] = [];
-  const keep = (b: Buffer) => {
-    logs.push(b.toString());
-    if (logs.length > 200) logs.shift();
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${logs.join('')}`);
-    try {
-      const res = await fetch(`${baseUrl}/api/health`);
-      await res.text();
-      if (res.ok) return { baseUrl, child, logs };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  child.kill('SIGTERM');
-  throw new Error(`server did not become healthy in 60 s:\n${logs.join('')}`);
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 async function benchHttp(db: Db, baseUrl: string, serverPid: number | undefined, seeded: Seeded, counts: Map<string, { inWindow: number; loaded: number }>): Promise<Row[]> {
@@ -582,11 +504,6 @@ async function benchHttp(db: Db, baseUrl: string, serverPid: number | undefined,
 
 // ---------------------------------------------------------------------------------------------
 // Output
-
-const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
-function log(msg: string) {
-  process.stderr.write(msg + '\n');
-}
 
 function markdownTable(header: string[], body: string[][]): string {
   const lines = [`| ${header.join(' | ')} |`, `|${header.map((h, i) => (i === 0 || i === 1 ? ' --- ' : ' ---: ')).join('|')}|`];
@@ -642,22 +559,6 @@ function writeDocs(section: string): void {
 // ---------------------------------------------------------------------------------------------
 // Main
 
-async function ensureDatabase(url: string): Promise<void> {
-  const u = new URL(url);
-  const name = decodeURIComponent(u.pathname.slice(1));
-  u.pathname = '/postgres';
-  const admin = postgres(u.toString(), { max: 1, onnotice: () => {} });
-  try {
-    const found = await admin`select 1 from pg_database where datname = ${name}`;
-    if (found.length === 0) {
-      log(`  creating database ${name}`);
-      await admin.unsafe(`create database "${name.replace(/"/g, '""')}"`);
-    }
-  } finally {
-    await admin.end({ timeout: 5 });
-  }
-}
-
 async function countsFor(db: Db, seeded: Seeded) {
   const counts = new Map<string, { inWindow: number; loaded: number }>();
   for (const o of seeded.owners) for (const w of ['72h', '31d'] as WindowName[]) counts.set(`${o.profile.name}/${w}`, await windowCounts(db, o.ownerId, w));
@@ -692,7 +593,7 @@ async function main(): Promise<void> {
         let server: Awaited<ReturnType<typeof startServer>> | null = null;
         const baseUrl = opt('base-url');
         try {
-          if (!baseUrl) server = await startServer(prepareApp());
+          if (!baseUrl) server = await startServer(prepareApp(), { DATABASE_URL: BENCH_DB_URL, LOG_LEVEL: 'silent' });
           notes.push(baseUrl ? `HTTP: running server at ${baseUrl}` : `HTTP: production build served by ${fs.existsSync(path.join(ROOT, 'scripts', 'serve.mjs')) ? 'scripts/serve.mjs' : 'next start'} from ${flag('in-place') ? 'this checkout' : 'a staged copy of this checkout'}, in-memory rate limiter, fetch with keep-alive, concurrency 1; times include JSON encoding and reading the body`);
           rows.push(...(await benchHttp(db, baseUrl ?? server!.baseUrl, server?.child.pid, seeded, counts)));
         } finally {
