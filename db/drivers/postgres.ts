@@ -3,6 +3,7 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import * as schema from '../schema';
 import type { Db, DbHandle } from '../client';
+import { preparedStatements } from './preparedStatements';
 
 /** Serialises migrations across processes sharing one PostgreSQL. */
 const MIGRATION_LOCK = 72_007_001;
@@ -18,7 +19,7 @@ export async function openPostgres(url: string, max: number, migrationsFolder: s
     await migrator.end({ timeout: 5 });
   }
   const sql = postgres(url, { max, onnotice: () => {} });
-  const db = drizzle(sql, { schema }) as unknown as Db;
+  const db = drizzle(preparedStatements(sql), { schema }) as unknown as Db;
   let pinger: postgres.Sql | undefined;
   return {
     db,

@@ -7,8 +7,23 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  * B-tree). Secrets carry 256 random bits, a readable type prefix, and are
  * stored only as SHA-256 hashes plus a short display prefix.
  */
+/** Random bytes for ids, drawn from the CSPRNG in batches (one call per 256 ids, not per id). */
+const ID_POOL_IDS = 256;
+let idPool = Buffer.alloc(0);
+let idPoolAt = 0;
+
+function idBytes(): Buffer {
+  if (idPoolAt >= idPool.length) {
+    idPool = randomBytes(16 * ID_POOL_IDS);
+    idPoolAt = 0;
+  }
+  const b = Buffer.from(idPool.subarray(idPoolAt, idPoolAt + 16));
+  idPoolAt += 16;
+  return b;
+}
+
 export function newId(now: number = Date.now()): string {
-  const b = randomBytes(16);
+  const b = idBytes();
   // 48-bit big-endian millisecond timestamp
   b[0] = Math.floor(now / 2 ** 40) & 0xff;
   b[1] = Math.floor(now / 2 ** 32) & 0xff;

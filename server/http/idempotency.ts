@@ -1,5 +1,6 @@
 import { and, eq, lte, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
+import { queryRows } from '@/db/statements';
 import { idempotencyRecords } from '@/db/schema';
 import { DomainError } from '@/server/domain/errors';
 import { newId, sha256Hex } from '@/server/domain/ids';
@@ -32,6 +33,10 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
+export const CLAIM_KEY = `insert into idempotency_records (id, agent_id, method, path, key, fingerprint, state, locked_until, created_at, expires_at)
+  values ($1, $2, $3, $4, $5, $6, 'in_flight', $7, $8, $9) on conflict do nothing returning id`;
+export const COMPLETE_KEY = "update idempotency_records set state = 'done', locked_until = null, response_status = $2, response_body = $3 where id = $1";
+
 /**
  * Claim an Idempotency-Key for a request, or learn that it was already used:
  * a finished request is replayed, a running one answers IDEMPOTENCY_IN_FLIGHT,
@@ -45,20 +50,19 @@ export async function beginIdempotent(db: Db, scope: IdempotencyScope, fingerpri
     eq(idempotencyRecords.key, scope.key),
   );
   for (let attempt = 0; attempt < 3; attempt++) {
-    const [inserted] = await db
-      .insert(idempotencyRecords)
-      .values({
-        id: newId(),
-        ...scope,
-        fingerprint,
-        state: 'in_flight',
-        lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LEASE_MS),
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
-      })
-      .onConflictDoNothing()
-      .returning({ id: idempotencyRecords.id });
-    if (inserted) return { kind: 'proceed', recordId: inserted.id };
+    // Hand-written (db/statements.ts): every keyed request runs it.
+    const [inserted] = await queryRows(db, CLAIM_KEY, [
+      newId(),
+      scope.agentId,
+      scope.method,
+      scope.path,
+      scope.key,
+      fingerprint,
+      new Date(now.getTime() + IDEMPOTENCY_LEASE_MS).toISOString(),
+      now.toISOString(),
+      new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS).toISOString(),
+    ]);
+    if (inserted) return { kind: 'proceed', recordId: inserted.id as string };
 
     const [existing] = await db.select().from(idempotencyRecords).where(where).limit(1);
     if (!existing) continue; // removed meanwhile (released or expired): try again
@@ -87,10 +91,7 @@ export async function beginIdempotent(db: Db, scope: IdempotencyScope, fingerpri
 
 /** Store the final response of a claimed key (4xx included; never 5xx or 429). */
 export async function completeIdempotent(db: Db, recordId: string, status: number, bodyText: string): Promise<void> {
-  await db
-    .update(idempotencyRecords)
-    .set({ state: 'done', lockedUntil: null, responseStatus: status, responseBody: bodyText })
-    .where(eq(idempotencyRecords.id, recordId));
+  await queryRows(db, COMPLETE_KEY, [recordId, status, bodyText]);
 }
 
 /** Free a claimed key (the request failed with 5xx or 429, so a retry must run again). */

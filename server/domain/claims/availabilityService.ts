@@ -2,7 +2,7 @@ import type { Db } from '@/db/client';
 import type { AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { arbitrate, searchSlots } from '../scheduling';
-import { ARBITRATION_MARGIN_MS, loadSearchClaims, loadTarget, ownerRules } from './context';
+import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules } from './context';
 import { alternativesJson, requestPolicy } from './decide';
 import { DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, noSlotsError, validateWindow } from './windows';
 
@@ -42,7 +42,7 @@ export async function searchAvailability(db: Db, actor: AgentActor, input: Avail
   const { owner } = target;
   const rules = ownerRules(owner);
   const policy = requestPolicy(actor, target);
-  const claims = await loadSearchClaims(db, owner.id, new Date(input.window.start.getTime() - DAY_MARGIN), new Date(input.window.end.getTime() + DAY_MARGIN), now);
+  const claims = await loadClaims(db, owner.id, new Date(input.window.start.getTime() - DAY_MARGIN), new Date(input.window.end.getTime() + DAY_MARGIN), now);
   const common = { rules, claims, now: now.getTime(), durationMinutes: input.durationMinutes, request: policy };
   const result = searchSlots({
     ...common,
@@ -53,7 +53,7 @@ export async function searchAvailability(db: Db, actor: AgentActor, input: Avail
   if (result.slots.length === 0) {
     throw await noSlotsError(
       result.noSlots?.reason_code ?? 'NO_FREE_SLOTS',
-      { ...common, window: input.window, lookaheadHours, stepMinutes: input.stepMinutes, loadClaims: (from, to) => loadSearchClaims(db, owner.id, from, to, now) },
+      { ...common, window: input.window, lookaheadHours, stepMinutes: input.stepMinutes, loadClaims: (from, to) => loadClaims(db, owner.id, from, to, now) },
       result.warnings,
     );
   }
@@ -85,7 +85,7 @@ export async function evaluateBooking(
   const start = input.start.getTime();
   const end = input.end.getTime();
   if (!(end > start)) throw new DomainError('invalid_request', 'end must be after start', { details: { fields: [{ path: 'body.end', message: 'must be after start' }] } });
-  const claims = await loadSearchClaims(db, target.owner.id, new Date(start - ARBITRATION_MARGIN_MS), new Date(end + ARBITRATION_MARGIN_MS), now);
+  const claims = await loadClaims(db, target.owner.id, new Date(start - ARBITRATION_MARGIN_MS), new Date(end + ARBITRATION_MARGIN_MS), now);
   const decision = arbitrate({ start, end, ...requestPolicy(actor, target) }, { now: now.getTime(), rules: ownerRules(target.owner), claims });
   if (decision.outcome === 'past_time') return { outcome: 'reject', reason: 'PAST_TIME', alternatives: [], would_preempt: [] };
   if (decision.outcome === 'accept') {

@@ -7,8 +7,8 @@ import { isUuid, newId } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { writeAudit } from './audit';
-import { loadTarget, lockOwner, rulesWarnings, type ClaimRow } from './context';
-import { claimMadeWithKey, decideAndApply, ownerQueueKey, requestPolicy, runClaimTransaction } from './decide';
+import { lockOwner, rulesWarnings, type ClaimRow } from './context';
+import { claimMadeWithKey, decideAndApply, loadClaimTarget, ownerQueueKey, requestPolicy, runClaimTransaction } from './decide';
 import { findHold } from './holdService';
 import { bookingView, holdStatus, type BookingView } from './views';
 
@@ -64,8 +64,11 @@ export async function createBooking(
 ): Promise<BookingView> {
   assertSpan(input.start, input.end);
   const result = await runClaimTransaction(db, async (tx) => {
-    const target = await loadTarget(tx, actor.customerId, input, true);
-    const made = await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now);
+    // One pipeline: the owner lock comes first on the connection.
+    const [{ target, around }, made] = await Promise.all([
+      loadClaimTarget(tx, actor.customerId, input, input.start, input.end, now),
+      claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now),
+    ]);
     if (made && !made.holdId) {
       return {
         value: bookingView(made, {
@@ -86,8 +89,8 @@ export async function createBooking(
       policy: requestPolicy(actor, target),
       now,
       idempotencyKey,
-      insert: async (t) =>
-        (await t.insert(claims).values(newBooking({ actor, ownerId: target.owner.id, calendarId: target.calendar.id, meetingClassId: target.meetingClass.id, start: input.start, end: input.end, now, idempotencyKey }, input)).returning())[0],
+      around,
+      claim: newBooking({ actor, ownerId: target.owner.id, calendarId: target.calendar.id, meetingClassId: target.meetingClass.id, start: input.start, end: input.end, now, idempotencyKey }, input),
     });
     if (!outcome.ok) return { error: outcome.error };
     return {
@@ -131,6 +134,7 @@ export async function confirmHold(
     const meetingClass = input.meetingClass ? await getMeetingClass(tx, actor.customerId, input.meetingClass) : await classById(tx, hold.row.meetingClassId!);
     const [calendar] = await tx.select().from(calendars).where(eq(calendars.id, hold.row.calendarId!));
     const target = { owner, calendar, meetingClass };
+    const claim = newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: hold.row.id }, input);
     const outcome = await decideAndApply(tx, {
       action: 'booking.confirm',
       actor,
@@ -142,16 +146,9 @@ export async function confirmHold(
       idempotencyKey,
       holdId: hold.row.id,
       excludeClaimIds: [hold.row.id],
+      claim,
       beforeInsert: async (t) => {
-        await t.update(claims).set({ status: 'promoted', updatedAt: now }).where(eq(claims.id, hold.row.id));
-      },
-      insert: async (t) => {
-        const [row] = await t
-          .insert(claims)
-          .values(newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: hold.row.id }, input))
-          .returning();
-        await t.update(claims).set({ promotedBookingId: row.id }).where(eq(claims.id, hold.row.id));
-        return row;
+        await t.update(claims).set({ status: 'promoted', promotedBookingId: claim.id, updatedAt: now }).where(eq(claims.id, hold.row.id));
       },
     });
     if (!outcome.ok) return { error: outcome.error };

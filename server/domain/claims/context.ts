@@ -1,15 +1,18 @@
 import { and, asc, eq, inArray, lte, ne, sql } from 'drizzle-orm';
+import { columnList, instantFrom, queryRows, rowMapper } from '@/db/statements';
 import type { Executor } from '@/db/client';
 import { calendars, claims, meetingClasses, owners } from '@/db/schema';
 import { DomainError } from '../errors';
 import { getMeetingClass, type MeetingClassRow } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { normalizeEmail } from '../access';
-import { isSacred, type Claim, type OwnerRules } from '../scheduling';
+import type { OwnerRules } from '../scheduling';
+import { expireOwnerHolds, type OwnerRef } from './claimStore';
+
+export { loadClaims, type ClaimRow, type LoadedClaim } from './claimStore';
 
 export type OwnerRow = typeof owners.$inferSelect;
 export type CalendarRow = typeof calendars.$inferSelect;
-export type ClaimRow = typeof claims.$inferSelect;
 
 const HOUR = 3_600_000;
 /** Claims loaded around a request: alternatives reach 72 h either side, daily limits a local day. */
@@ -80,13 +83,38 @@ export async function resolveCalendar(db: Executor, owner: OwnerRow, calendarTyp
 
 export type SchedulingTarget = { owner: OwnerRow; calendar: CalendarRow; meetingClass: MeetingClassRow };
 
-/** Owner (optionally locked), calendar and meeting class of a scheduling call, in the order SPEC.md's errors imply. */
+const TARGET_COLUMNS = [columnList(owners, 'o', 'o_'), columnList(calendars, 'c', 'c_'), columnList(meetingClasses, 'm', 'm_')].join(', ');
+const toOwner = rowMapper(owners, 'o_');
+const toCalendar = rowMapper(calendars, 'c_');
+const toMeetingClass = rowMapper(meetingClasses, 'm_');
+
+/** $1 customer, $2 email, $3 meeting class, $4 calendar type (when given). */
+export function targetStatement(byType: boolean, lock: boolean): string {
+  return `select ${TARGET_COLUMNS} from owners o
+    join meeting_classes m on m.customer_id = o.customer_id and m.name = $3
+    join lateral (select * from calendars c where c.owner_id = o.id and c.status <> 'disconnected' and ${byType ? 'c.type = $4' : 'c.is_primary'}
+      order by c.is_primary desc, (c.status = 'active') desc, c.created_at asc limit 1) c on true
+    where o.customer_id = $1 and o.email = $2${lock ? ' for update of o' : ''}`;
+}
+const TARGET_STATEMENTS = [0, 1, 2, 3].map((i) => targetStatement(i >= 2, i % 2 === 1));
+
+/**
+ * Owner (optionally locked), calendar and meeting class of a scheduling call,
+ * in one statement. When something is missing or unusable, the step-by-step
+ * look-up runs instead and throws the error SPEC.md's order implies (meeting
+ * class, then owner and calendar, then re-authorisation).
+ */
 export async function loadTarget(
   db: Executor,
   customerId: string,
   input: { ownerEmail: string; calendarType?: string; meetingClass: string },
   lock: boolean,
 ): Promise<SchedulingTarget> {
+  const params = [customerId, normalizeEmail(input.ownerEmail), input.meetingClass];
+  const [raw] = input.calendarType
+    ? await queryRows(db, TARGET_STATEMENTS[2 + Number(lock)], [...params, input.calendarType])
+    : await queryRows(db, TARGET_STATEMENTS[Number(lock)], params);
+  if (raw && raw.c_status !== 'reauth_required') return { owner: toOwner(raw), calendar: toCalendar(raw), meetingClass: toMeetingClass(raw) };
   const meetingClass = await getMeetingClass(db, customerId, input.meetingClass);
   const owner = await findSchedulingOwner(db, customerId, input.ownerEmail, lock);
   const calendar = await resolveCalendar(db, owner, input.calendarType);
@@ -94,112 +122,37 @@ export async function loadTarget(
 }
 
 /**
- * Flip the owner's holds whose time to live has passed to `expired` and tell
- * their agents. Correctness never depends on it (expiry is judged against the
- * clock everywhere); it frees the exclusion constraint for new claims.
+ * Flip holds whose time to live has passed to `expired` and tell their
+ * agents. Correctness never depends on it (expiry is judged against the clock
+ * everywhere); it frees the exclusion constraint for new claims. With an
+ * owner (inside a claim transaction holding, or first taking, the owner
+ * lock): that owner's due holds. Without (the sweeper): up to 500 due holds, skipping rows another
+ * transaction holds, so it never waits on, or deadlocks with, a decision in
+ * progress; it takes them next time.
  */
-export async function expireDueHolds(db: Executor, ownerId: string | null, now: Date): Promise<number> {
-  const due = and(eq(claims.kind, 'hold'), eq(claims.status, 'active'), lte(claims.expiresAt, now));
-  // Per owner (inside a claim transaction holding the owner lock): every due hold.
-  // Sweeper (no owner): skip rows another transaction holds, so it never waits
-  // on, or deadlocks with, a decision in progress; it takes them next time.
-  const where = ownerId
-    ? and(eq(claims.ownerId, ownerId), due)
-    : inArray(claims.id, db.select({ id: claims.id }).from(claims).where(due).limit(500).for('update', { skipLocked: true }));
-  const expired = await db.update(claims).set({ status: 'expired', statusReason: 'ttl_elapsed', updatedAt: now }).where(where).returning();
+export async function expireDueHolds(db: Executor, owner: OwnerRef | null, now: Date): Promise<number> {
+  const expired = owner
+    ? (await expireOwnerHolds(db, owner, now)).map((h) => ({ ...h, startAt: instantFrom(h.start_at), endAt: instantFrom(h.end_at), expiresAt: instantFrom(h.expires_at) }))
+    : await sweepDueHolds(db, now);
   for (const hold of expired) {
-    if (hold.agentId) {
-      await enqueueNotification(db, {
-        customerId: hold.customerId,
-        agentId: hold.agentId,
-        kind: 'hold.expired',
-        data: { hold_id: hold.id, start: hold.startAt.toISOString(), end: hold.endAt.toISOString(), expired_at: hold.expiresAt?.toISOString() },
-        now,
-      });
-    }
+    const agentId = 'agent_id' in hold ? hold.agent_id : hold.agentId;
+    if (!agentId) continue;
+    await enqueueNotification(db, {
+      customerId: 'customer_id' in hold ? hold.customer_id : hold.customerId,
+      agentId,
+      kind: 'hold.expired',
+      data: { hold_id: hold.id, start: hold.startAt.toISOString(), end: hold.endAt.toISOString(), expired_at: hold.expiresAt?.toISOString() },
+      now,
+    });
   }
   return expired.length;
 }
 
-export type LoadedClaim = Claim & { row: ClaimRow; className: string | null };
-
-/** Active claims of the owner overlapping [from, to): the exclusion constraint's GiST index answers it. */
-function activeInRange(ownerId: string, from: Date, to: Date) {
-  return and(
-    eq(claims.ownerId, ownerId),
-    inArray(claims.status, ['active', 'confirmed']),
-    sql`tstzrange(${claims.startAt}, ${claims.endAt}, '[)') && tstzrange(${from.toISOString()}::timestamptz, ${to.toISOString()}::timestamptz, '[)')`,
-  );
-}
-
-type ClaimFacts = Pick<ClaimRow, 'id' | 'kind' | 'startAt' | 'endAt' | 'holdScope' | 'durationMinutes' | 'expiresAt' | 'createdAt' | 'externalAccepted' | 'source'>;
-
-/** A claim as the pure core sees it, or null for a hold past its expiry. */
-function pureClaim(c: ClaimFacts, priority: number | null, sacredAge: number | null, nowMs: number): Claim | null {
-  if (c.kind === 'hold' && c.expiresAt && c.expiresAt.getTime() <= nowMs) return null;
-  const start = c.startAt.getTime();
-  const end = c.endAt.getTime();
-  return {
-    id: c.id,
-    kind: c.kind,
-    start,
-    end,
-    countedMinutes: c.kind === 'hold' && c.holdScope === 'window' && c.durationMinutes ? c.durationMinutes : (end - start) / 60_000,
-    // A claim without a class (imported) can never be outranked.
-    priority: priority ?? Number.MAX_SAFE_INTEGER,
-    sacred: c.kind === 'booking' && isSacred({ createdAt: c.createdAt.getTime(), externalAccepted: c.externalAccepted, source: c.source }, sacredAge, nowMs),
-  };
-}
-
-/**
- * Active claims of an owner overlapping [from, to), with their full rows (for
- * decisions that change them). Cost follows the claims in range, not history.
- * Holds past their expiry are left out.
- */
-export async function loadClaims(db: Executor, ownerId: string, from: Date, to: Date, now: Date): Promise<LoadedClaim[]> {
-  const rows = await db
-    .select({ claim: claims, priority: meetingClasses.priority, sacredAge: meetingClasses.sacredMeetingAgeHours, className: meetingClasses.name })
-    .from(claims)
-    .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
-    .where(activeInRange(ownerId, from, to));
-  const nowMs = now.getTime();
-  const out: LoadedClaim[] = [];
-  for (const { claim, priority, sacredAge, className } of rows) {
-    const pure = pureClaim(claim, priority, sacredAge, nowMs);
-    if (pure) out.push({ ...pure, row: claim, className });
-  }
-  return out;
-}
-
-/**
- * The same claims for read-only decisions (search, next_available,
- * evaluate): only the columns the pure core needs, which is most of the cost
- * of a wide window (decoding whole rows dominated it).
- */
-export async function loadSearchClaims(db: Executor, ownerId: string, from: Date, to: Date, now: Date): Promise<Claim[]> {
-  const rows = await db
-    .select({
-      id: claims.id,
-      kind: claims.kind,
-      startAt: claims.startAt,
-      endAt: claims.endAt,
-      holdScope: claims.holdScope,
-      durationMinutes: claims.durationMinutes,
-      expiresAt: claims.expiresAt,
-      createdAt: claims.createdAt,
-      externalAccepted: claims.externalAccepted,
-      source: claims.source,
-      priority: meetingClasses.priority,
-      sacredAge: meetingClasses.sacredMeetingAgeHours,
-    })
-    .from(claims)
-    .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
-    .where(activeInRange(ownerId, from, to));
-  const nowMs = now.getTime();
-  const out: Claim[] = [];
-  for (const r of rows) {
-    const pure = pureClaim(r, r.priority, r.sacredAge, nowMs);
-    if (pure) out.push(pure);
-  }
-  return out;
+async function sweepDueHolds(db: Executor, now: Date) {
+  const due = and(eq(claims.kind, 'hold'), eq(claims.status, 'active'), lte(claims.expiresAt, now));
+  return db
+    .update(claims)
+    .set({ status: 'expired', statusReason: 'ttl_elapsed', updatedAt: now })
+    .where(inArray(claims.id, db.select({ id: claims.id }).from(claims).where(due).limit(500).for('update', { skipLocked: true })))
+    .returning({ id: claims.id, customerId: claims.customerId, agentId: claims.agentId, startAt: claims.startAt, endAt: claims.endAt, expiresAt: claims.expiresAt });
 }

@@ -1,13 +1,14 @@
-import { and, eq, gt, inArray } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
 import { isConstraintViolation, PG_EXCLUSION_VIOLATION } from '@/db/errors';
 import { claims } from '@/db/schema';
-import { hasPermission, type AgentActor } from '../access';
+import { hasPermission, normalizeEmail, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
 import { arbitrate, nextAvailable, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
 import { writeAudit, type AuditAction } from './audit';
-import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './context';
+import { claimIdMadeWithKey, insertClaim, type NewClaim, type OwnerRef } from './claimStore';
+import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './context';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -72,13 +73,42 @@ export type ClaimIntent = {
   idempotencyKey: string | null;
   excludeClaimIds?: string[];
   holdId?: string | null;
-  /** Insert the new claim (after preempted claims were released); returns its row. */
-  insert(tx: Executor): Promise<ClaimRow>;
-  /** Runs before `insert`, after preemption (e.g. mark the confirmed hold promoted). */
+  /** The claims around [start, end +- ARBITRATION_MARGIN_MS), due holds expired, when the caller loaded them (loadClaimTarget). */
+  around?: LoadedClaim[];
+  /** The claim to insert when accepted (after preempted claims were released). */
+  claim: NewClaim;
+  /** Runs before the insert, after preemption (e.g. mark the confirmed hold promoted). */
   beforeInsert?(tx: Executor): Promise<void>;
 };
 
 export type ClaimOutcome = { ok: true; row: ClaimRow; preemptedIds: string[]; warnings: string[] } | { ok: false; error: DomainError };
+
+/** Expire the owner's due holds and load the claims a decision on [start, end) weighs, in one round trip (the update runs first). */
+function loadAround(tx: Executor, owner: OwnerRef, start: Date, end: Date, now: Date): Promise<LoadedClaim[]> {
+  return Promise.all([
+    expireDueHolds(tx, owner, now),
+    loadClaims(tx, owner, new Date(start.getTime() - ARBITRATION_MARGIN_MS), new Date(end.getTime() + ARBITRATION_MARGIN_MS), now),
+  ]).then(([, around]) => around);
+}
+
+/**
+ * A claim on an owner named by email (direct booking, candidate hold): the
+ * locked owner with its calendar and meeting class, and the claims around
+ * [start, end) with due holds expired, sent as one pipeline. The owner lock
+ * is taken first, so the rest reads under it. Errors are loadTarget's.
+ */
+export async function loadClaimTarget(
+  tx: Executor,
+  customerId: string,
+  input: { ownerEmail: string; calendarType?: string; meetingClass: string },
+  start: Date,
+  end: Date,
+  now: Date,
+): Promise<{ target: SchedulingTarget; around: LoadedClaim[] }> {
+  const owner = { customerId, email: normalizeEmail(input.ownerEmail) };
+  const [target, around] = await Promise.all([loadTarget(tx, customerId, input, true), loadAround(tx, owner, start, end, now)]);
+  return { target, around };
+}
 
 /**
  * Arbitrate a claim and apply the decision in the caller's transaction:
@@ -89,8 +119,7 @@ export async function decideAndApply(tx: Executor, intent: ClaimIntent): Promise
   const { target, now, actor } = intent;
   const start = intent.start.getTime();
   const end = intent.end.getTime();
-  await expireDueHolds(tx, target.owner.id, now);
-  const around = await loadClaims(tx, target.owner.id, new Date(start - ARBITRATION_MARGIN_MS), new Date(end + ARBITRATION_MARGIN_MS), now);
+  const around = intent.around ?? (await loadAround(tx, target.owner.id, intent.start, intent.end, now));
   const decision = arbitrate(
     { start, end, ...intent.policy },
     { now: now.getTime(), rules: ownerRules(target.owner), claims: around, excludeClaimIds: intent.excludeClaimIds },
@@ -121,39 +150,44 @@ export async function decideAndApply(tx: Executor, intent: ClaimIntent): Promise
   }
 
   const preempted = around.filter((c) => decision.preempt.includes(c.id));
+  const claimId = intent.claim.id;
   if (preempted.length) {
-    await tx.update(claims).set({ status: 'preempted', statusReason: `preempted by ${target.meetingClass.name}`, updatedAt: now }).where(inArray(claims.id, decision.preempt));
-  }
-  await intent.beforeInsert?.(tx);
-  const row = await intent.insert(tx);
-  if (preempted.length) {
-    await tx.update(claims).set({ preemptedByClaimId: row.id }).where(inArray(claims.id, decision.preempt));
+    await tx
+      .update(claims)
+      .set({ status: 'preempted', statusReason: `preempted by ${target.meetingClass.name}`, preemptedByClaimId: claimId, updatedAt: now })
+      .where(inArray(claims.id, decision.preempt));
     for (const p of preempted) {
-      if (!p.row.agentId) continue;
+      if (!p.agentId) continue;
       await enqueueNotification(tx, {
-        customerId: p.row.customerId,
-        agentId: p.row.agentId,
+        customerId: actor.customerId,
+        agentId: p.agentId,
         kind: 'booking.preempted',
         data: {
           [p.kind === 'hold' ? 'hold_id' : 'booking_id']: p.id,
           claim_kind: p.kind,
           owner_email: target.owner.email,
-          start: p.row.startAt.toISOString(),
-          end: p.row.endAt.toISOString(),
+          start: iso(p.start),
+          end: iso(p.end),
           preempted_by_meeting_class: target.meetingClass.name,
         },
         now,
       });
     }
   }
+  await intent.beforeInsert?.(tx);
   const bookingIds = preempted.map((p) => p.id);
-  await writeAudit(tx, {
-    ...audit,
-    outcome: 'accept',
-    holdId: row.kind === 'hold' ? row.id : (intent.holdId ?? null),
-    bookingId: row.kind === 'booking' ? row.id : null,
-    preemptedBookingIds: bookingIds,
-  });
+  const isHold = intent.claim.kind === 'hold';
+  // The claim and its audit row in one round trip: the id is known beforehand.
+  const [row] = await Promise.all([
+    insertClaim(tx, intent.claim),
+    writeAudit(tx, {
+      ...audit,
+      outcome: 'accept',
+      holdId: isHold ? claimId : (intent.holdId ?? null),
+      bookingId: isHold ? null : claimId,
+      preemptedBookingIds: bookingIds,
+    }),
+  ]);
   return { ok: true, row, preemptedIds: bookingIds, warnings: decision.warnings };
 }
 
@@ -215,12 +249,8 @@ export async function inQueue<T>(key: string, fn: () => Promise<T>): Promise<T> 
  */
 export async function claimMadeWithKey(tx: Executor, agentId: string, idempotencyKey: string | null, kind: 'hold' | 'booking', now: Date): Promise<ClaimRow | undefined> {
   if (!idempotencyKey) return undefined;
-  // Keys are retained 24 h; after that the same key may name a new request.
-  const since = new Date(now.getTime() - 24 * 3_600_000);
-  const [row] = await tx
-    .select()
-    .from(claims)
-    .where(and(eq(claims.agentId, agentId), eq(claims.idempotencyKey, idempotencyKey), eq(claims.kind, kind), gt(claims.createdAt, since)))
-    .limit(1);
+  const id = await claimIdMadeWithKey(tx, agentId, idempotencyKey, kind, now);
+  if (!id) return undefined;
+  const [row] = await tx.select().from(claims).where(eq(claims.id, id));
   return row;
 }

@@ -6,8 +6,9 @@ import { DomainError } from '../errors';
 import { isUuid, newId } from '../ids';
 import { findHoldStretch, searchSlots } from '../scheduling';
 import { writeAudit } from './audit';
-import { ARBITRATION_MARGIN_MS, expireDueHolds, loadSearchClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './context';
-import { claimMadeWithKey, decideAndApply, ownerQueueKey, requestPolicy, runClaimTransaction } from './decide';
+import { insertClaim } from './claimStore';
+import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './context';
+import { claimMadeWithKey, decideAndApply, loadClaimTarget, ownerQueueKey, requestPolicy, runClaimTransaction } from './decide';
 import { noSlotsError, validateWindow } from './windows';
 import { holdView, type HoldView } from './views';
 
@@ -33,7 +34,12 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
   const ttl = (input.ttlSeconds ?? DEFAULT_HOLD_TTL_SECONDS) * 1000;
 
   return runClaimTransaction(db, async (tx) => {
-    const target = await loadTarget(tx, actor.customerId, input, true);
+    // Candidate holds load everything in one pipeline (the owner lock first); window holds look wider below.
+    const loaded = input.scope === 'candidate' ? loadClaimTarget(tx, actor.customerId, input, input.candidate.start, input.candidate.end, now) : undefined;
+    const [target, made] = await Promise.all([
+      loaded ? loaded.then((l) => l.target) : loadTarget(tx, actor.customerId, input, true),
+      claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now),
+    ]);
     const policy = requestPolicy(actor, target);
     const hold = (start: Date, end: Date, durationMinutes: number) => ({
       id: newId(now.getTime()),
@@ -55,7 +61,6 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
     });
     const view = (row: ClaimRow, warnings: string[]) =>
       holdView(row, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings });
-    const made = await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now);
     if (made) return { view: view(made, rulesWarnings(target.owner)) };
 
     if (input.scope === 'candidate') {
@@ -69,7 +74,8 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
         policy,
         now,
         idempotencyKey,
-        insert: async (t) => (await t.insert(claims).values(hold(start, end, (end.getTime() - start.getTime()) / 60_000)).returning())[0],
+        around: (await loaded!).around,
+        claim: hold(start, end, (end.getTime() - start.getTime()) / 60_000),
       });
       if (!outcome.ok) return { error: outcome.error };
       return { view: view(outcome.row, outcome.warnings) };
@@ -77,8 +83,7 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
 
     // Window hold: take genuinely free time only (never preempts).
     const { window, durationMinutes } = input;
-    await expireDueHolds(tx, target.owner.id, now);
-    const around = await loadSearchClaims(tx, target.owner.id, new Date(window.start.getTime() - ARBITRATION_MARGIN_MS), new Date(window.end.getTime() + ARBITRATION_MARGIN_MS), now);
+    const [, around] = await Promise.all([expireDueHolds(tx, target.owner.id, now), loadClaims(tx, target.owner.id, new Date(window.start.getTime() - ARBITRATION_MARGIN_MS), new Date(window.end.getTime() + ARBITRATION_MARGIN_MS), now)]);
     const rules = ownerRules(target.owner);
     const common = { rules, claims: around, now: now.getTime(), durationMinutes, request: policy };
     const stretch = findHoldStretch({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() } });
@@ -96,13 +101,13 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
       const search = searchSlots({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() }, maxResults: 1 });
       const error = await noSlotsError(
         search.noSlots?.reason_code ?? 'NO_FREE_SLOTS',
-        { ...common, window, lookaheadHours: 72, loadClaims: (from, to) => loadSearchClaims(tx, target.owner.id, from, to, now) },
+        { ...common, window, lookaheadHours: 72, loadClaims: (from, to) => loadClaims(tx, target.owner.id, from, to, now) },
         search.warnings,
       );
       await writeAudit(tx, { ...auditBase, outcome: 'reject', reason: `NO_SLOTS_AVAILABLE:${search.noSlots?.reason_code ?? 'NO_FREE_SLOTS'}`, start: window.start, end: window.end });
       return { error };
     }
-    const [row] = await tx.insert(claims).values(hold(new Date(stretch.start), new Date(stretch.end), durationMinutes)).returning();
+    const row = await insertClaim(tx, hold(new Date(stretch.start), new Date(stretch.end), durationMinutes));
     await writeAudit(tx, { ...auditBase, outcome: 'accept', start: row.startAt, end: row.endAt, holdId: row.id, details: { window: { start: window.start.toISOString(), end: window.end.toISOString() }, duration_minutes: durationMinutes } });
     return { view: view(row, rulesWarnings(target.owner)) };
   }, ownerQueueKey(actor.customerId, input.ownerEmail)).then((r) => {

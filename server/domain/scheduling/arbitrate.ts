@@ -4,7 +4,7 @@
  */
 import { SchedulingContext } from './context';
 import { evaluateSlot } from './evaluate';
-import { DAY, HOUR } from './localTime';
+import { HOUR } from './localTime';
 import {
   WARNING_WORKING_HOURS_NOT_CONFIGURED,
   type Alternative,
@@ -80,7 +80,8 @@ export function arbitrate(request: ArbitrationRequest, context: ArbitrationConte
   if (!(request.end > request.start)) throw new RangeError('request end must be after its start');
   if (request.start < context.now) return { outcome: 'past_time' };
   const ctx = new SchedulingContext(context.rules, context.claims, context.now, context.excludeClaimIds);
-  ctx.ensure(request.start - ALTERNATIVES_RADIUS_MS - DAY, request.end + ALTERNATIVES_RADIUS_MS + DAY);
+  // Each check extends the context's days as far as it looks: an accepted request needs only the
+  // days it touches; alternatives widen it to 72 h either side.
   return decide(ctx, request);
 }
 

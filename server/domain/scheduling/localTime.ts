@@ -77,40 +77,49 @@ function startOfDay(timeZone: string, date: Temporal.PlainDate): number {
 }
 
 /**
- * A contiguous, lazily extended run of owner-local days. One instance per pure call, so all
- * Temporal work for a day happens once per call.
+ * Local days are the same for every call (zone rules do not change while the process runs), so
+ * they are built once per zone and date and shared; the cache is bounded and simply starts over
+ * when full. A LocalDay's only mutable part, the `boundaries` memo, is deterministic too.
+ */
+const DAY_CACHE_LIMIT = 50_000;
+const dayCache = new Map<string, LocalDay>();
+const validZones = new Set<string>();
+
+function localDay(timeZone: string, date: Temporal.PlainDate): LocalDay {
+  const key = `${timeZone}|${date.year}-${date.month}-${date.day}`;
+  let day = dayCache.get(key);
+  if (!day) {
+    day = buildDay(timeZone, date, startOfDay(timeZone, date), startOfDay(timeZone, date.add({ days: 1 })));
+    if (dayCache.size >= DAY_CACHE_LIMIT) dayCache.clear();
+    dayCache.set(key, day);
+  }
+  return day;
+}
+
+/**
+ * A contiguous, lazily extended run of owner-local days (one instance per pure call; the days
+ * themselves come from the shared cache above, so Temporal works on a zone and date once).
  */
 export class DayTable {
   readonly days: LocalDay[] = [];
 
   constructor(readonly timeZone: string) {
     // Validates the zone early with a clear error.
+    if (validZones.has(timeZone)) return;
     try {
       Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(timeZone);
     } catch {
       throw new RangeError(`invalid IANA time zone "${timeZone}"`);
     }
+    validZones.add(timeZone);
   }
 
   /** Makes sure the table covers every local day touching [from, to]. */
   ensure(from: number, to: number): void {
     const tz = this.timeZone;
-    if (this.days.length === 0) {
-      const date = plainDateOf(tz, from);
-      const start = startOfDay(tz, date);
-      const next = date.add({ days: 1 });
-      this.days.push(buildDay(tz, date, start, startOfDay(tz, next)));
-    }
-    while (this.days[0].start > from) {
-      const first = this.days[0];
-      const date = first.date.subtract({ days: 1 });
-      this.days.unshift(buildDay(tz, date, startOfDay(tz, date), first.start));
-    }
-    while (this.days[this.days.length - 1].end <= to) {
-      const last = this.days[this.days.length - 1];
-      const date = last.date.add({ days: 1 });
-      this.days.push(buildDay(tz, date, last.end, startOfDay(tz, date.add({ days: 1 }))));
-    }
+    if (this.days.length === 0) this.days.push(localDay(tz, plainDateOf(tz, from)));
+    while (this.days[0].start > from) this.days.unshift(localDay(tz, this.days[0].date.subtract({ days: 1 })));
+    while (this.days[this.days.length - 1].end <= to) this.days.push(localDay(tz, this.days[this.days.length - 1].date.add({ days: 1 })));
   }
 
   get from(): number {

@@ -1,7 +1,7 @@
 import type { Executor } from '@/db/client';
 import { findMeetingType, listMeetingTypes, effectivePreemptPolicy, type LinkRecord, type MeetingTypeRecord } from '../admin';
 import { DomainError, isDomainError } from '../../errors';
-import { loadSearchClaims, ownerRules, resolveCalendar } from '../../claims/context';
+import { loadClaims, ownerRules, resolveCalendar } from '../../claims/context';
 import { searchSlots, type RequestPolicy } from '../../scheduling';
 import { loadPublicLink, publicNotFound, resolveRequester, typeListed, typeReachable, type Requester } from './access';
 
@@ -69,7 +69,7 @@ async function acceptableSlots(db: Executor, ctx: PublicTypeContext, durationMin
     if (isDomainError(err) && (err.code === 'CALENDAR_NOT_FOUND' || err.code === 'CALENDAR_REAUTH_REQUIRED')) return [];
     throw err;
   }
-  const claims = await loadSearchClaims(db, owner.id, new Date(window.start.getTime() - DAY_MARGIN), new Date(window.end.getTime() + DAY_MARGIN), now);
+  const claims = await loadClaims(db, owner.id, new Date(window.start.getTime() - DAY_MARGIN), new Date(window.end.getTime() + DAY_MARGIN), now);
   const result = searchSlots({
     rules: ownerRules(owner),
     claims,

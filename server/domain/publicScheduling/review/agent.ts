@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { bookingProposals, owners, type ProposalStatus } from '@/db/schema';
 import { assertOwnerInScope, normalizeEmail, type AgentActor } from '../../access';
-import { loadSearchClaims, loadTarget, ownerRules } from '../../claims/context';
+import { loadClaims, loadTarget, ownerRules } from '../../claims/context';
 import { requestPolicy } from '../../claims/decide';
 import { DEFAULT_LOOKAHEAD_HOURS, noSlotsError, validateWindow } from '../../claims/windows';
 import { isUuid, newId } from '../../ids';
@@ -37,13 +37,13 @@ export async function createAgentProposal(db: Db, actor: AgentActor, input: Agen
   validateWindow(input.window, input.durationMinutes, now);
   const { owner } = target;
   const policy = requestPolicy(actor, target);
-  const claims = await loadSearchClaims(db, owner.id, new Date(input.window.start.getTime() - DAY_MARGIN), new Date(input.window.end.getTime() + DAY_MARGIN), now);
+  const claims = await loadClaims(db, owner.id, new Date(input.window.start.getTime() - DAY_MARGIN), new Date(input.window.end.getTime() + DAY_MARGIN), now);
   const common = { rules: ownerRules(owner), claims, now: now.getTime(), durationMinutes: input.durationMinutes, request: policy };
   const result = searchSlots({ ...common, window: { start: input.window.start.getTime(), end: input.window.end.getTime() }, maxResults: MAX_PROPOSAL_CANDIDATES });
   if (result.slots.length === 0) {
     throw await noSlotsError(
       result.noSlots?.reason_code ?? 'NO_FREE_SLOTS',
-      { ...common, window: input.window, lookaheadHours: DEFAULT_LOOKAHEAD_HOURS, loadClaims: (from, to) => loadSearchClaims(db, owner.id, from, to, now) },
+      { ...common, window: input.window, lookaheadHours: DEFAULT_LOOKAHEAD_HOURS, loadClaims: (from, to) => loadClaims(db, owner.id, from, to, now) },
       result.warnings,
     );
   }

@@ -1,6 +1,6 @@
 import { and, eq, isNotNull } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
-import { allocations, bookingProposals, claims, meetingClasses, owners, publicMeetingTypes, requesterIdentities, type AttendeeJson } from '@/db/schema';
+import { allocations, bookingProposals, meetingClasses, owners, publicMeetingTypes, requesterIdentities, type AttendeeJson } from '@/db/schema';
 import { normalizeEmail } from '../../access';
 import { decideAndApply, runClaimTransaction } from '../../claims/decide';
 import { lockOwner, resolveCalendar } from '../../claims/context';
@@ -136,6 +136,7 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
     }
     const preemptPolicy = type ? effectivePreemptPolicy(type, meetingClass) : meetingClass.preemptPolicy;
     const target = { owner, calendar, meetingClass };
+    const attendees = attendeesOf(p);
     const outcome = await decideAndApply(tx, {
       action: 'proposal.review',
       actor: { customerId: p.customerId, agentId: p.agentId },
@@ -145,32 +146,25 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
       policy: { priority: meetingClass.priority, preemptPolicy, agentCanPreempt: preemptPolicy === 'preempt_lower' },
       now,
       idempotencyKey: null,
-      insert: async (t) => {
-        const attendees = attendeesOf(p);
-        const [row] = await t
-          .insert(claims)
-          .values({
-            id: newId(now.getTime()),
-            customerId: p.customerId,
-            ownerId: owner.id,
-            calendarId: calendar.id,
-            agentId: p.agentId,
-            meetingClassId: meetingClass.id,
-            kind: 'booking',
-            status: 'confirmed',
-            startAt: slot.start,
-            endAt: slot.end,
-            source: p.origin === 'public' ? 'public' : 'agent',
-            title: type?.title ?? (p.requesterName || p.requesterEmail ? `Meeting request from ${p.requesterName ?? p.requesterEmail}` : null),
-            description: p.message,
-            attendees,
-            externalAccepted: attendees.some((a) => a.external && a.response === 'accepted'),
-            proposalId: p.id,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning();
-        return row;
+      claim: {
+        id: newId(now.getTime()),
+        customerId: p.customerId,
+        ownerId: owner.id,
+        calendarId: calendar.id,
+        agentId: p.agentId,
+        meetingClassId: meetingClass.id,
+        kind: 'booking',
+        status: 'confirmed',
+        startAt: slot.start,
+        endAt: slot.end,
+        source: p.origin === 'public' ? 'public' : 'agent',
+        title: type?.title ?? (p.requesterName || p.requesterEmail ? `Meeting request from ${p.requesterName ?? p.requesterEmail}` : null),
+        description: p.message,
+        attendees,
+        externalAccepted: attendees.some((a) => a.external && a.response === 'accepted'),
+        proposalId: p.id,
+        createdAt: now,
+        updatedAt: now,
       },
     });
     if (!outcome.ok) return { error: outcome.error };

@@ -1,0 +1,71 @@
+import type postgres from 'postgres';
+
+type AnySql = postgres.Sql | postgres.TransactionSql | postgres.ReservedSql;
+type Callback = (sql: AnySql) => unknown;
+
+/**
+ * Makes every query drizzle sends through postgres.js a named prepared
+ * statement. drizzle-orm/postgres-js runs queries not built with
+ * `.prepare(name)` as `client.unsafe(text, params, { prepare: false })`, and
+ * postgres.js sends such an unnamed statement with parameters as Parse +
+ * Describe, waits for the parameter types, then Bind + Execute: two round
+ * trips, and PostgreSQL plans the text again every time. Named, the statement
+ * is cached per connection and from its second use costs one round trip
+ * (measured in docs/benchmarks.md, "Booking throughput").
+ *
+ * The proxy forces `prepare: true` on `unsafe` and wraps the Sql handed to
+ * `begin`/`savepoint` callbacks the same way, since drizzle's transactions
+ * run on those. Statements whose text varies with their values (`inArray`
+ * lists) make more entries in the cache; postgres.js drops a connection's
+ * cache with the connection (`max_lifetime`).
+ */
+export function preparedStatements<T extends AnySql>(sql: T): T {
+  return new Proxy(sql, {
+    get(target, prop, receiver) {
+      if (prop === 'unsafe') {
+        return (text: string, params?: unknown[], options?: Record<string, unknown>) =>
+          (target.unsafe as (t: string, p?: unknown[], o?: Record<string, unknown>) => unknown)(text, params, { ...options, prepare: true });
+      }
+      if (prop === 'begin' && 'reserve' in target) {
+        return (...args: unknown[]) => {
+          const fn = args.pop() as Callback;
+          // Options (isolation levels) take postgres.js's own path; the service passes none.
+          return args.length ? (target.begin as (...a: unknown[]) => unknown)(...args, (inner: AnySql) => fn(preparedStatements(inner))) : pipelinedBegin(target, fn);
+        };
+      }
+      if (prop === 'begin' || prop === 'savepoint') {
+        return (...args: unknown[]) => {
+          const fn = args.pop() as Callback;
+          return (Reflect.get(target, prop, receiver) as (...a: unknown[]) => unknown)(...args, (inner: AnySql) => fn(preparedStatements(inner)));
+        };
+      }
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+}
+
+/**
+ * A transaction whose BEGIN goes out with its first statements instead of
+ * taking a round trip of its own (postgres.js's `begin` awaits it first).
+ * `begin` is fixed text, so it cannot fail on its own: whatever breaks it
+ * (a lost connection) fails every statement after it too. The rest is
+ * postgres.js's `begin`: statements on one reserved connection, COMMIT when
+ * the callback resolves, ROLLBACK when it throws. No savepoints (the service
+ * nests no transactions).
+ */
+async function pipelinedBegin(sql: postgres.Sql, fn: Callback): Promise<unknown> {
+  const reserved = await sql.reserve();
+  const began = reserved.unsafe('begin').execute();
+  began.catch(() => {}); // awaited below; this only keeps an early failure from counting as unhandled
+  try {
+    const result = await fn(preparedStatements(reserved as unknown as postgres.TransactionSql));
+    await began;
+    await reserved.unsafe('commit');
+    return result;
+  } catch (err) {
+    await reserved.unsafe('rollback').catch(() => {});
+    throw err;
+  } finally {
+    reserved.release();
+  }
+}
