@@ -58,7 +58,7 @@ import type { AgentActor } from '@/server/domain/access';
 import { mintApiKey } from '@/server/domain/agentService';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
 import { searchAvailability, type AvailabilityInput } from '@/server/domain/claims/availabilityService';
-import { loadClaims, loadSearchClaims, loadTarget, ownerRules } from '@/server/domain/claims/context';
+import { loadClaims, loadTarget, ownerRules } from '@/server/domain/claims/context';
 import { requestPolicy } from '@/server/domain/claims/decide';
 import { bootstrapCustomer } from '@/server/domain/customerService';
 import { DomainError } from '@/server/domain/errors';
@@ -382,7 +382,7 @@ async function benchInProcess(db: Db, mode: string, seeded: Seeded, counts: Map<
 
 type PhaseRow = { mode: string; owner: string; window: WindowName; target: Stats; load: Stats; slim: Stats; search: Stats; total: Stats; totalSlim: Stats };
 
-/** The parts of searchAvailability timed on their own: look-ups (meeting class, owner, calendar), claim load (full rows, as decisions load them, and loadSearchClaims, as searches do), pure slot search. */
+/** The parts of searchAvailability timed on their own: look-ups (meeting class, owner, calendar), claim load (full rows, as decisions load them, and loadClaims, as searches do), pure slot search. */
 async function benchPhases(db: Db, mode: string, seeded: Seeded): Promise<PhaseRow[]> {
   const out: PhaseRow[] = [];
   for (const { profile } of seeded.owners) {
@@ -400,7 +400,7 @@ async function benchPhases(db: Db, mode: string, seeded: Seeded): Promise<PhaseR
         const b = performance.now();
         const loaded = await loadClaims(db, target.owner.id, from, to, now);
         const c = performance.now();
-        const slim = await loadSearchClaims(db, target.owner.id, from, to, now);
+        const slim = await loadClaims(db, target.owner.id, from, to, now);
         const d = performance.now();
         const params = {
           rules: ownerRules(target.owner),
@@ -635,7 +635,7 @@ async function main(): Promise<void> {
   console.log('host busy: share of all cores busy while measuring, this process and PostgreSQL included (a concurrency-1 run alone uses ~1 core)');
   if (phases.length) {
     console.log('\nPhases in-process (ms, p50 / p99): look-ups = meeting class + owner + calendar queries; claim load = loadClaims (window +-26 h);');
-    console.log('search columns = loadSearchClaims, the same query selecting only the columns the search needs (what searches use since the fix); pure search = searchSlots');
+    console.log('search columns = loadClaims, the same query selecting only the columns the search needs (what searches use since the fix); pure search = searchSlots');
     console.log(textTable(PHASE_HEADER, phases.map(phaseCells)));
   }
   console.log(`\n${missed.length === 0 ? 'All p99 targets met.' : `${missed.length} of ${rows.length} rows miss their p99 target.`}`);
@@ -664,7 +664,7 @@ async function main(): Promise<void> {
       ...(phases.length
         ? [
             'Phases, in-process (ms, p50 / p99): look-ups = meeting class, owner and calendar queries; claim load =',
-            '`loadClaims` over the window +-26 h (full rows, as decisions load them); search columns = `loadSearchClaims`, the',
+            '`loadClaims` over the window +-26 h (full rows, as decisions load them); search columns = `loadClaims`, the',
             'same query selecting only the ten columns the search needs (what searches use since the fix; it is checked to give the same',
             'slots); pure search = `searchSlots` on the loaded claims.',
             '',

@@ -42,6 +42,7 @@
  *   BENCH_DATABASE_URL      default postgres://postgres@127.0.0.1:5432/bench (created when missing)
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,12 +57,15 @@ import { calendars, claims, customers, owners, type WorkingHoursJson } from '@/d
 import type { AgentActor } from '@/server/domain/access';
 import { mintApiKey } from '@/server/domain/agentService';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
+import { INSERT_AUDIT } from '@/server/domain/claims/audit';
 import { createBooking } from '@/server/domain/claims/bookingService';
+import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/server/domain/claims/claimStore';
+import { ARBITRATION_MARGIN_MS, targetStatement } from '@/server/domain/claims/context';
 import { bootstrapCustomer } from '@/server/domain/customerService';
 import { DomainError } from '@/server/domain/errors';
 import { newId } from '@/server/domain/ids';
 import { createMeetingClass } from '@/server/domain/meetingClassService';
-import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint } from '@/server/http/idempotency';
+import { beginIdempotent, CLAIM_KEY, COMPLETE_KEY, completeIdempotent, releaseIdempotent, requestFingerprint } from '@/server/http/idempotency';
 import {
   busyBetween,
   cpuMark,
@@ -83,7 +87,6 @@ import {
   type Stats,
 } from './lib/measure';
 import { prepareApp, startServer, stopServer, type RunningServer } from './lib/nextServer';
-import { openPreparedPostgres } from './lib/preparedPostgres';
 import { rawBooking } from './lib/rawBooking';
 import postgres from 'postgres';
 
@@ -406,16 +409,28 @@ async function inProcessRow(
 // ---------------------------------------------------------------------------------------------
 // pgbench: the same statements as createBooking (and the wrapper's idempotency record), in SQL
 
+/** A statement of the service with its $n parameters replaced by pgbench expressions, on one line. */
+function pgbenchStatement(text: string, args: string[], gset?: string): string {
+  const line = text.replace(/\$(\d+)/g, (_, n: string) => args[Number(n) - 1]).replace(/\s+/g, ' ');
+  return gset === undefined ? `${line};` : `${line} \\gset${gset ? ' ' + gset : ''}`;
+}
+
 /**
- * The statements drizzle sends for createBooking (captured with a query logger), with pgbench
- * variables for the values. Differences: ids come from gen_random_uuid() (the app sends UUIDv7
- * strings), times from now()/to_timestamp() (the app sends ISO strings), the owner's email is
- * built in SQL from the random owner number.
+ * The statements createBooking sends (the very texts the service uses, imported from its
+ * modules), one per round trip as pgbench runs them. pgbench cannot pipeline here: it reads the
+ * owner, calendar and class ids with \gset, which pipeline mode does not allow. Values: ids from
+ * gen_random_uuid() (the service sends UUIDv7 strings), the booking id derived from the slot
+ * number (the service makes it before the insert, so claim and audit row carry it), times from
+ * now()/to_timestamp() (the service sends ISO strings), the owner's email built in SQL from the
+ * random owner number.
  */
 function pgbenchScript(withKey: boolean): string {
-  const claimCols = `"id", "customer_id", "owner_id", "calendar_id", "agent_id", "meeting_class_id", "kind", "status", "start_at", "end_at", "hold_scope", "duration_minutes", "expires_at", "promoted_booking_id", "hold_id", "source", "title", "description", "attendees", "external_accepted", "proposal_id", "preempted_by_claim_id", "status_reason", "idempotency_key", "created_at", "updated_at"`;
-  const qualified = claimCols.split(', ').map((c) => `"claims".${c}`).join(', ');
   const key = withKey ? ':slot' : 'null';
+  const email = `(:r::text || :domain)`;
+  const bookingId = `(:idp || '-0000-7000-8000-' || lpad(to_hex(:slot::bigint), 12, '0'))::uuid`;
+  const start = 'to_timestamp(:s)';
+  const end = 'to_timestamp(:e)';
+  const margin = ARBITRATION_MARGIN_MS / 1000;
   const lines = [
     `\\set r random(0, ${OWNERS - 1})`,
     `\\set slot :n * ${CLIENTS} + :client_id`,
@@ -424,29 +439,24 @@ function pgbenchScript(withKey: boolean): string {
     `\\set e :s + ${SLOT_MS / 1000}`,
   ];
   if (withKey) {
-    lines.push(
-      `insert into "idempotency_records" ("id", "agent_id", "method", "path", "key", "fingerprint", "state", "locked_until", "response_status", "response_body", "created_at", "expires_at") values (gen_random_uuid(), :agent, 'POST', '/v1/bookings', :slot, :fp, 'in_flight', now() + interval '30 seconds', default, default, now(), now() + interval '24 hours') on conflict do nothing returning "id" \\gset i_`,
-    );
+    lines.push(pgbenchStatement(CLAIM_KEY, ['gen_random_uuid()', ':agent', "'POST'", "'/v1/bookings'", ':slot', ':fp', "now() + interval '30 seconds'", 'now()', "now() + interval '24 hours'"], 'i_'));
   }
+  lines.push('begin;', pgbenchStatement(targetStatement(false, true), [':cust', email, ':class'], ''));
+  if (withKey) lines.push(pgbenchStatement(MADE_WITH_KEY, [':agent', ':slot', "'booking'", "now() - interval '24 hours'"]));
   lines.push(
-    'begin;',
-    `select "id", "customer_id", "name", "priority", "preempt_policy", "sacred_meeting_age_hours", "created_at" from "meeting_classes" where ("meeting_classes"."customer_id" = :cust and "meeting_classes"."name" = :class) limit 1 \\gset m_`,
-    `select "id", "customer_id", "email", "name", "time_zone", "role", "password_hash", "working_hours", "hard_blocks", "max_daily_meeting_hours", "created_at", "updated_at" from "owners" where ("owners"."customer_id" = :cust and "owners"."email" = (:r::text || :domain)) limit 1 for update \\gset o_`,
-    `select "id", "customer_id", "owner_id", "type", "is_primary", "status", "display_name", "credentials", "created_at", "updated_at" from "calendars" where ("calendars"."owner_id" = :o_id and "calendars"."status" <> 'disconnected' and "calendars"."is_primary" = true) order by "calendars"."is_primary" desc, ("calendars"."status" = 'active') desc, "calendars"."created_at" asc \\gset c_`,
-  );
-  if (withKey) {
-    lines.push(`select ${claimCols} from "claims" where ("claims"."agent_id" = :agent and "claims"."idempotency_key" = :slot and "claims"."kind" = 'booking' and "claims"."created_at" > now() - interval '24 hours') limit 1;`);
-  }
-  lines.push(
-    `update "claims" set "status" = 'expired', "status_reason" = 'ttl_elapsed', "updated_at" = now() where ("claims"."owner_id" = :o_id and ("claims"."kind" = 'hold' and "claims"."status" = 'active' and "claims"."expires_at" <= now())) returning ${claimCols};`,
-    `select ${qualified}, "meeting_classes"."priority", "meeting_classes"."sacred_meeting_age_hours", "meeting_classes"."name" from "claims" left join "meeting_classes" on "meeting_classes"."id" = "claims"."meeting_class_id" where ("claims"."owner_id" = :o_id and "claims"."status" in ('active', 'confirmed') and tstzrange("claims"."start_at", "claims"."end_at", '[)') && tstzrange(to_timestamp(:s - 352800), to_timestamp(:e + 352800), '[)'));`,
-    `insert into "claims" (${claimCols}) values (gen_random_uuid(), :cust, :o_id, :c_id, :agent, :m_id, 'booking', 'confirmed', to_timestamp(:s), to_timestamp(:e), default, default, default, default, null, 'agent', null, null, '[]', default, default, default, default, ${key}, now(), now()) returning ${claimCols} \\gset b_`,
-    `insert into "audit_log" ("id", "customer_id", "at", "agent_id", "owner_id", "owner_email", "action", "outcome", "reason", "meeting_class", "start_at", "end_at", "hold_id", "booking_id", "preempted_booking_ids", "idempotency_key", "details") values (gen_random_uuid(), :cust, now(), :agent, :o_id, :o_email, 'booking.create', 'accept', null, :class, to_timestamp(:s), to_timestamp(:e), null, :b_id, '{}', ${key}, default);`,
+    pgbenchStatement(EXPIRE_BY_EMAIL, [':cust', 'now()', email]),
+    pgbenchStatement(AROUND_BY_EMAIL, [':cust', `to_timestamp(:s - ${margin})`, `to_timestamp(:e + ${margin})`, email]),
+    pgbenchStatement(INSERT_CLAIM, [
+      bookingId, ':cust', ':o_id', ':c_id', ':agent', ':m_id', "'booking'", "'confirmed'", start, end,
+      'null', 'null', 'null', 'null', 'null', "'agent'", 'null', 'null', "'[]'", 'false', 'null', 'null', 'null', key, 'now()', 'now()',
+    ]),
+    pgbenchStatement(INSERT_AUDIT, [
+      'gen_random_uuid()', ':cust', 'now()', ':agent', ':o_id', ':o_email', "'booking.create'", "'accept'", 'null', ':m_name', start, end,
+      'null', bookingId, "'{}'", key, 'null',
+    ]),
     'commit;',
   );
-  if (withKey) {
-    lines.push(`update "idempotency_records" set "state" = 'done', "locked_until" = null, "response_status" = 201, "response_body" = :body where "idempotency_records"."id" = :i_id;`);
-  }
+  if (withKey) lines.push(pgbenchStatement(COMPLETE_KEY, [':i_id', '201', ':body']));
   return lines.join('\n') + '\n';
 }
 
@@ -478,13 +488,16 @@ async function pgbenchRow(seeded: Seeded, tag: string, withKey: boolean, duratio
     class: CLASS,
     domain: `@${tag}.bench.example`,
     fp: requestFingerprint({ x: 1 }, ''),
+    idp: randomBytes(4).toString('hex'), // booking ids: this random prefix and the slot number
     body: sampleBody,
   };
   const args = [
     '-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', String(Math.min(CLIENTS, os.cpus().length)), '-T', String(durationS),
     '-f', script, '-l', `--log-prefix=${path.join(logDir, 'tx')}`,
     ...Object.entries(vars).flatMap(([k, v]) => ['-D', `${k}=${v}`]),
-    '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres'), decodeURIComponent(u.pathname.slice(1)),
+    // An empty host (postgres:///db) means the Unix socket in PGHOST, for pgbench as for postgres.js.
+    ...(u.hostname ? ['-h', u.hostname, '-p', u.port || '5432'] : []),
+    '-U', decodeURIComponent(u.username || 'postgres'), decodeURIComponent(u.pathname.slice(1)),
   ];
   await waitIdle(WAIT_IDLE_S);
   const load = loadAvg();
@@ -769,13 +782,6 @@ async function main(): Promise<void> {
       if (RUN_PGBENCH) {
         await seedOwners(db, seeded, 'd', OWNERS);
         rows.push(await pgbenchRow(seeded, 'd', false, VARIANT_S));
-      }
-      await seedOwners(db, seeded, 'e', OWNERS);
-      const proto = openPreparedPostgres(BENCH_DB_URL, CLIENTS);
-      try {
-        rows.push(await inProcessRow(proto.db, seeded.actor, 'e', true, 'in-process, prepared statements (proposed fix)', VARIANT_S));
-      } finally {
-        await proto.close();
       }
       await seedOwners(db, seeded, 'f', OWNERS);
       const raw = postgres(BENCH_DB_URL, { max: CLIENTS, onnotice: () => {} });
