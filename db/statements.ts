@@ -21,7 +21,7 @@ import type { Executor } from './client';
 export type RawRow = Record<string, unknown>;
 type Param = string | number | boolean | null;
 
-type PostgresJsClient = { unsafe(text: string, params: Param[], options: { prepare: boolean }): PromiseLike<RawRow[]> };
+type PostgresJsClient = { unsafe(text: string, params: Param[], options: { prepare: boolean }): { execute(): PromiseLike<RawRow[]> } };
 type PgliteClient = { query(text: string, params: Param[], options: object): Promise<{ rows: RawRow[] }> };
 
 /** PGlite parses like drizzle's own PGlite session does: date and time types stay text. */
@@ -37,8 +37,21 @@ function driverOf(db: Executor): PostgresJsClient | PgliteClient {
 
 export async function queryRows(db: Executor, sqlText: string, params: Param[]): Promise<RawRow[]> {
   const client = driverOf(db);
-  if ('unsafe' in client) return client.unsafe(sqlText, params, { prepare: true });
+  // execute(): queued now, in call order (postgres.js otherwise sends a statement when first awaited).
+  if ('unsafe' in client) return client.unsafe(sqlText, params, { prepare: true }).execute();
   return (await client.query(sqlText, params, PGLITE_OPTIONS)).rows;
+}
+
+/**
+ * Send COMMIT right behind the statements just issued, in the same write
+ * instead of a round trip of its own, for a transaction whose remaining work
+ * is only to await them. A statement failing before it makes it a rollback and
+ * the failure surfaces as usual. Afterwards the transaction refuses further
+ * statements (they would run outside it). On PGlite (in process, no round
+ * trips) it does nothing: the transaction commits when its callback returns.
+ */
+export function commitWithLastStatements(db: Executor): void {
+  (driverOf(db) as { commitEarly?: () => void }).commitEarly?.();
 }
 
 type Columns<T extends PgTable> = T['_']['columns'];

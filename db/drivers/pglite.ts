@@ -25,7 +25,8 @@ export async function openPglite(dataDir: string | undefined, migrationsFolder: 
     if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
     const client = await PGlite.create({ dataDir, extensions: { btree_gist } });
     try {
-      const db = drizzle(client, { schema }) as unknown as Db;
+      // No `schema`: no relational queries are used (see drivers/postgres.ts).
+      const db = drizzle(client) as unknown as Db;
       await migrate(drizzle(client, { schema }), { migrationsFolder });
       return {
         db,

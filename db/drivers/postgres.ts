@@ -19,7 +19,9 @@ export async function openPostgres(url: string, max: number, migrationsFolder: s
     await migrator.end({ timeout: 5 });
   }
   const sql = postgres(url, { max, onnotice: () => {} });
-  const db = drizzle(preparedStatements(sql), { schema }) as unknown as Db;
+  // No `schema`: the service uses no relational queries, and with one drizzle builds a query
+  // builder per table for every transaction it opens.
+  const db = drizzle(preparedStatements(sql)) as unknown as Db;
   let pinger: postgres.Sql | undefined;
   return {
     db,

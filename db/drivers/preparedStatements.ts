@@ -19,12 +19,22 @@ type Callback = (sql: AnySql) => unknown;
  * lists) make more entries in the cache; postgres.js drops a connection's
  * cache with the connection (`max_lifetime`).
  */
-export function preparedStatements<T extends AnySql>(sql: T): T {
+export function preparedStatements<T extends AnySql>(sql: T, tx?: PipelinedTransaction): T {
   return new Proxy(sql, {
     get(target, prop, receiver) {
       if (prop === 'unsafe') {
-        return (text: string, params?: unknown[], options?: Record<string, unknown>) =>
-          (target.unsafe as (t: string, p?: unknown[], o?: Record<string, unknown>) => unknown)(text, params, { ...options, prepare: true });
+        return (text: string, params?: unknown[], options?: Record<string, unknown>) => {
+          if (tx?.commit) throw new Error('statement sent after the transaction committed (commitWithLastStatements)');
+          return (target.unsafe as (t: string, p?: unknown[], o?: Record<string, unknown>) => unknown)(text, params, { ...options, prepare: true });
+        };
+      }
+      if (prop === 'commitEarly' && tx) {
+        return () => {
+          if (tx.commit) return;
+          const commit: Promise<unknown> = (target as postgres.ReservedSql).unsafe('commit').execute();
+          commit.catch(() => {}); // awaited by pipelinedBegin
+          tx.commit = commit;
+        };
       }
       if (prop === 'begin' && 'reserve' in target) {
         return (...args: unknown[]) => {
@@ -44,23 +54,30 @@ export function preparedStatements<T extends AnySql>(sql: T): T {
   });
 }
 
+/** A transaction of pipelinedBegin: its COMMIT once sent early (see commitWithLastStatements in db/statements.ts). */
+type PipelinedTransaction = { commit: Promise<unknown> | null };
+
 /**
  * A transaction whose BEGIN goes out with its first statements instead of
  * taking a round trip of its own (postgres.js's `begin` awaits it first).
  * `begin` is fixed text, so it cannot fail on its own: whatever breaks it
  * (a lost connection) fails every statement after it too. The rest is
  * postgres.js's `begin`: statements on one reserved connection, COMMIT when
- * the callback resolves, ROLLBACK when it throws. No savepoints (the service
- * nests no transactions).
+ * the callback resolves, ROLLBACK when it throws. COMMIT can also go out
+ * early, right behind the transaction's last statements (`commitEarly`); a
+ * statement failing before it turns it into a rollback, which PostgreSQL
+ * answers without an error, and the failure reaches the callback as usual.
+ * No savepoints (the service nests no transactions).
  */
 async function pipelinedBegin(sql: postgres.Sql, fn: Callback): Promise<unknown> {
   const reserved = await sql.reserve();
+  const tx: PipelinedTransaction = { commit: null };
   const began = reserved.unsafe('begin').execute();
   began.catch(() => {}); // awaited below; this only keeps an early failure from counting as unhandled
   try {
-    const result = await fn(preparedStatements(reserved as unknown as postgres.TransactionSql));
+    const result = await fn(preparedStatements(reserved, tx));
     await began;
-    await reserved.unsafe('commit');
+    await (tx.commit ?? reserved.unsafe('commit'));
     return result;
   } catch (err) {
     await reserved.unsafe('rollback').catch(() => {});

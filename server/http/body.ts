@@ -23,6 +23,8 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<unkn
 
 async function readTextCapped(req: Request, maxBytes: number): Promise<string> {
   if (!req.body) return '';
+  // A declared length (checked against the cap above) bounds the body: HTTP framing ends it there.
+  if (req.headers.has('content-length')) return decodeUtf8(new Uint8Array(await req.arrayBuffer()));
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -36,8 +38,14 @@ async function readTextCapped(req: Request, maxBytes: number): Promise<string> {
     }
     chunks.push(value);
   }
+  return decodeUtf8(Buffer.concat(chunks));
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeUtf8(bytes: Uint8Array): string {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+    return utf8.decode(bytes);
   } catch {
     throw new DomainError('invalid_json', 'The request body is not valid UTF-8');
   }

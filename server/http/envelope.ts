@@ -38,6 +38,12 @@ export function validationError(where: 'body' | 'query' | 'path', error: z.ZodEr
   });
 }
 
+/** A JSON response from text already encoded (a stored idempotent answer). */
+export function jsonTextResponse(status: number, text: string, headers: Headers): Response {
+  headers.set('content-type', 'application/json; charset=utf-8');
+  return new Response(text, { status, headers });
+}
+
 export function jsonResponse(status: number, body: unknown, headers: Headers): Response {
   headers.set('content-type', 'application/json; charset=utf-8');
   return new Response(status === 204 ? null : JSON.stringify(body), { status, headers });

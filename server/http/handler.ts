@@ -7,9 +7,9 @@ import { drainNotifications, type NotificationItem } from '@/server/domain/notif
 import { getConfig } from '@/server/config';
 import { log } from '@/server/log';
 import { readJsonBody } from './body';
-import { errorBody, jsonResponse, statusOf, toDomainError, validationError, type ErrorBody } from './envelope';
-import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, validIdempotencyKey } from './idempotency';
-import { HTTP_METHODS, isMutating, type AnyOperation, type HandlerResult, type HttpMethod } from './operation';
+import { errorBody, jsonResponse, jsonTextResponse, statusOf, toDomainError, validationError, type ErrorBody } from './envelope';
+import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, storeIdempotentResponse, validIdempotencyKey } from './idempotency';
+import { HTTP_METHODS, isMutating, type AnyOperation, type HandlerResult, type HttpMethod, type StoreResponse } from './operation';
 import { getRateLimiter, rateLimitHeaders, RATE_LIMITS } from './rateLimit';
 import { clientIpOf, publicBaseUrl } from './request';
 
@@ -150,7 +150,16 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
       idem = { recordId: start.recordId, redact: op.idempotency?.redact ?? [] };
     }
 
-    // 8. the operation
+    // 8. the operation (it may store its success response in its own transaction)
+    let stored: { status: number; text: string } | null = null;
+    const storeResponse: StoreResponse | null = idem
+      ? (tx, responseBody) => {
+          const record = idem!;
+          const text = JSON.stringify(responseBody);
+          stored = { status: op.success.status, text };
+          return storeIdempotentResponse(tx, record.recordId, op.success.status, record.redact.length ? JSON.stringify(redact(responseBody as Record<string, unknown>, record.redact)) : text);
+        }
+      : null;
     const result: HandlerResult = await op.handler({
       ...input,
       req,
@@ -163,9 +172,12 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
       clientIp,
       baseUrl: publicBaseUrl(req, config.publicBaseUrl),
       idempotencyKey: idemKey,
+      storeResponse,
     } as never);
     const status = result.status ?? op.success.status;
     for (const [k, v] of Object.entries(result.headers ?? {})) headers.set(k, v);
+    const inTransaction = stored as { status: number; text: string } | null;
+    if (inTransaction && inTransaction.status === status) return jsonTextResponse(status, inTransaction.text, headers);
     if (idem) await completeIdempotent(db, idem.recordId, status, JSON.stringify(redact(result.body as Record<string, unknown>, idem.redact)));
     return jsonResponse(status, result.body, headers);
   } catch (thrown) {

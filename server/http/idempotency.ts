@@ -1,5 +1,5 @@
 import { and, eq, lte, sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import type { Db, Executor } from '@/db/client';
 import { queryRows } from '@/db/statements';
 import { idempotencyRecords } from '@/db/schema';
 import { DomainError } from '@/server/domain/errors';
@@ -92,6 +92,11 @@ export async function beginIdempotent(db: Db, scope: IdempotencyScope, fingerpri
 /** Store the final response of a claimed key (4xx included; never 5xx or 429). */
 export async function completeIdempotent(db: Db, recordId: string, status: number, bodyText: string): Promise<void> {
   await queryRows(db, COMPLETE_KEY, [recordId, status, bodyText]);
+}
+
+/** completeIdempotent inside the transaction that makes the effect (see StoreResponse in operation.ts); sent at once. */
+export function storeIdempotentResponse(tx: Executor, recordId: string, status: number, bodyText: string): Promise<unknown> {
+  return queryRows(tx, COMPLETE_KEY, [recordId, status, bodyText]);
 }
 
 /** Free a claimed key (the request failed with 5xx or 429, so a retry must run again). */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Db } from '@/db/client';
+import type { Db, Executor } from '@/db/client';
 import type { Permission } from '@/db/schema';
 import type { AgentActor } from '@/server/domain/access';
 import type { ErrorCode } from './errorStatus';
@@ -29,7 +29,17 @@ export type HandlerContext<B, Q, P, A extends AuthMode> = OperationInput<B, Q, P
   /** Absolute base for URLs handed out (PUBLIC_BASE_URL or the request origin). */
   baseUrl: string;
   idempotencyKey: string | null;
+  /**
+   * With an Idempotency-Key: store the success response (status `success.status`,
+   * this body) in the caller's transaction, so the effect and its replayable
+   * answer commit together; the wrapper then answers with exactly the stored
+   * text and stores nothing after. Issues the statement at once (pipelined)
+   * and returns its completion. Null without a key.
+   */
+  storeResponse: StoreResponse | null;
 };
+
+export type StoreResponse = (tx: Executor, body: unknown) => Promise<unknown>;
 
 /** What a handler returns: a body (status from `success.status`) or an explicit response. */
 export type HandlerResult = { status?: number; body: unknown; headers?: Record<string, string> };

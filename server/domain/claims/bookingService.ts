@@ -8,7 +8,7 @@ import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { writeAudit } from './audit';
 import { lockOwner, rulesWarnings, type ClaimRow } from './context';
-import { claimMadeWithKey, decideAndApply, loadClaimTarget, ownerQueueKey, requestPolicy, runClaimTransaction } from './decide';
+import { claimMadeWithKey, decideAndApply, loadClaimTarget, ownerQueueKey, requestPolicy, runClaimTransaction, type AnswerStore } from './decide';
 import { findHold } from './holdService';
 import { bookingView, holdStatus, type BookingView } from './views';
 
@@ -61,6 +61,7 @@ export async function createBooking(
   input: BookingDetails & { ownerEmail: string; calendarType?: string; meetingClass: string; start: Date; end: Date },
   now: Date,
   idempotencyKey: string | null,
+  storeAnswer: AnswerStore | null = null,
 ): Promise<BookingView> {
   assertSpan(input.start, input.end);
   const result = await runClaimTransaction(db, async (tx) => {
@@ -80,6 +81,7 @@ export async function createBooking(
         }),
       };
     }
+    let answer: BookingView | undefined;
     const outcome = await decideAndApply(tx, {
       action: 'booking.create',
       actor,
@@ -90,12 +92,15 @@ export async function createBooking(
       now,
       idempotencyKey,
       around,
+      lastInTransaction: true,
       claim: newBooking({ actor, ownerId: target.owner.id, calendarId: target.calendar.id, meetingClassId: target.meetingClass.id, start: input.start, end: input.end, now, idempotencyKey }, input),
+      onAccepted: (t, a) => {
+        answer = bookingView(a.row, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, preemptedIds: a.preemptedIds, warnings: a.warnings });
+        return storeAnswer?.(t, answer);
+      },
     });
     if (!outcome.ok) return { error: outcome.error };
-    return {
-      value: bookingView(outcome.row, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, preemptedIds: outcome.preemptedIds, warnings: outcome.warnings }),
-    };
+    return { value: answer! };
   }, ownerQueueKey(actor.customerId, input.ownerEmail));
   return unwrap(result);
 }
@@ -113,6 +118,7 @@ export async function confirmHold(
   input: BookingDetails & { start: Date; end: Date; meetingClass?: string },
   now: Date,
   idempotencyKey: string | null,
+  storeAnswer: AnswerStore | null = null,
 ): Promise<BookingView> {
   const result = await runClaimTransaction(db, async (tx) => {
     const first = await findHold(tx, actor, holdId);
@@ -135,6 +141,7 @@ export async function confirmHold(
     const [calendar] = await tx.select().from(calendars).where(eq(calendars.id, hold.row.calendarId!));
     const target = { owner, calendar, meetingClass };
     const claim = newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: hold.row.id }, input);
+    let answer: BookingView | undefined;
     const outcome = await decideAndApply(tx, {
       action: 'booking.confirm',
       actor,
@@ -147,14 +154,17 @@ export async function confirmHold(
       holdId: hold.row.id,
       excludeClaimIds: [hold.row.id],
       claim,
+      lastInTransaction: true,
+      onAccepted: (t, a) => {
+        answer = bookingView(a.row, { ownerEmail: owner.email, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: a.preemptedIds, warnings: a.warnings });
+        return storeAnswer?.(t, answer);
+      },
       beforeInsert: async (t) => {
         await t.update(claims).set({ status: 'promoted', promotedBookingId: claim.id, updatedAt: now }).where(eq(claims.id, hold.row.id));
       },
     });
     if (!outcome.ok) return { error: outcome.error };
-    return {
-      value: bookingView(outcome.row, { ownerEmail: owner.email, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: outcome.preemptedIds, warnings: outcome.warnings }),
-    };
+    return { value: answer! };
   }, `hold:${holdId}`);
   return unwrap(result);
 }

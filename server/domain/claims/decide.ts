@@ -1,13 +1,14 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
 import { isConstraintViolation, PG_EXCLUSION_VIOLATION } from '@/db/errors';
+import { commitWithLastStatements } from '@/db/statements';
 import { claims } from '@/db/schema';
 import { hasPermission, normalizeEmail, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
 import { arbitrate, nextAvailable, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
 import { writeAudit, type AuditAction } from './audit';
-import { claimIdMadeWithKey, insertClaim, type NewClaim, type OwnerRef } from './claimStore';
+import { claimIdMadeWithKey, claimRow, insertClaim, type NewClaim, type OwnerRef } from './claimStore';
 import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './context';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -57,6 +58,12 @@ export function decisionError(decision: Exclude<Decision, { outcome: 'accept' }>
 }
 
 /**
+ * Stores the answer to the request inside the claim's transaction (the
+ * REST wrapper's idempotent response; see StoreResponse in server/http).
+ */
+export type AnswerStore = (tx: Executor, answer: unknown) => Promise<unknown>;
+
+/**
  * On whose behalf a claim is made: an agent (AgentActor fits), or an owner
  * deciding in the dashboard (agentId null, e.g. approving a public proposal).
  */
@@ -77,6 +84,18 @@ export type ClaimIntent = {
   around?: LoadedClaim[];
   /** The claim to insert when accepted (after preempted claims were released). */
   claim: NewClaim;
+  /**
+   * The caller's transaction ends with this claim: COMMIT goes out with the
+   * claim and its audit row (commitWithLastStatements), one round trip fewer.
+   * The caller then sends no further statements in it.
+   */
+  lastInTransaction?: boolean;
+  /**
+   * Called once the claim and its audit row are sent (before COMMIT), with what
+   * the answer is built from; statements it issues at once join the same
+   * round trip (e.g. the idempotent response stored with the effect).
+   */
+  onAccepted?(tx: Executor, accepted: { row: ClaimRow; preemptedIds: string[]; warnings: string[] }): Promise<unknown> | undefined;
   /** Runs before the insert, after preemption (e.g. mark the confirmed hold promoted). */
   beforeInsert?(tx: Executor): Promise<void>;
 };
@@ -178,7 +197,8 @@ export async function decideAndApply(tx: Executor, intent: ClaimIntent): Promise
   const bookingIds = preempted.map((p) => p.id);
   const isHold = intent.claim.kind === 'hold';
   // The claim and its audit row in one round trip: the id is known beforehand.
-  const [row] = await Promise.all([
+  const row = claimRow(intent.claim);
+  const written = Promise.all([
     insertClaim(tx, intent.claim),
     writeAudit(tx, {
       ...audit,
@@ -188,6 +208,9 @@ export async function decideAndApply(tx: Executor, intent: ClaimIntent): Promise
       preemptedBookingIds: bookingIds,
     }),
   ]);
+  const answered = intent.onAccepted?.(tx, { row, preemptedIds: bookingIds, warnings: decision.warnings });
+  if (intent.lastInTransaction) commitWithLastStatements(tx);
+  await Promise.all([written, answered]);
   return { ok: true, row, preemptedIds: bookingIds, warnings: decision.warnings };
 }
 

@@ -8,7 +8,7 @@ import { findHoldStretch, searchSlots } from '../scheduling';
 import { writeAudit } from './audit';
 import { insertClaim } from './claimStore';
 import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './context';
-import { claimMadeWithKey, decideAndApply, loadClaimTarget, ownerQueueKey, requestPolicy, runClaimTransaction } from './decide';
+import { claimMadeWithKey, decideAndApply, loadClaimTarget, ownerQueueKey, type AnswerStore, requestPolicy, runClaimTransaction } from './decide';
 import { noSlotsError, validateWindow } from './windows';
 import { holdView, type HoldView } from './views';
 
@@ -22,7 +22,7 @@ export type HoldInput = {
 } & ({ scope: 'candidate'; candidate: { start: Date; end: Date } } | { scope: 'window'; window: { start: Date; end: Date }; durationMinutes: number });
 
 /** Create a candidate hold (exactly `candidate`) or a window hold (the earliest free stretch of the window that fits). */
-export async function createHold(db: Db, actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null): Promise<HoldView> {
+export async function createHold(db: Db, actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null, storeAnswer: AnswerStore | null = null): Promise<HoldView> {
   if (input.scope === 'candidate') {
     const minutes = (input.candidate.end.getTime() - input.candidate.start.getTime()) / 60_000;
     if (!(minutes >= 5 && minutes <= 480)) {
@@ -65,6 +65,7 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
 
     if (input.scope === 'candidate') {
       const { start, end } = input.candidate;
+      let answer: HoldView | undefined;
       const outcome = await decideAndApply(tx, {
         action: 'hold.create',
         actor,
@@ -75,10 +76,15 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
         now,
         idempotencyKey,
         around: (await loaded!).around,
+        lastInTransaction: true,
         claim: hold(start, end, (end.getTime() - start.getTime()) / 60_000),
+        onAccepted: (t, a) => {
+          answer = view(a.row, a.warnings);
+          return storeAnswer?.(t, answer);
+        },
       });
       if (!outcome.ok) return { error: outcome.error };
-      return { view: view(outcome.row, outcome.warnings) };
+      return { view: answer! };
     }
 
     // Window hold: take genuinely free time only (never preempts).

@@ -39,6 +39,9 @@ export type LocalDay = {
   segments: OffsetSegment[];
   /** Memo: minute-of-day -> instant (see wallTimeInstant). */
   boundaries: Map<number, number>;
+  /** Memo: the neighbouring local days, once looked up. */
+  previous?: LocalDay;
+  next?: LocalDay;
 };
 
 function plainDateOf(timeZone: string, instant: number): Temporal.PlainDate {
@@ -90,10 +93,36 @@ function localDay(timeZone: string, date: Temporal.PlainDate): LocalDay {
   let day = dayCache.get(key);
   if (!day) {
     day = buildDay(timeZone, date, startOfDay(timeZone, date), startOfDay(timeZone, date.add({ days: 1 })));
-    if (dayCache.size >= DAY_CACHE_LIMIT) dayCache.clear();
+    if (dayCache.size >= DAY_CACHE_LIMIT) {
+      dayCache.clear();
+      daysByUtcDay.clear();
+    }
     dayCache.set(key, day);
+    for (let d = Math.floor(day.start / DAY); d <= Math.floor((day.end - 1) / DAY); d++) {
+      const k = `${timeZone}|${d}`;
+      const list = daysByUtcDay.get(k);
+      if (list) list.push(day);
+      else daysByUtcDay.set(k, [day]);
+    }
   }
   return day;
+}
+
+/** Cached local days by the UTC day (days since the epoch) they overlap, to find an instant's day without Temporal. */
+const daysByUtcDay = new Map<string, LocalDay[]>();
+
+/** The local day containing `instant`. */
+function localDayAt(timeZone: string, instant: number): LocalDay {
+  const known = daysByUtcDay.get(`${timeZone}|${Math.floor(instant / DAY)}`)?.find((d) => d.start <= instant && instant < d.end);
+  return known ?? localDay(timeZone, plainDateOf(timeZone, instant));
+}
+
+function previousDay(timeZone: string, day: LocalDay): LocalDay {
+  return (day.previous ??= localDay(timeZone, day.date.subtract({ days: 1 })));
+}
+
+function nextDay(timeZone: string, day: LocalDay): LocalDay {
+  return (day.next ??= localDay(timeZone, day.date.add({ days: 1 })));
 }
 
 /**
@@ -117,9 +146,9 @@ export class DayTable {
   /** Makes sure the table covers every local day touching [from, to]. */
   ensure(from: number, to: number): void {
     const tz = this.timeZone;
-    if (this.days.length === 0) this.days.push(localDay(tz, plainDateOf(tz, from)));
-    while (this.days[0].start > from) this.days.unshift(localDay(tz, this.days[0].date.subtract({ days: 1 })));
-    while (this.days[this.days.length - 1].end <= to) this.days.push(localDay(tz, this.days[this.days.length - 1].date.add({ days: 1 })));
+    if (this.days.length === 0) this.days.push(localDayAt(tz, from));
+    while (this.days[0].start > from) this.days.unshift(previousDay(tz, this.days[0]));
+    while (this.days[this.days.length - 1].end <= to) this.days.push(nextDay(tz, this.days[this.days.length - 1]));
   }
 
   get from(): number {

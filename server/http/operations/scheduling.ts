@@ -59,13 +59,13 @@ export const createHoldOp = defineOperation({
   ownerEmail: ({ body }) => body.owner_email,
   success: { status: 200, description: 'The hold', schema: S.Hold },
   errors: [...ARBITRATION, 'WINDOW_TOO_NARROW', 'NO_SLOTS_AVAILABLE', ...TARGET],
-  handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey }) => {
+  handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey, storeResponse }) => {
     const common = { ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, ttlSeconds: body.ttl_seconds };
     const input =
       body.hold_scope === 'candidate'
         ? { ...common, scope: 'candidate' as const, candidate: { start: date(body.candidate.start), end: date(body.candidate.end) } }
         : { ...common, scope: 'window' as const, window: { start: date(body.window.start), end: date(body.window.end) }, durationMinutes: body.duration_minutes };
-    return { body: await createHold(db, actor, input, now, idempotencyKey) };
+    return { body: await createHold(db, actor, input, now, idempotencyKey, storeResponse) };
   },
 });
 
@@ -109,8 +109,8 @@ export const confirmHoldOp = defineOperation({
   body: S.ConfirmBody,
   success: { status: 200, description: 'The booking', schema: S.Booking },
   errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'SLOT_OUTSIDE_HOLD', ...ARBITRATION, ...TARGET],
-  handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({
-    body: await confirmHold(db, actor, params.id, { ...body, start: date(body.start), end: date(body.end), meetingClass: body.meeting_class }, now, idempotencyKey),
+  handler: async ({ db, actor, params, body, now, idempotencyKey, storeResponse }) => ({
+    body: await confirmHold(db, actor, params.id, { ...body, start: date(body.start), end: date(body.end), meetingClass: body.meeting_class }, now, idempotencyKey, storeResponse),
   }),
 });
 
@@ -127,13 +127,14 @@ export const createBookingOp = defineOperation({
   ownerEmail: ({ body }) => body.owner_email,
   success: { status: 201, description: 'The booking', schema: S.Booking },
   errors: [...ARBITRATION, ...TARGET],
-  handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey }) => ({
+  handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey, storeResponse }) => ({
     body: await createBooking(
       db,
       actor,
       { ...body, ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, start: date(body.start), end: date(body.end) },
       now,
       idempotencyKey,
+      storeResponse,
     ),
   }),
 });
