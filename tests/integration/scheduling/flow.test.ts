@@ -86,3 +86,45 @@ describe('search -> hold -> confirm', () => {
     expect(ok.status, ok.text).toBe(200);
   });
 });
+
+describe('idempotent answers of claims', () => {
+  it('stores the answer of a keyed hold, confirm and booking with the claim, and replays exactly that text', async () => {
+    const { getDb } = await import('@/db/client');
+    const { idempotencyRecords } = await import('@/db/schema');
+    const { and, eq } = await import('drizzle-orm');
+    const db = await getDb();
+    const day = nextWeekday('thu', 'Europe/Berlin');
+    const stored = async (path: string, key: string) =>
+      (await db.select().from(idempotencyRecords).where(and(eq(idempotencyRecords.agentId, admin.agentId), eq(idempotencyRecords.path, path), eq(idempotencyRecords.key, key))))[0];
+
+    const holdKey = `h-${uniqueEmail()}`;
+    const hold = await api('POST', '/v1/holds', {
+      key: admin.key,
+      body: { owner_email: owner, meeting_class: 'internal', hold_scope: 'candidate', candidate: { start: day.at('14:00'), end: day.at('14:30') } },
+      idempotencyKey: holdKey,
+    });
+    expect(hold.status, hold.text).toBe(200);
+    expect(await stored('/v1/holds', holdKey)).toMatchObject({ state: 'done', responseStatus: 200, responseBody: hold.text, lockedUntil: null });
+
+    const confirmKey = `c-${uniqueEmail()}`;
+    const confirmPath = `/v1/bookings/${hold.body.hold_id}/confirm`;
+    const confirm = await api('POST', confirmPath, { key: admin.key, body: { start: day.at('14:00'), end: day.at('14:30') }, idempotencyKey: confirmKey });
+    expect(confirm.status, confirm.text).toBe(200);
+    expect(await stored(confirmPath, confirmKey)).toMatchObject({ state: 'done', responseStatus: 200, responseBody: confirm.text });
+
+    const bookingKey = `b-${uniqueEmail()}`;
+    const body = { owner_email: owner, meeting_class: 'internal', start: day.at('15:00'), end: day.at('15:30') };
+    const booking = await api('POST', '/v1/bookings', { key: admin.key, body, idempotencyKey: bookingKey });
+    expect(booking.status, booking.text).toBe(201);
+    expect(await stored('/v1/bookings', bookingKey)).toMatchObject({ state: 'done', responseStatus: 201, responseBody: booking.text });
+    const replay = await api('POST', '/v1/bookings', { key: admin.key, body, idempotencyKey: bookingKey });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(booking.text);
+
+    // A rejection is stored after its transaction, with its envelope (no pending_notifications).
+    const rejectKey = `r-${uniqueEmail()}`;
+    const rejected = await api('POST', '/v1/bookings', { key: admin.key, body, idempotencyKey: rejectKey });
+    expect(rejected.status, rejected.text).toBe(409);
+    expect(await stored('/v1/bookings', rejectKey)).toMatchObject({ state: 'done', responseStatus: 409 });
+  });
+});
