@@ -9,8 +9,8 @@ import { isSacred, type Claim } from '../scheduling';
  * around a request, the owner's due holds, the new claim. Status values are
  * literals, not parameters, so the planner can match the exclusion
  * constraint's partial GiST index even for a generic prepared plan. The
- * statement texts are exported for bench/booking.ts, which replays them in
- * pgbench.
+ * statement texts are exported for the booking benchmark, which replays them
+ * in pgbench (bench/booking/pgbench.ts).
  */
 export type ClaimRow = typeof claims.$inferSelect;
 export type NewClaim = typeof claims.$inferInsert & { id: string; createdAt: Date; updatedAt: Date };

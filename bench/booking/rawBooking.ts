@@ -1,9 +1,10 @@
 /**
  * The statements createBooking sends (the service's own texts, imported from its modules),
  * issued directly through postgres.js as named prepared statements and pipelined as the service
- * pipelines them: no query builder, no row mapping, no arbitration. It is the ceiling for a Node
- * process on this driver, between pgbench (C) and the service's code path, so the gap splits into
- * "driver and event loop" and "ORM and domain".
+ * pipelines them (BEGIN with the target look-up, key look-up, hold expiry and claims-around in one
+ * round trip; claim insert, audit row, the stored response and COMMIT in the next): no query
+ * builder, no row mapping, no arbitration. It is the ceiling for a Node process on this driver, between pgbench (C)
+ * and the service's code path, so the gap splits into "driver and event loop" and "ORM and domain".
  */
 import postgres from 'postgres';
 import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/server/domain/claims/claimStore';
@@ -20,7 +21,7 @@ export type RawBookingInput = { customerId: string; agentId: string; className: 
 const TARGET = targetStatement(false, true);
 const q = (s: AnySql, text: string, params: unknown[]) => s.unsafe(text, params as Params, { prepare: true });
 
-/** One booking: the wrapper's idempotency insert, the claim transaction, the idempotency update. */
+/** One booking: the wrapper's idempotency insert, then the claim transaction, which stores the response. */
 export async function rawBooking(sql: postgres.Sql, b: RawBookingInput): Promise<void> {
   const now = new Date();
   const at = now.toISOString();
@@ -45,17 +46,18 @@ export async function rawBooking(sql: postgres.Sql, b: RawBookingInput): Promise
     const id = newId(now.getTime());
     const start = b.start.toISOString();
     const end = b.end.toISOString();
+    body = JSON.stringify({ booking_id: id, owner_email: row.o_email, meeting_class: row.m_name, start, end, status: 'confirmed' });
+    // As the service: claim, audit row, the stored response and COMMIT in one round trip.
     await Promise.all([
       q(tx, INSERT_CLAIM, [id, b.customerId, row.o_id, row.c_id, b.agentId, row.m_id, 'booking', 'confirmed', start, end, null, null, null, null, null, 'agent', null, null, '[]', false, null, null, null, b.key, at, at]),
       q(tx, INSERT_AUDIT, [newId(now.getTime()), b.customerId, at, b.agentId, row.o_id, row.o_email, 'booking.create', 'accept', null, row.m_name, start, end, null, id, '{}', b.key, null]),
+      recordId ? q(tx, COMPLETE_KEY, [recordId, 201, body]) : Promise.resolve([]),
+      q(tx, 'commit', []),
     ]);
-    await q(tx, 'commit', []);
-    body = JSON.stringify({ booking_id: id, owner_email: row.o_email, meeting_class: row.m_name, start, end, status: 'confirmed' });
   } catch (err) {
     await q(tx, 'rollback', []).catch(() => {});
     throw err;
   } finally {
     tx.release();
   }
-  if (recordId) await q(sql, COMPLETE_KEY, [recordId, 201, body]);
 }

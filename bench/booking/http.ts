@@ -1,0 +1,175 @@
+/**
+ * HTTP rows of the booking benchmark: the production build served by scripts/serve.mjs on
+ * PostgreSQL and Redis, autocannon on POST /v1/bookings and on GET /v1/notifications, and the
+ * server's resident memory while it runs.
+ */
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import type { Db } from '@/db/client';
+import { fmt, loadAvg, log, sampleMemory, waitIdle } from '../lib/measure';
+import { prepareApp, startServer, stopServer, type RunningServer } from '../lib/nextServer';
+import {
+  BENCH_DB_URL,
+  CLASS,
+  DURATION_S,
+  flag,
+  HTTP_CONNECTIONS,
+  HTTP_WARMUP_S,
+  opt,
+  ownerEmail,
+  OWNERS,
+  PER_KEY,
+  PREFILL,
+  REDIS_URL,
+  ROOT,
+  SLOT_MS,
+  slotStart,
+  STAGE_DIR,
+  WAIT_IDLE_S,
+} from './options';
+import { cpuSampler, type Row } from './sampler';
+import { claimsAround, mintKeys, seedOwners, type Seeded } from './seed';
+
+// autocannon ships no types; the few fields used are typed below.
+const autocannon = createRequire(__filename)('autocannon') as (opts: Record<string, unknown>) => Promise<AutocannonResult>;
+type AutocannonResult = {
+  duration: number;
+  requests: { total: number; average: number; sent: number };
+  latency: { p50: number; p99: number; average: number; max: number };
+  '2xx': number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodeStats?: Record<string, { count: number }>;
+};
+
+export const autocannonVersion = (): string => (createRequire(__filename)('autocannon/package.json') as { version: string }).version;
+
+type HttpRun = { row: Row; rssMaxMb: number; samples: string[] };
+
+async function autocannonRow(
+  server: RunningServer,
+  mode: string,
+  durationS: number,
+  warmupS: number,
+  request: { method: string; path: string; make: (seq: number) => { headers: Record<string, string>; body?: string } },
+): Promise<HttpRun> {
+  let seq = PREFILL;
+  const samples: string[] = [];
+  const opts = (duration: number) => ({
+    url: server.baseUrl,
+    connections: HTTP_CONNECTIONS,
+    duration,
+    timeout: 30,
+    requests: [
+      {
+        method: request.method,
+        path: request.path,
+        setupRequest: (req: Record<string, unknown>) => {
+          const r = request.make(seq++);
+          return { ...req, method: request.method, path: request.path, headers: r.headers, body: r.body };
+        },
+        onResponse: (status: number, body: string) => {
+          if ((status < 200 || status >= 300) && samples.length < 3) samples.push(`${status} ${body.slice(0, 300)}`);
+        },
+      },
+    ],
+  });
+  if (warmupS > 0) await autocannon(opts(warmupS));
+  await waitIdle(WAIT_IDLE_S);
+  const load = loadAvg();
+  log(`  HTTP ${mode}: ${HTTP_CONNECTIONS} connections, ${warmupS}+${durationS} s (load average ${load})`);
+  const pid = server.child.pid!;
+  const mem = sampleMemory(pid, 100);
+  const started = performance.now();
+  const sampler = cpuSampler(pid);
+  sampler.startAt(started);
+  const res = await autocannon(opts(durationS));
+  const cpu = sampler.stop();
+  const m = mem.stop();
+  const ok = res['2xx'];
+  const perSecond = ok / res.duration;
+  const codes = res.statusCodeStats ? Object.entries(res.statusCodeStats).filter(([c]) => !c.startsWith('2')).map(([c, v]) => `${v.count} HTTP ${c}`) : [];
+  const errs = [...codes, ...(res.errors ? [`${res.errors} socket errors`] : []), ...(res.timeouts ? [`${res.timeouts} timeouts`] : [])];
+  const row: Row = {
+    section: 'http',
+    mode,
+    idem: request.method === 'POST' ? 'yes' : 'n/a',
+    seconds: res.duration,
+    ok,
+    perSecond,
+    lat: { p50: res.latency.p50, p99: res.latency.p99 },
+    errors: errs.length ? errs.join(', ') : '0',
+    clientCpu: cpu.procMsPerS !== null && perSecond > 0 ? cpu.procMsPerS / perSecond : null,
+    pgCpu: perSecond > 0 ? cpu.pgMsPerS / perSecond : null,
+    busy: cpu.busy,
+    load,
+    note: `server RSS max ${(m.maxRssKb / 1024).toFixed(0)} MB (${m.samples} samples)`,
+  };
+  log(`    ${fmt(perSecond)} req/s (2xx), p50 ${fmt(row.lat.p50)} ms, p99 ${fmt(row.lat.p99)} ms, non-2xx/errors ${row.errors}; server RSS max ${(m.maxRssKb / 1024).toFixed(0)} MB, VmHWM ${(m.hwmKb / 1024).toFixed(0)} MB`);
+  for (const s of samples) log(`    sample: ${s}`);
+  return { row, rssMaxMb: m.maxRssKb / 1024, samples };
+}
+
+const randomIp = () => `10.${(Math.random() * 256) | 0}.${(Math.random() * 256) | 0}.${(Math.random() * 254 + 1) | 0}`;
+
+/** `around`: the claims-around figure of the bookings row, for the notes. */
+export type HttpSummary = { rows: Row[]; rssMaxMb: number; hwmMb: number; idleRssMb: number; notes: string[]; around: number | null };
+
+export async function benchHttp(db: Db, seeded: Seeded): Promise<HttpSummary> {
+  const notes: string[] = [];
+  const app = prepareApp(ROOT, STAGE_DIR, { reuse: flag('reuse-build'), inPlace: flag('in-place'), noBuild: flag('no-build') });
+  if (app.buildSeconds !== null) notes.push(`build: \`next build\` of a staged copy took ${app.buildSeconds.toFixed(0)} s`);
+  const tag = 'h';
+  const ownerIds = await seedOwners(db, seeded, tag, OWNERS);
+  // Enough keys for 2,000 bookings/s over warm-up + measurement at PER_KEY requests per key.
+  const warmupS = HTTP_WARMUP_S;
+  const nKeys = Math.ceil(((warmupS + DURATION_S) * 2000) / PER_KEY);
+  const t0 = performance.now();
+  const keys = await mintKeys(db, seeded, nKeys);
+  log(`  minted ${keys.length} API keys in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const profDir = opt('server-prof');
+  const server = await startServer(app.dir, { DATABASE_URL: BENCH_DB_URL, REDIS_URL, TRUST_PROXY: '1', LOG_LEVEL: 'silent' }, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
+  try {
+    const pid = server.child.pid!;
+    const idle = sampleMemory(pid, 100).stop();
+    const rows: Row[] = [];
+    let rssMax = 0;
+    const booking = await autocannonRow(server, 'POST /v1/bookings', DURATION_S, warmupS, {
+      method: 'POST',
+      path: '/v1/bookings',
+      make: (seq) => {
+        if (seq - PREFILL >= keys.length * PER_KEY) throw new Error('out of API keys');
+        const start = slotStart(seq);
+        return {
+          headers: {
+            authorization: `Bearer ${keys[Math.floor((seq - PREFILL) / PER_KEY)]}`,
+            'content-type': 'application/json',
+            'idempotency-key': `${tag}-${seq}`,
+            'x-forwarded-for': randomIp(),
+          },
+          body: JSON.stringify({
+            owner_email: ownerEmail(tag, Math.floor(Math.random() * OWNERS)),
+            meeting_class: CLASS,
+            start: new Date(start).toISOString(),
+            end: new Date(start + SLOT_MS).toISOString(),
+          }),
+        };
+      },
+    });
+    rows.push(booking.row);
+    rssMax = Math.max(rssMax, booking.rssMaxMb);
+    const around = await claimsAround(db, ownerIds);
+    const trivial = await autocannonRow(server, 'GET /v1/notifications', DURATION_S, warmupS, {
+      method: 'GET',
+      path: '/v1/notifications',
+      make: () => ({ headers: { authorization: `Bearer ${seeded.apiKey}`, 'x-forwarded-for': randomIp() } }),
+    });
+    rows.push(trivial.row);
+    rssMax = Math.max(rssMax, trivial.rssMaxMb);
+    const end = sampleMemory(pid, 100).stop();
+    return { rows, rssMaxMb: rssMax, hwmMb: end.hwmKb / 1024, idleRssMb: idle.maxRssKb / 1024, notes, around };
+  } finally {
+    await stopServer(server.child);
+  }
+}
