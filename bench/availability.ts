@@ -57,7 +57,7 @@ import type { Db, DbHandle } from '@/db/client';
 import { openPglite } from '@/db/drivers/pglite';
 import { openPostgres } from '@/db/drivers/postgres';
 import { DomainError } from '@/server/domain/errors';
-import { ensureDatabase, log } from './lib/measure';
+import { ensureDatabase, log, vacuumTables } from './lib/measure';
 import { startServer, stopServer } from './lib/nextServer';
 import { benchHttp, prepareApp } from './availability/http';
 import { benchInProcess, benchPhases, countsFor, type Counts } from './availability/measure';
@@ -77,6 +77,7 @@ async function runPostgres(rep: Report): Promise<void> {
     rep.pgVersion = v;
     const t0 = performance.now();
     seeded = await seed(db, 'pg');
+    await vacuumTables(BENCH_DB_URL); // autovacuum may be off: start from vacuumed tables
     log(`  seeded ${seeded.owners.map((o) => `${o.profile.name}=${o.events}`).join(', ')} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     rep.seededSummary = seeded.owners.map((o) => `${o.profile.name}: ${o.events} bookings`).join(', ');
     const counts = await countsFor(db, seeded);

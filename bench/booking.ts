@@ -25,8 +25,9 @@
  * index = per-client counter * clients + client_id) and a uniformly random owner; slot i is
  * [base + 5 min * i, +5 min). Owners work 00:00-24:00 every day (Europe/Berlin), no hard blocks,
  * no daily limit, so every request is accepted; a 409 means the slot generation is wrong. With
- * 64 owners, each booking finds about 98 h * 12 / 64 = 18 earlier claims of its owner in the
- * +-98 h it loads (the script checks this on a sample).
+ * 64 owners, each booking finds about 26 h * 12 / 64 = 5 earlier claims of its owner in the
+ * +-26 h its verdict loads (VERDICT_MARGIN_MS; the script checks this on a sample), about 4.5
+ * meetings per owner and day; 98 h are pre-filled, the range a rejection loads for alternatives.
  *
  * Options:
  *   --quick                 3 s measurements, 1 s warm-up

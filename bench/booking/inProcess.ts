@@ -10,8 +10,8 @@ import type { AgentActor } from '@/server/domain/access';
 import { createBooking } from '@/server/domain/claims/bookingService';
 import { DomainError } from '@/server/domain/errors';
 import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, storeIdempotentResponse } from '@/server/http/idempotency';
-import { fmt, loadAvg, log, stats, waitIdle } from '../lib/measure';
-import { CLASS, CLIENTS, ownerEmail, OWNERS, PREFILL, SLOT_MS, slotStart, WAIT_IDLE_S, WARMUP_S } from './options';
+import { fmt, loadAvg, log, stats, vacuumTables, waitIdle } from '../lib/measure';
+import { BENCH_DB_URL, CLASS, CLIENTS, ownerEmail, OWNERS, PREFILL, SLOT_MS, slotStart, WAIT_IDLE_S, WARMUP_S } from './options';
 import { rawBooking } from './rawBooking';
 import { cpuSampler, type Row } from './sampler';
 import type { Seeded } from './seed';
@@ -119,6 +119,7 @@ export async function inProcessRow(
   section: Row['section'] = 'tx',
   op: (seq: number) => Promise<void> = bookingOp(db, actor, tag, withKey),
 ): Promise<Row> {
+  if (section === 'tx') await vacuumTables(BENCH_DB_URL); // PostgreSQL rows (not PGlite)
   await waitIdle(WAIT_IDLE_S);
   const load = loadAvg();
   log(`  ${mode}, ${withKey ? 'with' : 'without'} Idempotency-Key: ${CLIENTS} callers, ${WARMUP_S}+${durationS} s (load average ${load})`);

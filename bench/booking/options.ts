@@ -48,5 +48,5 @@ const today = Temporal.Now.plainDateISO(TZ);
 export const BASE_MS = today.add({ days: 15 - today.dayOfWeek }).toZonedDateTime({ timeZone: TZ }).epochMilliseconds;
 export const slotStart = (i: number) => BASE_MS + i * SLOT_MS;
 export const ownerEmail = (tag: string, i: number) => `${i}@${tag}.bench.example`;
-/** Slots pre-filled before each measurement: 98 h of 5-minute slots, the +-98 h a booking loads behind it. */
+/** Slots pre-filled before each measurement: 98 h of 5-minute slots (the +-98 h a rejection loads for its alternatives). */
 export const PREFILL = 1200;

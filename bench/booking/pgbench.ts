@@ -10,10 +10,10 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { INSERT_AUDIT } from '@/server/domain/claims/audit';
 import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/server/domain/claims/claimStore';
-import { ARBITRATION_MARGIN_MS, targetStatement } from '@/server/domain/claims/context';
+import { VERDICT_MARGIN_MS, targetStatement } from '@/server/domain/claims/context';
 import { newId } from '@/server/domain/ids';
 import { CLAIM_KEY, COMPLETE_KEY, requestFingerprint } from '@/server/http/idempotency';
-import { fmt, loadAvg, log, stats, waitIdle } from '../lib/measure';
+import { fmt, loadAvg, log, stats, vacuumTables, waitIdle } from '../lib/measure';
 import { BASE_MS, BENCH_DB_URL, CLASS, CLIENTS, ownerEmail, OWNERS, PREFILL, SLOT_MS, WAIT_IDLE_S, WORK_DIR } from './options';
 import { cpuSampler, type Row } from './sampler';
 import type { Seeded } from './seed';
@@ -42,7 +42,7 @@ function pgbenchScript(withKey: boolean): string {
   const bookingId = `(:idp || '-0000-7000-8000-' || lpad(to_hex(:slot::bigint), 12, '0'))::uuid`;
   const start = 'to_timestamp(:s)';
   const end = 'to_timestamp(:e)';
-  const margin = ARBITRATION_MARGIN_MS / 1000;
+  const margin = VERDICT_MARGIN_MS / 1000;
   const lines = [
     `\\set r random(0, ${OWNERS - 1})`,
     `\\set slot :n * ${CLIENTS} + :client_id`,
@@ -111,6 +111,7 @@ export async function pgbenchRow(seeded: Seeded, tag: string, withKey: boolean, 
     ...(u.hostname ? ['-h', u.hostname, '-p', u.port || '5432'] : []),
     '-U', decodeURIComponent(u.username || 'postgres'), decodeURIComponent(u.pathname.slice(1)),
   ];
+  await vacuumTables(BENCH_DB_URL);
   await waitIdle(WAIT_IDLE_S);
   const load = loadAvg();
   log(`  pgbench, ${withKey ? 'with' : 'without'} idempotency record: ${CLIENTS} clients, ${durationS} s (load average ${load})`);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fmt, loadAvg, log, machineLine, markdownTable, textTable, writeMarkedSection } from '../lib/measure';
 import type { HttpSummary } from './http';
 import {
+  BENCH_DB_URL,
   argv,
   BASE_MS,
   CLIENTS,
@@ -87,10 +88,10 @@ function infoLines(f: RunFacts): string[] {
   const info = [
     `- date: ${f.startedAt.toISOString()} (run took ${f.totalS.toFixed(0)} s)`,
     `- machine: ${machineLine()}; load average at the end ${loadAvg()}`,
-    `- Node ${process.version}; PostgreSQL ${f.pgVersion} (${f.pgbenchVersion}); PGlite ${f.pgliteVersion} (in memory); Redis at ${REDIS_URL}; autocannon ${f.autocannonVersion}`,
+    `- Node ${process.version}; PostgreSQL ${f.pgVersion} at \`${BENCH_DB_URL}\`${new URL(BENCH_DB_URL).hostname ? ' (TCP)' : ` (Unix socket in PGHOST=${process.env.PGHOST ?? '(default)'}, for the service, pgbench and the server alike)`} (${f.pgbenchVersion}); PGlite ${f.pgliteVersion} (in memory); Redis at ${REDIS_URL}; autocannon ${f.autocannonVersion}`,
     `- run: \`npx tsx bench/booking.ts${argv.length ? ' ' + argv.join(' ') : ''}\`${QUICK ? ' (quick: 3-second measurements)' : ''}`,
     `- load: ${CLIENTS} concurrent callers in-process / pgbench clients (pool of ${CLIENTS} connections), ${HTTP_CONNECTIONS} HTTP connections; ${OWNERS} owners per row; warm-up ${WARMUP_S} s in-process, ${HTTP_WARMUP_S} s HTTP`,
-    `- slots: 5-minute bookings on consecutive 5-minute slots from ${new Date(BASE_MS).toISOString()}, slot index from one counter, owner uniformly random; the first ${PREFILL} slots (98 h) pre-filled per row; earlier claims of the owner in the +-98 h a booking loads, mean of 300 sampled measured bookings: ${f.around.join(', ')}`,
+    `- slots: 5-minute bookings on consecutive 5-minute slots from ${new Date(BASE_MS).toISOString()}, slot index from one counter, owner uniformly random; the first ${PREFILL} slots (98 h) pre-filled per row; earlier claims of the owner in the +-26 h a booking loads, mean of 300 sampled measured bookings: ${f.around.join(', ')}`,
     ...f.notes.map((n) => `- ${n}`),
   ];
   const http = f.http;
@@ -104,7 +105,8 @@ const DOCS_INTRO = [
   '`postgres://postgres@127.0.0.1:5432/bench`; one fresh customer, rows deleted at the end).',
   'Each booking is `createBooking`: one transaction in two round trips, first BEGIN with the target',
   'look-up (owner `FOR UPDATE`, its calendar and the meeting class in one statement), the',
-  'Idempotency-Key look-up when a key is sent, the expiry of due holds and the claims in +-98 h;',
+  'Idempotency-Key look-up when a key is sent, the expiry of due holds and the claims in +-26 h (what',
+  'the verdict needs; a rejection loads +-98 h for its alternatives);',
   'then, after arbitration in Node, the claim insert, its audit row and COMMIT. "Idempotency-Key',
   'yes" adds what the REST wrapper (`server/http/handler.ts`) does: the record insert before the',
   'transaction (autocommit), and the success response stored inside the claim transaction, in the',

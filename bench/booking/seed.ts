@@ -79,7 +79,7 @@ export async function mintKeys(db: Db, seeded: Seeded, n: number): Promise<strin
   return keys;
 }
 
-/** Mean number of active claims of the same owner, made before it, in the +-98 h a sample of the measured bookings loaded. */
+/** Mean number of active claims of the same owner, made before it, in the +-26 h (VERDICT_MARGIN_MS) a sample of the measured bookings loaded. */
 export async function claimsAround(db: Db, ownerIds: string[]): Promise<number | null> {
   if (!ownerIds.length) return null;
   const rows = (await db.execute(sql`
@@ -89,7 +89,7 @@ export async function claimsAround(db: Db, ownerIds: string[]): Promise<number |
       order by random() limit 300
     )
     select avg((select count(*) from claims c where c.owner_id = s.owner_id and c.status in ('active','confirmed')
-      and tstzrange(c.start_at, c.end_at, '[)') && tstzrange(s.start_at - interval '98 hours', s.end_at + interval '98 hours', '[)')
+      and tstzrange(c.start_at, c.end_at, '[)') && tstzrange(s.start_at - interval '26 hours', s.end_at + interval '26 hours', '[)')
       and c.created_at < s.created_at))::float8 as mean
     from sample s`)) as unknown as { mean: number | null }[];
   return rows[0]?.mean ?? null;

@@ -6,7 +6,7 @@ import { DomainError } from '../errors';
 import { getMeetingClass, type MeetingClassRow } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { normalizeEmail } from '../access';
-import type { OwnerRules } from '../scheduling';
+import { ALTERNATIVES_RADIUS_MS, VERDICT_CLAIMS_MARGIN_MS, type OwnerRules } from '../scheduling';
 import { expireOwnerHolds, type OwnerRef } from './claimStore';
 
 export { loadClaims, type ClaimRow, type LoadedClaim } from './claimStore';
@@ -14,9 +14,10 @@ export { loadClaims, type ClaimRow, type LoadedClaim } from './claimStore';
 export type OwnerRow = typeof owners.$inferSelect;
 export type CalendarRow = typeof calendars.$inferSelect;
 
-const HOUR = 3_600_000;
-/** Claims loaded around a request: alternatives reach 72 h either side, daily limits a local day. */
-export const ARBITRATION_MARGIN_MS = 72 * HOUR + 26 * HOUR;
+/** Claims a decision with alternatives weighs around a request: alternatives reach 72 h either side, daily limits a local day. */
+export const ARBITRATION_MARGIN_MS = ALTERNATIVES_RADIUS_MS + VERDICT_CLAIMS_MARGIN_MS;
+/** Claims enough for the verdict alone (accept, or the first failed reason): see VERDICT_CLAIMS_MARGIN_MS. */
+export const VERDICT_MARGIN_MS = VERDICT_CLAIMS_MARGIN_MS;
 
 export function ownerRules(owner: OwnerRow): OwnerRules {
   return {

@@ -9,7 +9,7 @@ import { enqueueNotification } from '../notificationService';
 import { arbitrate, nextAvailable, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
 import { writeAudit, type AuditAction } from './audit';
 import { claimIdMadeWithKey, claimRow, insertClaim, type NewClaim, type OwnerRef } from './claimStore';
-import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './context';
+import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, ownerRules, VERDICT_MARGIN_MS, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './context';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -80,7 +80,7 @@ export type ClaimIntent = {
   idempotencyKey: string | null;
   excludeClaimIds?: string[];
   holdId?: string | null;
-  /** The claims around [start, end +- ARBITRATION_MARGIN_MS), due holds expired, when the caller loaded them (loadClaimTarget). */
+  /** The claims around [start, end) +- VERDICT_MARGIN_MS, due holds expired, when the caller loaded them (loadClaimTarget). */
   around?: LoadedClaim[];
   /** The claim to insert when accepted (after preempted claims were released). */
   claim: NewClaim;
@@ -102,11 +102,15 @@ export type ClaimIntent = {
 
 export type ClaimOutcome = { ok: true; row: ClaimRow; preemptedIds: string[]; warnings: string[] } | { ok: false; error: DomainError };
 
-/** Expire the owner's due holds and load the claims a decision on [start, end) weighs, in one round trip (the update runs first). */
+/**
+ * Expire the owner's due holds and load the claims a verdict on [start, end) weighs
+ * (VERDICT_MARGIN_MS), in one round trip (the update runs first). A rejection loads the wider
+ * range its alternatives need (decideAndApply).
+ */
 function loadAround(tx: Executor, owner: OwnerRef, start: Date, end: Date, now: Date): Promise<LoadedClaim[]> {
   return Promise.all([
     expireDueHolds(tx, owner, now),
-    loadClaims(tx, owner, new Date(start.getTime() - ARBITRATION_MARGIN_MS), new Date(end.getTime() + ARBITRATION_MARGIN_MS), now),
+    loadClaims(tx, owner, new Date(start.getTime() - VERDICT_MARGIN_MS), new Date(end.getTime() + VERDICT_MARGIN_MS), now),
   ]).then(([, around]) => around);
 }
 
@@ -138,11 +142,16 @@ export async function decideAndApply(tx: Executor, intent: ClaimIntent): Promise
   const { target, now, actor } = intent;
   const start = intent.start.getTime();
   const end = intent.end.getTime();
-  const around = intent.around ?? (await loadAround(tx, target.owner.id, intent.start, intent.end, now));
-  const decision = arbitrate(
-    { start, end, ...intent.policy },
-    { now: now.getTime(), rules: ownerRules(target.owner), claims: around, excludeClaimIds: intent.excludeClaimIds },
-  );
+  const request = { start, end, ...intent.policy };
+  const context = { now: now.getTime(), rules: ownerRules(target.owner), excludeClaimIds: intent.excludeClaimIds };
+  let around = intent.around ?? (await loadAround(tx, target.owner.id, intent.start, intent.end, now));
+  let decision = arbitrate(request, { ...context, claims: around });
+  if (decision.outcome === 'reject' || decision.outcome === 'counter_propose') {
+    // The verdict stands (it depends only on the claims loaded); its alternatives and
+    // next_available look up to 72 h further out.
+    around = await loadClaims(tx, target.owner.id, new Date(start - ARBITRATION_MARGIN_MS), new Date(end + ARBITRATION_MARGIN_MS), now);
+    decision = arbitrate(request, { ...context, claims: around });
+  }
   const audit = {
     customerId: actor.customerId,
     agentId: actor.agentId,

@@ -16,6 +16,15 @@ import {
   type RejectReason,
 } from './types';
 
+/**
+ * Whether a request is accepted, and the first failed reason if not, depends only on the claims
+ * within this margin of it: those overlapping it and those on the owner-local days it touches
+ * (a local day lasts at most 25 h). Alternatives need the claims ALTERNATIVES_RADIUS_MS further
+ * out. So a decision can load the narrow range first and the wide one only when it rejects
+ * (tests/unit/scheduling/properties.test.ts checks the verdict is the same).
+ */
+export const VERDICT_CLAIMS_MARGIN_MS = 26 * HOUR;
+
 /** How far (both directions) alternatives are searched around the requested start. */
 export const ALTERNATIVES_RADIUS_MS = 72 * HOUR;
 /** Alternatives lie on the owner-local quarter-hour grid. */

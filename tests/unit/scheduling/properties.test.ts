@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import {
   arbitrate,
+  VERDICT_CLAIMS_MARGIN_MS,
   bookedMinutesOnLocalDay,
   findHoldStretch,
   hardBlockIntervals,
@@ -194,6 +195,23 @@ describe('arbitrate properties', () => {
       }),
       RUNS,
     );
+  });
+
+  it('the verdict depends only on the claims within VERDICT_CLAIMS_MARGIN_MS (what a decision loads first)', () => {
+    let dropped = 0;
+    fc.assert(
+      fc.property(scenarioArb, (s) => {
+        const req: ArbitrationRequest = { start: s.startMin, end: s.startMin + s.durationMin * MIN, ...s.policy };
+        const near = s.claims.filter((c) => c.end > req.start - VERDICT_CLAIMS_MARGIN_MS && c.start < req.end + VERDICT_CLAIMS_MARGIN_MS);
+        dropped += s.claims.length - near.length;
+        const all = arbitrate(req, { now: s.now, rules: s.rules, claims: s.claims });
+        const narrow = arbitrate(req, { now: s.now, rules: s.rules, claims: near });
+        const verdict = (d: typeof all) => (d.outcome === 'accept' ? d : d.outcome === 'past_time' ? d : { outcome: 'not accepted', failedReason: d.failedReason });
+        expect(verdict(narrow)).toEqual(verdict(all));
+      }),
+      { numRuns: 400 },
+    );
+    expect(dropped, 'the scenarios must have claims outside the margin').toBeGreaterThan(100);
   });
 
   it('every alternative is itself accepted, and the outcome follows the counter-propose rule', () => {
