@@ -10,9 +10,9 @@
  *      the record insert before, autocommit; the success response stored inside the claim
  *      transaction) and without it; and, right after each, pgbench with
  *      16 clients running the same SQL statements (-M prepared): the service's own statement
- *      texts, imported from its modules, one per round trip. Plus the ceiling for Node on this
- *      driver: the same statements sent straight through postgres.js as named prepared statements,
- *      pipelined (bench/booking/rawBooking.ts).
+ *      texts, imported from its modules, one per round trip. Plus the same statements sent
+ *      straight through postgres.js as named prepared statements, pipelined, with no ORM and no
+ *      domain code (bench/booking/rawBooking.ts): what Node on this driver costs by itself.
  *   2. HTTP: the production build (staged copy, scripts/serve.mjs) on PostgreSQL + Redis with
  *      TRUST_PROXY=1, autocannon with 32 connections on POST /v1/bookings (Idempotency-Key on
  *      every request, API keys rotated every 100 requests to stay under 120/min per key), then on
@@ -32,7 +32,7 @@
  * Options:
  *   --quick                 3 s measurements, 1 s warm-up
  *   --duration=S            main measurements (default 20); --variant-duration=S the no-key rows
- *                           and the raw postgres.js ceiling row (default half)
+ *                           and the raw postgres.js row (default half)
  *   --clients=N --owners=N --http-connections=N    (16, 64, 32)
  *   --no-tx (no in-process, pgbench or raw rows on PostgreSQL) --no-pgbench --no-http --no-pglite
  *   --no-variants           skip the no-key rows (in-process and pgbench) and the raw postgres.js row
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
       await seedOwners(db, seeded, 'f', OWNERS);
       const raw = postgres(BENCH_DB_URL, { max: CLIENTS, onnotice: () => {} });
       try {
-        rows.push(await inProcessRow(db, seeded.actor, 'f', true, 'in-process, same SQL on raw postgres.js (ceiling)', VARIANT_S, 'tx', rawOp(raw, seeded, 'f')));
+        rows.push(await inProcessRow(db, seeded.actor, 'f', true, 'in-process, same SQL on raw postgres.js (no ORM, no domain code)', VARIANT_S, 'tx', rawOp(raw, seeded, 'f')));
       } finally {
         await raw.end({ timeout: 5 });
       }

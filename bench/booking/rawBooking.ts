@@ -3,8 +3,11 @@
  * issued directly through postgres.js as named prepared statements and pipelined as the service
  * pipelines them (BEGIN with the target look-up, key look-up, hold expiry and claims-around in one
  * round trip; claim insert, audit row, the stored response and COMMIT in the next): no query
- * builder, no row mapping, no arbitration. It is the ceiling for a Node process on this driver, between pgbench (C)
- * and the service's code path, so the gap splits into "driver and event loop" and "ORM and domain".
+ * builder, no row mapping, no arbitration. It shows what a Node process on this driver costs by
+ * itself, between pgbench (C) and the service's code path. It is not a strict ceiling: it has no
+ * per-owner queue (inQueue in server/domain/claims/decide.ts), so two callers on one owner wait
+ * for the owner's row lock inside PostgreSQL, holding their connections, where the service
+ * queues them in memory.
  */
 import postgres from 'postgres';
 import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/server/domain/claims/claimStore';
