@@ -2,41 +2,18 @@
  * HTTP measurement of bench/availability.ts: POST /v1/availability/search against the production
  * server (a staged copy of the checkout by default, built with `next build`), concurrency 1.
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Db } from '@/db/client';
 import { mintApiKey } from '@/server/domain/agentService';
 import { searchAvailability } from '@/server/domain/claims/availabilityService';
 import { busyBetween, cpuMark, fmt, log, processCpuMs, stats } from '../lib/measure';
+import { prepareApp as prepareBuild } from '../lib/nextServer';
 import { IN_PLACE, iterationsOf, KEY_BUDGET, NO_BUILD, REUSE_BUILD, ROOT, searchInput, STAGE_DIR, warmupOf, WINDOW_NAMES } from './options';
 import { settle, slotKey, slotSummary, timeLoop, type Counts, type Row } from './measure';
 import type { Seeded } from './seed';
 
-function run(cmd: string, args: string[], cwd: string): void {
-  log(`  $ (cd ${cwd} && ${cmd} ${args.join(' ')})`);
-  execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
-}
-
 /** The directory holding the production build to serve: a staged copy (default) or this checkout. */
 export function prepareApp(): string {
-  if (IN_PLACE) {
-    if (!NO_BUILD) run('npm', ['run', 'build'], ROOT);
-    return ROOT;
-  }
-  const built = fs.existsSync(path.join(STAGE_DIR, '.next', 'BUILD_ID'));
-  if (REUSE_BUILD && built) {
-    log(`  reusing the staged build in ${STAGE_DIR}`);
-    return STAGE_DIR;
-  }
-  fs.mkdirSync(STAGE_DIR, { recursive: true });
-  const excludes = ['node_modules', '.next', '.data', '.git', '.xdg', 'test-results', '.test-results', 'playwright-report', 'tsconfig.tsbuildinfo'];
-  run('rsync', ['-a', '--delete', ...excludes.flatMap((e) => ['--exclude', `/${e}`]), `${ROOT}/`, `${STAGE_DIR}/`], ROOT);
-  // Turbopack refuses a node_modules symlinked from outside the project: hard-link it (same filesystem, under a second).
-  fs.rmSync(path.join(STAGE_DIR, 'node_modules'), { recursive: true, force: true });
-  run('cp', ['-al', path.join(ROOT, 'node_modules'), path.join(STAGE_DIR, 'node_modules')], ROOT);
-  run('npx', ['next', 'build'], STAGE_DIR);
-  return STAGE_DIR;
+  return prepareBuild(ROOT, STAGE_DIR, { reuse: REUSE_BUILD, inPlace: IN_PLACE, noBuild: NO_BUILD }).dir;
 }
 
 /**
