@@ -50,7 +50,8 @@ import { freePort, ServerProcess } from './serverProcess';
  */
 const KILLS = Number(process.env.CRASH_KILLS || 5);
 const CLIENTS = Number(process.env.CRASH_CLIENTS || 8);
-const KEYS_PER_CLIENT = 3;
+/** Enough keys that the load lasts through all the kills (the budget below caps each key). */
+const KEYS_PER_CLIENT = 10;
 /** Per key and policy, as in races.spec.ts: stay well under 120/min whatever the timing. */
 const KEY_BUDGET = 100;
 const LEASE_MS = 30_000;
