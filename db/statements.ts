@@ -56,23 +56,29 @@ export function commitWithLastStatements(db: Executor): void {
 
 type Columns<T extends PgTable> = T['_']['columns'];
 
-/** `"alias"."column" as "prefix_column", ...` for every column of a table. */
-export function columnList(table: PgTable, alias: string, prefix: string): string {
-  return Object.values(getTableColumns(table))
-    .map((c) => `"${alias}"."${c.name}" as "${prefix}${c.name}"`)
+type Row<T extends PgTable> = T['$inferSelect'];
+
+function columnsOf<T extends PgTable>(table: T, omit: readonly (keyof Row<T>)[]) {
+  return Object.entries(getTableColumns(table) as Columns<T>).filter(([key]) => !omit.includes(key as keyof Row<T>));
+}
+
+/** `"alias"."column" as "prefix_column", ...` for the columns of a table (less `omit`, by property name). */
+export function columnList<T extends PgTable>(table: T, alias: string, prefix: string, omit: readonly (keyof Row<T>)[] = []): string {
+  return columnsOf(table, omit)
+    .map(([, c]) => `"${alias}"."${c.name}" as "${prefix}${c.name}"`)
     .join(', ');
 }
 
-/** Turns a raw row (columns aliased by `columnList` with the same prefix) into the table's row type. */
-export function rowMapper<T extends PgTable>(table: T, prefix: string): (raw: RawRow) => T['$inferSelect'] {
-  const columns = Object.entries(getTableColumns(table) as Columns<T>).map(([key, column]) => ({ key, name: `${prefix}${column.name}`, column }));
+/** Turns a raw row (columns aliased by `columnList` with the same prefix and `omit`) into the table's row type. */
+export function rowMapper<T extends PgTable, K extends keyof Row<T> = never>(table: T, prefix: string, omit: readonly K[] = []): (raw: RawRow) => Omit<Row<T>, K> {
+  const columns = columnsOf(table, omit).map(([key, column]) => ({ key, name: `${prefix}${column.name}`, column }));
   return (raw) => {
     const row: Record<string, unknown> = {};
     for (const { key, name, column } of columns) {
       const value = raw[name];
       row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
     }
-    return row as T['$inferSelect'];
+    return row as Omit<Row<T>, K>;
   };
 }
 

@@ -19,7 +19,7 @@ export const ARBITRATION_MARGIN_MS = ALTERNATIVES_RADIUS_MS + VERDICT_CLAIMS_MAR
 /** Claims enough for the verdict alone (accept, or the first failed reason): see VERDICT_CLAIMS_MARGIN_MS. */
 export const VERDICT_MARGIN_MS = VERDICT_CLAIMS_MARGIN_MS;
 
-export function ownerRules(owner: OwnerRow): OwnerRules {
+export function ownerRules(owner: Pick<OwnerRow, 'timeZone' | 'workingHours' | 'hardBlocks' | 'maxDailyMeetingHours'>): OwnerRules {
   return {
     timeZone: owner.timeZone,
     workingHours: owner.workingHours,
@@ -29,7 +29,7 @@ export function ownerRules(owner: OwnerRow): OwnerRules {
 }
 
 /** Warnings every accepted claim of this owner carries (the arbiter's, for answers built without it). */
-export function rulesWarnings(owner: OwnerRow): string[] {
+export function rulesWarnings(owner: Pick<OwnerRow, 'workingHours'>): string[] {
   return owner.workingHours ? [] : ['WORKING_HOURS_NOT_CONFIGURED'];
 }
 
@@ -82,11 +82,19 @@ export async function resolveCalendar(db: Executor, owner: OwnerRow, calendarTyp
   return calendar;
 }
 
-export type SchedulingTarget = { owner: OwnerRow; calendar: CalendarRow; meetingClass: MeetingClassRow };
+/**
+ * What a scheduling call works with. The owner's password hash and the calendar's provider
+ * credentials are not part of it: the hot path never reads them, so it never loads them.
+ */
+export type SchedulingOwner = Omit<OwnerRow, 'passwordHash'>;
+export type SchedulingCalendar = Omit<CalendarRow, 'credentials'>;
+export type SchedulingTarget = { owner: SchedulingOwner; calendar: SchedulingCalendar; meetingClass: MeetingClassRow };
 
-const TARGET_COLUMNS = [columnList(owners, 'o', 'o_'), columnList(calendars, 'c', 'c_'), columnList(meetingClasses, 'm', 'm_')].join(', ');
-const toOwner = rowMapper(owners, 'o_');
-const toCalendar = rowMapper(calendars, 'c_');
+const OWNER_OMIT = ['passwordHash'] as const;
+const CALENDAR_OMIT = ['credentials'] as const;
+const TARGET_COLUMNS = [columnList(owners, 'o', 'o_', OWNER_OMIT), columnList(calendars, 'c', 'c_', CALENDAR_OMIT), columnList(meetingClasses, 'm', 'm_')].join(', ');
+const toOwner = rowMapper(owners, 'o_', OWNER_OMIT);
+const toCalendar = rowMapper(calendars, 'c_', CALENDAR_OMIT);
 const toMeetingClass = rowMapper(meetingClasses, 'm_');
 
 /** $1 customer, $2 email, $3 meeting class, $4 calendar type (when given). */
@@ -133,14 +141,20 @@ export async function loadTarget(
  */
 export async function expireDueHolds(db: Executor, owner: OwnerRef | null, now: Date): Promise<number> {
   const expired = owner
-    ? (await expireOwnerHolds(db, owner, now)).map((h) => ({ ...h, startAt: instantFrom(h.start_at), endAt: instantFrom(h.end_at), expiresAt: instantFrom(h.expires_at) }))
+    ? (await expireOwnerHolds(db, owner, now)).map((h) => ({
+        id: h.id,
+        customerId: h.customer_id,
+        agentId: h.agent_id,
+        startAt: instantFrom(h.start_at),
+        endAt: instantFrom(h.end_at),
+        expiresAt: instantFrom(h.expires_at),
+      }))
     : await sweepDueHolds(db, now);
   for (const hold of expired) {
-    const agentId = 'agent_id' in hold ? hold.agent_id : hold.agentId;
-    if (!agentId) continue;
+    if (!hold.agentId) continue;
     await enqueueNotification(db, {
-      customerId: 'customer_id' in hold ? hold.customer_id : hold.customerId,
-      agentId,
+      customerId: hold.customerId,
+      agentId: hold.agentId,
       kind: 'hold.expired',
       data: { hold_id: hold.id, start: hold.startAt.toISOString(), end: hold.endAt.toISOString(), expired_at: hold.expiresAt?.toISOString() },
       now,
