@@ -26,7 +26,7 @@
  * [base + 5 min * i, +5 min). Owners work 00:00-24:00 every day (Europe/Berlin), no hard blocks,
  * no daily limit, so every request is accepted; a 409 means the slot generation is wrong. With
  * 64 owners, each booking finds about 26 h * 12 / 64 = 5 earlier claims of its owner in the
- * +-26 h its verdict loads (VERDICT_MARGIN_MS; the script checks this on a sample), about 4.5
+ * +-26 h its verdict loads (VERDICT_CLAIMS_MARGIN_MS; the script checks this on a sample), about 4.5
  * meetings per owner and day; 98 h are pre-filled, the range a rejection loads for alternatives.
  *
  * Options:

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { INSERT_AUDIT } from '@/server/domain/claims/audit';
 import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/server/domain/claims/claimStore';
-import { VERDICT_MARGIN_MS, targetStatement } from '@/server/domain/claims/context';
+import { targetStatement } from '@/server/domain/claims/context';
+import { VERDICT_CLAIMS_MARGIN_MS } from '@/server/domain/scheduling';
 import { newId } from '@/server/domain/ids';
 import { CLAIM_KEY, COMPLETE_KEY, requestFingerprint } from '@/server/http/idempotency';
 import { fmt, loadAvg, log, stats, vacuumTables, waitIdle } from '../lib/measure';
@@ -42,7 +43,7 @@ function pgbenchScript(withKey: boolean): string {
   const bookingId = `(:idp || '-0000-7000-8000-' || lpad(to_hex(:slot::bigint), 12, '0'))::uuid`;
   const start = 'to_timestamp(:s)';
   const end = 'to_timestamp(:e)';
-  const margin = VERDICT_MARGIN_MS / 1000;
+  const margin = VERDICT_CLAIMS_MARGIN_MS / 1000;
   const lines = [
     `\\set r random(0, ${OWNERS - 1})`,
     `\\set slot :n * ${CLIENTS} + :client_id`,

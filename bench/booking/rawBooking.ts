@@ -12,7 +12,8 @@
 import postgres from 'postgres';
 import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/server/domain/claims/claimStore';
 import { INSERT_AUDIT } from '@/server/domain/claims/audit';
-import { VERDICT_MARGIN_MS, targetStatement } from '@/server/domain/claims/context';
+import { targetStatement } from '@/server/domain/claims/context';
+import { VERDICT_CLAIMS_MARGIN_MS } from '@/server/domain/scheduling';
 import { newId } from '@/server/domain/ids';
 import { CLAIM_KEY, COMPLETE_KEY } from '@/server/http/idempotency';
 
@@ -42,7 +43,7 @@ export async function rawBooking(sql: postgres.Sql, b: RawBookingInput): Promise
       q(tx, TARGET, [b.customerId, b.ownerEmail, b.className]),
       b.key ? q(tx, MADE_WITH_KEY, [b.agentId, b.key, 'booking', new Date(now.getTime() - 86_400_000).toISOString()]) : Promise.resolve([]),
       q(tx, EXPIRE_BY_EMAIL, [b.customerId, at, b.ownerEmail]),
-      q(tx, AROUND_BY_EMAIL, [b.customerId, new Date(b.start.getTime() - VERDICT_MARGIN_MS).toISOString(), new Date(b.end.getTime() + VERDICT_MARGIN_MS).toISOString(), b.ownerEmail]),
+      q(tx, AROUND_BY_EMAIL, [b.customerId, new Date(b.start.getTime() - VERDICT_CLAIMS_MARGIN_MS).toISOString(), new Date(b.end.getTime() + VERDICT_CLAIMS_MARGIN_MS).toISOString(), b.ownerEmail]),
       began,
     ]);
     if (!row || around.some((c) => (c.start_ms as number) < b.end.getTime() && (c.end_ms as number) > b.start.getTime())) throw new Error('slot taken');

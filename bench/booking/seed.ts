@@ -79,7 +79,7 @@ export async function mintKeys(db: Db, seeded: Seeded, n: number): Promise<strin
   return keys;
 }
 
-/** Mean number of active claims of the same owner, made before it, in the +-26 h (VERDICT_MARGIN_MS) a sample of the measured bookings loaded. */
+/** Mean number of active claims of the same owner, made before it, in the +-26 h (VERDICT_CLAIMS_MARGIN_MS) a sample of the measured bookings loaded. */
 export async function claimsAround(db: Db, ownerIds: string[]): Promise<number | null> {
   if (!ownerIds.length) return null;
   const rows = (await db.execute(sql`

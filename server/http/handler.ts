@@ -151,12 +151,12 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     }
 
     // 8. the operation (it may store its success response in its own transaction)
-    let stored: { status: number; text: string } | null = null;
+    const stored: { status: number; text: string | null } = { status: op.success.status, text: null };
     const storeResponse: StoreResponse | null = idem
       ? (tx, responseBody) => {
           const record = idem!;
           const text = JSON.stringify(responseBody);
-          stored = { status: op.success.status, text };
+          stored.text = text;
           return storeIdempotentResponse(tx, record.recordId, op.success.status, record.redact.length ? JSON.stringify(redact(responseBody as Record<string, unknown>, record.redact)) : text);
         }
       : null;
@@ -176,8 +176,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     } as never);
     const status = result.status ?? op.success.status;
     for (const [k, v] of Object.entries(result.headers ?? {})) headers.set(k, v);
-    const inTransaction = stored as { status: number; text: string } | null;
-    if (inTransaction && inTransaction.status === status) return jsonTextResponse(status, inTransaction.text, headers);
+    if (stored.text !== null && stored.status === status) return jsonTextResponse(status, stored.text, headers);
     if (idem) await completeIdempotent(db, idem.recordId, status, JSON.stringify(redact(result.body as Record<string, unknown>, idem.redact)));
     return jsonResponse(status, result.body, headers);
   } catch (thrown) {

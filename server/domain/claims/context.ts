@@ -16,8 +16,6 @@ export type CalendarRow = typeof calendars.$inferSelect;
 
 /** Claims a decision with alternatives weighs around a request: alternatives reach 72 h either side, daily limits a local day. */
 export const ARBITRATION_MARGIN_MS = ALTERNATIVES_RADIUS_MS + VERDICT_CLAIMS_MARGIN_MS;
-/** Claims enough for the verdict alone (accept, or the first failed reason): see VERDICT_CLAIMS_MARGIN_MS. */
-export const VERDICT_MARGIN_MS = VERDICT_CLAIMS_MARGIN_MS;
 
 export function ownerRules(owner: Pick<OwnerRow, 'timeZone' | 'workingHours' | 'hardBlocks' | 'maxDailyMeetingHours'>): OwnerRules {
   return {
@@ -135,9 +133,9 @@ export async function loadTarget(
  * agents. Correctness never depends on it (expiry is judged against the clock
  * everywhere); it frees the exclusion constraint for new claims. With an
  * owner (inside a claim transaction holding, or first taking, the owner
- * lock): that owner's due holds. Without (the sweeper): up to 500 due holds, skipping rows another
- * transaction holds, so it never waits on, or deadlocks with, a decision in
- * progress; it takes them next time.
+ * lock): that owner's due holds. Without (the sweeper): up to 500 due holds,
+ * skipping rows another transaction holds, so it never waits on, or deadlocks
+ * with, a decision in progress; it takes them next time.
  */
 export async function expireDueHolds(db: Executor, owner: OwnerRef | null, now: Date): Promise<number> {
   const expired = owner

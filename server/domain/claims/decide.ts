@@ -6,10 +6,10 @@ import { claims } from '@/db/schema';
 import { hasPermission, normalizeEmail, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
-import { arbitrate, nextAvailable, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
+import { arbitrate, nextAvailable, VERDICT_CLAIMS_MARGIN_MS, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
 import { writeAudit, type AuditAction } from './audit';
 import { claimIdMadeWithKey, claimRow, insertClaim, type NewClaim, type OwnerRef } from './claimStore';
-import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, ownerRules, VERDICT_MARGIN_MS, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './context';
+import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './context';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -80,7 +80,7 @@ export type ClaimIntent = {
   idempotencyKey: string | null;
   excludeClaimIds?: string[];
   holdId?: string | null;
-  /** The claims around [start, end) +- VERDICT_MARGIN_MS, due holds expired, when the caller loaded them (loadClaimTarget). */
+  /** The claims around [start, end) +- VERDICT_CLAIMS_MARGIN_MS, due holds expired, when the caller loaded them (loadClaimTarget). */
   around?: LoadedClaim[];
   /** The claim to insert when accepted (after preempted claims were released). */
   claim: NewClaim;
@@ -103,14 +103,15 @@ export type ClaimIntent = {
 export type ClaimOutcome = { ok: true; row: ClaimRow; preemptedIds: string[]; warnings: string[] } | { ok: false; error: DomainError };
 
 /**
- * Expire the owner's due holds and load the claims a verdict on [start, end) weighs
- * (VERDICT_MARGIN_MS), in one round trip (the update runs first). A rejection loads the wider
- * range its alternatives need (decideAndApply).
+ * Expire the owner's due holds and load the claims within `margin` of [start, end), in one
+ * round trip (the update runs first). The default is what a verdict weighs
+ * (VERDICT_CLAIMS_MARGIN_MS); a rejection loads the wider range its alternatives need
+ * (decideAndApply).
  */
-function loadAround(tx: Executor, owner: OwnerRef, start: Date, end: Date, now: Date): Promise<LoadedClaim[]> {
+export function loadAround(tx: Executor, owner: OwnerRef, start: Date, end: Date, now: Date, margin = VERDICT_CLAIMS_MARGIN_MS): Promise<LoadedClaim[]> {
   return Promise.all([
     expireDueHolds(tx, owner, now),
-    loadClaims(tx, owner, new Date(start.getTime() - VERDICT_MARGIN_MS), new Date(end.getTime() + VERDICT_MARGIN_MS), now),
+    loadClaims(tx, owner, new Date(start.getTime() - margin), new Date(end.getTime() + margin), now),
   ]).then(([, around]) => around);
 }
 

@@ -7,8 +7,8 @@ import { isUuid, newId } from '../ids';
 import { findHoldStretch, searchSlots } from '../scheduling';
 import { writeAudit } from './audit';
 import { insertClaim } from './claimStore';
-import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './context';
-import { claimMadeWithKey, decideAndApply, loadClaimTarget, ownerQueueKey, type AnswerStore, requestPolicy, runClaimTransaction } from './decide';
+import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './context';
+import { claimMadeWithKey, decideAndApply, loadAround, loadClaimTarget, ownerQueueKey, type AnswerStore, requestPolicy, runClaimTransaction } from './decide';
 import { noSlotsError, validateWindow } from './windows';
 import { holdView, type HoldView } from './views';
 
@@ -89,7 +89,7 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
 
     // Window hold: take genuinely free time only (never preempts).
     const { window, durationMinutes } = input;
-    const [, around] = await Promise.all([expireDueHolds(tx, target.owner.id, now), loadClaims(tx, target.owner.id, new Date(window.start.getTime() - ARBITRATION_MARGIN_MS), new Date(window.end.getTime() + ARBITRATION_MARGIN_MS), now)]);
+    const around = await loadAround(tx, target.owner.id, window.start, window.end, now, ARBITRATION_MARGIN_MS);
     const rules = ownerRules(target.owner);
     const common = { rules, claims: around, now: now.getTime(), durationMinutes, request: policy };
     const stretch = findHoldStretch({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() } });
