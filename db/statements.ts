@@ -1,6 +1,6 @@
 import { getTableColumns } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import type { Executor } from './client';
+import type { Executor } from './types';
 
 /**
  * Hand-written statements for the hot paths (claim decisions, availability

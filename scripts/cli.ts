@@ -18,7 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
-import { closeDb, getDbHandle, type Db } from '@/db/client';
+import { closeDb, getDbHandle, type Db } from '@/server/db';
 import { customers, owners } from '@/db/schema';
 import { normalizeEmail } from '@/server/domain/access';
 import { setOwnerPassword } from '@/server/domain/passwords';

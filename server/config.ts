@@ -39,3 +39,21 @@ export function getConfig() {
   };
 }
 export type Config = ReturnType<typeof getConfig>;
+
+/**
+ * Auth.js 4 reads its base URL from the environment itself. Once per
+ * process: with NEXTAUTH_URL set, it is used as is; else PUBLIC_BASE_URL
+ * becomes it; else Auth.js is told to trust the forwarded host (our server,
+ * scripts/serve.mjs, only forwards a client's Host/X-Forwarded-* when
+ * TRUST_PROXY is set), so redirects follow the origin the request reached.
+ * The only writes to process.env in the service, and they happen here.
+ */
+let authEnvironmentReady = false;
+export function prepareAuthEnvironment(): void {
+  if (authEnvironmentReady) return;
+  authEnvironmentReady = true;
+  const env = process.env;
+  if (env.NEXTAUTH_URL) return;
+  if (env.PUBLIC_BASE_URL) env.NEXTAUTH_URL = `${env.PUBLIC_BASE_URL.replace(/\/+$/, '')}/api/auth`;
+  else env.AUTH_TRUST_HOST = '1';
+}

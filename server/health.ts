@@ -1,4 +1,4 @@
-import { getDbHandle } from '@/db/client';
+import { getDbHandle } from '@/server/db';
 import { getConfig } from '@/server/config';
 import { getRateLimiter } from '@/server/http/rateLimit';
 

@@ -1,3 +1,5 @@
+import { getConfig } from './config';
+
 /** Minimal structured logger (one JSON line per event on stderr/stdout). */
 type Fields = Record<string, unknown>;
 
@@ -12,7 +14,7 @@ function serialize(fields: Fields): Fields {
 function emit(level: 'info' | 'warn' | 'error', msg: string, fields: Fields = {}) {
   const line = JSON.stringify({ level, at: new Date().toISOString(), msg, ...serialize(fields) });
   if (level === 'error' || level === 'warn') console.error(line);
-  else if (process.env.LOG_LEVEL !== 'silent') console.log(line);
+  else if (getConfig().logLevel !== 'silent') console.log(line);
 }
 
 export const log = {

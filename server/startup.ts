@@ -1,4 +1,4 @@
-import { closeDb, getDb, getDbHandle } from '@/db/client';
+import { closeDb, getDb, getDbHandle } from '@/server/db';
 import { startSweeper, SWEEP_TASKS } from '@/server/sweeper';
 import { isPgliteLockedError } from '@/db/drivers/pglite';
 import { getConfig } from '@/server/config';

@@ -6,7 +6,7 @@ import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import * as schema from '../schema';
-import type { Db, DbHandle } from '../client';
+import type { Db, DbHandle } from '../types';
 
 /**
  * The embedded default. btree_gist must be loaded on every open (the

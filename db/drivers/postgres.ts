@@ -2,7 +2,7 @@ import postgres from 'postgres';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import * as schema from '../schema';
-import type { Db, DbHandle } from '../client';
+import type { Db, DbHandle } from '../types';
 import { preparedStatements } from './preparedStatements';
 
 /** Serialises migrations across processes sharing one PostgreSQL. */

@@ -2,12 +2,12 @@ import type { NextAuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import { getToken } from 'next-auth/jwt';
 import { eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { owners } from '@/db/schema';
 import { authenticateOwner } from '@/server/domain/passwords';
-import type { OwnerSession } from '@/server/trpc/init';
-import { getConfig } from '@/server/config';
-import { publicBaseUrl, requestOrigin } from '@/server/http/request';
+import type { OwnerSession } from './ownerSession';
+import { prepareAuthEnvironment } from '@/server/config';
+import { requestOrigin } from '@/server/request';
 import { authSecret } from './secret';
 
 /**
@@ -17,6 +17,7 @@ import { authSecret } from './secret';
  * them. Agents never use this: they authenticate with API keys on /v1.
  */
 export function authOptions(): NextAuthOptions {
+  prepareAuthEnvironment();
   return {
     secret: authSecret(),
     session: { strategy: 'jwt', maxAge: 8 * 3600 },
@@ -39,18 +40,6 @@ export function authOptions(): NextAuthOptions {
       jwt: ({ token, user }) => (user ? { ...token, sub: user.id } : token),
     },
   };
-}
-
-/**
- * Auth.js 4 builds its redirects from NEXTAUTH_URL (default
- * http://localhost:3000). Unless the operator set it, use PUBLIC_BASE_URL or
- * the origin this request reached (scripts/serve.mjs makes that trustworthy).
- */
-const operatorAuthUrl = getConfig().authUrl; // read before this module ever sets it
-
-export function ensureAuthUrl(req: Request): void {
-  if (operatorAuthUrl) return;
-  process.env.NEXTAUTH_URL = `${publicBaseUrl(req, getConfig().publicBaseUrl)}/api/auth`;
 }
 
 function cookiesOf(req: Request): Record<string, string> {

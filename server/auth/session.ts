@@ -1,4 +1,4 @@
-import type { OwnerSession } from '@/server/trpc/init';
+import type { OwnerSession } from './ownerSession';
 
 /**
  * The signed-in owner of a dashboard request, from the Auth.js (next-auth)

@@ -1,4 +1,4 @@
-import { getDb, type Db } from '@/db/client';
+import { getDb, type Db } from '@/server/db';
 import { resolveOwnerEmail, requirePermission, type AgentActor } from '@/server/domain/access';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
 import { DomainError } from '@/server/domain/errors';
@@ -11,7 +11,7 @@ import { errorBody, jsonResponse, jsonTextResponse, statusOf, toDomainError, val
 import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, storeIdempotentResponse, validIdempotencyKey } from './idempotency';
 import { HTTP_METHODS, isMutating, type AnyOperation, type HandlerResult, type HttpMethod, type StoreResponse } from './operation';
 import { getRateLimiter, rateLimitHeaders, RATE_LIMITS } from './rateLimit';
-import { clientIpOf, publicBaseUrl } from './request';
+import { clientIpOf, publicBaseUrl } from '@/server/request';
 
 type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
 export type RouteHandler = ((req: Request, ctx: RouteContext) => Promise<Response>) & { operation?: AnyOperation };

@@ -1,4 +1,4 @@
-import { requestOrigin } from '@/server/http/request';
+import { requestOrigin } from '@/server/request';
 
 /**
  * The dashboard's tRPC calls are same-origin. A state-changing request that

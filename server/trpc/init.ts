@@ -4,8 +4,9 @@ import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/
 import { isDomainError } from '@/server/domain/errors';
 import { statusForCode } from '@/server/http/errorStatus';
 
-/** The calendar owner signed in to the dashboard. */
-export type OwnerSession = { ownerId: string; customerId: string; email: string; role: 'admin' | 'member' };
+import type { OwnerSession } from '@/server/auth/ownerSession';
+
+export type { OwnerSession };
 
 /** Per-request context: the request and the signed-in owner, if any. */
 export type TrpcContext = { req: Request; headers: Headers; owner: OwnerSession | null };

@@ -1,4 +1,4 @@
-import { getDb, getDbHandle } from '@/db/client';
+import { getDb, getDbHandle } from '@/server/db';
 import { bootstrapCustomer } from '@/server/domain/customerService';
 import { newId } from '@/server/domain/ids';
 import { listRouteFiles, matchRoute } from './routes';

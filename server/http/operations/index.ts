@@ -1,11 +1,25 @@
-import type { AnyOperation } from '../operation';
+import { z } from 'zod';
+import { defineOperation, type AnyOperation } from '../operation';
 import { buildOpenApiDocument } from '../openapi';
 import * as admin from './admin';
-import { openApiOp } from './meta';
 import * as proposals from './proposals';
 import * as publicRequester from './public';
 import * as publicAdmin from './publicAdmin';
 import * as scheduling from './scheduling';
+
+/** Serves the OpenAPI document of the list below (defined here, beside the list, so no module imports back into this one). */
+export const openApiOp = defineOperation({
+  operationId: 'getOpenApiDocument',
+  method: 'GET',
+  path: '/v1/openapi.json',
+  summary: 'This OpenAPI 3.1 document',
+  tags: ['Meta'],
+  auth: 'public',
+  idempotency: false,
+  success: { status: 200, description: 'The document', schema: z.object({ openapi: z.string() }).catchall(z.unknown()) },
+  errors: [],
+  handler: async ({ baseUrl }) => ({ body: openApiDocument(baseUrl) }),
+});
 
 /**
  * Every REST operation. The OpenAPI document is generated from this list, and

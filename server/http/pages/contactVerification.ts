@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { isDomainError } from '@/server/domain/errors';
 import { verificationPage, type VerificationState } from '@/server/domain/publicScheduling/requester';
 import { log } from '@/server/log';
 import { getRateLimiter, rateLimitHeaders, RATE_LIMITS } from '../rateLimit';
-import { clientIpOf } from '../request';
+import { clientIpOf } from '@/server/request';
 import { getConfig } from '@/server/config';
 
 /**

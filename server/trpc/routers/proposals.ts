@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { approveProposal, declineProposal, listPendingProposals } from '@/server/domain/publicScheduling/review';
 import { UtcDateTime } from '@/server/http/schemas/common';
 import { ownerProcedure, router } from '../init';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getDb, getDbHandle } from '@/db/client';
+import { getDb, getDbHandle } from '@/server/db';
 import { apiKeys } from '@/db/schema';
 import { hashSecret } from '@/server/domain/ids';
 import { api, expectEnvelope, newAgent, newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { encode } from 'next-auth/jwt';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { authSecret } from '@/server/auth/secret';
 import { createOwner } from '@/server/domain/ownerService';
 import { authenticateOwner, setOwnerPassword } from '@/server/domain/passwords';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { enqueueNotification } from '@/server/domain/notificationService';
 import { api, expectEnvelope, newCustomer, type TestCustomer } from '../../helpers/app';
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { idempotencyRecords, owners } from '@/db/schema';
 import { newId } from '@/server/domain/ids';
 import { requestFingerprint } from '@/server/http/idempotency';

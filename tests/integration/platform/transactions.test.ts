@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { PG_EXCLUSION_VIOLATION, pgErrorInfo } from '@/db/errors';
 import { owners } from '@/db/schema';
 import { commitWithLastStatements, queryRows } from '@/db/statements';

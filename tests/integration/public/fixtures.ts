@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { bookingProposals, owners } from '@/db/schema';
 import { hashSecret, newId } from '@/server/domain/ids';
 import { createCallerFactory } from '@/server/trpc/init';

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { bookingProposals } from '@/db/schema';
 import { closeMailer } from '@/server/domain/email';
 import { newCustomer, uniqueEmail } from '../../helpers/app';

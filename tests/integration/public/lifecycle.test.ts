@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { bookingProposals, contactVerifications } from '@/db/schema';
 import { closeMailer } from '@/server/domain/email';
 import { sweepExpiredProposals } from '@/server/domain/publicScheduling/review';

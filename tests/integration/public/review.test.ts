@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { claims } from '@/db/schema';
 import { closeMailer } from '@/server/domain/email';
 import { expectEnvelope, newAgent, newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { bookingProposals, claims } from '@/db/schema';
 import type { DomainError } from '@/server/domain/errors';
 import { newId } from '@/server/domain/ids';

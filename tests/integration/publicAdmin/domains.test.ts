@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { requesterCredentials } from '@/db/schema';
 import { hashSecret, newId } from '@/server/domain/ids';
 import { audienceMembership } from '@/server/domain/publicScheduling/admin';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { auditLog } from '@/db/schema';
 import { expectEnvelope, newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
 import { call, claimsOf, nextWeekday, setupOwner } from './fixtures';

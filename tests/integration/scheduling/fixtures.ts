@@ -1,6 +1,6 @@
 import { Temporal } from 'temporal-polyfill';
 import { and, eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { calendars, claims, owners, type Permission } from '@/db/schema';
 import { createAgent, mintApiKey } from '@/server/domain/agentService';
 import { api, uniqueEmail, type ApiOptions, type ApiResponse, type TestCustomer } from '../../helpers/app';

@@ -89,7 +89,7 @@ describe('search -> hold -> confirm', () => {
 
 describe('idempotent answers of claims', () => {
   it('stores the answer of a keyed hold, confirm and booking with the claim, and replays exactly that text', async () => {
-    const { getDb } = await import('@/db/client');
+    const { getDb } = await import('@/server/db');
     const { idempotencyRecords } = await import('@/db/schema');
     const { and, eq } = await import('drizzle-orm');
     const db = await getDb();

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { claims, idempotencyRecords } from '@/db/schema';
 import { startSweeper, SWEEP_TASKS } from '@/server/sweeper';
 import { newId } from '@/server/domain/ids';

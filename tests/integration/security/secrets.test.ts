@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { hashSecret, newId } from '@/server/domain/ids';
 import { api, uniqueEmail, type ApiOptions, type ApiResponse } from '../../helpers/app';
 import { buildWorld, ipPool, tokenOf, type World } from './world';

@@ -1,0 +1,47 @@
+/**
+ * Layer rules (docs/architecture.md "Layers"), checked in CI by
+ * tests/unit/layers.test.ts: `app -> server/http | server/trpc -> server/domain -> db`,
+ * no import cycles.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', comment: 'Import cycles make layers meaningless.', from: {}, to: { circular: true } },
+    { name: 'db-not-to-server', severity: 'error', comment: 'db/ is the bottom layer: it imports nothing of server/.', from: { path: '^db/' }, to: { path: '^server/' } },
+    {
+      name: 'domain-not-to-transport',
+      severity: 'error',
+      comment: 'The domain knows no transport: no Next.js, tRPC, server/http, server/trpc or server/auth.',
+      from: { path: '^server/domain/' },
+      to: { path: '^(server/http|server/trpc|server/auth|app)/|node_modules/(next|@trpc|next-auth)/' },
+    },
+    {
+      name: 'transports-apart',
+      severity: 'error',
+      comment: 'The REST and tRPC transports share the domain, not each other.',
+      from: { path: '^server/trpc/' },
+      to: { path: '^server/http/' },
+    },
+    {
+      name: 'rest-not-to-trpc',
+      severity: 'error',
+      from: { path: '^server/http/' },
+      to: { path: '^server/trpc/' },
+    },
+    {
+      name: 'server-not-to-app',
+      severity: 'error',
+      comment: 'Routes and pages sit on top; nothing below imports them.',
+      from: { path: '^(server|db)/' },
+      to: { path: '^app/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|\\.next|tests|e2e|bench)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    combinedDependencies: false,
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'] },
+  },
+};

@@ -1,0 +1,35 @@
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import type * as schema from './schema';
+
+export type Schema = typeof schema;
+/** A Drizzle database on either driver (PGlite or postgres.js). */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Anything queries can run on: the database or an open transaction. */
+export type Executor = Db | Tx;
+
+export type DbHandle = {
+  db: Db;
+  driver: 'postgres' | 'pglite';
+  /** Run a raw SQL string (tests, scripts). */
+  exec(sqlText: string): Promise<void>;
+  /**
+   * Is the database reachable? On PostgreSQL this uses a connection of its
+   * own, outside the pool, so a pool busy with queued transactions does not
+   * read as an outage.
+   */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** Where the database is; built from the service configuration by server/db.ts. */
+export type DbConfig = {
+  /** PostgreSQL via postgres.js when set; otherwise the embedded PGlite. */
+  databaseUrl?: string;
+  /** `pglite-memory` keeps the embedded database in memory (tests). */
+  dbDriver?: string;
+  pgliteDir: string;
+  dbPoolMax: number;
+  migrationsDir: string;
+};

@@ -1,0 +1,2 @@
+/** The calendar owner signed in to the dashboard (from the Auth.js session; see docs/architecture.md). */
+export type OwnerSession = { ownerId: string; customerId: string; email: string; role: 'admin' | 'member' };

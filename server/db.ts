@@ -1,0 +1,38 @@
+import { openDb, type Db, type DbHandle } from '@/db/client';
+export type { Db, DbHandle, Executor } from '@/db/client';
+import { getConfig } from './config';
+
+const g = globalThis as unknown as { __schedulerDb?: Promise<DbHandle> };
+
+/**
+ * The process-wide database, opened and migrated once from the service
+ * configuration (DATABASE_URL, else the embedded PGlite; docs/operations.md).
+ * Kept on globalThis so Next's separately bundled route modules share it.
+ */
+export function getDbHandle(): Promise<DbHandle> {
+  if (!g.__schedulerDb) {
+    const c = getConfig();
+    g.__schedulerDb = openDb({
+      databaseUrl: c.databaseUrl,
+      dbDriver: c.dbDriver,
+      pgliteDir: c.pgliteDir,
+      dbPoolMax: c.dbPoolMax,
+      migrationsDir: c.migrationsDir,
+    }).catch((err) => {
+      g.__schedulerDb = undefined;
+      throw err;
+    });
+  }
+  return g.__schedulerDb;
+}
+
+export async function getDb(): Promise<Db> {
+  return (await getDbHandle()).db;
+}
+
+/** Close the process-wide database (scripts and tests). */
+export async function closeDb(): Promise<void> {
+  const handle = g.__schedulerDb;
+  g.__schedulerDb = undefined;
+  if (handle) await (await handle).close();
+}
