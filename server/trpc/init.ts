@@ -5,15 +5,20 @@ import { isDomainError } from '@/server/domain/errors';
 import { statusForCode } from '@/server/http/errorStatus';
 
 import type { OwnerSession } from '@/server/auth/ownerSession';
+import { getDb, type Db } from '@/server/db';
 
 export type { OwnerSession };
 
-/** Per-request context: the request and the signed-in owner, if any. */
-export type TrpcContext = { req: Request; headers: Headers; owner: OwnerSession | null };
+/**
+ * Per-request context: the request, the signed-in owner (if any), the
+ * database and the clock. Procedures take both from here, never from
+ * getDb() or `new Date()`, so tests can hand in a fixed clock.
+ */
+export type TrpcContext = { req: Request; headers: Headers; owner: OwnerSession | null; db: Db; now: () => Date };
 
 export async function createTrpcContext(opts: { req: Request }): Promise<TrpcContext> {
   const { ownerSessionFromRequest } = await import('@/server/auth/session');
-  return { req: opts.req, headers: opts.req.headers, owner: await ownerSessionFromRequest(opts.req) };
+  return { req: opts.req, headers: opts.req.headers, owner: await ownerSessionFromRequest(opts.req), db: await getDb(), now: () => new Date() };
 }
 
 /**

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { getDb } from '@/server/db';
 import { approveProposal, declineProposal, listPendingProposals } from '@/server/domain/publicScheduling/review';
 import { UtcDateTime } from '@/server/http/schemas/common';
 import { ownerProcedure, router } from '../init';
@@ -11,7 +10,7 @@ import { ownerProcedure, router } from '../init';
  * stays pending), or decline. Owners see and decide only their own.
  */
 export const proposalsRouter = router({
-  listPending: ownerProcedure.query(async ({ ctx }) => ({ proposals: await listPendingProposals(await getDb(), ctx.owner) })),
+  listPending: ownerProcedure.query(async ({ ctx }) => ({ proposals: await listPendingProposals(ctx.db, ctx.owner) })),
 
   approve: ownerProcedure
     .input(
@@ -24,7 +23,7 @@ export const proposalsRouter = router({
     )
     .mutation(async ({ ctx, input }) =>
       approveProposal(
-        await getDb(),
+        ctx.db,
         ctx.owner,
         {
           proposalId: input.proposal_id,
@@ -32,11 +31,11 @@ export const proposalsRouter = router({
           end: input.end ? new Date(input.end) : undefined,
           meetingClass: input.meeting_class,
         },
-        new Date(),
+        ctx.now(),
       ),
     ),
 
   decline: ownerProcedure
     .input(z.strictObject({ proposal_id: z.string().min(1).max(64), reason: z.string().max(1000).optional() }))
-    .mutation(async ({ ctx, input }) => declineProposal(await getDb(), ctx.owner, { proposalId: input.proposal_id, reason: input.reason }, new Date())),
+    .mutation(async ({ ctx, input }) => declineProposal(ctx.db, ctx.owner, { proposalId: input.proposal_id, reason: input.reason }, ctx.now())),
 });

@@ -124,10 +124,10 @@ export async function credential(admin: TestCustomer, email: string): Promise<{ 
   return { token: cred.body.requester_credential, identityId: identity.body.identity_id, credentialId: cred.body.credential_id };
 }
 
-/** A tRPC caller signed in as this owner. */
-export function ownerCaller(s: PublicSetup, role: 'admin' | 'member' = 'member') {
+/** A tRPC caller signed in as this owner; `now` fixes the clock procedures see. */
+export async function ownerCaller(s: PublicSetup, role: 'admin' | 'member' = 'member', now: () => Date = () => new Date()) {
   const req = new Request('http://scheduler.test/api/trpc');
-  return createCallerFactory(appRouter)({ req, headers: req.headers, owner: { ownerId: s.ownerId, customerId: s.admin.customerId, email: s.ownerEmail, role } });
+  return createCallerFactory(appRouter)({ req, headers: req.headers, owner: { ownerId: s.ownerId, customerId: s.admin.customerId, email: s.ownerEmail, role }, db: await getDb(), now });
 }
 
 /** A structured submission body for a time. */

@@ -59,7 +59,7 @@ describe('the full public journey', () => {
     expect((await pubUrl('GET', created.body.status_url)).body.status).toBe('pending_review');
 
     // 4. the owner approves in the dashboard
-    const owner = ownerCaller(s);
+    const owner = await ownerCaller(s);
     const pending = await owner.proposals.listPending();
     expect(pending.proposals).toHaveLength(1);
     expect(pending.proposals[0]).toMatchObject({ origin: 'public', requester: { email: requester, name: 'Grace' }, requested_window: slot, message: 'Hello!', meeting_type: { slug: 'intro' } });

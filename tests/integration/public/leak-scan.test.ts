@@ -95,7 +95,7 @@ describe('public responses leak nothing', () => {
     expect((await pub('POST', `/public/schedules/${s.alias}/booking-proposals`, { rawBody: '{', headers: { 'content-type': 'application/json' } })).status).toBe(400);
 
     // every proposal state through status, withdraw and the verification page
-    const owner = ownerCaller(s);
+    const owner = await ownerCaller(s);
     const booked = await submitFirst(s, slug, { ip: freshIp(), day });
     const declined = await submitFirst(s, slug, { ip: freshIp(), day });
     const withdrawn = await submitFirst(s, slug, { ip: freshIp(), day });

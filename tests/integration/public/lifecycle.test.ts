@@ -57,13 +57,13 @@ describe('proposal transitions', () => {
     expectEnvelope(await confirm(c), 409, 'not_pending'); // second confirm
     const w = await pubUrl('POST', `${c.status_url}/withdraw`);
     expect(w.body.status).toBe('withdrawn');
-    expect((await ownerCaller(s).proposals.listPending()).proposals.map((p) => p.requester?.email)).not.toContain(c.requester);
+    expect((await (await ownerCaller(s)).proposals.listPending()).proposals.map((p) => p.requester?.email)).not.toContain(c.requester);
   });
 
   it('pending_review -> declined (reason mailed); withdraw then 409 not_pending', async () => {
     const c = await submit();
     await confirm(c);
-    const owner = ownerCaller(s);
+    const owner = await ownerCaller(s);
     const p = (await owner.proposals.listPending()).proposals.find((x) => x.requester?.email === c.requester)!;
     const declined = await owner.proposals.decline({ proposal_id: p.proposal_id, reason: 'Travelling that week' });
     expect(declined.status).toBe('declined');

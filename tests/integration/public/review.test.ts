@@ -25,7 +25,7 @@ afterAll(async () => {
 async function pendingReview(s: PublicSetup, slug: string, day = nextWeekday('wed', 'UTC')) {
   const c = await submitFirst(s, slug, { ip: freshIp(), day });
   expect((await confirm(c)).status).toBe(200);
-  const p = (await ownerCaller(s).proposals.listPending()).proposals.find((x) => x.requester?.email === c.requester)!;
+  const p = (await (await ownerCaller(s)).proposals.listPending()).proposals.find((x) => x.requester?.email === c.requester)!;
   return { ...c, proposalId: p.proposal_id };
 }
 
@@ -36,7 +36,7 @@ describe('owner review of public proposals', () => {
     const s = await publicOwner(admin);
     const slug = await meetingType(s, { duration_minutes: [30] });
     const c = await pendingReview(s, slug);
-    const approved = await ownerCaller(s).proposals.approve({ proposal_id: c.proposalId });
+    const approved = await (await ownerCaller(s)).proposals.approve({ proposal_id: c.proposalId });
     expect(approved).toMatchObject({ status: 'booked', start: c.slot.start, end: c.slot.end, preempted_booking_ids: [] });
     const [claim] = await (await getDb()).select().from(claims).where(eq(claims.id, approved.booking_id!));
     expect(claim).toMatchObject({ kind: 'booking', status: 'confirmed', source: 'public', proposalId: c.proposalId, agentId: null, externalAccepted: true });
@@ -44,7 +44,7 @@ describe('owner review of public proposals', () => {
     const audit = await call('GET', `/v1/audit-log?owner_email=${encodeURIComponent(s.ownerEmail)}&action=proposal.review`, { key: admin.key });
     expect(audit.body.entries[0]).toMatchObject({ action: 'proposal.review', outcome: 'accept', agent_id: null, booking_id: approved.booking_id });
     expect((await pubUrl('GET', c.status_url)).body.status).toBe('booked');
-    await expect(ownerCaller(s).proposals.approve({ proposal_id: c.proposalId })).rejects.toMatchObject(cause('PROPOSAL_NOT_PENDING'));
+    await expect((await ownerCaller(s)).proposals.approve({ proposal_id: c.proposalId })).rejects.toMatchObject(cause('PROPOSAL_NOT_PENDING'));
   });
 
   it('approves another time the owner chooses', async () => {
@@ -52,9 +52,20 @@ describe('owner review of public proposals', () => {
     const slug = await meetingType(s, { duration_minutes: [30] });
     const c = await pendingReview(s, slug);
     const day = nextWeekday('wed', 'UTC');
-    const approved = await ownerCaller(s).proposals.approve({ proposal_id: c.proposalId, start: day.at('15:00'), end: day.at('16:00') });
+    const approved = await (await ownerCaller(s)).proposals.approve({ proposal_id: c.proposalId, start: day.at('15:00'), end: day.at('16:00') });
     expect(approved).toMatchObject({ status: 'booked', start: day.at('15:00'), end: day.at('16:00') });
-    await expect(ownerCaller(s).proposals.approve({ proposal_id: c.proposalId, start: day.at('15:00') })).rejects.toMatchObject(cause('PROPOSAL_NOT_PENDING'));
+    await expect((await ownerCaller(s)).proposals.approve({ proposal_id: c.proposalId, start: day.at('15:00') })).rejects.toMatchObject(cause('PROPOSAL_NOT_PENDING'));
+  });
+
+  it('procedures judge time by the context clock: approving after the requested time has passed is PAST_TIME', async () => {
+    const s = await publicOwner(admin);
+    const slug = await meetingType(s, { duration_minutes: [30] });
+    const c = await pendingReview(s, slug);
+    const later = new Date(Date.parse(c.slot.end) + 3600_000);
+    const owner = await ownerCaller(s, 'member', () => later);
+    await expect(owner.proposals.approve({ proposal_id: c.proposalId })).rejects.toMatchObject(cause('PAST_TIME'));
+    // the real clock still accepts the same approval
+    expect(await (await ownerCaller(s)).proposals.approve({ proposal_id: c.proposalId })).toMatchObject({ status: 'booked' });
   });
 
   it('an arbitration rejection goes back to the owner and the proposal stays pending_review', async () => {
@@ -64,7 +75,7 @@ describe('owner review of public proposals', () => {
     // meanwhile an agent books the same time at the same priority
     const taken = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: s.ownerEmail, meeting_class: 'external', ...c.slot } });
     expect(taken.status, taken.text).toBe(201);
-    const owner = ownerCaller(s);
+    const owner = await ownerCaller(s);
     await expect(owner.proposals.approve({ proposal_id: c.proposalId })).rejects.toMatchObject(cause('ARBITRATION_REJECTED', { reason: 'COUNTER_PROPOSED' }));
     expect((await pubUrl('GET', c.status_url)).body.status).toBe('pending_review');
     expect((await owner.proposals.listPending()).proposals.map((p) => p.proposal_id)).toContain(c.proposalId);
@@ -83,7 +94,7 @@ describe('owner review of public proposals', () => {
     const focusA = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: s.ownerEmail, meeting_class: 'focus', ...a.slot } });
     const focusB = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: s.ownerEmail, meeting_class: 'focus', ...b.slot } });
     expect([focusA.status, focusB.status]).toEqual([201, 201]);
-    const owner = ownerCaller(s);
+    const owner = await ownerCaller(s);
     const ok = await owner.proposals.approve({ proposal_id: a.proposalId });
     expect(ok.preempted_booking_ids).toEqual([focusA.body.booking_id]);
     expect((await call('GET', `/v1/bookings/${focusA.body.booking_id}`, { key: admin.key })).body.status).toBe('preempted');
@@ -101,7 +112,7 @@ describe('owner review of public proposals', () => {
     const day = nextWeekday('thu', 'UTC');
     const first = await pendingReview(s, slug, day);
     const second = await pendingReview(s, slug, day);
-    const owner = ownerCaller(s);
+    const owner = await ownerCaller(s);
     await owner.proposals.approve({ proposal_id: first.proposalId });
     await expect(owner.proposals.approve({ proposal_id: second.proposalId, start: day.at('14:00'), end: day.at('14:30') })).rejects.toMatchObject(cause('booking_limit_exceeded'));
     expect((await pubUrl('GET', second.status_url)).body.status).toBe('pending_review');
@@ -116,7 +127,7 @@ describe('owner review of public proposals', () => {
     const created = await pub('POST', `/public/schedules/${s.alias}/booking-proposals`, { ip: freshIp(), body: { requester_contact: { email: requester }, attendees: [], message: 'Coffee?' } });
     expect(created.status, created.text).toBe(201);
     await confirm(created.body);
-    const owner = ownerCaller(s);
+    const owner = await ownerCaller(s);
     const p = (await owner.proposals.listPending()).proposals.find((x) => x.requester?.email === requester)!;
     expect(p).toMatchObject({ meeting_type: null, meeting_class: null, requested_window: null, message: 'Coffee?' });
     const day = nextWeekday('wed', 'UTC');
@@ -132,19 +143,19 @@ describe('owner review of public proposals', () => {
     const slug = await meetingType(s, { duration_minutes: [30] });
     const c = await pendingReview(s, slug);
     const other = await publicOwner(admin);
-    const intruder = ownerCaller(other, 'admin');
+    const intruder = await ownerCaller(other, 'admin');
     expect((await intruder.proposals.listPending()).proposals).toEqual([]);
     await expect(intruder.proposals.approve({ proposal_id: c.proposalId })).rejects.toMatchObject(cause('PROPOSAL_NOT_FOUND'));
     await expect(intruder.proposals.decline({ proposal_id: c.proposalId })).rejects.toMatchObject(cause('PROPOSAL_NOT_FOUND'));
     await expect(intruder.proposals.approve({ proposal_id: 'not-a-uuid' })).rejects.toMatchObject(cause('PROPOSAL_NOT_FOUND'));
     // unverified proposals are not in the list
     const unverified = await submitFirst(s, slug, { ip: freshIp() });
-    expect((await ownerCaller(s).proposals.listPending()).proposals.map((p) => p.requester?.email)).not.toContain(unverified.requester);
+    expect((await (await ownerCaller(s)).proposals.listPending()).proposals.map((p) => p.requester?.email)).not.toContain(unverified.requester);
     // and nobody signed in gets UNAUTHORIZED
     const { createCallerFactory } = await import('@/server/trpc/init');
     const { appRouter } = await import('@/server/trpc/router');
     const req = new Request('http://scheduler.test/api/trpc');
-    await expect(createCallerFactory(appRouter)({ req, headers: req.headers, owner: null }).proposals.listPending()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(createCallerFactory(appRouter)({ req, headers: req.headers, owner: null, db: await getDb(), now: () => new Date() }).proposals.listPending()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
 });
 
@@ -162,7 +173,7 @@ describe('agent proposals (/v1/booking-proposals)', () => {
     const id = created.body.proposal_id;
     expect((await call('GET', `/v1/booking-proposals/${id}`, { key: agent.key })).body).toEqual({ proposal_id: id, status: 'pending_review', candidates: created.body.candidates });
 
-    const owner = ownerCaller(s);
+    const owner = await ownerCaller(s);
     const listed = (await owner.proposals.listPending()).proposals.find((p) => p.proposal_id === id)!;
     expect(listed).toMatchObject({ origin: 'agent', agent_id: agent.agentId, meeting_class: 'internal', requested_window: window, message: 'Quarterly sync', requester: null });
     const approved = await owner.proposals.approve({ proposal_id: id, start: created.body.candidates[2].start, end: created.body.candidates[2].end });
