@@ -2,6 +2,7 @@ import { closeDb, getDb, getDbHandle } from '@/server/db';
 import { startSweeper, SWEEP_TASKS } from '@/server/sweeper';
 import { isPgliteLockedError } from '@/db/drivers/pglite';
 import { getConfig } from '@/server/config';
+import { mailSetupNotice } from '@/server/domain/email';
 import { getRateLimiter } from '@/server/http/rateLimit';
 import { log } from '@/server/log';
 
@@ -42,6 +43,10 @@ export async function startServices(): Promise<void> {
 
   const limiter = getRateLimiter();
   log.info('rate limiter ready', { backend: limiter.backend, shared: limiter.backend !== 'memory' });
+
+  // Where mail goes, and whether its live links reach the log (production withholds them unless MAIL_LOG_LINKS=1).
+  const mail = mailSetupNotice(config);
+  log[mail.level](mail.msg);
 
   // Expire holds past their time to live (notifying agents) and drop old idempotency keys.
   stopSweeper?.();

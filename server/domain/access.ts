@@ -28,9 +28,19 @@ export function hasPermission(actor: AgentActor, permission: Permission): boolea
   return actor.permissions.includes(permission);
 }
 
-export function requirePermission(actor: AgentActor, permission: Permission): void {
-  if (!hasPermission(actor, permission)) {
-    throw new DomainError(`permission_denied:${permission}`, `This agent lacks the ${permission} permission`);
+/** What an operation requires: one permission, or any one of several (the first is the one a refusal names). */
+export type PermissionRequirement = Permission | readonly [Permission, ...Permission[]];
+
+export function requiredPermissions(requirement: PermissionRequirement | undefined): readonly Permission[] {
+  if (requirement === undefined) return [];
+  return typeof requirement === 'string' ? [requirement] : requirement;
+}
+
+/** Passes when the agent holds the permission (or any one of them); otherwise 403 `permission_denied:<first>`. */
+export function requirePermission(actor: AgentActor, requirement: PermissionRequirement): void {
+  const perms = requiredPermissions(requirement);
+  if (!perms.some((p) => hasPermission(actor, p))) {
+    throw new DomainError(`permission_denied:${perms[0]}`, `This agent lacks the ${perms.join(' or ')} permission`);
   }
 }
 

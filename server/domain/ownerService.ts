@@ -5,7 +5,7 @@ import { calendars, owners, type HardBlockJson, type Weekday, type WorkingHoursJ
 import { normalizeEmail } from './access';
 import { DomainError } from './errors';
 import { newId } from './ids';
-import { validateOwnerRules, type RuleIssue } from './scheduling';
+import { canonicalTimeZone, timeZoneName, validateOwnerRules, type RuleIssue } from './scheduling';
 
 export const WEEKDAYS: readonly Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 
@@ -27,24 +27,22 @@ export type RulesInput = {
   max_daily_meeting_hours?: number | null;
 };
 
-export function isValidTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return tz.length > 0 && tz.length <= 64;
-  } catch {
-    return false;
-  }
+/** The zone to store: its IANA spelling, or 400 INVALID_TIME_ZONE. */
+function storableTimeZone(tz: string): string {
+  const name = canonicalTimeZone(tz);
+  if (name === null) throw new DomainError('INVALID_TIME_ZONE', `Unknown IANA time zone: ${tz}`);
+  return name;
 }
 
 export function ownerView(o: OwnerRow): OwnerView {
-  return { owner_email: o.email, name: o.name, time_zone: o.timeZone };
+  return { owner_email: o.email, name: o.name, time_zone: timeZoneName(o.timeZone) };
 }
 
 export function rulesView(o: OwnerRow): RulesView {
   const wh = o.workingHours;
   const view: RulesView = {
     owner_email: o.email,
-    time_zone: o.timeZone,
+    time_zone: timeZoneName(o.timeZone),
     working_hours: wh,
     // Not configured: no weekday restriction.
     working_days: wh ? WEEKDAYS.filter((d) => (wh[d] ?? []).length > 0) : [...WEEKDAYS],
@@ -61,13 +59,13 @@ export async function createOwner(
   customerId: string,
   input: { email: string; name?: string | null; time_zone: string; role?: 'admin' | 'member' },
 ): Promise<OwnerRow> {
-  if (!isValidTimeZone(input.time_zone)) throw new DomainError('INVALID_TIME_ZONE', `Unknown IANA time zone: ${input.time_zone}`);
+  const timeZone = storableTimeZone(input.time_zone);
   const email = normalizeEmail(input.email);
   try {
     return await db.transaction(async (tx) => {
       const [owner] = await tx
         .insert(owners)
-        .values({ id: newId(), customerId, email, name: input.name ?? null, timeZone: input.time_zone, role: input.role ?? 'member' })
+        .values({ id: newId(), customerId, email, name: input.name ?? null, timeZone, role: input.role ?? 'member' })
         .returning();
       await tx.insert(calendars).values({ id: newId(), customerId, ownerId: owner.id, type: 'internal', isPrimary: true, status: 'active', displayName: 'Internal' });
       return owner;
@@ -98,8 +96,7 @@ export async function getOwner(db: Executor, customerId: string, email: string):
 /** Replace an owner's schedule rules (a weekday absent or empty is not a working day). */
 export async function putScheduleRules(db: Executor, customerId: string, email: string, input: RulesInput, now: Date): Promise<OwnerRow> {
   const owner = await getOwner(db, customerId, email);
-  const timeZone = input.time_zone ?? owner.timeZone;
-  if (!isValidTimeZone(timeZone)) throw new DomainError('INVALID_TIME_ZONE', `Unknown IANA time zone: ${timeZone}`);
+  const timeZone = storableTimeZone(input.time_zone ?? owner.timeZone);
   const workingHours = input.working_hours
     ? (Object.fromEntries(WEEKDAYS.map((d) => [d, input.working_hours![d] ?? []])) as WorkingHoursJson)
     : null;

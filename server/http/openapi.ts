@@ -3,6 +3,7 @@ import { z } from 'zod';
 
 extendZodWithOpenApi(z);
 import { statusForCode, type ErrorCode } from './errorStatus';
+import { requiredPermissions } from '@/server/domain/access';
 import type { AnyOperation } from './operation';
 
 /** Codes every operation of a kind can answer, whatever it does. */
@@ -56,7 +57,7 @@ export function buildOpenApiDocument(operations: readonly AnyOperation[], server
       path: op.path,
       operationId: op.operationId,
       summary: op.summary,
-      description: [op.description, op.permission ? `Requires permission \`${op.permission}\`.` : undefined, op.rateLimit ? `Rate limit policy: ${op.rateLimit.policy}.` : undefined]
+      description: [op.description, op.permission ? `Requires permission ${requiredPermissions(op.permission).map((p) => `\`${p}\``).join(' or ')}.` : undefined, op.rateLimit ? `Rate limit policy: ${op.rateLimit.policy}.` : undefined]
         .filter(Boolean)
         .join('\n\n') || undefined,
       tags: op.tags,

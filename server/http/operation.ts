@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { Db, Executor } from '@/db/client';
-import type { Permission } from '@/db/schema';
-import type { AgentActor } from '@/server/domain/access';
+import type { AgentActor, PermissionRequirement } from '@/server/domain/access';
 import type { ErrorCode } from './errorStatus';
 import type { RATE_LIMITS } from './rateLimit';
 
@@ -53,8 +52,8 @@ export type OperationSpec<B, Q, P, A extends AuthMode> = {
   description?: string;
   tags: string[];
   auth: A;
-  /** Agent permission required (API-key operations). */
-  permission?: Permission;
+  /** Agent permission required (API-key operations): one, or a list of which any one suffices. */
+  permission?: PermissionRequirement;
   /** Rate-limit policy; default `global` (per client IP). Per-key policies count per API key. */
   rateLimit?: { policy: RateLimitName; by: 'key' | 'ip' | ((raw: { params: Record<string, string>; clientIp: string }) => string) };
   /** The calendar owner this call acts on, read from the input; the wrapper resolves and scope-checks it. */

@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import type { AgentActor } from '../access';
 import { DomainError } from '../errors';
-import { arbitrate, searchSlots } from '../scheduling';
+import { arbitrate, searchSlots, timeZoneName } from '../scheduling';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules } from './context';
 import { alternativesJson, requestPolicy } from './decide';
 import { DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, noSlotsError, validateWindow } from './windows';
@@ -59,7 +59,7 @@ export async function searchAvailability(db: Db, actor: AgentActor, input: Avail
   }
   const out: AvailabilityResult = {
     owner_email: owner.email,
-    time_zone: owner.timeZone,
+    time_zone: timeZoneName(owner.timeZone),
     slots: result.slots.map((s) => ({ start: new Date(s.start).toISOString(), end: new Date(s.end).toISOString(), preempts: s.preempts })),
   };
   if (result.warnings.length) out.warnings = result.warnings;

@@ -47,7 +47,7 @@ export function decisionError(decision: Exclude<Decision, { outcome: 'accept' }>
       durationMinutes: (ctx.end - ctx.start) / 60_000,
       request: ctx.policy,
       from: ctx.start,
-      lookaheadEnd: ctx.start + 72 * 3_600_000,
+      latestStart: ctx.start + 72 * 3_600_000,
     });
     extra.next_available = next ? { start: iso(next.start), end: iso(next.end) } : null;
   }

@@ -45,20 +45,21 @@ export type NoSlotsContext = {
 
 /**
  * NO_SLOTS_AVAILABLE with `reason_code` and `next_available` (the earliest
- * acceptable slot from the window's start within the lookahead), or
- * `next_available_exceeds_lookahead: true` when the first one lies beyond it.
+ * acceptable slot starting at or after the window's start and no later than
+ * window end + lookahead, docs/api.md "Search"), or
+ * `next_available_exceeds_lookahead: true` when the first one starts after that.
  */
 export async function noSlotsError(reason: NoSlotsReason, ctx: NoSlotsContext, warnings: string[] = []): Promise<DomainError> {
   const from = ctx.window.start.getTime();
   const lookaheadEnd = ctx.window.end.getTime() + ctx.lookaheadHours * HOUR;
   const margin = 26 * HOUR;
   const claims = await ctx.loadClaims(new Date(from - margin), new Date(lookaheadEnd + BEYOND_LOOKAHEAD_MS + margin));
-  const next = nextAvailable({ ...ctx, claims, from, lookaheadEnd });
+  const next = nextAvailable({ ...ctx, claims, from, latestStart: lookaheadEnd });
   const extra: Record<string, unknown> = { reason_code: reason };
   if (next) {
     extra.next_available = { start: new Date(next.start).toISOString(), end: new Date(next.end).toISOString() };
   } else {
-    const later = nextAvailable({ ...ctx, claims, from: lookaheadEnd, lookaheadEnd: lookaheadEnd + BEYOND_LOOKAHEAD_MS });
+    const later = nextAvailable({ ...ctx, claims, from: lookaheadEnd + 1, latestStart: lookaheadEnd + BEYOND_LOOKAHEAD_MS });
     if (later) extra.next_available_exceeds_lookahead = true;
     else extra.next_available = null;
   }

@@ -1,6 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import SMTPTransport from 'nodemailer/lib/smtp-transport';
-import { getConfig } from '@/server/config';
+import { getConfig, type Config } from '@/server/config';
 import { log } from '@/server/log';
 
 /** One outgoing message (plain text; every link sits on its own line). */
@@ -21,16 +21,41 @@ function transportFor(smtpUrl: string): Transporter {
   return t;
 }
 
+type MailLogConfig = Pick<Config, 'smtpUrl' | 'production' | 'mailLogLinks'>;
+
+/**
+ * Without SMTP_URL mail goes to the log. Its links carry live tokens (contact
+ * verification, proposal status), so they are printed in development and, in
+ * production, only with MAIL_LOG_LINKS=1 (docs/operations.md "Mail").
+ */
+export function mailLinksLogged(config: Pick<MailLogConfig, 'production' | 'mailLogLinks'>): boolean {
+  return !config.production || config.mailLogLinks;
+}
+
+const LINK = /\bhttps?:\/\/\S+/g;
+export const WITHHELD_LINK = '[link withheld: set MAIL_LOG_LINKS=1 to log it]';
+
+/** What the start-up log says about mail delivery. */
+export function mailSetupNotice(config: MailLogConfig): { level: 'info' | 'warn'; msg: string } {
+  if (config.smtpUrl) return { level: 'info', msg: 'mail: sent over SMTP (SMTP_URL)' };
+  if (!config.production) return { level: 'info', msg: 'mail: SMTP_URL not set; messages go to the log, links included (development)' };
+  if (config.mailLogLinks) return { level: 'warn', msg: 'mail: SMTP_URL not set; messages go to the log WITH their live links (MAIL_LOG_LINKS=1)' };
+  return { level: 'warn', msg: 'mail: SMTP_URL not set; messages are not sent and their links are withheld from the log (set SMTP_URL, or MAIL_LOG_LINKS=1 to log them)' };
+}
+
 /**
  * Send a message: over SMTP when SMTP_URL is configured, otherwise written to
- * the server log (development: the links are there to click). Never throws:
- * mail is a courtesy next to the state the caller already committed, so a
- * failure is logged and reported in the result.
+ * the server log (development: the links are there to click; production: the
+ * links are withheld unless MAIL_LOG_LINKS=1). Never throws: mail is a
+ * courtesy next to the state the caller already committed, so a failure is
+ * logged and reported in the result.
  */
 export async function sendMail(msg: MailMessage): Promise<MailResult> {
-  const { smtpUrl, mailFrom } = getConfig();
+  const config = getConfig();
+  const { smtpUrl, mailFrom } = config;
   if (!smtpUrl) {
-    log.info('mail (SMTP_URL not set; not sent)', { to: msg.to, subject: msg.subject, text: msg.text });
+    const text = mailLinksLogged(config) ? msg.text : msg.text.replace(LINK, WITHHELD_LINK);
+    log.info('mail (SMTP_URL not set; not sent)', { to: msg.to, subject: msg.subject, text });
     return { delivered: 'log' };
   }
   try {

@@ -11,6 +11,7 @@ export {
 } from './timeRules';
 export { parseRRule, RRuleError, type ParsedRRule } from './rrule';
 export { validateOwnerRules, type RuleIssue } from './validate';
+export { canonicalTimeZone, timeZoneName } from './timeZone';
 export { arbitrate, decide, findAlternatives, ALTERNATIVES_RADIUS_MS, ALTERNATIVES_STEP_MINUTES, MAX_ALTERNATIVES, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
 export { evaluateSlot, type SlotVerdict, type FailedStage } from './evaluate';
 export { SchedulingContext } from './context';

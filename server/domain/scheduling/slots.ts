@@ -115,24 +115,26 @@ export function searchSlots(params: SearchSlotsParams): SearchSlotsResult {
 export type NextAvailableParams = Common & {
   /** Usually window.start. */
   from: number;
-  /** Usually window.end + lookaheadHours * 3600e3; the slot must START before it. */
-  lookaheadEnd: number;
+  /** The latest start accepted, inclusive: usually window.end + lookaheadHours * 3600e3. */
+  latestStart: number;
   stepMinutes?: number;
 };
 
 /**
  * The earliest acceptable slot (same grid and rules as searchSlots) starting at or after
- * max(from, now) and before lookaheadEnd; hard blocks, busy time, off days are skipped. Null if none.
+ * max(from, now) and no later than latestStart (the slot may end after it); hard blocks, busy
+ * time, off days are skipped. Null if none.
  */
 export function nextAvailable(params: NextAvailableParams): Interval | null {
   const length = durationMs(params.durationMinutes);
   const step = stepOf(params.stepMinutes);
   const ctx = new SchedulingContext(params.rules, params.claims, params.now, params.excludeClaimIds);
   const from = Math.max(params.from, params.now);
-  if (!(params.lookaheadEnd > from)) return null;
-  ctx.ensure(from, params.lookaheadEnd + length);
+  if (!(params.latestStart >= from)) return null;
+  ctx.ensure(from, params.latestStart + length);
   let found: Interval | null = null;
-  ctx.table.forEachGridPoint(from, params.lookaheadEnd, step, (t) => {
+  // The grid walk's end is exclusive; instants are whole milliseconds, so + 1 includes latestStart itself.
+  ctx.table.forEachGridPoint(from, params.latestStart + 1, step, (t) => {
     if (!evaluateSlot(ctx, t, t + length, params.request).ok) return true;
     found = { start: t, end: t + length };
     return false;

@@ -30,7 +30,7 @@ export const ProposalSubmitBody = z.strictObject({
   attendees: z
     .array(z.strictObject({ email: Email, name: Name.optional() }))
     .max(500)
-    .describe('More than 50 (or than the meeting type allows, counting the requester) answers attendee_limit_exceeded'),
+    .describe("More than 50 items, or more people than the meeting type's own attendee_limit (which counts the requester), answers attendee_limit_exceeded"),
   public_meeting_type: z.string().min(1).max(64).optional().describe('Structured request: the type slug (with duration_minutes and requested_window)'),
   duration_minutes: Duration.optional(),
   requested_window: Interval.optional().describe('Structured request: exactly one of the suggested times'),

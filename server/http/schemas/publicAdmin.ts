@@ -46,7 +46,7 @@ const MeetingTypeFields = {
   title: Title,
   duration_minutes: z.array(Duration).min(1).max(20).describe('Offered lengths, each 5 to 480'),
   meeting_class: z.string().min(1).max(100),
-  attendee_limit: z.int().min(1).max(50).nullable().describe('Counts the requester; null: up to 50'),
+  attendee_limit: z.int().min(1).max(50).nullable().describe('People per proposal, counting the requester; null: no limit of its own (attendees stays at most 50 items)'),
   public_preempt_policy: Policy.describe('inherit (default), or a policy at most as flexible as the class'),
   visibility: Visibility,
   audience: AudienceName.nullable().describe('Required with visibility audience, refused otherwise'),

@@ -163,6 +163,34 @@ describe('mail delivery', () => {
     }
   });
 
+  it('in production, writes the message to the log without its links unless MAIL_LOG_LINKS=1', async () => {
+    const smtpUrl = process.env.SMTP_URL;
+    delete process.env.SMTP_URL;
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
+    const logged = async () => {
+      lines.length = 0;
+      const c = await submitFirst(s, slug, { ip: freshIp(), requester: uniqueEmail('prod') });
+      return { c, entry: lines.map((l) => JSON.parse(l)).find((l) => l.to === c.requester), all: lines.join('\n') };
+    };
+    try {
+      vi.stubEnv('NODE_ENV', 'production');
+      const withheld = await logged();
+      expect(withheld.entry?.subject).toBeDefined();
+      for (const secret of [withheld.c.contact_verification_url!, withheld.c.status_url, withheld.c.token, 'cv_', 'pt_']) expect(withheld.all).not.toContain(secret);
+      expect(withheld.entry.text).toContain('MAIL_LOG_LINKS');
+
+      vi.stubEnv('MAIL_LOG_LINKS', '1');
+      const shown = await logged();
+      expect(shown.entry.text).toContain(shown.c.contact_verification_url);
+      expect(shown.entry.text).toContain(shown.c.status_url);
+    } finally {
+      vi.unstubAllEnvs();
+      spy.mockRestore();
+      process.env.SMTP_URL = smtpUrl;
+    }
+  });
+
   it('authenticates when SMTP_URL carries credentials', async () => {
     const smtpUrl = process.env.SMTP_URL!;
     process.env.SMTP_URL = smtpUrl.replace('smtp://', 'smtp://mailer:secret@');

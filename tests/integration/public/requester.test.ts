@@ -153,12 +153,28 @@ describe('POST /public/schedules/{id}/booking-proposals', () => {
     expect((await post({ ...structured(slugPublic, slot, requester), attendees: [...two, { email: requester.toUpperCase() }] })).status).toBe(201);
     const over = await post({ ...structured(slugPublic, slot, requester), attendees: [...two, { email: uniqueEmail('c') }] });
     expectEnvelope(over, 400, 'attendee_limit_exceeded');
-    // 51 on a type without its own limit, and on a free-text request
+    expect(over.body.attendee_limit).toBe(3);
+  });
+
+  it('caps `attendees` at 50 items; only a type with its own attendee_limit counts the requester', async () => {
     const unlimited = await meetingType(s, { duration_minutes: [30] });
+    const fifty = await meetingType(s, { duration_minutes: [30], attendee_limit: 50 });
     const many = Array.from({ length: 51 }, () => ({ email: uniqueEmail('m') }));
-    expectEnvelope(await post({ ...structured(unlimited, slot), attendees: many }), 400, 'attendee_limit_exceeded');
-    expectEnvelope(await post({ requester_contact: { email: uniqueEmail() }, attendees: many, message: 'all of us' }), 400, 'attendee_limit_exceeded');
-    expect((await post({ ...structured(unlimited, slot), attendees: many.slice(0, 49) })).status).toBe(201); // 50 with the requester
+    const freeText = (attendees: typeof many) => ({ requester_contact: { email: uniqueEmail() }, attendees, message: 'all of us' });
+    // 50 attendees (51 people with the requester): accepted without a type and on a type without its own limit
+    const free50 = await post(freeText(many.slice(0, 50)));
+    expect(free50.status, free50.text).toBe(201);
+    const typed50 = await post({ ...structured(unlimited, slot), attendees: many.slice(0, 50) });
+    expect(typed50.status, typed50.text).toBe(201);
+    // 51 items: 400 either way
+    for (const body of [freeText(many), { ...structured(unlimited, slot), attendees: many }]) {
+      const res = await post(body);
+      expectEnvelope(res, 400, 'attendee_limit_exceeded');
+      expect(res.body.attendee_limit).toBe(50);
+    }
+    // a type's own limit of 50 counts the requester: 49 attendees fit, 50 do not
+    expect((await post({ ...structured(fifty, slot), attendees: many.slice(0, 49) })).status).toBe(201);
+    expectEnvelope(await post({ ...structured(fifty, slot), attendees: many.slice(0, 50) }), 400, 'attendee_limit_exceeded');
   });
 
   it('a credential of the requester skips verification where the type allows it (no verification url)', async () => {

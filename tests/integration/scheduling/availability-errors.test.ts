@@ -85,6 +85,33 @@ describe('NO_SLOTS_AVAILABLE: each reason_code with next_available', () => {
     expect(short.next_available_exceeds_lookahead).toBe(true);
   });
 
+  it('the lookahead boundary is inclusive: a slot starting exactly window end + lookahead is next_available', async () => {
+    // Wednesday is the only working day; the window ends Monday 10:00, so Wednesday 09:00 is 47 h after it.
+    const owner = await setupOwner(admin, { timeZone: TZ, workingHours: { wed: [{ start: '09:00', end: '17:00' }] } });
+    const mon = nextWeekday('mon', TZ);
+    const window = { start: mon.at('09:00'), end: mon.at('10:00') };
+    const wed0900 = new Date(Date.parse(window.end) + 47 * 3_600_000).toISOString();
+    expect(wed0900).toMatch(/T09:00:00\.000Z$/);
+    const at = noSlots(await search({ owner_email: owner, window, next_available_lookahead_hours: 47 }), 'OFF_DAY');
+    expect(at.next_available).toEqual({ start: wed0900, end: new Date(Date.parse(wed0900) + 30 * 60_000).toISOString() });
+    expect(at).not.toHaveProperty('next_available_exceeds_lookahead');
+    const before = noSlots(await search({ owner_email: owner, window, next_available_lookahead_hours: 46 }), 'OFF_DAY');
+    expect(before.next_available_exceeds_lookahead).toBe(true);
+    expect(before).not.toHaveProperty('next_available');
+  });
+
+  it('a rejected booking offers next_available starting no later than 72 h after the requested start', async () => {
+    // Thursday is the only working day: its 09:00 is exactly 72 h after Monday 09:00, and 72.25 h after Monday 08:45.
+    const owner = await setupOwner(admin, { timeZone: TZ, workingHours: { thu: [{ start: '09:00', end: '17:00' }] } });
+    const mon = nextWeekday('mon', TZ);
+    const thu0900 = new Date(Date.parse(mon.at('09:00')) + 72 * 3_600_000).toISOString();
+    for (const start of ['09:00', '08:45']) {
+      const res = await book({ owner_email: owner, start: mon.at(start), end: new Date(Date.parse(mon.at(start)) + 30 * 60_000).toISOString() });
+      expectEnvelope(res, 409, 'ARBITRATION_REJECTED');
+      expect(res.body.next_available, start).toEqual(start === '09:00' ? { start: thu0900, end: new Date(Date.parse(thu0900) + 30 * 60_000).toISOString() } : null);
+    }
+  });
+
   it('next_available is null when no slot exists at all (no working days)', async () => {
     const owner = await setupOwner(admin, { timeZone: TZ, workingHours: { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] } });
     const mon = nextWeekday('mon', TZ);

@@ -119,6 +119,4 @@ export const PERMISSION_FREE: Record<string, string> = {
   getOpenApiDocument: 'the API description is public',
   getScheduleRules: 'DESIGN.md: GET schedule rules needs only a key whose scope covers the owner',
   drainNotifications: "DESIGN.md: notifications need only a key (the agent's own queue)",
-  getHold: 'reading a hold by id (scope-checked in the domain)',
-  getBooking: 'reading a booking by id (scope-checked in the domain)',
 };

@@ -136,28 +136,28 @@ describe('searchSlots: no slots and their reason_code', () => {
 describe('nextAvailable', () => {
   const base = { rules: rules({ hardBlocks: [{ days: ['mon'], start: '12:00', end: '13:00' }] }), claims: [] as Claim[], now: NOW, durationMinutes: 30, request: POLICY };
   it('skips a hard block', () => {
-    expect(nextAvailable({ ...base, from: L('2026-06-01T12:00'), lookaheadEnd: L('2026-06-01T13:00') + 72 * H })).toEqual({
+    expect(nextAvailable({ ...base, from: L('2026-06-01T12:00'), latestStart: L('2026-06-01T13:00') + 72 * H })).toEqual({
       start: L('2026-06-01T13:00'),
       end: L('2026-06-01T13:30'),
     });
   });
   it('skips the weekend and busy time', () => {
     const claims = [claim(L('2026-06-08T09:00'), L('2026-06-08T10:00'), { priority: 9 })];
-    expect(nextAvailable({ ...base, claims, from: L('2026-06-05T17:00'), lookaheadEnd: L('2026-06-05T18:00') + 72 * H })).toEqual({
+    expect(nextAvailable({ ...base, claims, from: L('2026-06-05T17:00'), latestStart: L('2026-06-05T18:00') + 72 * H })).toEqual({
       start: L('2026-06-08T10:00'),
       end: L('2026-06-08T10:30'),
     });
   });
-  it('null when nothing starts before lookaheadEnd; a slot may end after it', () => {
-    expect(nextAvailable({ ...base, from: L('2026-06-05T17:00'), lookaheadEnd: L('2026-06-08T09:00') })).toBeNull();
-    expect(nextAvailable({ ...base, from: L('2026-06-05T17:00'), lookaheadEnd: L('2026-06-08T09:00') + 1 })).toEqual({
+  it('latestStart is inclusive: null when nothing starts by it; a slot starting exactly at it counts and may end after it', () => {
+    expect(nextAvailable({ ...base, from: L('2026-06-05T17:00'), latestStart: L('2026-06-08T09:00') - 1 })).toBeNull();
+    expect(nextAvailable({ ...base, from: L('2026-06-05T17:00'), latestStart: L('2026-06-08T09:00') })).toEqual({
       start: L('2026-06-08T09:00'),
       end: L('2026-06-08T09:30'),
     });
   });
   it('never returns a slot before now', () => {
     const now = L('2026-06-01T09:20');
-    expect(nextAvailable({ ...base, now, from: L('2026-06-01T09:00'), lookaheadEnd: L('2026-06-02T00:00') })?.start).toBe(L('2026-06-01T09:30'));
+    expect(nextAvailable({ ...base, now, from: L('2026-06-01T09:00'), latestStart: L('2026-06-02T00:00') })?.start).toBe(L('2026-06-01T09:30'));
   });
 });
 

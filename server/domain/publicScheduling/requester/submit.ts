@@ -11,7 +11,7 @@ import { assertSuggestable } from './schedule';
 const HOUR = 3_600_000;
 /** An unverified proposal (and its verification link) expires after this long. */
 export const VERIFICATION_TTL_MS = 24 * HOUR;
-/** SPEC.md "Limits": attendees per public proposal, the requester included in a type's own limit. */
+/** SPEC.md "Limits": at most this many `attendees` items on a public proposal (the requester not counted). */
 export const MAX_PUBLIC_ATTENDEES = 50;
 
 type Person = { email: string; name?: string };
@@ -35,11 +35,17 @@ function headcount(input: SubmitInput): number {
   return new Set([input.requester_contact.email, ...input.attendees.map((a) => a.email)].map(normalizeEmail)).size;
 }
 
+/**
+ * `attendees` holds at most 50 items, whatever they are (the requester is not
+ * one of them); only a meeting type's own `attendee_limit` counts people, the
+ * requester included (docs/public-scheduling.md "Proposals").
+ */
 function checkAttendees(input: SubmitInput, type: MeetingTypeRecord | null) {
-  const count = headcount(input);
-  const limit = Math.min(MAX_PUBLIC_ATTENDEES, type?.type.attendeeLimit ?? MAX_PUBLIC_ATTENDEES);
-  // The raw list is capped too (SPEC.md: at most 50 items), whatever duplicates it holds.
-  if (count > limit || input.attendees.length > MAX_PUBLIC_ATTENDEES) {
+  if (input.attendees.length > MAX_PUBLIC_ATTENDEES) {
+    throw new DomainError('attendee_limit_exceeded', `At most ${MAX_PUBLIC_ATTENDEES} attendees may be listed`, { extra: { attendee_limit: MAX_PUBLIC_ATTENDEES } });
+  }
+  const limit = type?.type.attendeeLimit ?? null;
+  if (limit !== null && headcount(input) > limit) {
     throw new DomainError('attendee_limit_exceeded', `At most ${limit} people may attend, counting the requester`, { extra: { attendee_limit: limit } });
   }
 }
