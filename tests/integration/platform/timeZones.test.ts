@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { owners } from '@/db/schema';
 import { api, expectEnvelope, newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
 import { nextWeekday, ownerIdOf, setupOwner } from '../scheduling/fixtures';
