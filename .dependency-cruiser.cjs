@@ -29,6 +29,13 @@ module.exports = {
       to: { path: '^server/trpc/' },
     },
     {
+      name: 'schemas-are-contract-only',
+      severity: 'error',
+      comment: 'server/schemas (zod schemas shared by REST, tRPC, forms and OpenAPI) depends on no transport.',
+      from: { path: '^server/schemas/' },
+      to: { path: '^(server/http|server/trpc|server/auth|app)/' },
+    },
+    {
       name: 'server-not-to-app',
       severity: 'error',
       comment: 'Routes and pages sit on top; nothing below imports them.',

@@ -3,8 +3,8 @@ import { agentView, createAgent, mintApiKey, revokeApiKey, updateAgent } from '@
 import { createMeetingClass, listMeetingClasses, meetingClassView } from '@/server/domain/meetingClassService';
 import { createOwner, getOwner, ownerView, putScheduleRules, rulesView } from '@/server/domain/ownerService';
 import { defineOperation } from '../operation';
-import { IdParams } from '../schemas/common';
-import * as S from '../schemas/admin';
+import { IdParams } from '@/server/schemas/common';
+import * as S from '@/server/schemas/admin';
 
 export const createOwnerOp = defineOperation({
   operationId: 'createOwner',

@@ -1,7 +1,7 @@
 import { createAgentProposal, getAgentProposal } from '@/server/domain/publicScheduling/review';
 import { defineOperation } from '../operation';
-import { IdParams } from '../schemas/common';
-import * as S from '../schemas/public';
+import { IdParams } from '@/server/schemas/common';
+import * as S from '@/server/schemas/public';
 
 export const createAgentProposalOp = defineOperation({
   operationId: 'createBookingProposal',

@@ -9,7 +9,7 @@ import {
   withdrawProposal,
 } from '@/server/domain/publicScheduling/requester';
 import { defineOperation } from '../operation';
-import * as S from '../schemas/public';
+import * as S from '@/server/schemas/public';
 
 /**
  * Requester endpoints under /public (SPEC.md, API.md "Public requester").

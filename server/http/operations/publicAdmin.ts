@@ -6,7 +6,7 @@ import * as links from '@/server/domain/publicScheduling/admin/links';
 import * as types from '@/server/domain/publicScheduling/admin/meetingTypes';
 import * as requesters from '@/server/domain/publicScheduling/admin/requesters';
 import { defineOperation } from '../operation';
-import * as S from '../schemas/publicAdmin';
+import * as S from '@/server/schemas/publicAdmin';
 
 /** Public scheduling administration (API.md), all under `manage_public_scheduling`. */
 const admin = { tags: ['Public scheduling administration'], auth: 'api_key' as const, permission: 'manage_public_scheduling' as const };

@@ -5,8 +5,8 @@ import { cancelBooking, confirmHold, createBooking, getBooking } from '@/server/
 import { createHold, getHold, releaseHold } from '@/server/domain/claims/holdService';
 import { drainNotifications } from '@/server/domain/notificationService';
 import { defineOperation } from '../operation';
-import { IdParams } from '../schemas/common';
-import * as S from '../schemas/scheduling';
+import { IdParams } from '@/server/schemas/common';
+import * as S from '@/server/schemas/scheduling';
 
 const ARBITRATION = ['ARBITRATION_REJECTED', 'PAST_TIME'] as const;
 const TARGET = ['INVALID_MEETING_CLASS', 'CALENDAR_NOT_FOUND', 'CALENDAR_REAUTH_REQUIRED', 'owner_scope_denied'] as const;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { approveProposal, declineProposal, listPendingProposals } from '@/server/domain/publicScheduling/review';
-import { UtcDateTime } from '@/server/http/schemas/common';
+import { UtcDateTime } from '@/server/schemas/common';
 import { ownerProcedure, router } from '../init';
 
 /**
