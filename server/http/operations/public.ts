@@ -86,7 +86,7 @@ export const submitProposalOp = defineOperation({
   method: 'POST',
   path: '/public/schedules/{id}/booking-proposals',
   summary: 'Propose a meeting: a suggested time of a meeting type, or a free-text message',
-  description: `Answers status_url (keep it: status and withdraw) and contact_verification_url (mailed too). A credential of the requester's own email skips verification where the type allows it. 20 submissions per 10 minutes per client address and link. ${CREDENTIAL}`,
+  description: `Answers status_url (keep it: status and withdraw) and contact_verification_url (mailed too). A credential of the requester's own email skips verification where the type allows it. 20 submissions per 10 minutes per client address and link (alias and id share it), on top of the per-IP limit. ${CREDENTIAL}`,
   tags: ['Public'],
   auth: 'public',
   // Keyed on the link the alias or id resolves to, so both spellings share one budget; unknown links charge only the per-IP limit.
@@ -109,7 +109,7 @@ export const proposalStatusOp = defineOperation({
   method: 'GET',
   path: '/public/booking-proposals/{token}',
   summary: 'The status of a proposal (possession of the token is the access)',
-  description: `120 calls per minute per token (status and withdraw together). ${CREDENTIAL}`,
+  description: `120 calls per minute per proposal (status and withdraw together), on top of the per-IP limit. ${CREDENTIAL}`,
   tags: ['Public'],
   auth: 'public',
   rateLimit: proposalTokenLimit,

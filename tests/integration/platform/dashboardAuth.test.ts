@@ -25,7 +25,7 @@ async function signInCookie(signInEmail = email, signInPassword = password): Pro
   const owner = await authenticateOwner(await getDb(), signInEmail, signInPassword);
   if (!owner) throw new Error('sign-in refused');
   const jwt = authOptions().callbacks!.jwt!;
-  const token = await jwt({ token: { sub: owner.ownerId, email: owner.email }, user: { id: owner.ownerId, email: owner.email, ...owner }, account: null } as never);
+  const token = await jwt({ token: { sub: owner.ownerId, email: owner.email }, user: { ...owner, id: owner.ownerId }, account: null } as never);
   return `next-auth.session-token=${await encode({ token, secret: authSecret() })}`;
 }
 const sessionCookie = (_ownerId: string) => signInCookie();
