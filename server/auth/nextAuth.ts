@@ -72,11 +72,9 @@ export function sameOriginUrl(url: string, baseUrl: string): string | null {
  */
 const operatorAuthUrl = getConfig().authUrl; // read before this module ever sets it
 
-export function ensureAuthUrl(req: Request): string {
-  if (operatorAuthUrl) return operatorAuthUrl;
-  const url = `${publicBaseUrl(req, getConfig().publicBaseUrl)}/api/auth`;
-  process.env.NEXTAUTH_URL = url;
-  return url;
+export function ensureAuthUrl(req: Request): void {
+  if (operatorAuthUrl) return;
+  process.env.NEXTAUTH_URL = `${publicBaseUrl(req, getConfig().publicBaseUrl)}/api/auth`;
 }
 
 function cookiesOf(req: Request): Record<string, string> {

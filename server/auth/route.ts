@@ -1,7 +1,9 @@
 import NextAuth from 'next-auth';
 import { cookies } from 'next/headers';
 import { NextRequest } from 'next/server';
+import { getConfig } from '@/server/config';
 import { escapeHtml } from '@/server/http/pages/contactVerification';
+import { requestOrigin } from '@/server/http/request';
 import { authOptions, ensureAuthUrl, sameOriginUrl } from './nextAuth';
 import { SIGN_IN_THROTTLED, withSignInAttempt, type SignInThrottled } from './signInThrottle';
 
@@ -19,7 +21,9 @@ const CALLBACK_COOKIES = ['next-auth.callback-url', '__Secure-next-auth.callback
  *   Retry-After and a clear message (server/auth/signInThrottle.ts).
  */
 export async function authRoute(req: NextRequest, ctx: AuthRouteContext): Promise<Response> {
-  const authUrl = ensureAuthUrl(req);
+  ensureAuthUrl(req);
+  // The base Auth.js builds its URLs from: NEXTAUTH_URL, else the origin the request reached.
+  const authUrl = getConfig().authUrl ?? `${requestOrigin(req)}/api/auth`;
   const request = await withSafeCallbackUrl(req, authUrl);
   const { result, throttled } = await withSignInAttempt<Response>(() => NextAuth(authOptions())(request, ctx));
   return throttled ? throttledResponse(result, throttled, authUrl) : result;
