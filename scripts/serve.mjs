@@ -15,6 +15,9 @@
  * Forwarded and X-Real-IP are dropped (Next.js derives the request URL from
  * them). With TRUST_PROXY the proxy in front is trusted to set them.
  *
+ * A path with a malformed percent-escape is answered 400 `invalid_request`
+ * in the error envelope here (Next.js would answer a plain-text 500).
+ *
  * SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish
  * (up to SHUTDOWN_GRACE_MS, default 10 s), run the service's shutdown hook
  * (closes the rate limiter and the database; see server/startup.ts), exit 0.
@@ -34,6 +37,32 @@ const SPOOFABLE = ['x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 
 function socketAddress(req) {
   const a = req.socket.remoteAddress ?? '';
   return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
+}
+
+/**
+ * Next.js decodes the path with decodeURIComponent and answers a malformed
+ * percent-escape (`/v1/bookings/%ff`, `%zz`) with a plain-text 500. Such a
+ * path names nothing: it is refused here, before Next sees it.
+ */
+function wellFormedPath(url) {
+  const path = (url ?? '/').split('?', 1)[0];
+  if (!path.includes('%')) return true;
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** 400 in the API's error envelope (docs/api.md "Errors"). */
+function malformedPath(res) {
+  const body = JSON.stringify({
+    error: { code: 'invalid_request', message: 'The request path contains a malformed percent-escape' },
+    pending_notifications: [],
+  });
+  res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 /**
@@ -69,6 +98,10 @@ export async function startServer(opts = {}) {
   const upgrade = typeof app.getUpgradeHandler === 'function' ? app.getUpgradeHandler() : null;
 
   const server = http.createServer((req, res) => {
+    if (!wellFormedPath(req.url)) {
+      malformedPath(res);
+      return;
+    }
     if (!trustProxy) {
       req.headers['x-forwarded-for'] = socketAddress(req);
       for (const h of SPOOFABLE) delete req.headers[h];

@@ -1,4 +1,4 @@
-import { index, jsonb, numeric, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, numeric, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, idColumn, instant } from './columns';
 import { customers } from './customers';
 
@@ -26,6 +26,11 @@ export const owners = pgTable(
     role: text('role', { enum: ['admin', 'member'] }).notNull().default('member'),
     /** Dashboard sign-in (scrypt, server/domain/passwords.ts); null: the owner cannot sign in yet. */
     passwordHash: text('password_hash'),
+    /**
+     * Dashboard sessions carry the version they were issued under; setting a
+     * password increments it, so every session issued before stops working.
+     */
+    sessionVersion: integer('session_version').notNull().default(0),
     workingHours: jsonb('working_hours').$type<WorkingHoursJson | null>(),
     hardBlocks: jsonb('hard_blocks').$type<HardBlockJson[]>().notNull().default([]),
     maxDailyMeetingHours: numeric('max_daily_meeting_hours', { mode: 'number' }),

@@ -9,6 +9,7 @@ import type { OwnerSession } from './ownerSession';
 import { prepareAuthEnvironment } from '@/server/config';
 import { requestOrigin } from '@/server/request';
 import { authSecret } from './secret';
+import { clientIpOfHeaders, throttleSignIn } from './signInThrottle';
 
 /**
  * Auth.js (next-auth 4) for the dashboard: owners sign in with email and
@@ -28,18 +29,41 @@ export function authOptions(): NextAuthOptions {
           email: { label: 'Email', type: 'email' },
           password: { label: 'Password', type: 'password' },
         },
-        async authorize(credentials) {
+        async authorize(credentials, req) {
           if (!credentials?.email || !credentials.password) return null;
+          // Throttled per IP and per account before any password work (server/auth/signInThrottle.ts).
+          await throttleSignIn(credentials.email, clientIpOfHeaders(req?.headers));
           const owner = await authenticateOwner(await getDb(), credentials.email, credentials.password);
-          return owner ? { id: owner.ownerId, email: owner.email } : null;
+          return owner ? { id: owner.ownerId, email: owner.email, sessionVersion: owner.sessionVersion } : null;
         },
       }),
     ],
     callbacks: {
-      // The token carries only the owner id; role and customer are read fresh per request.
-      jwt: ({ token, user }) => (user ? { ...token, sub: user.id } : token),
+      // The token carries the owner id and the session version it was issued under; role and customer are read fresh per request.
+      jwt: async ({ token, user }) => {
+        if (user) return { ...token, sub: user.id, sv: (user as { sessionVersion?: number }).sessionVersion ?? 0 };
+        // Refreshing a session (/api/auth/session): one issued before a password change ends here (next-auth clears the cookie).
+        if (!token.sub || !(await currentOwner(token.sub, token.sv))) throw new Error('session ended (signed out by a password change)');
+        return token;
+      },
+      redirect: ({ url, baseUrl }) => sameOriginUrl(url, baseUrl) ?? baseUrl,
     },
   };
+}
+
+/**
+ * `url` resolved against `baseUrl` when it stays on baseUrl's origin, else
+ * null. Never throws: an unparseable callbackUrl (`http://x:y`) is just not
+ * honoured, and Auth.js falls back to the base URL.
+ */
+export function sameOriginUrl(url: string, baseUrl: string): string | null {
+  try {
+    const base = new URL(baseUrl);
+    const target = new URL(url, base);
+    return target.origin === base.origin ? target.href : null;
+  } catch {
+    return null;
+  }
 }
 
 function cookiesOf(req: Request): Record<string, string> {
@@ -57,7 +81,19 @@ export async function readOwnerSession(req: Request): Promise<OwnerSession | nul
   // headers: {} keeps getToken from reading an `Authorization: Bearer` header as a session.
   const token = await getToken({ req: { cookies: cookiesOf(req), headers: {} } as never, secret: authSecret(), secureCookie });
   if (!token?.sub) return null;
-  const [owner] = await (await getDb()).select().from(owners).where(eq(owners.id, token.sub)).limit(1);
-  if (!owner || !owner.passwordHash) return null;
+  const owner = await currentOwner(token.sub, token.sv);
+  if (!owner) return null;
   return { ownerId: owner.id, customerId: owner.customerId, email: owner.email, role: owner.role };
+}
+
+/**
+ * The owner a session token names, while the session is still valid: the
+ * owner exists, can sign in, and has not changed their password since the
+ * token was issued (tokens issued before session versions existed carry none: 0).
+ */
+async function currentOwner(ownerId: string, sessionVersion: unknown) {
+  const [owner] = await (await getDb()).select().from(owners).where(eq(owners.id, ownerId)).limit(1);
+  if (!owner || !owner.passwordHash) return null;
+  const sv = typeof sessionVersion === 'number' ? sessionVersion : 0;
+  return owner.sessionVersion === sv ? owner : null;
 }

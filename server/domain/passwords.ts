@@ -1,6 +1,6 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import { and, asc, eq, isNotNull } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { owners } from '@/db/schema';
 import { normalizeEmail } from './access';
@@ -28,16 +28,23 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 export const MIN_PASSWORD_LENGTH = 10;
 
-/** Set an owner's dashboard password (CLI, seeding; the dashboard will offer it to admins). */
+/**
+ * Set an owner's dashboard password (CLI, seeding; the dashboard will offer it
+ * to admins). Every dashboard session issued before ends: the owner's session
+ * version moves on (server/auth/nextAuth.ts checks it on every request).
+ */
 export async function setOwnerPassword(db: Executor, customerId: string, email: string, password: string): Promise<void> {
   if (password.length < MIN_PASSWORD_LENGTH) {
     throw new DomainError('invalid_request', `A password needs at least ${MIN_PASSWORD_LENGTH} characters`);
   }
   const owner = await getOwner(db, customerId, email);
-  await db.update(owners).set({ passwordHash: await hashPassword(password), updatedAt: new Date() }).where(eq(owners.id, owner.id));
+  await db
+    .update(owners)
+    .set({ passwordHash: await hashPassword(password), sessionVersion: sql`${owners.sessionVersion} + 1`, updatedAt: new Date() })
+    .where(eq(owners.id, owner.id));
 }
 
-export type SignedInOwner = { ownerId: string; customerId: string; email: string; role: 'admin' | 'member' };
+export type SignedInOwner = { ownerId: string; customerId: string; email: string; role: 'admin' | 'member'; sessionVersion: number };
 
 /**
  * The owner these credentials sign in. An email may belong to owners of
@@ -52,7 +59,7 @@ export async function authenticateOwner(db: Executor, email: string, password: s
     .limit(20);
   for (const o of candidates) {
     if (o.passwordHash && (await verifyPassword(password, o.passwordHash))) {
-      return { ownerId: o.id, customerId: o.customerId, email: o.email, role: o.role };
+      return { ownerId: o.id, customerId: o.customerId, email: o.email, role: o.role, sessionVersion: o.sessionVersion };
     }
   }
   return null;

@@ -10,7 +10,7 @@ import { readJsonBody } from './body';
 import { errorBody, jsonResponse, jsonTextResponse, statusOf, toDomainError, validationError, type ErrorBody } from './envelope';
 import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, storeIdempotentResponse, validIdempotencyKey } from './idempotency';
 import { HTTP_METHODS, isMutating, type AnyOperation, type HandlerResult, type HttpMethod, type StoreResponse } from './operation';
-import { getRateLimiter, rateLimitHeaders, RATE_LIMITS } from './rateLimit';
+import { applyRateLimits, setRateLimitHeaders, type LimitPlan } from './limits';
 import { clientIpOf, publicBaseUrl } from '@/server/request';
 
 type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
@@ -48,12 +48,21 @@ export function notFoundRoutes(): Record<HttpMethod, RouteHandler> {
 }
 
 /**
- * 404 (unknown path) and 405 (unsupported method) in the envelope. An agent
- * that presented a valid key still gets its notification queue drained.
+ * 404 (unknown path) and 405 (unsupported method) in the envelope, counted
+ * against the global per-IP limit like any other request. An agent that
+ * presented a valid key still gets its notification queue drained.
  */
 async function transportError(req: Request, err: DomainError, extraHeaders: Record<string, string> = {}): Promise<Response> {
   const headers = baseHeaders(req);
   for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
+  try {
+    const limit = await applyRateLimits({ kind: 'ip', clientIp: clientIpOf(req, getConfig().trustProxy) });
+    setRateLimitHeaders(headers, limit);
+    if (!limit.success) return jsonResponse(429, { ...errorBody(RATE_LIMITED()), pending_notifications: [] }, headers);
+  } catch (thrown) {
+    log.error('request failed', { requestId: headers.get('x-request-id'), err: thrown });
+    return jsonResponse(500, { ...errorBody(toDomainError(thrown)), pending_notifications: [] }, headers);
+  }
   let pending: NotificationItem[] = [];
   const bearer = bearerToken(req);
   if (bearer?.startsWith('ak_')) {
@@ -66,6 +75,8 @@ async function transportError(req: Request, err: DomainError, extraHeaders: Reco
   }
   return jsonResponse(statusOf(err), { ...errorBody(err), pending_notifications: pending }, headers);
 }
+
+const RATE_LIMITED = () => new DomainError('rate_limited', 'Rate limit exceeded; retry after the number of seconds in Retry-After');
 
 function baseHeaders(req: Request): Headers {
   const incoming = req.headers.get('x-request-id');
@@ -107,14 +118,27 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
       }
     }
 
-    // 2. rate limit (per key, or per client IP; public operations may key on path values)
+    // 2. rate limits: the operation's per-key policy, or the global per-IP limit plus the operation's own (server/http/limits.ts)
     const rawParams = ((await routeCtx.params) ?? {}) as Record<string, string>;
-    const rl = op.rateLimit && !(op.rateLimit.by === 'key' && !actor) ? op.rateLimit : { policy: 'global' as const, by: 'ip' as const };
-    const identifier =
-      rl.by === 'key' ? `key:${actor!.keyId}` : rl.by === 'ip' ? `ip:${clientIp}` : rl.by({ params: rawParams, clientIp });
-    const limit = await getRateLimiter().limit(RATE_LIMITS[rl.policy], identifier);
-    for (const [k, v] of Object.entries(rateLimitHeaders(limit, Date.now()))) headers.set(k, v);
-    if (!limit.success) throw new DomainError('rate_limited', 'Rate limit exceeded; retry after the number of seconds in Retry-After');
+    const rl = op.rateLimit;
+    const by = rl?.by;
+    const opDb = db;
+    const plan: LimitPlan =
+      by === 'key' && actor
+        ? { kind: 'key', policy: rl!.policy, keyId: actor.keyId }
+        : {
+            kind: 'ip',
+            clientIp,
+            policy: by === 'key' ? undefined : rl?.policy, // a failed authentication counts per IP only
+            identify:
+              typeof by === 'function'
+                ? // path values that will fail validation (step 4) name nothing: only the per-IP limit applies
+                  async () => (validPath(op, rawParams) ? by({ params: rawParams, clientIp, db: opDb }) : null)
+                : async () => `ip:${clientIp}`,
+          };
+    const limit = await applyRateLimits(plan);
+    setRateLimitHeaders(headers, limit);
+    if (!limit.success) throw RATE_LIMITED();
     if (authError) throw authError;
 
     // 3. permission
@@ -196,6 +220,10 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     const pending = db && actor ? await drain(db, actor) : [];
     return jsonResponse(status, { ...body, pending_notifications: pending }, headers);
   }
+}
+
+function validPath(op: AnyOperation, raw: Record<string, string>): boolean {
+  return !unstorableText(raw, 'path') && (!op.params || op.params.safeParse(raw).success);
 }
 
 function parseOrThrow<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: never } }, value: unknown, where: 'body' | 'query' | 'path'): T {

@@ -2,12 +2,12 @@ import type { z } from 'zod';
 import type { Db, Executor } from '@/db/client';
 import type { AgentActor, PermissionRequirement } from '@/server/domain/access';
 import type { ErrorCode } from './errorStatus';
-import type { RATE_LIMITS } from './rateLimit';
+import type { RateLimitName } from './limits';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 export type AuthMode = 'api_key' | 'public';
-export type RateLimitName = keyof typeof RATE_LIMITS;
+export type { RateLimitName } from './limits';
 
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 
@@ -54,8 +54,13 @@ export type OperationSpec<B, Q, P, A extends AuthMode> = {
   auth: A;
   /** Agent permission required (API-key operations): one, or a list of which any one suffices. */
   permission?: PermissionRequirement;
-  /** Rate-limit policy; default `global` (per client IP). Per-key policies count per API key. */
-  rateLimit?: { policy: RateLimitName; by: 'key' | 'ip' | ((raw: { params: Record<string, string>; clientIp: string }) => string) };
+  /**
+   * Rate-limit policy; default `global` (per client IP). `key`: counts per API
+   * key instead of per IP. A function: counted on top of the per-IP limit, per
+   * the identifier it resolves; null (the link or token does not exist)
+   * charges only the per-IP limit. See server/http/limits.ts.
+   */
+  rateLimit?: { policy: RateLimitName; by: 'key' | 'ip' | ((raw: { params: Record<string, string>; clientIp: string; db: Db }) => Promise<string | null>) };
   /** The calendar owner this call acts on, read from the input; the wrapper resolves and scope-checks it. */
   ownerEmail?: (input: OperationInput<B, Q, P>) => string | undefined | null;
   body?: B;

@@ -1,13 +1,17 @@
 import {
   confirmContact,
+  linkIdFor,
   loadPublicType,
+  proposalIdForToken,
   proposalStatus,
   publicSchedule,
   resolveRequester,
   submitProposal,
   suggestedTimes,
+  verificationIdForToken,
   withdrawProposal,
 } from '@/server/domain/publicScheduling/requester';
+import type { Db } from '@/db/client';
 import { defineOperation } from '../operation';
 import * as S from '@/server/schemas/public';
 
@@ -18,7 +22,25 @@ import * as S from '@/server/schemas/public';
  * only public state: no internal ids, owner rules or free/busy.
  */
 const CREDENTIAL = 'An optional `Authorization: Bearer rc_...` requester credential; one that is unknown, revoked or not an rc_ token answers 404 not_found.';
-const tokenLimit = (kind: string) => ({ policy: 'publicProposalToken' as const, by: (raw: { params: Record<string, string> }) => `${kind}:${raw.params.token ?? ''}` });
+/**
+ * On top of the per-IP limit: 120 calls per minute per proposal (status and
+ * withdraw together) or per contact verification, counted only for tokens
+ * that exist (server/http/limits.ts).
+ */
+const proposalTokenLimit = {
+  policy: 'publicProposalToken' as const,
+  by: async ({ params, db }: { params: Record<string, string>; db: Db }) => {
+    const id = await proposalIdForToken(db, params.token ?? '');
+    return id && `proposal:${id}`;
+  },
+};
+const verificationTokenLimit = {
+  policy: 'publicProposalToken' as const,
+  by: async ({ params, db }: { params: Record<string, string>; db: Db }) => {
+    const id = await verificationIdForToken(db, params.token ?? '');
+    return id && `verification:${id}`;
+  },
+};
 
 export const publicScheduleOp = defineOperation({
   operationId: 'getPublicSchedule',
@@ -64,11 +86,17 @@ export const submitProposalOp = defineOperation({
   method: 'POST',
   path: '/public/schedules/{id}/booking-proposals',
   summary: 'Propose a meeting: a suggested time of a meeting type, or a free-text message',
-  description: `Answers status_url (keep it: status and withdraw) and contact_verification_url (mailed too). A credential of the requester's own email skips verification where the type allows it. 20 submissions per 10 minutes per client address and link. ${CREDENTIAL}`,
+  description: `Answers status_url (keep it: status and withdraw) and contact_verification_url (mailed too). A credential of the requester's own email skips verification where the type allows it. 20 submissions per 10 minutes per client address and link (alias and id share it), on top of the per-IP limit. ${CREDENTIAL}`,
   tags: ['Public'],
   auth: 'public',
-  // Keyed on the path value as sent (alias or id), lower-cased: the limiter cannot look the link up.
-  rateLimit: { policy: 'publicProposalSubmit', by: ({ params, clientIp }) => `submit:${clientIp}:${(params.id ?? '').toLowerCase()}` },
+  // Keyed on the link the alias or id resolves to, so both spellings share one budget; unknown links charge only the per-IP limit.
+  rateLimit: {
+    policy: 'publicProposalSubmit',
+    by: async ({ params, clientIp, db }) => {
+      const linkId = await linkIdFor(db, params.id ?? '');
+      return linkId && `submit:${clientIp}:${linkId}`;
+    },
+  },
   params: S.ScheduleParams,
   body: S.ProposalSubmitBody,
   success: { status: 201, description: 'The proposal was received', schema: S.ProposalCreated },
@@ -81,10 +109,10 @@ export const proposalStatusOp = defineOperation({
   method: 'GET',
   path: '/public/booking-proposals/{token}',
   summary: 'The status of a proposal (possession of the token is the access)',
-  description: `120 calls per minute per token (status and withdraw together). ${CREDENTIAL}`,
+  description: `120 calls per minute per proposal (status and withdraw together), on top of the per-IP limit. ${CREDENTIAL}`,
   tags: ['Public'],
   auth: 'public',
-  rateLimit: tokenLimit('proposal'),
+  rateLimit: proposalTokenLimit,
   params: S.TokenParams,
   success: { status: 200, description: 'Status', schema: S.ProposalStatus },
   errors: ['not_found'],
@@ -99,7 +127,7 @@ export const withdrawProposalOp = defineOperation({
   description: CREDENTIAL,
   tags: ['Public'],
   auth: 'public',
-  rateLimit: tokenLimit('proposal'),
+  rateLimit: proposalTokenLimit,
   params: S.TokenParams,
   success: { status: 200, description: 'Withdrawn', schema: S.ProposalStatus },
   errors: ['not_found', 'not_pending'],
@@ -114,7 +142,7 @@ export const confirmContactOp = defineOperation({
   description: 'No body is read (the GET page posts here from a script). A second confirm, an expired link, or a withdrawn proposal: 409 not_pending.',
   tags: ['Public'],
   auth: 'public',
-  rateLimit: tokenLimit('verification'),
+  rateLimit: verificationTokenLimit,
   params: S.TokenParams,
   success: { status: 200, description: 'Confirmed', schema: S.VerificationConfirmed },
   errors: ['not_found', 'not_pending'],

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { getDb } from '@/server/db';
 import { isDomainError } from '@/server/domain/errors';
-import { verificationPage, type VerificationState } from '@/server/domain/publicScheduling/requester';
+import { verificationIdForToken, verificationPage, type VerificationState } from '@/server/domain/publicScheduling/requester';
 import { log } from '@/server/log';
-import { getRateLimiter, rateLimitHeaders, RATE_LIMITS } from '../rateLimit';
+import { applyRateLimits } from '../limits';
+import { rateLimitHeaders } from '../rateLimit';
 import { clientIpOf } from '@/server/request';
 import { getConfig } from '@/server/config';
 
@@ -49,18 +50,30 @@ const CLOSED: Record<Exclude<VerificationState, 'pending'>, [string, string]> = 
   closed: ['Request withdrawn', 'This request was withdrawn, so there is nothing to confirm.'],
 };
 
-function notFoundPage(): Response {
-  return respond(404, page('Link not found', '<h1>Link not found</h1><p>This confirmation link is not valid. Check that you opened the whole link from the message.</p>', false));
+function notFoundPage(headers: Record<string, string> = {}): Response {
+  return respond(404, page('Link not found', '<h1>Link not found</h1><p>This confirmation link is not valid. Check that you opened the whole link from the message.</p>', false), headers);
 }
 
 export async function contactVerificationPage(req: Request, ctx: { params: Promise<Record<string, string | string[] | undefined>> }): Promise<Response> {
   const token = String((await ctx.params).token ?? '');
+  let headers: Record<string, string> = {};
   try {
-    const limit = await getRateLimiter().limit(RATE_LIMITS.publicProposalToken, `verification:${token}`);
-    const headers = rateLimitHeaders(limit, Date.now());
+    // The global per-IP limit, then (for a token that exists) the same per-verification budget as the POST.
+    const db = await getDb();
+    const limit = await applyRateLimits({
+      kind: 'ip',
+      clientIp: clientIpOf(req, getConfig().trustProxy),
+      policy: 'publicProposalToken',
+      identify: async () => {
+        if (token.length > 128) return null;
+        const id = await verificationIdForToken(db, token);
+        return id && `verification:${id}`;
+      },
+    });
+    headers = rateLimitHeaders(limit, Date.now());
     if (!limit.success) return respond(429, page('Too many requests', '<h1>Too many requests</h1><p>Please try again in a minute.</p>', false), headers);
-    if (token.length > 128) return notFoundPage();
-    const v = await verificationPage(await getDb(), token, new Date());
+    if (token.length > 128) return notFoundPage(headers);
+    const v = await verificationPage(db, token, new Date());
     if (v.state !== 'pending') {
       const [title, text] = CLOSED[v.state];
       return respond(200, page(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`, false), headers);
@@ -74,7 +87,7 @@ export async function contactVerificationPage(req: Request, ctx: { params: Promi
       `<form method="post" id="confirm"><button type="submit">Confirm</button></form><p id="result" role="status" aria-live="polite"></p>`;
     return respond(200, page('Confirm your email', body, true), headers);
   } catch (err) {
-    if (isDomainError(err) && err.code === 'not_found') return notFoundPage();
+    if (isDomainError(err) && err.code === 'not_found') return notFoundPage(headers);
     log.error('contact verification page failed', { err, ip: clientIpOf(req, getConfig().trustProxy) });
     return respond(500, page('Something went wrong', '<h1>Something went wrong</h1><p>Please try again later.</p>', false));
   }

@@ -28,6 +28,8 @@ export const RATE_LIMITS: {
   global: RateLimitPolicy;
   publicProposalSubmit: RateLimitPolicy;
   publicProposalToken: RateLimitPolicy;
+  signInIp: RateLimitPolicy;
+  signInAccount: RateLimitPolicy;
 } = Object.freeze({
   /** POST /v1/availability/search, per API key. */
   availabilitySearch: Object.freeze({ name: 'availabilitySearch', limit: 300, windowSeconds: 60 }),
@@ -37,12 +39,16 @@ export const RATE_LIMITS: {
   bookings: Object.freeze({ name: 'bookings', limit: 120, windowSeconds: 60 }),
   /** POST /v1/bookings/{hold_id}/confirm, per API key. */
   confirm: Object.freeze({ name: 'confirm', limit: 120, windowSeconds: 60 }),
-  /** Every other endpoint, per client IP. */
+  /** Every request no per-key policy covers (404 and 405 included), per client IP. */
   global: Object.freeze({ name: 'global', limit: 600, windowSeconds: 60 }),
-  /** Public proposal submissions, per client IP and link (compose the identifier from both). */
+  /** Public proposal submissions, per client IP and resolved link (on top of `global`). */
   publicProposalSubmit: Object.freeze({ name: 'publicProposalSubmit', limit: 20, windowSeconds: 600 }),
-  /** Public proposal status and withdraw, per proposal token. */
+  /** Public proposal status and withdraw, per existing proposal; contact verification, per existing verification (on top of `global`). */
   publicProposalToken: Object.freeze({ name: 'publicProposalToken', limit: 120, windowSeconds: 60 }),
+  /** Dashboard sign-in attempts (POST /api/auth/callback/credentials), per client IP. */
+  signInIp: Object.freeze({ name: 'signInIp', limit: 30, windowSeconds: 900 }),
+  /** Dashboard sign-in attempts, per account (the email as typed, normalised). */
+  signInAccount: Object.freeze({ name: 'signInAccount', limit: 10, windowSeconds: 900 }),
 });
 
 export type CreateRateLimiterOptions = {

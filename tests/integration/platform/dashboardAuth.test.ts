@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { encode } from 'next-auth/jwt';
+import { decode, encode } from 'next-auth/jwt';
 import { getDb } from '@/server/db';
+import { authOptions } from '@/server/auth/nextAuth';
 import { authSecret } from '@/server/auth/secret';
 import { createOwner } from '@/server/domain/ownerService';
 import { authenticateOwner, setOwnerPassword } from '@/server/domain/passwords';
@@ -19,9 +20,15 @@ beforeAll(async () => {
   await setOwnerPassword(db, admin.customerId, email, password);
 });
 
-async function sessionCookie(sub: string): Promise<string> {
-  return `next-auth.session-token=${await encode({ token: { sub }, secret: authSecret() })}`;
+/** The session cookie Auth.js sets when this owner signs in with these credentials (the real jwt callback makes the token). */
+async function signInCookie(signInEmail = email, signInPassword = password): Promise<string> {
+  const owner = await authenticateOwner(await getDb(), signInEmail, signInPassword);
+  if (!owner) throw new Error('sign-in refused');
+  const jwt = authOptions().callbacks!.jwt!;
+  const token = await jwt({ token: { sub: owner.ownerId, email: owner.email }, user: { ...owner, id: owner.ownerId }, account: null } as never);
+  return `next-auth.session-token=${await encode({ token, secret: authSecret() })}`;
 }
+const sessionCookie = (_ownerId: string) => signInCookie();
 
 describe('dashboard sign-in and the tRPC owner session', () => {
   it('checks passwords (scrypt) and never stores them in plain text', async () => {
@@ -58,5 +65,31 @@ describe('dashboard sign-in and the tRPC owner session', () => {
     expect(crossSite.status).toBe(403);
     const fetchMeta = await api('POST', '/api/trpc/session.me', { headers: { cookie, 'sec-fetch-site': 'cross-site' }, body: {} });
     expect(fetchMeta.status).toBe(403);
+  });
+});
+
+describe('a password change ends the sessions issued before it', () => {
+  it('refuses a session issued before the change (401) and accepts one issued after', async () => {
+    const db = await getDb();
+    const who = uniqueEmail('pwchange');
+    await createOwner(db, admin.customerId, { email: who, time_zone: 'UTC', role: 'member' });
+    await setOwnerPassword(db, admin.customerId, who, 'first password 123');
+    const before = await signInCookie(who, 'first password 123');
+    expect((await api('GET', '/api/trpc/session.me', { headers: { cookie: before } })).status).toBe(200);
+
+    await setOwnerPassword(db, admin.customerId, who, 'second password 456');
+    const stale = await api('GET', '/api/trpc/session.me', { headers: { cookie: before } });
+    expect(stale.status, stale.text).toBe(401);
+
+    const after = await signInCookie(who, 'second password 456');
+    const me = await api('GET', '/api/trpc/session.me', { headers: { cookie: after } });
+    expect(me.status, me.text).toBe(200);
+    expect(me.body.result.data).toEqual({ owner_email: who, role: 'member' });
+    // Refreshing the stale session through Auth.js's jwt callback (/api/auth/session) fails too; next-auth then clears the cookie.
+    const jwt = authOptions().callbacks!.jwt!;
+    const staleToken = await decode({ token: before.split('=')[1], secret: authSecret() });
+    await expect(jwt({ token: staleToken } as never)).rejects.toThrow(/password change/);
+    const freshToken = await decode({ token: after.split('=')[1], secret: authSecret() });
+    expect(await jwt({ token: freshToken } as never)).toMatchObject({ sub: freshToken!.sub });
   });
 });

@@ -1,9 +1,4 @@
-import NextAuth from 'next-auth';
-import { authOptions } from '@/server/auth/nextAuth';
+import { authRoute } from '@/server/auth/route';
 
-// Dashboard sign-in for calendar owners (Auth.js). Options are built per request so the secret is read at run time.
-async function handler(req: Request, ctx: { params: Promise<{ nextauth: string[] }> }) {
-  return NextAuth(authOptions())(req, ctx);
-}
-
-export { handler as GET, handler as POST };
+// Dashboard sign-in for calendar owners (Auth.js): callbackUrl sanitising and the sign-in throttle live in server/auth/route.ts.
+export { authRoute as GET, authRoute as POST };

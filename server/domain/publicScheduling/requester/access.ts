@@ -42,6 +42,11 @@ export async function loadPublicLink(db: Executor, idOrAlias: string): Promise<L
   return found;
 }
 
+/** The id of the live link an id or alias names, or null (the key of the submission rate limit). */
+export async function linkIdFor(db: Executor, idOrAlias: string): Promise<string | null> {
+  return (await findLinkByIdOrAlias(db, idOrAlias))?.link.id ?? null;
+}
+
 /** May this requester open the type by its slug (public, unlisted, or an audience they belong to)? */
 export async function typeReachable(db: Executor, rec: MeetingTypeRecord, requester: Requester | null): Promise<boolean> {
   const t = rec.type;

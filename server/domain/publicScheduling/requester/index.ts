@@ -1,5 +1,5 @@
-export { resolveRequester, loadPublicLink, type Requester } from './access';
+export { resolveRequester, loadPublicLink, linkIdFor, type Requester } from './access';
 export { publicSchedule, loadPublicType, suggestedTimes, assertSuggestable, publicRequestPolicy, MAX_SUGGESTED_TIMES, type PublicScheduleView } from './schedule';
 export { submitProposal, VERIFICATION_TTL_MS, type SubmitInput, type SubmitResult } from './submit';
-export { proposalStatus, withdrawProposal, type PublicStatusView } from './status';
-export { confirmContact, verificationPage, type VerificationState } from './verification';
+export { proposalStatus, proposalIdForToken, withdrawProposal, type PublicStatusView } from './status';
+export { confirmContact, verificationIdForToken, verificationPage, type VerificationState } from './verification';

@@ -22,6 +22,20 @@ async function byToken(db: Executor, token: string, lock: boolean): Promise<Prop
   return row;
 }
 
+/**
+ * The id of the public proposal a status token names, or null: the key its
+ * per-token rate limit counts on (only tokens that exist get one).
+ */
+export async function proposalIdForToken(db: Executor, token: string): Promise<string | null> {
+  if (!token.startsWith(SECRET_PREFIX.proposalToken)) return null;
+  const [row] = await db
+    .select({ id: bookingProposals.id, origin: bookingProposals.origin })
+    .from(bookingProposals)
+    .where(eq(bookingProposals.accessTokenHash, hashSecret(token)))
+    .limit(1);
+  return row && row.origin === 'public' ? row.id : null;
+}
+
 /** GET /public/booking-proposals/{token}: status and updated_at; an unverified proposal past 24 h reads (and becomes) expired. */
 export async function proposalStatus(db: Db, token: string, bearer: string | null, now: Date): Promise<PublicStatusView> {
   await resolveRequester(db, bearer);

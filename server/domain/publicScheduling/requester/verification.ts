@@ -21,6 +21,13 @@ async function byToken(db: Executor, token: string): Promise<{ v: VerificationRo
   return row;
 }
 
+/** The id of the contact verification a token names, or null (the key of its per-token rate limit). */
+export async function verificationIdForToken(db: Executor, token: string): Promise<string | null> {
+  if (!token.startsWith(SECRET_PREFIX.verificationToken)) return null;
+  const [row] = await db.select({ id: contactVerifications.id }).from(contactVerifications).where(eq(contactVerifications.tokenHash, hashSecret(token))).limit(1);
+  return row?.id ?? null;
+}
+
 /** The same, locked in the order every writer uses: the proposal, then its verification. */
 async function lockedByToken(tx: Executor, token: string): Promise<{ v: VerificationRow; p: ProposalRow }> {
   const found = await byToken(tx, token);

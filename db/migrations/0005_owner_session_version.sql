@@ -1,0 +1,1 @@
+ALTER TABLE "owners" ADD COLUMN "session_version" integer DEFAULT 0 NOT NULL;
