@@ -7,7 +7,7 @@ import { IoredisUpstashAdapter, stripKeyLockingFlag } from '@/server/http/rateLi
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
 
 describe('RATE_LIMITS', () => {
-  it('matches SPEC "Limits" and DESIGN "Rate limits"', () => {
+  it('matches the documented limits (docs/architecture.md step 3, docs/operations.md)', () => {
     expect(RATE_LIMITS).toEqual({
       availabilitySearch: { name: 'availabilitySearch', limit: 300, windowSeconds: 60 },
       holds: { name: 'holds', limit: 120, windowSeconds: 60 },
@@ -16,6 +16,9 @@ describe('RATE_LIMITS', () => {
       global: { name: 'global', limit: 600, windowSeconds: 60 },
       publicProposalSubmit: { name: 'publicProposalSubmit', limit: 20, windowSeconds: 600 },
       publicProposalToken: { name: 'publicProposalToken', limit: 120, windowSeconds: 60 },
+      // owner sign-in throttle (docs/operations.md "Sign-in throttle")
+      signInIp: { name: 'signInIp', limit: 30, windowSeconds: 900 },
+      signInAccount: { name: 'signInAccount', limit: 10, windowSeconds: 900 },
     });
     expect(Object.isFrozen(RATE_LIMITS.holds)).toBe(true);
   });
