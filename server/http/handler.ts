@@ -10,6 +10,7 @@ import { readJsonBody } from './body';
 import { errorBody, jsonResponse, jsonTextResponse, statusOf, toDomainError, validationError, type ErrorBody } from './envelope';
 import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, storeIdempotentResponse, validIdempotencyKey } from './idempotency';
 import { HTTP_METHODS, isMutating, type AnyOperation, type HandlerResult, type HttpMethod, type StoreResponse } from './operation';
+import { fieldLocator } from './fieldPaths';
 import { getRateLimiter, rateLimitHeaders, RATE_LIMITS } from './rateLimit';
 import { clientIpOf, publicBaseUrl } from './request';
 
@@ -183,7 +184,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     const err = toDomainError(thrown);
     const status = statusOf(err);
     if (status >= 500) log.error('request failed', { requestId, operation: op.operationId, err: thrown });
-    const body: ErrorBody = errorBody(err);
+    const body: ErrorBody = errorBody(err, fieldLocator(op));
     if (db && idem) {
       try {
         if (status >= 500 || status === 429) await releaseIdempotent(db, idem.recordId);

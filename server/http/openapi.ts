@@ -2,7 +2,7 @@ import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@ast
 import { z } from 'zod';
 
 extendZodWithOpenApi(z);
-import { statusForCode, type ErrorCode } from './errorStatus';
+import { statusForCode, type ErrorCode } from '@/server/domain/errorCodes';
 import type { AnyOperation } from './operation';
 
 /** Codes every operation of a kind can answer, whatever it does. */

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Db, Executor } from '@/db/client';
 import type { Permission } from '@/db/schema';
 import type { AgentActor } from '@/server/domain/access';
-import type { ErrorCode } from './errorStatus';
+import type { ErrorCode } from '@/server/domain/errorCodes';
 import type { RATE_LIMITS } from './rateLimit';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
