@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import type { AgentActor } from '../access';
 import { DomainError, invalidField } from '../errors';
-import { arbitrate, searchSlots } from '../scheduling';
+import { arbitrate, searchSlots, type AlternativeReasonCode, type RejectReason } from '../scheduling';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules } from './context';
 import { alternativesJson, requestPolicy } from './decide';
 import { DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, noSlotsError, validateWindow } from './windows';
@@ -68,8 +68,8 @@ export async function searchAvailability(db: Db, actor: AgentActor, input: Avail
 
 export type EvaluateResult = {
   outcome: 'accept' | 'reject' | 'counter_propose';
-  reason?: string;
-  alternatives: { start: string; end: string; reason_code: string }[];
+  reason?: RejectReason | 'COUNTER_PROPOSED' | 'PAST_TIME';
+  alternatives: { start: string; end: string; reason_code: AlternativeReasonCode }[];
   would_preempt: string[];
   warnings?: string[];
 };

@@ -14,8 +14,9 @@ import * as scheduling from './scheduling';
  */
 export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin), ...Object.values(scheduling), ...Object.values(publicAdmin), ...Object.values(proposals), ...Object.values(publicRequester)] as AnyOperation[];
 
-let cached: { base: string; doc: unknown } | undefined;
-export function openApiDocument(baseUrl: string): unknown {
+type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+let cached: { base: string; doc: OpenApiDocument } | undefined;
+export function openApiDocument(baseUrl: string): OpenApiDocument {
   if (!cached || cached.base !== baseUrl) cached = { base: baseUrl, doc: buildOpenApiDocument(operations, baseUrl) };
   return cached.doc;
 }

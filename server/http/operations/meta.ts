@@ -14,6 +14,6 @@ export const openApiOp = defineOperation({
   handler: async ({ baseUrl }) => {
     // Imported lazily: the operation list imports this module.
     const { openApiDocument } = await import('./index');
-    return { body: openApiDocument(baseUrl) };
+    return { body: { ...openApiDocument(baseUrl) } }; // a shallow copy typed as a plain object
   },
 });
