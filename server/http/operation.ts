@@ -79,6 +79,7 @@ export type OperationSpec<B, Q, P, A extends AuthMode, R = z.ZodType | undefined
   handler(ctx: HandlerContext<B, Q, P, A>): Promise<HandlerResult<R>>;
 };
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any operation, whatever its schemas
 export type AnyOperation = OperationSpec<any, any, any, AuthMode, any>;
 
 /** Declare an operation: transport contract (schemas, auth, limits, errors) plus the few lines that call the domain. */

@@ -37,16 +37,21 @@ export const ErrorDetails = z
   })
   .meta({ id: 'ErrorDetails' });
 
+const NextAvailable = z
+  .object({ start: Timestamp, end: Timestamp })
+  .nullable()
+  .describe('ARBITRATION_REJECTED for WORKING_HOURS or OFF_DAY, NO_SLOTS_AVAILABLE: the earliest acceptable slot within the lookahead (null: none)');
+
 /** Top-level fields beside `error` that some codes add (docs/api.md "Errors"). */
 const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
   ARBITRATION_REJECTED: {
     alternatives: z.array(Alternative).describe('ARBITRATION_REJECTED: counter-proposed slots (empty on a plain reject)'),
-    next_available: Slot.nullable().describe('ARBITRATION_REJECTED for WORKING_HOURS or OFF_DAY, NO_SLOTS_AVAILABLE: the earliest acceptable slot within the lookahead (null: none)'),
+    next_available: NextAvailable,
     warnings: Warnings,
   },
   NO_SLOTS_AVAILABLE: {
     reason_code: z.enum(NO_SLOTS_REASONS).describe('NO_SLOTS_AVAILABLE: what blocked the window'),
-    next_available: Slot.nullable(),
+    next_available: NextAvailable,
     next_available_exceeds_lookahead: z.boolean().describe('NO_SLOTS_AVAILABLE: true when the first free slot lies beyond the lookahead (next_available is then absent)'),
     warnings: Warnings,
   },
