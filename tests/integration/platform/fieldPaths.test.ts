@@ -14,7 +14,7 @@ beforeAll(async () => {
   expect((await api('POST', '/v1/meeting-classes', { key: admin.key, body: { name: 'fields', priority: 10 } })).status).toBe(201);
 });
 
-const fieldsOf = (err: { details: { fields: { path: string; message: string }[] } }) => err.details.fields;
+const fieldsOf = (err: { details?: unknown }) => (err.details as { fields: { path: string; message: string }[] }).fields;
 
 describe('field errors raised by the domain', () => {
   it('name body fields as body.<field>', async () => {
