@@ -28,11 +28,13 @@ const isIdempotent = (op: AnyOperation) => op.auth === 'api_key' && op.method !=
 
 /** Every code an operation can answer, as sent (`permission_denied:<perm>` spelled out). */
 export function errorCodesOf(op: AnyOperation): string[] {
-  const catalogued = [...new Set([...COMMON_ERRORS[op.auth], ...(isIdempotent(op) ? IDEMPOTENCY_ERRORS : []), ...op.errors])];
-  const codes: string[] = catalogued.filter((c) => c !== 'permission_denied');
+  const declared = op.errors.filter((c): c is ErrorCode => !c.startsWith('permission_denied'));
+  const codes: string[] = [...new Set([...COMMON_ERRORS[op.auth], ...(isIdempotent(op) ? IDEMPOTENCY_ERRORS : []), ...declared])];
   // `permission_denied` in `errors` means any permission (an agent granting permissions it lacks).
-  const perms = op.errors.includes('permission_denied') ? PERMISSIONS : op.permission ? [op.permission] : [];
-  codes.push(...perms.map(permissionDeniedCode));
+  const perms = op.errors.includes('permission_denied')
+    ? PERMISSIONS.map(permissionDeniedCode)
+    : [...(op.permission ? [permissionDeniedCode(op.permission)] : []), ...op.errors.filter((c) => c.startsWith('permission_denied:'))];
+  codes.push(...new Set(perms));
   return codes;
 }
 

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Db, Executor } from '@/db/client';
 import type { Permission } from '@/db/schema';
 import type { AgentActor } from '@/server/domain/access';
-import type { ErrorCode } from '@/server/domain/errorCodes';
+import type { ErrorCode, PermissionDeniedCode } from '@/server/domain/errorCodes';
 import type { RATE_LIMITS } from './rateLimit';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -67,8 +67,13 @@ export type OperationSpec<B, Q, P, A extends AuthMode, R = z.ZodType | undefined
   query?: Q;
   params?: P;
   success: { status: number; description: string; schema?: R };
-  /** Error codes this operation can answer beyond the ones every operation of its kind can. */
-  errors: ErrorCode[];
+  /**
+   * Error codes this operation can answer beyond the ones every operation of
+   * its kind can (its own `permission` adds `permission_denied:<permission>`;
+   * list other `permission_denied:<perm>` codes it checks, or
+   * `permission_denied` for any permission).
+   */
+  errors: (ErrorCode | PermissionDeniedCode)[];
   /**
    * Idempotency-Key handling (default: on for mutating API-key operations).
    * `redact` lists top-level response fields never stored (secrets shown once);

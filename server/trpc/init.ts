@@ -2,7 +2,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { isDomainError } from '@/server/domain/errors';
-import { statusForCode } from '@/server/domain/errorCodes';
+import { statusForCode, type DomainErrorCode } from '@/server/domain/errorCodes';
 
 /** The calendar owner signed in to the dashboard. */
 export type OwnerSession = { ownerId: string; customerId: string; email: string; role: 'admin' | 'member' };
@@ -32,7 +32,7 @@ export function trpcKeyForStatus(status: number): TRPC_ERROR_CODE_KEY {
 }
 
 /** What a DomainError adds to `error.data` (the same code and details the REST envelope carries). */
-export type DomainErrorData = { code: string; message: string; reason?: string; details?: unknown; extra?: Record<string, unknown> };
+export type DomainErrorData = { code: DomainErrorCode; message: string; reason?: string; details?: unknown; extra?: Record<string, unknown> };
 
 const t = initTRPC.context<TrpcContext>().create({
   // Plain JSON (no transformer): dates travel as ISO strings, as on /v1.

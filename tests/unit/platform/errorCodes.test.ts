@@ -5,6 +5,8 @@ import { PERMISSIONS } from '@/db/schema';
 import { ERROR_CODES, ERROR_STATUS, catalogueEntry, permissionDeniedCode, statusForCode } from '@/server/domain/errorCodes';
 import { DomainError, invalidField } from '@/server/domain/errors';
 import { errorBody } from '@/server/http/envelope';
+import { errorCodesOf } from '@/server/http/openapi';
+import { defineOperation, type AnyOperation } from '@/server/http/operation';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
@@ -58,5 +60,16 @@ describe('error code catalogue (server/domain/errorCodes.ts)', () => {
     });
     // errors without fields pass through unchanged
     expect(errorBody(new DomainError('PAST_TIME', 'past', { extra: { x: 1 } }), locate)).toEqual({ error: { code: 'PAST_TIME', message: 'past' }, x: 1 });
+  });
+
+  it('lists per operation the permission codes it can answer: its permission, the ones it names, or all', () => {
+    const op = (permission: 'create_holds' | undefined, errors: AnyOperation['errors']) =>
+      defineOperation({ operationId: 'x', method: 'GET', path: '/x', summary: 'x', tags: [], auth: 'api_key', permission, success: { status: 200, description: 'x' }, errors, handler: async () => ({ body: null }) }) as AnyOperation;
+    const perms = (o: AnyOperation) => errorCodesOf(o).filter((c) => c.startsWith('permission_denied'));
+    expect(perms(op(undefined, []))).toEqual([]);
+    expect(perms(op('create_holds', []))).toEqual(['permission_denied:create_holds']);
+    expect(perms(op('create_holds', ['permission_denied:read_availability', 'HOLD_NOT_FOUND']))).toEqual(['permission_denied:create_holds', 'permission_denied:read_availability']);
+    expect(perms(op(undefined, ['permission_denied'])).sort()).toEqual(PERMISSIONS.map((p) => `permission_denied:${p}`).sort());
+    expect(errorCodesOf(op(undefined, ['HOLD_NOT_FOUND']))).toEqual(expect.arrayContaining(['unknown_api_key', 'rate_limited', 'HOLD_NOT_FOUND']));
   });
 });
