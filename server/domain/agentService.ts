@@ -2,7 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { agents, apiKeys, PERMISSIONS, type Permission } from '@/db/schema';
 import { parseOwnerScope, requirePermission, type AgentActor } from './access';
-import { DomainError } from './errors';
+import { DomainError, invalidField } from './errors';
 import { isUuid, newId, newSecret } from './ids';
 
 export type AgentRow = typeof agents.$inferSelect;
@@ -16,7 +16,7 @@ export function agentView(a: AgentRow): AgentView {
 /** Canonical owner_scope (`org:*` or `user:<lower-cased email>`), or a 400. */
 export function canonicalOwnerScope(scope: string): string {
   const parsed = parseOwnerScope(scope);
-  if (!parsed) throw new DomainError('invalid_request', 'owner_scope must be "org:*" or "user:<email>"', { details: { fields: [{ path: 'body.owner_scope', message: 'Invalid owner_scope' }] } });
+  if (!parsed) throw invalidField('owner_scope', 'Invalid owner_scope', 'owner_scope must be "org:*" or "user:<email>"');
   return parsed.kind === 'org' ? 'org:*' : `user:${parsed.email}`;
 }
 

@@ -1,30 +1,41 @@
+import type { DomainErrorCode, ErrorCode } from './errorCodes';
+
 /**
- * The one typed error of the domain layer. Transports (the REST wrapper and
- * the tRPC error formatter) map `code` to a status through
- * server/http/errorStatus.ts; domain code never knows about HTTP.
+ * The one typed error of the domain layer. `code` comes from the catalogue in
+ * server/domain/errorCodes.ts (which also gives its status); transports (the
+ * REST wrapper and the tRPC error formatter) map it to their answers; domain
+ * code never knows about HTTP.
  *
  * - `reason`: the stable arbitration reason (ARBITRATION_REJECTED).
- * - `details`: structured detail for the client (for example failing fields).
+ * - `fields`: failing input fields, named as the domain names them (`end`,
+ *   `window`, `cursor`); the REST wrapper maps them to request paths
+ *   (`body.end`, `query.cursor`) in `error.details.fields`.
+ * - `details`: other structured detail for the client.
  * - `extra`: fields that belong at the top level of the error body beside
- *   `error` (alternatives, reason_code, next_available, ...; see API.md).
+ *   `error` (alternatives, reason_code, next_available, ...; see docs/api.md).
  */
+export type FieldIssue = { field: string; message: string };
+
 export type DomainErrorOptions = {
   reason?: string;
+  fields?: readonly FieldIssue[];
   details?: unknown;
   extra?: Record<string, unknown>;
 };
 
 export class DomainError extends Error {
-  readonly code: string;
+  readonly code: DomainErrorCode;
   readonly reason?: string;
+  readonly fields?: readonly FieldIssue[];
   readonly details?: unknown;
   readonly extra?: Record<string, unknown>;
 
-  constructor(code: string, message: string, opts: DomainErrorOptions = {}) {
+  constructor(code: DomainErrorCode, message: string, opts: DomainErrorOptions = {}) {
     super(message);
     this.name = 'DomainError';
     this.code = code;
     this.reason = opts.reason;
+    this.fields = opts.fields;
     this.details = opts.details;
     this.extra = opts.extra;
   }
@@ -34,7 +45,17 @@ export function isDomainError(err: unknown): err is DomainError {
   return err instanceof DomainError || (typeof err === 'object' && err !== null && (err as { name?: string }).name === 'DomainError' && typeof (err as { code?: unknown }).code === 'string');
 }
 
+/** The message of a field error when none is given: `Invalid <field>: <message>` (transports substitute their path for the field). */
+export function fieldErrorMessage(field: string, message: string): string {
+  return `Invalid ${field}: ${message}`;
+}
+
+/** invalid_request naming one failing input field (a domain name such as `end` or `window`). */
+export function invalidField(field: string, message: string, summary?: string): DomainError {
+  return new DomainError('invalid_request', summary ?? fieldErrorMessage(field, message), { fields: [{ field, message }] });
+}
+
 /** A resource of this kind does not exist for this customer (foreign ids answer the same). */
-export function notFound(code: string, what: string): DomainError {
+export function notFound(code: Exclude<ErrorCode, 'permission_denied'>, what: string): DomainError {
   return new DomainError(code, `${what} not found`);
 }

@@ -3,7 +3,15 @@ import type { Executor } from '@/db/client';
 import { notifications, type NotificationKind } from '@/db/schema';
 import { newId } from './ids';
 
-export type NotificationItem = { id: string; kind: NotificationKind; created_at: string; data: Record<string, unknown> };
+/** What each kind of notification carries (docs/api.md "Notifications"; the REST schema is server/schemas/errors.ts). */
+export type NotificationData = {
+  'hold.expired': { hold_id: string; start: string; end: string; expired_at?: string };
+  'booking.preempted': { booking_id?: string; hold_id?: string; claim_kind: 'booking' | 'hold'; owner_email: string; start: string; end: string; preempted_by_meeting_class: string };
+  'booking.cancelled': { booking_id: string; owner_email: string; start: string; end: string; reason: string | null };
+  'proposal.reviewed': { proposal_id: string; status: 'booked' | 'declined'; owner_email: string; booking_id?: string; start?: string; end?: string; reason?: string | null };
+};
+
+export type NotificationItem = { [K in NotificationKind]: { id: string; kind: K; created_at: string; data: NotificationData[K] } }[NotificationKind];
 
 export const MAX_NOTIFICATIONS_PER_DRAIN = 50;
 
@@ -41,5 +49,6 @@ export async function drainNotifications(db: Executor, agentId: string, now: Dat
     .where(inArray(notifications.id, sql`(${pending})`))
     .returning();
   rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
-  return rows.map((r) => ({ id: r.id, kind: r.kind, created_at: r.createdAt.toISOString(), data: r.data }));
+  // `data` was written by enqueueNotification for its kind.
+  return rows.map((r) => ({ id: r.id, kind: r.kind, created_at: r.createdAt.toISOString(), data: r.data }) as NotificationItem);
 }

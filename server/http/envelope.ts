@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { DomainError, isDomainError } from '@/server/domain/errors';
-import { statusForCode } from './errorStatus';
+import { DomainError, fieldErrorMessage, isDomainError } from '@/server/domain/errors';
+import { statusForCode } from '@/server/domain/errorCodes';
 
 /** The SPEC.md error body, without `pending_notifications` (added per response, never stored or replayed). */
 export type ErrorBody = {
@@ -8,10 +8,21 @@ export type ErrorBody = {
   [extra: string]: unknown;
 };
 
-export function errorBody(err: DomainError): ErrorBody {
-  const error: ErrorBody['error'] = { code: err.code, message: err.message };
+/** Where a domain field sits in the request (`end` -> `body.end`); identity when nothing maps it. */
+export type FieldLocator = (field: string) => string;
+
+export function errorBody(err: DomainError, locate: FieldLocator = (f) => f): ErrorBody {
+  let message = err.message;
+  let details = err.details;
+  if (err.fields?.length) {
+    const fields = err.fields.map((f) => ({ path: locate(f.field), message: f.message }));
+    // A message derived from the first field names the field as the client sent it.
+    if (message === fieldErrorMessage(err.fields[0].field, err.fields[0].message)) message = fieldErrorMessage(fields[0].path, fields[0].message);
+    details = { ...(typeof details === 'object' && details !== null ? details : {}), fields };
+  }
+  const error: ErrorBody['error'] = { code: err.code, message };
   if (err.reason !== undefined) error.reason = err.reason;
-  if (err.details !== undefined) error.details = err.details;
+  if (details !== undefined) error.details = details;
   return { error, ...(err.extra ?? {}) };
 }
 

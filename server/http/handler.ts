@@ -12,6 +12,7 @@ import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerpr
 import { HTTP_METHODS, isMutating, type AnyOperation, type HandlerResult, type HttpMethod, type StoreResponse } from './operation';
 import { applyRateLimits, setRateLimitHeaders, type LimitPlan } from './limits';
 import { clientIpOf, publicBaseUrl } from '@/server/request';
+import { fieldLocator } from './fieldPaths';
 
 type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
 export type RouteHandler = ((req: Request, ctx: RouteContext) => Promise<Response>) & { operation?: AnyOperation };
@@ -207,7 +208,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     const err = toDomainError(thrown);
     const status = statusOf(err);
     if (status >= 500) log.error('request failed', { requestId, operation: op.operationId, err: thrown });
-    const body: ErrorBody = errorBody(err);
+    const body: ErrorBody = errorBody(err, fieldLocator(op));
     if (db && idem) {
       try {
         if (status >= 500 || status === 429) await releaseIdempotent(db, idem.recordId);

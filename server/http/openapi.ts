@@ -1,35 +1,87 @@
-import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 
 extendZodWithOpenApi(z);
-import { statusForCode, type ErrorCode } from './errorStatus';
+import { PERMISSIONS } from '@/db/schema';
+import { ERROR_CODES, permissionDeniedCode, statusForCode, type ErrorCode } from '@/server/domain/errorCodes';
 import { requiredPermissions } from '@/server/domain/access';
 import type { AnyOperation } from './operation';
+import { errorEnvelopeFor } from '@/server/schemas/errors';
 
-/** Codes every operation of a kind can answer, whatever it does. */
+/** Codes every operation of a kind can answer, whatever it does (permission codes come from the operation). */
 const COMMON_ERRORS: Record<AnyOperation['auth'], ErrorCode[]> = {
-  api_key: ['invalid_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'unknown_api_key', 'api_key_revoked', 'agent_disabled', 'permission_denied', 'rate_limited', 'internal_error'],
+  api_key: ['invalid_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'unknown_api_key', 'api_key_revoked', 'agent_disabled', 'rate_limited', 'internal_error'],
   public: ['invalid_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error'],
 };
 const IDEMPOTENCY_ERRORS: ErrorCode[] = ['IDEMPOTENCY_IN_FLIGHT', 'IDEMPOTENCY_CONFLICT'];
 
-const Notification = z.object({ id: z.string(), kind: z.string(), created_at: z.string(), data: z.record(z.string(), z.unknown()) });
-export const ErrorEnvelope = z
-  .object({
-    error: z.object({
-      code: z.string().describe('Stable; clients switch on it'),
-      message: z.string().describe('Human-readable; do not parse'),
-      reason: z.string().optional().describe('Present on arbitration errors'),
-      details: z.unknown().optional(),
-    }),
-    pending_notifications: z.array(Notification).describe('Always present; the agent notification queue, oldest first'),
-  })
-  .catchall(z.unknown())
-  .describe('Error envelope; extra detail (alternatives, reason_code, next_available, ...) sits at the top level');
+/** The top-level tags, in document order. */
+const TAGS: { name: string; description: string }[] = [
+  { name: 'Scheduling', description: 'Search availability, hold, book, confirm and cancel; arbitration dry runs, notifications, the audit log, agent proposals' },
+  { name: 'Administration', description: 'Calendar owners, their schedule rules, meeting classes' },
+  { name: 'Agents and keys', description: 'Agents, their permissions and owner scope, API keys' },
+  { name: 'Public scheduling administration', description: 'Public links, meeting types, audiences, verified domains, requester identities' },
+  { name: 'Public', description: 'The requester-facing API behind public scheduling links (no API key)' },
+  { name: 'Meta', description: 'This document' },
+];
 
-function errorCodesOf(op: AnyOperation): ErrorCode[] {
-  const idem = op.auth === 'api_key' && op.method !== 'GET' && op.idempotency !== false ? IDEMPOTENCY_ERRORS : [];
-  return [...new Set([...COMMON_ERRORS[op.auth], ...idem, ...op.errors])];
+const isIdempotent = (op: AnyOperation) => op.auth === 'api_key' && op.method !== 'GET' && op.idempotency !== false;
+
+/** Every code an operation can answer, as sent (`permission_denied:<perm>` spelled out). */
+export function errorCodesOf(op: AnyOperation): string[] {
+  const declared = op.errors.filter((c): c is ErrorCode => !c.startsWith('permission_denied'));
+  const codes: string[] = [...new Set([...COMMON_ERRORS[op.auth], ...(isIdempotent(op) ? IDEMPOTENCY_ERRORS : []), ...declared])];
+  // `permission_denied` in `errors` means any permission (an agent granting permissions it lacks).
+  const perms = op.errors.includes('permission_denied')
+    ? PERMISSIONS.map(permissionDeniedCode)
+    : [...(op.permission ? requiredPermissions(op.permission).map(permissionDeniedCode) : []), ...op.errors.filter((c) => c.startsWith('permission_denied:'))];
+  codes.push(...new Set(perms));
+  return codes;
+}
+
+const header = (description: string, schema: { type: 'integer' | 'string'; minimum?: number; enum?: string[] }) => ({ description, schema });
+const HEADERS = {
+  'RateLimit-Limit': header('Requests allowed in the current window of the policy that applies (per API key or per client IP)', { type: 'integer', minimum: 0 }),
+  'RateLimit-Remaining': header('Requests left in the current window', { type: 'integer', minimum: 0 }),
+  'RateLimit-Reset': header('Seconds until the window resets', { type: 'integer', minimum: 0 }),
+  'Retry-After': header('Seconds to wait before retrying', { type: 'integer', minimum: 1 }),
+  'Idempotent-Replayed': header('`true` when this is the stored answer to an earlier request with the same Idempotency-Key', { type: 'string', enum: ['true'] }),
+  'WWW-Authenticate': header('`Bearer error="invalid_token", error_description="<code>"`', { type: 'string' }),
+  'X-Request-Id': header('The request id (the one sent when it is 1 to 128 of A-Z a-z 0-9 . _ -, else a new one)', { type: 'string' }),
+  Allow: header('The methods this path supports', { type: 'string' }),
+} as const;
+type HeaderName = keyof typeof HEADERS;
+const headerRefs = (names: HeaderName[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+const COMMON_HEADERS: HeaderName[] = ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+
+function errorResponses(op: AnyOperation): Record<string, ResponseConfig> {
+  const byStatus = new Map<number, string[]>();
+  for (const code of errorCodesOf(op)) byStatus.set(statusForCode(code), [...(byStatus.get(statusForCode(code)) ?? []), code]);
+  const out: Record<string, ResponseConfig> = {};
+  for (const [status, codes] of [...byStatus.entries()].sort((a, b) => a[0] - b[0])) {
+    const catalogued = codes.map((c) => (c.startsWith('permission_denied:') ? 'permission_denied' : c) as ErrorCode);
+    const names: HeaderName[] = [...COMMON_HEADERS, ...(status === 429 ? (['Retry-After'] as const) : []), ...(status === 401 ? (['WWW-Authenticate'] as const) : [])];
+    // A stored 4xx is replayed too (same Idempotency-Key).
+    if (isIdempotent(op) && status < 500 && status !== 429) names.push('Idempotent-Replayed');
+    out[status] = {
+      description: codes.map((c) => `\`${c}\`: ${ERROR_CODES[catalogued[codes.indexOf(c)]].description}`).join('; '),
+      headers: headerRefs(names) as ResponseConfig['headers'],
+      content: { 'application/json': { schema: errorEnvelopeFor(codes as [string, ...string[]], catalogued) } },
+    };
+  }
+  out['405'] = { $ref: '#/components/responses/MethodNotAllowed' } as unknown as ResponseConfig;
+  return out;
+}
+
+function describe(op: AnyOperation): string {
+  return [
+    op.description ?? `${op.summary}.`,
+    op.permission ? `Requires permission ${requiredPermissions(op.permission).map((p) => `\`${p}\``).join(' or ')}.` : undefined,
+    op.rateLimit ? `Rate limit policy: ${op.rateLimit.policy}.` : undefined,
+    isIdempotent(op) ? 'Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).' : undefined,
+  ]
+    .filter(Boolean)
+    .join('\n\n');
 }
 
 /** The OpenAPI 3.1 document, generated from the very operations (and zod schemas) the handlers run. */
@@ -37,35 +89,36 @@ export function buildOpenApiDocument(operations: readonly AnyOperation[], server
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer', description: 'API key `ak_...`' });
   registry.registerComponent('securitySchemes', 'requesterCredential', { type: 'http', scheme: 'bearer', description: 'Optional requester credential `rc_...`' });
-  const envelope = registry.register('ErrorEnvelope', ErrorEnvelope);
+  for (const [name, h] of Object.entries(HEADERS)) registry.registerComponent('headers', name, h);
+  registry.registerComponent('responses', 'MethodNotAllowed', {
+    description:
+      '`method_not_allowed`: the path does not support the method (answered for any method not listed on the path; OpenAPI has no per-path responses, so every operation names it)',
+    headers: headerRefs(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Allow']),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/MethodNotAllowedEnvelope' } } },
+  });
+  registry.register('MethodNotAllowedEnvelope', errorEnvelopeFor(['method_not_allowed'], ['method_not_allowed']));
 
   for (const op of operations) {
-    const byStatus = new Map<number, string[]>();
-    for (const code of errorCodesOf(op)) {
-      const status = statusForCode(code);
-      byStatus.set(status, [...(byStatus.get(status) ?? []), code === 'permission_denied' ? 'permission_denied:<perm>' : code]);
-    }
-    const responses: Record<string, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {
-      [op.success.status]: { description: op.success.description, ...(op.success.schema ? { content: { 'application/json': { schema: op.success.schema } } } : {}) },
+    const responses: Record<string, ResponseConfig> = {
+      [op.success.status]: {
+        description: op.success.description,
+        headers: headerRefs([...COMMON_HEADERS, ...(isIdempotent(op) ? (['Idempotent-Replayed'] as const) : [])]) as ResponseConfig['headers'],
+        ...(op.success.schema ? { content: { 'application/json': { schema: op.success.schema } } } : {}),
+      },
+      ...errorResponses(op),
     };
-    for (const [status, codes] of [...byStatus.entries()].sort((a, b) => a[0] - b[0])) {
-      responses[status] = { description: `Error codes: ${codes.join(', ')}`, content: { 'application/json': { schema: envelope } } };
-    }
-    const idempotent = op.auth === 'api_key' && op.method !== 'GET' && op.idempotency !== false;
     registry.registerPath({
       method: op.method.toLowerCase() as 'get',
       path: op.path,
       operationId: op.operationId,
       summary: op.summary,
-      description: [op.description, op.permission ? `Requires permission ${requiredPermissions(op.permission).map((p) => `\`${p}\``).join(' or ')}.` : undefined, op.rateLimit ? `Rate limit policy: ${op.rateLimit.policy}.` : undefined]
-        .filter(Boolean)
-        .join('\n\n') || undefined,
+      description: describe(op),
       tags: op.tags,
       security: op.auth === 'api_key' ? [{ apiKey: [] }] : op.path.startsWith('/public') ? [{}, { requesterCredential: [] }] : [],
       request: {
         ...(op.params ? { params: op.params } : {}),
         ...(op.query ? { query: op.query } : {}),
-        ...(idempotent ? { headers: z.object({ 'Idempotency-Key': z.string().max(255).optional() }) } : {}),
+        ...(isIdempotent(op) ? { headers: z.object({ 'Idempotency-Key': z.string().min(1).max(255).optional().describe('1 to 255 visible ASCII characters; retries with the same key are safe') }) } : {}),
         ...(op.body ? { body: { required: true, content: { 'application/json': { schema: op.body } } } } : {}),
       },
       responses,
@@ -78,8 +131,15 @@ export function buildOpenApiDocument(operations: readonly AnyOperation[], server
     info: {
       title: 'Scheduling service API',
       version: '1.0.0',
-      description: 'Agents find, hold and book time on calendar owners\' calendars; every booking decision is arbitrated and explained. Requesters propose meetings through public links.',
+      description:
+        "Agents find, hold and book time on calendar owners' calendars; every booking decision is arbitrated and explained. Requesters propose meetings through public links.\n\n" +
+        'Every error answers the envelope `{error: {code, message, reason?, details?}, pending_notifications: [...], ...}`; `error.code` is one of the codes each response lists. ' +
+        'Unknown paths answer 404 `not_found` and unsupported methods 405 `method_not_allowed` (with `Allow`) in the same envelope. Every response carries `RateLimit-*` headers; 429 adds `Retry-After`.',
+      contact: { name: 'The operator of this service' },
     },
     servers: serverUrl ? [{ url: serverUrl }] : [],
+    tags: [...TAGS, ...[...new Set(operations.flatMap((op) => op.tags))].filter((n) => !TAGS.some((t) => t.name === n)).map((name) => ({ name }))].filter((t) =>
+      operations.some((op) => op.tags.includes(t.name)),
+    ),
   });
 }

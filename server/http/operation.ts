@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Db, Executor } from '@/db/client';
 import type { AgentActor, PermissionRequirement } from '@/server/domain/access';
-import type { ErrorCode } from './errorStatus';
+import type { ErrorCode, PermissionDeniedCode } from '@/server/domain/errorCodes';
 import type { RateLimitName } from './limits';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -40,10 +40,14 @@ export type HandlerContext<B, Q, P, A extends AuthMode> = OperationInput<B, Q, P
 
 export type StoreResponse = (tx: Executor, body: unknown) => Promise<unknown>;
 
-/** What a handler returns: a body (status from `success.status`) or an explicit response. */
-export type HandlerResult = { status?: number; body: unknown; headers?: Record<string, string> };
+/**
+ * What a handler returns: a body (status from `success.status`) or an explicit
+ * response. The body is typed by the success schema (`R`), so a domain view
+ * that drifts from the documented response fails the type check.
+ */
+export type HandlerResult<R = unknown> = { status?: number; body: R extends z.ZodType ? z.infer<R> : unknown; headers?: Record<string, string> };
 
-export type OperationSpec<B, Q, P, A extends AuthMode> = {
+export type OperationSpec<B, Q, P, A extends AuthMode, R = z.ZodType | undefined> = {
   operationId: string;
   method: HttpMethod;
   /** OpenAPI-style path, e.g. `/v1/agents/{id}`. */
@@ -66,9 +70,14 @@ export type OperationSpec<B, Q, P, A extends AuthMode> = {
   body?: B;
   query?: Q;
   params?: P;
-  success: { status: number; description: string; schema?: z.ZodType };
-  /** Error codes this operation can answer beyond the ones every operation of its kind can. */
-  errors: ErrorCode[];
+  success: { status: number; description: string; schema?: R };
+  /**
+   * Error codes this operation can answer beyond the ones every operation of
+   * its kind can (its own `permission` adds `permission_denied:<permission>`;
+   * list other `permission_denied:<perm>` codes it checks, or
+   * `permission_denied` for any permission).
+   */
+  errors: (ErrorCode | PermissionDeniedCode)[];
   /**
    * Idempotency-Key handling (default: on for mutating API-key operations).
    * `redact` lists top-level response fields never stored (secrets shown once);
@@ -76,10 +85,11 @@ export type OperationSpec<B, Q, P, A extends AuthMode> = {
    */
   idempotency?: false | { redact?: string[] };
   // Method syntax (bivariant) so specific operations fit AnyOperation.
-  handler(ctx: HandlerContext<B, Q, P, A>): Promise<HandlerResult>;
+  handler(ctx: HandlerContext<B, Q, P, A>): Promise<HandlerResult<R>>;
 };
 
-export type AnyOperation = OperationSpec<any, any, any, AuthMode>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any operation, whatever its schemas
+export type AnyOperation = OperationSpec<any, any, any, AuthMode, any>;
 
 /** Declare an operation: transport contract (schemas, auth, limits, errors) plus the few lines that call the domain. */
 export function defineOperation<
@@ -87,7 +97,8 @@ export function defineOperation<
   Q extends z.ZodType | undefined = undefined,
   P extends z.ZodType | undefined = undefined,
   A extends AuthMode = AuthMode,
->(spec: OperationSpec<B, Q, P, A>): OperationSpec<B, Q, P, A> {
+  R extends z.ZodType | undefined = undefined,
+>(spec: OperationSpec<B, Q, P, A, R>): OperationSpec<B, Q, P, A, R> {
   return spec;
 }
 

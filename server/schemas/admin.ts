@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PERMISSIONS } from '@/db/schema';
-import { Email, LocalTime, Warnings, Weekday } from './common';
+import { Email, LocalTime, Timestamp, Warnings, Weekday } from './common';
 
 const LocalRange = z.strictObject({ start: LocalTime, end: LocalTime });
 const DayRanges = z.array(LocalRange).max(12);
@@ -82,14 +82,14 @@ export const Agent = z.object({
   owner_scope: z.string(),
   permissions: z.array(Permission),
   disabled: z.boolean(),
-  created_at: z.string(),
+  created_at: Timestamp,
 });
 export const KeyCreateBody = z.strictObject({ name: z.string().min(1).max(200).optional() });
 export const MintedKey = z.object({
   key_id: z.string(),
   api_key: z.string().nullable().describe('Shown once; null on an idempotent replay'),
   prefix: z.string(),
-  created_at: z.string(),
+  created_at: Timestamp,
 });
 export const AgentKeyParams = z.strictObject({ id: z.string().min(1).max(64), key_id: z.string().min(1).max(64) });
-export const RevokedKey = z.object({ key_id: z.string(), revoked_at: z.string() });
+export const RevokedKey = z.object({ key_id: z.string(), revoked_at: Timestamp });

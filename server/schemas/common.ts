@@ -3,6 +3,8 @@ import { z } from 'zod';
 /** Shared request/response building blocks (the same schemas validate and document). */
 export const Email = z.email().max(254);
 export const UtcDateTime = z.iso.datetime({ offset: false, precision: undefined }).describe('UTC ISO 8601 date-time ending in Z');
+/** A response timestamp (documented as `format: date-time`; the server always writes UTC with milliseconds). */
+export const Timestamp = z.iso.datetime().describe('UTC ISO 8601 date-time');
 export const Weekday = z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
 export const LocalTime = z.string().regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'must be HH:MM (00:00 to 24:00)');
 export const Id = z.string().min(1).max(64);

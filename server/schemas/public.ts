@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { Email, UtcDateTime } from './common';
+import { Email, Timestamp, UtcDateTime } from './common';
 
 /** Requester-facing shapes (SPEC.md "Booking proposal (public)", API.md "Public requester"). */
 
 const Duration = z.int().min(5).max(480);
 const Interval = z.strictObject({ start: UtcDateTime, end: UtcDateTime });
-const IsoInterval = z.object({ start: z.string(), end: z.string() });
+const IsoInterval = z.object({ start: Timestamp, end: Timestamp });
 const Name = z.string().trim().min(1, 'must not be empty').max(200);
 
 export const ScheduleParams = z.strictObject({ id: z.string().min(1).max(64).describe('public_scheduling_boundary_id or the link alias') });
@@ -30,7 +30,8 @@ export const ProposalSubmitBody = z.strictObject({
   attendees: z
     .array(z.strictObject({ email: Email, name: Name.optional() }))
     .max(500)
-    .describe("More than 50 items, or more people than the meeting type's own attendee_limit (which counts the requester), answers attendee_limit_exceeded"),
+    .describe("More than 50 items, or more people than the meeting type's own attendee_limit (which counts the requester), answers attendee_limit_exceeded")
+    .meta({ maxItems: 50 }), // documented as the server's limit
   public_meeting_type: z.string().min(1).max(64).optional().describe('Structured request: the type slug (with duration_minutes and requested_window)'),
   duration_minutes: Duration.optional(),
   requested_window: Interval.optional().describe('Structured request: exactly one of the suggested times'),
@@ -45,7 +46,7 @@ export const ProposalCreated = z.object({
 
 export const ProposalStatus = z.object({
   status: z.enum(['pending_requester_verification', 'pending_review', 'booked', 'declined', 'withdrawn', 'expired']),
-  updated_at: z.string().describe('UTC, millisecond precision'),
+  updated_at: Timestamp.describe('UTC, millisecond precision'),
 });
 
 export const VerificationConfirmed = z.object({ status: z.literal('pending_review') });

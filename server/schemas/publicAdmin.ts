@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SLUG_RE } from '@/server/domain/publicScheduling/admin/validation';
-import { Email, Id, Pagination } from './common';
+import { Email, Id, Pagination, Timestamp } from './common';
 
 /**
  * Public scheduling administration. Aliases and domains are checked by the
@@ -35,9 +35,9 @@ export const Link = z.object({
   title: z.string().nullable(),
   url: z.string().describe('{base_url}/public/schedules/{alias}'),
   owner_email: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  deleted_at: z.string().optional().describe('Only in the answer to DELETE'),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  deleted_at: Timestamp.optional().describe('Only in the answer to DELETE'),
 });
 export const LinkList = z.object({ links: z.array(Link), next_cursor: Cursor });
 
@@ -82,8 +82,8 @@ export const MeetingType = z.object({
   enabled: z.boolean(),
   published: z.boolean(),
   credential_skips_verification: z.boolean(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 export const MeetingTypeList = z.object({ meeting_types: z.array(MeetingType), next_cursor: Cursor });
 
@@ -97,8 +97,8 @@ export const Domain = z.object({
     record_name: z.string().describe('Publish a TXT record at this name ...'),
     record_value: z.string().describe('... with exactly this value'),
   }),
-  created_at: z.string(),
-  verified_at: z.string().nullable(),
+  created_at: Timestamp,
+  verified_at: Timestamp.nullable(),
 });
 export const DomainList = z.object({ domains: z.array(Domain), next_cursor: Cursor });
 
@@ -108,7 +108,7 @@ export const Identity = z.object({
   identity_id: z.string(),
   email: z.string(),
   domain: z.string().nullable().describe("The customer's verified domain of the email, if any"),
-  created_at: z.string(),
+  created_at: Timestamp,
 });
 export const IdentityList = z.object({ requester_identities: z.array(Identity), next_cursor: Cursor });
 export const MintedCredential = z.object({
@@ -116,9 +116,9 @@ export const MintedCredential = z.object({
   identity_id: z.string(),
   requester_credential: z.string().nullable().describe('`rc_...`, shown once; null on an idempotent replay'),
   prefix: z.string(),
-  created_at: z.string(),
+  created_at: Timestamp,
 });
-export const RevokedCredential = z.object({ credential_id: z.string(), identity_id: z.string(), revoked_at: z.string() });
+export const RevokedCredential = z.object({ credential_id: z.string(), identity_id: z.string(), revoked_at: Timestamp });
 
 // --- audiences
 const Member = z.union([z.strictObject({ email: Email }), z.strictObject({ domain: DomainName })]);
@@ -128,7 +128,7 @@ export const Audience = z.object({
   audience_id: z.string(),
   name: z.string(),
   members: z.array(z.union([z.object({ email: z.string() }), z.object({ domain: z.string() })])),
-  created_at: z.string(),
+  created_at: Timestamp,
 });
 export const AudienceList = z.object({ audiences: z.array(Audience), next_cursor: Cursor });
 
@@ -148,6 +148,6 @@ export const Allocation = z.object({
   audience: z.string().nullable(),
   limit: z.int(),
   period: Period,
-  created_at: z.string(),
+  created_at: Timestamp,
 });
 export const AllocationList = z.object({ allocations: z.array(Allocation), next_cursor: Cursor });

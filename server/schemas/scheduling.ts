@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { Email, Pagination, UtcDateTime, Warnings } from './common';
+import { Email, Pagination, Timestamp, UtcDateTime, Warnings } from './common';
+import { Alternative, ArbitrationReason, Notification } from './errors';
 
 const Duration = z.int().min(5).max(480);
 const Interval = z.strictObject({ start: UtcDateTime, end: UtcDateTime });
-const IsoInterval = z.object({ start: z.string(), end: z.string() });
+const IsoInterval = z.object({ start: Timestamp, end: Timestamp });
 const MeetingClassName = z.string().min(1).max(100);
 const CalendarType = z.string().min(1).max(40);
 const Attendees = z.array(z.strictObject({ email: Email, name: z.string().min(1).max(200).optional() })).max(50);
@@ -16,12 +17,12 @@ export const AvailabilitySearchBody = z.strictObject({
   calendar_type: CalendarType.optional(),
   slot_step_minutes: z.int().min(5).max(60).optional(),
   max_results: z.int().min(1).max(500).optional(),
-  next_available_lookahead_hours: z.int().min(1).max(100_000).optional().describe('1 to 72 (default 72); more answers LOOKAHEAD_EXCEEDS_MAXIMUM'),
+  next_available_lookahead_hours: z.int().min(1).max(100_000).optional().describe('1 to 72 (default 72); more answers LOOKAHEAD_EXCEEDS_MAXIMUM').meta({ maximum: 72 }), // documented as the server's limit
 });
 export const AvailabilityResult = z.object({
   owner_email: z.string(),
   time_zone: z.string(),
-  slots: z.array(z.object({ start: z.string(), end: z.string(), preempts: z.boolean() })),
+  slots: z.array(z.object({ start: Timestamp, end: Timestamp, preempts: z.boolean() })),
   warnings: Warnings,
 });
 
@@ -40,7 +41,7 @@ export const Hold = z.object({
   hold_scope: z.enum(['candidate', 'window']),
   held_window: IsoInterval,
   duration_minutes: z.int(),
-  expires_at: z.string(),
+  expires_at: Timestamp,
   expires_in_seconds: z.int().describe('Remaining time to live; use it for expiry checks'),
   resolved_calendar_type: z.string(),
   owner_email: z.string(),
@@ -75,14 +76,14 @@ export const Booking = z.object({
   hold_id: z.string().nullable(),
   owner_email: z.string(),
   meeting_class: z.string().nullable(),
-  start: z.string(),
-  end: z.string(),
+  start: Timestamp,
+  end: Timestamp,
   status: z.enum(['confirmed', 'cancelled', 'preempted']),
   calendar_type: z.string(),
   title: z.string().nullable(),
   description: z.string().nullable(),
   attendees: z.array(z.object({ email: z.string(), name: z.string().nullable(), response: z.string() })),
-  created_at: z.string(),
+  created_at: Timestamp,
   preempted_booking_ids: z.array(z.string()),
   warnings: Warnings,
 });
@@ -94,17 +95,16 @@ export const EvaluateBody = z.strictObject({
   end: UtcDateTime,
   calendar_type: CalendarType.optional(),
 });
-const AlternativeSchema = z.object({ start: z.string(), end: z.string(), reason_code: z.string() });
 export const EvaluateResult = z.object({
   outcome: z.enum(['accept', 'reject', 'counter_propose']),
-  reason: z.string().optional(),
-  alternatives: z.array(AlternativeSchema),
+  reason: z.union([ArbitrationReason, z.literal('PAST_TIME')]).optional(),
+  alternatives: z.array(Alternative),
   would_preempt: z.array(z.string()),
   warnings: Warnings,
 });
 
 export const NotificationsResult = z.object({
-  notifications: z.array(z.object({ id: z.string(), kind: z.string(), created_at: z.string(), data: z.record(z.string(), z.unknown()) })),
+  notifications: z.array(Notification),
 });
 
 export const AuditQuery = z.strictObject({
@@ -119,15 +119,15 @@ export const AuditResult = z.object({
   entries: z.array(
     z.object({
       id: z.string(),
-      at: z.string(),
+      at: Timestamp,
       agent_id: z.string().nullable(),
       owner_email: z.string().nullable(),
       action: z.string(),
       outcome: z.string(),
       reason: z.string().nullable(),
       meeting_class: z.string().nullable(),
-      start: z.string().nullable(),
-      end: z.string().nullable(),
+      start: Timestamp.nullable(),
+      end: Timestamp.nullable(),
       hold_id: z.string().nullable(),
       booking_id: z.string().nullable(),
       preempted_booking_ids: z.array(z.string()),

@@ -2,7 +2,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { isDomainError } from '@/server/domain/errors';
-import { statusForCode } from '@/server/http/errorStatus';
+import { statusForCode, type DomainErrorCode } from '@/server/domain/errorCodes';
 
 import type { OwnerSession } from '@/server/auth/ownerSession';
 import { getDb, type Db } from '@/server/db';
@@ -23,7 +23,7 @@ export async function createTrpcContext(opts: { req: Request }): Promise<TrpcCon
 
 /**
  * tRPC's own error key for an HTTP status, derived from tRPC's table (so
- * server/http/errorStatus.ts stays the only table of ours): the first key
+ * the catalogue in server/domain/errorCodes.ts stays the only table of ours): the first key
  * whose status is `status`, else BAD_REQUEST for other 4xx (e.g. 410) and
  * INTERNAL_SERVER_ERROR for the rest.
  */
@@ -38,7 +38,7 @@ export function trpcKeyForStatus(status: number): TRPC_ERROR_CODE_KEY {
 }
 
 /** What a DomainError adds to `error.data` (the same code and details the REST envelope carries). */
-export type DomainErrorData = { code: string; message: string; reason?: string; details?: unknown; extra?: Record<string, unknown> };
+export type DomainErrorData = { code: DomainErrorCode; message: string; reason?: string; details?: unknown; extra?: Record<string, unknown> };
 
 const t = initTRPC.context<TrpcContext>().create({
   // Plain JSON (no transformer): dates travel as ISO strings, as on /v1.
@@ -51,6 +51,8 @@ const t = initTRPC.context<TrpcContext>().create({
       const domain: DomainErrorData = { code: cause.code, message: cause.message };
       if (cause.reason !== undefined) domain.reason = cause.reason;
       if (cause.details !== undefined) domain.details = cause.details;
+      // Failing fields keep the domain's names here (no request paths on tRPC).
+      if (cause.fields?.length) domain.details = { ...(typeof cause.details === 'object' && cause.details !== null ? cause.details : {}), fields: cause.fields.map((f) => ({ path: f.field, message: f.message })) };
       if (cause.extra !== undefined) domain.extra = cause.extra; // alternatives, next_available, ...
       return {
         ...shape,

@@ -2,7 +2,7 @@ import { and, desc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { auditLog } from '@/db/schema';
 import { isoOrNull, pgArray, queryRows } from '@/db/statements';
-import { DomainError } from '../errors';
+import { invalidField } from '../errors';
 import { newId } from '../ids';
 
 export type AuditAction = 'hold.create' | 'booking.confirm' | 'booking.create' | 'booking.cancel' | 'proposal.review' | 'proposal.create';
@@ -102,7 +102,7 @@ function decodeCursor(cursor: string): { at: Date; id: string } {
     if (Number.isNaN(date.getTime()) || typeof id !== 'string') throw new Error('bad cursor');
     return { at: date, id };
   } catch {
-    throw new DomainError('invalid_request', 'cursor is not one this API returned', { details: { fields: [{ path: 'query.cursor', message: 'Invalid cursor' }] } });
+    throw invalidField('cursor', 'Invalid cursor', 'cursor is not one this API returned');
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import type { AgentActor } from '../access';
-import { DomainError } from '../errors';
-import { arbitrate, searchSlots, timeZoneName } from '../scheduling';
+import { DomainError, invalidField } from '../errors';
+import { arbitrate, searchSlots, timeZoneName, type AlternativeReasonCode, type RejectReason } from '../scheduling';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules } from './context';
 import { alternativesJson, requestPolicy } from './decide';
 import { DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, noSlotsError, validateWindow } from './windows';
@@ -68,8 +68,8 @@ export async function searchAvailability(db: Db, actor: AgentActor, input: Avail
 
 export type EvaluateResult = {
   outcome: 'accept' | 'reject' | 'counter_propose';
-  reason?: string;
-  alternatives: { start: string; end: string; reason_code: string }[];
+  reason?: RejectReason | 'COUNTER_PROPOSED' | 'PAST_TIME';
+  alternatives: { start: string; end: string; reason_code: AlternativeReasonCode }[];
   would_preempt: string[];
   warnings?: string[];
 };
@@ -84,7 +84,7 @@ export async function evaluateBooking(
   const target = await loadTarget(db, actor.customerId, input, false);
   const start = input.start.getTime();
   const end = input.end.getTime();
-  if (!(end > start)) throw new DomainError('invalid_request', 'end must be after start', { details: { fields: [{ path: 'body.end', message: 'must be after start' }] } });
+  if (!(end > start)) throw invalidField('end', 'must be after start', 'end must be after start');
   const claims = await loadClaims(db, target.owner.id, new Date(start - ARBITRATION_MARGIN_MS), new Date(end + ARBITRATION_MARGIN_MS), now);
   const decision = arbitrate({ start, end, ...requestPolicy(actor, target) }, { now: now.getTime(), rules: ownerRules(target.owner), claims });
   if (decision.outcome === 'past_time') return { outcome: 'reject', reason: 'PAST_TIME', alternatives: [], would_preempt: [] };

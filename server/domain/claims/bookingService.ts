@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
 import { calendars, claims, meetingClasses, owners, type AttendeeJson } from '@/db/schema';
 import { assertOwnerInScope, normalizeEmail, type AgentActor } from '../access';
-import { DomainError } from '../errors';
+import { DomainError, invalidField } from '../errors';
 import { isUuid, newId } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
@@ -172,7 +172,7 @@ export async function confirmHold(
 function assertSpan(start: Date, end: Date) {
   const minutes = (end.getTime() - start.getTime()) / 60_000;
   if (!(minutes >= 5 && minutes <= 480)) {
-    throw new DomainError('invalid_request', 'A booking must span 5 to 480 minutes (end after start)', { details: { fields: [{ path: 'body.end', message: 'span must be 5 to 480 minutes' }] } });
+    throw invalidField('end', 'span must be 5 to 480 minutes', 'A booking must span 5 to 480 minutes (end after start)');
   }
 }
 

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
 import { calendars, claims, meetingClasses, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
-import { DomainError } from '../errors';
+import { DomainError, invalidField } from '../errors';
 import { isUuid, newId } from '../ids';
 import { findHoldStretch, searchSlots } from '../scheduling';
 import { writeAudit } from './audit';
@@ -26,7 +26,7 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
   if (input.scope === 'candidate') {
     const minutes = (input.candidate.end.getTime() - input.candidate.start.getTime()) / 60_000;
     if (!(minutes >= 5 && minutes <= 480)) {
-      throw new DomainError('invalid_request', 'candidate must span 5 to 480 minutes (end after start)', { details: { fields: [{ path: 'body.candidate', message: 'span must be 5 to 480 minutes' }] } });
+      throw invalidField('candidate', 'span must be 5 to 480 minutes', 'candidate must span 5 to 480 minutes (end after start)');
     }
   } else {
     validateWindow(input.window, input.durationMinutes, now);

@@ -1,4 +1,4 @@
-import { DomainError } from '../errors';
+import { DomainError, invalidField } from '../errors';
 import { nextAvailable, windowTooNarrow, type Claim, type NoSlotsReason, type OwnerRules, type RequestPolicy } from '../scheduling';
 
 const MINUTE = 60_000;
@@ -17,7 +17,7 @@ export function validateWindow(window: { start: Date; end: Date }, durationMinut
   const start = window.start.getTime();
   const end = window.end.getTime();
   if (!(end > start)) {
-    throw new DomainError('invalid_request', 'window.end must be after window.start', { details: { fields: [{ path: 'body.window', message: 'end must be after start' }] } });
+    throw invalidField('window', 'end must be after start', 'window.end must be after window.start');
   }
   if (windowTooNarrow({ start, end }, durationMinutes)) {
     throw new DomainError('WINDOW_TOO_NARROW', 'The window is shorter than the requested duration', {
@@ -26,7 +26,7 @@ export function validateWindow(window: { start: Date; end: Date }, durationMinut
   }
   if (start < now.getTime() - PAST_TOLERANCE_MS) throw new DomainError('PAST_TIME', 'The window starts in the past');
   if (end - start > MAX_WINDOW_DAYS * 24 * HOUR) {
-    throw new DomainError('invalid_request', `A window may span at most ${MAX_WINDOW_DAYS} days`, { details: { fields: [{ path: 'body.window', message: `at most ${MAX_WINDOW_DAYS} days` }] } });
+    throw invalidField('window', `at most ${MAX_WINDOW_DAYS} days`, `A window may span at most ${MAX_WINDOW_DAYS} days`);
   }
 }
 

@@ -89,7 +89,7 @@ export const createAgentOp = defineOperation({
   permission: 'manage_agents',
   body: S.AgentCreateBody,
   success: { status: 201, description: 'The new agent', schema: S.Agent },
-  errors: ['owner_scope_denied'],
+  errors: ['owner_scope_denied', 'permission_denied'], // any permission it grants and lacks
   handler: async ({ db, actor, body }) => ({ body: agentView(await createAgent(db, actor.customerId, actor, body)) }),
 });
 
@@ -104,7 +104,7 @@ export const updateAgentOp = defineOperation({
   params: IdParams,
   body: S.AgentPatchBody,
   success: { status: 200, description: 'The agent', schema: S.Agent },
-  errors: ['AGENT_NOT_FOUND', 'owner_scope_denied'],
+  errors: ['AGENT_NOT_FOUND', 'owner_scope_denied', 'permission_denied'], // any permission it grants and lacks
   handler: async ({ db, actor, params, body, now }) => ({
     body: agentView(await updateAgent(db, actor.customerId, actor, params.id, body, now)),
   }),

@@ -18,7 +18,7 @@ export const openApiOp = defineOperation({
   idempotency: false,
   success: { status: 200, description: 'The document', schema: z.object({ openapi: z.string() }).catchall(z.unknown()) },
   errors: [],
-  handler: async ({ baseUrl }) => ({ body: openApiDocument(baseUrl) }),
+  handler: async ({ baseUrl }) => ({ body: { ...openApiDocument(baseUrl) } }), // a shallow copy typed as a plain object
 });
 
 /**
@@ -28,8 +28,9 @@ export const openApiOp = defineOperation({
  */
 export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin), ...Object.values(scheduling), ...Object.values(publicAdmin), ...Object.values(proposals), ...Object.values(publicRequester)] as AnyOperation[];
 
-let cached: { base: string; doc: unknown } | undefined;
-export function openApiDocument(baseUrl: string): unknown {
+type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+let cached: { base: string; doc: OpenApiDocument } | undefined;
+export function openApiDocument(baseUrl: string): OpenApiDocument {
   if (!cached || cached.base !== baseUrl) cached = { base: baseUrl, doc: buildOpenApiDocument(operations, baseUrl) };
   return cached.doc;
 }

@@ -16,6 +16,7 @@ const routeFiles = listRouteFiles();
  *  - every 4xx in the SPEC.md envelope: error.code and error.message strings, pending_notifications array;
  *  - every 401 with `WWW-Authenticate: Bearer ...`, every 429 with Retry-After, auth codes (401/403) lowercase;
  *  - no /public body shows a UUID-shaped string (internal ids).
+ *  - with `documented`: every error code is one the OpenAPI document lists for that operation and status.
  * Violations are collected (not thrown), so one run lists every distinct failure, each with a replayable request.
  */
 export const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : (Date.now() ^ Math.floor(Math.random() * 2 ** 31)) | 0;
@@ -42,7 +43,8 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 const PAGE = /^\/public\/contact-verifications\/[^/]+\/confirm$/;
 const clip = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n)}...(${s.length} chars)` : s);
 
-export function createFuzzer(file: string) {
+/** `documented(req, status)`: the error codes the document allows for this answer, or null when not checkable (the request left its operation's path). */
+export function createFuzzer(file: string, opts: { documented?: (req: FuzzRequest, status: number) => readonly string[] | null } = {}) {
   const ip = ipPool(100 + Math.floor(Math.random() * 100));
   const byStatus = new Map<number, number>();
   const byCode = new Map<string, number>();
@@ -71,6 +73,8 @@ export function createFuzzer(file: string) {
     if ((res.status === 401 || res.status === 403) && typeof code === 'string' && code !== code.toLowerCase()) problems.push(`auth code not lowercase: ${code}`);
     if (res.status === 401 && !/^Bearer\b/.test(res.headers.get('www-authenticate') ?? '')) problems.push('401 without WWW-Authenticate: Bearer');
     if (res.status === 429 && !res.headers.get('retry-after')) problems.push('429 without Retry-After');
+    const allowed = typeof code === 'string' && res.status >= 400 ? opts.documented?.(req, res.status) : null;
+    if (allowed && !allowed.includes(code as string)) problems.push(`code ${String(code)} not in the documented enum of ${res.status}`);
     const uuid = pathname.startsWith('/public') ? UUID.exec(res.text) : null;
     if (uuid) problems.push(`/public body shows a UUID (internal id?) ${uuid[0]}`);
     return problems;

@@ -11,7 +11,16 @@ import type { Hints, Schema } from './schema';
  * real objects (so generated requests reach past validation into the
  * handlers and the database), and the keys requests are sent with.
  */
-export type DocOp = { operationId: string; method: string; path: string; security: unknown[]; params: DocParam[]; body?: Schema };
+export type DocOp = {
+  operationId: string;
+  method: string;
+  path: string;
+  security: unknown[];
+  params: DocParam[];
+  body?: Schema;
+  /** The documented `error.code` enum per error status. */
+  codes: Record<string, string[]>;
+};
 export type DocParam = { name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: Schema };
 
 /** Every operation of the served document (GET /v1/openapi.json). */
@@ -19,7 +28,8 @@ export async function documentOperations(): Promise<{ doc: { components?: { sche
   const res = await api('GET', '/v1/openapi.json');
   if (res.status !== 200) throw new Error(`openapi.json: ${res.status}`);
   const ops: DocOp[] = [];
-  type DocEntry = { operationId: string; security?: unknown[]; parameters?: DocParam[]; requestBody?: { content?: Record<string, { schema?: Schema }> } };
+  type DocResponse = { content?: Record<string, { schema?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } } }> };
+  type DocEntry = { operationId: string; security?: unknown[]; parameters?: DocParam[]; requestBody?: { content?: Record<string, { schema?: Schema }> }; responses: Record<string, DocResponse> };
   for (const [path, item] of Object.entries(res.body.paths as Record<string, Record<string, DocEntry>>)) {
     for (const [method, op] of Object.entries(item)) {
       ops.push({
@@ -29,6 +39,9 @@ export async function documentOperations(): Promise<{ doc: { components?: { sche
         security: op.security ?? [],
         params: (op.parameters ?? []) as DocParam[],
         body: op.requestBody?.content?.['application/json']?.schema,
+        codes: Object.fromEntries(
+          Object.entries(op.responses).map(([status, r]) => [status, r.content?.['application/json']?.schema?.properties?.error?.properties?.code?.enum ?? []]),
+        ),
       });
     }
   }

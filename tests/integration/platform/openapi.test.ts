@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { PERMISSIONS } from '@/db/schema';
+import { statusForCode } from '@/server/domain/errorCodes';
+import { errorCodesOf } from '@/server/http/openapi';
 import { HTTP_METHODS, type AnyOperation } from '@/server/http/operation';
 import { operations } from '@/server/http/operations';
 import { api } from '../../helpers/app';
@@ -20,7 +23,7 @@ describe('OpenAPI document', () => {
     }
     const ownerPost = res.body.paths['/v1/owners'].post;
     expect(ownerPost.responses['401'].description).toContain('unknown_api_key');
-    expect(ownerPost.responses['403'].description).toContain('permission_denied:<perm>');
+    expect(ownerPost.responses['403'].description).toContain('permission_denied:manage_customer');
     expect(ownerPost.responses['429'].description).toContain('rate_limited');
     expect(ownerPost.responses['422'].description).toContain('IDEMPOTENCY_CONFLICT');
     expect(ownerPost.requestBody.content['application/json'].schema).toBeDefined();
@@ -43,4 +46,117 @@ describe('OpenAPI document', () => {
     }
     expect(bound).toBe(operations.length);
   });
+
+  it('types error.code per response as an enum of exactly the codes the operation answers there (from the catalogue)', async () => {
+    const doc = (await api('GET', '/v1/openapi.json')).body;
+    for (const op of operations) {
+      const entry = doc.paths[op.path][op.method.toLowerCase()];
+      const documented: string[] = [];
+      for (const [status, r] of Object.entries(entry.responses as Record<string, { content?: { 'application/json': { schema: Schema } } }>)) {
+        if (status.startsWith('2') || status === '405') continue;
+        const codes: string[] = r.content!['application/json'].schema.properties!.error.properties!.code.enum!;
+        for (const c of codes) expect(statusForCode(c), `${op.operationId} ${c}`).toBe(Number(status));
+        documented.push(...codes);
+      }
+      expect(documented.sort(), op.operationId).toEqual(errorCodesOf(op).sort());
+      for (const code of op.errors) if (code !== 'permission_denied') expect(documented, `${op.operationId} ${code}`).toContain(code);
+      if (op.permission) expect(documented).toContain(`permission_denied:${op.permission}`);
+    }
+    const createAgent = doc.paths['/v1/agents'].post.responses['403'].content['application/json'].schema.properties.error.properties.code.enum;
+    expect(createAgent).toEqual(expect.arrayContaining(PERMISSIONS.map((p) => `permission_denied:${p}`)));
+    expect(doc.paths['/v1/holds/{id}'].get.responses['409']).toBeUndefined();
+  });
+
+  it('types the error details: reason enum, alternatives, reason_code, next_available, window sizes, fields; notifications by kind', async () => {
+    const doc = (await api('GET', '/v1/openapi.json')).body;
+    const schemas = doc.components.schemas;
+    const envelope = (path: string, method: string, status: number) => doc.paths[path][method].responses[status].content['application/json'].schema;
+    const booking409 = envelope('/v1/bookings', 'post', 409);
+    expect(booking409.properties.error.properties.reason).toEqual({ $ref: '#/components/schemas/ArbitrationReason' });
+    expect(schemas.ArbitrationReason.enum).toEqual(expect.arrayContaining(['NO_CAPACITY', 'WORKING_HOURS', 'OFF_DAY', 'SACRED_MEETING', 'MAX_DAILY_HOURS', 'PERMISSION_DENIED_PREEMPT', 'COUNTER_PROPOSED']));
+    expect(booking409.properties.alternatives.items).toEqual({ $ref: '#/components/schemas/Alternative' });
+    expect(schemas.Alternative.properties.reason_code.enum).toContain('capacity_conflict');
+    expect(schemas.Alternative.properties.start.format).toBe('date-time');
+    const search409 = envelope('/v1/availability/search', 'post', 409);
+    expect(search409.properties.reason_code.enum).toEqual(expect.arrayContaining(['NO_FREE_SLOTS', 'HARD_BLOCK']));
+    expect(search409.properties.next_available.type).toEqual(['object', 'null']);
+    expect(search409.properties.next_available_exceeds_lookahead.type).toBe('boolean');
+    const search422 = envelope('/v1/availability/search', 'post', 422);
+    expect(search422.properties.window_duration_minutes.type).toBe('integer');
+    expect(search422.properties.required_duration_minutes.type).toBe('integer');
+    expect(schemas.ErrorDetails.properties.fields.items).toEqual({ $ref: '#/components/schemas/FieldIssue' });
+    expect(envelope('/v1/owners', 'post', 400).properties.error.properties.details).toEqual({ $ref: '#/components/schemas/ErrorDetails' });
+    // reason only where ARBITRATION_REJECTED can be answered
+    expect(envelope('/v1/holds/{id}', 'get', 404).properties.error.properties.reason).toBeUndefined();
+
+    expect(schemas.Notification.discriminator.propertyName).toBe('kind');
+    expect(Object.keys(schemas.Notification.discriminator.mapping).sort()).toEqual(['booking.cancelled', 'booking.preempted', 'hold.expired', 'proposal.reviewed']);
+    expect(doc.paths['/v1/notifications'].get.responses['200'].content['application/json'].schema.properties.notifications.items).toEqual({ $ref: '#/components/schemas/Notification' });
+    expect(booking409.properties.pending_notifications.items).toEqual({ $ref: '#/components/schemas/Notification' });
+  });
+
+  it('documents response headers (RateLimit-*, Retry-After on 429, Idempotent-Replayed, WWW-Authenticate on 401) and 405', async () => {
+    const doc = (await api('GET', '/v1/openapi.json')).body;
+    for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate', 'Allow']) expect(doc.components.headers[name], name).toBeDefined();
+    expect(doc.components.responses.MethodNotAllowed.headers.Allow).toEqual({ $ref: '#/components/headers/Allow' });
+    for (const op of operations) {
+      const responses = doc.paths[op.path][op.method.toLowerCase()].responses as Record<string, { headers?: Record<string, unknown>; $ref?: string }>;
+      for (const [status, r] of Object.entries(responses)) {
+        if (status === '405') {
+          expect(r.$ref).toBe('#/components/responses/MethodNotAllowed');
+          continue;
+        }
+        expect(Object.keys(r.headers ?? {}), `${op.operationId} ${status}`).toEqual(expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
+        if (status === '429') expect(r.headers).toHaveProperty('Retry-After');
+        if (status === '401') expect(r.headers).toHaveProperty('WWW-Authenticate');
+      }
+      const idempotent = op.auth === 'api_key' && op.method !== 'GET' && op.idempotency !== false;
+      expect(Boolean(responses[String(op.success.status)].headers?.['Idempotent-Replayed']), op.operationId).toBe(idempotent);
+    }
+  });
+
+  it('marks every response timestamp date-time, documents the server limits, lists tags and describes every operation', async () => {
+    const doc = (await api('GET', '/v1/openapi.json')).body;
+    const TIMESTAMP = /^(start|end|at|.*_at)$/;
+    const missing: string[] = [];
+    const walk = (s: Schema | undefined, where: string) => {
+      if (!s || typeof s !== 'object') return;
+      if (s.$ref) return walk(doc.components.schemas[s.$ref.split('/').pop()!], where);
+      for (const [k, v] of Object.entries(s.properties ?? {})) {
+        const types = [v.type ?? []].flat();
+        if (TIMESTAMP.test(k) && types.includes('string') && !v.pattern && v.format !== 'date-time') missing.push(`${where}.${k}`);
+        walk(v, `${where}.${k}`);
+      }
+      walk(s.items, `${where}[]`);
+      for (const alt of [...(s.oneOf ?? []), ...(s.anyOf ?? [])]) walk(alt, where);
+    };
+    for (const op of operations) {
+      const entry = doc.paths[op.path][op.method.toLowerCase()];
+      walk(entry.responses[String(op.success.status)].content?.['application/json']?.schema, op.operationId);
+      expect(entry.description, op.operationId).toBeTruthy();
+    }
+    expect(missing).toEqual([]);
+
+    const search = doc.paths['/v1/availability/search'].post.requestBody.content['application/json'].schema;
+    expect(search.properties.next_available_lookahead_hours.maximum).toBe(72);
+    const submit = doc.paths['/public/schedules/{id}/booking-proposals'].post.requestBody.content['application/json'].schema;
+    expect(submit.properties.attendees.maxItems).toBe(50);
+    expect(doc.paths['/v1/bookings'].post.requestBody.content['application/json'].schema.properties.attendees.maxItems).toBe(50);
+
+    const tags = (doc.tags as { name: string; description?: string }[]).map((t) => t.name);
+    for (const op of operations) for (const t of op.tags) expect(tags, op.operationId).toContain(t);
+    expect(doc.tags.every((t: { description?: string }) => t.description)).toBe(true);
+  });
 });
+
+type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  format?: string;
+  pattern?: string;
+  enum?: string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  oneOf?: Schema[];
+  anyOf?: Schema[];
+};

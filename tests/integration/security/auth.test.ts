@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_STATUS } from '@/server/http/errorStatus';
+import { ERROR_STATUS } from '@/server/domain/errorCodes';
 import { operations } from '@/server/http/operations';
 import { api, type ApiResponse } from '../../helpers/app';
 import { directAgents } from '../scheduling/fixtures';

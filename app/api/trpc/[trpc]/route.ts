@@ -3,7 +3,7 @@ import { isCrossSiteWrite } from '@/server/trpc/csrf';
 import { createTrpcContext } from '@/server/trpc/init';
 import { appRouter } from '@/server/trpc/router';
 import { isDomainError } from '@/server/domain/errors';
-import { statusForCode } from '@/server/http/errorStatus';
+import { statusForCode } from '@/server/domain/errorCodes';
 import { log } from '@/server/log';
 
 export const dynamic = 'force-dynamic';

@@ -1,6 +1,6 @@
 import { and, gt, type Column, type SQL } from 'drizzle-orm';
 import { parseOwnerScope, type AgentActor } from '../../access';
-import { DomainError } from '../../errors';
+import { DomainError, invalidField } from '../../errors';
 import { isUuid } from '../../ids';
 
 /**
@@ -43,7 +43,7 @@ export type Page<T> = { items: T[]; next_cursor: string | null };
 export function afterCursor(idColumn: Column, cursor: string | undefined): SQL | undefined {
   if (cursor === undefined) return undefined;
   if (!isUuid(cursor)) {
-    throw new DomainError('invalid_request', 'cursor is not one this API returned', { details: { fields: [{ path: 'query.cursor', message: 'Invalid cursor' }] } });
+    throw invalidField('cursor', 'Invalid cursor', 'cursor is not one this API returned');
   }
   return gt(idColumn, cursor.toLowerCase());
 }

@@ -2,7 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
 import { audiences, meetingClasses, publicMeetingTypes } from '@/db/schema';
-import { DomainError } from '../../errors';
+import { DomainError, invalidField } from '../../errors';
 import { getMeetingClass } from '../../meetingClassService';
 import { newId } from '../../ids';
 import { afterCursor, allOf, notFound, pageOf, type Actor, type Page, type PageQuery } from './common';
@@ -99,7 +99,7 @@ export async function audienceByName(db: Executor, customerId: string, name: str
 }
 
 function invalidRequest(path: string, message: string): DomainError {
-  return new DomainError('invalid_request', `${path}: ${message}`, { details: { fields: [{ path: `body.${path}`, message }] } });
+  return invalidField(path, message, `${path}: ${message}`);
 }
 
 /** Resolve and check the merged state of a type (create, or current + patch) into column values. */

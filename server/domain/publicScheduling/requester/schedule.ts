@@ -1,6 +1,6 @@
 import type { Executor } from '@/db/client';
 import { findMeetingType, listMeetingTypes, effectivePreemptPolicy, type LinkRecord, type MeetingTypeRecord } from '../admin';
-import { DomainError, isDomainError } from '../../errors';
+import { DomainError, isDomainError, invalidField } from '../../errors';
 import { loadClaims, ownerRules, resolveCalendar } from '../../claims/context';
 import { searchSlots, type RequestPolicy } from '../../scheduling';
 import { loadPublicLink, publicNotFound, resolveRequester, typeListed, typeReachable, type Requester } from './access';
@@ -56,7 +56,7 @@ export function publicRequestPolicy(type: MeetingTypeRecord): RequestPolicy {
 }
 
 function badQuery(field: string, message: string): DomainError {
-  return new DomainError('invalid_request', `Invalid query.${field}: ${message}`, { details: { fields: [{ path: `query.${field}`, message }] } });
+  return invalidField(field, message);
 }
 
 /** Acceptable start times of `durationMinutes` inside `window`, at most `max`, for a public type. */

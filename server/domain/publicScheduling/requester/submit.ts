@@ -2,7 +2,7 @@ import type { Db } from '@/db/client';
 import { bookingProposals, contactVerifications, type ProposalStatus } from '@/db/schema';
 import { contactVerificationMessage, sendMail } from '../../email';
 import { normalizeEmail } from '../../access';
-import { DomainError } from '../../errors';
+import { DomainError, invalidField } from '../../errors';
 import { newId, newSecret } from '../../ids';
 import { findMeetingType, type MeetingTypeRecord } from '../admin';
 import { loadPublicLink, publicNotFound, resolveRequester, typeReachable, type Requester } from './access';
@@ -27,7 +27,7 @@ export type SubmitInput = {
 export type SubmitResult = { status: Extract<ProposalStatus, 'pending_requester_verification' | 'pending_review'>; status_url: string; contact_verification_url?: string };
 
 function invalid(path: string, message: string): DomainError {
-  return new DomainError('invalid_request', `Invalid body.${path}: ${message}`, { details: { fields: [{ path: `body.${path}`, message }] } });
+  return invalidField(path, message);
 }
 
 /** Distinct people on the meeting, the requester counted once. */

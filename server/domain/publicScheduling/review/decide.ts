@@ -5,7 +5,7 @@ import { normalizeEmail } from '../../access';
 import { decideAndApply, runClaimTransaction } from '../../claims/decide';
 import { lockOwner, resolveCalendar } from '../../claims/context';
 import { proposalOutcomeMessage, sendMail, type MailMessage } from '../../email';
-import { DomainError } from '../../errors';
+import { DomainError, invalidField } from '../../errors';
 import { newId } from '../../ids';
 import { getMeetingClass, type MeetingClassRow } from '../../meetingClassService';
 import { enqueueNotification } from '../../notificationService';
@@ -26,7 +26,7 @@ export type ReviewResult = {
 };
 
 function invalid(path: string, message: string): DomainError {
-  return new DomainError('invalid_request', `${path}: ${message}`, { details: { fields: [{ path, message }] } });
+  return invalidField(path, message, `${path}: ${message}`);
 }
 
 function notPending(p: ProposalRow): DomainError {

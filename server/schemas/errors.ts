@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import type { NotificationKind } from '@/db/schema';
+import type { ErrorCode } from '@/server/domain/errorCodes';
+import type { AlternativeReasonCode, NoSlotsReason, RejectReason } from '@/server/domain/scheduling';
+import { Timestamp, Warnings } from './common';
+
+/**
+ * The error envelope's parts and the agent notification items, as the
+ * OpenAPI document publishes them (server/http/openapi.ts builds one
+ * envelope per operation and status from these, with `error.code` an enum of
+ * that operation's codes).
+ */
+
+/** Every member of a string union, checked complete at compile time. */
+const every =
+  <T extends string>() =>
+  <const A extends readonly [T, ...T[]]>(...values: A & ([Exclude<T, A[number]>] extends [never] ? unknown : { missing: Exclude<T, A[number]> })): A =>
+    values;
+
+export const ARBITRATION_REASONS = every<RejectReason | 'COUNTER_PROPOSED'>()('NO_CAPACITY', 'WORKING_HOURS', 'OFF_DAY', 'SACRED_MEETING', 'MAX_DAILY_HOURS', 'PERMISSION_DENIED_PREEMPT', 'COUNTER_PROPOSED');
+const ALTERNATIVE_REASON_CODES = every<AlternativeReasonCode>()('capacity_conflict', 'working_hours', 'off_day', 'daily_hours_limit', 'sacred_meeting', 'permission_denied_preempt');
+const NO_SLOTS_REASONS = every<NoSlotsReason>()('NO_FREE_SLOTS', 'DAILY_HOURS_LIMIT', 'OFF_DAY', 'WORKING_HOURS', 'HARD_BLOCK');
+
+export const ArbitrationReason = z.enum(ARBITRATION_REASONS).meta({ id: 'ArbitrationReason', description: 'Why arbitration refused the slot (COUNTER_PROPOSED: alternatives[] holds slots it would accept)' });
+export const Alternative = z
+  .object({ start: Timestamp, end: Timestamp, reason_code: z.enum(ALTERNATIVE_REASON_CODES).describe('Why the requested slot failed') })
+  .meta({ id: 'Alternative', description: 'A slot arbitration would accept instead' });
+export const Slot = z.object({ start: Timestamp, end: Timestamp }).meta({ id: 'Slot' });
+export const FieldIssue = z
+  .object({ path: z.string().describe('Where the field is, e.g. body.window.start or query.cursor'), message: z.string(), code: z.string().optional().describe('Validator issue code') })
+  .meta({ id: 'FieldIssue' });
+export const ErrorDetails = z
+  .object({
+    fields: z.array(FieldIssue).optional().describe('invalid_request, INVALID_SCHEDULE_RULES: each failing field'),
+    record_name: z.string().optional().describe('domain_not_verified: where the TXT record must be'),
+    record_value: z.string().optional().describe('domain_not_verified: the value it must have'),
+  })
+  .meta({ id: 'ErrorDetails' });
+
+const NextAvailable = z
+  .object({ start: Timestamp, end: Timestamp })
+  .nullable()
+  .describe('ARBITRATION_REJECTED for WORKING_HOURS or OFF_DAY, NO_SLOTS_AVAILABLE: the earliest acceptable slot within the lookahead (null: none)');
+
+/** Top-level fields beside `error` that some codes add (docs/api.md "Errors"). */
+const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
+  ARBITRATION_REJECTED: {
+    alternatives: z.array(Alternative).describe('ARBITRATION_REJECTED: counter-proposed slots (empty on a plain reject)'),
+    next_available: NextAvailable,
+    warnings: Warnings,
+  },
+  NO_SLOTS_AVAILABLE: {
+    reason_code: z.enum(NO_SLOTS_REASONS).describe('NO_SLOTS_AVAILABLE: what blocked the window'),
+    next_available: NextAvailable,
+    next_available_exceeds_lookahead: z.boolean().describe('NO_SLOTS_AVAILABLE: true when the first free slot lies beyond the lookahead (next_available is then absent)'),
+    warnings: Warnings,
+  },
+  WINDOW_TOO_NARROW: {
+    window_duration_minutes: z.int().describe('WINDOW_TOO_NARROW: the window length'),
+    required_duration_minutes: z.int().describe('WINDOW_TOO_NARROW: the requested duration'),
+  },
+  LOOKAHEAD_EXCEEDS_MAXIMUM: { maximum_lookahead_hours: z.int().describe('LOOKAHEAD_EXCEEDS_MAXIMUM: the largest lookahead allowed') },
+  HOLD_ALREADY_PROMOTED: { booking_id: z.string().describe('HOLD_ALREADY_PROMOTED: the booking the hold became') },
+  SLOT_OUTSIDE_HOLD: { held_window: Slot.describe('SLOT_OUTSIDE_HOLD: the held window'), duration_minutes: z.int().describe('SLOT_OUTSIDE_HOLD on a window hold: the held duration') },
+  attendee_limit_exceeded: { attendee_limit: z.int().describe('attendee_limit_exceeded: the most attendees allowed, counting the requester') },
+};
+
+const NotificationBase = { id: z.string(), created_at: Timestamp };
+const notificationKind = <K extends NotificationKind, D extends z.ZodType>(kind: K, description: string, data: D) =>
+  z.object({ ...NotificationBase, kind: z.literal(kind), data }).meta({ id: `Notification_${kind.replace('.', '_')}`, description });
+const NOTIFICATION_ITEMS = [
+  notificationKind('hold.expired', 'One of your holds passed its time to live', z.object({ hold_id: z.string(), start: Timestamp, end: Timestamp, expired_at: Timestamp.optional() })),
+  notificationKind(
+    'booking.preempted',
+    'A higher-priority meeting pushed aside your booking or hold',
+    z.object({
+      booking_id: z.string().optional().describe('When claim_kind is booking'),
+      hold_id: z.string().optional().describe('When claim_kind is hold'),
+      claim_kind: z.enum(['booking', 'hold']),
+      owner_email: z.string(),
+      start: Timestamp,
+      end: Timestamp,
+      preempted_by_meeting_class: z.string(),
+    }),
+  ),
+  notificationKind('booking.cancelled', 'Another agent cancelled your booking', z.object({ booking_id: z.string(), owner_email: z.string(), start: Timestamp, end: Timestamp, reason: z.string().nullable() })),
+  notificationKind(
+    'proposal.reviewed',
+    'The owner reviewed a proposal you created',
+    z.object({
+      proposal_id: z.string(),
+      status: z.enum(['booked', 'declined']),
+      owner_email: z.string(),
+      booking_id: z.string().optional().describe('When booked'),
+      start: Timestamp.optional().describe('When booked'),
+      end: Timestamp.optional().describe('When booked'),
+      reason: z.string().nullable().optional().describe('When declined'),
+    }),
+  ),
+] as const;
+// Every kind the database may hold has its item schema.
+type _AllKinds = [Exclude<NotificationKind, (typeof NOTIFICATION_ITEMS)[number]['shape']['kind']['value']>] extends [never] ? true : never;
+const _allKinds: _AllKinds = true;
+void _allKinds;
+
+export const Notification = z.discriminatedUnion('kind', NOTIFICATION_ITEMS).meta({ id: 'Notification', description: 'An agent notification; `data` depends on `kind`' });
+
+/** The error envelope of one response: `error.code` is one of `codes`; the top-level extras are those of these codes. */
+export function errorEnvelopeFor(codes: readonly [string, ...string[]], catalogued: readonly ErrorCode[]) {
+  const extras: Record<string, z.ZodType> = {};
+  for (const code of catalogued) for (const [k, v] of Object.entries(CODE_EXTRAS[code] ?? {})) extras[k] ??= v.optional();
+  return z.object({
+    error: z.object({
+      code: z.enum(codes).describe('Stable; clients switch on it'),
+      message: z.string().describe('Human-readable; do not parse'),
+      ...(catalogued.includes('ARBITRATION_REJECTED') ? { reason: ArbitrationReason.optional() } : {}),
+      details: ErrorDetails.optional(),
+    }),
+    pending_notifications: z.array(Notification).describe('Always present; the agent notification queue, oldest first'),
+    ...extras,
+  });
+}
