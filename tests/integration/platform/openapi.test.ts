@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '@/db/schema';
 import { statusForCode } from '@/server/domain/errorCodes';
+import { requiredPermissions } from '@/server/domain/access';
 import { errorCodesOf } from '@/server/http/openapi';
 import { HTTP_METHODS, type AnyOperation } from '@/server/http/operation';
 import { operations } from '@/server/http/operations';
@@ -60,7 +61,7 @@ describe('OpenAPI document', () => {
       }
       expect(documented.sort(), op.operationId).toEqual(errorCodesOf(op).sort());
       for (const code of op.errors) if (code !== 'permission_denied') expect(documented, `${op.operationId} ${code}`).toContain(code);
-      if (op.permission) expect(documented).toContain(`permission_denied:${op.permission}`);
+      for (const perm of op.permission ? requiredPermissions(op.permission) : []) expect(documented).toContain(`permission_denied:${perm}`);
     }
     const createAgent = doc.paths['/v1/agents'].post.responses['403'].content['application/json'].schema.properties.error.properties.code.enum;
     expect(createAgent).toEqual(expect.arrayContaining(PERMISSIONS.map((p) => `permission_denied:${p}`)));
