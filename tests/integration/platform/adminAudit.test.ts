@@ -202,6 +202,25 @@ describe('the actor and the transaction', () => {
     expect(await db.select().from(meetingClasses).where(eq(meetingClasses.id, id))).toEqual([]);
   });
 
+  it("nests in a caller's transaction: a failed change rolls back to its savepoint and the caller goes on", async () => {
+    const db = await getDb();
+    const [kept, dropped] = [newId(), newId()];
+    await db.transaction(async (tx) => {
+      await tx.insert(meetingClasses).values({ id: kept, customerId: admin.customerId, name: 'kept', priority: 1 });
+      const failed = await audited(
+        tx,
+        null,
+        (inner) => inner.insert(meetingClasses).values({ id: dropped, customerId: admin.customerId, name: 'dropped', priority: 1 }),
+        () => ({ action: 'meeting_class.create', customerId: newId(), details: {}, at: new Date() }),
+      ).then(() => null, pgErrorInfo);
+      expect(failed?.code).toBe('23503');
+      await audited(tx, null, async () => null, () => ({ action: 'meeting_class.create', customerId: admin.customerId, meetingClass: 'kept', details: {}, at: new Date() }));
+    });
+    expect((await db.select().from(meetingClasses).where(eq(meetingClasses.id, kept))).map((c) => c.name)).toEqual(['kept']);
+    expect(await db.select().from(meetingClasses).where(eq(meetingClasses.id, dropped))).toEqual([]);
+    expect((await entries('meeting_class.create')).filter((e) => e.meeting_class === 'kept')).toHaveLength(1);
+  });
+
   it("shows a user-scoped agent only its owner's entries", async () => {
     const reader = await newAgent(admin, ['read_audit'], `user:${ownerEmail}`);
     const seen = (await entries('schedule_rules.replace', reader.key)).map((e) => e.owner_email);
