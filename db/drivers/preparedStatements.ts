@@ -36,6 +36,9 @@ export function preparedStatements<T extends AnySql>(sql: T, tx?: PipelinedTrans
           tx.commit = commit;
         };
       }
+      if (prop === 'savepoint' && tx) {
+        return (...args: unknown[]) => pipelinedSavepoint(target as postgres.ReservedSql, tx, receiver as AnySql, args.pop() as Callback);
+      }
       if (prop === 'begin' && 'reserve' in target) {
         return (...args: unknown[]) => {
           const fn = args.pop() as Callback;
@@ -55,7 +58,7 @@ export function preparedStatements<T extends AnySql>(sql: T, tx?: PipelinedTrans
 }
 
 /** A transaction of pipelinedBegin: its COMMIT once sent early (see commitWithLastStatements in db/statements.ts). */
-type PipelinedTransaction = { commit: Promise<unknown> | null };
+type PipelinedTransaction = { commit: Promise<unknown> | null; savepoints: number };
 
 /**
  * A transaction whose BEGIN goes out with its first statements instead of
@@ -67,11 +70,11 @@ type PipelinedTransaction = { commit: Promise<unknown> | null };
  * early, right behind the transaction's last statements (`commitEarly`); a
  * statement failing before it turns it into a rollback, which PostgreSQL
  * answers without an error, and the failure reaches the callback as usual.
- * No savepoints (the service nests no transactions).
+ * A nested drizzle transaction is a savepoint (pipelinedSavepoint).
  */
 async function pipelinedBegin(sql: postgres.Sql, fn: Callback): Promise<unknown> {
   const reserved = await sql.reserve();
-  const tx: PipelinedTransaction = { commit: null };
+  const tx: PipelinedTransaction = { commit: null, savepoints: 0 };
   const began = reserved.unsafe('begin').execute();
   began.catch(() => {}); // awaited below; this only keeps an early failure from counting as unhandled
   try {
@@ -84,5 +87,24 @@ async function pipelinedBegin(sql: postgres.Sql, fn: Callback): Promise<unknown>
     throw err;
   } finally {
     reserved.release();
+  }
+}
+
+/**
+ * A drizzle transaction nested in a pipelined one (an administrative change
+ * and its audit row inside a caller's transaction): SAVEPOINT, the callback
+ * on the same connection, RELEASE; on failure ROLLBACK TO the savepoint, so
+ * the outer transaction can go on, and the error reaches the caller.
+ */
+async function pipelinedSavepoint(reserved: postgres.ReservedSql, tx: PipelinedTransaction, sql: AnySql, fn: Callback): Promise<unknown> {
+  const name = `s${++tx.savepoints}`;
+  await reserved.unsafe(`savepoint ${name}`);
+  try {
+    const result = await fn(sql);
+    await reserved.unsafe(`release savepoint ${name}`);
+    return result;
+  } catch (err) {
+    await reserved.unsafe(`rollback to savepoint ${name}`).catch(() => {});
+    throw err;
   }
 }

@@ -1,5 +1,6 @@
-import { boolean, index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, idColumn, instant } from './columns';
+import { sql } from 'drizzle-orm';
+import { boolean, check, index, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, idColumn, instant, sqlList } from './columns';
 import { customers } from './customers';
 
 export const PERMISSIONS = [
@@ -31,5 +32,11 @@ export const agents = pgTable(
     createdAt: createdAt(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },
-  (t) => [index('agents_customer_idx').on(t.customerId)],
+  (t) => [
+    index('agents_customer_idx').on(t.customerId),
+    // Target of (customer_id, agent_id) foreign keys: an agent's keys and notifications stay in its customer.
+    unique('agents_customer_id_key').on(t.customerId, t.id),
+    check('agents_permissions_check', sql`${t.permissions} <@ array[${sqlList(PERMISSIONS)}]::text[]`),
+    check('agents_owner_scope_check', sql`${t.ownerScope} = 'org:*' or ${t.ownerScope} like 'user:%@%'`),
+  ],
 );

@@ -1,4 +1,4 @@
-import { index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { foreignKey, index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, idColumn, instant } from './columns';
 import { agents } from './agents';
 import { customers } from './customers';
@@ -12,7 +12,7 @@ export const apiKeys = pgTable(
   {
     id: idColumn(),
     customerId: uuid('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
-    agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+    agentId: uuid('agent_id').notNull(),
     name: text('name'),
     keyHash: text('key_hash').notNull(),
     prefix: text('prefix').notNull(),
@@ -20,5 +20,10 @@ export const apiKeys = pgTable(
     lastUsedAt: instant('last_used_at'),
     revokedAt: instant('revoked_at'),
   },
-  (t) => [uniqueIndex('api_keys_key_hash_key').on(t.keyHash), index('api_keys_agent_idx').on(t.agentId)],
+  (t) => [
+    uniqueIndex('api_keys_key_hash_key').on(t.keyHash),
+    index('api_keys_agent_idx').on(t.agentId),
+    // The key's agent belongs to the key's customer.
+    foreignKey({ name: 'api_keys_agent_fk', columns: [t.customerId, t.agentId], foreignColumns: [agents.customerId, agents.id] }).onDelete('cascade'),
+  ],
 );

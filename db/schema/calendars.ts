@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, idColumn, instant } from './columns';
+import { boolean, foreignKey, index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, idColumn, instant, oneOf } from './columns';
 import { customers } from './customers';
 import { owners } from './owners';
 
@@ -16,7 +16,7 @@ export const calendars = pgTable(
   {
     id: idColumn(),
     customerId: uuid('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
-    ownerId: uuid('owner_id').notNull().references(() => owners.id, { onDelete: 'cascade' }),
+    ownerId: uuid('owner_id').notNull(),
     type: text('type').notNull(),
     isPrimary: boolean('is_primary').notNull().default(false),
     status: text('status', { enum: CALENDAR_STATUSES }).notNull().default('active'),
@@ -28,5 +28,8 @@ export const calendars = pgTable(
   (t) => [
     index('calendars_owner_idx').on(t.ownerId),
     uniqueIndex('calendars_one_primary_per_owner').on(t.ownerId).where(sql`${t.isPrimary}`),
+    // The owner belongs to the calendar's customer.
+    foreignKey({ name: 'calendars_owner_fk', columns: [t.customerId, t.ownerId], foreignColumns: [owners.customerId, owners.id] }).onDelete('cascade'),
+    oneOf('calendars_status_check', t.status, CALENDAR_STATUSES),
   ],
 );

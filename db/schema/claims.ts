@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, idColumn, instant } from './columns';
+import { boolean, check, foreignKey, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, idColumn, instant, oneOf, sqlList } from './columns';
 import { agents } from './agents';
 import { calendars } from './calendars';
 import { customers } from './customers';
@@ -20,9 +20,22 @@ import { owners } from './owners';
  * Booking statuses: confirmed -> cancelled | preempted.
  * An active hold whose expires_at has passed is expired by the clock; the
  * services flip its status before claiming time it overlaps.
+ *
+ * CHECK constraints below hold the kind/status pairs above, the hold-only and
+ * booking-only columns, and the promoted/preempted links. The columns that
+ * point at other claims (hold_id, promoted_booking_id, preempted_by_claim_id)
+ * or at a proposal (proposal_id) have foreign keys DEFERRABLE INITIALLY
+ * DEFERRED, checked at commit, because a decision links rows before it
+ * inserts the claim they point at (a preempted claim names its preemptor, a
+ * promoted hold its booking); drizzle cannot declare DEFERRABLE, so they live
+ * in migration 0006_database_invariants.
  */
 export const CLAIM_KINDS = ['hold', 'booking'] as const;
 export const CLAIM_STATUSES = ['active', 'promoted', 'expired', 'released', 'confirmed', 'cancelled', 'preempted'] as const;
+export const HOLD_STATUSES = ['active', 'promoted', 'expired', 'released', 'preempted'] as const;
+export const BOOKING_STATUSES = ['confirmed', 'cancelled', 'preempted'] as const;
+export const HOLD_SCOPES = ['candidate', 'window'] as const;
+export const CLAIM_SOURCES = ['agent', 'public', 'provider'] as const;
 export const ACTIVE_CLAIM_STATUSES = ['active', 'confirmed'] as const;
 export type ClaimStatus = (typeof CLAIM_STATUSES)[number];
 
@@ -33,24 +46,24 @@ export const claims = pgTable(
   {
     id: idColumn(),
     customerId: uuid('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
-    ownerId: uuid('owner_id').notNull().references(() => owners.id, { onDelete: 'cascade' }),
+    ownerId: uuid('owner_id').notNull(),
     calendarId: uuid('calendar_id').references(() => calendars.id, { onDelete: 'set null' }),
     agentId: uuid('agent_id').references(() => agents.id, { onDelete: 'set null' }),
-    meetingClassId: uuid('meeting_class_id').references(() => meetingClasses.id, { onDelete: 'restrict' }),
+    meetingClassId: uuid('meeting_class_id'),
     kind: text('kind', { enum: CLAIM_KINDS }).notNull(),
     status: text('status', { enum: CLAIM_STATUSES }).notNull(),
     /** The claimed interval: a booking's slot, or a hold's held window. */
     startAt: instant('start_at').notNull(),
     endAt: instant('end_at').notNull(),
     // --- hold fields
-    holdScope: text('hold_scope', { enum: ['candidate', 'window'] }),
+    holdScope: text('hold_scope', { enum: HOLD_SCOPES }),
     /** Window holds: the meeting length; counts toward daily limits instead of the whole window. */
     durationMinutes: integer('duration_minutes'),
     expiresAt: instant('expires_at'),
     promotedBookingId: uuid('promoted_booking_id'),
     // --- booking fields
     holdId: uuid('hold_id'),
-    source: text('source', { enum: ['agent', 'public', 'provider'] }).notNull().default('agent'),
+    source: text('source', { enum: CLAIM_SOURCES }).notNull().default('agent'),
     title: text('title'),
     description: text('description'),
     attendees: jsonb('attendees').$type<AttendeeJson[]>().notNull().default([]),
@@ -69,5 +82,28 @@ export const claims = pgTable(
     index('claims_agent_idem_idx').on(t.agentId, t.idempotencyKey),
     // The sweeper's look-up of holds whose time to live has passed.
     index('claims_active_hold_expiry_idx').on(t.expiresAt).where(sql`${t.kind} = 'hold' and ${t.status} = 'active'`),
+    // The owner and the meeting class belong to the claim's customer.
+    foreignKey({ name: 'claims_owner_fk', columns: [t.customerId, t.ownerId], foreignColumns: [owners.customerId, owners.id] }).onDelete('cascade'),
+    foreignKey({ name: 'claims_meeting_class_fk', columns: [t.customerId, t.meetingClassId], foreignColumns: [meetingClasses.customerId, meetingClasses.id] }).onDelete('restrict'),
+    oneOf('claims_kind_check', t.kind, CLAIM_KINDS),
+    oneOf('claims_status_check', t.status, CLAIM_STATUSES),
+    oneOf('claims_hold_scope_check', t.holdScope, HOLD_SCOPES),
+    oneOf('claims_source_check', t.source, CLAIM_SOURCES),
+    check(
+      'claims_kind_status',
+      sql`(${t.kind} = 'hold' and ${t.status} in (${sqlList(HOLD_STATUSES)})) or (${t.kind} = 'booking' and ${t.status} in (${sqlList(BOOKING_STATUSES)}))`,
+    ),
+    // A hold has a scope and an expiry; the hold fields stay empty on a booking.
+    check(
+      'claims_hold_fields',
+      sql`case when ${t.kind} = 'hold' then ${t.holdScope} is not null and ${t.expiresAt} is not null
+        else ${t.holdScope} is null and ${t.durationMinutes} is null and ${t.expiresAt} is null and ${t.promotedBookingId} is null end`,
+    ),
+    // The booking fields stay empty on a hold.
+    check('claims_booking_fields', sql`${t.kind} = 'booking' or (${t.holdId} is null and ${t.proposalId} is null)`),
+    // A hold is promoted exactly when it names its booking; only a preempted claim names its preemptor.
+    check('claims_promoted_booking', sql`(${t.status} = 'promoted') = (${t.promotedBookingId} is not null)`),
+    check('claims_preempted_by', sql`${t.preemptedByClaimId} is null or ${t.status} = 'preempted'`),
+    check('claims_duration_positive', sql`${t.durationMinutes} is null or ${t.durationMinutes} > 0`),
   ],
 );

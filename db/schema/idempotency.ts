@@ -1,6 +1,8 @@
 import { index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, idColumn, instant } from './columns';
+import { createdAt, idColumn, instant, oneOf } from './columns';
 import { agents } from './agents';
+
+export const IDEMPOTENCY_STATES = ['in_flight', 'done'] as const;
 
 /**
  * One row per (agent, method, path, Idempotency-Key), kept 24 h.
@@ -16,7 +18,7 @@ export const idempotencyRecords = pgTable(
     path: text('path').notNull(),
     key: text('key').notNull(),
     fingerprint: text('fingerprint').notNull(),
-    state: text('state', { enum: ['in_flight', 'done'] }).notNull(),
+    state: text('state', { enum: IDEMPOTENCY_STATES }).notNull(),
     lockedUntil: instant('locked_until'),
     responseStatus: integer('response_status'),
     /** The response body exactly as sent (text, not jsonb, so replays are byte-identical). */
@@ -27,5 +29,6 @@ export const idempotencyRecords = pgTable(
   (t) => [
     uniqueIndex('idempotency_scope_key').on(t.agentId, t.method, t.path, t.key),
     index('idempotency_expires_idx').on(t.expiresAt),
+    oneOf('idempotency_records_state_check', t.state, IDEMPOTENCY_STATES),
   ],
 );

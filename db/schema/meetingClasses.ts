@@ -1,5 +1,5 @@
-import { integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, idColumn } from './columns';
+import { integer, pgTable, text, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, idColumn, oneOf } from './columns';
 import { customers } from './customers';
 
 export const PREEMPT_POLICIES = ['preempt_lower', 'never'] as const;
@@ -16,5 +16,10 @@ export const meetingClasses = pgTable(
     sacredMeetingAgeHours: integer('sacred_meeting_age_hours').notNull().default(24),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('meeting_classes_customer_name_key').on(t.customerId, t.name)],
+  (t) => [
+    uniqueIndex('meeting_classes_customer_name_key').on(t.customerId, t.name),
+    // Target of (customer_id, meeting_class_id) foreign keys: a class is used only by its own customer.
+    unique('meeting_classes_customer_id_key').on(t.customerId, t.id),
+    oneOf('meeting_classes_preempt_policy_check', t.preemptPolicy, PREEMPT_POLICIES),
+  ],
 );

@@ -1,6 +1,6 @@
-import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { foreignKey, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { createdAt, idColumn, instant } from './columns';
+import { createdAt, idColumn, instant, oneOf } from './columns';
 import { agents } from './agents';
 import { customers } from './customers';
 
@@ -13,11 +13,15 @@ export const notifications = pgTable(
   {
     id: idColumn(),
     customerId: uuid('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
-    agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+    agentId: uuid('agent_id').notNull(),
     kind: text('kind', { enum: NOTIFICATION_KINDS }).notNull(),
     data: jsonb('data').$type<Record<string, unknown>>().notNull(),
     createdAt: createdAt(),
     deliveredAt: instant('delivered_at'),
   },
-  (t) => [index('notifications_pending_idx').on(t.agentId, t.createdAt, t.id).where(sql`${t.deliveredAt} is null`)],
+  (t) => [
+    index('notifications_pending_idx').on(t.agentId, t.createdAt, t.id).where(sql`${t.deliveredAt} is null`),
+    foreignKey({ name: 'notifications_agent_fk', columns: [t.customerId, t.agentId], foreignColumns: [agents.customerId, agents.id] }).onDelete('cascade'),
+    oneOf('notifications_kind_check', t.kind, NOTIFICATION_KINDS),
+  ],
 );

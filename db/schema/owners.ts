@@ -1,5 +1,5 @@
-import { index, integer, jsonb, numeric, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, idColumn, instant } from './columns';
+import { index, integer, jsonb, numeric, pgTable, text, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, idColumn, instant, oneOf } from './columns';
 import { customers } from './customers';
 
 export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
@@ -8,6 +8,8 @@ export type WorkingHoursJson = Record<Weekday, LocalRangeJson[]>;
 export type HardBlockJson =
   | { days: Weekday[]; start: string; end: string; label?: string }
   | { rrule: string; dtstart: string; duration_minutes: number; label?: string };
+
+export const OWNER_ROLES = ['admin', 'member'] as const;
 
 /**
  * A calendar owner and their schedule rules (one aggregate: the rules are
@@ -23,7 +25,7 @@ export const owners = pgTable(
     email: text('email').notNull(),
     name: text('name'),
     timeZone: text('time_zone').notNull(),
-    role: text('role', { enum: ['admin', 'member'] }).notNull().default('member'),
+    role: text('role', { enum: OWNER_ROLES }).notNull().default('member'),
     /** Dashboard sign-in (scrypt, server/domain/passwords.ts); null: the owner cannot sign in yet. */
     passwordHash: text('password_hash'),
     /**
@@ -37,5 +39,11 @@ export const owners = pgTable(
     createdAt: createdAt(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('owners_customer_email_key').on(t.customerId, t.email), index('owners_email_idx').on(t.email)],
+  (t) => [
+    uniqueIndex('owners_customer_email_key').on(t.customerId, t.email),
+    index('owners_email_idx').on(t.email),
+    // Target of (customer_id, owner_id) foreign keys: rows about an owner belong to the owner's customer.
+    unique('owners_customer_id_key').on(t.customerId, t.id),
+    oneOf('owners_role_check', t.role, OWNER_ROLES),
+  ],
 );

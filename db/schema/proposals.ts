@@ -1,12 +1,15 @@
-import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, idColumn, instant } from './columns';
+import { foreignKey, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, idColumn, instant, oneOf } from './columns';
 import { agents } from './agents';
+import { meetingClasses } from './meetingClasses';
 import { customers } from './customers';
 import { owners } from './owners';
 import { publicLinks, publicMeetingTypes } from './publicLinks';
 import { requesterIdentities } from './requesters';
 
 export const PROPOSAL_STATUSES = ['pending_requester_verification', 'pending_review', 'booked', 'declined', 'withdrawn', 'expired'] as const;
+export const PROPOSAL_ORIGINS = ['public', 'agent'] as const;
+export const CONTACT_VERIFICATION_STATUSES = ['pending', 'confirmed', 'expired'] as const;
 export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
 
 /**
@@ -18,8 +21,8 @@ export const bookingProposals = pgTable(
   {
     id: idColumn(),
     customerId: uuid('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
-    ownerId: uuid('owner_id').notNull().references(() => owners.id, { onDelete: 'cascade' }),
-    origin: text('origin', { enum: ['public', 'agent'] }).notNull(),
+    ownerId: uuid('owner_id').notNull(),
+    origin: text('origin', { enum: PROPOSAL_ORIGINS }).notNull(),
     linkId: uuid('link_id').references(() => publicLinks.id, { onDelete: 'set null' }),
     meetingTypeId: uuid('meeting_type_id').references(() => publicMeetingTypes.id, { onDelete: 'set null' }),
     meetingClassId: uuid('meeting_class_id'),
@@ -36,6 +39,7 @@ export const bookingProposals = pgTable(
     reason: text('reason'),
     message: text('message'),
     accessTokenHash: text('access_token_hash'),
+    /** The booking made on approval (foreign key, deferred: migration 0006_database_invariants). */
     bookingId: uuid('booking_id'),
     declineReason: text('decline_reason'),
     createdAt: createdAt(),
@@ -45,6 +49,11 @@ export const bookingProposals = pgTable(
   (t) => [
     uniqueIndex('booking_proposals_access_token_key').on(t.accessTokenHash),
     index('booking_proposals_owner_status_idx').on(t.ownerId, t.status, t.createdAt),
+    // The owner and the meeting class belong to the proposal's customer.
+    foreignKey({ name: 'booking_proposals_owner_fk', columns: [t.customerId, t.ownerId], foreignColumns: [owners.customerId, owners.id] }).onDelete('cascade'),
+    foreignKey({ name: 'booking_proposals_meeting_class_fk', columns: [t.customerId, t.meetingClassId], foreignColumns: [meetingClasses.customerId, meetingClasses.id] }).onDelete('restrict'),
+    oneOf('booking_proposals_origin_check', t.origin, PROPOSAL_ORIGINS),
+    oneOf('booking_proposals_status_check', t.status, PROPOSAL_STATUSES),
   ],
 );
 
@@ -57,10 +66,13 @@ export const contactVerifications = pgTable(
     proposalId: uuid('proposal_id').notNull().references(() => bookingProposals.id, { onDelete: 'cascade' }),
     tokenHash: text('token_hash').notNull(),
     email: text('email').notNull(),
-    status: text('status', { enum: ['pending', 'confirmed', 'expired'] }).notNull().default('pending'),
+    status: text('status', { enum: CONTACT_VERIFICATION_STATUSES }).notNull().default('pending'),
     createdAt: createdAt(),
     confirmedAt: instant('confirmed_at'),
     expiresAt: instant('expires_at').notNull(),
   },
-  (t) => [uniqueIndex('contact_verifications_token_key').on(t.tokenHash)],
+  (t) => [
+    uniqueIndex('contact_verifications_token_key').on(t.tokenHash),
+    oneOf('contact_verifications_status_check', t.status, CONTACT_VERIFICATION_STATUSES),
+  ],
 );

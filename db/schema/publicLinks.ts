@@ -1,9 +1,12 @@
-import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, idColumn, instant } from './columns';
+import { boolean, foreignKey, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, idColumn, instant, oneOf } from './columns';
 import { customers } from './customers';
 import { meetingClasses } from './meetingClasses';
 import { owners } from './owners';
 import { audiences } from './audiences';
+
+export const PUBLIC_PREEMPT_POLICIES = ['inherit', 'never', 'preempt_lower'] as const;
+export const VISIBILITIES = ['public', 'unlisted', 'audience'] as const;
 
 /**
  * A public scheduling link. `id` is the opaque public_scheduling_boundary_id;
@@ -15,14 +18,19 @@ export const publicLinks = pgTable(
   {
     id: idColumn(),
     customerId: uuid('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
-    ownerId: uuid('owner_id').notNull().references(() => owners.id, { onDelete: 'cascade' }),
+    ownerId: uuid('owner_id').notNull(),
     alias: text('alias').notNull(),
     title: text('title'),
     createdAt: createdAt(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
     deletedAt: instant('deleted_at'),
   },
-  (t) => [uniqueIndex('public_links_alias_key').on(t.alias), index('public_links_customer_idx').on(t.customerId)],
+  (t) => [
+    uniqueIndex('public_links_alias_key').on(t.alias),
+    index('public_links_customer_idx').on(t.customerId),
+    // The link's owner belongs to the link's customer.
+    foreignKey({ name: 'public_links_owner_fk', columns: [t.customerId, t.ownerId], foreignColumns: [owners.customerId, owners.id] }).onDelete('cascade'),
+  ],
 );
 
 /** A meeting type offered on a public link (slug unique per link). */
@@ -35,10 +43,10 @@ export const publicMeetingTypes = pgTable(
     slug: text('slug').notNull(),
     title: text('title').notNull(),
     durationMinutes: integer('duration_minutes').array().notNull(),
-    meetingClassId: uuid('meeting_class_id').notNull().references(() => meetingClasses.id, { onDelete: 'restrict' }),
+    meetingClassId: uuid('meeting_class_id').notNull(),
     attendeeLimit: integer('attendee_limit'),
-    publicPreemptPolicy: text('public_preempt_policy', { enum: ['inherit', 'never', 'preempt_lower'] }).notNull().default('inherit'),
-    visibility: text('visibility', { enum: ['public', 'unlisted', 'audience'] }).notNull().default('public'),
+    publicPreemptPolicy: text('public_preempt_policy', { enum: PUBLIC_PREEMPT_POLICIES }).notNull().default('inherit'),
+    visibility: text('visibility', { enum: VISIBILITIES }).notNull().default('public'),
     audienceId: uuid('audience_id').references(() => audiences.id, { onDelete: 'restrict' }),
     enabled: boolean('enabled').notNull().default(true),
     published: boolean('published').notNull().default(true),
@@ -46,5 +54,11 @@ export const publicMeetingTypes = pgTable(
     createdAt: createdAt(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('public_meeting_types_link_slug_key').on(t.linkId, t.slug)],
+  (t) => [
+    uniqueIndex('public_meeting_types_link_slug_key').on(t.linkId, t.slug),
+    // The meeting class belongs to the type's customer.
+    foreignKey({ name: 'public_meeting_types_meeting_class_fk', columns: [t.customerId, t.meetingClassId], foreignColumns: [meetingClasses.customerId, meetingClasses.id] }).onDelete('restrict'),
+    oneOf('public_meeting_types_public_preempt_policy_check', t.publicPreemptPolicy, PUBLIC_PREEMPT_POLICIES),
+    oneOf('public_meeting_types_visibility_check', t.visibility, VISIBILITIES),
+  ],
 );

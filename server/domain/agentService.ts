@@ -1,7 +1,8 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { agents, apiKeys, PERMISSIONS, type Permission } from '@/db/schema';
-import { parseOwnerScope, requirePermission, type AgentActor } from './access';
+import { parseOwnerScope, requirePermission } from './access';
+import { audited, type AdminActor } from './adminAudit';
 import { DomainError, invalidField } from './errors';
 import { isUuid, newId, newSecret } from './ids';
 
@@ -24,8 +25,8 @@ export function canonicalOwnerScope(scope: string): string {
  * An agent may hand out only what it has: every granted permission must be
  * its own, and the new scope must lie within its own scope.
  */
-function assertCanGrant(actor: AgentActor | null, scope: string, permissions: readonly Permission[]): void {
-  if (!actor) return; // bootstrap and dashboard owners (admin role) are checked by their caller
+function assertCanGrant(actor: AdminActor, scope: string, permissions: readonly Permission[]): void {
+  if (actor?.kind !== 'agent') return; // bootstrap and dashboard owners (admin role) are checked by their caller
   if (actor.ownerScope !== 'org:*' && scope !== actor.ownerScope) {
     throw new DomainError('owner_scope_denied', 'An agent can only create or manage agents within its own owner_scope');
   }
@@ -37,7 +38,7 @@ function assertCanGrant(actor: AgentActor | null, scope: string, permissions: re
  * have created: within its own scope and holding no permission it lacks.
  * Otherwise a key minted for a stronger agent would be an escalation.
  */
-function assertCanManage(actor: AgentActor | null, target: AgentRow): void {
+function assertCanManage(actor: AdminActor, target: AgentRow): void {
   assertCanGrant(actor, target.ownerScope, target.permissions);
 }
 
@@ -45,10 +46,21 @@ function uniquePermissions(perms: readonly string[]): Permission[] {
   return PERMISSIONS.filter((p) => perms.includes(p));
 }
 
+const agentFacts = (a: AgentRow) => ({ agent_id: a.id, name: a.name, owner_scope: a.ownerScope, permissions: a.permissions, disabled: a.disabled });
+
 export async function createAgent(
   db: Executor,
   customerId: string,
-  actor: AgentActor | null,
+  actor: AdminActor,
+  input: { name: string; owner_scope: string; permissions: Permission[] },
+): Promise<AgentRow> {
+  return audited(db, actor, (tx) => insertAgent(tx, customerId, actor, input), (row) => ({ action: 'agent.create', customerId, details: agentFacts(row), at: new Date() }));
+}
+
+async function insertAgent(
+  db: Executor,
+  customerId: string,
+  actor: AdminActor,
   input: { name: string; owner_scope: string; permissions: Permission[] },
 ): Promise<AgentRow> {
   const scope = canonicalOwnerScope(input.owner_scope);
@@ -68,7 +80,26 @@ export async function getAgent(db: Executor, customerId: string, agentId: string
 export async function updateAgent(
   db: Executor,
   customerId: string,
-  actor: AgentActor | null,
+  actor: AdminActor,
+  agentId: string,
+  patch: { name?: string; owner_scope?: string; permissions?: Permission[]; disabled?: boolean },
+  now: Date,
+): Promise<AgentRow> {
+  return audited(
+    db,
+    actor,
+    async (tx) => {
+      const before = await getAgent(tx, customerId, agentId);
+      return { before: agentFacts(before), row: await changeAgent(tx, customerId, actor, agentId, patch, now) };
+    },
+    ({ before, row }) => ({ action: 'agent.update', customerId, details: { ...agentFacts(row), before }, at: now }),
+  ).then((r) => r.row);
+}
+
+async function changeAgent(
+  db: Executor,
+  customerId: string,
+  actor: AdminActor,
   agentId: string,
   patch: { name?: string; owner_scope?: string; permissions?: Permission[]; disabled?: boolean },
   now: Date,
@@ -88,7 +119,16 @@ export async function updateAgent(
 }
 
 /** Mint a new `ak_` key for an agent; the plaintext is returned once and only its hash is stored. */
-export async function mintApiKey(db: Executor, customerId: string, actor: AgentActor | null, agentId: string, name: string | null, now: Date): Promise<MintedKey> {
+export async function mintApiKey(db: Executor, customerId: string, actor: AdminActor, agentId: string, name: string | null, now: Date): Promise<MintedKey> {
+  return audited(
+    db,
+    actor,
+    (tx) => insertApiKey(tx, customerId, actor, agentId, name, now),
+    (key) => ({ action: 'api_key.mint', customerId, details: { agent_id: agentId, key_id: key.key_id, prefix: key.prefix, name }, at: now }),
+  );
+}
+
+async function insertApiKey(db: Executor, customerId: string, actor: AdminActor, agentId: string, name: string | null, now: Date): Promise<MintedKey> {
   const agent = await getAgent(db, customerId, agentId);
   assertCanManage(actor, agent);
   const key = newSecret('apiKey');
@@ -102,7 +142,24 @@ export async function mintApiKey(db: Executor, customerId: string, actor: AgentA
 export async function revokeApiKey(
   db: Executor,
   customerId: string,
-  actor: AgentActor | null,
+  actor: AdminActor,
+  agentId: string,
+  keyId: string,
+  now: Date,
+): Promise<{ key_id: string; revoked_at: string }> {
+  return audited(
+    db,
+    actor,
+    (tx) => revokeKey(tx, customerId, actor, agentId, keyId, now),
+    // A key already revoked keeps its first revocation time: nothing changed, nothing to record.
+    (r) => (r.revoked_at === now.toISOString() ? { action: 'api_key.revoke', customerId, details: { agent_id: agentId, key_id: r.key_id }, at: now } : null),
+  );
+}
+
+async function revokeKey(
+  db: Executor,
+  customerId: string,
+  actor: AdminActor,
   agentId: string,
   keyId: string,
   now: Date,

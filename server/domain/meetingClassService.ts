@@ -2,6 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
 import { meetingClasses } from '@/db/schema';
+import { audited, type AdminActor } from './adminAudit';
 import { DomainError } from './errors';
 import { newId } from './ids';
 
@@ -12,11 +13,18 @@ export function meetingClassView(c: MeetingClassRow): MeetingClassView {
   return { name: c.name, priority: c.priority, preempt_policy: c.preemptPolicy, sacred_meeting_age_hours: c.sacredMeetingAgeHours };
 }
 
-export async function createMeetingClass(
-  db: Executor,
-  customerId: string,
-  input: { name: string; priority: number; preempt_policy?: 'preempt_lower' | 'never'; sacred_meeting_age_hours?: number },
-): Promise<MeetingClassRow> {
+type MeetingClassInput = { name: string; priority: number; preempt_policy?: 'preempt_lower' | 'never'; sacred_meeting_age_hours?: number };
+
+export async function createMeetingClass(db: Executor, customerId: string, input: MeetingClassInput, actor: AdminActor = null): Promise<MeetingClassRow> {
+  return audited(
+    db,
+    actor,
+    (tx) => insertMeetingClass(tx, customerId, input),
+    (row) => ({ action: 'meeting_class.create', customerId, meetingClass: row.name, details: meetingClassView(row), at: new Date() }),
+  );
+}
+
+async function insertMeetingClass(db: Executor, customerId: string, input: MeetingClassInput): Promise<MeetingClassRow> {
   try {
     const [row] = await db
       .insert(meetingClasses)

@@ -3,6 +3,7 @@ import type { Executor } from '@/db/client';
 import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
 import { calendars, owners, type HardBlockJson, type Weekday, type WorkingHoursJson } from '@/db/schema';
 import { normalizeEmail } from './access';
+import { audited, type AdminActor } from './adminAudit';
 import { DomainError } from './errors';
 import { newId } from './ids';
 import { canonicalTimeZone, timeZoneName, validateOwnerRules, type RuleIssue } from './scheduling';
@@ -58,6 +59,20 @@ export async function createOwner(
   db: Executor,
   customerId: string,
   input: { email: string; name?: string | null; time_zone: string; role?: 'admin' | 'member' },
+  actor: AdminActor = null,
+): Promise<OwnerRow> {
+  return audited(
+    db,
+    actor,
+    (tx) => insertOwner(tx, customerId, input),
+    (o) => ({ action: 'owner.create', customerId, owner: o, details: { ...ownerView(o), role: o.role }, at: new Date() }),
+  );
+}
+
+async function insertOwner(
+  db: Executor,
+  customerId: string,
+  input: { email: string; name?: string | null; time_zone: string; role?: 'admin' | 'member' },
 ): Promise<OwnerRow> {
   const timeZone = storableTimeZone(input.time_zone);
   const email = normalizeEmail(input.email);
@@ -94,7 +109,19 @@ export async function getOwner(db: Executor, customerId: string, email: string):
 }
 
 /** Replace an owner's schedule rules (a weekday absent or empty is not a working day). */
-export async function putScheduleRules(db: Executor, customerId: string, email: string, input: RulesInput, now: Date): Promise<OwnerRow> {
+export async function putScheduleRules(db: Executor, customerId: string, email: string, input: RulesInput, now: Date, actor: AdminActor = null): Promise<OwnerRow> {
+  return audited(
+    db,
+    actor,
+    (tx) => replaceScheduleRules(tx, customerId, email, input, now),
+    (o) => {
+      const { working_days: _derived, warnings: _warnings, ...rules } = rulesView(o);
+      return { action: 'schedule_rules.replace', customerId, owner: o, details: rules, at: now };
+    },
+  );
+}
+
+async function replaceScheduleRules(db: Executor, customerId: string, email: string, input: RulesInput, now: Date): Promise<OwnerRow> {
   const owner = await getOwner(db, customerId, email);
   const timeZone = storableTimeZone(input.time_zone ?? owner.timeZone);
   const workingHours = input.working_hours

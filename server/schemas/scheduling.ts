@@ -132,6 +132,8 @@ export const AuditResult = z.object({
       booking_id: z.string().nullable(),
       preempted_booking_ids: z.array(z.string()),
       idempotency_key: z.string().nullable(),
+      actor_owner_email: z.string().nullable().describe('The owner who acted through the dashboard; null when an agent (agent_id) or the system acted'),
+      details: z.record(z.string(), z.unknown()).nullable().describe('What an administrative change changed; for decisions, alternatives or the held window'),
     }),
   ),
   next_cursor: z.string().nullable(),

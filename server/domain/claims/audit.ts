@@ -58,6 +58,10 @@ export type AuditView = {
   booking_id: string | null;
   preempted_booking_ids: string[];
   idempotency_key: string | null;
+  /** The owner who acted through the dashboard (null when an agent or the system acted). */
+  actor_owner_email: string | null;
+  /** What an administrative change changed; a decision's alternatives or window. */
+  details: Record<string, unknown> | null;
 };
 
 type AuditRow = typeof auditLog.$inferSelect;
@@ -78,6 +82,8 @@ function auditView(r: AuditRow): AuditView {
     booking_id: r.bookingId,
     preempted_booking_ids: r.preemptedBookingIds,
     idempotency_key: r.idempotencyKey,
+    actor_owner_email: r.actorOwnerEmail,
+    details: r.details ?? null,
   };
 }
 

@@ -18,7 +18,7 @@ export const createOwnerOp = defineOperation({
   ownerEmail: ({ body }) => body.email,
   success: { status: 201, description: 'The new owner', schema: S.Owner },
   errors: ['INVALID_TIME_ZONE', 'OWNER_ALREADY_EXISTS', 'owner_scope_denied'],
-  handler: async ({ db, actor, body }) => ({ body: ownerView(await createOwner(db, actor.customerId, body)) }),
+  handler: async ({ db, actor, body }) => ({ body: ownerView(await createOwner(db, actor.customerId, body, actor)) }),
 });
 
 export const getScheduleRulesOp = defineOperation({
@@ -48,7 +48,7 @@ export const putScheduleRulesOp = defineOperation({
   success: { status: 200, description: 'The rules now in force', schema: S.Rules },
   errors: ['OWNER_NOT_FOUND', 'INVALID_TIME_ZONE', 'INVALID_SCHEDULE_RULES', 'owner_scope_denied'],
   handler: async ({ db, actor, ownerEmail, body, now }) => ({
-    body: rulesView(await putScheduleRules(db, actor.customerId, ownerEmail, body, now)),
+    body: rulesView(await putScheduleRules(db, actor.customerId, ownerEmail, body, now, actor)),
   }),
 });
 
@@ -63,7 +63,7 @@ export const createMeetingClassOp = defineOperation({
   body: S.MeetingClassCreateBody,
   success: { status: 201, description: 'The new class', schema: S.MeetingClass },
   errors: ['MEETING_CLASS_ALREADY_EXISTS'],
-  handler: async ({ db, actor, body }) => ({ body: meetingClassView(await createMeetingClass(db, actor.customerId, body)) }),
+  handler: async ({ db, actor, body }) => ({ body: meetingClassView(await createMeetingClass(db, actor.customerId, body, actor)) }),
 });
 
 export const listMeetingClassesOp = defineOperation({

@@ -25,7 +25,7 @@ export const createLinkOp = defineOperation({
   success: { status: 201, description: 'The new link; `link_id` is the public_scheduling_boundary_id', schema: S.Link },
   errors: ['invalid_alias', 'duplicate_alias', 'OWNER_NOT_FOUND', 'owner_scope_denied'],
   handler: async ({ db, actor, ownerEmail, body, now, baseUrl }) => ({
-    body: links.linkView(await links.createLink(db, actor.customerId, ownerEmail, body, now), baseUrl),
+    body: links.linkView(await links.createLink(db, actor.customerId, ownerEmail, body, now, actor), baseUrl),
   }),
 });
 
@@ -199,7 +199,7 @@ export const deleteDomainOp = defineOperation({
   params: S.DomainParams,
   success: { status: 200, description: 'The deleted domain', schema: S.Domain },
   errors: ['not_found', 'domain_in_use', 'owner_scope_denied'],
-  handler: async ({ db, actor, params }) => ({ body: domains.domainView(await domains.deleteDomain(db, actor.customerId, actor, params.domain_id)) }),
+  handler: async ({ db, actor, params, now }) => ({ body: domains.domainView(await domains.deleteDomain(db, actor.customerId, actor, params.domain_id, now)) }),
 });
 
 // --- requester identities and credentials (customer-wide)
@@ -314,7 +314,7 @@ export const deleteAudienceOp = defineOperation({
   params: S.IdParams,
   success: { status: 200, description: 'The deleted audience', schema: S.Audience },
   errors: ['not_found', 'audience_in_use', 'owner_scope_denied'],
-  handler: async ({ db, actor, params }) => ({ body: audiences.audienceView(await audiences.deleteAudience(db, actor.customerId, actor, params.id)) }),
+  handler: async ({ db, actor, params, now }) => ({ body: audiences.audienceView(await audiences.deleteAudience(db, actor.customerId, actor, params.id, now)) }),
 });
 
 // --- allocations (on a link: scope-checked by its owner)
@@ -357,5 +357,5 @@ export const deleteAllocationOp = defineOperation({
   params: S.IdParams,
   success: { status: 200, description: 'The deleted allocation', schema: S.Allocation },
   errors: ['not_found', 'owner_scope_denied'],
-  handler: async ({ db, actor, params }) => ({ body: allocations.allocationView(await allocations.deleteAllocation(db, actor.customerId, actor, params.id)) }),
+  handler: async ({ db, actor, params, now }) => ({ body: allocations.allocationView(await allocations.deleteAllocation(db, actor.customerId, actor, params.id, now)) }),
 });

@@ -203,7 +203,7 @@ export const auditLogOp = defineOperation({
   operationId: 'queryAuditLog',
   method: 'GET',
   path: '/v1/audit-log',
-  summary: 'Decisions (accept, reject, counter_propose), newest first',
+  summary: 'Decisions (accept, reject, counter_propose) and administrative changes, newest first',
   tags: ['Scheduling'],
   auth: 'api_key',
   permission: 'read_audit',

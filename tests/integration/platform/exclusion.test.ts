@@ -17,7 +17,9 @@ beforeAll(async () => {
 const T = (h: number, m = 0) => new Date(Date.UTC(2031, 0, 6, h, m));
 
 function claim(start: Date, end: Date, kind: 'hold' | 'booking' = 'booking', status: 'active' | 'confirmed' | 'cancelled' | 'expired' = kind === 'hold' ? 'active' : 'confirmed', owner = ownerId) {
-  return { id: newId(), customerId: admin.customerId, ownerId: owner, kind, status, startAt: start, endAt: end };
+  // A hold carries its scope and expiry (claims_hold_fields).
+  const hold = kind === 'hold' ? { holdScope: 'candidate' as const, expiresAt: new Date(end.getTime() + 3_600_000) } : {};
+  return { id: newId(), customerId: admin.customerId, ownerId: owner, kind, status, startAt: start, endAt: end, ...hold };
 }
 
 async function insertError(row: ReturnType<typeof claim>) {

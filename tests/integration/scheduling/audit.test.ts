@@ -20,6 +20,10 @@ const TZ = 'Europe/Berlin';
 const day = nextWeekday('mon', TZ);
 const ids: Record<string, string> = {};
 
+/** Setting up owners, classes and agents writes administrative entries too (tests/integration/platform/adminAudit.test.ts); these tests count decisions. */
+const DECISIONS = new Set(['hold.create', 'booking.confirm', 'booking.create', 'booking.cancel', 'proposal.review', 'proposal.create']);
+const decisions = (entries: Entry[]) => entries.filter((e) => DECISIONS.has(e.action));
+
 const audit = async (query: string, key = admin.key) => {
   const res = await call('GET', `/v1/audit-log${query}`, { key });
   expect(res.status, res.text).toBe(200);
@@ -52,7 +56,7 @@ beforeAll(async () => {
 
 describe('audit rows for each decision', () => {
   it('accept, counter_propose and reject on direct bookings, newest first', async () => {
-    const { entries } = await audit(`?owner_email=${encodeURIComponent(ownerA)}`);
+    const entries = decisions((await audit(`?owner_email=${encodeURIComponent(ownerA)}`)).entries);
     expect(entries.map((e) => [e.action, e.outcome, e.reason])).toEqual([
       ['booking.create', 'reject', 'PAST_TIME'],
       ['booking.create', 'counter_propose', 'COUNTER_PROPOSED'],
@@ -74,7 +78,7 @@ describe('audit rows for each decision', () => {
   });
 
   it('hold.create, booking.confirm and booking.cancel rows on the other owner', async () => {
-    const { entries } = await audit(`?owner_email=${encodeURIComponent(ownerB)}`);
+    const entries = decisions((await audit(`?owner_email=${encodeURIComponent(ownerB)}`)).entries);
     expect(entries.map((e) => [e.action, e.outcome])).toEqual([
       ['booking.cancel', 'accept'],
       ['booking.confirm', 'accept'],
@@ -106,10 +110,10 @@ describe('GET /v1/audit-log filters and paging', () => {
   });
 
   it('filters by time: from inclusive, to exclusive', async () => {
-    const all = (await audit('?limit=200')).entries;
+    const all = decisions((await audit('?limit=200')).entries);
     expect(all).toHaveLength(6);
-    expect((await audit(`?from=${startedAt}`)).entries).toHaveLength(6);
-    expect((await audit(`?to=${startedAt}`)).entries).toEqual([]);
+    expect(decisions((await audit(`?from=${startedAt}`)).entries)).toHaveLength(6);
+    expect(decisions((await audit(`?to=${startedAt}`)).entries)).toEqual([]);
     expect((await audit(`?from=${new Date(Date.now() + 60_000).toISOString()}`)).entries).toEqual([]);
     const oldest = all[all.length - 1];
     const newest = all[0];
@@ -128,9 +132,9 @@ describe('GET /v1/audit-log filters and paging', () => {
       seen.push(...page.entries.map((e) => e.id));
       cursor = page.next_cursor;
       pages++;
-    } while (cursor && pages < 10);
+    } while (cursor && pages < 50);
     expect(seen).toEqual(all);
-    expect(pages).toBe(3);
+    expect(pages).toBe(Math.ceil(all.length / 2));
     expectEnvelope(await call('GET', '/v1/audit-log?cursor=garbage', { key: admin.key }), 400, 'invalid_request');
   });
 
@@ -139,13 +143,16 @@ describe('GET /v1/audit-log filters and paging', () => {
     expectEnvelope(await call('GET', '/v1/audit-log', { key: noAudit.key }), 403, 'permission_denied:read_audit');
     const scoped = await newAgent(admin, ['read_audit'], `user:${ownerA}`);
     const mine = await audit('', scoped.key);
-    expect(mine.entries).toHaveLength(3);
+    expect(decisions(mine.entries)).toHaveLength(3);
     expect(mine.entries.every((e) => e.owner_email === ownerA)).toBe(true);
-    expect((await audit(`?owner_email=${encodeURIComponent(ownerA)}`, scoped.key)).entries).toHaveLength(3);
+    expect(decisions((await audit(`?owner_email=${encodeURIComponent(ownerA)}`, scoped.key)).entries)).toHaveLength(3);
     expectEnvelope(await call('GET', `/v1/audit-log?owner_email=${encodeURIComponent(ownerB)}`, { key: scoped.key }), 403, 'owner_scope_denied');
-    // Another customer's log is invisible.
+    // Another customer's log is invisible: a new customer sees only its own setup (first agent and key).
     const other = await newCustomer();
-    expect((await audit('', other.key)).entries).toEqual([]);
+    expect((await audit('', other.key)).entries.map((e) => [e.action, e.agent_id]).sort()).toEqual([
+      ['agent.create', null],
+      ['api_key.mint', null],
+    ]);
   });
 });
 
@@ -155,7 +162,7 @@ describe('POST /v1/arbitration/evaluate', () => {
     const low = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: owner, meeting_class: 'focus', start: day.at('14:00'), end: day.at('15:00') } });
     expect(low.status).toBe(201);
     const claimsBefore = (await claimsOf(admin, owner)).map((c) => [c.id, c.status]);
-    const auditBefore = (await audit('?limit=200')).entries.length;
+    const auditBefore = decisions((await audit('?limit=200')).entries).length;
     const evaluate = (body: Record<string, unknown>, key = admin.key) => call('POST', '/v1/arbitration/evaluate', { key, body: { owner_email: owner, ...body } });
 
     const free = await evaluate({ meeting_class: 'internal', start: day.at('09:00'), end: day.at('10:00') });
@@ -176,7 +183,7 @@ describe('POST /v1/arbitration/evaluate', () => {
     expect(past.body).toMatchObject({ outcome: 'reject', reason: 'PAST_TIME' });
 
     expect((await claimsOf(admin, owner)).map((c) => [c.id, c.status])).toEqual(claimsBefore);
-    expect((await audit('?limit=200')).entries.length).toBe(auditBefore);
+    expect(decisions((await audit('?limit=200')).entries).length).toBe(auditBefore);
     expect((await evaluate({ meeting_class: 'nope', start: day.at('09:00'), end: day.at('10:00') })).status).toBe(400);
     expectEnvelope(await evaluate({ meeting_class: 'internal', start: day.at('09:00'), end: day.at('10:00') }, (await newAgent(admin, ['create_bookings'])).key), 403, 'permission_denied:read_availability');
   });

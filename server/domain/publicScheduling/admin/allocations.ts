@@ -3,6 +3,7 @@ import { Temporal } from 'temporal-polyfill';
 import type { Executor } from '@/db/client';
 import { allocations, audiences, bookingProposals, claims, owners, publicLinks, publicMeetingTypes, requesterIdentities } from '@/db/schema';
 import { assertOwnerInScope } from '../../access';
+import { audited, type AdminAction, type AdminChange } from '../../adminAudit';
 import { DomainError } from '../../errors';
 import { isUuid, newId } from '../../ids';
 import { afterCursor, allOf, notFound, pageOf, scopedOwnerEmail, type Actor, type Page, type PageQuery } from './common';
@@ -18,8 +19,33 @@ export function allocationView(r: AllocationRecord): AllocationView {
   return { allocation_id: a.id, link_id: a.linkId, slug: r.slug, audience: r.audienceName, limit: a.limit, period: a.period, created_at: a.createdAt.toISOString() };
 }
 
+/** The audit entry of a change to an allocation, about the owner of its link. */
+async function allocationChange(db: Executor, action: AdminAction, r: AllocationRecord, now: Date): Promise<AdminChange> {
+  const a = r.allocation;
+  const [owner] = await db.select({ id: owners.id, email: owners.email }).from(publicLinks).innerJoin(owners, eq(owners.id, publicLinks.ownerId)).where(eq(publicLinks.id, a.linkId));
+  return { action, customerId: a.customerId, owner, details: allocationView(r), at: now };
+}
+
 /** Cap bookings through one meeting type per owner-local period, for everyone or for one audience's members. */
 export async function createAllocation(
+  db: Executor,
+  customerId: string,
+  actor: Actor,
+  input: { link_id: string; slug: string; audience?: string | null; limit: number; period: AllocationPeriod },
+  now: Date,
+): Promise<AllocationRecord> {
+  return audited(
+    db,
+    actor,
+    async (tx) => {
+      const r = await insertAllocation(tx, customerId, actor, input, now);
+      return { r, change: await allocationChange(tx, 'allocation.create', r, now) };
+    },
+    ({ change }) => change,
+  ).then(({ r }) => r);
+}
+
+async function insertAllocation(
   db: Executor,
   customerId: string,
   actor: Actor,
@@ -63,13 +89,25 @@ export async function listAllocations(db: Executor, customerId: string, actor: A
   return pageOf(rows, q.limit);
 }
 
-export async function deleteAllocation(db: Executor, customerId: string, actor: Actor, allocationId: string): Promise<AllocationRecord> {
+export async function deleteAllocation(db: Executor, customerId: string, actor: Actor, allocationId: string, now: Date = new Date()): Promise<AllocationRecord> {
+  return audited(
+    db,
+    actor,
+    async (tx) => {
+      const r = await removeAllocation(tx, customerId, actor, allocationId);
+      return { r, change: await allocationChange(tx, 'allocation.delete', r, now) };
+    },
+    ({ change }) => change,
+  ).then(({ r }) => r);
+}
+
+async function removeAllocation(db: Executor, customerId: string, actor: Actor, allocationId: string): Promise<AllocationRecord> {
   if (!isUuid(allocationId)) throw notFound('Allocation');
   const [found] = await selectAllocations(db)
     .where(and(eq(allocations.id, allocationId), eq(allocations.customerId, customerId)))
     .limit(1);
   if (!found) throw notFound('Allocation');
-  if (actor) assertOwnerInScope(actor, found.ownerEmail);
+  if (actor?.kind === 'agent') assertOwnerInScope(actor, found.ownerEmail);
   await db.delete(allocations).where(eq(allocations.id, found.allocation.id));
   return found;
 }

@@ -3,6 +3,7 @@ import type { Executor } from '@/db/client';
 import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
 import { allocations, audienceMembers, audiences, publicMeetingTypes, verifiedDomains } from '@/db/schema';
 import { normalizeEmail } from '../../access';
+import { audited, type AdminAction, type AdminChange } from '../../adminAudit';
 import { DomainError } from '../../errors';
 import { isUuid, newId } from '../../ids';
 import { afterCursor, allOf, notFound, PG_FOREIGN_KEY_VIOLATION, pageOf, requireOrgScope, type Actor, type Page, type PageQuery } from './common';
@@ -65,7 +66,16 @@ function duplicateAudience(name: string): DomainError {
   return new DomainError('duplicate_audience', `An audience named ${JSON.stringify(name)} already exists`);
 }
 
+function audienceChange(action: AdminAction, r: AudienceRecord, now: Date): AdminChange {
+  const { created_at: _created, ...details } = audienceView(r);
+  return { action, customerId: r.audience.customerId, details, at: now };
+}
+
 export async function createAudience(db: Executor, customerId: string, actor: Actor, input: { name: string; members: MemberInput[] }, now: Date): Promise<AudienceRecord> {
+  return audited(db, actor, (tx) => insertAudience(tx, customerId, actor, input, now), (r) => audienceChange('audience.create', r, now));
+}
+
+async function insertAudience(db: Executor, customerId: string, actor: Actor, input: { name: string; members: MemberInput[] }, now: Date): Promise<AudienceRecord> {
   requireOrgScope(actor);
   const members = await resolveMembers(db, customerId, input.members);
   if (await findAudience(db, customerId, { name: input.name })) throw duplicateAudience(input.name);
@@ -119,6 +129,17 @@ export async function updateAudience(
   patch: { name?: string; members?: MemberInput[] },
   now: Date,
 ): Promise<AudienceRecord> {
+  return audited(db, actor, (tx) => changeAudience(tx, customerId, actor, audienceId, patch, now), (r) => audienceChange('audience.update', r, now));
+}
+
+async function changeAudience(
+  db: Executor,
+  customerId: string,
+  actor: Actor,
+  audienceId: string,
+  patch: { name?: string; members?: MemberInput[] },
+  now: Date,
+): Promise<AudienceRecord> {
   const current = await getAudience(db, customerId, actor, audienceId);
   const members = patch.members ? await resolveMembers(db, customerId, patch.members) : null;
   const name = patch.name ?? current.audience.name;
@@ -142,7 +163,11 @@ export async function updateAudience(
  * must be changed first (409 audience_in_use says which), so deleting never
  * silently widens who may see an audience-only type.
  */
-export async function deleteAudience(db: Executor, customerId: string, actor: Actor, audienceId: string): Promise<AudienceRecord> {
+export async function deleteAudience(db: Executor, customerId: string, actor: Actor, audienceId: string, now: Date = new Date()): Promise<AudienceRecord> {
+  return audited(db, actor, (tx) => removeAudience(tx, customerId, actor, audienceId), (r) => audienceChange('audience.delete', r, now));
+}
+
+async function removeAudience(db: Executor, customerId: string, actor: Actor, audienceId: string): Promise<AudienceRecord> {
   const current = await getAudience(db, customerId, actor, audienceId);
   const types = await db
     .select({ slug: publicMeetingTypes.slug })

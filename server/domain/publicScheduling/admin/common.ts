@@ -1,5 +1,6 @@
 import { and, gt, type Column, type SQL } from 'drizzle-orm';
-import { parseOwnerScope, type AgentActor } from '../../access';
+import { parseOwnerScope } from '../../access';
+import type { AdminActor } from '../../adminAudit';
 import { DomainError, invalidField } from '../../errors';
 import { isUuid } from '../../ids';
 
@@ -7,10 +8,12 @@ import { isUuid } from '../../ids';
  * Shared pieces of public scheduling administration: the actor type, scope
  * rules, not_found, and keyset pagination over UUIDv7 ids (time-ordered).
  *
- * `actor` null means a trusted caller (dashboard admin owner, scripts) whose
- * rights were checked by its transport.
+ * An agent `actor` is checked against its scope here; an owner acting through
+ * the dashboard (admin role) or null (scripts) is a trusted caller whose
+ * rights were checked by its transport. Every change is audited with its
+ * actor (server/domain/adminAudit.ts).
  */
-export type Actor = AgentActor | null;
+export type Actor = AdminActor;
 
 /** PostgreSQL foreign_key_violation (db/errors.ts has the unique and exclusion codes). */
 export const PG_FOREIGN_KEY_VIOLATION = '23503';
@@ -25,14 +28,14 @@ export function notFound(what: string): DomainError {
  * customer, not to one owner: only an `org:*` agent manages them.
  */
 export function requireOrgScope(actor: Actor): void {
-  if (actor && parseOwnerScope(actor.ownerScope)?.kind !== 'org') {
+  if (actor?.kind === 'agent' && parseOwnerScope(actor.ownerScope)?.kind !== 'org') {
     throw new DomainError('owner_scope_denied', 'Domains, requester identities and audiences belong to the whole customer; an agent scoped to one owner cannot manage them');
   }
 }
 
 /** The one owner a `user:` scoped agent may act for (null: any owner). */
 export function scopedOwnerEmail(actor: Actor): string | null {
-  const scope = actor ? parseOwnerScope(actor.ownerScope) : null;
+  const scope = actor?.kind === 'agent' ? parseOwnerScope(actor.ownerScope) : null;
   return scope?.kind === 'user' ? scope.email : null;
 }
 

@@ -2,6 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
 import { audienceMembers, requesterIdentities, verifiedDomains } from '@/db/schema';
+import { audited, type AdminAction, type AdminChange } from '../../adminAudit';
 import { DomainError } from '../../errors';
 import { isUuid, newId, randomToken } from '../../ids';
 import { txtRecordMatches, type ResolverAddress } from '../dns';
@@ -33,7 +34,15 @@ export function domainView(d: DomainRow): DomainView {
   };
 }
 
+function domainChange(action: AdminAction, d: DomainRow, now: Date): AdminChange {
+  return { action, customerId: d.customerId, details: { domain_id: d.id, domain: d.domain, status: d.status }, at: now };
+}
+
 export async function createDomain(db: Executor, customerId: string, actor: Actor, input: { domain: string }, now: Date): Promise<DomainRow> {
+  return audited(db, actor, (tx) => insertDomain(tx, customerId, actor, input, now), (d) => domainChange('domain.create', d, now));
+}
+
+async function insertDomain(db: Executor, customerId: string, actor: Actor, input: { domain: string }, now: Date): Promise<DomainRow> {
   requireOrgScope(actor);
   const domain = normalizeDomain(input.domain);
   const duplicate = () => new DomainError('duplicate_domain', `A challenge for ${domain} already exists`);
@@ -102,16 +111,21 @@ export async function verifyDomain(db: Executor, customerId: string, actor: Acto
       details: { record_name: d.challengeName, record_value: d.challengeValue },
     });
   }
-  const [row] = await db
-    .update(verifiedDomains)
-    .set({ status: 'verified', verifiedAt: now })
-    .where(eq(verifiedDomains.id, d.id))
-    .returning();
-  return row;
+  // The DNS look-up above runs outside any transaction; the change and its audit row commit together.
+  return audited(
+    db,
+    actor,
+    async (tx) => (await tx.update(verifiedDomains).set({ status: 'verified', verifiedAt: now }).where(eq(verifiedDomains.id, d.id)).returning())[0],
+    (row) => domainChange('domain.verify', row, now),
+  );
 }
 
 /** Delete a domain nothing refers to; identities or audience members using it: 409 domain_in_use. */
-export async function deleteDomain(db: Executor, customerId: string, actor: Actor, domainId: string): Promise<DomainRow> {
+export async function deleteDomain(db: Executor, customerId: string, actor: Actor, domainId: string, now: Date = new Date()): Promise<DomainRow> {
+  return audited(db, actor, (tx) => removeDomain(tx, customerId, actor, domainId), (d) => domainChange('domain.delete', d, now));
+}
+
+async function removeDomain(db: Executor, customerId: string, actor: Actor, domainId: string): Promise<DomainRow> {
   const d = await getDomain(db, customerId, actor, domainId);
   const inUse = () => new DomainError('domain_in_use', `${d.domain} is still used by requester identities or audience members; remove them first`);
   const [identity] = await db.select({ id: requesterIdentities.id }).from(requesterIdentities).where(eq(requesterIdentities.domainId, d.id)).limit(1);

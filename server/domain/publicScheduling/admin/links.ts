@@ -3,6 +3,7 @@ import type { Executor } from '@/db/client';
 import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
 import { owners, publicLinks } from '@/db/schema';
 import { assertOwnerInScope, normalizeEmail } from '../../access';
+import { audited, type AdminAction, type AdminChange } from '../../adminAudit';
 import { DomainError } from '../../errors';
 import { isUuid, newId } from '../../ids';
 import { afterCursor, allOf, notFound, pageOf, scopedOwnerEmail, type Actor, type Page, type PageQuery } from './common';
@@ -56,8 +57,24 @@ async function aliasTaken(db: Executor, alias: string): Promise<boolean> {
   return !!row;
 }
 
+/** The audit entry of a change to a link. */
+export function linkChange(action: AdminAction, r: LinkRecord, now: Date, details: Record<string, unknown> = {}): AdminChange {
+  return { action, customerId: r.link.customerId, owner: r.owner, details: { link_id: r.link.id, alias: r.link.alias, title: r.link.title, ...details }, at: now };
+}
+
 /** A new public link for an owner the caller's scope covers (`ownerEmail` resolved by the transport). */
 export async function createLink(
+  db: Executor,
+  customerId: string,
+  ownerEmail: string,
+  input: { alias: string; title?: string | null },
+  now: Date,
+  actor: Actor = null,
+): Promise<LinkRecord> {
+  return audited(db, actor, (tx) => insertLink(tx, customerId, ownerEmail, input, now), (r) => linkChange('public_link.create', r, now));
+}
+
+async function insertLink(
   db: Executor,
   customerId: string,
   ownerEmail: string,
@@ -93,7 +110,7 @@ export async function getLink(db: Executor, customerId: string, actor: Actor, li
     .where(and(eq(publicLinks.id, linkId), eq(publicLinks.customerId, customerId), isNull(publicLinks.deletedAt)))
     .limit(1);
   if (!found) throw notFound('Public link');
-  if (actor) assertOwnerInScope(actor, found.owner.email);
+  if (actor?.kind === 'agent') assertOwnerInScope(actor, found.owner.email);
   return found;
 }
 
@@ -105,7 +122,7 @@ export async function listLinks(
   q: PageQuery & { owner_email?: string },
 ): Promise<Page<LinkRecord & { id: string }>> {
   const only = q.owner_email ? normalizeEmail(q.owner_email) : scopedOwnerEmail(actor);
-  if (q.owner_email && actor) assertOwnerInScope(actor, only!);
+  if (q.owner_email && actor?.kind === 'agent') assertOwnerInScope(actor, only!);
   const rows = await db
     .select({ id: publicLinks.id, link: publicLinks, owner: owners })
     .from(publicLinks)
@@ -125,6 +142,17 @@ export async function listLinks(
 
 /** Change a link's alias or title. */
 export async function updateLink(
+  db: Executor,
+  customerId: string,
+  actor: Actor,
+  linkId: string,
+  patch: { alias?: string; title?: string | null },
+  now: Date,
+): Promise<LinkRecord> {
+  return audited(db, actor, (tx) => changeLink(tx, customerId, actor, linkId, patch, now), (r) => linkChange('public_link.update', r, now));
+}
+
+async function changeLink(
   db: Executor,
   customerId: string,
   actor: Actor,
@@ -152,6 +180,10 @@ export async function updateLink(
  * its alias stays taken, so an old URL can never lead to someone else.
  */
 export async function deleteLink(db: Executor, customerId: string, actor: Actor, linkId: string, now: Date): Promise<LinkRecord> {
+  return audited(db, actor, (tx) => softDeleteLink(tx, customerId, actor, linkId, now), (r) => linkChange('public_link.delete', r, now));
+}
+
+async function softDeleteLink(db: Executor, customerId: string, actor: Actor, linkId: string, now: Date): Promise<LinkRecord> {
   const current = await getLink(db, customerId, actor, linkId);
   const [link] = await db
     .update(publicLinks)

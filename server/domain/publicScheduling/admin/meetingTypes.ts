@@ -2,11 +2,12 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
 import { audiences, meetingClasses, publicMeetingTypes } from '@/db/schema';
+import { audited, type AdminAction, type AdminChange } from '../../adminAudit';
 import { DomainError, invalidField } from '../../errors';
 import { getMeetingClass } from '../../meetingClassService';
 import { newId } from '../../ids';
 import { afterCursor, allOf, notFound, pageOf, type Actor, type Page, type PageQuery } from './common';
-import { getLink } from './links';
+import { getLink, type LinkRecord } from './links';
 
 export type MeetingTypeRow = typeof publicMeetingTypes.$inferSelect;
 export type MeetingClassRow = typeof meetingClasses.$inferSelect;
@@ -150,7 +151,42 @@ function rethrowSlug(err: unknown, slug: string): never {
   throw err;
 }
 
+/** The audit entry of a change to a meeting type, about the owner of its link. */
+function meetingTypeChange(action: AdminAction, { link, owner }: LinkRecord, r: MeetingTypeRecord, now: Date): AdminChange {
+  const t = r.type;
+  return {
+    action,
+    customerId: link.customerId,
+    owner,
+    meetingClass: r.meetingClass.name,
+    details: {
+      link_id: link.id,
+      meeting_type_id: t.id,
+      slug: t.slug,
+      title: t.title,
+      duration_minutes: t.durationMinutes,
+      attendee_limit: t.attendeeLimit,
+      public_preempt_policy: t.publicPreemptPolicy,
+      visibility: t.visibility,
+      audience: r.audienceName,
+      enabled: t.enabled,
+      published: t.published,
+      credential_skips_verification: t.credentialSkipsVerification,
+    },
+    at: now,
+  };
+}
+
 export async function createMeetingType(db: Executor, customerId: string, actor: Actor, linkId: string, input: MeetingTypeInput, now: Date): Promise<MeetingTypeRecord> {
+  return audited(
+    db,
+    actor,
+    async (tx) => ({ r: await insertMeetingType(tx, customerId, actor, linkId, input, now), link: await getLink(tx, customerId, actor, linkId) }),
+    ({ r, link }) => meetingTypeChange('public_meeting_type.create', link, r, now),
+  ).then(({ r }) => r);
+}
+
+async function insertMeetingType(db: Executor, customerId: string, actor: Actor, linkId: string, input: MeetingTypeInput, now: Date): Promise<MeetingTypeRecord> {
   const { link } = await getLink(db, customerId, actor, linkId);
   const r = await resolveType(db, customerId, input, input.audience !== undefined);
   if (await findMeetingType(db, link.id, input.slug)) throw duplicateSlug(input.slug);
@@ -175,6 +211,23 @@ export async function getMeetingType(db: Executor, customerId: string, actor: Ac
 
 /** Change any field; the result is checked as a whole (class policy, audience, slug). */
 export async function updateMeetingType(
+  db: Executor,
+  customerId: string,
+  actor: Actor,
+  linkId: string,
+  slug: string,
+  patch: MeetingTypePatch,
+  now: Date,
+): Promise<MeetingTypeRecord> {
+  return audited(
+    db,
+    actor,
+    async (tx) => ({ r: await changeMeetingType(tx, customerId, actor, linkId, slug, patch, now), link: await getLink(tx, customerId, actor, linkId) }),
+    ({ r, link }) => meetingTypeChange('public_meeting_type.update', link, r, now),
+  ).then(({ r }) => r);
+}
+
+async function changeMeetingType(
   db: Executor,
   customerId: string,
   actor: Actor,

@@ -3,6 +3,7 @@ import type { Executor } from '@/db/client';
 import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
 import { requesterCredentials, requesterIdentities, verifiedDomains } from '@/db/schema';
 import { normalizeEmail } from '../../access';
+import { audited, type AdminAction, type AdminChange } from '../../adminAudit';
 import { isUuid, newId, newSecret } from '../../ids';
 import { afterCursor, allOf, notFound, pageOf, requireOrgScope, type Actor, type Page, type PageQuery } from './common';
 import { domainNotVerified, findDomainByName } from './domains';
@@ -38,7 +39,27 @@ async function identityByEmail(db: Executor, customerId: string, email: string):
  * 422 domain_not_verified. An email already registered answers the existing
  * identity (`created: false`, HTTP 200).
  */
+function requesterChange(action: AdminAction, customerId: string, details: Record<string, unknown>, now: Date): AdminChange {
+  return { action, customerId, details, at: now };
+}
+
 export async function createIdentity(
+  db: Executor,
+  customerId: string,
+  actor: Actor,
+  input: { email: string },
+  now: Date,
+): Promise<IdentityRecord & { created: boolean }> {
+  return audited(
+    db,
+    actor,
+    (tx) => registerIdentity(tx, customerId, actor, input, now),
+    // An email already registered answers the existing identity: nothing changed.
+    (r) => (r.created ? requesterChange('requester_identity.create', customerId, identityView(r), now) : null),
+  );
+}
+
+async function registerIdentity(
   db: Executor,
   customerId: string,
   actor: Actor,
@@ -53,10 +74,13 @@ export async function createIdentity(
   const domain = domainName ? await findDomainByName(db, customerId, domainName) : undefined;
   if (domain && domain.status !== 'verified') throw domainNotVerified(domain);
   try {
-    const [identity] = await db
-      .insert(requesterIdentities)
-      .values({ id: newId(), customerId, email, domainId: domain?.id ?? null, createdAt: now })
-      .returning();
+    // In a savepoint: after a lost race the transaction goes on to read the winner.
+    const [identity] = await db.transaction((sp) =>
+      sp
+        .insert(requesterIdentities)
+        .values({ id: newId(), customerId, email, domainId: domain?.id ?? null, createdAt: now })
+        .returning(),
+    );
     return { identity, domain: domain?.domain ?? null, created: true };
   } catch (err) {
     if (isConstraintViolation(err, PG_UNIQUE_VIOLATION, 'requester_identities_customer_email_key')) {
@@ -88,6 +112,15 @@ export async function listIdentities(db: Executor, customerId: string, actor: Ac
 
 /** A new `rc_` credential for an identity: the plaintext is returned once; only its hash and a display prefix are stored. */
 export async function mintCredential(db: Executor, customerId: string, actor: Actor, identityId: string, now: Date): Promise<CredentialView> {
+  return audited(
+    db,
+    actor,
+    (tx) => insertCredential(tx, customerId, actor, identityId, now),
+    (c) => requesterChange('requester_credential.mint', customerId, { identity_id: c.identity_id, credential_id: c.credential_id, prefix: c.prefix }, now),
+  );
+}
+
+async function insertCredential(db: Executor, customerId: string, actor: Actor, identityId: string, now: Date): Promise<CredentialView> {
   const { identity } = await getIdentity(db, customerId, actor, identityId);
   const secret = newSecret('requesterCredential');
   const [row] = await db
@@ -99,6 +132,23 @@ export async function mintCredential(db: Executor, customerId: string, actor: Ac
 
 /** Revoke a credential (effective immediately; revoking again answers the first revocation). */
 export async function revokeCredential(
+  db: Executor,
+  customerId: string,
+  actor: Actor,
+  identityId: string,
+  credentialId: string,
+  now: Date,
+): Promise<{ credential_id: string; identity_id: string; revoked_at: string }> {
+  return audited(
+    db,
+    actor,
+    (tx) => revokeCredentialIn(tx, customerId, actor, identityId, credentialId, now),
+    // Revoking again answers the first revocation: nothing changed.
+    (r) => (r.revoked_at === now.toISOString() ? requesterChange('requester_credential.revoke', customerId, { identity_id: r.identity_id, credential_id: r.credential_id }, now) : null),
+  );
+}
+
+async function revokeCredentialIn(
   db: Executor,
   customerId: string,
   actor: Actor,
