@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { is, sql, SQL } from 'drizzle-orm';
-import { getDb, type Db } from '@/db/client';
+import { getDb, type Db } from '@/server/db';
 import { pgErrorInfo } from '@/db/errors';
 import { newId } from '@/server/domain/ids';
 import { createMeetingClass } from '@/server/domain/meetingClassService';
