@@ -51,6 +51,8 @@ test.describe("journey 4: agents' bookings on the owner's week view", () => {
 
     // On a phone the week scrolls sideways inside its frame; the page itself does not.
     await page.keyboard.press('Escape');
+    await expect(retro).toBeHidden();
+    await expect(page).not.toHaveURL(/booking=/);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);

@@ -43,7 +43,12 @@ test.describe('journey 3 (owner): review proposals on the week view', () => {
     const free = first.candidates.findIndex((c: { start: string }) => Date.parse(c.start) >= Date.parse(berlin(2, '10:30')));
     expect(free).toBeGreaterThan(0);
     await page.getByTestId('option-1').focus();
-    for (let i = 0; i < free; i++) await page.keyboard.press('ArrowDown');
+    await expect(page.getByTestId('option-1')).toBeFocused();
+    for (let i = 1; i <= free; i++) {
+      await page.keyboard.press('ArrowDown');
+      await expect(page.getByTestId(`option-${i + 1}`)).toBeFocused();
+    }
+    await page.keyboard.press('Space');
     await expect(page.getByTestId(`option-${free + 1}`)).toHaveAttribute('aria-checked', 'true');
     await page.keyboard.press('Tab');
     await expect(page.getByRole('button', { name: 'Approve' })).toBeFocused();

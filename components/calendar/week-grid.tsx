@@ -156,8 +156,9 @@ export function WeekGrid({ week, candidates = [], eventHref, selectedEventId }: 
                     style={{
                       top: y(top),
                       height: Math.max(18, y(bottom) - y(top)),
-                      left: `calc(${(lane / lanes) * 100}% + 1px)`,
-                      width: `calc(${100 / lanes}% - 2px)`,
+                      // The right half of the day: the bookings underneath stay readable on the left.
+                      left: `calc(${45 + (lane / lanes) * 55}% + 1px)`,
+                      width: `calc(${55 / lanes}% - 2px)`,
                     }}
                     aria-hidden
                   >
