@@ -29,6 +29,14 @@ if (!databaseUrl && !process.env.E2E_PGLITE_DIR) {
   sweepOldRuns(parent);
   process.env.E2E_PGLITE_DIR = path.join(fs.mkdtempSync(path.join(parent, 'run-')), 'pglite');
 }
+// Outgoing mail goes to the run's SMTP server on loopback (e2e/global-setup.ts, e2e/mailbox.ts):
+// a fixed port after the servers' (E2E_PORT + 19), messages as files in a fresh folder.
+if (!process.env.E2E_SMTP_PORT) process.env.E2E_SMTP_PORT = String(firstPort + 19);
+if (!process.env.E2E_MAIL_DIR) {
+  const parent = path.join(os.tmpdir(), 'agent-scheduler-e2e');
+  fs.mkdirSync(parent, { recursive: true });
+  process.env.E2E_MAIL_DIR = fs.mkdtempSync(path.join(parent, 'mail-'));
+}
 // Keep Chromium's profile and crash folders inside the project.
 process.env.XDG_CONFIG_HOME = path.join(ROOT, '.xdg', 'config');
 process.env.XDG_CACHE_HOME = path.join(ROOT, '.xdg', 'cache');
@@ -47,6 +55,8 @@ function serverEnv(port: number): Record<string, string> {
     UPSTASH_REDIS_REST_TOKEN: '',
     TRUST_PROXY: '',
     PUBLIC_BASE_URL: '',
+    SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
+    MAIL_FROM: 'Scheduling <no-reply@e2e.example>',
   };
 }
 
@@ -64,6 +74,7 @@ function sweepOldRuns(parent: string): void {
 
 export default defineConfig({
   testDir: './e2e',
+  globalSetup: './e2e/global-setup.ts',
   outputDir: './test-results',
   fullyParallel: false,
   forbidOnly: !!process.env.CI,

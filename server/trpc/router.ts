@@ -1,9 +1,11 @@
 import { checkHealth } from '@/server/health';
 import { ownerProcedure, publicProcedure, router } from './init';
+import { calendarRouter } from './routers/calendar';
 import { proposalsRouter } from './routers/proposals';
 
 /** The dashboard's API (browser only; agents use the REST API under /v1). */
 export const appRouter = router({
+  calendar: calendarRouter,
   proposals: proposalsRouter,
   session: router({
     /** The signed-in owner (UNAUTHORIZED when nobody is). */
