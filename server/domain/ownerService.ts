@@ -5,7 +5,7 @@ import { calendars, owners, type HardBlockJson, type Weekday, type WorkingHoursJ
 import { normalizeEmail } from './access';
 import { DomainError } from './errors';
 import { newId } from './ids';
-import { validateOwnerRules, type RuleIssue } from './scheduling';
+import { storedHardBlocks, validateOwnerRules, type RuleIssue } from './scheduling';
 
 export const WEEKDAYS: readonly Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 
@@ -48,7 +48,8 @@ export function rulesView(o: OwnerRow): RulesView {
     working_hours: wh,
     // Not configured: no weekday restriction.
     working_days: wh ? WEEKDAYS.filter((d) => (wh[d] ?? []).length > 0) : [...WEEKDAYS],
-    hard_blocks: o.hardBlocks,
+    // The stored COUNT checkpoint is the engine's, not the owner's: the rule reads as it was given.
+    hard_blocks: o.hardBlocks.map((b) => ('rrule' in b ? (({ count_checkpoint: _, ...given }) => given)(b) : b)),
     max_daily_meeting_hours: o.maxDailyMeetingHours,
   };
   if (!wh) view.warnings = ['WORKING_HOURS_NOT_CONFIGURED'];
@@ -110,7 +111,7 @@ export async function putScheduleRules(db: Executor, customerId: string, email: 
   }
   const [updated] = await db
     .update(owners)
-    .set({ timeZone, workingHours, hardBlocks, maxDailyMeetingHours: input.max_daily_meeting_hours ?? null, updatedAt: now })
+    .set({ timeZone, workingHours, hardBlocks: storedHardBlocks(hardBlocks), maxDailyMeetingHours: input.max_daily_meeting_hours ?? null, updatedAt: now })
     .where(eq(owners.id, owner.id))
     .returning();
   return updated;
