@@ -94,3 +94,15 @@ describe('instants outside the supported range (1970-01-01 to 2100-01-01) are a 
     expect(late.status, late.text).toBe(200);
   });
 });
+
+describe('windows', () => {
+  it('a search or window hold spans at most 31 days', async () => {
+    const start = mon.at('00:00');
+    const window = (days: number) => ({ start, end: new Date(Date.parse(start) + days * 86_400_000).toISOString() });
+    const base = { owner_email: owner, meeting_class: 'internal', duration_minutes: 30 };
+    const search = (days: number) => call('POST', '/v1/availability/search', { key: admin.key, body: { ...base, window: window(days) } });
+    const hold = (days: number) => call('POST', '/v1/holds', { key: admin.key, body: { ...base, hold_scope: 'window', window: window(days) } });
+    for (const res of [await search(31.01), await hold(31.01)]) expect(fieldsOf(expectEnvelope(res, 400, 'invalid_request'))).toEqual(['body.window']);
+    expect((await search(31)).status).toBe(200);
+  });
+});
