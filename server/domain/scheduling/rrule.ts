@@ -20,9 +20,8 @@
  *   the block: expansion then jumps too. Only a block stored without its checkpoint (saved before
  *   there was one) walks months from DTSTART.
  */
-import { Temporal } from 'temporal-polyfill';
 import { civilFromDays, daysFromCivil, daysInMonth, weekdayIndex } from './civil';
-import { MINUTE } from './localTime';
+import { compatibleInstant, DAY, HOUR, MINUTE } from './localTime';
 import type { Interval } from './types';
 
 export class RRuleError extends Error {
@@ -302,10 +301,8 @@ export function* occurrenceDays(rule: ParsedRRule, d0: number, lo: number, hi: n
   }
 }
 
-function localEpochDay(timeZone: string, instant: number): number {
-  const d = Temporal.Instant.fromEpochMilliseconds(instant).toZonedDateTimeISO(timeZone);
-  return daysFromCivil(d.year, d.month, d.day);
-}
+/** UTC offsets lie within -12 h and +14 h: a local date is within this much of the UTC date. */
+const MAX_OFFSET_MS = 15 * HOUR;
 
 /** How a checkpoint is stored with its block: `day` is the local date YYYY-MM-DD. */
 export type StoredCountCheckpoint = { day: string; used: number };
@@ -332,30 +329,34 @@ function parseCheckpoint(stored: StoredCountCheckpoint | undefined): CountCheckp
   return { day: daysFromCivil(Number(m[1]), Number(m[2]), Number(m[3])), used: stored!.used };
 }
 
+/** Memo of parsed rules (a rule's text always parses the same; the parsed rule is never mutated). */
+const parsedRules = new Map<string, ParsedRRule>();
+function parsedRule(text: string): ParsedRRule {
+  let rule = parsedRules.get(text);
+  if (!rule) {
+    rule = parseRRule(text);
+    if (parsedRules.size >= 10_000) parsedRules.clear();
+    parsedRules.set(text, rule);
+  }
+  return rule;
+}
+
 /** Real intervals of an RRULE hard block that intersect [from, to) (unclipped), ascending. */
 export function expandRRuleBlock(block: RRuleBlock, timeZone: string, from: number, to: number): Interval[] {
-  const rule = parseRRule(block.rrule);
+  const rule = parsedRule(block.rrule);
   const start = parseLocalDateTime(block.dtstart);
   const durationMs = block.duration_minutes * MINUTE;
   if (!(durationMs > 0) || !Number.isFinite(durationMs)) throw new RRuleError('duration_minutes must be positive');
   if (!(to > from)) return [];
-  // Local dates whose occurrences may intersect [from, to); one day of slack on both sides.
-  const lo = localEpochDay(timeZone, from - durationMs) - 1;
-  const hi = localEpochDay(timeZone, to) + 1;
+  // Local dates whose occurrences may intersect [from, to), whatever the zone's offset (no Temporal).
+  const lo = Math.floor((from - durationMs - MAX_OFFSET_MS) / DAY);
+  const hi = Math.floor((to + MAX_OFFSET_MS) / DAY);
   const out: Interval[] = [];
   const { until } = rule;
   for (const day of occurrenceDays(rule, start.epochDay, lo, hi, parseCheckpoint(block.count_checkpoint))) {
     if (until?.kind === 'date' && day > until.epochDay) break;
     if (until?.kind === 'local' && (day > until.epochDay || (day === until.epochDay && start.second > until.second))) break;
-    const c = civilFromDays(day);
-    const s = Temporal.PlainDateTime.from({
-      year: c.year,
-      month: c.month,
-      day: c.day,
-      hour: Math.floor(start.second / 3600),
-      minute: Math.floor(start.second / 60) % 60,
-      second: start.second % 60,
-    }).toZonedDateTime(timeZone, { disambiguation: 'compatible' }).epochMilliseconds;
+    const s = compatibleInstant(timeZone, day, start.second);
     if (until?.kind === 'utc' && s > until.ms) break;
     if (s < to && s + durationMs > from) out.push({ start: s, end: s + durationMs });
   }

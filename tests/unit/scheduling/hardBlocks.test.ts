@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { hardBlockIntervals, parseRRule, RRuleError, storedHardBlocks, validateOwnerRules, type HardBlock } from '@/server/domain/scheduling';
 import { daysFromCivil } from '@/server/domain/scheduling/civil';
+import { compatibleInstant } from '@/server/domain/scheduling/localTime';
 import { withCountCheckpoint } from '@/server/domain/scheduling/rrule';
 import { at, rules, show } from './helpers';
 
@@ -259,6 +260,28 @@ describe('RRULE expansion matches a naive day-by-day oracle (property)', () => {
     const lying = { ...stored, count_checkpoint: { day: '1950-01-01', used: 10000 } } as HardBlock;
     expect(blocks('UTC', [lying], '1960-06-01T00:00Z', '1960-06-03T00:00Z')).toEqual([]);
     expect(blocks('UTC', [lying], '1940-06-01T00:00Z', '1940-06-02T00:00Z')).toEqual(['1940-06-01T00:00Z/1940-06-01T01:00Z']);
+  });
+});
+
+describe('compatibleInstant (RRULE occurrence instants without Temporal on ordinary days)', () => {
+  it("equals Temporal's 'compatible' for any zone, date and wall time, transition days included", () => {
+    const zones = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'America/Santiago', 'Asia/Beirut', 'Pacific/Chatham', 'UTC', 'America/St_Johns'];
+    const transitionDays = ['2026-03-29', '2026-10-25', '2026-03-08', '2026-11-01', '2026-04-05', '2026-10-04', '2026-09-06', '2026-03-28'];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.oneof(fc.constantFrom(...transitionDays), fc.integer({ min: 0, max: 3000 }).map((d) => Temporal.PlainDate.from('2024-01-01').add({ days: d }).toString())),
+        fc.integer({ min: 0, max: 86_399 }),
+        (zone, iso, second) => {
+          const d = Temporal.PlainDate.from(iso);
+          const expected = d
+            .toPlainDateTime({ hour: Math.floor(second / 3600), minute: Math.floor(second / 60) % 60, second: second % 60 })
+            .toZonedDateTime(zone, { disambiguation: 'compatible' }).epochMilliseconds;
+          expect(compatibleInstant(zone, daysFromCivil(d.year, d.month, d.day), second)).toBe(expected);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
 
