@@ -10,7 +10,7 @@ export {
   claimMsOnDay,
 } from './timeRules';
 export { parseRRule, RRuleError, type ParsedRRule } from './rrule';
-export { validateOwnerRules, storedHardBlocks, type RuleIssue } from './validate';
+export { validateOwnerRules, storedHardBlocks, blocksWithCheckpoints, type RuleIssue } from './validate';
 export * from './limits';
 export { arbitrate, decide, findAlternatives, ALTERNATIVES_RADIUS_MS, ALTERNATIVES_STEP_MINUTES, MAX_ALTERNATIVES, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
 export { evaluateSlot, type SlotVerdict, type FailedStage } from './evaluate';

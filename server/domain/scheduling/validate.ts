@@ -104,3 +104,27 @@ const CHECKPOINT_HORIZON_DAY = daysFromCivil(MAX_DTSTART_YEAR + 2, 1, 1);
 export function storedHardBlocks(blocks: readonly HardBlock[]): HardBlock[] {
   return blocks.map((b) => ('rrule' in b ? withCountCheckpoint(b, CHECKPOINT_HORIZON_DAY) : b));
 }
+
+/** Memo for blocks stored before checkpoints existed: rule text and DTSTART -> the block with its checkpoint. */
+const legacyCheckpoints = new Map<string, HardBlock>();
+
+/**
+ * The blocks a decision expands: as stored, except that a COUNT rule stored without a checkpoint
+ * (saved before there were any) gets one, computed once per process and remembered, so not every
+ * decision walks it from DTSTART. Blocks saved since carry theirs: this returns them unchanged.
+ */
+export function blocksWithCheckpoints(blocks: HardBlock[]): HardBlock[] {
+  const legacy = (b: HardBlock) => 'rrule' in b && !b.count_checkpoint && /COUNT=/i.test(b.rrule);
+  if (!blocks.some(legacy)) return blocks;
+  return blocks.map((b) => {
+    if (!legacy(b) || !('rrule' in b)) return b;
+    const key = `${b.rrule}|${b.dtstart}`;
+    let done = legacyCheckpoints.get(key);
+    if (!done) {
+      done = withCountCheckpoint(b, CHECKPOINT_HORIZON_DAY);
+      if (legacyCheckpoints.size >= 10_000) legacyCheckpoints.clear();
+      legacyCheckpoints.set(key, done);
+    }
+    return { ...b, ...('count_checkpoint' in done ? { count_checkpoint: done.count_checkpoint } : {}) };
+  });
+}

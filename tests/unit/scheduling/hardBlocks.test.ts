@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
-import { hardBlockIntervals, parseRRule, RRuleError, storedHardBlocks, validateOwnerRules, type HardBlock } from '@/server/domain/scheduling';
+import { blocksWithCheckpoints, hardBlockIntervals, parseRRule, RRuleError, storedHardBlocks, validateOwnerRules, type HardBlock } from '@/server/domain/scheduling';
 import { daysFromCivil } from '@/server/domain/scheduling/civil';
 import { compatibleInstant } from '@/server/domain/scheduling/localTime';
 import { withCountCheckpoint } from '@/server/domain/scheduling/rrule';
@@ -260,6 +260,17 @@ describe('RRULE expansion matches a naive day-by-day oracle (property)', () => {
     const lying = { ...stored, count_checkpoint: { day: '1950-01-01', used: 10000 } } as HardBlock;
     expect(blocks('UTC', [lying], '1960-06-01T00:00Z', '1960-06-03T00:00Z')).toEqual([]);
     expect(blocks('UTC', [lying], '1940-06-01T00:00Z', '1940-06-02T00:00Z')).toEqual(['1940-06-01T00:00Z/1940-06-01T01:00Z']);
+  });
+
+  it('a COUNT rule stored before checkpoints existed gets one for its decisions; blocks saved since pass unchanged', () => {
+    const attack: HardBlock = { rrule: 'FREQ=MONTHLY;COUNT=999999999;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYMONTHDAY=1,2,3,-1', dtstart: '0001-01-01T00:00', duration_minutes: 30 };
+    const weekly: HardBlock = { days: ['mon'], start: '12:00', end: '13:00' };
+    const [withCp, same] = blocksWithCheckpoints([attack, weekly]);
+    expect(withCp).toEqual({ ...attack, count_checkpoint: { day: '2101-02-01', used: expect.any(Number) } });
+    expect(same).toBe(weekly);
+    expect(blocks('UTC', [withCp], '2026-06-01T00:00Z', '2026-06-03T00:00Z')).toEqual(blocks('UTC', [attack], '2026-06-01T00:00Z', '2026-06-03T00:00Z'));
+    const stored = storedHardBlocks([attack, weekly]);
+    expect(blocksWithCheckpoints(stored)).toBe(stored);
   });
 });
 
