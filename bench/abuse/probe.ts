@@ -49,36 +49,36 @@ export async function repeat(c: Client, s: Scenario, n: number, warmup: number):
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** GET /api/health every `periodMs` for `durationMs` (one at a time); latency samples in ms. */
-async function probeHealth(baseUrl: string, durationMs: number, periodMs: number): Promise<number[]> {
-  const out: number[] = [];
-  const end = performance.now() + durationMs;
-  let next = performance.now();
-  while (performance.now() < end) {
-    const t0 = performance.now();
-    const res = await fetch(`${baseUrl}/api/health`);
-    await res.text();
-    out.push(performance.now() - t0);
-    if (res.status !== 200) throw new Error(`/api/health answered ${res.status}`);
-    next += periodMs;
-    const wait = next - performance.now();
-    if (wait > 0) await sleep(wait);
-    else next = performance.now();
-  }
-  return out;
-}
+export type HealthOpts = { durationMs: number; periodMs: number; ratePerS: number; segmentMs: number };
 
-export type HealthOpts = { durationMs: number; periodMs: number; ratePerS: number };
-
-/** Health latency idle, then while `s` is sent `ratePerS` times a second (each waits for the previous). */
+/**
+ * GET /api/health one at a time every `periodMs` for 2 x `durationMs`, in alternating segments of
+ * `segmentMs`: idle ones, and busy ones in which `s` is sent `ratePerS` times a second (each
+ * waiting for the previous). Interleaving keeps the drift of a shared machine's load out of the
+ * comparison. A sample of an idle segment that overlapped a request still in flight is left out.
+ */
 export async function healthUnder(c: Client, s: Scenario, o: HealthOpts): Promise<{ idle: Stats; busy: Stats; sentDuring: number }> {
-  const idle = stats(await probeHealth(c.baseUrl, o.durationMs, o.periodMs));
-  let stop = false;
+  const t0 = performance.now();
+  const end = t0 + 2 * o.durationMs;
+  const busyAt = (t: number) => Math.floor((t - t0) / o.segmentMs) % 2 === 1;
+  let inFlight = 0;
+  let started = 0;
   let sentDuring = 0;
   const attacker = (async () => {
     let next = performance.now();
-    while (!stop) {
-      await send(c, s);
+    while (performance.now() < end) {
+      if (!busyAt(performance.now())) {
+        await sleep(5);
+        next = performance.now();
+        continue;
+      }
+      inFlight++;
+      started++;
+      try {
+        await send(c, s);
+      } finally {
+        inFlight--;
+      }
       sentDuring++;
       next += 1000 / o.ratePerS;
       const wait = next - performance.now();
@@ -86,8 +86,24 @@ export async function healthUnder(c: Client, s: Scenario, o: HealthOpts): Promis
       else next = performance.now();
     }
   })();
-  const busy = stats(await probeHealth(c.baseUrl, o.durationMs, o.periodMs));
-  stop = true;
+  const idle: number[] = [];
+  const busy: number[] = [];
+  let next = performance.now();
+  while (performance.now() < end) {
+    const at = performance.now();
+    const before = started;
+    const overlapped = inFlight > 0;
+    const res = await fetch(`${c.baseUrl}/api/health`);
+    await res.text();
+    const ms = performance.now() - at;
+    if (res.status !== 200) throw new Error(`/api/health answered ${res.status}`);
+    if (busyAt(at)) busy.push(ms);
+    else if (!overlapped && inFlight === 0 && started === before) idle.push(ms);
+    next += o.periodMs;
+    const wait = next - performance.now();
+    if (wait > 0) await sleep(wait);
+    else next = performance.now();
+  }
   await attacker;
-  return { idle, busy, sentDuring };
+  return { idle: stats(idle), busy: stats(busy), sentDuring };
 }

@@ -62,6 +62,8 @@ export function scenarios(s: Setup): Scenario[] {
   const suggested = (q: string) => `/public/schedules/${s.alias}/meeting-types/${s.slug}/suggested-times?${q}`;
   const window31 = `from=${encodeURIComponent(iso(m0))}&to=${encodeURIComponent(iso(m0 + 31 * DAY))}`;
   return [
+    // Control: the health check itself as "the request" shows the noise floor of the health ratio on this host.
+    { name: 'control: GET /api/health', method: 'GET', path: '/api/health', expect: [200], anonymous: true },
     // 1. evaluate with any span
     { name: 'evaluate: 300-year span (the attack)', method: 'POST', path: '/v1/arbitration/evaluate', body: { ...plain, start: iso(m0), end: '2326-01-01T00:00:00Z' }, expect: [400] },
     { name: 'evaluate: 73-year span inside the instant range', method: 'POST', path: '/v1/arbitration/evaluate', body: { ...plain, start: iso(m0), end: '2100-01-01T00:00:00Z' }, expect: [400] },
