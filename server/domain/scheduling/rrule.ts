@@ -162,7 +162,7 @@ function monthDays(rule: ParsedRRule, year: number, month: number, defaultDom: n
 
 /**
  * Where COUNT stands for a MONTHLY rule: the occurrences before local date `day` (the first day of
- * a month of the rule's sequence) number `used`. Before `day`, COUNT cannot be used up; from
+ * a month of the rule's sequence, or DTSTART when that month is DTSTART's) number `used`. Before `day`, COUNT cannot be used up; from
  * `day` on, counting resumes at `used`.
  */
 export type CountCheckpoint = { day: number; used: number };
