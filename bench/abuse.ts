@@ -11,10 +11,11 @@
  *     wall ms p50 / max as the client sees them, and the server process's CPU ms per request
  *     (/proc, user + system, over the N requests). Target: <= 50 ms CPU.
  *   - GET /api/health probed one at a time every --health-period ms (default 10) for 2 x --phase
- *     seconds (default 8) in alternating one-second segments: idle, and with the scenario's
- *     request sent --rate times a second (default 5, each waiting for the previous one); the
- *     interleaving keeps a shared machine's load drift out of the comparison. Target: health p99
- *     of the busy segments <= 1.5 x the p99 of the idle ones.
+ *     seconds (default 20) in alternating segments of --segment ms (default 500): idle, and with
+ *     the scenario's request sent --rate times a second (default 5, each waiting for the previous
+ *     one); the interleaving keeps a shared machine's load drift out of the comparison. Target:
+ *     health p99 of the busy segments <= 1.5 x the p99 of the idle ones. The first scenario sends
+ *     /api/health itself: its ratio is the noise floor of the host.
  *
  * Setup: one fresh customer (deleted at the end unless --keep) with an ordinary owner (Mon-Fri
  * 09-17, a lunch block, two RRULEs, a daily limit) and a 100-rule owner (08-20 every day, the 100
@@ -24,7 +25,7 @@
  * answers in place of the work measured.
  *
  * Options: --quick, --docs / --no-docs, --keep, --n=N (requests per scenario, default 20),
- *   --rate=R, --phase=S, --health-period=MS, --port=P (default a free one),
+ *   --rate=R, --phase=S, --segment=MS, --health-period=MS, --port=P (default a free one),
  *   --reuse-build (reuse the staged build), --in-place [--no-build], --base-url=URL (a running
  *   server on BENCH_DATABASE_URL, with TRUST_PROXY=1).
  * Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/bench, created when missing).
@@ -49,7 +50,7 @@ const opt = (name: string) => ARGV.find((a) => a.startsWith(`--${name}=`))?.slic
 const QUICK = flag('quick');
 const WRITE_DOCS = flag('docs') || (!QUICK && !flag('no-docs'));
 const N = Number(opt('n') ?? (QUICK ? 8 : 20));
-const HEALTH = { durationMs: Number(opt('phase') ?? (QUICK ? 2 : 8)) * 1000, periodMs: Number(opt('health-period') ?? 10), ratePerS: Number(opt('rate') ?? 5), segmentMs: 1000 };
+const HEALTH = { durationMs: Number(opt('phase') ?? (QUICK ? 2 : 20)) * 1000, periodMs: Number(opt('health-period') ?? 10), ratePerS: Number(opt('rate') ?? 5), segmentMs: Number(opt('segment') ?? 500) };
 const BENCH_DB_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/bench';
 const STAGE_DIR = path.join(os.tmpdir(), `agent-scheduler-bench-abuse-${path.basename(ROOT)}`);
 const DOC = path.join(ROOT, 'docs', 'benchmarks.md');
@@ -105,7 +106,7 @@ function report(rows: Row[], notes: string[]): void {
     `- date: ${new Date().toISOString()}`,
     `- machine: ${machineLine()}, load average at the end ${loadAvg()}`,
     `- Node ${process.version}; run: \`npx tsx bench/abuse.ts${ARGV.length ? ' ' + ARGV.join(' ') : ''}\`${QUICK ? ' (quick)' : ''}`,
-    `- ${N} requests per scenario (after 3 of warm-up) for the wall and CPU columns; health probed every ${HEALTH.periodMs} ms for ${(2 * HEALTH.durationMs) / 1000} s in alternating ${HEALTH.segmentMs / 1000}-second segments, idle and with the request sent ${HEALTH.ratePerS} times a second (each waiting for the previous)`,
+    `- ${N} requests per scenario (after 3 of warm-up) for the wall and CPU columns; health probed every ${HEALTH.periodMs} ms for ${(2 * HEALTH.durationMs) / 1000} s in alternating ${HEALTH.segmentMs} ms segments, idle and with the request sent ${HEALTH.ratePerS} times a second (each waiting for the previous)`,
     ...notes.map((n) => `- ${n}`),
   ];
   const missed = missedOf(rows);
