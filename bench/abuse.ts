@@ -57,7 +57,7 @@ const DOC = path.join(ROOT, 'docs', 'benchmarks.md');
 const CPU_TARGET_MS = 50;
 const HEALTH_RATIO_TARGET = 1.5;
 
-type Row = { s: Scenario; statuses: string; wallP50: number; wallMax: number; cpu: number | null; idleP99: number; busyP99: number; busyMax: number; sentDuring: number };
+type Row = { s: Scenario; statuses: string; wallP50: number; wallMax: number; cpu: number | null; idleP50: number; idleP99: number; busyP99: number; sentDuring: number };
 
 /** The customer, owners, class, link and meeting type of the run, made through the API itself. */
 async function setUp(c: Client, adminKey: string): Promise<Setup> {
@@ -87,19 +87,38 @@ async function measure(c: Client, setup: Setup): Promise<Row[]> {
   for (const s of scenarios(setup)) {
     const r = await repeat(c, s, N, 3);
     const h = await healthUnder(c, s, HEALTH);
-    rows.push({ s, statuses: r.statuses, wallP50: r.wall.p50, wallMax: r.wall.max, cpu: r.cpu, idleP99: h.idle.p99, busyP99: h.busy.p99, busyMax: h.busy.max, sentDuring: h.sentDuring });
+    rows.push({ s, statuses: r.statuses, wallP50: r.wall.p50, wallMax: r.wall.max, cpu: r.cpu, idleP50: h.idle.p50, idleP99: h.idle.p99, busyP99: h.busy.p99, sentDuring: h.sentDuring });
     log(`  ${s.name}: ${r.statuses}, wall p50 ${fmt(r.wall.p50)} ms, CPU ${fmt(r.cpu)} ms/req; health p99 ${fmt(h.idle.p99)} -> ${fmt(h.busy.p99)} ms`);
   }
   return rows;
 }
 
-const HEADER = ['request', 'answer', 'wall p50 ms', 'wall max ms', 'server CPU ms/req', 'health p99 idle ms', 'health p99 while it runs ms', 'ratio', 'health max ms', 'targets'];
+const HEADER = ['request', 'answer', 'wall p50 ms', 'wall max ms', 'server CPU ms/req', 'CPU target', 'health p50 idle ms', 'health p99 idle ms', 'health p99 while it runs ms', 'ratio', 'ratio target'];
+const ratioOf = (r: Row) => r.busyP99 / r.idleP99;
+const cpuOk = (r: Row) => r.cpu !== null && r.cpu <= CPU_TARGET_MS;
+const ratioOk = (r: Row) => ratioOf(r) <= HEALTH_RATIO_TARGET;
 function cells(r: Row): string[] {
-  const ratio = r.busyP99 / r.idleP99;
-  const ok = r.cpu !== null && r.cpu <= CPU_TARGET_MS && ratio <= HEALTH_RATIO_TARGET;
-  return [r.s.name, r.statuses, fmt(r.wallP50), fmt(r.wallMax), r.cpu === null ? 'n/a' : fmt(r.cpu), fmt(r.idleP99), fmt(r.busyP99), ratio.toFixed(2), fmt(r.busyMax), ok ? 'ok' : 'MISSED'];
+  const cpu = r.cpu === null ? 'n/a' : fmt(r.cpu);
+  return [r.s.name, r.statuses, fmt(r.wallP50), fmt(r.wallMax), cpu, cpuOk(r) ? 'ok' : 'MISSED', fmt(r.idleP50), fmt(r.idleP99), fmt(r.busyP99), ratioOf(r).toFixed(2), ratioOk(r) ? 'ok' : 'MISSED'];
 }
-const missedOf = (rows: Row[]) => rows.filter((r) => cells(r).at(-1) === 'MISSED');
+
+/** One line per target: how many rows meet it, and how noisy the health columns were. */
+function verdicts(rows: Row[]): string[] {
+  const cpuMissed = rows.filter((r) => !cpuOk(r));
+  const maxCpu = Math.max(...rows.map((r) => r.cpu ?? Infinity));
+  const ratioMissed = rows.filter((r) => !ratioOk(r));
+  const control = rows.find((r) => r.s.name.startsWith('control'));
+  const idle = rows.map((r) => r.idleP99);
+  const p50 = rows.map((r) => r.idleP50);
+  return [
+    cpuMissed.length === 0
+      ? `Server CPU: every row within ${CPU_TARGET_MS} ms (at most ${fmt(maxCpu)} ms per request).`
+      : `Server CPU: ${cpuMissed.length} of ${rows.length} rows above ${CPU_TARGET_MS} ms (${cpuMissed.map((r) => r.s.name).join('; ')}).`,
+    `Health ratio: ${rows.length - ratioMissed.length} of ${rows.length} rows within ${HEALTH_RATIO_TARGET}` +
+      (control ? `; the control row (health itself as the request) ${ratioOf(control).toFixed(2)}` : '') +
+      `; idle health p99 ranged ${fmt(Math.min(...idle))} to ${fmt(Math.max(...idle))} ms across rows while its p50 stayed ${fmt(Math.min(...p50))} to ${fmt(Math.max(...p50))} ms.`,
+  ];
+}
 
 function report(rows: Row[], notes: string[]): void {
   const info = [
@@ -109,13 +128,12 @@ function report(rows: Row[], notes: string[]): void {
     `- ${N} requests per scenario (after 3 of warm-up) for the wall and CPU columns; health probed every ${HEALTH.periodMs} ms for ${(2 * HEALTH.durationMs) / 1000} s in alternating ${HEALTH.segmentMs} ms segments, idle and with the request sent ${HEALTH.ratePerS} times a second (each waiting for the previous)`,
     ...notes.map((n) => `- ${n}`),
   ];
-  const missed = missedOf(rows);
-  const verdict = missed.length === 0 ? 'Every row meets both targets in this run.' : `${missed.length} of ${rows.length} rows miss a target in this run.`;
+  const verdict = verdicts(rows);
   console.log('\nAbuse benchmark (times in ms)');
   console.log(info.map((l) => l.slice(2)).join('\n'));
   console.log('');
   console.log(textTable(HEADER, rows.map(cells), 2));
-  console.log(`\n${verdict}`);
+  console.log(`\n${verdict.join('\n')}`);
   if (!WRITE_DOCS) return;
   const section = [
     '## Abuse: bounded work per request',
@@ -128,14 +146,15 @@ function report(rows: Row[], notes: string[]): void {
     `${HEALTH_RATIO_TARGET} x its idle p99. "server CPU" is the server process's user + system time over the requests`,
     'divided by their number (it hardly moves when other work shares the cores, unlike wall times). The first',
     'row sends `/api/health` itself as "the request": its ratio is the noise floor of the health columns on the',
-    'host of the run (on a shared, busy host p99s of a few hundred samples vary by a factor of 2 or more from',
-    'scheduling alone).',
+    'host of the run. On a shared, busy host the health p99s swing by a factor of 2 or more from scheduling',
+    'alone, and in busy segments this benchmark\'s own client work competes for the same cores, so there the',
+    'ratio column says more about the host than about the request; the CPU column is the steady measure.',
     '',
     ...info,
     '',
     markdownTable(HEADER, rows.map(cells), 2),
     '',
-    verdict,
+    ...verdict,
   ].join('\n');
   writeMarkedSection(DOC, 'abuse', 'bench/abuse.ts', section);
   log(`\nwrote ${path.relative(ROOT, DOC)}`);
