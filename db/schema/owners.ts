@@ -7,7 +7,8 @@ export type LocalRangeJson = { start: string; end: string };
 export type WorkingHoursJson = Record<Weekday, LocalRangeJson[]>;
 export type HardBlockJson =
   | { days: Weekday[]; start: string; end: string; label?: string }
-  | { rrule: string; dtstart: string; duration_minutes: number; label?: string };
+  /** count_checkpoint: computed when saved (server/domain/scheduling/rrule.ts), not part of the API. */
+  | { rrule: string; dtstart: string; duration_minutes: number; label?: string; count_checkpoint?: { day: string; used: number } };
 
 export const OWNER_ROLES = ['admin', 'member'] as const;
 

@@ -6,7 +6,7 @@ import { normalizeEmail } from './access';
 import { audited, type AdminActor } from './adminAudit';
 import { DomainError } from './errors';
 import { newId } from './ids';
-import { canonicalTimeZone, timeZoneName, validateOwnerRules, type RuleIssue } from './scheduling';
+import { canonicalTimeZone, storedHardBlocks, timeZoneName, validateOwnerRules, type RuleIssue } from './scheduling';
 
 export const WEEKDAYS: readonly Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 
@@ -47,7 +47,8 @@ export function rulesView(o: OwnerRow): RulesView {
     working_hours: wh,
     // Not configured: no weekday restriction.
     working_days: wh ? WEEKDAYS.filter((d) => (wh[d] ?? []).length > 0) : [...WEEKDAYS],
-    hard_blocks: o.hardBlocks,
+    // The stored COUNT checkpoint is the engine's, not the owner's: the rule reads as it was given.
+    hard_blocks: o.hardBlocks.map((b) => ('rrule' in b ? (({ count_checkpoint: _, ...given }) => given)(b) : b)),
     max_daily_meeting_hours: o.maxDailyMeetingHours,
   };
   if (!wh) view.warnings = ['WORKING_HOURS_NOT_CONFIGURED'];
@@ -134,7 +135,7 @@ async function replaceScheduleRules(db: Executor, customerId: string, email: str
   }
   const [updated] = await db
     .update(owners)
-    .set({ timeZone, workingHours, hardBlocks, maxDailyMeetingHours: input.max_daily_meeting_hours ?? null, updatedAt: now })
+    .set({ timeZone, workingHours, hardBlocks: storedHardBlocks(hardBlocks), maxDailyMeetingHours: input.max_daily_meeting_hours ?? null, updatedAt: now })
     .where(eq(owners.id, owner.id))
     .returning();
   return updated;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PERMISSIONS } from '@/db/schema';
+import { MAX_HARD_BLOCKS } from '@/server/domain/scheduling/limits';
 import { Email, LocalTime, Timestamp, Warnings, Weekday } from './common';
 
 const LocalRange = z.strictObject({ start: LocalTime, end: LocalTime });
@@ -37,7 +38,7 @@ export const RulesPutBody = z.strictObject({
   owner_email: Email.optional(),
   time_zone: z.string().min(1).max(64).optional(),
   working_hours: WorkingHours.nullable().describe('null: not configured (no restriction); a weekday absent or empty is not a working day'),
-  hard_blocks: z.array(HardBlock).max(100).optional(),
+  hard_blocks: z.array(HardBlock).max(MAX_HARD_BLOCKS).optional(),
   max_daily_meeting_hours: z.number().positive().max(24).nullable().optional(),
 });
 export const Rules = z.object({

@@ -4,7 +4,7 @@ import { DomainError, invalidField } from '../errors';
 import { arbitrate, searchSlots, timeZoneName, type AlternativeReasonCode, type RejectReason } from '../scheduling';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules } from './context';
 import { alternativesJson, requestPolicy } from './decide';
-import { DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, noSlotsError, validateWindow } from './windows';
+import { assertBookingSpan, DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, noSlotsError, validateWindow } from './windows';
 
 const HOUR = 3_600_000;
 const DAY_MARGIN = 26 * HOUR;
@@ -81,10 +81,10 @@ export async function evaluateBooking(
   input: { ownerEmail: string; meetingClass: string; calendarType?: string; start: Date; end: Date },
   now: Date,
 ): Promise<EvaluateResult> {
+  assertBookingSpan(input.start, input.end); // exactly the booking's check: evaluate simulates a booking
   const target = await loadTarget(db, actor.customerId, input, false);
   const start = input.start.getTime();
   const end = input.end.getTime();
-  if (!(end > start)) throw invalidField('end', 'must be after start', 'end must be after start');
   const claims = await loadClaims(db, target.owner.id, new Date(start - ARBITRATION_MARGIN_MS), new Date(end + ARBITRATION_MARGIN_MS), now);
   const decision = arbitrate({ start, end, ...requestPolicy(actor, target) }, { now: now.getTime(), rules: ownerRules(target.owner), claims });
   if (decision.outcome === 'past_time') return { outcome: 'reject', reason: 'PAST_TIME', alternatives: [], would_preempt: [] };

@@ -11,6 +11,7 @@ import { lockOwner, rulesWarnings, type ClaimRow } from './context';
 import { claimMadeWithKey, decideAndApply, loadClaimTarget, ownerQueueKey, requestPolicy, runClaimTransaction, type AnswerStore } from './decide';
 import { findHold } from './holdService';
 import { bookingView, holdStatus, type BookingView } from './views';
+import { assertBookingSpan } from './windows';
 
 export type BookingDetails = {
   attendees?: { email: string; name?: string }[];
@@ -63,7 +64,7 @@ export async function createBooking(
   idempotencyKey: string | null,
   storeAnswer: AnswerStore | null = null,
 ): Promise<BookingView> {
-  assertSpan(input.start, input.end);
+  assertBookingSpan(input.start, input.end);
   const result = await runClaimTransaction(db, async (tx) => {
     // One pipeline: the owner lock comes first on the connection.
     const [{ target, around }, made] = await Promise.all([
@@ -167,13 +168,6 @@ export async function confirmHold(
     return { value: answer! };
   }, `hold:${holdId}`);
   return unwrap(result);
-}
-
-function assertSpan(start: Date, end: Date) {
-  const minutes = (end.getTime() - start.getTime()) / 60_000;
-  if (!(minutes >= 5 && minutes <= 480)) {
-    throw invalidField('end', 'span must be 5 to 480 minutes', 'A booking must span 5 to 480 minutes (end after start)');
-  }
 }
 
 function assertSlotInHold(hold: ClaimRow, start: Date, end: Date) {

@@ -6,7 +6,7 @@ import { DomainError } from '../errors';
 import { getMeetingClass, type MeetingClassRow } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { normalizeEmail } from '../access';
-import { ALTERNATIVES_RADIUS_MS, VERDICT_CLAIMS_MARGIN_MS, type OwnerRules } from '../scheduling';
+import { ALTERNATIVES_RADIUS_MS, blocksWithCheckpoints, VERDICT_CLAIMS_MARGIN_MS, type OwnerRules } from '../scheduling';
 import { expireOwnerHolds, type OwnerRef } from './claimStore';
 
 export { loadClaims, type ClaimRow, type LoadedClaim } from './claimStore';
@@ -21,7 +21,7 @@ export function ownerRules(owner: Pick<OwnerRow, 'timeZone' | 'workingHours' | '
   return {
     timeZone: owner.timeZone,
     workingHours: owner.workingHours,
-    hardBlocks: owner.hardBlocks,
+    hardBlocks: blocksWithCheckpoints(owner.hardBlocks),
     maxDailyMeetingHours: owner.maxDailyMeetingHours,
   };
 }

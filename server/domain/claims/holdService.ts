@@ -9,7 +9,7 @@ import { writeAudit } from './audit';
 import { insertClaim } from './claimStore';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './context';
 import { claimMadeWithKey, decideAndApply, loadAround, loadClaimTarget, ownerQueueKey, type AnswerStore, requestPolicy, runClaimTransaction } from './decide';
-import { noSlotsError, validateWindow } from './windows';
+import { assertBookingSpan, noSlotsError, validateWindow } from './windows';
 import { holdView, type HoldView } from './views';
 
 export const DEFAULT_HOLD_TTL_SECONDS = 600;
@@ -24,10 +24,7 @@ export type HoldInput = {
 /** Create a candidate hold (exactly `candidate`) or a window hold (the earliest free stretch of the window that fits). */
 export async function createHold(db: Db, actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null, storeAnswer: AnswerStore | null = null): Promise<HoldView> {
   if (input.scope === 'candidate') {
-    const minutes = (input.candidate.end.getTime() - input.candidate.start.getTime()) / 60_000;
-    if (!(minutes >= 5 && minutes <= 480)) {
-      throw invalidField('candidate', 'span must be 5 to 480 minutes', 'candidate must span 5 to 480 minutes (end after start)');
-    }
+    assertBookingSpan(input.candidate.start, input.candidate.end, 'candidate', 'candidate');
   } else {
     validateWindow(input.window, input.durationMinutes, now);
   }

@@ -12,6 +12,22 @@ export const MAX_LOOKAHEAD_HOURS = 72;
 /** How far past the lookahead we look to say next_available_exceeds_lookahead. */
 export const BEYOND_LOOKAHEAD_MS = 14 * 24 * HOUR;
 
+/** A booking (and a candidate hold, and the evaluation of a booking) spans 5 to 480 minutes. */
+export const MIN_BOOKING_MINUTES = 5;
+export const MAX_BOOKING_MINUTES = 480;
+
+/**
+ * The span check of POST /v1/bookings, run before anything is loaded. Evaluate and candidate holds
+ * run this same check, so a span one refuses the others refuse with the same code and field.
+ */
+export function assertBookingSpan(start: Date, end: Date, field: 'end' | 'candidate' = 'end', subject = 'A booking'): void {
+  const minutes = (end.getTime() - start.getTime()) / MINUTE;
+  if (!(minutes >= MIN_BOOKING_MINUTES && minutes <= MAX_BOOKING_MINUTES)) {
+    const span = `${MIN_BOOKING_MINUTES} to ${MAX_BOOKING_MINUTES} minutes`;
+    throw invalidField(field, `span must be ${span}`, `${subject} must span ${span} (end after start)`);
+  }
+}
+
 /** WINDOW_TOO_NARROW, PAST_TIME and the window-size cap, in that order. */
 export function validateWindow(window: { start: Date; end: Date }, durationMinutes: number, now: Date): void {
   const start = window.start.getTime();

@@ -10,8 +10,9 @@ export {
   claimMsOnDay,
 } from './timeRules';
 export { parseRRule, RRuleError, type ParsedRRule } from './rrule';
-export { validateOwnerRules, type RuleIssue } from './validate';
+export { validateOwnerRules, storedHardBlocks, blocksWithCheckpoints, type RuleIssue } from './validate';
 export { canonicalTimeZone, timeZoneName } from './timeZone';
+export * from './limits';
 export { arbitrate, decide, findAlternatives, ALTERNATIVES_RADIUS_MS, ALTERNATIVES_STEP_MINUTES, MAX_ALTERNATIVES, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
 export { evaluateSlot, type SlotVerdict, type FailedStage } from './evaluate';
 export { SchedulingContext } from './context';

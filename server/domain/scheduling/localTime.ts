@@ -16,7 +16,7 @@
  * - Offsets and transitions always come from Temporal (tzdb); no offset is ever assumed.
  */
 import { Temporal } from 'temporal-polyfill';
-import { daysFromCivil } from './civil';
+import { civilFromDays, daysFromCivil } from './civil';
 import { lowerBound } from './intervals';
 import { WEEKDAYS, type Weekday } from './types';
 
@@ -243,4 +243,36 @@ export function localDayBounds(timeZone: string, instant: number): { start: numb
   const table = new DayTable(timeZone);
   const day = table.dayAt(instant);
   return { start: day.start, end: day.end };
+}
+
+/** Memo: the UTC offset of a local date when it is the same all day, null on a day with a transition (or one at its midnight). */
+const constantOffsets = new Map<string, number | null>();
+
+function constantOffset(timeZone: string, epochDay: number): number | null {
+  const key = `${timeZone}|${epochDay}`;
+  let offset = constantOffsets.get(key);
+  if (offset === undefined) {
+    const c = civilFromDays(epochDay);
+    const day = localDay(timeZone, Temporal.PlainDate.from({ year: c.year, month: c.month, day: c.day }));
+    // One offset, and the wall clock runs 00:00 to 24:00 once (no gap or fold at either midnight).
+    const only = day.segments.length === 1 ? day.segments[0].offsetMs : null;
+    offset = only !== null && day.start + only === epochDay * DAY && day.end - day.start === DAY ? only : null;
+    if (constantOffsets.size >= DAY_CACHE_LIMIT) constantOffsets.clear();
+    constantOffsets.set(key, offset);
+  }
+  return offset;
+}
+
+/**
+ * The instant of local date `epochDay` at wall-clock `second` by RFC 5545 3.3.5 (Temporal's
+ * 'compatible'): a time in a fold is its first occurrence, a time in a gap is read with the offset
+ * from before the gap. On a day with one offset throughout (nearly every day) that is plain
+ * arithmetic; Temporal decides only on transition days. Used for RRULE occurrences.
+ */
+export function compatibleInstant(timeZone: string, epochDay: number, second: number): number {
+  const offset = constantOffset(timeZone, epochDay);
+  if (offset !== null) return epochDay * DAY + second * 1000 - offset;
+  const c = civilFromDays(epochDay);
+  return Temporal.PlainDateTime.from({ year: c.year, month: c.month, day: c.day, hour: Math.floor(second / 3600), minute: Math.floor(second / 60) % 60, second: second % 60 })
+    .toZonedDateTime(timeZone, { disambiguation: 'compatible' }).epochMilliseconds;
 }

@@ -15,11 +15,13 @@
  * - Invalid dates (BYMONTHDAY=31 in April, DTSTART on the 31st with plain MONTHLY) are skipped.
  * - Expansion is bounded by the query range: DAILY and WEEKLY jump to the first period of the range
  *   arithmetically and compute each occurrence's COUNT index in O(1); MONTHLY without COUNT jumps as
- *   well, with COUNT it walks months (12 per year, stopping as soon as COUNT is used up).
+ *   well. MONTHLY with COUNT has no closed form (a month holds a varying number of occurrences), so
+ *   its COUNT boundary is computed once, when the rule is saved (countCheckpoint), and stored with
+ *   the block: expansion then jumps too. Only a block stored without its checkpoint (saved before
+ *   there was one) walks months from DTSTART.
  */
-import { Temporal } from 'temporal-polyfill';
 import { civilFromDays, daysFromCivil, daysInMonth, weekdayIndex } from './civil';
-import { MINUTE } from './localTime';
+import { compatibleInstant, DAY, HOUR, MINUTE } from './localTime';
 import type { Interval } from './types';
 
 export class RRuleError extends Error {
@@ -159,17 +161,70 @@ function monthDays(rule: ParsedRRule, year: number, month: number, defaultDom: n
 }
 
 /**
- * Occurrence dates (epoch days) of the rule within [lo, hi], ascending, honouring COUNT.
- * `d0` is DTSTART's date.
+ * Where COUNT stands for a MONTHLY rule: the occurrences before local date `day` (the first day of
+ * a month of the rule's sequence, or DTSTART when that month is DTSTART's) number `used`. Before `day`, COUNT cannot be used up; from
+ * `day` on, counting resumes at `used`.
  */
-export function* occurrenceDays(rule: ParsedRRule, d0: number, lo: number, hi: number): Generator<number> {
+export type CountCheckpoint = { day: number; used: number };
+
+const monthOf = (epochDay: number) => {
+  const c = civilFromDays(epochDay);
+  return c.year * 12 + (c.month - 1);
+};
+
+function monthStart(monthIndex: number): number {
+  const year = Math.floor(monthIndex / 12);
+  return daysFromCivil(year, monthIndex - year * 12 + 1, 1);
+}
+
+/** Does DTSTART match the rule itself (else it is an extra first occurrence)? */
+function startMatches(rule: ParsedRRule, d0: number): boolean {
+  const c0 = civilFromDays(d0);
+  if (rule.freq === 'MONTHLY') return monthDays(rule, c0.year, c0.month, c0.day).includes(d0);
+  return !rule.byDay || rule.byDay.some((b) => b.weekday === weekdayIndex(d0));
+}
+
+/**
+ * The COUNT checkpoint of a MONTHLY rule with COUNT (null for any other rule): the month in which
+ * COUNT is used up, or else the first month of the sequence starting after `horizonDay`. Walks the
+ * months from DTSTART once (at most up to the horizon); store the result with the rule.
+ */
+export function countCheckpoint(rule: ParsedRRule, d0: number, horizonDay: number): CountCheckpoint | null {
+  const { count, interval: I } = rule;
+  if (rule.freq !== 'MONTHLY' || count === null) return null;
+  const c0 = civilFromDays(d0);
+  const m0 = monthOf(d0);
+  // How many dates a month holds depends only on its length and the weekday of its 1st: 28 kinds.
+  const perKind = new Map<number, number>();
+  let used = startMatches(rule, d0) ? 0 : 1;
+  for (let k = 0; ; k++) {
+    const mi = m0 + k * I;
+    const first = monthStart(mi);
+    if (used >= count || first > horizonDay) return { day: k === 0 ? d0 : first, used };
+    const year = Math.floor(mi / 12);
+    const month = mi - year * 12 + 1;
+    let n: number;
+    if (k === 0) n = monthDays(rule, year, month, c0.day).filter((d) => d >= d0).length;
+    else {
+      const kind = daysInMonth(year, month) * 7 + weekdayIndex(first);
+      n = perKind.get(kind) ?? monthDays(rule, year, month, c0.day).length;
+      perKind.set(kind, n);
+    }
+    if (used + n >= count) return { day: k === 0 ? d0 : first, used };
+    used += n;
+  }
+}
+
+/**
+ * Occurrence dates (epoch days) of the rule within [lo, hi], ascending, honouring COUNT.
+ * `d0` is DTSTART's date; `checkpoint` (MONTHLY with COUNT) what countCheckpoint() computed.
+ */
+export function* occurrenceDays(rule: ParsedRRule, d0: number, lo: number, hi: number, checkpoint: CountCheckpoint | null = null): Generator<number> {
   const { interval: I, count } = rule;
   const wd0 = weekdayIndex(d0);
   const c0 = civilFromDays(d0);
   const byWeekday = rule.byDay ? new Set(rule.byDay.map((b) => b.weekday)) : null;
-  const matchesStart =
-    rule.freq === 'MONTHLY' ? monthDays(rule, c0.year, c0.month, c0.day).includes(d0) : !byWeekday || byWeekday.has(wd0);
-  const extra = matchesStart ? 0 : 1; // DTSTART is an extra first occurrence
+  const extra = startMatches(rule, d0) ? 0 : 1; // DTSTART is an extra first occurrence
   if (extra && d0 >= lo && d0 <= hi) yield d0;
   const exhausted = (index: number) => count !== null && index >= count;
   if (exhausted(extra)) return;
@@ -216,60 +271,92 @@ export function* occurrenceDays(rule: ParsedRRule, d0: number, lo: number, hi: n
     }
   }
 
-  // MONTHLY
-  const m0 = c0.year * 12 + (c0.month - 1);
-  const cLo = civilFromDays(lo);
-  const loMonth = cLo.year * 12 + (cLo.month - 1);
-  let index = extra;
-  for (let k = count === null ? Math.max(0, Math.floor((loMonth - m0) / I)) : 0; ; k++) {
+  // MONTHLY. `index` is the COUNT index of the next occurrence; null while it cannot matter (no
+  // COUNT, or before the checkpoint, where COUNT is not used up yet).
+  const m0 = monthOf(d0);
+  const loMonth = monthOf(lo);
+  const jump = Math.max(0, Math.floor((loMonth - m0) / I));
+  const kc = checkpoint && count !== null ? Math.round((monthOf(checkpoint.day) - m0) / I) : null;
+  let k: number;
+  let index: number | null;
+  if (count === null) [k, index] = [jump, null];
+  else if (kc === null) [k, index] = [0, extra]; // no checkpoint: walk from DTSTART
+  else if (jump < kc) [k, index] = [jump, null];
+  else [k, index] = [kc, checkpoint!.used];
+  for (; ; k++) {
+    if (k === kc) index = checkpoint!.used;
     const mi = m0 + k * I;
     const year = Math.floor(mi / 12);
     const month = mi - year * 12 + 1;
     if (daysFromCivil(year, month, 1) > hi) return;
     for (const day of monthDays(rule, year, month, c0.day)) {
       if (k === 0 && day < d0) continue;
-      if (exhausted(index)) return;
-      index++;
+      if (index !== null) {
+        if (exhausted(index)) return;
+        index++;
+      }
       if (day > hi) return;
       if (day >= lo) yield day;
     }
   }
 }
 
-function localEpochDay(timeZone: string, instant: number): number {
-  const d = Temporal.Instant.fromEpochMilliseconds(instant).toZonedDateTimeISO(timeZone);
-  return daysFromCivil(d.year, d.month, d.day);
+/** UTC offsets lie within -12 h and +14 h: a local date is within this much of the UTC date. */
+const MAX_OFFSET_MS = 15 * HOUR;
+
+/** How a checkpoint is stored with its block: `day` is the local date YYYY-MM-DD. */
+export type StoredCountCheckpoint = { day: string; used: number };
+type RRuleBlock = { rrule: string; dtstart: string; duration_minutes: number; count_checkpoint?: StoredCountCheckpoint };
+
+/**
+ * The block as it is stored: with its COUNT checkpoint (MONTHLY with COUNT; see countCheckpoint),
+ * computed up to the local date `horizonDay`, and without one otherwise. Throws RRuleError on an
+ * invalid rule.
+ */
+export function withCountCheckpoint<B extends RRuleBlock>(block: B, horizonDay: number): B {
+  const { count_checkpoint: _previous, ...rest } = block;
+  const start = parseLocalDateTime(block.dtstart);
+  const cp = countCheckpoint(parseRRule(block.rrule), start.epochDay, horizonDay);
+  if (!cp) return rest as B;
+  const c = civilFromDays(cp.day);
+  const day = `${String(c.year).padStart(4, '0')}-${String(c.month).padStart(2, '0')}-${String(c.day).padStart(2, '0')}`;
+  return { ...rest, count_checkpoint: { day, used: cp.used } } as B;
+}
+
+function parseCheckpoint(stored: StoredCountCheckpoint | undefined): CountCheckpoint | null {
+  const m = stored && /^(\d{4})-(\d{2})-(\d{2})$/.exec(stored.day);
+  if (!m || !Number.isInteger(stored!.used)) return null;
+  return { day: daysFromCivil(Number(m[1]), Number(m[2]), Number(m[3])), used: stored!.used };
+}
+
+/** Memo of parsed rules (a rule's text always parses the same; the parsed rule is never mutated). */
+const parsedRules = new Map<string, ParsedRRule>();
+function parsedRule(text: string): ParsedRRule {
+  let rule = parsedRules.get(text);
+  if (!rule) {
+    rule = parseRRule(text);
+    if (parsedRules.size >= 10_000) parsedRules.clear();
+    parsedRules.set(text, rule);
+  }
+  return rule;
 }
 
 /** Real intervals of an RRULE hard block that intersect [from, to) (unclipped), ascending. */
-export function expandRRuleBlock(
-  block: { rrule: string; dtstart: string; duration_minutes: number },
-  timeZone: string,
-  from: number,
-  to: number,
-): Interval[] {
-  const rule = parseRRule(block.rrule);
+export function expandRRuleBlock(block: RRuleBlock, timeZone: string, from: number, to: number): Interval[] {
+  const rule = parsedRule(block.rrule);
   const start = parseLocalDateTime(block.dtstart);
   const durationMs = block.duration_minutes * MINUTE;
   if (!(durationMs > 0) || !Number.isFinite(durationMs)) throw new RRuleError('duration_minutes must be positive');
   if (!(to > from)) return [];
-  // Local dates whose occurrences may intersect [from, to); one day of slack on both sides.
-  const lo = localEpochDay(timeZone, from - durationMs) - 1;
-  const hi = localEpochDay(timeZone, to) + 1;
+  // Local dates whose occurrences may intersect [from, to), whatever the zone's offset (no Temporal).
+  const lo = Math.floor((from - durationMs - MAX_OFFSET_MS) / DAY);
+  const hi = Math.floor((to + MAX_OFFSET_MS) / DAY);
   const out: Interval[] = [];
   const { until } = rule;
-  for (const day of occurrenceDays(rule, start.epochDay, lo, hi)) {
+  for (const day of occurrenceDays(rule, start.epochDay, lo, hi, parseCheckpoint(block.count_checkpoint))) {
     if (until?.kind === 'date' && day > until.epochDay) break;
     if (until?.kind === 'local' && (day > until.epochDay || (day === until.epochDay && start.second > until.second))) break;
-    const c = civilFromDays(day);
-    const s = Temporal.PlainDateTime.from({
-      year: c.year,
-      month: c.month,
-      day: c.day,
-      hour: Math.floor(start.second / 3600),
-      minute: Math.floor(start.second / 60) % 60,
-      second: start.second % 60,
-    }).toZonedDateTime(timeZone, { disambiguation: 'compatible' }).epochMilliseconds;
+    const s = compatibleInstant(timeZone, day, start.second);
     if (until?.kind === 'utc' && s > until.ms) break;
     if (s < to && s + durationMs > from) out.push({ start: s, end: s + durationMs });
   }

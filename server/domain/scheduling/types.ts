@@ -22,7 +22,14 @@ export type HardBlock =
    * RFC 5545 recurrence. `rrule` e.g. "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,WE;COUNT=10" (an "RRULE:"
    * prefix is accepted); `dtstart` is owner-local "YYYY-MM-DDTHH:MM" (first occurrence).
    */
-  | { rrule: string; dtstart: string; duration_minutes: number; label?: string };
+  | {
+      rrule: string;
+      dtstart: string;
+      duration_minutes: number;
+      label?: string;
+      /** Computed when the rule is saved (withCountCheckpoint), never given by a client: see rrule.ts. */
+      count_checkpoint?: { day: string; used: number };
+    };
 
 export type OwnerRules = {
   /** IANA time zone, e.g. "Europe/Berlin". */

@@ -3,9 +3,10 @@
  * functions assume valid rules: an unparseable RRULE would make them throw.
  */
 import { Temporal } from 'temporal-polyfill';
-import { parseLocalTime } from './civil';
-import { RRuleError, parseLocalDateTime, parseRRule } from './rrule';
-import { WEEKDAYS, type OwnerRules } from './types';
+import { civilFromDays, daysFromCivil, parseLocalTime } from './civil';
+import { MAX_DTSTART_YEAR, MAX_HARD_BLOCKS, MAX_RRULE_BY_VALUES, MAX_RRULE_COUNT, MIN_DTSTART_YEAR } from './limits';
+import { RRuleError, parseLocalDateTime, parseRRule, withCountCheckpoint } from './rrule';
+import { WEEKDAYS, type HardBlock, type OwnerRules } from './types';
 
 export type RuleIssue = { path: string; message: string };
 
@@ -37,18 +38,15 @@ export function validateOwnerRules(rules: OwnerRules): RuleIssue[] {
       });
     }
   }
+  if (rules.hardBlocks.length > MAX_HARD_BLOCKS) {
+    issues.push({ path: 'hard_blocks', message: `at most ${MAX_HARD_BLOCKS} hard blocks` });
+  }
   rules.hardBlocks.forEach((block, i) => {
     const path = `hard_blocks[${i}]`;
     if ('rrule' in block) {
-      try {
-        parseRRule(block.rrule);
-        parseLocalDateTime(block.dtstart);
-        if (!(Number.isInteger(block.duration_minutes) && block.duration_minutes > 0)) {
-          issues.push({ path, message: 'duration_minutes must be a positive integer' });
-        }
-      } catch (err) {
-        if (!(err instanceof RRuleError)) throw err;
-        issues.push({ path, message: err.message });
+      issues.push(...rruleIssues(block.rrule, `${path}.rrule`), ...dtstartIssues(block.dtstart, `${path}.dtstart`));
+      if (!(Number.isInteger(block.duration_minutes) && block.duration_minutes > 0)) {
+        issues.push({ path: `${path}.duration_minutes`, message: 'duration_minutes must be a positive integer' });
       }
     } else {
       if (!block.days.length || block.days.some((d) => !WEEKDAYS.includes(d))) {
@@ -65,4 +63,68 @@ export function validateOwnerRules(rules: OwnerRules): RuleIssue[] {
     issues.push({ path: 'max_daily_meeting_hours', message: 'must be between 0 and 24' });
   }
   return issues;
+}
+
+/** The rule parses, and says no more than one request may expand (docs/reliability.md "Limits on work per request"). */
+function rruleIssues(rrule: string, path: string): RuleIssue[] {
+  try {
+    const rule = parseRRule(rrule);
+    const issues: RuleIssue[] = [];
+    if (rule.count !== null && rule.count > MAX_RRULE_COUNT) issues.push({ path, message: `COUNT may be at most ${MAX_RRULE_COUNT}` });
+    for (const [name, list] of [['BYDAY', rule.byDay], ['BYMONTHDAY', rule.byMonthDay]] as const) {
+      if (list && list.length > MAX_RRULE_BY_VALUES) issues.push({ path, message: `${name} may list at most ${MAX_RRULE_BY_VALUES} values` });
+    }
+    return issues;
+  } catch (err) {
+    if (!(err instanceof RRuleError)) throw err;
+    return [{ path, message: err.message }];
+  }
+}
+
+function dtstartIssues(dtstart: string, path: string): RuleIssue[] {
+  try {
+    const { year } = civilFromDays(parseLocalDateTime(dtstart).epochDay);
+    if (year < MIN_DTSTART_YEAR || year > MAX_DTSTART_YEAR) {
+      return [{ path, message: `dtstart must lie in the years ${MIN_DTSTART_YEAR} to ${MAX_DTSTART_YEAR}` }];
+    }
+    return [];
+  } catch (err) {
+    if (!(err instanceof RRuleError)) throw err;
+    return [{ path, message: err.message }];
+  }
+}
+
+/** COUNT checkpoints are computed up to here: a year past the last supported instant and its margins. */
+const CHECKPOINT_HORIZON_DAY = daysFromCivil(MAX_DTSTART_YEAR + 2, 1, 1);
+
+/**
+ * Hard blocks as they are stored, for valid rules (validateOwnerRules returned []): each RRULE
+ * block with its COUNT checkpoint, so no decision walks from DTSTART (rrule.ts).
+ */
+export function storedHardBlocks(blocks: readonly HardBlock[]): HardBlock[] {
+  return blocks.map((b) => ('rrule' in b ? withCountCheckpoint(b, CHECKPOINT_HORIZON_DAY) : b));
+}
+
+/** Memo for blocks stored before checkpoints existed: rule text and DTSTART -> the block with its checkpoint. */
+const legacyCheckpoints = new Map<string, HardBlock>();
+
+/**
+ * The blocks a decision expands: as stored, except that a COUNT rule stored without a checkpoint
+ * (saved before there were any) gets one, computed once per process and remembered, so not every
+ * decision walks it from DTSTART. Blocks saved since carry theirs: this returns them unchanged.
+ */
+export function blocksWithCheckpoints(blocks: HardBlock[]): HardBlock[] {
+  const legacy = (b: HardBlock) => 'rrule' in b && !b.count_checkpoint && /COUNT=/i.test(b.rrule);
+  if (!blocks.some(legacy)) return blocks;
+  return blocks.map((b) => {
+    if (!legacy(b) || !('rrule' in b)) return b;
+    const key = `${b.rrule}|${b.dtstart}`;
+    let done = legacyCheckpoints.get(key);
+    if (!done) {
+      done = withCountCheckpoint(b, CHECKPOINT_HORIZON_DAY);
+      if (legacyCheckpoints.size >= 10_000) legacyCheckpoints.clear();
+      legacyCheckpoints.set(key, done);
+    }
+    return { ...b, ...('count_checkpoint' in done ? { count_checkpoint: done.count_checkpoint } : {}) };
+  });
 }

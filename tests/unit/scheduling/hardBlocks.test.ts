@@ -1,7 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
-import { hardBlockIntervals, parseRRule, RRuleError, validateOwnerRules, type HardBlock } from '@/server/domain/scheduling';
+import { blocksWithCheckpoints, hardBlockIntervals, parseRRule, RRuleError, storedHardBlocks, validateOwnerRules, type HardBlock } from '@/server/domain/scheduling';
+import { daysFromCivil } from '@/server/domain/scheduling/civil';
+import { compatibleInstant } from '@/server/domain/scheduling/localTime';
+import { withCountCheckpoint } from '@/server/domain/scheduling/rrule';
 import { at, rules, show } from './helpers';
 
 // Property runs take a few seconds; leave room for a busy machine.
@@ -219,6 +222,78 @@ describe('RRULE expansion matches a naive day-by-day oracle (property)', () => {
       { numRuns: 300 },
     );
   });
+
+  it('the same with the COUNT checkpoint stored with the block, whether COUNT ends before its horizon or not', () => {
+    fc.assert(
+      fc.property(ruleArb, fc.integer({ min: 0, max: 500 }), (r, horizonOffset) => {
+        const parts = ['FREQ=MONTHLY', `INTERVAL=${r.interval}`, `COUNT=${r.count ?? 30}`];
+        if (r.days) parts.push(`BYDAY=${r.days.map((d) => (r.ord ? r.ord : '') + CODES[d]).join(',')}`);
+        if (r.monthDays) parts.push(`BYMONTHDAY=${r.monthDays.join(',')}`);
+        const rule = parts.join(';');
+        const d0 = Temporal.PlainDate.from('2025-01-01').add({ days: r.startOffset });
+        const dtstart = `${d0.toString()}T12:00`;
+        const horizon = d0.add({ days: horizonOffset });
+        const block = withCountCheckpoint<Extract<HardBlock, { rrule: string }>>({ rrule: rule, dtstart, duration_minutes: 60 }, daysFromCivil(horizon.year, horizon.month, horizon.day));
+        expect(block.count_checkpoint).toBeDefined();
+        const from = d0.add({ days: r.windowOffset * 3 });
+        const to = from.add({ days: r.windowDays });
+        const got = hardBlockIntervals(rules({ timeZone: 'UTC', hardBlocks: [block] }), Date.parse(`${from}T00:00Z`), Date.parse(`${to}T23:59Z`)).map((i) =>
+          new Date(i.start).toISOString().slice(0, 10),
+        );
+        expect(got).toEqual(oracle(rule, dtstart, from, to));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a stored MONTHLY COUNT rule expands without walking from DTSTART', () => {
+    // 10 occurrences a month from 1900: the walk from DTSTART would pass ~1,500 months to reach 2026.
+    const rule = 'FREQ=MONTHLY;COUNT=10000;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYMONTHDAY=1,2,3,4,5,6,7,8,9,10';
+    const [stored] = storedHardBlocks([{ rrule: rule, dtstart: '1900-01-01T00:00', duration_minutes: 60 }]);
+    // The 10,000th occurrence is on 1983-04-10 (the 1,000th month of 10 days): COUNT is used up there.
+    expect(stored).toMatchObject({ count_checkpoint: { day: '1983-04-01', used: 9990 } });
+    expect(blocks('UTC', [stored], '1983-04-09T00:00Z', '1983-04-12T00:00Z')).toEqual(['1983-04-09T00:00Z/1983-04-09T01:00Z', '1983-04-10T00:00Z/1983-04-10T01:00Z']);
+    expect(blocks('UTC', [stored], '1983-03-31T00:00Z', '1983-04-02T00:00Z')).toEqual(['1983-04-01T00:00Z/1983-04-01T01:00Z']);
+    expect(blocks('UTC', [stored], '1983-05-01T00:00Z', '1983-05-02T00:00Z')).toEqual([]);
+    expect(blocks('UTC', [stored], '2026-06-01T00:00Z', '2026-06-30T00:00Z')).toEqual([]);
+    // A checkpoint is what lets the expansion jump: a wrong one shows (proof it is used, not recomputed).
+    const lying = { ...stored, count_checkpoint: { day: '1950-01-01', used: 10000 } } as HardBlock;
+    expect(blocks('UTC', [lying], '1960-06-01T00:00Z', '1960-06-03T00:00Z')).toEqual([]);
+    expect(blocks('UTC', [lying], '1940-06-01T00:00Z', '1940-06-02T00:00Z')).toEqual(['1940-06-01T00:00Z/1940-06-01T01:00Z']);
+  });
+
+  it('a COUNT rule stored before checkpoints existed gets one for its decisions; blocks saved since pass unchanged', () => {
+    const attack: HardBlock = { rrule: 'FREQ=MONTHLY;COUNT=999999999;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYMONTHDAY=1,2,3,-1', dtstart: '0001-01-01T00:00', duration_minutes: 30 };
+    const weekly: HardBlock = { days: ['mon'], start: '12:00', end: '13:00' };
+    const [withCp, same] = blocksWithCheckpoints([attack, weekly]);
+    expect(withCp).toEqual({ ...attack, count_checkpoint: { day: '2101-02-01', used: expect.any(Number) } });
+    expect(same).toBe(weekly);
+    expect(blocks('UTC', [withCp], '2026-06-01T00:00Z', '2026-06-03T00:00Z')).toEqual(blocks('UTC', [attack], '2026-06-01T00:00Z', '2026-06-03T00:00Z'));
+    const stored = storedHardBlocks([attack, weekly]);
+    expect(blocksWithCheckpoints(stored)).toBe(stored);
+  });
+});
+
+describe('compatibleInstant (RRULE occurrence instants without Temporal on ordinary days)', () => {
+  it("equals Temporal's 'compatible' for any zone, date and wall time, transition days included", () => {
+    const zones = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'America/Santiago', 'Asia/Beirut', 'Pacific/Chatham', 'UTC', 'America/St_Johns'];
+    const transitionDays = ['2026-03-29', '2026-10-25', '2026-03-08', '2026-11-01', '2026-04-05', '2026-10-04', '2026-09-06', '2026-03-28'];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.oneof(fc.constantFrom(...transitionDays), fc.integer({ min: 0, max: 3000 }).map((d) => Temporal.PlainDate.from('2024-01-01').add({ days: d }).toString())),
+        fc.integer({ min: 0, max: 86_399 }),
+        (zone, iso, second) => {
+          const d = Temporal.PlainDate.from(iso);
+          const expected = d
+            .toPlainDateTime({ hour: Math.floor(second / 3600), minute: Math.floor(second / 60) % 60, second: second % 60 })
+            .toZonedDateTime(zone, { disambiguation: 'compatible' }).epochMilliseconds;
+          expect(compatibleInstant(zone, daysFromCivil(d.year, d.month, d.day), second)).toBe(expected);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
 });
 
 describe('RRULE parsing and rule validation', () => {
@@ -260,8 +335,8 @@ describe('RRULE parsing and rule validation', () => {
       'time_zone',
       'working_hours.mon[0]',
       'working_hours.tue[0]',
-      'hard_blocks[0]',
-      'hard_blocks[1]',
+      'hard_blocks[0].rrule',
+      'hard_blocks[1].dtstart',
       'max_daily_meeting_hours',
     ]);
     expect(validateOwnerRules(rules({ hardBlocks: [rr('FREQ=WEEKLY;BYDAY=MO', '2026-01-05T10:00')] }))).toEqual([]);
