@@ -7,12 +7,16 @@ import { statusForCode } from '@/server/http/errorStatus';
 /** The calendar owner signed in to the dashboard. */
 export type OwnerSession = { ownerId: string; customerId: string; email: string; role: 'admin' | 'member' };
 
-/** Per-request context: the request and the signed-in owner, if any. */
-export type TrpcContext = { req: Request; headers: Headers; owner: OwnerSession | null };
+/**
+ * Per-request context: the request, the signed-in owner, if any, and the
+ * response headers (absent for server-side callers), where a procedure may
+ * set a cookie.
+ */
+export type TrpcContext = { req: Request; headers: Headers; owner: OwnerSession | null; resHeaders?: Headers };
 
-export async function createTrpcContext(opts: { req: Request }): Promise<TrpcContext> {
+export async function createTrpcContext(opts: { req: Request; resHeaders?: Headers }): Promise<TrpcContext> {
   const { ownerSessionFromRequest } = await import('@/server/auth/session');
-  return { req: opts.req, headers: opts.req.headers, owner: await ownerSessionFromRequest(opts.req) };
+  return { req: opts.req, headers: opts.req.headers, owner: await ownerSessionFromRequest(opts.req), resHeaders: opts.resHeaders };
 }
 
 /**
