@@ -11,7 +11,9 @@ import { defineConfig } from '@playwright/test';
  *   PostgreSQL and, with E2E_REDIS_URL, one Redis for rate limits.
  * - otherwise: one instance on a fresh temporary embedded PGlite.
  *
- * Tests find the instances in E2E_BASE_URLS (comma-separated; see e2e/servers.ts).
+ * Tests find the instances in E2E_BASE_URLS (comma-separated; see e2e/servers.ts)
+ * and the mail the servers send in e2e/mailbox.ts (SMTP on E2E_SMTP_PORT,
+ * default E2E_PORT + 9).
  * Browser: Debian's Chromium at /usr/bin/chromium (never `npx playwright install`).
  */
 const ROOT = __dirname;
@@ -28,6 +30,13 @@ if (!databaseUrl && !process.env.E2E_PGLITE_DIR) {
   fs.mkdirSync(parent, { recursive: true });
   sweepOldRuns(parent);
   process.env.E2E_PGLITE_DIR = path.join(fs.mkdtempSync(path.join(parent, 'run-')), 'pglite');
+}
+// One loopback SMTP server for the run (e2e/global-setup.ts), spooling mail where every worker reads it.
+process.env.E2E_SMTP_PORT ||= String(firstPort + 9);
+if (!process.env.E2E_MAIL_DIR) {
+  const parent = path.join(os.tmpdir(), 'agent-scheduler-e2e');
+  fs.mkdirSync(parent, { recursive: true });
+  process.env.E2E_MAIL_DIR = fs.mkdtempSync(path.join(parent, 'mail-'));
 }
 // Keep Chromium's profile and crash folders inside the project.
 process.env.XDG_CONFIG_HOME = path.join(ROOT, '.xdg', 'config');
@@ -47,6 +56,7 @@ function serverEnv(port: number): Record<string, string> {
     UPSTASH_REDIS_REST_TOKEN: '',
     TRUST_PROXY: '',
     PUBLIC_BASE_URL: '',
+    SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
   };
 }
 
@@ -64,6 +74,7 @@ function sweepOldRuns(parent: string): void {
 
 export default defineConfig({
   testDir: './e2e',
+  globalSetup: './e2e/global-setup.ts',
   outputDir: './test-results',
   fullyParallel: false,
   forbidOnly: !!process.env.CI,

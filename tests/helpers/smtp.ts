@@ -15,10 +15,11 @@ export type TestSmtp = {
 };
 
 /**
- * A real SMTP server on loopback (random port, no TLS, AUTH optional and
- * accepting anyone) that keeps every message it receives.
+ * A real SMTP server on loopback (random port unless `port`, no TLS, AUTH
+ * optional and accepting anyone) that keeps every message it receives and
+ * hands each to `onMessage`.
  */
-export async function startSmtp(): Promise<TestSmtp> {
+export async function startSmtp(opts: { port?: number; onMessage?: (mail: ReceivedMail) => void } = {}): Promise<TestSmtp> {
   const messages: ReceivedMail[] = [];
   const waiters = new Set<() => void>();
   const server = new SMTPServer({
@@ -36,13 +37,15 @@ export async function startSmtp(): Promise<TestSmtp> {
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
         const parsed = parseMessage(raw);
-        messages.push({
+        const mail: ReceivedMail = {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
           subject: parsed.subject,
           text: parsed.text,
           raw,
-        });
+        };
+        messages.push(mail);
+        opts.onMessage?.(mail);
         for (const w of [...waiters]) w();
         cb();
       });
@@ -50,7 +53,7 @@ export async function startSmtp(): Promise<TestSmtp> {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
   });
   const port = (server.server.address() as AddressInfo).port;
   return {
