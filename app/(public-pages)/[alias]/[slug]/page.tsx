@@ -1,0 +1,50 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { ArrowLeft, Users } from 'lucide-react';
+import { PageHeader } from '@/components/ui';
+import { BookingFlow } from '@/components/public/booking-flow';
+import { isLimited, loadOr404 } from '@/components/public/load';
+import { Limited } from '@/components/public/limited';
+import { serverTrpc } from '@/server/trpc/caller';
+
+/** A meeting type's page (`/{alias}/{slug}`): suggested times in the requester's zone, then the request form. */
+export const dynamic = 'force-dynamic';
+
+type Params = { params: Promise<{ alias: string; slug: string }> };
+
+async function load(p: { alias: string; slug: string }) {
+  return loadOr404(async () => (await serverTrpc()).requester.meetingType({ link: p.alias, slug: p.slug }));
+}
+
+export async function generateMetadata({ params }: Params): Promise<Metadata> {
+  const data = await load(await params);
+  if (isLimited(data)) return { title: 'Book a meeting' };
+  return { title: data.owner_name ? `${data.title} with ${data.owner_name}` : data.title };
+}
+
+export default async function MeetingTypePage({ params }: Params) {
+  const p = await params;
+  const data = await load(p);
+  if (isLimited(data)) return <Limited />;
+  return (
+    <div className="flex flex-col gap-6">
+      <Link href={`/${p.alias}`} className="flex items-center gap-1 self-start text-sm">
+        <ArrowLeft className="size-4" aria-hidden />
+        All meetings{data.link_title ? ` on ${data.link_title}` : ''}
+      </Link>
+      <PageHeader
+        title={data.title}
+        description={
+          <span className="flex flex-wrap items-center gap-x-3 gap-y-1">
+            {data.owner_name && <span>With {data.owner_name}</span>}
+            <span className="flex items-center gap-1">
+              <Users className="size-4" aria-hidden />
+              {data.attendee_limit === 1 ? 'Just you' : `Up to ${data.attendee_limit} people`}
+            </span>
+          </span>
+        }
+      />
+      <BookingFlow link={p.alias} slug={data.slug} title={data.title} durations={data.duration_minutes} attendeeLimit={data.attendee_limit} ownerName={data.owner_name} />
+    </div>
+  );
+}
