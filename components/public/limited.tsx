@@ -1,5 +1,8 @@
 import { Alert } from '@/components/ui';
 
+/** The requesters' pages describe themselves, not the service's agent API (the root layout's description). */
+export const REQUESTER_DESCRIPTION = 'Request a meeting: pick a time, confirm your email, follow the answer.';
+
 /** What a public page shows when its rate limit is reached. */
 export function Limited() {
   return (

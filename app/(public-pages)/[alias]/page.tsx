@@ -6,7 +6,7 @@ import { minutesList } from '@/components/public/durations';
 import { CredentialForm } from '@/components/public/credential-form';
 import { FreeTextRequest } from '@/components/public/free-text-request';
 import { isLimited, loadOr404 } from '@/components/public/load';
-import { Limited } from '@/components/public/limited';
+import { Limited, REQUESTER_DESCRIPTION } from '@/components/public/limited';
 import { serverTrpc } from '@/server/trpc/caller';
 
 /** A public link's page (`/{alias}`): the meeting types this requester may book, and a request in their own words. */
@@ -20,8 +20,8 @@ async function load(alias: string) {
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
   const data = await load((await params).alias);
-  if (isLimited(data)) return { title: 'Book a meeting' };
-  return { title: data.title ?? (data.owner_name ? `Book a meeting with ${data.owner_name}` : 'Book a meeting') };
+  if (isLimited(data)) return { title: 'Book a meeting', description: REQUESTER_DESCRIPTION };
+  return { title: data.title ?? (data.owner_name ? `Book a meeting with ${data.owner_name}` : 'Book a meeting'), description: REQUESTER_DESCRIPTION };
 }
 
 export default async function LinkPage({ params }: Params) {

@@ -4,7 +4,7 @@ import { ArrowLeft, Users } from 'lucide-react';
 import { PageHeader } from '@/components/ui';
 import { BookingFlow } from '@/components/public/booking-flow';
 import { isLimited, loadOr404 } from '@/components/public/load';
-import { Limited } from '@/components/public/limited';
+import { Limited, REQUESTER_DESCRIPTION } from '@/components/public/limited';
 import { serverTrpc } from '@/server/trpc/caller';
 
 /** A meeting type's page (`/{alias}/{slug}`): suggested times in the requester's zone, then the request form. */
@@ -18,8 +18,8 @@ async function load(p: { alias: string; slug: string }) {
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
   const data = await load(await params);
-  if (isLimited(data)) return { title: 'Book a meeting' };
-  return { title: data.owner_name ? `${data.title} with ${data.owner_name}` : data.title };
+  if (isLimited(data)) return { title: 'Book a meeting', description: REQUESTER_DESCRIPTION };
+  return { title: data.owner_name ? `${data.title} with ${data.owner_name}` : data.title, description: REQUESTER_DESCRIPTION };
 }
 
 export default async function MeetingTypePage({ params }: Params) {
