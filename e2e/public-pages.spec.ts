@@ -47,8 +47,8 @@ async function requestFirstTime(page: Page, link: PublicLink, email: string, opt
     await tabTo(page, first);
     await page.keyboard.press('Enter');
   } else await first.click();
-  await expect(first).toHaveAttribute('aria-pressed', 'true');
   await expect(page.getByRole('heading', { name: 'Your details' })).toBeFocused();
+  await expect(page.getByText(`Intro call, `)).toContainText(timeLabel(start, ZONE, LOCALE));
 
   if (opts.keyboard) {
     await tabTo(page, page.getByLabel('Your name'));

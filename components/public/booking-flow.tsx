@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { CalendarX2 } from 'lucide-react';
+import { CalendarX2, ChevronLeft, ChevronRight } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { useTRPC } from '@/app/providers';
 import { Alert, Button, RadioCard, RadioGroup } from '@/components/ui';
@@ -11,6 +11,8 @@ import { formatDay, formatRange, formatTime, useTimeZone, zoneName } from './tim
 import { TimeZonePicker } from './time-zone-picker';
 
 export type Slot = { start: string; end: string };
+/** The API's page size of suggestions (server/domain/publicScheduling/requester MAX_SUGGESTED_TIMES). */
+const MAX_SHOWN = 50;
 type Props = { link: string; slug: string; title: string; durations: number[]; attendeeLimit: number; ownerName: string | null };
 
 /**
@@ -25,7 +27,15 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
   const [slot, setSlot] = useState<Slot | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [done, setDone] = useState<SubmittedInfo | null>(null);
-  const times = useQuery({ ...trpc.requester.suggestedTimes.queryOptions({ link, slug, duration_minutes: duration }), enabled: tz !== null, staleTime: 30_000 });
+  // Pages of suggestions: each starts where the previous one ended (the API answers at most 50 times).
+  const [pages, setPages] = useState<string[]>([]);
+  const from = pages.at(-1);
+  const times = useQuery({
+    ...trpc.requester.suggestedTimes.queryOptions({ link, slug, duration_minutes: duration, ...(from ? { from } : {}) }),
+    enabled: tz !== null,
+    staleTime: 30_000,
+  });
+  const slotsShown = times.data?.suggested_times ?? [];
   const detailsHeading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
@@ -36,42 +46,61 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
 
   return (
     <div className="flex flex-col gap-8">
-      <section aria-labelledby="pick-time" className="flex flex-col gap-5">
-        <h2 id="pick-time" className="text-lg font-semibold">
-          Pick a time
-        </h2>
-        {durations.length > 1 && (
-          <RadioGroup
-            aria-label="How long"
-            value={String(duration)}
-            onValueChange={(v) => {
-              setDuration(Number(v));
-              setSlot(null);
+      {!slot && (
+        <section aria-labelledby="pick-time" className="flex flex-col gap-5">
+          <h2 id="pick-time" className="text-lg font-semibold">
+            Pick a time
+          </h2>
+          {durations.length > 1 && (
+            <RadioGroup
+              aria-label="How long"
+              value={String(duration)}
+              onValueChange={(v) => {
+                setDuration(Number(v));
+                setSlot(null);
+                setPages([]);
+              }}
+              className="grid grid-cols-2 gap-2 sm:grid-cols-3"
+            >
+              {durations.map((d) => (
+                <RadioCard key={d} value={String(d)}>
+                  {minutesLabel(d)}
+                </RadioCard>
+              ))}
+            </RadioGroup>
+          )}
+          {tz && <TimeZonePicker value={tz} onChange={setTz} />}
+          {notice && <Alert tone="warn">{notice}</Alert>}
+          <TimeList
+            tz={tz}
+            loading={tz === null || times.isPending}
+            failed={times.isError}
+            slots={slotsShown}
+            selected={slot}
+            onSelect={(s) => {
+              setSlot(s);
+              setNotice(null);
             }}
-            className="grid grid-cols-2 gap-2 sm:grid-cols-3"
-          >
-            {durations.map((d) => (
-              <RadioCard key={d} value={String(d)}>
-                {minutesLabel(d)}
-              </RadioCard>
-            ))}
-          </RadioGroup>
-        )}
-        {tz && <TimeZonePicker value={tz} onChange={setTz} />}
-        {notice && <Alert tone="warn">{notice}</Alert>}
-        <TimeList
-          tz={tz}
-          loading={tz === null || times.isPending}
-          failed={times.isError}
-          slots={times.data?.suggested_times ?? []}
-          selected={slot}
-          onSelect={(s) => {
-            setSlot(s);
-            setNotice(null);
-          }}
-          link={link}
-        />
-      </section>
+            link={link}
+          />
+          {!times.isPending && (pages.length > 0 || slotsShown.length >= MAX_SHOWN) && (
+            <div className="flex flex-wrap gap-2">
+              {pages.length > 0 && (
+                <Button variant="secondary" onClick={() => setPages((p) => p.slice(0, -1))}>
+                  <ChevronLeft aria-hidden />
+                  Earlier times
+                </Button>
+              )}
+              {slotsShown.length >= MAX_SHOWN && (
+                <Button variant="secondary" onClick={() => setPages((p) => [...p, slotsShown.at(-1)!.end])}>
+                  Later times
+                  <ChevronRight aria-hidden />
+                </Button>
+              )}
+            </div>
+          )}
+        </section>
+      )}
 
       {slot && tz && (
         <section aria-labelledby="your-details" className="flex flex-col gap-4">
@@ -126,7 +155,7 @@ function TimeList(props: {
     return (
       <Alert>
         <CalendarX2 aria-hidden />
-        No free times in the next two weeks. You can <a href={`/${props.link}#request`}>send a request in your own words</a> instead.
+        No free times in the next two weeks from here. You can <a href={`/${props.link}#request`}>send a request in your own words</a> instead.
       </Alert>
     );
   }

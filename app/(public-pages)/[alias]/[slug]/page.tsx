@@ -30,7 +30,7 @@ export default async function MeetingTypePage({ params }: Params) {
     <div className="flex flex-col gap-6">
       <Link href={`/${p.alias}`} className="flex items-center gap-1 self-start text-sm">
         <ArrowLeft className="size-4" aria-hidden />
-        All meetings{data.link_title ? ` on ${data.link_title}` : ''}
+        All meetings
       </Link>
       <PageHeader
         title={data.title}
