@@ -39,9 +39,9 @@ export function prepareApp(root: string, stageDir: string, opts: { reuse: boolea
 
 export type RunningServer = { baseUrl: string; child: ChildProcess; logs: string[] };
 
-/** Start scripts/serve.mjs from `appDir` with `env` added; resolves once GET /api/health answers 200. */
-export async function startServer(appDir: string, env: Record<string, string | undefined>, nodeArgs: string[] = []): Promise<RunningServer> {
-  const port = await freePort();
+/** Start scripts/serve.mjs from `appDir` with `env` added (on `port`, else a free one); resolves once GET /api/health answers 200. */
+export async function startServer(appDir: string, env: Record<string, string | undefined>, nodeArgs: string[] = [], fixedPort?: number): Promise<RunningServer> {
+  const port = fixedPort ?? (await freePort());
   const full: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' };
   for (const k of ['REDIS_URL', 'UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN', 'DB_DRIVER', 'PGLITE_DIR', 'DATABASE_URL', 'TRUST_PROXY', 'DB_POOL_MAX']) delete full[k];
   for (const [k, v] of Object.entries(env)) if (v !== undefined) full[k] = v;

@@ -83,7 +83,7 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
       {maxGuests > 0 && (
         <fieldset className="flex flex-col gap-3">
           <legend className="text-sm font-medium">Other people attending</legend>
-          <p className="-mt-1 text-xs text-muted">
+          <p className="mt-1 text-xs text-muted">
             Up to {attendeeLimit} people can attend, including you.
           </p>
           {attendees.fields.map((f, i) => (
