@@ -27,6 +27,7 @@
  *   --port=N           server port (default 3325)
  *   --inbox-path=P     default /dashboard
  *   --week-path=P      default /calendar?week={monday} ({monday}: next week's Monday, YYYY-MM-DD)
+ *   --verbose          list each script and its gzip size
  *   --no-docs          do not write docs/benchmarks.md
  */
 import { execFileSync } from 'node:child_process';
@@ -150,6 +151,7 @@ async function browserLoad(browser: Browser, spec: PageSpec, login: ((c: Browser
         }),
     );
     const sizes = await Promise.all(scripts.values());
+    if (args.has('verbose')) [...scripts.keys()].forEach((u, i) => log(`    ${(sizes[i] / 1024).toFixed(1).padStart(6)} kB  ${u}`));
     return { status: res?.status() ?? 0, lcp, jsBytes: sizes.reduce((a, b) => a + b, 0), jsFiles: sizes.length };
   } finally {
     await context.close();

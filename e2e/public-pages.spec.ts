@@ -139,10 +139,15 @@ test.describe('public booking pages', () => {
 
     await tabTo(page, page.getByRole('button', { name: 'Withdraw request' }));
     await page.keyboard.press('Enter');
-    const dialog = page.getByRole('dialog', { name: 'Withdraw this request?' });
-    await expect(dialog).toBeVisible();
-    await screenshot(page, testInfo, 'withdraw-dialog');
-    await tabTo(page, dialog.getByRole('button', { name: 'Withdraw', exact: true }));
+    const question = page.getByRole('group', { name: 'Withdraw this request?' });
+    await expect(question).toBeFocused();
+    // Escape closes the question and gives the focus back; asked again, it is answered.
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('button', { name: 'Withdraw request' })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(question).toBeFocused();
+    await screenshot(page, testInfo, 'withdraw-question');
+    await tabTo(page, question.getByRole('button', { name: 'Yes, withdraw' }));
     await page.keyboard.press('Enter');
     await expect(page.locator('[data-status]')).toHaveAttribute('data-status', 'withdrawn');
     await expect(page.getByRole('heading', { name: 'You withdrew this request' })).toBeVisible();
@@ -162,7 +167,9 @@ test.describe('public booking pages', () => {
     const link = await publicLink(page.request, 'free');
     const email = `fred-${randomBytes(4).toString('hex')}@e2e.example`;
     await page.goto(`/${link.alias}`);
+    await page.getByRole('button', { name: 'Write a request' }).click();
     const form = page.getByRole('form', { name: 'Send a request' });
+    await expect(form.getByLabel('Your name')).toBeFocused();
     await form.getByLabel('Your name').fill('Fred');
     await form.getByLabel('Your email').fill(email);
     await form.getByRole('button', { name: 'Send request' }).click();

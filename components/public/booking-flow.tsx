@@ -4,9 +4,12 @@ import { useQuery } from '@tanstack/react-query';
 import { CalendarX2, ChevronLeft, ChevronRight } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { useTRPC } from '@/app/providers';
-import { Alert, Button, RadioCard, RadioGroup } from '@/components/ui';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { RadioCard, RadioGroup } from '@/components/ui/radio-group';
 import { minutesLabel } from './durations';
-import { RequestForm, Submitted, type SubmittedInfo } from './request-form';
+import { LazyRequestForm, preloadRequestForm } from './lazy-request-form';
+import { Submitted, type SubmittedInfo } from './submitted';
 import { formatDay, formatRange, formatTime, useTimeZone, zoneName } from './time';
 import { TimeZonePicker } from './time-zone-picker';
 
@@ -47,7 +50,7 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
   return (
     <div className="flex flex-col gap-8">
       {!slot && (
-        <section aria-labelledby="pick-time" className="flex flex-col gap-5">
+        <section aria-labelledby="pick-time" className="flex flex-col gap-5" onPointerDown={preloadRequestForm} onFocus={preloadRequestForm}>
           <h2 id="pick-time" className="text-lg font-semibold">
             Pick a time
           </h2>
@@ -116,7 +119,7 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
               Change time
             </Button>
           </div>
-          <RequestForm
+          <LazyRequestForm
             link={link}
             attendeeLimit={attendeeLimit}
             structured={{ slug, duration, slot }}

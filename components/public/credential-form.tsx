@@ -5,7 +5,10 @@ import { KeyRound } from 'lucide-react';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { useTRPC } from '@/app/providers';
-import { Alert, Button, Field, Input } from '@/components/ui';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { Input } from '@/components/ui/input';
 import { domainCode } from './time';
 
 /**

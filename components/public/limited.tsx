@@ -1,4 +1,4 @@
-import { Alert } from '@/components/ui';
+import { Alert } from '@/components/ui/alert';
 
 /** The requesters' pages describe themselves, not the service's agent API (the root layout's description). */
 export const REQUESTER_DESCRIPTION = 'Request a meeting: pick a time, confirm your email, follow the answer.';

@@ -1,12 +1,15 @@
 'use client';
 
 import { useMutation } from '@tanstack/react-query';
-import { MailCheck, Plus, Trash2 } from 'lucide-react';
-import { useState } from 'react';
+import { Plus, Trash2 } from 'lucide-react';
+import { useEffect, useState } from 'react';
 import { useFieldArray } from 'react-hook-form';
 import { z } from 'zod';
 import { useTRPC } from '@/app/providers';
-import { Alert, Button, Card, CardContent, Field, Input, Textarea } from '@/components/ui';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { Input, Textarea } from '@/components/ui/input';
 import { useZodForm } from '@/components/ui/form';
 import { ProposalSubmitBody } from '@/server/http/schemas/public';
 import { domainCode } from './time';
@@ -25,7 +28,7 @@ const FormSchema = z.object({
   message: ProposalSubmitBody.shape.message,
 });
 
-export type SubmittedInfo = { email: string; statusUrl: string };
+import type { SubmittedInfo } from './submitted';
 
 type Props = {
   link: string;
@@ -34,9 +37,11 @@ type Props = {
   structured?: { slug: string; duration: number; slot: { start: string; end: string } };
   onDone: (info: SubmittedInfo) => void;
   onTimeTaken?: () => void;
+  /** Put the keyboard focus in the first field once shown (the form opened on request). */
+  focusFirst?: boolean;
 };
 
-export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTaken }: Props) {
+export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTaken, focusFirst }: Props) {
   const trpc = useTRPC();
   const submit = useMutation(trpc.requester.submit.mutationOptions());
   const [failure, setFailure] = useState<string | null>(null);
@@ -47,6 +52,10 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
   const attendees = useFieldArray({ control, name: 'attendees' });
   const maxGuests = Math.max(0, attendeeLimit - 1);
   const errors = formState.errors;
+  const { setFocus } = form;
+  useEffect(() => {
+    if (focusFirst) setFocus('name');
+  }, [focusFirst, setFocus]);
 
   const onSubmit = handleSubmit(async (v) => {
     setFailure(null);
@@ -119,27 +128,5 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
         {formState.isSubmitting ? 'Sending…' : 'Send request'}
       </Button>
     </form>
-  );
-}
-
-/** After a submission: the next step, in plain words. */
-export function Submitted({ info, ownerName }: { info: SubmittedInfo; ownerName: string | null }) {
-  return (
-    <Card role="status" aria-live="polite">
-      <CardContent className="flex flex-col gap-3 pt-5 sm:pt-5">
-        <h2 className="flex items-center gap-2 text-lg font-semibold">
-          <MailCheck className="size-5 text-ok" aria-hidden />
-          Check your email
-        </h2>
-        <p>
-          We sent a link to <strong>{info.email}</strong>. Open it and confirm your address: only then does your request go to{' '}
-          {ownerName ?? 'the calendar owner'} for review.
-        </p>
-        <p className="text-sm text-muted">The link works for 24 hours. The same email has the address of your request&rsquo;s status page.</p>
-        <p>
-          <a href={info.statusUrl}>See the status of your request</a>
-        </p>
-      </CardContent>
-    </Card>
   );
 }

@@ -2,10 +2,13 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { CalendarCheck2, CalendarX2, Clock, Hourglass, MailQuestion, Undo2 } from 'lucide-react';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTRPC } from '@/app/providers';
 import type { PublicProposalPage } from '@/server/domain/publicScheduling/requester';
-import { Alert, Badge, Button, Card, CardContent, Dialog, DialogClose, DialogContent, DialogTrigger, type BadgeTone } from '@/components/ui';
+import { Alert } from '@/components/ui/alert';
+import { Badge, type BadgeTone } from '@/components/ui/badge';
+import { Button, buttonClasses } from '@/components/ui/button';
+import { Card, CardContent } from '@/components/ui/card';
 import { domainCode, formatRange, useTimeZone, zoneName } from './time';
 import { TimeZonePicker } from './time-zone-picker';
 
@@ -137,28 +140,60 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
       {view.start && tz && <TimeZonePicker value={tz} onChange={setTz} />}
       {failure && <Alert tone="danger">{failure}</Alert>}
 
-      {view.withdrawable && (
-        <Dialog>
-          <DialogTrigger asChild>
-            <Button variant="secondary" className="self-start">
-              <Undo2 aria-hidden />
-              Withdraw request
-            </Button>
-          </DialogTrigger>
-          <DialogContent title="Withdraw this request?" description={`${owner} will no longer see it. This cannot be undone.`}>
-            <div className="mt-4 flex flex-wrap justify-end gap-2">
-              <DialogClose asChild>
-                <Button variant="secondary">Keep it</Button>
-              </DialogClose>
-              <DialogClose asChild>
-                <Button variant="danger" onClick={onWithdraw}>
-                  Withdraw
-                </Button>
-              </DialogClose>
-            </div>
-          </DialogContent>
-        </Dialog>
-      )}
+      {view.withdrawable && <WithdrawControl owner={owner} busy={withdraw.isPending} onWithdraw={onWithdraw} />}
+    </div>
+  );
+}
+
+/**
+ * Withdraw, asked twice: the button opens an inline question (a small
+ * region that takes the focus, Escape or "Keep it" closes it). No modal
+ * dialog library on this page (docs/benchmarks.md: the JavaScript budget).
+ */
+function WithdrawControl({ owner, busy, onWithdraw }: { owner: string; busy: boolean; onWithdraw: () => void }) {
+  const [asking, setAsking] = useState(false);
+  const question = useRef<HTMLDivElement>(null);
+  const opener = useRef<HTMLButtonElement>(null);
+  const wasAsking = useRef(false);
+  useEffect(() => {
+    if (asking) question.current?.focus();
+    else if (wasAsking.current) opener.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+  if (!asking) {
+    return (
+      <button ref={opener} type="button" className={buttonClasses('secondary', 'md', 'self-start')} onClick={() => setAsking(true)}>
+        <Undo2 aria-hidden />
+        Withdraw request
+      </button>
+    );
+  }
+  return (
+    <div
+      ref={question}
+      role="group"
+      aria-labelledby="withdraw-q"
+      aria-describedby="withdraw-d"
+      tabIndex={-1}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') setAsking(false);
+      }}
+      className="flex flex-col gap-3 rounded-lg border border-line bg-surface p-4 outline-none focus-visible:outline-2"
+    >
+      <p id="withdraw-q" className="font-semibold">
+        Withdraw this request?
+      </p>
+      <p id="withdraw-d" className="text-sm text-muted">
+        {owner} will no longer see it. This cannot be undone.
+      </p>
+      <div className="flex flex-wrap gap-2">
+        <Button variant="danger" disabled={busy} onClick={onWithdraw}>
+          Yes, withdraw
+        </Button>
+        <Button variant="secondary" onClick={() => setAsking(false)}>
+          Keep it
+        </Button>
+      </div>
     </div>
   );
 }

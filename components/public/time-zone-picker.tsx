@@ -3,7 +3,7 @@
 import { Globe } from 'lucide-react';
 import { useId } from 'react';
 import { controlClasses } from '@/components/ui/input';
-import { Label } from '@/components/ui';
+import { Label } from '@/components/ui/label';
 import { timeZones, zoneName } from './time';
 
 /** Which zone times are shown in: a native select (hundreds of options stay light and keyboard-friendly). */

@@ -1,7 +1,8 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { ChevronRight, Clock } from 'lucide-react';
-import { Card, PageHeader } from '@/components/ui';
+import { Card } from '@/components/ui/card';
+import { PageHeader } from '@/components/ui/page-header';
 import { minutesList } from '@/components/public/durations';
 import { CredentialForm } from '@/components/public/credential-form';
 import { FreeTextRequest } from '@/components/public/free-text-request';

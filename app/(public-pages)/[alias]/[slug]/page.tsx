@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { ArrowLeft, Users } from 'lucide-react';
-import { PageHeader } from '@/components/ui';
+import { PageHeader } from '@/components/ui/page-header';
 import { BookingFlow } from '@/components/public/booking-flow';
 import { isLimited, loadOr404 } from '@/components/public/load';
 import { Limited, REQUESTER_DESCRIPTION } from '@/components/public/limited';

@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { PageHeader } from '@/components/ui';
+import { PageHeader } from '@/components/ui/page-header';
 import { isLimited, loadOr404 } from '@/components/public/load';
 import { Limited, REQUESTER_DESCRIPTION } from '@/components/public/limited';
 import { StatusView } from '@/components/public/status-view';
