@@ -28,6 +28,7 @@ import { bootstrapCustomer } from '@/server/domain/customerService';
 import { createMeetingClass } from '@/server/domain/meetingClassService';
 import { createOwner, putScheduleRules } from '@/server/domain/ownerService';
 import { isDomainError } from '@/server/domain/errors';
+import { seedDemoActivity } from '@/server/domain/demoActivity';
 
 const EXIT_ERROR = 1;
 const EXIT_USAGE = 2;
@@ -47,7 +48,7 @@ Commands:
       Mon-Fri 09:00-17:00, lunch blocked), meeting classes and an admin API key.
       --if-empty: do nothing when any customer exists.
   set-password --email EMAIL [--customer-id ID] [--password PASSWORD] [--json]
-      Set the dashboard password of a calendar owner (sign in at /api/auth/signin).
+      Set the dashboard password of a calendar owner (sign in at /signin).
       Without --password a random one is generated and printed. --customer-id is
       needed when several customers have an owner with this email.
 
@@ -265,6 +266,8 @@ async function seedDemo(ifEmpty: boolean, out: Out): Promise<number> {
     await setOwnerPassword(tx, boot.customer_id, owner.email, ownerPassword);
     return boot;
   });
+  // Bookings and pending proposals so the dashboard has something to show (through the booking path, after the commit).
+  const activity = await seedDemoActivity(db, { customerId: seeded.customer_id, ownerEmail: DEMO.owner.email, timeZone: DEMO.owner.time_zone }, now);
 
   const base = exampleBaseUrl();
   const curl = `curl -H "Authorization: Bearer ${seeded.api_key}" "${base}/v1/schedule-rules?owner_email=${DEMO.owner.email}"`;
@@ -278,6 +281,8 @@ async function seedDemo(ifEmpty: boolean, out: Out): Promise<number> {
         owner_email: DEMO.owner.email,
         owner_password: ownerPassword,
         meeting_classes: DEMO.classes.map((c) => c.name),
+        demo_bookings: activity.bookings,
+        demo_proposals: activity.proposals,
         example_curl: curl,
       }) + '\n',
     );
@@ -290,7 +295,8 @@ async function seedDemo(ifEmpty: boolean, out: Out): Promise<number> {
         `  Meeting classes  ${DEMO.classes.map((c) => `${c.name} (priority ${c.priority}${c.preempt_policy === 'never' ? ', never preempts' : ''})`).join(', ')}`,
         `  Admin agent      ${seeded.agent_id} (every permission, owner_scope org:*)`,
         `  API key          ${seeded.api_key}   (shown once)`,
-        `  Dashboard        sign in at ${exampleBaseUrl()}/api/auth/signin as ${DEMO.owner.email} / ${ownerPassword}`,
+        `  Demo activity    ${activity.bookings} bookings and ${activity.proposals} proposals awaiting review`,
+        `  Dashboard        sign in at ${exampleBaseUrl()}/signin as ${DEMO.owner.email} / ${ownerPassword} (or ask for an email link)`,
         '',
         'Try it:',
         `  ${curl}`,

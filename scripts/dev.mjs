@@ -97,7 +97,12 @@ function banner(url, db, demo, freshlySeeded) {
     lines.push(
       `  Demo owner   ${demo.owner_email} (Europe/Berlin, Mon-Fri 09:00-17:00, lunch blocked)`,
       `  Demo key     ${demo.api_key}${freshlySeeded ? '   (new: the demo was just seeded)' : ''}`,
-      ...(demo.owner_password ? [`  Dashboard    ${url}/api/auth/signin  as ${demo.owner_email} / ${demo.owner_password}`] : []),
+      ...(demo.owner_password
+        ? [
+            `  Dashboard    ${url}/signin  as ${demo.owner_email} / ${demo.owner_password}`,
+            `               or choose "Email link": ${process.env.SMTP_URL ? 'the link is mailed over SMTP_URL' : 'the link is printed in this log (SMTP_URL not set)'}`,
+          ]
+        : []),
       '',
       '  Try:',
       `    curl ${url}/api/health`,

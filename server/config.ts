@@ -28,6 +28,8 @@ export function getConfig() {
     dnsResolver: env.DNS_RESOLVER || undefined,
     /** Outgoing mail (contact verification, proposal outcomes), e.g. smtp://user:pass@host:587; unset: messages go to the log. */
     smtpUrl: env.SMTP_URL || undefined,
+    /** Production mode (NODE_ENV=production): mail that cannot be sent is not written to the log where it would leak sign-in links. */
+    production: env.NODE_ENV === 'production',
     /** Sender address of outgoing mail. */
     mailFrom: env.MAIL_FROM || 'Scheduling <no-reply@scheduler.invalid>',
     /** Signs dashboard sessions (Auth.js). Unset: a random key kept in dataDir (single instance). */

@@ -9,7 +9,7 @@ export function SignOutButton() {
   return (
     <Button variant="ghost" size="sm" onClick={() => void signOut({ callbackUrl: '/signin' })}>
       <LogOut aria-hidden />
-      Sign out
+      <span className="sr-only sm:not-sr-only">Sign out</span>
     </Button>
   );
 }

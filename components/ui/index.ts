@@ -12,3 +12,4 @@ export { Select, SelectTrigger, SelectValue, SelectContent, SelectItem } from '.
 export { RadioGroup, RadioCard } from './radio-group';
 export { PageHeader } from './page-header';
 export { VisuallyHidden } from './visually-hidden';
+export { Tabs, TabsList, TabsTrigger, TabsContent } from './tabs';

@@ -1,5 +1,6 @@
 import type { NextAuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
+import EmailProvider from 'next-auth/providers/email';
 import { getToken } from 'next-auth/jwt';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
@@ -9,12 +10,16 @@ import type { OwnerSession } from '@/server/trpc/init';
 import { getConfig } from '@/server/config';
 import { publicBaseUrl, requestOrigin } from '@/server/http/request';
 import { authSecret } from './secret';
+import { ownerAdapter } from './ownerAdapter';
+import { PasswordSignIn } from './schemas';
+import { SIGN_IN_LINK_MINUTES, emailSignInEnabled, sendSignInLink } from './signInLink';
+import { ownerForSignInId } from '@/server/domain/signInLinks';
 
 /**
  * Auth.js (next-auth 4) for the dashboard: owners sign in with email and
  * password (set by `npm run cli -- set-password`, printed for the demo owner
- * by `npm run dev`); sessions are signed JWT cookies, so any instance can read
- * them. Agents never use this: they authenticate with API keys on /v1.
+ * by `npm run dev`) or with a one-time link sent by email; sessions are
+ * signed JWT cookies, so any instance can read them. Agents never use this: they authenticate with API keys on /v1.
  */
 export function authOptions(): NextAuthOptions {
   return {
@@ -28,15 +33,29 @@ export function authOptions(): NextAuthOptions {
           password: { label: 'Password', type: 'password' },
         },
         async authorize(credentials) {
-          if (!credentials?.email || !credentials.password) return null;
-          const owner = await authenticateOwner(await getDb(), credentials.email, credentials.password);
+          const parsed = PasswordSignIn.safeParse(credentials ?? {});
+          if (!parsed.success) return null;
+          const owner = await authenticateOwner(await getDb(), parsed.data.email, parsed.data.password);
           return owner ? { id: owner.ownerId, email: owner.email } : null;
         },
       }),
+      // "Email me a sign-in link" (server/auth/signInLink.ts): offered when mail can reach the owner.
+      ...(emailSignInEnabled()
+        ? [EmailProvider({ maxAge: SIGN_IN_LINK_MINUTES * 60, sendVerificationRequest: ({ identifier, url }) => sendSignInLink(identifier, url) })]
+        : []),
     ],
+    // Owners are the users; only verification tokens are stored (server/auth/ownerAdapter.ts).
+    adapter: ownerAdapter(),
+    // The app's own pages (app/(public-pages)/signin) instead of the library's.
+    pages: { signIn: '/signin', verifyRequest: '/signin/check-email', error: '/signin' },
     callbacks: {
       // The token carries only the owner id; role and customer are read fresh per request.
       jwt: ({ token, user }) => (user ? { ...token, sub: user.id } : token),
+      // A link is asked for by anyone (no mail goes to an unknown address); it signs in only an owner.
+      signIn: async ({ user, account, email }) => {
+        if (account?.provider !== 'email' || email?.verificationRequest) return true;
+        return !!(await ownerForSignInId(await getDb(), user.id));
+      },
     },
   };
 }

@@ -1,10 +1,12 @@
 import { checkHealth } from '@/server/health';
 import { ownerProcedure, publicProcedure, router } from './init';
+import { calendarRouter } from './routers/calendar';
 import { proposalsRouter } from './routers/proposals';
 import { requesterRouter } from './routers/requester';
 
 /** The browser's API: the dashboard and the public booking pages (agents use the REST API under /v1). */
 export const appRouter = router({
+  calendar: calendarRouter,
   proposals: proposalsRouter,
   /** The public booking pages (no session). */
   requester: requesterRouter,

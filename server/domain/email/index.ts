@@ -1,2 +1,2 @@
 export { sendMail, closeMailer, type MailMessage, type MailResult } from './mailer';
-export { contactVerificationMessage, proposalOutcomeMessage, type MeetingSummary } from './messages';
+export { contactVerificationMessage, proposalOutcomeMessage, signInLinkMessage, type MeetingSummary } from './messages';

@@ -55,3 +55,17 @@ export function proposalOutcomeMessage(to: string, m: MeetingSummary, outcome: {
     ].join('\n'),
   };
 }
+
+/** A one-time dashboard sign-in link for an owner. */
+export function signInLinkMessage(to: string, url: string, validMinutes: number): MailMessage {
+  return {
+    to,
+    subject: 'Your sign-in link for the scheduling dashboard',
+    text: [
+      `Open this link to sign in to the scheduling dashboard (it works once, within ${validMinutes} minutes):`,
+      url,
+      '',
+      'If you did not ask to sign in, ignore this message.',
+    ].join('\n'),
+  };
+}

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { getDb } from '@/db/client';
-import { approveProposal, declineProposal, listPendingProposals } from '@/server/domain/publicScheduling/review';
-import { UtcDateTime } from '@/server/http/schemas/common';
+import { approveProposal, declineProposal, getProposalForReview, listPendingProposals, reviewerTimeZone } from '@/server/domain/publicScheduling/review';
+import { ownerWeek, overlayCandidates } from '@/server/domain/calendar';
+import { ApproveProposalInput, DeclineProposalInput } from '../schemas';
 import { ownerProcedure, router } from '../init';
 
 /**
@@ -11,17 +12,32 @@ import { ownerProcedure, router } from '../init';
  * stays pending), or decline. Owners see and decide only their own.
  */
 export const proposalsRouter = router({
-  listPending: ownerProcedure.query(async ({ ctx }) => ({ proposals: await listPendingProposals(await getDb(), ctx.owner) })),
+  listPending: ownerProcedure.query(async ({ ctx }) => {
+    const db = await getDb();
+    const [proposals, time_zone] = await Promise.all([listPendingProposals(db, ctx.owner), reviewerTimeZone(db, ctx.owner)]);
+    return { proposals, time_zone };
+  }),
+
+  /** One proposal of this owner, pending or decided. */
+  get: ownerProcedure
+    .input(z.strictObject({ proposal_id: z.string().min(1).max(64) }))
+    .query(async ({ ctx, input }) => getProposalForReview(await getDb(), ctx.owner, input.proposal_id)),
+
+  /** The review page: the proposal, the owner's week around its first time, and its candidates overlaid. */
+  review: ownerProcedure
+    .input(z.strictObject({ proposal_id: z.string().min(1).max(64), week: z.iso.date().optional() }))
+    .query(async ({ ctx, input }) => {
+      const db = await getDb();
+      const proposal = await getProposalForReview(db, ctx.owner, input.proposal_id);
+      const times = proposal.candidates.length ? proposal.candidates : proposal.requested_window ? [proposal.requested_window] : [];
+      const now = new Date();
+      const first = times[0]?.start;
+      const week = await ownerWeek(db, ctx.owner, input.week ?? (first ? new Date(first) : undefined), now);
+      return { proposal, week, candidates: overlayCandidates(week, times) };
+    }),
 
   approve: ownerProcedure
-    .input(
-      z.strictObject({
-        proposal_id: z.string().min(1).max(64),
-        start: UtcDateTime.optional().describe('Default: the requested time, else the first candidate'),
-        end: UtcDateTime.optional(),
-        meeting_class: z.string().min(1).max(100).optional().describe("Default: the proposal's; required for a free-text request"),
-      }),
-    )
+    .input(ApproveProposalInput)
     .mutation(async ({ ctx, input }) =>
       approveProposal(
         await getDb(),
@@ -37,6 +53,6 @@ export const proposalsRouter = router({
     ),
 
   decline: ownerProcedure
-    .input(z.strictObject({ proposal_id: z.string().min(1).max(64), reason: z.string().max(1000).optional() }))
+    .input(DeclineProposalInput)
     .mutation(async ({ ctx, input }) => declineProposal(await getDb(), ctx.owner, { proposalId: input.proposal_id, reason: input.reason }, new Date())),
 });

@@ -1,6 +1,6 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { bookingProposals, meetingClasses, publicMeetingTypes } from '@/db/schema';
+import { agents, bookingProposals, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
 import { DomainError } from '../../errors';
 import { isUuid } from '../../ids';
 
@@ -41,22 +41,23 @@ export type PendingProposalView = {
   candidates: { start: string; end: string }[];
   requester: { email: string; name: string | null } | null;
   agent_id: string | null;
+  agent_name: string | null;
   attendees: { email: string; name?: string }[];
   reason: string | null;
   message: string | null;
 };
 
-/** Proposals waiting for this owner's decision (pending_review), oldest first, at most 200. */
-export async function listPendingProposals(db: Executor, reviewer: Reviewer): Promise<PendingProposalView[]> {
-  const rows = await db
-    .select({ p: bookingProposals, typeSlug: publicMeetingTypes.slug, typeTitle: publicMeetingTypes.title, className: meetingClasses.name })
+function reviewQuery(db: Executor) {
+  return db
+    .select({ p: bookingProposals, typeSlug: publicMeetingTypes.slug, typeTitle: publicMeetingTypes.title, className: meetingClasses.name, agentName: agents.name })
     .from(bookingProposals)
     .leftJoin(publicMeetingTypes, eq(publicMeetingTypes.id, bookingProposals.meetingTypeId))
     .leftJoin(meetingClasses, eq(meetingClasses.id, bookingProposals.meetingClassId))
-    .where(and(eq(bookingProposals.customerId, reviewer.customerId), eq(bookingProposals.ownerId, reviewer.ownerId), eq(bookingProposals.status, 'pending_review')))
-    .orderBy(asc(bookingProposals.createdAt), asc(bookingProposals.id))
-    .limit(200);
-  return rows.map(({ p, typeSlug, typeTitle, className }) => ({
+    .leftJoin(agents, eq(agents.id, bookingProposals.agentId));
+}
+
+function toView({ p, typeSlug, typeTitle, className, agentName }: { p: ProposalRow; typeSlug: string | null; typeTitle: string | null; className: string | null; agentName: string | null }): PendingProposalView {
+  return {
     proposal_id: p.id,
     origin: p.origin,
     status: p.status,
@@ -68,8 +69,31 @@ export async function listPendingProposals(db: Executor, reviewer: Reviewer): Pr
     candidates: p.candidates,
     requester: p.requesterEmail ? { email: p.requesterEmail, name: p.requesterName } : null,
     agent_id: p.agentId,
+    agent_name: agentName,
     attendees: p.attendees,
     reason: p.reason,
     message: p.message,
-  }));
+  };
+}
+
+/** Proposals waiting for this owner's decision (pending_review), newest first, at most 200. */
+export async function listPendingProposals(db: Executor, reviewer: Reviewer): Promise<PendingProposalView[]> {
+  const rows = await reviewQuery(db)
+    .where(and(eq(bookingProposals.customerId, reviewer.customerId), eq(bookingProposals.ownerId, reviewer.ownerId), eq(bookingProposals.status, 'pending_review')))
+    .orderBy(desc(bookingProposals.createdAt), desc(bookingProposals.id))
+    .limit(200);
+  return rows.map(toView);
+}
+
+/** One proposal of this owner, whatever its status (the review page shows decided ones too). */
+export async function getProposalForReview(db: Executor, reviewer: Reviewer, proposalId: string): Promise<PendingProposalView & { booking_id: string | null; decline_reason: string | null }> {
+  const own = await findOwnProposal(db, reviewer, proposalId);
+  const [row] = await reviewQuery(db).where(eq(bookingProposals.id, own.id)).limit(1);
+  return { ...toView(row), booking_id: row.p.bookingId, decline_reason: row.p.declineReason };
+}
+
+/** The reviewing owner's IANA time zone (the dashboard shows times in it). */
+export async function reviewerTimeZone(db: Executor, reviewer: Reviewer): Promise<string> {
+  const [o] = await db.select({ tz: owners.timeZone }).from(owners).where(and(eq(owners.id, reviewer.ownerId), eq(owners.customerId, reviewer.customerId))).limit(1);
+  return o?.tz ?? 'UTC';
 }

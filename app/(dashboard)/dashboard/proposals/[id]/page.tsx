@@ -1,0 +1,86 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { ArrowLeft, CheckCircle2, XCircle } from 'lucide-react';
+import { Alert, Badge, Card, CardContent, CardHeader, CardTitle, PageHeader } from '@/components/ui';
+import { ProposalFacts, proposalTitle } from '@/components/proposals/proposal-summary';
+import { ReviewActions, type ReviewOption } from '@/components/proposals/review-actions';
+import { WeekGrid } from '@/components/calendar/week-grid';
+import { WeekLegend } from '@/components/calendar/legend';
+import { formatSpan } from '@/components/calendar/format';
+import { serverTrpc } from '@/server/trpc/caller';
+
+export const metadata: Metadata = { title: 'Review request · Agent Scheduler' };
+
+/** One proposal on the owner's week (proposals.review), with approve and decline (proposals.approve / decline). */
+export default async function ProposalPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const trpc = await serverTrpc();
+  const review = await trpc.proposals.review({ proposal_id: id }).catch((err: { code?: string }) => {
+    if (err?.code === 'NOT_FOUND') return null;
+    throw err;
+  });
+  if (!review) notFound();
+  const { proposal: p, week, candidates } = review;
+  const tz = week.owner.time_zone;
+  const titles = new Map(week.events.map((e) => [e.id, `${e.title ?? (e.kind === 'hold' ? 'a hold' : 'a booking')}${e.meeting_class ? ` (${e.meeting_class})` : ''}`]));
+  const options: ReviewOption[] = candidates.map((c) => ({
+    start: c.start,
+    end: c.end,
+    label: formatSpan(c.start, c.end, tz),
+    notes: [
+      ...c.conflicts.map((cid) => `overlaps ${titles.get(cid) ?? 'a booking'}`),
+      ...(c.in_hard_block ? ['inside a hard block'] : []),
+      ...(c.outside_working_hours ? ['outside working hours'] : []),
+    ],
+  }));
+  const pending = p.status === 'pending_review';
+  return (
+    <>
+      <Link href="/dashboard" className="mb-3 inline-flex items-center gap-1 text-sm">
+        <ArrowLeft className="size-4" aria-hidden /> Inbox
+      </Link>
+      <PageHeader title={proposalTitle(p)} description={`Times in ${tz}`} actions={<Badge tone={pending ? 'warn' : p.status === 'booked' ? 'ok' : 'neutral'}>{p.status.replace(/_/g, ' ')}</Badge>} />
+      <div className="grid gap-5 lg:grid-cols-[22rem_minmax(0,1fr)]">
+        <div className="flex flex-col gap-4">
+          <Card>
+            <CardHeader>
+              <CardTitle>Request</CardTitle>
+            </CardHeader>
+            <CardContent>
+              <ProposalFacts p={p} timeZone={tz} showCandidates={false} />
+            </CardContent>
+          </Card>
+          <Card>
+            <CardHeader>
+              <CardTitle>Decision</CardTitle>
+            </CardHeader>
+            <CardContent>
+              {pending ? (
+                <ReviewActions proposalId={p.proposal_id} options={options} timeZone={tz} />
+              ) : p.status === 'booked' ? (
+                <Alert tone="ok" data-testid="review-outcome">
+                  <CheckCircle2 aria-hidden />
+                  Approved and booked. The requester has been told.{' '}
+                  {p.booking_id && <Link href={`/dashboard/calendar?week=${week.week_start}&booking=${p.booking_id}`}>See the booking</Link>}
+                </Alert>
+              ) : (
+                <Alert tone="info" data-testid="review-outcome">
+                  <XCircle aria-hidden />
+                  {p.status === 'declined' ? `Declined${p.decline_reason ? `: ${p.decline_reason}` : ''}.` : `This request is ${p.status.replace(/_/g, ' ')}.`}
+                </Alert>
+              )}
+            </CardContent>
+          </Card>
+        </div>
+        <section aria-labelledby="week-heading" className="flex min-w-0 flex-col gap-3">
+          <h2 id="week-heading" className="text-base font-semibold">
+            Your week
+          </h2>
+          <WeekLegend week={week} withCandidates={pending} />
+          <WeekGrid week={week} candidates={pending ? candidates : []} />
+        </section>
+      </div>
+    </>
+  );
+}

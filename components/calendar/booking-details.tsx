@@ -1,0 +1,83 @@
+import { Lock } from 'lucide-react';
+import type { ClaimDetails } from '@/server/domain/calendar';
+import { Badge } from '@/components/ui/badge';
+import { classColour, formatDateTime, formatSpan } from './format';
+
+const STATUS_TONE = { confirmed: 'ok', active: 'accent', cancelled: 'neutral', preempted: 'danger' } as const;
+
+/** A booking's or hold's details and history (shown in the calendar's dialog). */
+export function BookingDetails({ claim, timeZone }: { claim: ClaimDetails; timeZone: string }) {
+  return (
+    <div className="flex flex-col gap-4 text-sm">
+      <div className="flex flex-wrap items-center gap-2">
+        <Badge tone={STATUS_TONE[claim.status as keyof typeof STATUS_TONE] ?? 'neutral'}>{claim.status}</Badge>
+        {claim.kind === 'hold' && <Badge tone="accent">hold</Badge>}
+        {claim.sacred && (
+          <Badge tone="warn">
+            <Lock aria-hidden /> sacred
+          </Badge>
+        )}
+      </div>
+      <dl className="grid grid-cols-[7rem_1fr] gap-x-3 gap-y-2">
+        <dt className="text-muted">When</dt>
+        <dd>
+          {formatSpan(claim.start, claim.end, timeZone)} <span className="text-muted">({timeZone})</span>
+        </dd>
+        <dt className="text-muted">Class</dt>
+        <dd>
+          {claim.meeting_class ? (
+            <span className={`${classColour(claim.meeting_class)} inline-flex items-center gap-1.5`}>
+              <span className="size-2.5 rounded-full" style={{ background: 'var(--mc)' }} aria-hidden />
+              {claim.meeting_class}
+              {claim.priority != null && <span className="text-muted">(priority {claim.priority})</span>}
+            </span>
+          ) : (
+            'none'
+          )}
+        </dd>
+        <dt className="text-muted">Agent</dt>
+        <dd>{claim.agent ? claim.agent.name : claim.source === 'public' ? 'Public booking page' : 'none'}</dd>
+        {claim.expires_at && (
+          <>
+            <dt className="text-muted">Hold expires</dt>
+            <dd>{formatDateTime(claim.expires_at, timeZone)}</dd>
+          </>
+        )}
+        <dt className="text-muted">Attendees</dt>
+        <dd>
+          {claim.attendees.length === 0 ? (
+            'none listed'
+          ) : (
+            <ul className="flex flex-col gap-0.5">
+              {claim.attendees.map((a) => (
+                <li key={a.email}>
+                  {a.name ? `${a.name} <${a.email}>` : a.email}
+                  {a.response && a.response !== 'needs_action' && <span className="text-muted"> · {a.response}</span>}
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
+        {claim.description && (
+          <>
+            <dt className="text-muted">Notes</dt>
+            <dd className="whitespace-pre-line">{claim.description}</dd>
+          </>
+        )}
+      </dl>
+      <section aria-labelledby="history-heading">
+        <h3 id="history-heading" className="mb-2 font-semibold">
+          History
+        </h3>
+        <ol className="flex flex-col gap-2 border-l-2 border-line pl-3" data-testid="booking-history">
+          {claim.history.map((h, i) => (
+            <li key={i}>
+              <div className={h.what === 'preempted' ? 'font-medium text-danger' : h.what === 'cancelled' ? 'font-medium' : ''}>{h.text}</div>
+              <div className="text-xs text-muted">{formatDateTime(h.at, timeZone)}</div>
+            </li>
+          ))}
+        </ol>
+      </section>
+    </div>
+  );
+}

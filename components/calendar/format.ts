@@ -1,0 +1,60 @@
+/** Display helpers for times in the owner's zone (formatting only; no scheduling rule lives here). */
+
+const cache = new Map<string, Intl.DateTimeFormat>();
+function fmt(timeZone: string, opts: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = timeZone + JSON.stringify(opts);
+  let f = cache.get(key);
+  if (!f) cache.set(key, (f = new Intl.DateTimeFormat('en-GB', { timeZone, ...opts })));
+  return f;
+}
+
+export function formatTime(iso: string, timeZone: string): string {
+  return fmt(timeZone, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(iso));
+}
+
+export function formatRange(start: string, end: string, timeZone: string): string {
+  return `${formatTime(start, timeZone)}–${formatTime(end, timeZone)}`;
+}
+
+export function formatDay(iso: string, timeZone: string): string {
+  return fmt(timeZone, { weekday: 'short', day: 'numeric', month: 'short' }).format(new Date(iso));
+}
+
+/** "Tue 25 Nov, 10:00–11:00" (the end's date is left out when it is the same day). */
+export function formatSpan(start: string, end: string, timeZone: string): string {
+  return `${formatDay(start, timeZone)}, ${formatRange(start, end, timeZone)}`;
+}
+
+export function formatDateTime(iso: string, timeZone: string): string {
+  return fmt(timeZone, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(iso));
+}
+
+/** Minutes since the local midnight of `iso` in `timeZone` (wall clock). */
+export function localMinutes(iso: string, timeZone: string): number {
+  const parts = fmt(timeZone, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(new Date(iso));
+  const h = Number(parts.find((p) => p.type === 'hour')?.value ?? 0);
+  const m = Number(parts.find((p) => p.type === 'minute')?.value ?? 0);
+  return h * 60 + m;
+}
+
+/** Minutes of `iso` counted from the start of the day that begins at `dayStartIso` (past midnight: > 1440). */
+export function minutesIntoDay(iso: string, dayStartIso: string, timeZone: string): number {
+  const elapsedMs = Date.parse(iso) - Date.parse(dayStartIso);
+  if (elapsedMs <= 0) return 0;
+  if (elapsedMs >= 86_400_000) return Math.round(elapsedMs / 60_000);
+  const wall = localMinutes(iso, timeZone);
+  return wall === 0 && elapsedMs > 0 ? 1440 : wall;
+}
+
+export function formatHours(minutes: number): string {
+  const h = minutes / 60;
+  return Number.isInteger(h) ? `${h} h` : `${h.toFixed(1)} h`;
+}
+
+/** One of eight colour pairs (globals.css .mc-0 ... .mc-7) for a meeting class, stable by name. */
+export function classColour(name: string | null): string {
+  if (!name) return 'mc-6';
+  let h = 0;
+  for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
+  return `mc-${h % 8}`;
+}

@@ -1,0 +1,78 @@
+import { Bot, Globe, MessageSquare, Users } from 'lucide-react';
+import type { PendingProposalView } from '@/server/domain/publicScheduling/review';
+import { Badge } from '@/components/ui/badge';
+import { formatSpan } from '@/components/calendar/format';
+
+/** What a proposal asks for: who, with whom, the message, the requested window and the candidate times. */
+export function proposalTitle(p: PendingProposalView): string {
+  if (p.meeting_type) return p.meeting_type.title;
+  const said = p.message?.split(/(?<=[.!?])\s|\n/)[0]?.trim();
+  if (said && said.length <= 70) return said.replace(/[.!]$/, '');
+  const who = p.requester?.name ?? p.requester?.email ?? p.agent_name ?? 'an agent';
+  return `Meeting request from ${who}`;
+}
+
+export function ProposalFacts({ p, timeZone, showCandidates = true }: { p: PendingProposalView; timeZone: string; showCandidates?: boolean }) {
+  return (
+    <div className="flex flex-col gap-3 text-sm">
+      <div className="flex flex-wrap gap-1.5">
+        <Badge tone={p.origin === 'public' ? 'accent' : 'neutral'}>
+          {p.origin === 'public' ? <Globe aria-hidden /> : <Bot aria-hidden />}
+          {p.origin === 'public' ? 'Public link' : 'Agent'}
+        </Badge>
+        {p.meeting_class && <Badge>{p.meeting_class}</Badge>}
+        {p.duration_minutes && <Badge>{p.duration_minutes} min</Badge>}
+      </div>
+      <dl className="grid grid-cols-[6.5rem_1fr] gap-x-3 gap-y-1.5">
+        <dt className="text-muted">Requester</dt>
+        <dd>
+          {p.requester ? (
+            <>
+              {p.requester.name ? `${p.requester.name} ` : ''}
+              <span className="text-muted">{p.requester.name ? `<${p.requester.email}>` : p.requester.email}</span>
+            </>
+          ) : (
+            <>{p.agent_name ?? 'Agent'} (agent)</>
+          )}
+        </dd>
+        <dt className="text-muted">
+          <Users className="mr-1 inline size-3.5 align-[-0.1em]" aria-hidden />
+          Attendees
+        </dt>
+        <dd>{p.attendees.length ? p.attendees.map((a) => (a.name ? `${a.name} <${a.email}>` : a.email)).join(', ') : 'none listed'}</dd>
+        {p.requested_window && (
+          <>
+            <dt className="text-muted">{p.origin === 'public' ? 'Asked for' : 'Window'}</dt>
+            <dd>{formatSpan(p.requested_window.start, p.requested_window.end, timeZone)}</dd>
+          </>
+        )}
+        {showCandidates && p.candidates.length > 0 && (
+          <>
+            <dt className="text-muted">Candidates</dt>
+            <dd>
+              <ol className="flex flex-col gap-0.5">
+                {p.candidates.map((c, i) => (
+                  <li key={c.start}>
+                    <span className="text-muted">{i + 1}.</span> {formatSpan(c.start, c.end, timeZone)}
+                  </li>
+                ))}
+              </ol>
+            </dd>
+          </>
+        )}
+        {p.reason && (
+          <>
+            <dt className="text-muted">Reason</dt>
+            <dd>{p.reason}</dd>
+          </>
+        )}
+      </dl>
+      {p.message && (
+        <blockquote className="flex gap-2 rounded-md bg-surface-2 px-3 py-2">
+          <MessageSquare className="mt-0.5 size-4 shrink-0 text-muted" aria-hidden />
+          <span className="whitespace-pre-line">{p.message}</span>
+        </blockquote>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,3 @@
+export { ownerWeek, weekStartFor, type WeekView, type WeekDay, type WeekEvent, type Reviewer } from './week';
+export { claimDetails, type ClaimDetails, type HistoryEntry } from './details';
+export { overlayCandidates, type CandidateOverlay } from './overlay';

@@ -1,0 +1,187 @@
+import { and, eq, gt, inArray, lt, or } from 'drizzle-orm';
+import { Temporal } from 'temporal-polyfill';
+import type { Executor } from '@/db/client';
+import { agents, claims, meetingClasses, owners } from '@/db/schema';
+import { DomainError } from '../errors';
+import { ownerRules } from '../claims/context';
+import { hardBlockIntervals, isSacred, workingIntervals } from '../scheduling';
+import { bookedMinutesOnLocalDay } from '../scheduling/timeRules';
+import type { Claim, Interval } from '../scheduling';
+
+/**
+ * The owner's week for the dashboard (docs/dashboard.md): seven owner-local
+ * days from Monday, the working hours and hard blocks as instants, every
+ * booking (confirmed, cancelled or preempted) and every unexpired active hold
+ * touching the week, and each day's booked hours against the daily limit,
+ * counted as arbitration counts them.
+ */
+
+export type Reviewer = { ownerId: string; customerId: string };
+export type Span = { start: string; end: string };
+
+export type WeekEvent = {
+  id: string;
+  kind: 'booking' | 'hold';
+  status: 'confirmed' | 'active' | 'cancelled' | 'preempted';
+  start: string;
+  end: string;
+  title: string | null;
+  meeting_class: string | null;
+  priority: number | null;
+  sacred: boolean;
+  source: 'agent' | 'public' | 'provider';
+  agent: string | null;
+  attendees: number;
+};
+
+export type WeekDay = {
+  /** Owner-local date, YYYY-MM-DD. */
+  date: string;
+  weekday: string;
+  start: string;
+  end: string;
+  working: Span[];
+  blocks: Span[];
+  booked_minutes: number;
+};
+
+export type WeekView = {
+  owner: { email: string; name: string | null; time_zone: string; max_daily_meeting_hours: number | null; working_hours_configured: boolean };
+  week_start: string;
+  previous_week: string;
+  next_week: string;
+  /** The Monday of the week containing today, and today (owner's zone). */
+  this_week: string;
+  today: string;
+  days: WeekDay[];
+  events: WeekEvent[];
+};
+
+const WEEKDAY_NAMES = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+const iso = (ms: number) => new Date(ms).toISOString();
+const spans = (list: Interval[]): Span[] => list.map((i) => ({ start: iso(i.start), end: iso(i.end) }));
+
+async function reviewerOwner(db: Executor, reviewer: Reviewer) {
+  const [owner] = await db
+    .select()
+    .from(owners)
+    .where(and(eq(owners.id, reviewer.ownerId), eq(owners.customerId, reviewer.customerId)))
+    .limit(1);
+  if (!owner) throw new DomainError('CALENDAR_NOT_FOUND', 'No such calendar owner');
+  return owner;
+}
+
+function mondayOf(date: Temporal.PlainDate): Temporal.PlainDate {
+  return date.subtract({ days: date.dayOfWeek - 1 });
+}
+
+const localDate = (timeZone: string, at: Date) => Temporal.Instant.fromEpochMilliseconds(at.getTime()).toZonedDateTimeISO(timeZone).toPlainDate();
+
+/** The Monday of the week to show: the week containing `weekOf` (a local date YYYY-MM-DD, or an instant), else the current one. */
+export function weekStartFor(timeZone: string, weekOf: string | Date | undefined, now: Date): { start: Temporal.PlainDate; today: Temporal.PlainDate } {
+  const today = localDate(timeZone, now);
+  let day = today;
+  if (weekOf instanceof Date) day = localDate(timeZone, weekOf);
+  else if (weekOf) {
+    try {
+      day = Temporal.PlainDate.from(weekOf, { overflow: 'reject' });
+    } catch {
+      throw new DomainError('invalid_request', 'week must be a date YYYY-MM-DD', { details: [{ field: 'week', issue: 'not a date' }] });
+    }
+  }
+  return { start: mondayOf(day), today };
+}
+
+/** Bookings and unexpired active holds of the owner overlapping [from, to), with class and agent names. */
+async function claimsBetween(db: Executor, ownerId: string, from: Date, to: Date, now: Date) {
+  return db
+    .select({ c: claims, className: meetingClasses.name, priority: meetingClasses.priority, sacredAge: meetingClasses.sacredMeetingAgeHours, agentName: agents.name })
+    .from(claims)
+    .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
+    .leftJoin(agents, eq(agents.id, claims.agentId))
+    .where(
+      and(
+        eq(claims.ownerId, ownerId),
+        lt(claims.startAt, to),
+        gt(claims.endAt, from),
+        or(
+          and(eq(claims.kind, 'booking'), inArray(claims.status, ['confirmed', 'cancelled', 'preempted'])),
+          and(eq(claims.kind, 'hold'), eq(claims.status, 'active'), gt(claims.expiresAt, now)),
+        ),
+      ),
+    )
+    .orderBy(claims.startAt)
+    .limit(2000);
+}
+
+export async function ownerWeek(db: Executor, reviewer: Reviewer, weekOf: string | Date | undefined, now: Date): Promise<WeekView> {
+  const owner = await reviewerOwner(db, reviewer);
+  const tz = owner.timeZone;
+  const { start: monday, today } = weekStartFor(tz, weekOf, now);
+  const dates = Array.from({ length: 8 }, (_, i) => monday.add({ days: i }));
+  const bounds = dates.map((d) => d.toZonedDateTime({ timeZone: tz }).epochMilliseconds);
+  const from = bounds[0];
+  const to = bounds[7];
+  const rules = ownerRules(owner);
+  const working = rules.workingHours ? workingIntervals(rules, from, to) : [];
+  const blocks = hardBlockIntervals(rules, from, to);
+
+  const rows = await claimsBetween(db, owner.id, new Date(from), new Date(to), now);
+  const nowMs = now.getTime();
+  const events: WeekEvent[] = rows.map(({ c, className, priority, sacredAge, agentName }) => ({
+    id: c.id,
+    kind: c.kind,
+    status: c.status as WeekEvent['status'],
+    start: c.startAt.toISOString(),
+    end: c.endAt.toISOString(),
+    title: c.title,
+    meeting_class: className,
+    priority,
+    sacred:
+      c.kind === 'booking' && c.status === 'confirmed' && isSacred({ createdAt: c.createdAt.getTime(), externalAccepted: c.externalAccepted, source: c.source }, sacredAge, nowMs),
+    source: c.source,
+    agent: agentName,
+    attendees: c.attendees.length,
+  }));
+  // The daily limit counts active claims only, as arbitration does (a window hold counts its duration).
+  const counted: Claim[] = rows
+    .filter(({ c }) => c.status === 'confirmed' || c.status === 'active')
+    .map(({ c }) => ({
+      id: c.id,
+      kind: c.kind,
+      start: c.startAt.getTime(),
+      end: c.endAt.getTime(),
+      countedMinutes: c.kind === 'hold' && c.holdScope === 'window' && c.durationMinutes ? c.durationMinutes : (c.endAt.getTime() - c.startAt.getTime()) / 60_000,
+      priority: 0,
+      sacred: false,
+    }));
+  const clip = (list: Interval[], s: number, e: number) =>
+    list.filter((i) => i.start < e && i.end > s).map((i) => ({ start: Math.max(i.start, s), end: Math.min(i.end, e) }));
+
+  const days: WeekDay[] = dates.slice(0, 7).map((d, i) => ({
+    date: d.toString(),
+    weekday: WEEKDAY_NAMES[i],
+    start: iso(bounds[i]),
+    end: iso(bounds[i + 1]),
+    working: spans(clip(working, bounds[i], bounds[i + 1])),
+    blocks: spans(clip(blocks, bounds[i], bounds[i + 1])),
+    booked_minutes: Math.round(bookedMinutesOnLocalDay(counted, tz, bounds[i], bounds[i + 1])),
+  }));
+
+  return {
+    owner: {
+      email: owner.email,
+      name: owner.name,
+      time_zone: tz,
+      max_daily_meeting_hours: owner.maxDailyMeetingHours,
+      working_hours_configured: !!owner.workingHours,
+    },
+    week_start: monday.toString(),
+    previous_week: monday.subtract({ days: 7 }).toString(),
+    next_week: monday.add({ days: 7 }).toString(),
+    this_week: mondayOf(today).toString(),
+    today: today.toString(),
+    days,
+    events,
+  };
+}

@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { UtcDateTime } from '@/server/http/schemas/common';
+
+/** Inputs of the dashboard's proposal procedures; the review page's forms validate with the same schemas. */
+export const ApproveProposalInput = z.strictObject({
+  proposal_id: z.string().min(1).max(64),
+  start: UtcDateTime.optional().describe('Default: the requested time, else the first candidate'),
+  end: UtcDateTime.optional(),
+  meeting_class: z.string().min(1).max(100).optional().describe("Default: the proposal's; required for a free-text request"),
+});
+
+export const DeclineProposalInput = z.strictObject({
+  proposal_id: z.string().min(1).max(64),
+  reason: z.string().max(1000, 'Keep the reason under 1000 characters').optional(),
+});
