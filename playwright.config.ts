@@ -31,8 +31,9 @@ if (!databaseUrl && !process.env.E2E_PGLITE_DIR) {
   sweepOldRuns(parent);
   process.env.E2E_PGLITE_DIR = path.join(fs.mkdtempSync(path.join(parent, 'run-')), 'pglite');
 }
-// The embedded database admits one process: the first customer's key is minted before the server
-// opens it (e2e/bootstrapKey.ts hands it to tests). With PostgreSQL each test mints its own.
+// The embedded database admits one process: the demo customer (admin key, demo owner with a
+// password) is seeded before the server opens it (e2e/bootstrapKey.ts hands it to tests). With
+// PostgreSQL each test mints its own customer.
 process.env.E2E_KEY_FILE ||= databaseUrl ? '' : path.join(path.dirname(process.env.E2E_PGLITE_DIR!), 'bootstrap.json');
 const keyFile = process.env.E2E_KEY_FILE;
 // One loopback SMTP server for the run (e2e/global-setup.ts), spooling mail where every worker reads it.
@@ -101,7 +102,7 @@ export default defineConfig({
     const build = i === 0 && !skipBuild;
     return {
       // Started one after the other, so only the first builds.
-      command: [build && 'npm run -s build', i === 0 && keyFile && `npm run -s cli -- bootstrap --customer "E2E" --json > "${keyFile}"`, 'node scripts/serve.mjs']
+      command: [build && 'npm run -s build', i === 0 && keyFile && `npm run -s cli -- seed-demo --json > "${keyFile}"`, 'node scripts/serve.mjs']
         .filter(Boolean)
         .join(' && '),
       url: `http://127.0.0.1:${port}/`,

@@ -26,7 +26,7 @@
  *   --reuse-build / --in-place [--no-build]   see bench/lib/nextServer.ts
  *   --port=N           server port (default 3325)
  *   --inbox-path=P     default /dashboard
- *   --week-path=P      default /calendar?week={monday} ({monday}: next week's Monday, YYYY-MM-DD)
+ *   --week-path=P      default /dashboard/calendar?week={monday} ({monday}: next week's Monday, YYYY-MM-DD)
  *   --verbose          list each script and its gzip size
  *   --no-docs          do not write docs/benchmarks.md
  */
@@ -46,7 +46,7 @@ const LOADS = Number(args.get('loads') ?? 50);
 const LCP_LOADS = Number(args.get('lcp-loads') ?? 5);
 const PORT = Number(args.get('port') ?? 3325);
 const INBOX_PATH = args.get('inbox-path') ?? '/dashboard';
-const WEEK_PATH = args.get('week-path') ?? '/calendar?week={monday}';
+const WEEK_PATH = args.get('week-path') ?? '/dashboard/calendar?week={monday}';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const TARGETS = { publicJsKb: 120, publicLcpMs: 1500, ownerLcpMs: 2000, p99Ms: 100 };
 

@@ -30,21 +30,21 @@ export async function startMailbox(port: number, dir: string): Promise<TestSmtp>
   });
 }
 
-function readAll(): ReceivedMail[] {
+function readAll(after = 0): ReceivedMail[] {
   const dir = mailDir();
   return fs
     .readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
+    .filter((f) => f.endsWith('.json') && Number(f.split('-')[0]) >= after)
     .sort()
     .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as ReceivedMail);
 }
 
-/** The first message to `to` (optionally with a matching subject), waiting up to `timeoutMs`. */
-export async function waitForMail(to: string, opts: { subject?: RegExp; timeoutMs?: number } = {}): Promise<ReceivedMail> {
+/** The first message to `to` (optionally with a matching subject, received at or after `after` ms), waiting up to `timeoutMs`. */
+export async function waitForMail(to: string, opts: { subject?: RegExp; timeoutMs?: number; after?: number } = {}): Promise<ReceivedMail> {
   const want = to.toLowerCase();
   const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
   for (;;) {
-    const all = readAll();
+    const all = readAll(opts.after);
     const found = all.find((m) => m.to.includes(want) && (!opts.subject || opts.subject.test(m.subject)));
     if (found) return found;
     if (Date.now() > deadline) throw new Error(`no mail to ${to} (have: ${all.map((m) => `${m.to.join(',')} "${m.subject}"`).join('; ') || 'none'})`);

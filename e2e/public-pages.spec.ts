@@ -1,6 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
-import { expectAccessible, expectNoLeaks, publicLink, screenshot, tabTo, timeLabel, verificationMail, type PublicLink } from './publicFixtures';
+import {
+  dashboardOwner,
+  expectAccessible,
+  expectNoLeaks,
+  ownerSignedIn,
+  publicLink,
+  screenshot,
+  tabTo,
+  timeLabel,
+  verificationMail,
+  verifiedProposal,
+  type PublicLink,
+} from './publicFixtures';
 import { baseUrls } from './servers';
 
 /**
@@ -160,6 +172,45 @@ test.describe('public booking pages', () => {
     // The mailed confirmation link no longer confirms anything.
     await page.goto((await verificationMail(email)).verify);
     await expect(page.getByRole('heading', { name: 'Request withdrawn' })).toBeVisible();
+    expect(problems, 'browser errors').toEqual([]);
+  });
+
+  test('journey 3, the requester\'s side: an approval shows as booked and a decline as declined, without reloading the status page', async ({ page, browser }, testInfo) => {
+    const problems = watchErrors(page);
+    const owner = await dashboardOwner(page.request, 'j3');
+    const link = await publicLink(page.request, 'j3', owner);
+    const approved = await verifiedProposal(page.request, link, 0);
+    const declined = await verifiedProposal(page.request, link, 1);
+
+    // Both requesters watch their status pages.
+    await page.goto(approved.statusUrl);
+    await expect(page.locator('[data-status]')).toHaveAttribute('data-status', 'pending_review');
+    const other = await page.context().newPage();
+    await other.goto(declined.statusUrl);
+    await expect(other.locator('[data-status]')).toHaveAttribute('data-status', 'pending_review');
+
+    // The owner decides through the dashboard's tRPC API (signed in with an emailed link).
+    const ownerContext = await ownerSignedIn(browser, owner.ownerEmail);
+    const list = await (await ownerContext.request.get('/api/trpc/proposals.listPending')).json();
+    const idOf = (email: string) => list.result.data.proposals.find((p: { requester?: { email: string } }) => p.requester?.email === email)?.proposal_id as string;
+    const approve = await ownerContext.request.post('/api/trpc/proposals.approve', { data: { proposal_id: idOf(approved.email) } });
+    expect(approve.status(), await approve.text()).toBe(200);
+    const decline = await ownerContext.request.post('/api/trpc/proposals.decline', { data: { proposal_id: idOf(declined.email), reason: 'I am away that week.' } });
+    expect(decline.status(), await decline.text()).toBe(200);
+    await ownerContext.close();
+
+    // No reload: the pages refresh themselves while pending.
+    await expect(page.locator('[data-status]')).toHaveAttribute('data-status', 'booked');
+    await expect(page.getByRole('heading', { name: 'Your meeting is booked' })).toBeVisible();
+    await expect(page.getByText(timeLabel(approved.slot.start, ZONE, LOCALE), { exact: false })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Withdraw request' })).toHaveCount(0);
+    await screenshot(page, testInfo, 'status-booked');
+    await expect(other.locator('[data-status]')).toHaveAttribute('data-status', 'declined');
+    await expect(other.getByRole('heading', { name: 'Your request was declined' })).toBeVisible();
+    await expect(other.getByText('I am away that week.')).toBeVisible();
+    await screenshot(other, testInfo, 'status-declined');
+    await expectAccessible(page, 'status page (booked)');
+    await expectAccessible(other, 'status page (declined)');
     expect(problems, 'browser errors').toEqual([]);
   });
 

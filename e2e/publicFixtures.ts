@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type APIRequestContext, type Locator, type Page, type TestInfo } from '@playwright/test';
-import { bootstrapKey } from './bootstrapKey';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { expect, type APIRequestContext, type Browser, type BrowserContext, type Locator, type Page, type TestInfo } from '@playwright/test';
+import { bootstrapKey, seededDemo } from './bootstrapKey';
 import { linksIn, waitForMail } from './mailbox';
-import { baseUrls } from './servers';
+import { baseUrls, databaseUrl, PROJECT_ROOT } from './servers';
+
+const run = promisify(execFile);
 
 /** What the public booking pages' journeys set up through the REST API. */
 export type PublicLink = { key: string; ownerEmail: string; ownerName: string; alias: string; slug: string; typeTitle: string };
@@ -15,30 +19,94 @@ const WORKING = [{ start: '07:00', end: '21:00' }];
  * exist whenever the suite runs) with a public link and one meeting type
  * (30 or 60 minutes, up to 3 people).
  */
-export async function publicLink(request: APIRequestContext, label: string): Promise<PublicLink> {
+export async function publicLink(request: APIRequestContext, label: string, existing?: DashboardOwner): Promise<PublicLink> {
   const suffix = randomBytes(4).toString('hex');
-  const { api_key } = await bootstrapKey(`E2E public ${label} ${suffix}`);
+  const api_key = existing?.key ?? (await bootstrapKey(`E2E public ${label} ${suffix}`)).api_key;
   const headers = { Authorization: `Bearer ${api_key}` };
   const base = baseUrls[0];
-  const ownerEmail = `pub-owner-${suffix}@e2e.example`;
-  const ownerName = 'Ada Lovelace';
+  const ownerEmail = existing?.ownerEmail ?? `pub-owner-${suffix}@e2e.example`;
+  const ownerName = existing?.ownerName ?? 'Ada Lovelace';
   const post = async (path: string, data: unknown, ok = [201]) => {
     const res = await request.post(`${base}${path}`, { headers, data });
     expect(ok, `${path}: ${await res.text()}`).toContain(res.status());
     return res.json();
   };
-  await post('/v1/owners', { email: ownerEmail, name: ownerName, time_zone: 'Europe/Berlin' });
-  const rules = await request.put(`${base}/v1/schedule-rules`, {
-    headers,
-    data: { owner_email: ownerEmail, working_hours: { mon: WORKING, tue: WORKING, wed: WORKING, thu: WORKING, fri: WORKING, sat: WORKING, sun: WORKING }, hard_blocks: [] },
-  });
-  expect(rules.status(), await rules.text()).toBe(200);
+  if (!existing) {
+    await post('/v1/owners', { email: ownerEmail, name: ownerName, time_zone: 'Europe/Berlin' });
+    const rules = await request.put(`${base}/v1/schedule-rules`, {
+      headers,
+      data: { owner_email: ownerEmail, working_hours: { mon: WORKING, tue: WORKING, wed: WORKING, thu: WORKING, fri: WORKING, sat: WORKING, sun: WORKING }, hard_blocks: [] },
+    });
+    expect(rules.status(), await rules.text()).toBe(200);
+  }
   await post('/v1/meeting-classes', { name: 'external', priority: 50 }, [201, 409]); // the embedded run shares one customer
   const alias = `e2e-${label}-${suffix}`;
   const link = await post('/v1/public-scheduling/links', { owner_email: ownerEmail, alias, title: 'Book time with Ada' });
   const slug = 'intro';
   await post(`/v1/public-scheduling/links/${link.link_id}/meeting-types`, { slug, title: 'Intro call', duration_minutes: [30, 60], meeting_class: 'external', attendee_limit: 3 });
   return { key: api_key, ownerEmail, ownerName, alias, slug, typeTitle: 'Intro call' };
+}
+
+/** An owner who may sign in to the dashboard (has a password), with an admin key of their customer. */
+export type DashboardOwner = { key: string; ownerEmail: string; ownerName: string };
+
+/**
+ * Embedded database: the demo owner seeded before the server started (the CLI
+ * cannot open the database while the server runs). PostgreSQL: a new owner
+ * (every day 07:00-21:00) whose password the CLI sets.
+ */
+export async function dashboardOwner(request: APIRequestContext, label: string): Promise<DashboardOwner> {
+  const demo = seededDemo();
+  if (demo) return { key: demo.api_key, ownerEmail: demo.owner_email, ownerName: 'Dana Demo' };
+  const suffix = randomBytes(4).toString('hex');
+  const { api_key } = await bootstrapKey(`E2E owner ${label} ${suffix}`);
+  const ownerEmail = `dash-owner-${suffix}@e2e.example`;
+  const headers = { Authorization: `Bearer ${api_key}` };
+  expect((await request.post(`${baseUrls[0]}/v1/owners`, { headers, data: { email: ownerEmail, name: 'Ada Lovelace', time_zone: 'Europe/Berlin' } })).status()).toBe(201);
+  const rules = await request.put(`${baseUrls[0]}/v1/schedule-rules`, {
+    headers,
+    data: { owner_email: ownerEmail, working_hours: { mon: WORKING, tue: WORKING, wed: WORKING, thu: WORKING, fri: WORKING, sat: WORKING, sun: WORKING }, hard_blocks: [] },
+  });
+  expect(rules.status(), await rules.text()).toBe(200);
+  await run('npm', ['run', '-s', 'cli', '--', 'set-password', '--email', ownerEmail, '--password', `pw-${suffix}-${randomBytes(6).toString('hex')}`], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PGLITE_DIR: '', DB_DRIVER: '' },
+    timeout: 90_000,
+  });
+  return { key: api_key, ownerEmail, ownerName: 'Ada Lovelace' };
+}
+
+/** A browser context signed in as `email` through the emailed sign-in link (Auth.js email provider, real SMTP). */
+export async function ownerSignedIn(browser: Browser, email: string): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL: baseUrls[0] });
+  const since = Date.now();
+  const { csrfToken } = await (await context.request.get('/api/auth/csrf')).json();
+  const asked = await context.request.post('/api/auth/signin/email', { form: { email, csrfToken, callbackUrl: '/dashboard', json: 'true' } });
+  expect(asked.ok(), await asked.text()).toBe(true);
+  const mail = await waitForMail(email, { after: since - 1000 });
+  const link = linksIn(mail).find((l) => l.includes('/api/auth/callback/email'));
+  expect(link, mail.text).toBeTruthy();
+  await context.request.get(link!);
+  const me = await context.request.get('/api/trpc/session.me');
+  expect(me.status(), await me.text()).toBe(200);
+  return context;
+}
+
+/** A structured proposal for the `nth` suggested time, its email confirmed; answers status_url and the requester's email. */
+export async function verifiedProposal(request: APIRequestContext, link: PublicLink, nth: number): Promise<{ statusUrl: string; email: string; slot: { start: string; end: string } }> {
+  const base = baseUrls[0];
+  const times = await (await request.get(`${base}/public/schedules/${link.alias}/meeting-types/${link.slug}/suggested-times?duration_minutes=30`)).json();
+  const slot = times.suggested_times[nth];
+  expect(slot, JSON.stringify(times)).toBeTruthy();
+  const email = `req-${randomBytes(4).toString('hex')}@e2e.example`;
+  const res = await request.post(`${base}/public/schedules/${link.alias}/booking-proposals`, {
+    data: { requester_contact: { email, name: 'Rhea' }, attendees: [], public_meeting_type: link.slug, duration_minutes: 30, requested_window: slot },
+  });
+  expect(res.status(), await res.text()).toBe(201);
+  const mail = await verificationMail(email);
+  const confirmed = await request.post(mail.verify, { headers: { accept: 'application/json' } });
+  expect(confirmed.status(), await confirmed.text()).toBe(200);
+  return { statusUrl: (await res.json()).status_url, email, slot };
 }
 
 /** The verification link and the status link of the mail a submission sent to `email`. */

@@ -21,7 +21,7 @@ import { getConfig } from '@/server/config';
  * the same colours light and dark, system fonts, a header with the service mark, one card.
  */
 const STYLE =
-  `:root{color-scheme:light dark;--bg:#f7f7f5;--surface:#fff;--fg:#1b1b1f;--muted:#5a5e66;--line:#dedfdb;--accent:#2f5bd3;--accent-fg:#fff;--ok:#17803a}` +
+  `:root{color-scheme:light dark;--bg:#f7f7f5;--surface:#fff;--fg:#1b1b1f;--muted:#5a5e66;--line:#dedfdb;--accent:#2f5bd3;--accent-fg:#fff;--ok:#13702f}` +
   `@media (prefers-color-scheme:dark){:root{--bg:#131316;--surface:#1b1b20;--fg:#ececef;--muted:#a3a5ad;--line:#32323a;--accent:#8fb0ff;--accent-fg:#0f1424;--ok:#6fd68f}}` +
   `*{box-sizing:border-box}body{font:16px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif;margin:0;background:var(--bg);color:var(--fg);min-height:100dvh;display:flex;flex-direction:column}` +
   `header{border-bottom:1px solid var(--line);background:var(--surface)}header div,main{max-width:42rem;margin:0 auto;width:100%;padding:0 1rem}header div{height:3.5rem;display:flex;align-items:center;font-weight:600;gap:.5rem}` +
