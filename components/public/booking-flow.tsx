@@ -16,14 +16,23 @@ import { TimeZonePicker } from './time-zone-picker';
 export type Slot = { start: string; end: string };
 /** The API's page size of suggestions (server/domain/publicScheduling/requester MAX_SUGGESTED_TIMES). */
 const MAX_SHOWN = 50;
-type Props = { link: string; slug: string; title: string; durations: number[]; attendeeLimit: number; ownerName: string | null };
+type Props = {
+  link: string;
+  slug: string;
+  title: string;
+  durations: number[];
+  attendeeLimit: number;
+  ownerName: string | null;
+  /** Suggestions for the first length, rendered with the page (saves a round trip before the times show). */
+  initialTimes?: Slot[];
+};
 
 /**
  * A meeting type's page after its heading: length, time zone, the suggested
  * times grouped by day in the requester's zone, then the request form for
  * the chosen time, then the next step.
  */
-export function BookingFlow({ link, slug, title, durations, attendeeLimit, ownerName }: Props) {
+export function BookingFlow({ link, slug, title, durations, attendeeLimit, ownerName, initialTimes }: Props) {
   const trpc = useTRPC();
   const [tz, setTz] = useTimeZone();
   const [duration, setDuration] = useState(durations[0]);
@@ -37,6 +46,7 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
     ...trpc.requester.suggestedTimes.queryOptions({ link, slug, duration_minutes: duration, ...(from ? { from } : {}) }),
     enabled: tz !== null,
     staleTime: 30_000,
+    ...(initialTimes && duration === durations[0] && !from ? { initialData: { suggested_times: initialTimes, credential_rejected: false } } : {}),
   });
   const slotsShown = times.data?.suggested_times ?? [];
   const detailsHeading = useRef<HTMLHeadingElement>(null);

@@ -16,6 +16,15 @@ async function load(p: { alias: string; slug: string }) {
   return loadOr404(async () => (await serverTrpc()).requester.meetingType({ link: p.alias, slug: p.slug }));
 }
 
+/** The first page of suggestions for the shortest length, sent with the HTML (the browser formats them in its zone). */
+async function firstTimes(p: { alias: string; slug: string }) {
+  try {
+    return (await (await serverTrpc()).requester.suggestedTimes({ link: p.alias, slug: p.slug })).suggested_times;
+  } catch {
+    return undefined; // the browser asks again (and shows what went wrong)
+  }
+}
+
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
   const data = await load(await params);
   if (isLimited(data)) return { title: 'Book a meeting', description: REQUESTER_DESCRIPTION };
@@ -24,7 +33,7 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 
 export default async function MeetingTypePage({ params }: Params) {
   const p = await params;
-  const data = await load(p);
+  const [data, initialTimes] = await Promise.all([load(p), firstTimes(p)]);
   if (isLimited(data)) return <Limited />;
   return (
     <div className="flex flex-col gap-6">
@@ -44,7 +53,7 @@ export default async function MeetingTypePage({ params }: Params) {
           </span>
         }
       />
-      <BookingFlow link={p.alias} slug={data.slug} title={data.title} durations={data.duration_minutes} attendeeLimit={data.attendee_limit} ownerName={data.owner_name} />
+      <BookingFlow link={p.alias} slug={data.slug} title={data.title} durations={data.duration_minutes} attendeeLimit={data.attendee_limit} ownerName={data.owner_name} initialTimes={initialTimes} />
     </div>
   );
 }
