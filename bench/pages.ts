@@ -27,7 +27,7 @@
  *   --port=N           server port (default 3325)
  *   --inbox-path=P     default /dashboard
  *   --week-path=P      default /dashboard/calendar?week={monday} ({monday}: the seeded week's Monday, YYYY-MM-DD)
- *   --verbose          list each script and its gzip size
+ *   --verbose          name each load's LCP element (--verbose-js: list each script and its gzip size)
  *   --no-docs          do not write docs/benchmarks.md
  */
 import { execFileSync } from 'node:child_process';
@@ -50,8 +50,8 @@ const WEEK_PATH = args.get('week-path') ?? '/dashboard/calendar?week={monday}';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const TARGETS = { publicJsKb: 120, publicLcpMs: 1500, ownerLcpMs: 2000, p99Ms: 100 };
 
-type PageSpec = { name: string; kind: 'public' | 'owner'; url: string; accept?: string };
-type PageResult = PageSpec & { jsGzipKb: number; jsFiles: number; lcpMs: number[]; serverMs: ReturnType<typeof stats>; status: number };
+type PageSpec = { name: string; kind: 'public' | 'owner'; url: string; accept?: string; /** Also time until this selector exists (content rendered in the browser). */ ready?: string };
+type PageResult = PageSpec & { jsGzipKb: number; jsFiles: number; lcpMs: number[]; readyMs: number[]; serverMs: ReturnType<typeof stats>; status: number };
 
 function cli(appDir: string, pgliteDir: string, argv: string[]): Record<string, string> {
   const out = execFileSync(process.execPath, [path.join(appDir, 'node_modules/tsx/dist/cli.mjs'), path.join(appDir, 'scripts/cli.ts'), ...argv], {
@@ -140,19 +140,23 @@ async function browserLoad(browser: Browser, spec: PageSpec, login: ((c: Browser
       if (r.request().resourceType() === 'script' && !scripts.has(r.url())) scripts.set(r.url(), r.body().then((b) => zlib.gzipSync(b, { level: 6 }).length, () => 0));
     });
     const res = await page.goto(spec.url, { waitUntil: 'networkidle' });
+    const ready = spec.ready ? await (await page.waitForFunction((sel) => (document.querySelector(sel) ? window.performance.now() : false), spec.ready)).jsonValue() : NaN;
     const lcp = await page.evaluate(
       () =>
         new Promise<number>((resolve) => {
           new PerformanceObserver((list) => {
             const entries = list.getEntries();
-            resolve(entries[entries.length - 1].startTime);
+            const last = entries[entries.length - 1] as PerformanceEntry & { element?: Element | null };
+            (window as unknown as { __lcpElement?: string }).__lcpElement = `${last.element?.tagName ?? '?'} "${(last.element?.textContent ?? '').slice(0, 40)}"`;
+            resolve(last.startTime);
           }).observe({ type: 'largest-contentful-paint', buffered: true });
           setTimeout(() => resolve(NaN), 5000);
         }),
     );
     const sizes = await Promise.all(scripts.values());
-    if (args.has('verbose')) [...scripts.keys()].forEach((u, i) => log(`    ${(sizes[i] / 1024).toFixed(1).padStart(6)} kB  ${u}`));
-    return { status: res?.status() ?? 0, lcp, jsBytes: sizes.reduce((a, b) => a + b, 0), jsFiles: sizes.length };
+    if (args.has('verbose')) log(`    LCP ${Math.round(lcp)} ms: ${await page.evaluate(() => (window as unknown as { __lcpElement?: string }).__lcpElement)}`);
+    if (args.has('verbose-js')) [...scripts.keys()].forEach((u, i) => log(`    ${(sizes[i] / 1024).toFixed(1).padStart(6)} kB  ${u}`));
+    return { status: res?.status() ?? 0, lcp, ready: Number(ready), jsBytes: sizes.reduce((a, b) => a + b, 0), jsFiles: sizes.length };
   } finally {
     await context.close();
   }
@@ -190,7 +194,7 @@ async function main() {
     weekBookings = seeded.bookings;
     const login = (c: BrowserContext) => signIn(c, base, demo.owner_email, demo.owner_password);
     const specs: PageSpec[] = [
-      { name: 'Public meeting type page', kind: 'public', url: `${base}/bench-pages/intro` },
+      { name: 'Public meeting type page', kind: 'public', url: `${base}/bench-pages/intro`, ready: 'button[data-start]' },
       { name: 'Status page', kind: 'public', url: seeded.statusUrl },
       { name: 'Owner inbox', kind: 'owner', url: `${base}${INBOX_PATH}` },
       { name: 'Week view, 300 events', kind: 'owner', url: `${base}${WEEK_PATH.replace('{monday}', seeded.monday)}` },
@@ -213,7 +217,7 @@ async function main() {
       for (let i = 0; i < LCP_LOADS; i++) loads.push(await browserLoad(browser, spec, auth));
       log(`  ${spec.name}: ${LOADS} server loads`);
       const serverMs = await serverTimes(spec, spec.kind === 'owner' ? ownerCookie : null);
-      results.push({ ...spec, status: loads[0].status, jsGzipKb: loads[0].jsBytes / 1024, jsFiles: loads[0].jsFiles, lcpMs: loads.map((l) => l.lcp), serverMs });
+      results.push({ ...spec, status: loads[0].status, jsGzipKb: loads[0].jsBytes / 1024, jsFiles: loads[0].jsFiles, lcpMs: loads.map((l) => l.lcp), readyMs: loads.map((l) => l.ready), serverMs });
     }
   } finally {
     await browser.close();
@@ -234,6 +238,12 @@ async function main() {
     ];
   });
   const table = markdownTable(['Page', 'First-load JS (gzip)', `LCP median of ${LCP_LOADS} (min-max)`, `Server p50 / p99 (${LOADS} loads)`, 'Targets met'], rows);
+  const readyLines = results
+    .filter((r) => r.ready)
+    .map((r) => {
+      const ready = stats(r.readyMs.filter((v) => !Number.isNaN(v)));
+      return `${r.name}: the suggested times (\`${r.ready}\`, rendered in the browser in the requester's zone) are on screen after ${fmt(ready.p50)} ms (median; ${fmt(ready.min)}-${fmt(ready.max)}).`;
+    });
   const section = [
     '## Browser pages',
     '',
@@ -246,6 +256,7 @@ async function main() {
     '',
     table,
     '',
+    ...readyLines.map((l) => `${l}\n`),
     ...(skipped.length ? [`Not measured: ${skipped.join('; ')}.`, ''] : []),
   ].join('\n');
   process.stdout.write(`\n${section}\n`);

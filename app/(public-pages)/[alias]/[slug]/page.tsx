@@ -53,6 +53,10 @@ export default async function MeetingTypePage({ params }: Params) {
           </span>
         }
       />
+      <p className="-mt-2">
+        Pick a length and a time below, then tell {data.owner_name ?? 'the calendar owner'} who you are. You confirm your email address, and{' '}
+        {data.owner_name ?? 'the owner'} then accepts or declines your request.
+      </p>
       <BookingFlow link={p.alias} slug={data.slug} title={data.title} durations={data.duration_minutes} attendeeLimit={data.attendee_limit} ownerName={data.owner_name} initialTimes={initialTimes} />
     </div>
   );
