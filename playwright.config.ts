@@ -13,7 +13,7 @@ import { defineConfig } from '@playwright/test';
  *
  * Tests find the instances in E2E_BASE_URLS (comma-separated; see e2e/servers.ts)
  * and the mail the servers send in e2e/mailbox.ts (SMTP on E2E_SMTP_PORT,
- * default E2E_PORT + 9).
+ * default E2E_PORT + 19).
  * Browser: Debian's Chromium at /usr/bin/chromium (never `npx playwright install`).
  */
 const ROOT = __dirname;
@@ -36,8 +36,9 @@ if (!databaseUrl && !process.env.E2E_PGLITE_DIR) {
 // PostgreSQL each test mints its own customer.
 process.env.E2E_KEY_FILE ||= databaseUrl ? '' : path.join(path.dirname(process.env.E2E_PGLITE_DIR!), 'bootstrap.json');
 const keyFile = process.env.E2E_KEY_FILE;
-// One loopback SMTP server for the run (e2e/global-setup.ts), spooling mail where every worker reads it.
-process.env.E2E_SMTP_PORT ||= String(firstPort + 9);
+// Outgoing mail goes to the run's SMTP server on loopback (e2e/global-setup.ts, e2e/mailbox.ts):
+// a fixed port after the servers' (E2E_PORT + 19), messages as files in a fresh folder.
+if (!process.env.E2E_SMTP_PORT) process.env.E2E_SMTP_PORT = String(firstPort + 19);
 if (!process.env.E2E_MAIL_DIR) {
   const parent = path.join(os.tmpdir(), 'agent-scheduler-e2e');
   fs.mkdirSync(parent, { recursive: true });
@@ -62,6 +63,7 @@ function serverEnv(port: number): Record<string, string> {
     TRUST_PROXY: '',
     PUBLIC_BASE_URL: '',
     SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
+    MAIL_FROM: 'Scheduling <no-reply@e2e.example>',
   };
 }
 

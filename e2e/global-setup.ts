@@ -1,7 +1,8 @@
-import { startMailbox } from './mailbox';
+import { startSmtp } from '../tests/helpers/smtp';
+import { writeMail } from './mailbox';
 
-/** Starts the run's loopback SMTP server (see e2e/mailbox.ts); the returned function stops it. */
+/** Starts the run's SMTP server (see e2e/mailbox.ts); the returned function stops it after the run. */
 export default async function globalSetup(): Promise<() => Promise<void>> {
-  const smtp = await startMailbox(Number(process.env.E2E_SMTP_PORT), process.env.E2E_MAIL_DIR!);
+  const smtp = await startSmtp({ port: Number(process.env.E2E_SMTP_PORT), onMessage: writeMail });
   return () => smtp.close();
 }

@@ -1,35 +1,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { startSmtp, type ReceivedMail, type TestSmtp } from '../tests/helpers/smtp';
-
-export { linksIn, type ReceivedMail } from '../tests/helpers/smtp';
+import { linksIn, type ReceivedMail } from '../tests/helpers/smtp';
 
 /**
- * The end-to-end runs' mailbox: one loopback SMTP server for the whole run
- * (started by e2e/global-setup.ts on E2E_SMTP_PORT; the servers get it as
- * SMTP_URL in playwright.config.ts), spooling each message as a JSON file into
- * E2E_MAIL_DIR, where any test worker reads it.
+ * The e2e mailbox: one real SMTP server on loopback for the whole run
+ * (e2e/global-setup.ts, port E2E_SMTP_PORT; the servers get SMTP_URL
+ * pointing at it), writing every message it receives as a JSON file under
+ * E2E_MAIL_DIR, so specs in any worker can read their mail.
  */
-export function mailDir(): string {
-  const dir = process.env.E2E_MAIL_DIR;
-  if (!dir) throw new Error('E2E_MAIL_DIR is not set (playwright.config.ts sets it)');
-  return dir;
+export const mailDir = (): string => process.env.E2E_MAIL_DIR!;
+
+export function writeMail(m: ReceivedMail): void {
+  const file = path.join(mailDir(), `${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(m));
+  fs.renameSync(`${file}.tmp`, file);
 }
 
-export async function startMailbox(port: number, dir: string): Promise<TestSmtp> {
-  fs.mkdirSync(dir, { recursive: true });
-  let n = 0;
-  return startSmtp({
-    port,
-    onMessage: (mail) => {
-      const file = path.join(dir, `${Date.now()}-${process.pid}-${++n}.json`);
-      // Written under a temporary name and renamed, so a reader never sees half a message.
-      fs.writeFileSync(`${file}.tmp`, JSON.stringify(mail));
-      fs.renameSync(`${file}.tmp`, file);
-    },
-  });
-}
-
+/** Every message so far (only those received at or after `after` ms, when given). */
 function readAll(after = 0): ReceivedMail[] {
   const dir = mailDir();
   return fs
@@ -39,15 +26,16 @@ function readAll(after = 0): ReceivedMail[] {
     .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as ReceivedMail);
 }
 
-/** The first message to `to` (optionally with a matching subject, received at or after `after` ms), waiting up to `timeoutMs`. */
+/** The first message to `to` (optionally with a subject matching, received at or after `after` ms), waiting for it to arrive. */
 export async function waitForMail(to: string, opts: { subject?: RegExp; timeoutMs?: number; after?: number } = {}): Promise<ReceivedMail> {
   const want = to.toLowerCase();
   const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
   for (;;) {
-    const all = readAll(opts.after);
-    const found = all.find((m) => m.to.includes(want) && (!opts.subject || opts.subject.test(m.subject)));
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no mail to ${to} (have: ${all.map((m) => `${m.to.join(',')} "${m.subject}"`).join('; ') || 'none'})`);
+    const m = readAll(opts.after).find((x) => x.to.includes(want) && (!opts.subject || opts.subject.test(x.subject)));
+    if (m) return m;
+    if (Date.now() > deadline) throw new Error(`no mail to ${to} arrived`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+export { linksIn };

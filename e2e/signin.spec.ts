@@ -26,17 +26,19 @@ test.describe('owner sign-in', () => {
     const base = baseUrls[0];
     expect((await page.request.get(`${base}/api/trpc/session.me`)).status()).toBe(401);
 
+    // The library's page now redirects to the app's own sign-in page.
     await page.goto(`${base}/api/auth/signin`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill('not the password');
-    await page.getByRole('button', { name: /sign in/i }).click();
-    await expect(page).toHaveURL(/error=CredentialsSignin/);
+    await expect(page).toHaveURL(/\/signin/);
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Password', { exact: true }).fill('not the password');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect(page.getByText('The email or password is wrong.')).toBeVisible();
     expect((await page.request.get(`${base}/api/trpc/session.me`)).status()).toBe(401);
 
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: /sign in/i }).click();
-    await page.waitForURL((url) => !url.pathname.startsWith('/api/auth/signin'));
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/dashboard'));
     const me = await page.request.get(`${base}/api/trpc/session.me`);
     expect(me.status(), await me.text()).toBe(200);
     expect((await me.json()).result.data).toEqual({ owner_email: email, role: 'member' });

@@ -100,7 +100,7 @@ function banner(url, db, demo, freshlySeeded) {
       ...(demo.owner_password
         ? [
             `  Dashboard    ${url}/signin  as ${demo.owner_email} / ${demo.owner_password}`,
-            `               or choose "Email link": ${process.env.SMTP_URL ? 'the link is mailed over SMTP_URL' : 'the link is printed in this log (SMTP_URL not set)'}`,
+            `               or choose "With email link": ${process.env.SMTP_URL ? 'the link is mailed over SMTP_URL' : 'the link is printed in this log (SMTP_URL not set)'}`,
           ]
         : []),
       '',

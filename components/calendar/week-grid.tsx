@@ -156,8 +156,9 @@ export function WeekGrid({ week, candidates = [], eventHref, selectedEventId }: 
                     style={{
                       top: y(top),
                       height: Math.max(18, y(bottom) - y(top)),
-                      left: `calc(${(lane / lanes) * 100}% + 1px)`,
-                      width: `calc(${100 / lanes}% - 2px)`,
+                      // The right half of the day: the bookings underneath stay readable on the left.
+                      left: `calc(${45 + (lane / lanes) * 55}% + 1px)`,
+                      width: `calc(${55 / lanes}% - 2px)`,
                     }}
                     aria-hidden
                   >
@@ -178,44 +179,38 @@ export function WeekGrid({ week, candidates = [], eventHref, selectedEventId }: 
 
 function EventBlock({ event, tz, style, href, selected }: { event: WeekEvent; tz: string; style: React.CSSProperties; href?: string; selected: boolean }) {
   const ended = event.status === 'cancelled' || event.status === 'preempted';
-  const label = [
-    formatRange(event.start, event.end, tz),
-    event.title ?? (event.kind === 'hold' ? 'Hold' : 'Booking'),
-    event.meeting_class,
-    event.kind === 'hold' ? 'hold' : null,
-    event.sacred ? 'sacred' : null,
-    ended ? event.status : null,
-  ]
-    .filter(Boolean)
-    .join(', ');
+  const title = event.title ?? (event.kind === 'hold' ? 'Hold' : 'Booking');
+  // The visible text is the accessible name; what colour and icons say is added for screen readers.
   const body = (
     <>
       <span className="flex items-center gap-1 font-semibold">
         {event.sacred && <Lock className="size-3 shrink-0" aria-hidden />}
-        <span className={cn('truncate', ended && 'line-through')}>{event.title ?? (event.kind === 'hold' ? 'Hold' : 'Booking')}</span>
+        <span className={cn('truncate', ended && 'line-through')}>{title}</span>
       </span>
-      <span className="block truncate opacity-80">
+      <span className="block truncate">
+        <span className="sr-only">, </span>
         {formatRange(event.start, event.end, tz)}
         {event.meeting_class && ` · ${event.meeting_class}`}
         {event.kind === 'hold' && ' · hold'}
         {ended && ` · ${event.status}`}
+        {event.sacred && <span className="sr-only"> · sacred</span>}
       </span>
     </>
   );
   const className = cn(
     classColour(event.meeting_class),
-    'absolute overflow-hidden rounded-md border-l-4 px-1.5 py-0.5 text-[11px] leading-tight text-fg no-underline',
-    event.kind === 'hold' ? 'border border-dashed' : '',
-    ended ? 'opacity-55' : '',
+    'absolute overflow-hidden rounded-md border-l-4 px-1.5 py-0.5 text-[11px] leading-tight no-underline',
+    event.kind === 'hold' || ended ? 'border border-dashed' : '',
+    ended ? 'text-muted' : 'text-fg',
     selected ? 'ring-2 ring-focus' : '',
   );
-  const styled = { ...style, background: 'var(--mc-soft)', borderColor: 'var(--mc)', zIndex: ended ? 1 : 2 };
+  const styled = { ...style, background: ended ? 'var(--surface-2)' : 'var(--mc-soft)', borderColor: 'var(--mc)', zIndex: ended ? 1 : 2 };
   return href ? (
-    <Link href={href} scroll={false} className={className} style={styled} aria-label={label} data-testid={`event-${event.id}`}>
+    <Link href={href} scroll={false} className={className} style={styled} data-testid={`event-${event.id}`}>
       {body}
     </Link>
   ) : (
-    <div className={className} style={styled} aria-label={label} role="note" data-testid={`event-${event.id}`}>
+    <div className={className} style={styled} data-testid={`event-${event.id}`}>
       {body}
     </div>
   );

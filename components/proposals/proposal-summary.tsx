@@ -67,7 +67,7 @@ export function ProposalFacts({ p, timeZone, showCandidates = true }: { p: Pendi
           </>
         )}
       </dl>
-      {p.message && (
+      {p.message && proposalTitle(p) !== p.message.trim().replace(/[.!]$/, '') && (
         <blockquote className="flex gap-2 rounded-md bg-surface-2 px-3 py-2">
           <MessageSquare className="mt-0.5 size-4 shrink-0 text-muted" aria-hidden />
           <span className="whitespace-pre-line">{p.message}</span>

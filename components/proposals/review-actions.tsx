@@ -36,9 +36,11 @@ export function ReviewActions({ proposalId, options, timeZone }: { proposalId: s
           start: a.start,
           end: a.end,
           label: formatSpan(a.start, a.end, timeZone),
-          notes: a.reason_code ? [a.reason_code.toLowerCase().replace(/_/g, ' ')] : [],
+          notes: [],
         }));
-        setRejection({ message: domain?.message ?? err.message, reason: domain?.reason, alternatives: alts });
+        // The first clause says why; the rest of the API's message speaks of the response's fields.
+        const why = (domain?.message ?? err.message).split(';')[0].replace(/\.?$/, '.');
+        setRejection({ message: why, reason: domain?.reason, alternatives: alts });
         if (alts[0]) setChoice(`${alts[0].start}|${alts[0].end}`);
       },
     }),
@@ -52,7 +54,8 @@ export function ReviewActions({ proposalId, options, timeZone }: { proposalId: s
 
   return (
     <div className="flex flex-col gap-4">
-      <fieldset className="flex flex-col gap-2">
+      {all.length === 0 && <p className="text-sm text-muted">This request names no time to approve at. Contact the requester, or decline it.</p>}
+      <fieldset className={all.length ? 'flex flex-col gap-2' : 'hidden'}>
         <legend className="mb-2 text-sm font-semibold">Approve at</legend>
         <RadioGroup value={choice} onValueChange={setChoice} aria-label="Time to approve at">
           {all.map((o, i) => (
@@ -76,8 +79,7 @@ export function ReviewActions({ proposalId, options, timeZone }: { proposalId: s
         <Alert tone="danger" data-testid="approve-refused">
           <strong>Not booked: </strong>
           {rejection.message}
-          {rejection.reason && <span> ({rejection.reason.toLowerCase().replace(/_/g, ' ')})</span>}
-          {rejection.alternatives.length > 0 ? '. Pick one of the alternatives above and approve again.' : '.'}
+          {rejection.alternatives.length > 0 ? ' Pick one of the alternatives above and approve again.' : ' Choose another time or decline.'}
         </Alert>
       )}
       <div className="flex flex-wrap gap-2">

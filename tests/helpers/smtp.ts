@@ -15,11 +15,11 @@ export type TestSmtp = {
 };
 
 /**
- * A real SMTP server on loopback (random port unless `port`, no TLS, AUTH
+ * A real SMTP server on loopback (random port unless given, no TLS, AUTH
  * optional and accepting anyone) that keeps every message it receives and
- * hands each to `onMessage`.
+ * hands each to `onMessage` (the e2e mailbox writes them to files).
  */
-export async function startSmtp(opts: { port?: number; onMessage?: (mail: ReceivedMail) => void } = {}): Promise<TestSmtp> {
+export async function startSmtp(opts: { port?: number; onMessage?: (m: ReceivedMail) => void } = {}): Promise<TestSmtp> {
   const messages: ReceivedMail[] = [];
   const waiters = new Set<() => void>();
   const server = new SMTPServer({

@@ -47,8 +47,8 @@ export default async function InboxPage() {
                 </CardContent>
                 <CardFooter>
                   <Button asChild size="sm">
-                    <Link href={`/dashboard/proposals/${p.proposal_id}`} aria-label={`Review: ${proposalTitle(p)}`}>
-                      Review on your week <ArrowRight aria-hidden />
+                    <Link href={`/dashboard/proposals/${p.proposal_id}`}>
+                      Review on your week<span className="sr-only">: {proposalTitle(p)}</span> <ArrowRight aria-hidden />
                     </Link>
                   </Button>
                 </CardFooter>

@@ -7,6 +7,7 @@ import { ProposalFacts, proposalTitle } from '@/components/proposals/proposal-su
 import { ReviewActions, type ReviewOption } from '@/components/proposals/review-actions';
 import { WeekGrid } from '@/components/calendar/week-grid';
 import { WeekLegend } from '@/components/calendar/legend';
+import { ScrollToFirstCandidate } from '@/components/calendar/scroll-to-first-candidate';
 import { formatSpan } from '@/components/calendar/format';
 import { serverTrpc } from '@/server/trpc/caller';
 
@@ -79,6 +80,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           </h2>
           <WeekLegend week={week} withCandidates={pending} />
           <WeekGrid week={week} candidates={pending ? candidates : []} />
+          {pending && <ScrollToFirstCandidate />}
         </section>
       </div>
     </>

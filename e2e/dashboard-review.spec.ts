@@ -1,0 +1,105 @@
+import { expect, test } from '@playwright/test';
+import { berlin, dashboardOwner, expectAccessible, signInWithPassword, snap } from './dashboard';
+import { usesPostgres } from './servers';
+
+test.describe('journey 3 (owner): review proposals on the week view', () => {
+  test.skip(!usesPostgres, 'needs E2E_DATABASE_URL: the CLI sets the password on the database the server uses');
+
+  test('the conflict overlay shows; a candidate is approved; a second proposal is declined', async ({ page }, info) => {
+    const owner = await dashboardOwner(page.request, 'review');
+    // Tuesday next week: an internal 1:1 at 10:00-10:30, and an external request for an hour between 09:30 and 11:30.
+    await owner.api('POST', '/v1/bookings', { owner_email: owner.email, meeting_class: 'internal', start: berlin(2, '10:00'), end: berlin(2, '10:30'), title: '1:1 with Sam' });
+    const first = await owner.api('POST', '/v1/booking-proposals', {
+      owner_email: owner.email,
+      meeting_class: 'external',
+      duration_minutes: 60,
+      window: { start: berlin(2, '09:30'), end: berlin(2, '11:30') },
+      attendees: [{ email: 'gavin@hooli.example', name: 'Gavin Belson' }],
+      message: 'Intro call about the pilot',
+    });
+    const second = await owner.api('POST', '/v1/booking-proposals', {
+      owner_email: owner.email,
+      meeting_class: 'internal',
+      duration_minutes: 30,
+      window: { start: berlin(3, '14:00'), end: berlin(3, '15:00') },
+      attendees: [{ email: 'lee@demo.example' }],
+      message: 'Roadmap sync',
+    });
+
+    await signInWithPassword(page, owner);
+    await page.getByRole('link', { name: /Review on your week\s*: Intro call about the pilot/ }).click();
+    await expect(page).toHaveURL(new RegExp(`/dashboard/proposals/${first.proposal_id}$`));
+    await expect(page.getByRole('heading', { level: 1, name: 'Intro call about the pilot' })).toBeVisible();
+    // The 1:1 is on the week; candidates that run into it are drawn in red and say so in the list.
+    await expect(page.getByRole('region', { name: /Week of/ }).getByText('1:1 with Sam')).toBeVisible();
+    const overlays = page.locator('[data-testid^="candidate-overlay-"]');
+    await expect(overlays).toHaveCount(first.candidates.length);
+    await expect(page.locator('[data-testid^="candidate-overlay-"][data-conflict="true"]').first()).toBeVisible();
+    await expect(page.getByTestId('option-1')).toContainText('overlaps 1:1 with Sam (internal)');
+    await expectAccessible(page, 'week view with a proposal');
+    await snap(page, info, '01-review-conflict');
+
+    // Keyboard alone: into the options, arrow to a free candidate, then Tab to Approve.
+    const free = first.candidates.findIndex((c: { start: string }) => Date.parse(c.start) >= Date.parse(berlin(2, '10:30')));
+    expect(free).toBeGreaterThan(0);
+    await page.getByTestId('option-1').focus();
+    await expect(page.getByTestId('option-1')).toBeFocused();
+    for (let i = 1; i <= free; i++) {
+      await page.keyboard.press('ArrowDown');
+      await expect(page.getByTestId(`option-${i + 1}`)).toBeFocused();
+    }
+    await page.keyboard.press('Space');
+    await expect(page.getByTestId(`option-${free + 1}`)).toHaveAttribute('aria-checked', 'true');
+    await page.keyboard.press('Tab');
+    await expect(page.getByRole('button', { name: 'Approve' })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(page.getByTestId('review-outcome')).toContainText('Approved and booked');
+    await snap(page, info, '02-approved');
+    const approved = await owner.api('GET', `/v1/booking-proposals/${first.proposal_id}`);
+    expect(approved).toMatchObject({ status: 'booked', booking_id: expect.any(String) });
+    const booking = await owner.api('GET', `/v1/bookings/${approved.booking_id}`);
+    expect(booking.start).toBe(first.candidates[free].start);
+
+    // The second proposal is declined with a reason.
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Inbox' }).click();
+    await page.getByRole('link', { name: /Review on your week\s*: Roadmap sync/ }).click();
+    await page.getByRole('button', { name: 'Decline' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Decline this request?' });
+    await dialog.getByLabel('Reason (optional)').fill('Out that week; ask again after the 5th.');
+    await snap(page, info, '03-decline-dialog');
+    await dialog.getByRole('button', { name: 'Decline request' }).click();
+    await expect(page.getByTestId('review-outcome')).toContainText('Declined: Out that week');
+    expect(await owner.api('GET', `/v1/booking-proposals/${second.proposal_id}`)).toMatchObject({ status: 'declined' });
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Inbox' }).click();
+    await expect(page.getByText('Nothing waits for your review.')).toBeVisible();
+  });
+
+  test('a refused approval shows the reason and alternatives, and one of them can be approved (phone)', async ({ page }, info) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const owner = await dashboardOwner(page.request, 'refusal');
+    await owner.api('POST', '/v1/booking-proposals', {
+      owner_email: owner.email,
+      meeting_class: 'internal',
+      duration_minutes: 30,
+      window: { start: berlin(4, '14:00'), end: berlin(4, '15:00') },
+      attendees: [],
+      message: 'Quick check-in',
+    });
+    // After the proposal was made, a higher-priority meeting takes the whole window.
+    await owner.api('POST', '/v1/bookings', { owner_email: owner.email, meeting_class: 'external', start: berlin(4, '14:00'), end: berlin(4, '15:00'), title: 'Board call' });
+
+    await signInWithPassword(page, owner);
+    await page.getByRole('link', { name: /Review on your week\s*: Quick check-in/ }).click();
+    await expect(page.getByTestId('option-1')).toContainText('overlaps Board call (external)');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const refused = page.getByTestId('approve-refused');
+    await expect(refused).toContainText('Not booked');
+    await expect(refused).toContainText('alternatives');
+    const alternative = page.getByRole('radio', { name: /^Alternative:/ }).first();
+    await expect(alternative).toBeChecked();
+    await snap(page, info, '01-refused-with-alternatives');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await expect(page.getByTestId('review-outcome')).toContainText('Approved and booked');
+    await snap(page, info, '02-alternative-approved');
+  });
+});

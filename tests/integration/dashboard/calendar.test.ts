@@ -1,0 +1,120 @@
+import { and, eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getDb } from '@/db/client';
+import { owners } from '@/db/schema';
+import { createCallerFactory } from '@/server/trpc/init';
+import { appRouter } from '@/server/trpc/router';
+import { newCustomer, type TestCustomer } from '../../helpers/app';
+import { call, nextWeekday, setupOwner } from '../scheduling/fixtures';
+
+const TZ = 'Europe/Berlin';
+let admin: TestCustomer;
+beforeAll(async () => {
+  admin = await newCustomer();
+});
+
+async function ownerOf(email: string) {
+  const [o] = await (await getDb()).select().from(owners).where(and(eq(owners.customerId, admin.customerId), eq(owners.email, email)));
+  const req = new Request('http://scheduler.test/api/trpc');
+  return createCallerFactory(appRouter)({ req, headers: req.headers, owner: { ownerId: o.id, customerId: admin.customerId, email, role: 'member' } });
+}
+
+async function book(email: string, cls: string, start: string, end: string, title: string) {
+  const res = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: email, meeting_class: cls, start, end, title, attendees: [{ email: 'guest@example.com', name: 'Guest' }] } });
+  if (res.status !== 201) throw new Error(res.text);
+  return res.body as { booking_id: string; preempted_booking_ids: string[] };
+}
+
+describe('calendar.week', () => {
+  it("shows seven owner-local days from Monday, working hours, hard blocks, bookings and each day's booked hours", async () => {
+    const email = await setupOwner(admin, { timeZone: TZ, hardBlocks: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '12:00', end: '13:00' }], maxDailyMeetingHours: 6 });
+    const tue = nextWeekday('tue', TZ);
+    const b = await book(email, 'external', tue.at('10:00'), tue.at('11:30'), 'Review');
+    const week = await (await ownerOf(email)).calendar.week({ week: tue.date.toString() });
+
+    expect(week.days.map((d) => d.weekday)).toEqual(['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday']);
+    expect(week.week_start).toBe(tue.date.subtract({ days: 1 }).toString());
+    expect(week.next_week).toBe(tue.date.add({ days: 6 }).toString());
+    expect(week.owner).toMatchObject({ time_zone: TZ, max_daily_meeting_hours: 6, working_hours_configured: true });
+    const day = week.days[1];
+    expect(day.date).toBe(tue.date.toString());
+    expect(day.start).toBe(tue.at('00:00'));
+    expect(day.working).toEqual([{ start: tue.at('09:00'), end: tue.at('17:00') }]);
+    expect(day.blocks).toEqual([{ start: tue.at('12:00'), end: tue.at('13:00') }]);
+    expect(day.booked_minutes).toBe(90);
+    expect(week.days[5].working).toEqual([]);
+    expect(week.events).toEqual([
+      expect.objectContaining({ id: b.booking_id, kind: 'booking', status: 'confirmed', title: 'Review', meeting_class: 'external', priority: 50, sacred: false, attendees: 1 }),
+    ]);
+  });
+
+  it('keeps a preempted booking on the week (not counted) and tells its history with the booking that won', async () => {
+    const email = await setupOwner(admin, { timeZone: TZ });
+    const wed = nextWeekday('wed', TZ);
+    const loser = await book(email, 'internal', wed.at('15:00'), wed.at('16:00'), 'Team retro');
+    const winner = await book(email, 'external', wed.at('15:00'), wed.at('16:00'), 'Escalation');
+    expect(winner.preempted_booking_ids).toEqual([loser.booking_id]);
+    const caller = await ownerOf(email);
+    const week = await caller.calendar.week({ week: wed.date.toString() });
+    expect(week.events.find((e) => e.id === loser.booking_id)).toMatchObject({ status: 'preempted' });
+    expect(week.days[2].booked_minutes).toBe(60);
+
+    const details = await caller.calendar.claim({ id: loser.booking_id });
+    expect(details).toMatchObject({ status: 'preempted', meeting_class: 'internal', attendees: [{ email: 'guest@example.com', name: 'Guest', response: 'needs_action' }] });
+    expect(details.history.map((h) => h.what)).toEqual(['booked', 'preempted']);
+    expect(details.history[1].text).toContain('Preempted by "Escalation" (external)');
+  });
+
+  it("refuses another owner's booking and a malformed week", async () => {
+    const email = await setupOwner(admin, { timeZone: TZ });
+    const other = await setupOwner(admin, { timeZone: TZ });
+    const thu = nextWeekday('thu', TZ);
+    const theirs = await book(other, 'internal', thu.at('10:00'), thu.at('11:00'), 'Private');
+    const caller = await ownerOf(email);
+    await expect(caller.calendar.claim({ id: theirs.booking_id })).rejects.toMatchObject({ cause: { code: 'BOOKING_NOT_FOUND' } });
+    expect((await caller.calendar.week({ week: thu.date.toString() })).events).toEqual([]);
+    await expect(caller.calendar.week({ week: '2026-02-30' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+  });
+});
+
+describe('proposals.review', () => {
+  it("overlays the candidates on the owner's week and names what each runs into", async () => {
+    const email = await setupOwner(admin, { timeZone: TZ });
+    const tue = nextWeekday('tue', TZ);
+    const busy = await book(email, 'internal', tue.at('10:00'), tue.at('10:30'), '1:1');
+    const created = await call('POST', '/v1/booking-proposals', {
+      key: admin.key,
+      body: { owner_email: email, meeting_class: 'external', duration_minutes: 60, window: { start: tue.at('09:30'), end: tue.at('11:30') }, attendees: [], message: 'Intro' },
+    });
+    expect(created.status).toBe(201);
+    const caller = await ownerOf(email);
+    const listed = await caller.proposals.listPending();
+    expect(listed.time_zone).toBe(TZ);
+    expect(listed.proposals[0]).toMatchObject({ proposal_id: created.body.proposal_id, message: 'Intro', agent_name: expect.any(String) });
+
+    const review = await caller.proposals.review({ proposal_id: created.body.proposal_id });
+    expect(review.week.week_start).toBe(tue.date.subtract({ days: 1 }).toString());
+    expect(review.candidates).toHaveLength(created.body.candidates.length);
+    for (const c of review.candidates) {
+      const overlaps = Date.parse(c.start) < Date.parse(tue.at('10:30')) && Date.parse(c.end) > Date.parse(tue.at('10:00'));
+      expect(c.conflicts).toEqual(overlaps ? [busy.booking_id] : []);
+      expect(c).toMatchObject({ outside_working_hours: false, in_hard_block: false });
+    }
+    expect(review.candidates.some((c) => c.conflicts.length > 0)).toBe(true);
+  });
+
+  it('lists pending proposals newest first', async () => {
+    const email = await setupOwner(admin, { timeZone: TZ });
+    const fri = nextWeekday('fri', TZ);
+    const ids: string[] = [];
+    for (const message of ['first', 'second']) {
+      const res = await call('POST', '/v1/booking-proposals', {
+        key: admin.key,
+        body: { owner_email: email, meeting_class: 'internal', duration_minutes: 30, window: { start: fri.at('09:00'), end: fri.at('12:00') }, attendees: [], message },
+      });
+      ids.push(res.body.proposal_id);
+    }
+    const listed = await (await ownerOf(email)).proposals.listPending();
+    expect(listed.proposals.map((p) => p.proposal_id)).toEqual([ids[1], ids[0]]);
+  });
+});

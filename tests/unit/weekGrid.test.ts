@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { placeInLanes } from '@/components/calendar/lanes';
+import { classColour, formatRange, minutesIntoDay } from '@/components/calendar/format';
+
+describe('week grid layout', () => {
+  it('puts overlapping blocks side by side and lets a later block reuse a freed lane', () => {
+    const placed = placeInLanes([
+      { id: 'a', top: 60, bottom: 120 },
+      { id: 'b', top: 90, bottom: 150 },
+      { id: 'c', top: 130, bottom: 180 },
+      { id: 'd', top: 300, bottom: 360 },
+    ]);
+    const by = Object.fromEntries(placed.map((p) => [p.id, [p.lane, p.lanes]]));
+    expect(by).toEqual({ a: [0, 2], b: [1, 2], c: [0, 2], d: [0, 1] });
+  });
+
+  it("places times by the owner's wall clock, also on a 23-hour DST day", () => {
+    // 2026-03-29 in Europe/Berlin: clocks jump from 02:00 to 03:00; the day starts at 2026-03-28T23:00Z.
+    const dayStart = '2026-03-28T23:00:00.000Z';
+    expect(minutesIntoDay('2026-03-29T08:00:00.000Z', dayStart, 'Europe/Berlin')).toBe(10 * 60); // 10:00 CEST
+    expect(minutesIntoDay('2026-03-29T22:00:00.000Z', dayStart, 'Europe/Berlin')).toBe(1440); // next midnight
+    expect(minutesIntoDay(dayStart, dayStart, 'Europe/Berlin')).toBe(0);
+    expect(formatRange('2026-03-29T08:00:00.000Z', '2026-03-29T09:30:00.000Z', 'Europe/Berlin')).toBe('10:00–11:30');
+  });
+
+  it('gives a class the same colour every time', () => {
+    expect(classColour('external')).toBe(classColour('external'));
+    expect(classColour(null)).toBe('mc-6');
+    expect(classColour('internal')).toMatch(/^mc-[0-7]$/);
+  });
+});
