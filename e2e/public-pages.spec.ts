@@ -11,6 +11,7 @@ import {
   timeLabel,
   verificationMail,
   verifiedProposal,
+  audienceType,
   type PublicLink,
 } from './publicFixtures';
 import { baseUrls } from './servers';
@@ -212,6 +213,35 @@ test.describe('public booking pages', () => {
     await expectAccessible(page, 'status page (booked)');
     await expectAccessible(other, 'status page (declined)');
     expect(problems, 'browser errors').toEqual([]);
+  });
+
+  test('an access key unlocks an audience\'s meeting type; the key lives in an HttpOnly cookie, never in the address', async ({ page }) => {
+    const link = await publicLink(page.request, 'aud');
+    const partner = await audienceType(page.request, link);
+    await page.goto(`/${link.alias}`);
+    await expect(page.getByRole('link', { name: /Intro call/ })).toBeVisible();
+    await expect(page.getByRole('link', { name: new RegExp(partner.title) })).toHaveCount(0);
+
+    await page.getByText('Have an access key?').click();
+    await page.getByLabel('Access key').fill('rc_not-a-key');
+    await page.getByRole('button', { name: 'Use key' }).click();
+    await expect(page.getByText('This key is not valid for this page.')).toBeVisible();
+    await page.getByLabel('Access key').fill(partner.credential);
+    await page.getByRole('button', { name: 'Use key' }).click();
+    await expect(page.getByRole('link', { name: new RegExp(partner.title) })).toBeVisible();
+    await expect(page.getByText('Using your access key.')).toBeVisible();
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'requester_credential');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', value: partner.credential });
+    expect(page.url()).not.toContain('rc_');
+
+    await page.getByRole('link', { name: new RegExp(partner.title) }).click();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(partner.title);
+    await expect(page.locator('button[data-start]').first()).toBeVisible();
+
+    await page.goto(`/${link.alias}`);
+    await page.getByRole('button', { name: 'Forget it' }).click();
+    await expect(page.getByRole('link', { name: new RegExp(partner.title) })).toHaveCount(0);
+    expect((await page.context().cookies()).find((c) => c.name === 'requester_credential')).toBeUndefined();
   });
 
   test('a request in the requester\'s own words from the link page; unknown links are 404 pages', async ({ page }) => {

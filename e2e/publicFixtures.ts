@@ -10,7 +10,7 @@ import { baseUrls, databaseUrl, PROJECT_ROOT } from './servers';
 const run = promisify(execFile);
 
 /** What the public booking pages' journeys set up through the REST API. */
-export type PublicLink = { key: string; ownerEmail: string; ownerName: string; alias: string; slug: string; typeTitle: string };
+export type PublicLink = { key: string; ownerEmail: string; ownerName: string; alias: string; slug: string; typeTitle: string; linkId: string };
 
 const WORKING = [{ start: '07:00', end: '21:00' }];
 
@@ -44,7 +44,7 @@ export async function publicLink(request: APIRequestContext, label: string, exis
   const link = await post('/v1/public-scheduling/links', { owner_email: ownerEmail, alias, title: 'Book time with Ada' });
   const slug = 'intro';
   await post(`/v1/public-scheduling/links/${link.link_id}/meeting-types`, { slug, title: 'Intro call', duration_minutes: [30, 60], meeting_class: 'external', attendee_limit: 3 });
-  return { key: api_key, ownerEmail, ownerName, alias, slug, typeTitle: 'Intro call' };
+  return { key: api_key, ownerEmail, ownerName, alias, slug, typeTitle: 'Intro call', linkId: link.link_id };
 }
 
 /** An owner who may sign in to the dashboard (has a password), with an admin key of their customer. */
@@ -165,4 +165,22 @@ export async function screenshot(page: Page, testInfo: TestInfo, name: string): 
 /** The local wall-clock label the page should show for `iso` in `timeZone` (same Intl call as the page). */
 export function timeLabel(iso: string, timeZone: string, locale: string): string {
   return new Intl.DateTimeFormat(locale, { timeZone, hour: 'numeric', minute: '2-digit' }).format(new Date(iso));
+}
+
+/** A meeting type only an audience sees, and an rc_ credential of one of its members. */
+export async function audienceType(request: APIRequestContext, link: PublicLink): Promise<{ title: string; credential: string }> {
+  const suffix = randomBytes(4).toString('hex');
+  const headers = { Authorization: `Bearer ${link.key}` };
+  const post = async (path: string, data: unknown) => {
+    const res = await request.post(`${baseUrls[0]}${path}`, { headers, data });
+    expect(res.status(), `${path}: ${await res.text()}`).toBe(201);
+    return res.json();
+  };
+  const member = `insider-${suffix}@partner.example`;
+  await post('/v1/public-scheduling/audiences', { name: `insiders-${suffix}`, members: [{ email: member }] });
+  const title = 'Partner review';
+  await post(`/v1/public-scheduling/links/${link.linkId}/meeting-types`, { slug: `partners-${suffix}`, title, duration_minutes: [45], meeting_class: 'external', visibility: 'audience', audience: `insiders-${suffix}` });
+  const identity = await post('/v1/public-scheduling/requester-identities', { email: member });
+  const cred = await post(`/v1/public-scheduling/requester-identities/${identity.identity_id}/credentials`, {});
+  return { title, credential: cred.requester_credential };
 }
