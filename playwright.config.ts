@@ -11,7 +11,9 @@ import { defineConfig } from '@playwright/test';
  *   PostgreSQL and, with E2E_REDIS_URL, one Redis for rate limits.
  * - otherwise: one instance on a fresh temporary embedded PGlite.
  *
- * Tests find the instances in E2E_BASE_URLS (comma-separated; see e2e/servers.ts).
+ * Tests find the instances in E2E_BASE_URLS (comma-separated; see e2e/servers.ts)
+ * and the mail the servers send in e2e/mailbox.ts (SMTP on E2E_SMTP_PORT,
+ * default E2E_PORT + 19).
  * Browser: Debian's Chromium at /usr/bin/chromium (never `npx playwright install`).
  */
 const ROOT = __dirname;
@@ -29,6 +31,11 @@ if (!databaseUrl && !process.env.E2E_PGLITE_DIR) {
   sweepOldRuns(parent);
   process.env.E2E_PGLITE_DIR = path.join(fs.mkdtempSync(path.join(parent, 'run-')), 'pglite');
 }
+// The embedded database admits one process: the demo customer (admin key, demo owner with a
+// password) is seeded before the server opens it (e2e/bootstrapKey.ts hands it to tests). With
+// PostgreSQL each test mints its own customer.
+process.env.E2E_KEY_FILE ||= databaseUrl ? '' : path.join(path.dirname(process.env.E2E_PGLITE_DIR!), 'bootstrap.json');
+const keyFile = process.env.E2E_KEY_FILE;
 // Outgoing mail goes to the run's SMTP server on loopback (e2e/global-setup.ts, e2e/mailbox.ts):
 // a fixed port after the servers' (E2E_PORT + 19), messages as files in a fresh folder.
 if (!process.env.E2E_SMTP_PORT) process.env.E2E_SMTP_PORT = String(firstPort + 19);
@@ -97,7 +104,9 @@ export default defineConfig({
     const build = i === 0 && !skipBuild;
     return {
       // Started one after the other, so only the first builds.
-      command: build ? 'npm run -s build && node scripts/serve.mjs' : 'node scripts/serve.mjs',
+      command: [build && 'npm run -s build', i === 0 && keyFile && `npm run -s cli -- seed-demo --json > "${keyFile}"`, 'node scripts/serve.mjs']
+        .filter(Boolean)
+        .join(' && '),
       url: `http://127.0.0.1:${port}/`,
       cwd: ROOT,
       env: serverEnv(port),

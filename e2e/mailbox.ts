@@ -16,21 +16,22 @@ export function writeMail(m: ReceivedMail): void {
   fs.renameSync(`${file}.tmp`, file);
 }
 
-function readAll(): ReceivedMail[] {
+/** Every message so far (only those received at or after `after` ms, when given). */
+function readAll(after = 0): ReceivedMail[] {
   const dir = mailDir();
   return fs
     .readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
+    .filter((f) => f.endsWith('.json') && Number(f.split('-')[0]) >= after)
     .sort()
     .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as ReceivedMail);
 }
 
-/** The first message to `to` (optionally with a subject matching), waiting for it to arrive. */
-export async function waitForMail(to: string, opts: { subject?: RegExp; timeoutMs?: number } = {}): Promise<ReceivedMail> {
+/** The first message to `to` (optionally with a subject matching, received at or after `after` ms), waiting for it to arrive. */
+export async function waitForMail(to: string, opts: { subject?: RegExp; timeoutMs?: number; after?: number } = {}): Promise<ReceivedMail> {
   const want = to.toLowerCase();
   const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
   for (;;) {
-    const m = readAll().find((x) => x.to.includes(want) && (!opts.subject || opts.subject.test(x.subject)));
+    const m = readAll(opts.after).find((x) => x.to.includes(want) && (!opts.subject || opts.subject.test(x.subject)));
     if (m) return m;
     if (Date.now() > deadline) throw new Error(`no mail to ${to} arrived`);
     await new Promise((r) => setTimeout(r, 200));

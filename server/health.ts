@@ -1,6 +1,6 @@
 import { getDbHandle } from '@/server/db';
 import { getConfig } from '@/server/config';
-import { getRateLimiter } from '@/server/http/rateLimit';
+import { getRateLimiter } from '@/server/rateLimit';
 
 export type HealthReport = {
   status: 'ok' | 'degraded';

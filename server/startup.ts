@@ -3,7 +3,7 @@ import { startSweeper, SWEEP_TASKS } from '@/server/sweeper';
 import { isPgliteLockedError } from '@/db/drivers/pglite';
 import { getConfig } from '@/server/config';
 import { mailSetupNotice } from '@/server/domain/email';
-import { getRateLimiter } from '@/server/http/rateLimit';
+import { getRateLimiter } from '@/server/rateLimit';
 import { log } from '@/server/log';
 
 /**

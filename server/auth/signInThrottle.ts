@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { normalizeEmail } from '@/server/domain/access';
-import { getRateLimiter, rateLimitHeaders, RATE_LIMITS } from '@/server/http/rateLimit';
+import { getRateLimiter, rateLimitHeaders, RATE_LIMITS } from '@/server/rateLimit';
 
 /**
  * Dashboard sign-in throttle (docs/operations.md "Sign-in throttle"). Every

@@ -1,4 +1,4 @@
-import { getRateLimiter, rateLimitHeaders, RATE_LIMITS, type RateLimitResult } from './rateLimit';
+import { getRateLimiter, rateLimitHeaders, RATE_LIMITS, type RateLimitResult } from '@/server/rateLimit';
 
 export type RateLimitName = keyof typeof RATE_LIMITS;
 

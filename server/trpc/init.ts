@@ -11,14 +11,15 @@ export type { OwnerSession };
 
 /**
  * Per-request context: the request, the signed-in owner (if any), the
- * database and the clock. Procedures take both from here, never from
- * getDb() or `new Date()`, so tests can hand in a fixed clock.
+ * database and the clock (procedures take both from here, never from getDb()
+ * or `new Date()`, so tests can hand in a fixed clock), and the response
+ * headers (absent for server-side callers), where a procedure may set a cookie.
  */
-export type TrpcContext = { req: Request; headers: Headers; owner: OwnerSession | null; db: Db; now: () => Date };
+export type TrpcContext = { req: Request; headers: Headers; owner: OwnerSession | null; db: Db; now: () => Date; resHeaders?: Headers };
 
-export async function createTrpcContext(opts: { req: Request }): Promise<TrpcContext> {
+export async function createTrpcContext(opts: { req: Request; resHeaders?: Headers }): Promise<TrpcContext> {
   const { ownerSessionFromRequest } = await import('@/server/auth/session');
-  return { req: opts.req, headers: opts.req.headers, owner: await ownerSessionFromRequest(opts.req), db: await getDb(), now: () => new Date() };
+  return { req: opts.req, headers: opts.req.headers, owner: await ownerSessionFromRequest(opts.req), db: await getDb(), now: () => new Date(), resHeaders: opts.resHeaders };
 }
 
 /**

@@ -2,11 +2,14 @@ import { checkHealth } from '@/server/health';
 import { ownerProcedure, publicProcedure, router } from './init';
 import { calendarRouter } from './routers/calendar';
 import { proposalsRouter } from './routers/proposals';
+import { requesterRouter } from './routers/requester';
 
-/** The dashboard's API (browser only; agents use the REST API under /v1). */
+/** The browser's API: the dashboard and the public booking pages (agents use the REST API under /v1). */
 export const appRouter = router({
   calendar: calendarRouter,
   proposals: proposalsRouter,
+  /** The public booking pages (no session). */
+  requester: requesterRouter,
   session: router({
     /** The signed-in owner (UNAUTHORIZED when nobody is). */
     me: ownerProcedure.query(({ ctx }) => ({ owner_email: ctx.owner.email, role: ctx.owner.role })),

@@ -4,7 +4,7 @@ import { isDomainError } from '@/server/domain/errors';
 import { verificationIdForToken, verificationPage, type VerificationState } from '@/server/domain/publicScheduling/requester';
 import { log } from '@/server/log';
 import { applyRateLimits } from '../limits';
-import { rateLimitHeaders } from '../rateLimit';
+import { rateLimitHeaders } from '@/server/rateLimit';
 import { clientIpOf } from '@/server/request';
 import { getConfig } from '@/server/config';
 
@@ -17,8 +17,21 @@ import { getConfig } from '@/server/config';
  * escaped; a strict CSP allows only this page's own script and style, and
  * no Referer leaves the page (the token is in its URL).
  */
-const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2433}main{max-width:32rem;margin:10vh auto;background:#fff;padding:2rem;border-radius:12px;box-shadow:0 1px 4px #0002}h1{font-size:1.4rem;margin-top:0}button{font:inherit;padding:.6rem 1.4rem;border:0;border-radius:8px;background:#2457d6;color:#fff;cursor:pointer}button[disabled]{opacity:.6}#result{min-height:1.5em}`;
-const SCRIPT = `document.getElementById('confirm').addEventListener('submit',async function(e){e.preventDefault();var f=e.currentTarget,b=f.querySelector('button'),o=document.getElementById('result');b.disabled=true;o.textContent='Confirming...';try{var r=await fetch(location.pathname,{method:'POST',headers:{accept:'application/json'},credentials:'omit'});var j=await r.json().catch(function(){return null});if(r.ok){f.hidden=true;o.textContent='Thank you: your email is confirmed and your request went to the calendar owner.'}else if(j&&j.error&&j.error.code==='not_pending'){f.hidden=true;o.textContent='This link was already used, has expired, or the request was withdrawn.'}else if(r.status===429){b.disabled=false;o.textContent='Too many attempts; please try again in a minute.'}else{b.disabled=false;o.textContent='Something went wrong; please try again.'}}catch(x){b.disabled=false;o.textContent='Network error; please try again.'}});`;
+/**
+ * The look of the public booking pages (app/globals.css tokens, components/layout/public-shell.tsx):
+ * the same colours light and dark, system fonts, a header with the service mark, one card.
+ */
+const STYLE =
+  `:root{color-scheme:light dark;--bg:#f7f7f5;--surface:#fff;--fg:#1b1b1f;--muted:#5a5e66;--line:#dedfdb;--accent:#2f5bd3;--accent-fg:#fff;--ok:#13702f}` +
+  `@media (prefers-color-scheme:dark){:root{--bg:#131316;--surface:#1b1b20;--fg:#ececef;--muted:#a3a5ad;--line:#32323a;--accent:#8fb0ff;--accent-fg:#0f1424;--ok:#6fd68f}}` +
+  `*{box-sizing:border-box}body{font:16px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif;margin:0;background:var(--bg);color:var(--fg);min-height:100dvh;display:flex;flex-direction:column}` +
+  `header{border-bottom:1px solid var(--line);background:var(--surface)}header div,main{max-width:42rem;margin:0 auto;width:100%;padding:0 1rem}header div{height:3.5rem;display:flex;align-items:center;font-weight:600;gap:.5rem}` +
+  `header svg{color:var(--accent)}main{flex:1;padding-top:1.5rem;padding-bottom:1.5rem}.card{background:var(--surface);border:1px solid var(--line);border-radius:.5rem;padding:1.25rem}` +
+  `h1{font-size:1.5rem;line-height:1.25;margin:0 0 .75rem;letter-spacing:-.01em}p{margin:.5rem 0}strong{overflow-wrap:anywhere}.muted{color:var(--muted);font-size:.875rem}` +
+  `button{font:inherit;font-size:.875rem;font-weight:500;height:2.5rem;padding:0 1rem;border:0;border-radius:.375rem;background:var(--accent);color:var(--accent-fg);cursor:pointer;margin-top:.5rem}` +
+  `button[disabled]{opacity:.5}:focus-visible{outline:2px solid var(--accent);outline-offset:2px}#result{min-height:1.5em;color:var(--ok)}footer{border-top:1px solid var(--line);padding:1rem;text-align:center;font-size:.75rem;color:var(--muted)}`;
+/** Shows the requested time in the requester's zone (the one they chose on the booking pages, else the browser's), then wires the Confirm button. */
+const SCRIPT = `(function(){var z=null;try{z=localStorage.getItem('scheduler.timeZone')}catch(e){}var o={weekday:'long',day:'numeric',month:'long',hour:'numeric',minute:'2-digit',timeZoneName:'short'};document.querySelectorAll('time[datetime]').forEach(function(t){var d=new Date(t.getAttribute('datetime'));try{t.textContent=new Intl.DateTimeFormat(undefined,Object.assign({timeZone:z||undefined},o)).format(d)}catch(e){try{t.textContent=new Intl.DateTimeFormat(undefined,o).format(d)}catch(x){}}})})();var cf=document.getElementById('confirm');if(cf)cf.addEventListener('submit',async function(e){e.preventDefault();var f=e.currentTarget,b=f.querySelector('button'),o=document.getElementById('result');b.disabled=true;o.textContent='Confirming...';try{var r=await fetch(location.pathname,{method:'POST',headers:{accept:'application/json'},credentials:'omit'});var j=await r.json().catch(function(){return null});if(r.ok){f.hidden=true;o.textContent='Thank you: your email is confirmed and your request went to the calendar owner. The email we sent you has the link to follow it.'}else if(j&&j.error&&j.error.code==='not_pending'){f.hidden=true;o.textContent='This link was already used, has expired, or the request was withdrawn.'}else if(r.status===429){b.disabled=false;o.textContent='Too many attempts; please try again in a minute.'}else{b.disabled=false;o.textContent='Something went wrong; please try again.'}}catch(x){b.disabled=false;o.textContent='Network error; please try again.'}});`;
 const sha = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 const CSP = `default-src 'none'; script-src ${sha(SCRIPT)}; style-src ${sha(STYLE)}; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 
@@ -27,7 +40,10 @@ export function escapeHtml(value: string): string {
 }
 
 function page(title: string, body: string, withScript: boolean): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body}</main>${withScript ? `<script>${SCRIPT}</script>` : ''}</body></html>`;
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>` +
+    `<body><header><div><svg width="20" height="20" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><rect x="3" y="4" width="18" height="18" rx="2"/><path d="M16 2v4M8 2v4M3 10h18"/></svg>Scheduling</div></header><main><div class="card">${body}</div></main><footer>Agent Scheduler</footer>${withScript ? `<script>${SCRIPT}</script>` : ''}</body></html>`
+  );
 }
 
 function respond(status: number, html: string, extra: Record<string, string> = {}): Response {
@@ -83,7 +99,7 @@ export async function contactVerificationPage(req: Request, ctx: { params: Promi
     const when = v.start ? ` on <time datetime="${escapeHtml(v.start.toISOString())}">${escapeHtml(v.start.toUTCString())}</time>` : '';
     const body =
       `<h1>Confirm your email</h1><p>You asked for ${what}${who}${when}.</p>` +
-      `<p>Confirm that <strong>${escapeHtml(v.email)}</strong> is your address, and your request goes to the calendar owner for review.</p>` +
+      `<p>Confirm that <strong>${escapeHtml(v.email)}</strong> is your address, and your request goes to ${v.ownerName ? escapeHtml(v.ownerName) : 'the calendar owner'} for review.</p>` +
       `<form method="post" id="confirm"><button type="submit">Confirm</button></form><p id="result" role="status" aria-live="polite"></p>`;
     return respond(200, page('Confirm your email', body, true), headers);
   } catch (err) {

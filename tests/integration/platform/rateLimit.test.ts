@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '@/server/http/handler';
 import { defineOperation } from '@/server/http/operation';
-import { getRateLimiter } from '@/server/http/rateLimit';
+import { getRateLimiter } from '@/server/rateLimit';
 import { api, expectEnvelope, newCustomer, type TestCustomer } from '../../helpers/app';
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closeMailer } from '@/server/domain/email';
-import { getRateLimiter } from '@/server/http/rateLimit';
+import { getRateLimiter } from '@/server/rateLimit';
 import { expectEnvelope, newCustomer, uniqueEmail } from '../../helpers/app';
 import type { TestSmtp } from '../../helpers/smtp';
 import { freshIp, pub, publicOwner, useSmtp, type PublicSetup } from './fixtures';

@@ -11,9 +11,9 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Redis as IORedis } from 'ioredis';
 import { Ratelimit } from '@upstash/ratelimit';
-import { createRateLimiter, MemoryRateLimiter, RATE_LIMITS, type RateLimiter, type RateLimitPolicy } from '@/server/http/rateLimit';
-import { IoredisUpstashAdapter } from '@/server/http/rateLimit/ioredisAdapter';
-import { hashIdentifier } from '@/server/http/rateLimit/remote';
+import { createRateLimiter, MemoryRateLimiter, RATE_LIMITS, type RateLimiter, type RateLimitPolicy } from '@/server/rateLimit';
+import { IoredisUpstashAdapter } from '@/server/rateLimit/ioredisAdapter';
+import { hashIdentifier } from '@/server/rateLimit/remote';
 
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 const CLOSED_PORT_URL = 'redis://127.0.0.1:6390';

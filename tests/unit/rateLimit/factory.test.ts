@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Ratelimit } from '@upstash/ratelimit';
-import { createRateLimiter, getRateLimiter, RATE_LIMITS, type RateLimiter } from '@/server/http/rateLimit';
-import { IoredisUpstashAdapter, stripKeyLockingFlag } from '@/server/http/rateLimit/ioredisAdapter';
+import { createRateLimiter, getRateLimiter, RATE_LIMITS, type RateLimiter } from '@/server/rateLimit';
+import { IoredisUpstashAdapter, stripKeyLockingFlag } from '@/server/rateLimit/ioredisAdapter';
 
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rateLimitHeaders, type RateLimitResult } from '@/server/http/rateLimit';
+import { rateLimitHeaders, type RateLimitResult } from '@/server/rateLimit';
 
 const now = 1_900_000_000_000;
 const result = (over: Partial<RateLimitResult>): RateLimitResult => ({

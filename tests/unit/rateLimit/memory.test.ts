@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryRateLimiter, RATE_LIMITS, type RateLimitPolicy } from '@/server/http/rateLimit';
+import { MemoryRateLimiter, RATE_LIMITS, type RateLimitPolicy } from '@/server/rateLimit';
 
 const MINUTE = 60_000;
 // An arbitrary, window-aligned epoch (ms) so tests do not depend on the wall clock.

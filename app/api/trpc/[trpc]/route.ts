@@ -17,7 +17,7 @@ async function handler(req: Request): Promise<Response> {
     endpoint: '/api/trpc',
     req,
     router: appRouter,
-    createContext: () => createTrpcContext({ req }),
+    createContext: ({ resHeaders }) => createTrpcContext({ req, resHeaders }),
     onError: ({ error, path }) => {
       // A DomainError arrives wrapped as INTERNAL_SERVER_ERROR; the formatter gives it its real status.
       const expected = isDomainError(error.cause) && statusForCode(error.cause.code) < 500;

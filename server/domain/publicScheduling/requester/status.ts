@@ -14,6 +14,10 @@ export function statusView(p: ProposalRow): PublicStatusView {
 }
 
 /** The proposal a status token names (public origin only), or not_found. */
+export function proposalRowByToken(db: Executor, token: string): Promise<ProposalRow> {
+  return byToken(db, token, false);
+}
+
 async function byToken(db: Executor, token: string, lock: boolean): Promise<ProposalRow> {
   if (!token.startsWith(SECRET_PREFIX.proposalToken)) throw publicNotFound('Booking proposal not found');
   const q = db.select().from(bookingProposals).where(eq(bookingProposals.accessTokenHash, hashSecret(token))).limit(1);
@@ -43,14 +47,15 @@ export async function proposalStatus(db: Db, token: string, bearer: string | nul
   return statusView(await expireLapsed(db, row, now));
 }
 
-const PENDING: readonly ProposalStatus[] = ['pending_requester_verification', 'pending_review'];
+/** The states a requester may still withdraw from. */
+export const PENDING_STATUSES: readonly ProposalStatus[] = ['pending_requester_verification', 'pending_review'];
 
 /** POST .../withdraw: a pending proposal becomes withdrawn; anything else (booked included) is 409 not_pending. */
 export async function withdrawProposal(db: Db, token: string, bearer: string | null, now: Date): Promise<PublicStatusView> {
   await resolveRequester(db, bearer);
   const out = await db.transaction(async (tx) => {
     const row = await expireLapsed(tx, await byToken(tx, token, true), now);
-    if (!PENDING.includes(row.status)) return { error: row.status };
+    if (!PENDING_STATUSES.includes(row.status)) return { error: row.status };
     const [updated] = await tx.update(bookingProposals).set({ status: 'withdrawn', updatedAt: now, expiresAt: null }).where(eq(bookingProposals.id, row.id)).returning();
     await tx.update(contactVerifications).set({ status: 'expired' }).where(and(eq(contactVerifications.proposalId, row.id), eq(contactVerifications.status, 'pending')));
     return { row: updated };

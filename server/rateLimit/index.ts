@@ -10,7 +10,7 @@
  */
 import { Redis as IORedis } from 'ioredis';
 import { Redis as UpstashRedis } from '@upstash/redis';
-import { getConfig } from '../../config';
+import { getConfig } from '../config';
 import { IoredisUpstashAdapter } from './ioredisAdapter';
 import { MemoryRateLimiter } from './memory';
 import { RemoteRateLimiter, type RatelimitRedis, type RemoteStore } from './remote';

@@ -1,0 +1,63 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { ArrowLeft, Users } from 'lucide-react';
+import { PageHeader } from '@/components/ui/page-header';
+import { BookingFlow } from '@/components/public/booking-flow';
+import { isLimited, loadOr404 } from '@/components/public/load';
+import { Limited, REQUESTER_DESCRIPTION } from '@/components/public/limited';
+import { serverTrpc } from '@/server/trpc/caller';
+
+/** A meeting type's page (`/{alias}/{slug}`): suggested times in the requester's zone, then the request form. */
+export const dynamic = 'force-dynamic';
+
+type Params = { params: Promise<{ alias: string; slug: string }> };
+
+async function load(p: { alias: string; slug: string }) {
+  return loadOr404(async () => (await serverTrpc()).requester.meetingType({ link: p.alias, slug: p.slug }));
+}
+
+/** The first page of suggestions for the shortest length, sent with the HTML (the browser formats them in its zone). */
+async function firstTimes(p: { alias: string; slug: string }) {
+  try {
+    return (await (await serverTrpc()).requester.suggestedTimes({ link: p.alias, slug: p.slug })).suggested_times;
+  } catch {
+    return undefined; // the browser asks again (and shows what went wrong)
+  }
+}
+
+export async function generateMetadata({ params }: Params): Promise<Metadata> {
+  const data = await load(await params);
+  if (isLimited(data)) return { title: 'Book a meeting', description: REQUESTER_DESCRIPTION };
+  return { title: data.owner_name ? `${data.title} with ${data.owner_name}` : data.title, description: REQUESTER_DESCRIPTION };
+}
+
+export default async function MeetingTypePage({ params }: Params) {
+  const p = await params;
+  const [data, initialTimes] = await Promise.all([load(p), firstTimes(p)]);
+  if (isLimited(data)) return <Limited />;
+  return (
+    <div className="flex flex-col gap-6">
+      <Link href={`/${p.alias}`} className="flex items-center gap-1 self-start text-sm">
+        <ArrowLeft className="size-4" aria-hidden />
+        All meetings
+      </Link>
+      <PageHeader
+        title={data.title}
+        description={
+          <span className="flex flex-wrap items-center gap-x-3 gap-y-1">
+            {data.owner_name && <span>With {data.owner_name}</span>}
+            <span className="flex items-center gap-1">
+              <Users className="size-4" aria-hidden />
+              {data.attendee_limit === 1 ? 'Just you' : `Up to ${data.attendee_limit} people`}
+            </span>
+          </span>
+        }
+      />
+      <p className="-mt-2">
+        Pick a length and a time below, then tell {data.owner_name ?? 'the calendar owner'} who you are. You confirm your email address, and{' '}
+        {data.owner_name ?? 'the owner'} then accepts or declines your request.
+      </p>
+      <BookingFlow link={p.alias} slug={data.slug} title={data.title} durations={data.duration_minutes} attendeeLimit={data.attendee_limit} ownerName={data.owner_name} initialTimes={initialTimes} />
+    </div>
+  );
+}

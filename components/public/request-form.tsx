@@ -1,0 +1,132 @@
+'use client';
+
+import { useMutation } from '@tanstack/react-query';
+import { Plus, Trash2 } from 'lucide-react';
+import { useEffect, useState } from 'react';
+import { useFieldArray } from 'react-hook-form';
+import { z } from 'zod';
+import { useTRPC } from '@/app/providers';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { Input, Textarea } from '@/components/ui/input';
+import { useZodForm } from '@/components/ui/form';
+import { ProposalSubmitBody } from '@/server/schemas/public';
+import { domainCode } from './time';
+
+/**
+ * The request form: the fields of the /public submission body, validated in
+ * the browser with the same zod pieces the API validates with
+ * (server/schemas/public.ts); the page asks for a name, which the API
+ * leaves optional.
+ */
+const Contact = ProposalSubmitBody.shape.requester_contact.shape;
+const FormSchema = z.object({
+  name: Contact.name.unwrap(),
+  email: Contact.email,
+  attendees: z.array(z.object({ email: Contact.email })),
+  message: ProposalSubmitBody.shape.message,
+});
+
+import type { SubmittedInfo } from './submitted';
+
+type Props = {
+  link: string;
+  attendeeLimit: number;
+  /** A suggested time of a meeting type; absent for a request in the requester's own words (message required). */
+  structured?: { slug: string; duration: number; slot: { start: string; end: string } };
+  onDone: (info: SubmittedInfo) => void;
+  onTimeTaken?: () => void;
+  /** Put the keyboard focus in the first field once shown (the form opened on request). */
+  focusFirst?: boolean;
+};
+
+export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTaken, focusFirst }: Props) {
+  const trpc = useTRPC();
+  const submit = useMutation(trpc.requester.submit.mutationOptions());
+  const [failure, setFailure] = useState<string | null>(null);
+  const form = useZodForm(structured ? FormSchema : FormSchema.extend({ message: z.string().trim().min(1, 'Please say what you would like to meet about').max(5000) }), {
+    defaultValues: { name: '', email: '', attendees: [], message: '' },
+  });
+  const { register, handleSubmit, formState, control, setError } = form;
+  const attendees = useFieldArray({ control, name: 'attendees' });
+  const maxGuests = Math.max(0, attendeeLimit - 1);
+  const errors = formState.errors;
+  const { setFocus } = form;
+  useEffect(() => {
+    if (focusFirst) setFocus('name');
+  }, [focusFirst, setFocus]);
+
+  const onSubmit = handleSubmit(async (v) => {
+    setFailure(null);
+    const values = v as z.output<typeof FormSchema>;
+    try {
+      const out = await submit.mutateAsync({
+        link,
+        requester_contact: { email: values.email, name: values.name },
+        attendees: values.attendees.map((a) => ({ email: a.email })),
+        ...(values.message?.trim() ? { message: values.message.trim() } : {}),
+        ...(structured ? { public_meeting_type: structured.slug, duration_minutes: structured.duration, requested_window: structured.slot } : {}),
+      });
+      onDone({ email: values.email, statusUrl: out.status_url });
+    } catch (err) {
+      const code = domainCode(err);
+      if (code === 'time_unavailable' && onTimeTaken) onTimeTaken();
+      else if (code === 'attendee_limit_exceeded') setError('attendees', { message: `At most ${attendeeLimit} people, including you.` });
+      else if (code === 'rate_limited') setFailure('Too many requests from your network. Please try again in a few minutes.');
+      else if (code === 'not_found') setFailure('This booking page is no longer available.');
+      else if (code === 'time_unavailable') setFailure('That time is not available. Please choose another.');
+      else setFailure('Your request could not be sent. Please check the form and try again.');
+    }
+  });
+
+  return (
+    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4" aria-label={structured ? 'Request this time' : 'Send a request'}>
+      <Field label="Your name" error={errors.name?.message}>
+        <Input autoComplete="name" {...register('name')} />
+      </Field>
+      <Field label="Your email" error={errors.email?.message} hint="We send a link to this address to confirm it is yours.">
+        <Input type="email" autoComplete="email" inputMode="email" {...register('email')} />
+      </Field>
+
+      {maxGuests > 0 && (
+        <fieldset className="flex flex-col gap-3">
+          <legend className="text-sm font-medium">Other people attending</legend>
+          <p className="mt-1 text-xs text-muted">
+            Up to {attendeeLimit} people can attend, including you.
+          </p>
+          {attendees.fields.map((f, i) => (
+            <div key={f.id} className="flex items-end gap-2">
+              <Field label={`Attendee ${i + 1} email`} error={errors.attendees?.[i]?.email?.message} className="flex-1">
+                <Input type="email" autoComplete="off" {...register(`attendees.${i}.email` as const)} />
+              </Field>
+              <Button variant="ghost" size="icon" aria-label={`Remove attendee ${i + 1}`} onClick={() => attendees.remove(i)}>
+                <Trash2 aria-hidden />
+              </Button>
+            </div>
+          ))}
+          {errors.attendees?.message && (
+            <p className="text-sm text-danger" role="alert">
+              {errors.attendees.message}
+            </p>
+          )}
+          {attendees.fields.length < maxGuests && (
+            <Button variant="secondary" size="sm" className="self-start" onClick={() => attendees.append({ email: '' })}>
+              <Plus aria-hidden />
+              Add a person
+            </Button>
+          )}
+        </fieldset>
+      )}
+
+      <Field label={structured ? 'Message (optional)' : 'What would you like to meet about?'} error={errors.message?.message}>
+        <Textarea rows={4} {...register('message')} />
+      </Field>
+
+      {failure && <Alert tone="danger">{failure}</Alert>}
+      <Button type="submit" disabled={formState.isSubmitting} className="self-stretch sm:self-start">
+        {formState.isSubmitting ? 'Sending…' : 'Send request'}
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,199 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { CalendarCheck2, CalendarX2, Clock, Hourglass, MailQuestion, Undo2 } from 'lucide-react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useTRPC } from '@/app/providers';
+import type { PublicProposalPage } from '@/server/domain/publicScheduling/requester';
+import { Alert } from '@/components/ui/alert';
+import { Badge, type BadgeTone } from '@/components/ui/badge';
+import { Button, buttonClasses } from '@/components/ui/button';
+import { Card, CardContent } from '@/components/ui/card';
+import { domainCode, formatRange, useTimeZone, zoneName } from './time';
+import { TimeZonePicker } from './time-zone-picker';
+
+/** How often a pending request's page asks again (the status token allows 120 calls a minute). */
+export const STATUS_REFRESH_MS = 5_000;
+
+type Status = PublicProposalPage['status'];
+const WORDS: Record<Status, { badge: string; tone: BadgeTone; icon: ReactNode; headline: (owner: string) => string; text: (owner: string) => string }> = {
+  pending_requester_verification: {
+    badge: 'Confirm your email',
+    tone: 'warn',
+    icon: <MailQuestion aria-hidden />,
+    headline: () => 'Waiting for you to confirm your email',
+    text: (o) => `We sent you an email with a confirmation link. Open it to confirm your address; your request then goes to ${o}.`,
+  },
+  pending_review: {
+    badge: 'Waiting for review',
+    tone: 'accent',
+    icon: <Hourglass aria-hidden />,
+    headline: (o) => `Waiting for ${o} to review your request`,
+    text: () => 'Your email is confirmed. You will get an email with the answer, and this page updates by itself.',
+  },
+  booked: {
+    badge: 'Booked',
+    tone: 'ok',
+    icon: <CalendarCheck2 aria-hidden />,
+    headline: () => 'Your meeting is booked',
+    text: (o) => `${o} accepted your request.`,
+  },
+  declined: {
+    badge: 'Declined',
+    tone: 'danger',
+    icon: <CalendarX2 aria-hidden />,
+    headline: () => 'Your request was declined',
+    text: (o) => `${o} declined this request.`,
+  },
+  withdrawn: {
+    badge: 'Withdrawn',
+    tone: 'neutral',
+    icon: <Undo2 aria-hidden />,
+    headline: () => 'You withdrew this request',
+    text: () => 'Nothing more will happen with it.',
+  },
+  expired: {
+    badge: 'Expired',
+    tone: 'neutral',
+    icon: <Clock aria-hidden />,
+    headline: () => 'This request expired',
+    text: () => 'The email address was not confirmed within 24 hours. Send a new request if you still want to meet.',
+  },
+};
+
+const PENDING: Status[] = ['pending_requester_verification', 'pending_review'];
+
+/** The status page's body: refreshed every few seconds while pending, with a withdraw button while allowed. */
+export function StatusView({ token, initial }: { token: string; initial: PublicProposalPage }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [tz, setTz] = useTimeZone();
+  const [failure, setFailure] = useState<string | null>(null);
+  const options = trpc.requester.status.queryOptions({ token });
+  const q = useQuery({
+    ...options,
+    initialData: initial,
+    staleTime: 0,
+    refetchInterval: (query) => (query.state.data && PENDING.includes(query.state.data.status) ? STATUS_REFRESH_MS : false),
+    refetchIntervalInBackground: false,
+  });
+  const withdraw = useMutation(trpc.requester.withdraw.mutationOptions());
+  const view = q.data;
+  const w = WORDS[view.status];
+  const owner = view.owner_name ?? 'The calendar owner';
+  const ownerLower = view.owner_name ?? 'the calendar owner';
+
+  const onWithdraw = async () => {
+    setFailure(null);
+    try {
+      queryClient.setQueryData(options.queryKey, await withdraw.mutateAsync({ token }));
+    } catch (err) {
+      const code = domainCode(err);
+      if (code === 'not_pending') await q.refetch();
+      else setFailure(code === 'rate_limited' ? 'Too many attempts. Please try again in a minute.' : 'The request could not be withdrawn. Please try again.');
+    }
+  };
+
+  return (
+    <div className="flex flex-col gap-5" data-status={view.status}>
+      <Card>
+        <CardContent className="flex flex-col gap-3 pt-5 sm:pt-5">
+          <div aria-live="polite" className="flex flex-col gap-3">
+            <Badge tone={w.tone} className="self-start">
+              {w.icon}
+              {w.badge}
+            </Badge>
+            <h2 className="text-lg font-semibold">{w.headline(ownerLower)}</h2>
+            <p>{w.text(view.status === 'booked' || view.status === 'declined' ? owner : ownerLower)}</p>
+            {view.decline_reason && (
+              <blockquote className="border-l-2 border-line pl-3 text-sm text-muted">
+                <span className="sr-only">Their reason: </span>
+                {view.decline_reason}
+              </blockquote>
+            )}
+          </div>
+          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+            {view.title && (
+              <>
+                <dt className="text-muted">Meeting</dt>
+                <dd>{view.title}</dd>
+              </>
+            )}
+            <dt className="text-muted">{view.status === 'booked' ? 'When' : 'Requested time'}</dt>
+            <dd>
+              {!view.start || !view.end ? 'Not given (a request in your own words)' : tz ? `${formatRange(view.start, view.end, tz)} (${zoneName(tz, new Date(view.start))})` : '…'}
+            </dd>
+            <dt className="text-muted">Status</dt>
+            <dd>
+              <code className="text-xs">{view.status}</code>
+            </dd>
+          </dl>
+          {PENDING.includes(view.status) && (
+            <p className="flex items-center gap-1.5 text-xs text-muted">
+              <Clock className="size-3.5" aria-hidden />
+              This page checks for news every few seconds.
+            </p>
+          )}
+        </CardContent>
+      </Card>
+
+      {view.start && tz && <TimeZonePicker value={tz} onChange={setTz} />}
+      {failure && <Alert tone="danger">{failure}</Alert>}
+
+      {view.withdrawable && <WithdrawControl owner={owner} busy={withdraw.isPending} onWithdraw={onWithdraw} />}
+    </div>
+  );
+}
+
+/**
+ * Withdraw, asked twice: the button opens an inline question (a small
+ * region that takes the focus, Escape or "Keep it" closes it). No modal
+ * dialog library on this page (docs/benchmarks.md: the JavaScript budget).
+ */
+function WithdrawControl({ owner, busy, onWithdraw }: { owner: string; busy: boolean; onWithdraw: () => void }) {
+  const [asking, setAsking] = useState(false);
+  const question = useRef<HTMLDivElement>(null);
+  const opener = useRef<HTMLButtonElement>(null);
+  const wasAsking = useRef(false);
+  useEffect(() => {
+    if (asking) question.current?.focus();
+    else if (wasAsking.current) opener.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+  if (!asking) {
+    return (
+      <button ref={opener} type="button" className={buttonClasses('secondary', 'md', 'self-start')} onClick={() => setAsking(true)}>
+        <Undo2 aria-hidden />
+        Withdraw request
+      </button>
+    );
+  }
+  return (
+    <div
+      ref={question}
+      role="group"
+      aria-labelledby="withdraw-q"
+      aria-describedby="withdraw-d"
+      tabIndex={-1}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') setAsking(false);
+      }}
+      className="flex flex-col gap-3 rounded-lg border border-line bg-surface p-4 outline-none focus-visible:outline-2"
+    >
+      <p id="withdraw-q" className="font-semibold">
+        Withdraw this request?
+      </p>
+      <p id="withdraw-d" className="text-sm text-muted">
+        {owner} will no longer see it. This cannot be undone.
+      </p>
+      <div className="flex flex-wrap gap-2">
+        <Button variant="danger" disabled={busy} onClick={onWithdraw}>
+          Yes, withdraw
+        </Button>
+        <Button variant="secondary" onClick={() => setAsking(false)}>
+          Keep it
+        </Button>
+      </div>
+    </div>
+  );
+}

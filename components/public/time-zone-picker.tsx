@@ -1,0 +1,30 @@
+'use client';
+
+import { Globe } from 'lucide-react';
+import { useId } from 'react';
+import { controlClasses } from '@/components/ui/input';
+import { Label } from '@/components/ui/label';
+import { timeZones, zoneName } from './time';
+
+/** Which zone times are shown in: a native select (hundreds of options stay light and keyboard-friendly). */
+export function TimeZonePicker({ value, onChange }: { value: string; onChange: (tz: string) => void }) {
+  const id = useId();
+  return (
+    <div className="flex flex-col gap-1.5">
+      <Label htmlFor={id} className="flex items-center gap-1.5">
+        <Globe className="size-4 text-muted" aria-hidden />
+        Your time zone
+      </Label>
+      <select id={id} className={`${controlClasses} h-10`} value={value} onChange={(e) => onChange(e.target.value)} aria-describedby={`${id}-hint`}>
+        {timeZones(value).map((tz) => (
+          <option key={tz} value={tz}>
+            {tz.replaceAll('_', ' ')}
+          </option>
+        ))}
+      </select>
+      <p id={`${id}-hint`} className="text-xs text-muted">
+        Times are shown in {zoneName(value)}.
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,163 @@
+import { z } from 'zod';
+import { getConfig } from '@/server/config';
+import { DomainError, isDomainError } from '@/server/domain/errors';
+import {
+  linkIdFor,
+  loadPublicLink,
+  loadPublicType,
+  meetingTypePage,
+  proposalIdForToken,
+  proposalStatusPage,
+  publicSchedule,
+  resolveRequester,
+  submitProposal,
+  suggestedTimes,
+  withdrawProposal,
+} from '@/server/domain/publicScheduling/requester';
+import { getRateLimiter, RATE_LIMITS, type RateLimitPolicy } from '@/server/rateLimit';
+import { clientIpOf, publicBaseUrl } from '@/server/request';
+import * as S from '@/server/schemas/public';
+import { UtcDateTime } from '@/server/schemas/common';
+import { publicProcedure, router, type TrpcContext } from '../init';
+import { clearCredentialCookie, credentialCookie, credentialFromCookies } from './requesterCookie';
+
+/**
+ * The public booking pages' procedures (docs/public-scheduling.md "Booking
+ * pages"): the same domain calls as the /public REST operations, for anyone
+ * (no session), under the same rate limits and keys, so a page and an API
+ * client share one budget. A requester credential travels in an HttpOnly
+ * cookie the page sets (`useCredential`), never in a URL. A saved credential
+ * that no longer works is reported (`credential_rejected`) and the call is
+ * answered as for an anonymous requester, so a stale cookie cannot lock a
+ * requester out of public types.
+ */
+const Link = S.ScheduleParams.shape.id;
+const Slug = S.MeetingTypeParams.shape.slug;
+const Token = S.TokenParams.shape.token;
+
+function ipOf(ctx: TrpcContext): string {
+  return clientIpOf(ctx.req, getConfig().trustProxy);
+}
+
+/** One rate-limit check; a denial is the REST API's `rate_limited` (429). */
+async function limit(policy: RateLimitPolicy, identifier: string): Promise<void> {
+  const r = await getRateLimiter().limit(policy, identifier);
+  if (!r.success) throw new DomainError('rate_limited', 'Too many requests; please try again in a minute');
+}
+
+/** Per client address, as the REST API's global limit. */
+const perIp = publicProcedure.use(async ({ ctx, next }) => {
+  await limit(RATE_LIMITS.global, `ip:${ipOf(ctx)}`);
+  return next();
+});
+/**
+ * Per client address, and per proposal on top: the same keys as GET
+ * /public/booking-proposals/{token} and its withdraw. Only a token that
+ * names a proposal gets a budget of its own, so made-up tokens add no keys.
+ */
+const perToken = perIp.input(z.strictObject({ token: Token })).use(async ({ ctx, input, next }) => {
+  const id = await proposalIdForToken(ctx.db, input.token);
+  if (id) await limit(RATE_LIMITS.publicProposalToken, `proposal:${id}`);
+  return next();
+});
+
+/** Run `fn` with the saved credential; if it is rejected (not_found) but works anonymously, say so. */
+async function withCredential<T>(ctx: TrpcContext, fn: (bearer: string | null) => Promise<T>): Promise<T & { credential_rejected: boolean }> {
+  const bearer = credentialFromCookies(ctx.headers);
+  try {
+    return { ...(await fn(bearer)), credential_rejected: false };
+  } catch (err) {
+    if (bearer === null || !isDomainError(err) || err.code !== 'not_found') throw err;
+    return { ...(await fn(null)), credential_rejected: true };
+  }
+}
+
+export const requesterRouter = router({
+  /** A link's page: its title, the owner's name, the meeting types this requester may see. */
+  schedule: perIp
+    .input(z.strictObject({ link: Link }))
+    .query(async ({ ctx, input }) => {
+      const db = ctx.db;
+      return withCredential(ctx, async (bearer) => ({ ...(await publicSchedule(db, input.link, bearer)), has_credential: bearer !== null }));
+    }),
+
+  /** A meeting type's page: title, durations and how many people may come. */
+  meetingType: perIp
+    .input(z.strictObject({ link: Link, slug: Slug }))
+    .query(async ({ ctx, input }) => {
+      const db = ctx.db;
+      return withCredential(ctx, async (bearer) => meetingTypePage(await loadPublicType(db, input.link, input.slug, bearer)));
+    }),
+
+  /** Up to 50 free times (UTC); the page shows them in the requester's zone. */
+  suggestedTimes: perIp
+    .input(
+      z.strictObject({
+        link: Link,
+        slug: Slug,
+        duration_minutes: z.int().min(5).max(480).optional(),
+        from: UtcDateTime.optional(),
+        to: UtcDateTime.optional(),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const db = ctx.db;
+      const now = ctx.now();
+      return withCredential(ctx, async (bearer) =>
+        suggestedTimes(
+          db,
+          await loadPublicType(db, input.link, input.slug, bearer),
+          { durationMinutes: input.duration_minutes, from: input.from ? new Date(input.from) : undefined, to: input.to ? new Date(input.to) : undefined },
+          now,
+        ),
+      );
+    }),
+
+  /**
+   * Send a proposal (a suggested time of a type, or a free-text request). The
+   * answer is the next step and the status page's address, never the
+   * verification link: that one reaches the requester only by mail.
+   */
+  submit: perIp
+    .input(S.ProposalSubmitBody.extend({ link: Link }))
+    .mutation(async ({ ctx, input }) => {
+      const { link, ...body } = input;
+      const db = ctx.db;
+      // The REST operation's key: one budget per client address and the link the alias or id resolves to.
+      const linkId = await linkIdFor(db, link);
+      if (linkId) await limit(RATE_LIMITS.publicProposalSubmit, `submit:${ipOf(ctx)}:${linkId}`);
+      const baseUrl = publicBaseUrl(ctx.req, getConfig().publicBaseUrl);
+      const out = await withCredential(ctx, (bearer) => submitProposal(db, link, bearer, body, baseUrl, ctx.now()));
+      return { status: out.status, status_url: out.status_url, credential_rejected: out.credential_rejected };
+    }),
+
+  /** The status page: the request in words, refreshed by the page while pending. */
+  status: perToken.query(async ({ ctx, input }) => proposalStatusPage(ctx.db, input.token, ctx.now())),
+
+  /** Withdraw a pending proposal (anything else: 409 not_pending). */
+  withdraw: perToken.mutation(async ({ ctx, input }) => {
+    const db = ctx.db;
+    await withdrawProposal(db, input.token, null, ctx.now());
+    return proposalStatusPage(db, input.token, ctx.now());
+  }),
+
+  /**
+   * Remember a requester credential (`rc_...`) for this browser, after
+   * checking it is live and of the link's customer (else not_found, as on
+   * the REST API). Stored in an HttpOnly cookie; the pages then show the
+   * audience types it unlocks.
+   */
+  useCredential: perIp.input(z.strictObject({ link: Link, credential: z.string().trim().min(1).max(200) })).mutation(async ({ ctx, input }) => {
+    const db = ctx.db;
+    const link = await loadPublicLink(db, input.link);
+    await resolveRequester(db, input.credential, link.link.customerId);
+    ctx.resHeaders?.append('set-cookie', credentialCookie(input.credential, ctx.req));
+    return { saved: true };
+  }),
+
+  /** Forget the saved credential. */
+  forgetCredential: perIp.mutation(({ ctx }) => {
+    ctx.resHeaders?.append('set-cookie', clearCredentialCookie(ctx.req));
+    return { saved: false };
+  }),
+});
