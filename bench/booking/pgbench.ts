@@ -10,7 +10,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { INSERT_AUDIT } from '@/server/domain/claims/audit';
 import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/server/domain/claims/claimStore';
-import { targetStatement } from '@/server/domain/claims/context';
+import { targetStatement } from '@/server/domain/claims/claimTarget';
 import { VERDICT_CLAIMS_MARGIN_MS } from '@/server/domain/scheduling';
 import { newId } from '@/server/domain/ids';
 import { CLAIM_KEY, COMPLETE_KEY, requestFingerprint } from '@/server/http/idempotency';

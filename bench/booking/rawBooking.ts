@@ -5,14 +5,14 @@
  * round trip; claim insert, audit row, the stored response and COMMIT in the next): no query
  * builder, no row mapping, no arbitration. It shows what a Node process on this driver costs by
  * itself, between pgbench (C) and the service's code path. It is not a strict ceiling: it has no
- * per-owner queue (inQueue in server/domain/claims/decide.ts), so two callers on one owner wait
+ * per-owner queue (inQueue in server/domain/claims/claimDecision.ts), so two callers on one owner wait
  * for the owner's row lock inside PostgreSQL, holding their connections, where the service
  * queues them in memory.
  */
 import postgres from 'postgres';
 import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/server/domain/claims/claimStore';
 import { INSERT_AUDIT } from '@/server/domain/claims/audit';
-import { targetStatement } from '@/server/domain/claims/context';
+import { targetStatement } from '@/server/domain/claims/claimTarget';
 import { VERDICT_CLAIMS_MARGIN_MS } from '@/server/domain/scheduling';
 import { newId } from '@/server/domain/ids';
 import { CLAIM_KEY, COMPLETE_KEY } from '@/server/http/idempotency';

@@ -7,8 +7,8 @@ import { isUuid, newId } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { writeAudit } from './audit';
-import { lockOwner, rulesWarnings, type ClaimRow } from './context';
-import { claimMadeWithKey, decideAndApply, loadClaimTarget, ownerQueueKey, requestPolicy, runClaimTransaction, type AnswerStore } from './decide';
+import { lockOwner, rulesWarnings, type ClaimRow } from './claimTarget';
+import { claimMadeWithKey, decideAndApply, loadClaimTarget, ownerQueueKey, requestPolicy, runClaimTransaction, type AnswerStore } from './claimDecision';
 import { findHold } from './holdService';
 import { bookingView, holdStatus, type BookingView } from './views';
 

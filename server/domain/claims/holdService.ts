@@ -7,8 +7,8 @@ import { isUuid, newId } from '../ids';
 import { findHoldStretch, searchSlots } from '../scheduling';
 import { writeAudit } from './audit';
 import { insertClaim } from './claimStore';
-import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './context';
-import { claimMadeWithKey, decideAndApply, loadAround, loadClaimTarget, ownerQueueKey, type AnswerStore, requestPolicy, runClaimTransaction } from './decide';
+import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './claimTarget';
+import { claimMadeWithKey, decideAndApply, loadAround, loadClaimTarget, ownerQueueKey, type AnswerStore, requestPolicy, runClaimTransaction } from './claimDecision';
 import { noSlotsError, validateWindow } from './windows';
 import { holdView, type HoldView } from './views';
 

@@ -13,7 +13,7 @@ export { parseRRule, RRuleError, type ParsedRRule } from './rrule';
 export { validateOwnerRules, type RuleIssue } from './validate';
 export { arbitrate, decide, findAlternatives, ALTERNATIVES_RADIUS_MS, ALTERNATIVES_STEP_MINUTES, MAX_ALTERNATIVES, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
 export { evaluateSlot, type SlotVerdict, type FailedStage } from './evaluate';
-export { SchedulingContext } from './context';
+export { SchedulingContext } from './schedulingContext';
 export {
   searchSlots,
   nextAvailable,
