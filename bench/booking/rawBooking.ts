@@ -10,12 +10,12 @@
  * queues them in memory.
  */
 import postgres from 'postgres';
-import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/server/domain/claims/claimStore';
-import { INSERT_AUDIT } from '@/server/domain/claims/audit';
-import { targetStatement } from '@/server/domain/claims/claimTarget';
+import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/db/hot/claims';
+import { INSERT_AUDIT } from '@/db/hot/audit';
+import { targetStatement } from '@/db/hot/target';
 import { VERDICT_CLAIMS_MARGIN_MS } from '@/server/domain/scheduling';
 import { newId } from '@/server/domain/ids';
-import { CLAIM_KEY, COMPLETE_KEY } from '@/server/http/idempotency';
+import { CLAIM_KEY, COMPLETE_KEY } from '@/db/hot/idempotency';
 
 type Params = Parameters<postgres.Sql['unsafe']>[1];
 type AnySql = postgres.Sql | postgres.ReservedSql;
@@ -42,7 +42,7 @@ export async function rawBooking(sql: postgres.Sql, b: RawBookingInput): Promise
     const [[row], , , around] = await Promise.all([
       q(tx, TARGET, [b.customerId, b.ownerEmail, b.className]),
       b.key ? q(tx, MADE_WITH_KEY, [b.agentId, b.key, 'booking', new Date(now.getTime() - 86_400_000).toISOString()]) : Promise.resolve([]),
-      q(tx, EXPIRE_BY_EMAIL, [b.customerId, at, b.ownerEmail]),
+      q(tx, EXPIRE_BY_EMAIL, [at, b.customerId, b.ownerEmail]),
       q(tx, AROUND_BY_EMAIL, [b.customerId, new Date(b.start.getTime() - VERDICT_CLAIMS_MARGIN_MS).toISOString(), new Date(b.end.getTime() + VERDICT_CLAIMS_MARGIN_MS).toISOString(), b.ownerEmail]),
       began,
     ]);

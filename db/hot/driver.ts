@@ -1,0 +1,94 @@
+import { is } from 'drizzle-orm';
+import { PostgresJsSession } from 'drizzle-orm/postgres-js/session';
+import type { Db, Executor, Tx } from '../client';
+
+/**
+ * How the hand-written statements of db/hot run (docs/architecture.md, "Where SQL lives").
+ *
+ * A statement is fixed SQL text with $n parameters, handed to the session under the
+ * drizzle database or transaction through drizzle's public session API
+ * (`executor._.session.prepareQuery(...).execute()`, the path drizzle's own `execute`
+ * takes), so a statement costs microseconds to issue instead of the query builder walking
+ * every column (0.1 to 0.2 ms each; docs/benchmarks.md, "Booking throughput"). On
+ * postgres.js they are named prepared statements (db/drivers/preparedStatements.ts: one
+ * round trip from the second use); statements issued without awaiting in between are
+ * pipelined on the transaction's connection. Failures arrive wrapped like the builder's
+ * (DrizzleQueryError; db/errors.ts reads the driver's code through it). Rows come back as
+ * the driver gives them (timestamps as text, as drizzle configures both drivers; jsonb
+ * parsed); db/hot/columns.ts maps them to the schema's row types.
+ *
+ * Parameters: strings, numbers, booleans and null only.
+ */
+export type RawRow = Record<string, unknown>;
+export type Param = string | number | boolean | null;
+
+export async function queryRows(db: Executor, sqlText: string, params: Param[]): Promise<RawRow[]> {
+  const result = (await db._.session.prepareQuery({ sql: sqlText, params }, undefined, undefined, false).execute()) as RawRow[] | { rows: RawRow[] };
+  // postgres.js answers the rows themselves, PGlite a result with `rows`.
+  return Array.isArray(result) ? result : result.rows;
+}
+
+/**
+ * Statements a transaction of runTransaction has issued without awaiting them (defer):
+ * the transaction awaits them before it commits.
+ */
+const deferredOf = new WeakMap<Executor, Promise<unknown>[]>();
+
+/**
+ * Issue a statement (or anything drizzle sends) whose result the caller does not wait for:
+ * it is on the wire at once, and the transaction it runs in (runTransaction) awaits it
+ * before COMMIT, which on postgres.js goes out in the same write. A failure surfaces as the
+ * transaction's failure and makes it roll back.
+ */
+export function defer(tx: Executor, statement: PromiseLike<unknown>): void {
+  const list = deferredOf.get(tx);
+  if (!list) throw new Error('db/hot defer: only inside runTransaction');
+  // then() now, not in a microtask (Promise.resolve would), so it goes out in call order.
+  const p = new Promise<unknown>((resolve, reject) => statement.then(resolve, reject));
+  p.catch(() => {}); // awaited by runTransaction; this only keeps it from counting as unhandled meanwhile
+  list.push(p);
+}
+
+/**
+ * A transaction whose statements may be deferred. When `fn` returns, COMMIT is sent right
+ * behind the statements still in flight (postgres.js: the same write, so the claim, its
+ * audit row, the idempotent answer and COMMIT cost one round trip), then they are awaited:
+ * if one failed, PostgreSQL has answered the COMMIT with a rollback and that failure is
+ * thrown. If `fn` throws, the first failed deferred statement (the cause of later "current
+ * transaction is aborted" errors) is thrown instead of its error, when there is one. On
+ * PGlite (in process, no round trips) the deferred statements are awaited and the
+ * transaction commits as drizzle's does.
+ */
+export function runTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    const deferred: Promise<unknown>[] = [];
+    deferredOf.set(tx, deferred);
+    let result: T;
+    try {
+      result = await fn(tx);
+    } catch (err) {
+      throw (await firstFailure(deferred)) ?? err;
+    }
+    if (deferred.length) {
+      commitEarly(tx);
+      const failure = await firstFailure(deferred);
+      if (failure) throw failure;
+    }
+    return result;
+  });
+}
+
+async function firstFailure(statements: Promise<unknown>[]): Promise<unknown> {
+  for (const settled of await Promise.allSettled(statements)) if (settled.status === 'rejected') return settled.reason;
+  return undefined;
+}
+
+/**
+ * Send COMMIT behind the statements issued so far (see pipelinedBegin in
+ * db/drivers/preparedStatements.ts, whose transaction client offers `commitEarly`). The
+ * transaction then refuses further statements. PGlite: nothing to do.
+ */
+function commitEarly(tx: Executor): void {
+  const session = tx._.session;
+  if (is(session, PostgresJsSession)) (session.client as { commitEarly?: () => void }).commitEarly?.();
+}
