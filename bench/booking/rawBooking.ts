@@ -15,7 +15,7 @@ import { INSERT_AUDIT } from '@/db/hot/audit';
 import { targetStatement } from '@/db/hot/target';
 import { VERDICT_CLAIMS_MARGIN_MS } from '@/server/domain/scheduling';
 import { newId } from '@/server/domain/ids';
-import { CLAIM_KEY, COMPLETE_KEY } from '@/db/hot/idempotency';
+import { CLAIM_KEY, COMPLETE_KEY, IDEMPOTENCY_RETENTION_MS } from '@/db/hot/idempotency';
 
 type Params = Parameters<postgres.Sql['unsafe']>[1];
 type AnySql = postgres.Sql | postgres.ReservedSql;
@@ -31,7 +31,7 @@ export async function rawBooking(sql: postgres.Sql, b: RawBookingInput): Promise
   const at = now.toISOString();
   let recordId: string | null = null;
   if (b.key) {
-    const [rec] = await q(sql, CLAIM_KEY, [newId(), b.agentId, 'POST', '/v1/bookings', b.key, b.fingerprint, new Date(now.getTime() + 30_000).toISOString(), at, new Date(now.getTime() + 86_400_000).toISOString()]);
+    const [rec] = await q(sql, CLAIM_KEY, [newId(), b.agentId, 'POST', '/v1/bookings', b.key, b.fingerprint, new Date(now.getTime() + 30_000).toISOString(), at, new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS).toISOString()]);
     if (!rec) throw new Error('idempotency key already used');
     recordId = rec.id as string;
   }
@@ -41,7 +41,7 @@ export async function rawBooking(sql: postgres.Sql, b: RawBookingInput): Promise
     const began = q(tx, 'begin', []).execute();
     const [[row], , , around] = await Promise.all([
       q(tx, TARGET, [b.customerId, b.ownerEmail, b.className]),
-      b.key ? q(tx, MADE_WITH_KEY, [b.agentId, b.key, 'booking', new Date(now.getTime() - 86_400_000).toISOString()]) : Promise.resolve([]),
+      b.key ? q(tx, MADE_WITH_KEY, [b.agentId, b.key, 'booking', new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS).toISOString()]) : Promise.resolve([]),
       q(tx, EXPIRE_BY_EMAIL, [at, b.customerId, b.ownerEmail]),
       q(tx, AROUND_BY_EMAIL, [b.customerId, new Date(b.start.getTime() - VERDICT_CLAIMS_MARGIN_MS).toISOString(), new Date(b.end.getTime() + VERDICT_CLAIMS_MARGIN_MS).toISOString(), b.ownerEmail]),
       began,
