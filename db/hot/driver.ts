@@ -5,27 +5,33 @@ import type { Db, Executor, Tx } from '../client';
 /**
  * How the hand-written statements of db/hot run (docs/architecture.md, "Where SQL lives").
  *
- * A statement is fixed SQL text with $n parameters, handed to the session under the
- * drizzle database or transaction through drizzle's public session API
- * (`executor._.session.prepareQuery(...).execute()`, the path drizzle's own `execute`
- * takes), so a statement costs microseconds to issue instead of the query builder walking
- * every column (0.1 to 0.2 ms each; docs/benchmarks.md, "Booking throughput"). On
- * postgres.js they are named prepared statements (db/drivers/preparedStatements.ts: one
- * round trip from the second use); statements issued without awaiting in between are
- * pipelined on the transaction's connection. Failures arrive wrapped like the builder's
- * (DrizzleQueryError; db/errors.ts reads the driver's code through it). Rows come back as
- * the driver gives them (timestamps as text, as drizzle configures both drivers; jsonb
- * parsed); db/hot/columns.ts maps them to the schema's row types.
+ * A statement is fixed SQL text with $n parameters, handed to the driver under the drizzle
+ * database or transaction, reached through drizzle's public session (`executor._.session`),
+ * so a statement costs microseconds to issue instead of the query builder walking every
+ * column (0.1 to 0.2 ms each; docs/benchmarks.md, "Booking throughput"):
+ * - postgres.js: the session's `client` (a public field of drizzle's PostgresJsSession: the
+ *   pool, or the transaction's connection, wrapped by db/drivers/preparedStatements.ts), as a
+ *   named prepared statement (one round trip from its second use), queued at once with
+ *   `execute()`, so statements issued without awaiting in between are pipelined;
+ * - PGlite: the session's `prepareQuery(...).execute()`, the path drizzle's own `execute`
+ *   takes (its client is not public there; in process, there is nothing to pipeline).
+ * Failures arrive as the driver's error (postgres.js) or wrapped (PGlite: DrizzleQueryError);
+ * db/errors.ts reads the code through both. Rows come back as the driver gives them
+ * (timestamps as text, as drizzle configures both drivers; jsonb parsed); db/hot/columns.ts
+ * maps them to the schema's row types.
  *
  * Parameters: strings, numbers, booleans and null only.
  */
 export type RawRow = Record<string, unknown>;
 export type Param = string | number | boolean | null;
 
+type PostgresJsClient = { unsafe(text: string, params: Param[], options: { prepare: boolean }): { execute(): PromiseLike<RawRow[]> } };
+
 export async function queryRows(db: Executor, sqlText: string, params: Param[]): Promise<RawRow[]> {
-  const result = (await db._.session.prepareQuery({ sql: sqlText, params }, undefined, undefined, false).execute()) as RawRow[] | { rows: RawRow[] };
-  // postgres.js answers the rows themselves, PGlite a result with `rows`.
-  return Array.isArray(result) ? result : result.rows;
+  const session = db._.session;
+  if (is(session, PostgresJsSession)) return (session.client as unknown as PostgresJsClient).unsafe(sqlText, params, { prepare: true }).execute();
+  const result = (await session.prepareQuery({ sql: sqlText, params }, undefined, undefined, false).execute()) as { rows: RawRow[] };
+  return result.rows;
 }
 
 /**
