@@ -63,14 +63,23 @@ export function pickMapper<T extends PgTable, K extends keyof Row<T>>(table: T, 
 export function insertStatement<T extends PgTable>(table: T) {
   const columns = columnsOf(table, () => true);
   const text = `insert into "${getTableName(table)}" (${columns.map(([, c]) => `"${c.name}"`).join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`;
+  // What a missing value becomes: the schema's literal default, null, or an error (a default computed in SQL or JS).
+  const missing = columns.map(([key, c]) => {
+    if (c.hasDefault && c.default !== undefined && !is(c.default, SQL)) {
+      const d = c.default as unknown;
+      // An object default (a jsonb `[]`) is copied per row, so rows never share it.
+      return { key, value: typeof d === 'object' && d !== null ? () => structuredClone(d) : () => d, computed: false };
+    }
+    return { key, value: () => null, computed: c.hasDefault || c.defaultFn !== undefined };
+  });
   function fullRow(values: T['$inferInsert']): Row<T> {
     const given = values as Record<string, unknown>;
     const row: Record<string, unknown> = {};
-    for (const [key, c] of columns) {
-      if (given[key] !== undefined) row[key] = given[key];
-      else if (c.hasDefault && c.default !== undefined && !is(c.default, SQL)) row[key] = c.default;
-      else if (c.hasDefault || c.defaultFn) throw new Error(`db/hot insert into ${getTableName(table)}: ${key} needs a value (its default is computed)`);
-      else row[key] = null;
+    for (const m of missing) {
+      const v = given[m.key];
+      if (v !== undefined) row[m.key] = v;
+      else if (m.computed) throw new Error(`db/hot insert into ${getTableName(table)}: ${m.key} needs a value (its default is computed)`);
+      else row[m.key] = m.value();
     }
     return row as Row<T>;
   }
