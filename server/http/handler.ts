@@ -155,7 +155,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     const stored: { status: number; text: string | null } = { status: op.success.status, text: null };
     const claim = async <T>(operation: ClaimOperation<T>): Promise<T> => {
       const done = await runClaimWithAnswer(db!, operation, idem && { recordId: idem.recordId, status: op.success.status, redact: idem.redact });
-      if (idem) stored.text = done.text;
+      stored.text = done.text;
       return done.value;
     };
     const result: HandlerResult = await op.handler({

@@ -90,22 +90,22 @@ export async function completeIdempotent(db: Db, recordId: string, status: numbe
  * Run a claiming operation (server/domain/claims/claimDecision.ts) in a transaction opened
  * here and, for a claimed key, store its success answer (`status`, the value less `redact`ed
  * fields) as the transaction's last statement: it goes out with the claim, its audit row and
- * COMMIT, so the effect and its replayable answer commit together. Returns the value and the
- * JSON text answered (stored unless redacted); a rejection is thrown after commit.
+ * COMMIT, so the effect and its replayable answer commit together. Returns the value and, with
+ * a record, the JSON text to answer (stored unless redacted); a rejection is thrown after commit.
  */
 export async function runClaimWithAnswer<T>(
   db: Db,
   operation: ClaimOperation<T>,
   record: { recordId: string; status: number; redact: string[] } | null,
-): Promise<{ value: T; text: string }> {
-  let text = '';
+): Promise<{ value: T; text: string | null }> {
+  let text: string | null = null;
   const answer = await runClaimTransaction(
     db,
     async (tx) => {
       const a = await operation.run(tx);
-      if (a.ok) {
+      if (a.ok && record) {
         text = JSON.stringify(a.value);
-        if (record) defer(tx, completeKeyRecord(tx, record.recordId, record.status, record.redact.length ? JSON.stringify(redact(a.value, record.redact)) : text));
+        defer(tx, completeKeyRecord(tx, record.recordId, record.status, record.redact.length ? JSON.stringify(redact(a.value, record.redact)) : text));
       }
       return a;
     },
