@@ -101,6 +101,13 @@ export async function insertClaim(db: Executor, claim: NewClaim): Promise<ClaimR
   return row;
 }
 
+/** A confirmed hold leaves the exclusion constraint for its booking: $1 hold, $2 booking, $3 now. */
+export const PROMOTE_HOLD = `update claims set ${c.status} = 'promoted', ${c.promotedBookingId} = $2, ${c.updatedAt} = $3 where ${c.id} = $1`;
+
+export async function promoteHold(db: Executor, holdId: string, bookingId: string, now: Date): Promise<void> {
+  await queryRows(db, PROMOTE_HOLD, [holdId, bookingId, now.toISOString()]);
+}
+
 /**
  * The id of the claim this agent already made with this Idempotency-Key while the key is
  * retained (after that the key may name a new request).

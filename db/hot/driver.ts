@@ -1,6 +1,7 @@
 import { is } from 'drizzle-orm';
 import { PostgresJsSession } from 'drizzle-orm/postgres-js/session';
 import type { Db, Executor, Tx } from '../client';
+import { pgErrorInfo } from '../errors';
 
 /**
  * How the hand-written statements of db/hot run (docs/architecture.md, "Where SQL lives").
@@ -41,10 +42,12 @@ export async function queryRows(db: Executor, sqlText: string, params: Param[]):
 const deferredOf = new WeakMap<Executor, Promise<unknown>[]>();
 
 /**
- * Issue a statement (or anything drizzle sends) whose result the caller does not wait for:
- * it is on the wire at once, and the transaction it runs in (runTransaction) awaits it
- * before COMMIT, which on postgres.js goes out in the same write. A failure surfaces as the
- * transaction's failure and makes it roll back.
+ * Issue a statement whose result the caller does not wait for: it is on the wire at once,
+ * and the transaction it runs in (runTransaction) awaits it before COMMIT, which on
+ * postgres.js goes out in the same write. A failure surfaces as the transaction's failure
+ * and makes it roll back. Defer db/hot statements: they are queued in call order. A drizzle
+ * builder query is queued some microtasks after it is issued, behind hot statements issued
+ * after it, so deferring one next to hot statements can reorder them.
  */
 export function defer(tx: Executor, statement: PromiseLike<unknown>): void {
   const list = deferredOf.get(tx);
@@ -84,9 +87,13 @@ export function runTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T
   });
 }
 
+/** PostgreSQL's answer to every statement after a failed one in the same transaction. */
+const IN_FAILED_TRANSACTION = '25P02';
+
+/** The failure that caused the others: the first one that is not "current transaction is aborted". */
 async function firstFailure(statements: Promise<unknown>[]): Promise<unknown> {
-  for (const settled of await Promise.allSettled(statements)) if (settled.status === 'rejected') return settled.reason;
-  return undefined;
+  const failures = (await Promise.allSettled(statements)).flatMap((s) => (s.status === 'rejected' ? [s.reason] : []));
+  return failures.find((f) => pgErrorInfo(f).code !== IN_FAILED_TRANSACTION) ?? failures[0];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Db, Executor, Tx } from '@/db/client';
 import { isConstraintViolation, PG_EXCLUSION_VIOLATION } from '@/db/errors';
-import { claimIdMadeWithKey } from '@/db/hot/claims';
+import { claimIdMadeWithKey, promoteHold } from '@/db/hot/claims';
 import { defer, runTransaction } from '@/db/hot/driver';
 import { claims } from '@/db/schema';
 import { hasPermission, normalizeEmail, type AgentActor } from '../access';
@@ -178,7 +178,7 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
   const preempted = around.filter((c) => decision.preempt.includes(c.id));
   if (preempted.length) await preempt(tx, preempted, claim, target, now);
   // The hold a confirm promotes leaves the exclusion constraint before its booking enters it (same pipeline, in order).
-  if (holdId) defer(tx, tx.update(claims).set({ status: 'promoted', promotedBookingId: claim.id, updatedAt: now }).where(eq(claims.id, holdId)));
+  if (holdId) defer(tx, promoteHold(tx, holdId, claim.id, now));
   const preemptedIds = preempted.map((p) => p.id);
   const isHold = claim.kind === 'hold';
   defer(tx, insertClaim(tx, claim));

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { and, asc, eq, gt, inArray, ne, sql } from 'drizzle-orm';
 import { getDb, type Executor } from '@/db/client';
 import { insertAudit } from '@/db/hot/audit';
-import { claimFactsAround, claimIdMadeWithKey, claimRow, expireHolds, insertClaim, type NewClaim } from '@/db/hot/claims';
+import { claimFactsAround, claimIdMadeWithKey, claimRow, expireHolds, insertClaim, promoteHold, type NewClaim } from '@/db/hot/claims';
 import { completeKeyRecord, IDEMPOTENCY_RETENTION_MS, insertKeyRecord } from '@/db/hot/idempotency';
 import { loadTargetRow, pickCalendar } from '@/db/hot/target';
 import { auditLog, calendars, claims, idempotencyRecords, meetingClasses, owners } from '@/db/schema';
@@ -142,6 +142,15 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     const returned = await db.transaction((tx) => expireHolds(tx, null, now));
     expect(returned).toContainEqual(await pick(swept.id));
     expect(returned.map((r) => r.id)).not.toContain(notDue.id);
+  });
+
+  it('PROMOTE_HOLD: the hold reads back promoted to its booking', async () => {
+    const db = await getDb();
+    const hold = claim({ kind: 'hold', status: 'active', startAt: T(23), endAt: T(23, 30), holdScope: 'candidate', expiresAt: T(22) });
+    await insertClaim(db, hold);
+    const bookingId = newId();
+    await promoteHold(db, hold.id, bookingId, T(0, 5));
+    expect(await drizzleClaim(db, hold.id)).toEqual({ ...claimRow(hold), status: 'promoted', promotedBookingId: bookingId, updatedAt: T(0, 5) });
   });
 
   it('MADE_WITH_KEY: the claim an agent made with a key while the key is retained', async () => {

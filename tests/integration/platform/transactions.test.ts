@@ -101,6 +101,22 @@ describe('claim transactions', () => {
     expect(await ownerName()).not.toBe(marker);
   });
 
+  it('surfaces the cause, not the "transaction is aborted" of a deferred statement listed before it', async () => {
+    const db = await getDb();
+    const first = booking(T(19), T(20));
+    await insertClaim(db, first);
+    const marker = `listed-first-${newId()}`;
+    const error = await failure(
+      runTransaction(db, async (tx) => {
+        // A builder query is queued a few microtasks after it is issued: on PostgreSQL the insert runs first.
+        defer(tx, tx.update(owners).set({ name: marker }).where(eq(owners.id, ownerId)));
+        defer(tx, insertClaim(tx, booking(T(19, 30), T(20, 30)))); // overlaps `first`
+      }),
+    );
+    expect(pgErrorInfo(error).code).toBe(PG_EXCLUSION_VIOLATION);
+    expect(await ownerName()).not.toBe(marker);
+  });
+
   it('refuses a statement sent after the early COMMIT (it would run outside the transaction)', async () => {
     if ((await driver()) !== 'postgres') return; // PGlite: no early COMMIT
     const db = await getDb();
