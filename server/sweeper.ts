@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { expireDueHolds } from '@/server/domain/claims/context';
+import { expireDueHolds } from '@/server/domain/claims/claimTarget';
 import { sweepExpiredProposals } from '@/server/domain/publicScheduling/review';
 import { sweepIdempotency } from '@/server/http/idempotency';
 import { log } from '@/server/log';

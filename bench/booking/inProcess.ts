@@ -7,9 +7,9 @@ import { performance } from 'node:perf_hooks';
 import type postgres from 'postgres';
 import type { Db } from '@/db/client';
 import type { AgentActor } from '@/server/domain/access';
-import { createBooking } from '@/server/domain/claims/bookingService';
+import { bookingClaim, createBooking } from '@/server/domain/claims/bookingService';
 import { DomainError } from '@/server/domain/errors';
-import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, storeIdempotentResponse } from '@/server/http/idempotency';
+import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, runClaimWithAnswer } from '@/server/http/idempotency';
 import { fmt, loadAvg, log, stats, vacuumTables, waitIdle } from '../lib/measure';
 import { BENCH_DB_URL, CLASS, CLIENTS, ownerEmail, OWNERS, PREFILL, SLOT_MS, slotStart, WAIT_IDLE_S, WARMUP_S } from './options';
 import { rawBooking } from './rawBooking';
@@ -65,7 +65,7 @@ async function drive(clients: number, warmupS: number, durationS: number, op: (s
 /**
  * One booking through createBooking. With a key, the idempotency bookkeeping the REST wrapper
  * (server/http/handler.ts) does around it: the record insert before (beginIdempotent,
- * autocommit) and the success response stored inside the claim transaction (storeResponse, sent
+ * autocommit) and the success response stored as the claim transaction's last statement (sent
  * with the claim, its audit row and COMMIT); a rejection is stored afterwards (completeIdempotent).
  */
 export function bookingOp(db: Db, actor: AgentActor, tag: string, withKey: boolean) {
@@ -81,10 +81,11 @@ export function bookingOp(db: Db, actor: AgentActor, tag: string, withKey: boole
     }
     const key = `${tag}-${seq}`;
     const body = { owner_email: email, meeting_class: CLASS, start: start.toISOString(), end: end.toISOString() };
+    const operation = bookingClaim(actor, input, now, key);
     const begun = await beginIdempotent(db, { agentId: actor.agentId, method: 'POST', path: '/v1/bookings', key }, requestFingerprint(body, ''), now);
     if (begun.kind !== 'proceed') throw new Error(`idempotency key ${key} replayed`);
     try {
-      await createBooking(db, actor, input, now, key, (tx, view) => storeIdempotentResponse(tx, begun.recordId, 201, JSON.stringify(view)));
+      await runClaimWithAnswer(db, operation, { recordId: begun.recordId, status: 201, redact: [] });
     } catch (err) {
       if (err instanceof DomainError) await completeIdempotent(db, begun.recordId, 409, JSON.stringify({ error: { code: err.code } }));
       else await releaseIdempotent(db, begun.recordId);

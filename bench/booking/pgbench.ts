@@ -8,16 +8,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { INSERT_AUDIT } from '@/server/domain/claims/audit';
-import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/server/domain/claims/claimStore';
-import { targetStatement } from '@/server/domain/claims/context';
+import { INSERT_AUDIT } from '@/db/hot/audit';
+import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/db/hot/claims';
+import { targetStatement } from '@/db/hot/target';
 import { VERDICT_CLAIMS_MARGIN_MS } from '@/server/domain/scheduling';
 import { newId } from '@/server/domain/ids';
-import { CLAIM_KEY, COMPLETE_KEY, requestFingerprint } from '@/server/http/idempotency';
+import { CLAIM_KEY, COMPLETE_KEY, IDEMPOTENCY_RETENTION_MS } from '@/db/hot/idempotency';
+import { requestFingerprint } from '@/server/http/idempotency';
 import { fmt, loadAvg, log, stats, vacuumTables, waitIdle } from '../lib/measure';
 import { BASE_MS, BENCH_DB_URL, CLASS, CLIENTS, ownerEmail, OWNERS, PREFILL, SLOT_MS, WAIT_IDLE_S, WORK_DIR } from './options';
 import { cpuSampler, type Row } from './sampler';
 import type { Seeded } from './seed';
+
+const RETENTION_S = IDEMPOTENCY_RETENTION_MS / 1000;
 
 /** A statement of the service with its $n parameters replaced by pgbench expressions, on one line. */
 function pgbenchStatement(text: string, args: string[], gset?: string): string {
@@ -52,12 +55,12 @@ function pgbenchScript(withKey: boolean): string {
     `\\set e :s + ${SLOT_MS / 1000}`,
   ];
   if (withKey) {
-    lines.push(pgbenchStatement(CLAIM_KEY, ['gen_random_uuid()', ':agent', "'POST'", "'/v1/bookings'", ':slot', ':fp', "now() + interval '30 seconds'", 'now()', "now() + interval '24 hours'"], 'i_'));
+    lines.push(pgbenchStatement(CLAIM_KEY, ['gen_random_uuid()', ':agent', "'POST'", "'/v1/bookings'", ':slot', ':fp', "now() + interval '30 seconds'", 'now()', `now() + interval '${RETENTION_S} seconds'`], 'i_'));
   }
   lines.push('begin;', pgbenchStatement(targetStatement(false, true), [':cust', email, ':class'], ''));
-  if (withKey) lines.push(pgbenchStatement(MADE_WITH_KEY, [':agent', ':slot', "'booking'", "now() - interval '24 hours'"]));
+  if (withKey) lines.push(pgbenchStatement(MADE_WITH_KEY, [':agent', ':slot', "'booking'", `now() - interval '${RETENTION_S} seconds'`]));
   lines.push(
-    pgbenchStatement(EXPIRE_BY_EMAIL, [':cust', 'now()', email]),
+    pgbenchStatement(EXPIRE_BY_EMAIL, ['now()', ':cust', email]),
     pgbenchStatement(AROUND_BY_EMAIL, [':cust', `to_timestamp(:s - ${margin})`, `to_timestamp(:e + ${margin})`, email]),
     pgbenchStatement(INSERT_CLAIM, [
       bookingId, ':cust', ':o_id', ':c_id', ':agent', ':m_id', "'booking'", "'confirmed'", start, end,

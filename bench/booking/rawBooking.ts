@@ -5,17 +5,17 @@
  * round trip; claim insert, audit row, the stored response and COMMIT in the next): no query
  * builder, no row mapping, no arbitration. It shows what a Node process on this driver costs by
  * itself, between pgbench (C) and the service's code path. It is not a strict ceiling: it has no
- * per-owner queue (inQueue in server/domain/claims/decide.ts), so two callers on one owner wait
+ * per-owner queue (inQueue in server/domain/claims/claimDecision.ts), so two callers on one owner wait
  * for the owner's row lock inside PostgreSQL, holding their connections, where the service
  * queues them in memory.
  */
 import postgres from 'postgres';
-import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/server/domain/claims/claimStore';
-import { INSERT_AUDIT } from '@/server/domain/claims/audit';
-import { targetStatement } from '@/server/domain/claims/context';
+import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/db/hot/claims';
+import { INSERT_AUDIT } from '@/db/hot/audit';
+import { targetStatement } from '@/db/hot/target';
 import { VERDICT_CLAIMS_MARGIN_MS } from '@/server/domain/scheduling';
 import { newId } from '@/server/domain/ids';
-import { CLAIM_KEY, COMPLETE_KEY } from '@/server/http/idempotency';
+import { CLAIM_KEY, COMPLETE_KEY, IDEMPOTENCY_RETENTION_MS } from '@/db/hot/idempotency';
 
 type Params = Parameters<postgres.Sql['unsafe']>[1];
 type AnySql = postgres.Sql | postgres.ReservedSql;
@@ -31,7 +31,7 @@ export async function rawBooking(sql: postgres.Sql, b: RawBookingInput): Promise
   const at = now.toISOString();
   let recordId: string | null = null;
   if (b.key) {
-    const [rec] = await q(sql, CLAIM_KEY, [newId(), b.agentId, 'POST', '/v1/bookings', b.key, b.fingerprint, new Date(now.getTime() + 30_000).toISOString(), at, new Date(now.getTime() + 86_400_000).toISOString()]);
+    const [rec] = await q(sql, CLAIM_KEY, [newId(), b.agentId, 'POST', '/v1/bookings', b.key, b.fingerprint, new Date(now.getTime() + 30_000).toISOString(), at, new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS).toISOString()]);
     if (!rec) throw new Error('idempotency key already used');
     recordId = rec.id as string;
   }
@@ -41,8 +41,8 @@ export async function rawBooking(sql: postgres.Sql, b: RawBookingInput): Promise
     const began = q(tx, 'begin', []).execute();
     const [[row], , , around] = await Promise.all([
       q(tx, TARGET, [b.customerId, b.ownerEmail, b.className]),
-      b.key ? q(tx, MADE_WITH_KEY, [b.agentId, b.key, 'booking', new Date(now.getTime() - 86_400_000).toISOString()]) : Promise.resolve([]),
-      q(tx, EXPIRE_BY_EMAIL, [b.customerId, at, b.ownerEmail]),
+      b.key ? q(tx, MADE_WITH_KEY, [b.agentId, b.key, 'booking', new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS).toISOString()]) : Promise.resolve([]),
+      q(tx, EXPIRE_BY_EMAIL, [at, b.customerId, b.ownerEmail]),
       q(tx, AROUND_BY_EMAIL, [b.customerId, new Date(b.start.getTime() - VERDICT_CLAIMS_MARGIN_MS).toISOString(), new Date(b.end.getTime() + VERDICT_CLAIMS_MARGIN_MS).toISOString(), b.ownerEmail]),
       began,
     ]);

@@ -109,10 +109,10 @@ const DOCS_INTRO = [
   'the verdict needs; a rejection loads +-98 h for its alternatives);',
   'then, after arbitration in Node, the claim insert, its audit row and COMMIT. "Idempotency-Key',
   'yes" adds what the REST wrapper (`server/http/handler.ts`) does: the record insert before the',
-  'transaction (autocommit), and the success response stored inside the claim transaction, in the',
-  'round trip of the claim insert, audit row and COMMIT. The pgbench script replays the service\'s own',
-  'statement texts (imported from `server/domain/claims/claimStore.ts`, `context.ts`, `audit.ts` and',
-  '`server/http/idempotency.ts`) with `-M prepared`, one statement per round trip (pgbench cannot',
+  'transaction (autocommit), and the success response stored as the claim transaction\'s last statement',
+  '(`runClaimWithAnswer`), in the round trip of the claim insert, audit row and COMMIT. The pgbench script',
+  'replays the service\'s own statement texts (imported from `db/hot/claims.ts`, `target.ts`, `audit.ts` and',
+  '`idempotency.ts`) with `-M prepared`, one statement per round trip (pgbench cannot',
   'pipeline statements whose results it reads with `\\gset`), the record insert before and the',
   'stored response before COMMIT. The raw postgres.js row (`bench/booking/rawBooking.ts`) sends the',
   'same texts as named prepared statements, pipelined as the service does.',
@@ -124,7 +124,7 @@ const DOCS_NOTES = [
   'per operation (other users\' sessions included; n/a for PGlite, which runs inside the bench process).',
   'host busy: share of both cores busy while measuring. "ok" counts operations finished inside the',
   'measured window (HTTP: 2xx responses). In-process latency includes the wait in the per-owner',
-  'in-memory queue (`inQueue` in server/domain/claims/decide.ts); HTTP latency is autocannon\'s.',
+  'in-memory queue (`inQueue` in server/domain/claims/claimDecision.ts); HTTP latency is autocannon\'s.',
 ];
 
 /** Print the run's facts and both tables; with `writeDocs`, replace the section in docs/benchmarks.md. */

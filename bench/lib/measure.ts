@@ -227,7 +227,9 @@ export async function vacuumTables(url: string): Promise<void> {
   }
 }
 
+/** A free port: BENCH_PORT when set (engineers sharing a machine each have a range), otherwise any free one. */
 export async function freePort(): Promise<number> {
+  if (process.env.BENCH_PORT) return Number(process.env.BENCH_PORT);
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();

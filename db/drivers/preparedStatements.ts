@@ -24,7 +24,7 @@ export function preparedStatements<T extends AnySql>(sql: T, tx?: PipelinedTrans
     get(target, prop, receiver) {
       if (prop === 'unsafe') {
         return (text: string, params?: unknown[], options?: Record<string, unknown>) => {
-          if (tx?.commit) throw new Error('statement sent after the transaction committed (commitWithLastStatements)');
+          if (tx?.commit) throw new Error('statement sent after the transaction committed (runTransaction in db/hot/driver.ts)');
           return (target.unsafe as (t: string, p?: unknown[], o?: Record<string, unknown>) => unknown)(text, params, { ...options, prepare: true });
         };
       }
@@ -57,7 +57,7 @@ export function preparedStatements<T extends AnySql>(sql: T, tx?: PipelinedTrans
   });
 }
 
-/** A transaction of pipelinedBegin: its COMMIT once sent early (see commitWithLastStatements in db/statements.ts). */
+/** A transaction of pipelinedBegin: its COMMIT once sent early (see runTransaction in db/hot/driver.ts). */
 type PipelinedTransaction = { commit: Promise<unknown> | null; savepoints: number };
 
 /**

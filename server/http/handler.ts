@@ -1,6 +1,7 @@
 import { getDb, type Db } from '@/server/db';
 import { resolveOwnerEmail, requirePermission, type AgentActor } from '@/server/domain/access';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
+import type { ClaimOperation } from '@/server/domain/claims/claimDecision';
 import { DomainError } from '@/server/domain/errors';
 import { newId } from '@/server/domain/ids';
 import { drainNotifications, type NotificationItem } from '@/server/domain/notificationService';
@@ -8,8 +9,8 @@ import { getConfig } from '@/server/config';
 import { log } from '@/server/log';
 import { readJsonBody } from './body';
 import { errorBody, jsonResponse, jsonTextResponse, statusOf, toDomainError, validationError, type ErrorBody } from './envelope';
-import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, storeIdempotentResponse, validIdempotencyKey } from './idempotency';
-import { HTTP_METHODS, isMutating, type AnyOperation, type HandlerResult, type HttpMethod, type StoreResponse } from './operation';
+import { beginIdempotent, completeIdempotent, redact, releaseIdempotent, requestFingerprint, runClaimWithAnswer, validIdempotencyKey } from './idempotency';
+import { HTTP_METHODS, isMutating, type AnyOperation, type HandlerResult, type HttpMethod } from './operation';
 import { applyRateLimits, setRateLimitHeaders, type LimitPlan } from './limits';
 import { clientIpOf, publicBaseUrl } from '@/server/request';
 import { fieldLocator } from './fieldPaths';
@@ -175,16 +176,13 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
       idem = { recordId: start.recordId, redact: op.idempotency?.redact ?? [] };
     }
 
-    // 8. the operation (it may store its success response in its own transaction)
+    // 8. the operation (a claiming one runs in a transaction the wrapper opens, which stores the answer)
     const stored: { status: number; text: string | null } = { status: op.success.status, text: null };
-    const storeResponse: StoreResponse | null = idem
-      ? (tx, responseBody) => {
-          const record = idem!;
-          const text = JSON.stringify(responseBody);
-          stored.text = text;
-          return storeIdempotentResponse(tx, record.recordId, op.success.status, record.redact.length ? JSON.stringify(redact(responseBody as Record<string, unknown>, record.redact)) : text);
-        }
-      : null;
+    const claim = async <T>(operation: ClaimOperation<T>): Promise<T> => {
+      const done = await runClaimWithAnswer(db!, operation, idem && { recordId: idem.recordId, status: op.success.status, redact: idem.redact });
+      stored.text = done.text;
+      return done.value;
+    };
     const result: HandlerResult = await op.handler({
       ...input,
       req,
@@ -197,12 +195,12 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
       clientIp,
       baseUrl: publicBaseUrl(req, config.publicBaseUrl),
       idempotencyKey: idemKey,
-      storeResponse,
+      claim,
     } as never);
     const status = result.status ?? op.success.status;
     for (const [k, v] of Object.entries(result.headers ?? {})) headers.set(k, v);
     if (stored.text !== null && stored.status === status) return jsonTextResponse(status, stored.text, headers);
-    if (idem) await completeIdempotent(db, idem.recordId, status, JSON.stringify(redact(result.body as Record<string, unknown>, idem.redact)));
+    if (idem) await completeIdempotent(db, idem.recordId, status, JSON.stringify(redact(result.body, idem.redact)));
     return jsonResponse(status, result.body, headers);
   } catch (thrown) {
     const err = toDomainError(thrown);
@@ -278,11 +276,4 @@ function replayResponse(status: number, bodyText: string, headers: Headers, pend
   headers.set('content-type', 'application/json; charset=utf-8');
   const text = pending ? `${bodyText.slice(0, bodyText.lastIndexOf('}'))},"pending_notifications":${JSON.stringify(pending)}}` : bodyText;
   return new Response(text, { status, headers });
-}
-
-function redact(body: Record<string, unknown>, fields: string[]): Record<string, unknown> {
-  if (!fields.length || !body || typeof body !== 'object') return body;
-  const copy = { ...body };
-  for (const f of fields) if (f in copy) copy[f] = null;
-  return copy;
 }

@@ -1,12 +1,13 @@
 import { and, eq, lte, sql } from 'drizzle-orm';
-import type { Db, Executor } from '@/db/client';
-import { queryRows } from '@/db/statements';
+import type { Db } from '@/db/client';
+import { defer } from '@/db/hot/driver';
+import { completeKeyRecord, insertKeyRecord } from '@/db/hot/idempotency';
 import { idempotencyRecords } from '@/db/schema';
+import { runClaimTransaction, type ClaimOperation } from '@/server/domain/claims/claimDecision';
 import { DomainError } from '@/server/domain/errors';
 import { newId, sha256Hex } from '@/server/domain/ids';
 
-/** DESIGN.md: keys are retained 24 h. */
-export const IDEMPOTENCY_RETENTION_MS = 24 * 3600_000;
+export { IDEMPOTENCY_RETENTION_MS } from '@/db/hot/idempotency';
 /** An in-flight request older than this is presumed dead (its process crashed) and its key may be taken over. */
 export const IDEMPOTENCY_LEASE_MS = 30_000;
 
@@ -33,10 +34,6 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
-export const CLAIM_KEY = `insert into idempotency_records (id, agent_id, method, path, key, fingerprint, state, locked_until, created_at, expires_at)
-  values ($1, $2, $3, $4, $5, $6, 'in_flight', $7, $8, $9) on conflict do nothing returning id`;
-export const COMPLETE_KEY = "update idempotency_records set state = 'done', locked_until = null, response_status = $2, response_body = $3 where id = $1";
-
 /**
  * Claim an Idempotency-Key for a request, or learn that it was already used:
  * a finished request is replayed, a running one answers IDEMPOTENCY_IN_FLIGHT,
@@ -50,19 +47,14 @@ export async function beginIdempotent(db: Db, scope: IdempotencyScope, fingerpri
     eq(idempotencyRecords.key, scope.key),
   );
   for (let attempt = 0; attempt < 3; attempt++) {
-    // Hand-written (db/statements.ts): every keyed request runs it.
-    const [inserted] = await queryRows(db, CLAIM_KEY, [
-      newId(),
-      scope.agentId,
-      scope.method,
-      scope.path,
-      scope.key,
+    const inserted = await insertKeyRecord(db, {
+      id: newId(),
+      ...scope,
       fingerprint,
-      new Date(now.getTime() + IDEMPOTENCY_LEASE_MS).toISOString(),
-      now.toISOString(),
-      new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS).toISOString(),
-    ]);
-    if (inserted) return { kind: 'proceed', recordId: inserted.id as string };
+      lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LEASE_MS),
+      now,
+    });
+    if (inserted) return { kind: 'proceed', recordId: inserted };
 
     const [existing] = await db.select().from(idempotencyRecords).where(where).limit(1);
     if (!existing) continue; // removed meanwhile (released or expired): try again
@@ -91,12 +83,44 @@ export async function beginIdempotent(db: Db, scope: IdempotencyScope, fingerpri
 
 /** Store the final response of a claimed key (4xx included; never 5xx or 429). */
 export async function completeIdempotent(db: Db, recordId: string, status: number, bodyText: string): Promise<void> {
-  await queryRows(db, COMPLETE_KEY, [recordId, status, bodyText]);
+  await completeKeyRecord(db, recordId, status, bodyText);
 }
 
-/** completeIdempotent inside the transaction that makes the effect (see StoreResponse in operation.ts); sent at once. */
-export function storeIdempotentResponse(tx: Executor, recordId: string, status: number, bodyText: string): Promise<unknown> {
-  return queryRows(tx, COMPLETE_KEY, [recordId, status, bodyText]);
+/**
+ * Run a claiming operation (server/domain/claims/claimDecision.ts) in a transaction opened
+ * here and, for a claimed key, store its success answer (`status`, the value less `redact`ed
+ * fields) as the transaction's last statement: it goes out with the claim, its audit row and
+ * COMMIT, so the effect and its replayable answer commit together. Returns the value and, with
+ * a record, the JSON text to answer (stored unless redacted); a rejection is thrown after commit.
+ */
+export async function runClaimWithAnswer<T>(
+  db: Db,
+  operation: ClaimOperation<T>,
+  record: { recordId: string; status: number; redact: string[] } | null,
+): Promise<{ value: T; text: string | null }> {
+  let text: string | null = null;
+  const answer = await runClaimTransaction(
+    db,
+    async (tx) => {
+      const a = await operation.run(tx);
+      if (a.ok && record) {
+        text = JSON.stringify(a.value);
+        defer(tx, completeKeyRecord(tx, record.recordId, record.status, record.redact.length ? JSON.stringify(redact(a.value, record.redact)) : text));
+      }
+      return a;
+    },
+    operation.queueKey,
+  );
+  if (!answer.ok) throw answer.error;
+  return { value: answer.value, text };
+}
+
+/** A response body less fields never stored (secrets shown once); a replay answers them as null. */
+export function redact(body: unknown, fields: string[]): unknown {
+  if (!fields.length || !body || typeof body !== 'object') return body;
+  const copy = { ...(body as Record<string, unknown>) };
+  for (const f of fields) if (f in copy) copy[f] = null;
+  return copy;
 }
 
 /** Free a claimed key (the request failed with 5xx or 429, so a retry must run again). */

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
-import type { Db, Executor } from '@/db/client';
+import type { Db } from '@/db/client';
 import type { AgentActor, PermissionRequirement } from '@/server/domain/access';
+import type { ClaimOperation } from '@/server/domain/claims/claimDecision';
 import type { ErrorCode, PermissionDeniedCode } from '@/server/domain/errorCodes';
 import type { RateLimitName } from './limits';
 
@@ -29,16 +30,14 @@ export type HandlerContext<B, Q, P, A extends AuthMode> = OperationInput<B, Q, P
   baseUrl: string;
   idempotencyKey: string | null;
   /**
-   * With an Idempotency-Key: store the success response (status `success.status`,
-   * this body) in the caller's transaction, so the effect and its replayable
-   * answer commit together; the wrapper then answers with exactly the stored
-   * text and stores nothing after. Issues the statement at once (pipelined)
-   * and returns its completion. Null without a key.
+   * Run a claiming operation (holds, bookings, confirms): the wrapper opens its transaction
+   * (runClaimTransaction), runs its core, and with an Idempotency-Key stores the success
+   * response (status `success.status`, the value as body) as the transaction's last
+   * statement, so the effect and its replayable answer commit together; it then answers
+   * with exactly the stored text. Returns the value; a rejection is thrown after commit.
    */
-  storeResponse: StoreResponse | null;
+  claim<T>(operation: ClaimOperation<T>): Promise<T>;
 };
-
-export type StoreResponse = (tx: Executor, body: unknown) => Promise<unknown>;
 
 /**
  * What a handler returns: a body (status from `success.status`) or an explicit

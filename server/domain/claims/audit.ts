@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { auditLog } from '@/db/schema';
-import { isoOrNull, pgArray, queryRows } from '@/db/statements';
+import { insertAudit } from '@/db/hot/audit';
 import { invalidField } from '../errors';
 import { newId } from '../ids';
 
@@ -27,19 +27,28 @@ export type AuditEntry = {
   at: Date;
 };
 
-export const INSERT_AUDIT = `insert into audit_log (id, customer_id, at, agent_id, owner_id, owner_email, action, outcome, reason, meeting_class,
-  start_at, end_at, hold_id, booking_id, preempted_booking_ids, idempotency_key, details)
-  values (${Array.from({ length: 17 }, (_, i) => `$${i + 1}`).join(', ')})`;
-
 /** One row per decision; call it inside the transaction that applies the decision. */
 export async function writeAudit(db: Executor, e: AuditEntry): Promise<string> {
   const id = newId(e.at.getTime());
-  // Hand-written (db/statements.ts): every decision writes one, on the hot path.
-  await queryRows(db, INSERT_AUDIT, [
-    id, e.customerId, e.at.toISOString(), e.agentId, e.ownerId, e.ownerEmail, e.action, e.outcome, e.reason ?? null, e.meetingClass ?? null,
-    isoOrNull(e.start), isoOrNull(e.end), e.holdId ?? null, e.bookingId ?? null, pgArray(e.preemptedBookingIds ?? []), e.idempotencyKey ?? null,
-    e.details === undefined ? null : JSON.stringify(e.details),
-  ]);
+  await insertAudit(db, {
+    id,
+    customerId: e.customerId,
+    at: e.at,
+    agentId: e.agentId,
+    ownerId: e.ownerId,
+    ownerEmail: e.ownerEmail,
+    action: e.action,
+    outcome: e.outcome,
+    reason: e.reason ?? null,
+    meetingClass: e.meetingClass ?? null,
+    startAt: e.start ?? null,
+    endAt: e.end ?? null,
+    holdId: e.holdId ?? null,
+    bookingId: e.bookingId ?? null,
+    preemptedBookingIds: e.preemptedBookingIds ?? [],
+    idempotencyKey: e.idempotencyKey ?? null,
+    details: e.details ?? null,
+  });
   return id;
 }
 

@@ -2,8 +2,8 @@ import type { Db } from '@/db/client';
 import type { AgentActor } from '../access';
 import { DomainError, invalidField } from '../errors';
 import { arbitrate, searchSlots, timeZoneName, type AlternativeReasonCode, type RejectReason } from '../scheduling';
-import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules } from './context';
-import { alternativesJson, requestPolicy } from './decide';
+import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules } from './claimTarget';
+import { alternativesJson, requestPolicy } from './claimDecision';
 import { assertBookingSpan, DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, noSlotsError, validateWindow } from './windows';
 
 const HOUR = 3_600_000;

@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { Db, Executor } from '@/db/client';
+import type { Db, Executor, Tx } from '@/db/client';
 import { calendars, claims, meetingClasses, owners, type AttendeeJson } from '@/db/schema';
 import { assertOwnerInScope, normalizeEmail, type AgentActor } from '../access';
 import { DomainError, invalidField } from '../errors';
@@ -7,8 +7,8 @@ import { isUuid, newId } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { writeAudit } from './audit';
-import { lockOwner, rulesWarnings, type ClaimRow } from './context';
-import { claimMadeWithKey, decideAndApply, loadClaimTarget, ownerQueueKey, requestPolicy, runClaimTransaction, type AnswerStore } from './decide';
+import { lockOwner, rulesWarnings, type ClaimRow } from './claimTarget';
+import { claimMadeWithKey, loadClaimTarget, ownerQueueKey, requestPolicy, runClaim, runClaimOperation, type Answer, type ClaimOperation } from './claimDecision';
 import { findHold } from './holdService';
 import { bookingView, holdStatus, type BookingView } from './views';
 import { assertBookingSpan } from './windows';
@@ -49,61 +49,31 @@ function newBooking(
   };
 }
 
-/** Rejections are returned from the transaction (so their audit row commits) and thrown here. */
-function unwrap<T>(r: { error: DomainError; value?: undefined } | { value: T; error?: undefined }): T {
-  if (r.error) throw r.error;
-  return r.value as T;
-}
+export type BookingInput = BookingDetails & { ownerEmail: string; calendarType?: string; meetingClass: string; start: Date; end: Date };
 
 /** POST /v1/bookings: arbitrate and book directly (no hold). */
-export async function createBooking(
-  db: Db,
-  actor: AgentActor,
-  input: BookingDetails & { ownerEmail: string; calendarType?: string; meetingClass: string; start: Date; end: Date },
-  now: Date,
-  idempotencyKey: string | null,
-  storeAnswer: AnswerStore | null = null,
-): Promise<BookingView> {
+export function bookingClaim(actor: AgentActor, input: BookingInput, now: Date, idempotencyKey: string | null): ClaimOperation<BookingView> {
   assertBookingSpan(input.start, input.end);
-  const result = await runClaimTransaction(db, async (tx) => {
-    // One pipeline: the owner lock comes first on the connection.
-    const [{ target, around }, made] = await Promise.all([
-      loadClaimTarget(tx, actor.customerId, input, input.start, input.end, now),
-      claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now),
-    ]);
-    if (made && !made.holdId) {
-      return {
-        value: bookingView(made, {
-          ownerEmail: target.owner.email,
-          meetingClass: target.meetingClass.name,
-          calendarType: target.calendar.type,
-          preemptedIds: await preemptedBy(tx, made.id),
-          warnings: rulesWarnings(target.owner),
-        }),
-      };
-    }
-    let answer: BookingView | undefined;
-    const outcome = await decideAndApply(tx, {
-      action: 'booking.create',
-      actor,
-      target,
-      start: input.start,
-      end: input.end,
-      policy: requestPolicy(actor, target),
-      now,
-      idempotencyKey,
-      around,
-      lastInTransaction: true,
-      claim: newBooking({ actor, ownerId: target.owner.id, calendarId: target.calendar.id, meetingClassId: target.meetingClass.id, start: input.start, end: input.end, now, idempotencyKey }, input),
-      onAccepted: (t, a) => {
-        answer = bookingView(a.row, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, preemptedIds: a.preemptedIds, warnings: a.warnings });
-        return storeAnswer?.(t, answer);
-      },
-    });
-    if (!outcome.ok) return { error: outcome.error };
-    return { value: answer! };
-  }, ownerQueueKey(actor.customerId, input.ownerEmail));
-  return unwrap(result);
+  return {
+    queueKey: ownerQueueKey(actor.customerId, input.ownerEmail),
+    run: async (tx) => {
+      // One pipeline: the owner lock comes first on the connection.
+      const [{ target, around }, made] = await Promise.all([
+        loadClaimTarget(tx, actor.customerId, input, input.start, input.end, now),
+        claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now),
+      ]);
+      const answer = (row: ClaimRow, preemptedIds: string[], warnings: string[]) =>
+        bookingView(row, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, preemptedIds, warnings });
+      if (made && !made.holdId) return { ok: true, value: answer(made, await preemptedBy(tx, made.id), rulesWarnings(target.owner)) };
+      const claim = newBooking({ actor, ownerId: target.owner.id, calendarId: target.calendar.id, meetingClassId: target.meetingClass.id, start: input.start, end: input.end, now, idempotencyKey }, input);
+      const r = await runClaim(tx, { action: 'booking.create', target, policy: requestPolicy(actor, target), claim, now, around });
+      return r.ok ? { ok: true, value: answer(r.row, r.preemptedIds, r.warnings) } : r;
+    },
+  };
+}
+
+export async function createBooking(db: Db, actor: AgentActor, input: BookingInput, now: Date, idempotencyKey: string | null): Promise<BookingView> {
+  return runClaimOperation(db, bookingClaim(actor, input, now, idempotencyKey));
 }
 
 /**
@@ -112,62 +82,52 @@ export async function createBooking(
  * the held window. Arbitration runs again (daily limit, rules changed since)
  * with the hold itself set aside, and the promotion is atomic.
  */
-export async function confirmHold(
-  db: Db,
+export function confirmClaim(
   actor: AgentActor,
   holdId: string,
   input: BookingDetails & { start: Date; end: Date; meetingClass?: string },
   now: Date,
   idempotencyKey: string | null,
-  storeAnswer: AnswerStore | null = null,
-): Promise<BookingView> {
-  const result = await runClaimTransaction(db, async (tx) => {
-    const first = await findHold(tx, actor, holdId);
-    const owner = await lockOwner(tx, first.row.ownerId);
-    const hold = await findHold(tx, actor, holdId, true);
-    const status = holdStatus(hold.row, now);
-    const made = status === 'promoted' ? await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now) : undefined;
-    if (made && made.id === hold.row.promotedBookingId) {
-      return {
-        value: bookingView(made, { ownerEmail: hold.ownerEmail, meetingClass: hold.meetingClass, calendarType: hold.calendarType, preemptedIds: await preemptedBy(tx, made.id), warnings: rulesWarnings(owner) }),
-      };
-    }
-    if (status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'This hold was already confirmed into a booking', { extra: { booking_id: hold.row.promotedBookingId } });
-    if (status === 'expired') throw new DomainError('HOLD_EXPIRED', 'The hold expired before it was confirmed');
-    if (status !== 'active') throw new DomainError('HOLD_NOT_ACTIVE', status === 'preempted' ? 'The hold was preempted by a higher-priority meeting' : 'The hold was released');
-    assertSlotInHold(hold.row, input.start, input.end);
-    if (hold.calendarStatus === 'reauth_required') throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${hold.calendarType} calendar of ${hold.ownerEmail} needs to be re-authorised`);
-    if (hold.calendarStatus === 'disconnected') throw new DomainError('CALENDAR_NOT_FOUND', `The ${hold.calendarType} calendar of ${hold.ownerEmail} was disconnected`);
-    const meetingClass = input.meetingClass ? await getMeetingClass(tx, actor.customerId, input.meetingClass) : await classById(tx, hold.row.meetingClassId!);
-    const [calendar] = await tx.select().from(calendars).where(eq(calendars.id, hold.row.calendarId!));
-    const target = { owner, calendar, meetingClass };
-    const claim = newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: hold.row.id }, input);
-    let answer: BookingView | undefined;
-    const outcome = await decideAndApply(tx, {
-      action: 'booking.confirm',
-      actor,
-      target,
-      start: input.start,
-      end: input.end,
-      policy: requestPolicy(actor, target),
-      now,
-      idempotencyKey,
-      holdId: hold.row.id,
-      excludeClaimIds: [hold.row.id],
-      claim,
-      lastInTransaction: true,
-      onAccepted: (t, a) => {
-        answer = bookingView(a.row, { ownerEmail: owner.email, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: a.preemptedIds, warnings: a.warnings });
-        return storeAnswer?.(t, answer);
-      },
-      beforeInsert: async (t) => {
-        await t.update(claims).set({ status: 'promoted', promotedBookingId: claim.id, updatedAt: now }).where(eq(claims.id, hold.row.id));
-      },
-    });
-    if (!outcome.ok) return { error: outcome.error };
-    return { value: answer! };
-  }, `hold:${holdId}`);
-  return unwrap(result);
+): ClaimOperation<BookingView> {
+  return { queueKey: `hold:${holdId}`, run: (tx) => confirmInTransaction(tx, actor, holdId, input, now, idempotencyKey) };
+}
+
+export async function confirmHold(db: Db, actor: AgentActor, holdId: string, input: BookingDetails & { start: Date; end: Date; meetingClass?: string }, now: Date, idempotencyKey: string | null): Promise<BookingView> {
+  return runClaimOperation(db, confirmClaim(actor, holdId, input, now, idempotencyKey));
+}
+
+async function confirmInTransaction(
+  tx: Tx,
+  actor: AgentActor,
+  holdId: string,
+  input: BookingDetails & { start: Date; end: Date; meetingClass?: string },
+  now: Date,
+  idempotencyKey: string | null,
+): Promise<Answer<BookingView>> {
+  const first = await findHold(tx, actor, holdId);
+  const owner = await lockOwner(tx, first.row.ownerId);
+  const hold = await findHold(tx, actor, holdId, true);
+  const status = holdStatus(hold.row, now);
+  const made = status === 'promoted' ? await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now) : undefined;
+  if (made && made.id === hold.row.promotedBookingId) {
+    return {
+      ok: true,
+      value: bookingView(made, { ownerEmail: hold.ownerEmail, meetingClass: hold.meetingClass, calendarType: hold.calendarType, preemptedIds: await preemptedBy(tx, made.id), warnings: rulesWarnings(owner) }),
+    };
+  }
+  if (status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'This hold was already confirmed into a booking', { extra: { booking_id: hold.row.promotedBookingId } });
+  if (status === 'expired') throw new DomainError('HOLD_EXPIRED', 'The hold expired before it was confirmed');
+  if (status !== 'active') throw new DomainError('HOLD_NOT_ACTIVE', status === 'preempted' ? 'The hold was preempted by a higher-priority meeting' : 'The hold was released');
+  assertSlotInHold(hold.row, input.start, input.end);
+  if (hold.calendarStatus === 'reauth_required') throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${hold.calendarType} calendar of ${hold.ownerEmail} needs to be re-authorised`);
+  if (hold.calendarStatus === 'disconnected') throw new DomainError('CALENDAR_NOT_FOUND', `The ${hold.calendarType} calendar of ${hold.ownerEmail} was disconnected`);
+  const meetingClass = input.meetingClass ? await getMeetingClass(tx, actor.customerId, input.meetingClass) : await classById(tx, hold.row.meetingClassId!);
+  const [calendar] = await tx.select().from(calendars).where(eq(calendars.id, hold.row.calendarId!));
+  const target = { owner, calendar, meetingClass };
+  const claim = newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: hold.row.id }, input);
+  const r = await runClaim(tx, { action: 'booking.confirm', target, policy: requestPolicy(actor, target), claim, now });
+  if (!r.ok) return r;
+  return { ok: true, value: bookingView(r.row, { ownerEmail: owner.email, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: r.preemptedIds, warnings: r.warnings }) };
 }
 
 function assertSlotInHold(hold: ClaimRow, start: Date, end: Date) {

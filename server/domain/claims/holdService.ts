@@ -1,14 +1,15 @@
 import { and, eq } from 'drizzle-orm';
-import type { Db, Executor } from '@/db/client';
+import type { Db, Executor, Tx } from '@/db/client';
+import { defer } from '@/db/hot/driver';
 import { calendars, claims, meetingClasses, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
 import { DomainError, invalidField } from '../errors';
 import { isUuid, newId } from '../ids';
 import { findHoldStretch, searchSlots } from '../scheduling';
 import { writeAudit } from './audit';
-import { insertClaim } from './claimStore';
-import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './context';
-import { claimMadeWithKey, decideAndApply, loadAround, loadClaimTarget, ownerQueueKey, type AnswerStore, requestPolicy, runClaimTransaction } from './decide';
+import { claimRow, insertClaim } from './claimStore';
+import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './claimTarget';
+import { claimMadeWithKey, loadAround, loadClaimTarget, ownerQueueKey, requestPolicy, runClaim, runClaimOperation, type Answer, type ClaimOperation } from './claimDecision';
 import { assertBookingSpan, noSlotsError, validateWindow } from './windows';
 import { holdView, type HoldView } from './views';
 
@@ -22,101 +23,87 @@ export type HoldInput = {
 } & ({ scope: 'candidate'; candidate: { start: Date; end: Date } } | { scope: 'window'; window: { start: Date; end: Date }; durationMinutes: number });
 
 /** Create a candidate hold (exactly `candidate`) or a window hold (the earliest free stretch of the window that fits). */
-export async function createHold(db: Db, actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null, storeAnswer: AnswerStore | null = null): Promise<HoldView> {
+export function holdClaim(actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null): ClaimOperation<HoldView> {
   if (input.scope === 'candidate') {
     assertBookingSpan(input.candidate.start, input.candidate.end, 'candidate', 'candidate');
   } else {
     validateWindow(input.window, input.durationMinutes, now);
   }
+  return { queueKey: ownerQueueKey(actor.customerId, input.ownerEmail), run: (tx) => holdInTransaction(tx, actor, input, now, idempotencyKey) };
+}
+
+export async function createHold(db: Db, actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null): Promise<HoldView> {
+  return runClaimOperation(db, holdClaim(actor, input, now, idempotencyKey));
+}
+
+async function holdInTransaction(tx: Tx, actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null): Promise<Answer<HoldView>> {
   const ttl = (input.ttlSeconds ?? DEFAULT_HOLD_TTL_SECONDS) * 1000;
-
-  return runClaimTransaction(db, async (tx) => {
-    // Candidate holds load everything in one pipeline (the owner lock first); window holds look wider below.
-    const loaded = input.scope === 'candidate' ? loadClaimTarget(tx, actor.customerId, input, input.candidate.start, input.candidate.end, now) : undefined;
-    const [target, made] = await Promise.all([
-      loaded ? loaded.then((l) => l.target) : loadTarget(tx, actor.customerId, input, true),
-      claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now),
-    ]);
-    const policy = requestPolicy(actor, target);
-    const hold = (start: Date, end: Date, durationMinutes: number) => ({
-      id: newId(now.getTime()),
-      customerId: actor.customerId,
-      ownerId: target.owner.id,
-      calendarId: target.calendar.id,
-      agentId: actor.agentId,
-      meetingClassId: target.meetingClass.id,
-      kind: 'hold' as const,
-      status: 'active' as const,
-      startAt: start,
-      endAt: end,
-      holdScope: input.scope,
-      durationMinutes,
-      expiresAt: new Date(now.getTime() + ttl),
-      idempotencyKey,
-      createdAt: now,
-      updatedAt: now,
-    });
-    const view = (row: ClaimRow, warnings: string[]) =>
-      holdView(row, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings });
-    if (made) return { view: view(made, rulesWarnings(target.owner)) };
-
-    if (input.scope === 'candidate') {
-      const { start, end } = input.candidate;
-      let answer: HoldView | undefined;
-      const outcome = await decideAndApply(tx, {
-        action: 'hold.create',
-        actor,
-        target,
-        start,
-        end,
-        policy,
-        now,
-        idempotencyKey,
-        around: (await loaded!).around,
-        lastInTransaction: true,
-        claim: hold(start, end, (end.getTime() - start.getTime()) / 60_000),
-        onAccepted: (t, a) => {
-          answer = view(a.row, a.warnings);
-          return storeAnswer?.(t, answer);
-        },
-      });
-      if (!outcome.ok) return { error: outcome.error };
-      return { view: answer! };
-    }
-
-    // Window hold: take genuinely free time only (never preempts).
-    const { window, durationMinutes } = input;
-    const around = await loadAround(tx, target.owner.id, window.start, window.end, now, ARBITRATION_MARGIN_MS);
-    const rules = ownerRules(target.owner);
-    const common = { rules, claims: around, now: now.getTime(), durationMinutes, request: policy };
-    const stretch = findHoldStretch({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() } });
-    const auditBase = {
-      customerId: actor.customerId,
-      agentId: actor.agentId,
-      ownerId: target.owner.id,
-      ownerEmail: target.owner.email,
-      action: 'hold.create' as const,
-      meetingClass: target.meetingClass.name,
-      idempotencyKey,
-      at: now,
-    };
-    if (!stretch) {
-      const search = searchSlots({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() }, maxResults: 1 });
-      const error = await noSlotsError(
-        search.noSlots?.reason_code ?? 'NO_FREE_SLOTS',
-        { ...common, window, lookaheadHours: 72, loadClaims: (from, to) => loadClaims(tx, target.owner.id, from, to, now) },
-        search.warnings,
-      );
-      await writeAudit(tx, { ...auditBase, outcome: 'reject', reason: `NO_SLOTS_AVAILABLE:${search.noSlots?.reason_code ?? 'NO_FREE_SLOTS'}`, start: window.start, end: window.end });
-      return { error };
-    }
-    const row = await insertClaim(tx, hold(new Date(stretch.start), new Date(stretch.end), durationMinutes));
-    await writeAudit(tx, { ...auditBase, outcome: 'accept', start: row.startAt, end: row.endAt, holdId: row.id, details: { window: { start: window.start.toISOString(), end: window.end.toISOString() }, duration_minutes: durationMinutes } });
-    return { view: view(row, rulesWarnings(target.owner)) };
-  }, ownerQueueKey(actor.customerId, input.ownerEmail)).then((r) => {
-    if ('error' in r && r.error) throw r.error;
-    return (r as { view: HoldView }).view;
+  // Candidate holds load everything in one pipeline (the owner lock first); window holds look wider below.
+  const loaded = input.scope === 'candidate' ? loadClaimTarget(tx, actor.customerId, input, input.candidate.start, input.candidate.end, now) : undefined;
+  const [target, made] = await Promise.all([
+    loaded ? loaded.then((l) => l.target) : loadTarget(tx, actor.customerId, input, true),
+    claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now),
+  ]);
+  const policy = requestPolicy(actor, target);
+  const hold = (start: Date, end: Date, durationMinutes: number) => ({
+    id: newId(now.getTime()),
+    customerId: actor.customerId,
+    ownerId: target.owner.id,
+    calendarId: target.calendar.id,
+    agentId: actor.agentId,
+    meetingClassId: target.meetingClass.id,
+    kind: 'hold' as const,
+    status: 'active' as const,
+    startAt: start,
+    endAt: end,
+    holdScope: input.scope,
+    durationMinutes,
+    expiresAt: new Date(now.getTime() + ttl),
+    idempotencyKey,
+    createdAt: now,
+    updatedAt: now,
   });
+  const view = (row: ClaimRow, warnings: string[]) =>
+    holdView(row, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings });
+  if (made) return { ok: true, value: view(made, rulesWarnings(target.owner)) };
+
+  if (input.scope === 'candidate') {
+    const { start, end } = input.candidate;
+    const claim = hold(start, end, (end.getTime() - start.getTime()) / 60_000);
+    const r = await runClaim(tx, { action: 'hold.create', target, policy, claim, now, around: (await loaded!).around });
+    return r.ok ? { ok: true, value: view(r.row, r.warnings) } : r;
+  }
+
+  // Window hold: take genuinely free time only (never preempts).
+  const { window, durationMinutes } = input;
+  const around = await loadAround(tx, target.owner.id, window.start, window.end, now, ARBITRATION_MARGIN_MS);
+  const rules = ownerRules(target.owner);
+  const common = { rules, claims: around, now: now.getTime(), durationMinutes, request: policy };
+  const stretch = findHoldStretch({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() } });
+  const auditBase = {
+    customerId: actor.customerId,
+    agentId: actor.agentId,
+    ownerId: target.owner.id,
+    ownerEmail: target.owner.email,
+    action: 'hold.create' as const,
+    meetingClass: target.meetingClass.name,
+    idempotencyKey,
+    at: now,
+  };
+  if (!stretch) {
+    const search = searchSlots({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() }, maxResults: 1 });
+    const error = await noSlotsError(
+      search.noSlots?.reason_code ?? 'NO_FREE_SLOTS',
+      { ...common, window, lookaheadHours: 72, loadClaims: (from, to) => loadClaims(tx, target.owner.id, from, to, now) },
+      search.warnings,
+    );
+    defer(tx, writeAudit(tx, { ...auditBase, outcome: 'reject', reason: `NO_SLOTS_AVAILABLE:${search.noSlots?.reason_code ?? 'NO_FREE_SLOTS'}`, start: window.start, end: window.end }));
+    return { ok: false, error };
+  }
+  const claim = hold(new Date(stretch.start), new Date(stretch.end), durationMinutes);
+  defer(tx, insertClaim(tx, claim));
+  defer(tx, writeAudit(tx, { ...auditBase, outcome: 'accept', start: claim.startAt, end: claim.endAt, holdId: claim.id, details: { window: { start: window.start.toISOString(), end: window.end.toISOString() }, duration_minutes: durationMinutes } }));
+  return { ok: true, value: view(claimRow(claim), rulesWarnings(target.owner)) };
 }
 
 type HoldRecord = { row: ClaimRow; ownerEmail: string; meetingClass: string; calendarType: string; calendarStatus: string };

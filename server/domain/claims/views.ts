@@ -1,4 +1,4 @@
-import type { ClaimRow } from './context';
+import type { ClaimRow } from './claimTarget';
 
 export type HoldStatus = 'active' | 'promoted' | 'expired' | 'released' | 'preempted';
 

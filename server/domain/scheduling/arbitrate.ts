@@ -2,7 +2,7 @@
  * arbitrate(): the booking decision of DESIGN.md "Meeting classes and arbitration", plus the
  * alternatives carried by every rejection. Pure: `now` comes in through the context.
  */
-import { SchedulingContext } from './context';
+import { SchedulingContext } from './schedulingContext';
 import { evaluateSlot } from './evaluate';
 import { HOUR } from './localTime';
 import {

@@ -3,7 +3,7 @@
  * evaluateSlot() composes them in the contract's order (first failure decides); the slot search
  * reuses the same functions, so there is exactly one implementation of each rule.
  */
-import type { SchedulingContext } from './context';
+import type { SchedulingContext } from './schedulingContext';
 import { HOUR } from './localTime';
 import { claimMsOnDay, dayIsWorking } from './timeRules';
 import type { Claim, RejectReason, RequestPolicy } from './types';

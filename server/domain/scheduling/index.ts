@@ -15,7 +15,7 @@ export { canonicalTimeZone, timeZoneName } from './timeZone';
 export * from './limits';
 export { arbitrate, decide, findAlternatives, ALTERNATIVES_RADIUS_MS, ALTERNATIVES_STEP_MINUTES, MAX_ALTERNATIVES, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
 export { evaluateSlot, type SlotVerdict, type FailedStage } from './evaluate';
-export { SchedulingContext } from './context';
+export { SchedulingContext } from './schedulingContext';
 export {
   searchSlots,
   nextAvailable,

@@ -3,7 +3,7 @@
  * arbitrate() would accept with the same request: candidates go through evaluateSlot() (the same
  * rule implementation arbitrate uses).
  */
-import { SchedulingContext } from './context';
+import { SchedulingContext } from './schedulingContext';
 import { checkDailyLimit, evaluateSlot } from './evaluate';
 import { mergeIntervals, subtractIntervals } from './intervals';
 import { MINUTE } from './localTime';

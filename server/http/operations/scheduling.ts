@@ -1,8 +1,8 @@
 import { parseOwnerScope, resolveOwnerEmail } from '@/server/domain/access';
 import { queryAudit } from '@/server/domain/claims/audit';
 import { searchAvailability, evaluateBooking } from '@/server/domain/claims/availabilityService';
-import { cancelBooking, confirmHold, createBooking, getBooking } from '@/server/domain/claims/bookingService';
-import { createHold, getHold, releaseHold } from '@/server/domain/claims/holdService';
+import { bookingClaim, cancelBooking, confirmClaim, getBooking } from '@/server/domain/claims/bookingService';
+import { getHold, holdClaim, releaseHold } from '@/server/domain/claims/holdService';
 import { drainNotifications } from '@/server/domain/notificationService';
 import { defineOperation } from '../operation';
 import { IdParams } from '@/server/schemas/common';
@@ -59,13 +59,13 @@ export const createHoldOp = defineOperation({
   ownerEmail: ({ body }) => body.owner_email,
   success: { status: 200, description: 'The hold', schema: S.Hold },
   errors: [...ARBITRATION, 'WINDOW_TOO_NARROW', 'NO_SLOTS_AVAILABLE', ...TARGET],
-  handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey, storeResponse }) => {
+  handler: async ({ actor, ownerEmail, body, now, idempotencyKey, claim }) => {
     const common = { ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, ttlSeconds: body.ttl_seconds };
     const input =
       body.hold_scope === 'candidate'
         ? { ...common, scope: 'candidate' as const, candidate: { start: date(body.candidate.start), end: date(body.candidate.end) } }
         : { ...common, scope: 'window' as const, window: { start: date(body.window.start), end: date(body.window.end) }, durationMinutes: body.duration_minutes };
-    return { body: await createHold(db, actor, input, now, idempotencyKey, storeResponse) };
+    return { body: await claim(holdClaim(actor, input, now, idempotencyKey)) };
   },
 });
 
@@ -110,8 +110,8 @@ export const confirmHoldOp = defineOperation({
   body: S.ConfirmBody,
   success: { status: 200, description: 'The booking', schema: S.Booking },
   errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'SLOT_OUTSIDE_HOLD', ...ARBITRATION, ...TARGET],
-  handler: async ({ db, actor, params, body, now, idempotencyKey, storeResponse }) => ({
-    body: await confirmHold(db, actor, params.id, { ...body, start: date(body.start), end: date(body.end), meetingClass: body.meeting_class }, now, idempotencyKey, storeResponse),
+  handler: async ({ actor, params, body, now, idempotencyKey, claim }) => ({
+    body: await claim(confirmClaim(actor, params.id, { ...body, start: date(body.start), end: date(body.end), meetingClass: body.meeting_class }, now, idempotencyKey)),
   }),
 });
 
@@ -128,14 +128,9 @@ export const createBookingOp = defineOperation({
   ownerEmail: ({ body }) => body.owner_email,
   success: { status: 201, description: 'The booking', schema: S.Booking },
   errors: [...ARBITRATION, ...TARGET],
-  handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey, storeResponse }) => ({
-    body: await createBooking(
-      db,
-      actor,
-      { ...body, ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, start: date(body.start), end: date(body.end) },
-      now,
-      idempotencyKey,
-      storeResponse,
+  handler: async ({ actor, ownerEmail, body, now, idempotencyKey, claim }) => ({
+    body: await claim(
+      bookingClaim(actor, { ...body, ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, start: date(body.start), end: date(body.end) }, now, idempotencyKey),
     ),
   }),
 });

@@ -3,17 +3,19 @@ import { eq } from 'drizzle-orm';
 import { getDb } from '@/server/db';
 import { PG_EXCLUSION_VIOLATION, pgErrorInfo } from '@/db/errors';
 import { owners } from '@/db/schema';
-import { commitWithLastStatements, queryRows } from '@/db/statements';
-import { claimRow, insertClaim, loadClaims } from '@/server/domain/claims/claimStore';
+import { claimRow, insertClaim } from '@/db/hot/claims';
+import { defer, queryRows, runTransaction } from '@/db/hot/driver';
+import { loadClaims } from '@/server/domain/claims/claimStore';
 import { newId } from '@/server/domain/ids';
 import { createOwner } from '@/server/domain/ownerService';
 import { driver, newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
 
 /**
  * The transaction machinery under the claim path (db/drivers/preparedStatements.ts and
- * db/statements.ts): BEGIN pipelined with the first statements, COMMIT sent with the last
- * ones, hand-written statements mapped like drizzle's. On PGlite commitWithLastStatements does
- * nothing and the transaction commits when its callback returns; the outcomes are the same.
+ * db/hot/driver.ts): BEGIN pipelined with the first statements; statements deferred by the
+ * code that issued them are awaited by runTransaction, with COMMIT sent right behind them;
+ * a deferred statement's failure is the transaction's failure. On PGlite there is no early
+ * COMMIT; the outcomes are the same.
  */
 let admin: TestCustomer;
 let ownerId: string;
@@ -39,70 +41,115 @@ async function claimIds(from: Date, to: Date): Promise<string[]> {
   return (await loadClaims(await getDb(), ownerId, from, to, new Date())).map((c) => c.id);
 }
 
+async function ownerName(): Promise<string | null> {
+  const [owner] = await (await getDb()).select().from(owners).where(eq(owners.id, ownerId));
+  return owner.name;
+}
+
+async function failure(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a failure');
+}
+
 describe('claim transactions', () => {
-  it('commits the statements sent with an early COMMIT, and the row reads back as drizzle reads it', async () => {
+  it('commits deferred statements (COMMIT goes out behind them), and the row reads back as drizzle reads it', async () => {
     const db = await getDb();
     const b = booking(T(9), T(10));
-    await db.transaction(async (tx) => {
-      const written = insertClaim(tx, b);
-      commitWithLastStatements(tx);
-      await written;
+    const result = await runTransaction(db, async (tx) => {
+      defer(tx, insertClaim(tx, b));
+      return 'returned before the insert was answered';
     });
+    expect(result).toBe('returned before the insert was answered');
     expect(await claimIds(T(8), T(11))).toEqual([b.id]);
-    const rows = await queryRows(db, 'select * from claims where id = $1', [b.id]);
-    expect(rows).toHaveLength(1);
     const { claims } = await import('@/db/schema');
     const [viaDrizzle] = await db.select().from(claims).where(eq(claims.id, b.id));
     expect(viaDrizzle).toEqual(claimRow(b));
   });
 
-  it('turns an early COMMIT into a rollback when a statement before it fails, and the failure surfaces', async () => {
+  it('rolls back when a deferred statement fails, and its failure surfaces', async () => {
     const db = await getDb();
     const first = booking(T(12), T(13));
     await insertClaim(db, first);
     const marker = `rollback-${newId()}`;
-    let error: unknown = null;
-    try {
-      await db.transaction(async (tx) => {
+    const error = await failure(
+      runTransaction(db, async (tx) => {
         await queryRows(tx, 'update owners set name = $2 where id = $1', [ownerId, marker]);
-        const written = insertClaim(tx, booking(T(12, 30), T(13, 30))); // overlaps `first`
-        commitWithLastStatements(tx);
-        await written;
-      });
-    } catch (err) {
-      error = err;
-    }
-    expect(pgErrorInfo(error)?.code).toBe(PG_EXCLUSION_VIOLATION);
-    const [owner] = await db.select().from(owners).where(eq(owners.id, ownerId));
-    expect(owner.name, 'the update before the failed insert was rolled back').not.toBe(marker);
+        defer(tx, insertClaim(tx, booking(T(12, 30), T(13, 30)))); // overlaps `first`
+      }),
+    );
+    expect(pgErrorInfo(error).code).toBe(PG_EXCLUSION_VIOLATION);
+    expect(await ownerName(), 'the update before the failed insert was rolled back').not.toBe(marker);
     expect(await claimIds(T(12), T(14))).toEqual([first.id]);
   });
 
+  it('surfaces the failed deferred statement, not the later "transaction is aborted" error of a statement awaited after it', async () => {
+    const db = await getDb();
+    const first = booking(T(14), T(15));
+    await insertClaim(db, first);
+    const marker = `aborted-${newId()}`;
+    const error = await failure(
+      runTransaction(db, async (tx) => {
+        defer(tx, insertClaim(tx, booking(T(14, 30), T(15, 30)))); // overlaps `first`
+        await queryRows(tx, 'update owners set name = $2 where id = $1', [ownerId, marker]);
+      }),
+    );
+    expect(pgErrorInfo(error).code).toBe(PG_EXCLUSION_VIOLATION);
+    expect(await ownerName()).not.toBe(marker);
+  });
+
+  it('surfaces the cause, not the "transaction is aborted" of a deferred statement listed before it', async () => {
+    const db = await getDb();
+    const first = booking(T(19), T(20));
+    await insertClaim(db, first);
+    const marker = `listed-first-${newId()}`;
+    const error = await failure(
+      runTransaction(db, async (tx) => {
+        // A builder query is queued a few microtasks after it is issued: on PostgreSQL the insert runs first.
+        defer(tx, tx.update(owners).set({ name: marker }).where(eq(owners.id, ownerId)));
+        defer(tx, insertClaim(tx, booking(T(19, 30), T(20, 30)))); // overlaps `first`
+      }),
+    );
+    expect(pgErrorInfo(error).code).toBe(PG_EXCLUSION_VIOLATION);
+    expect(await ownerName()).not.toBe(marker);
+  });
+
   it('refuses a statement sent after the early COMMIT (it would run outside the transaction)', async () => {
-    if ((await driver()) !== 'postgres') return; // PGlite: the early COMMIT is a no-op
+    if ((await driver()) !== 'postgres') return; // PGlite: no early COMMIT
     const db = await getDb();
     const b = booking(T(15), T(16));
-    await expect(
-      db.transaction(async (tx) => {
-        const written = insertClaim(tx, b);
-        commitWithLastStatements(tx);
-        await written;
-        await queryRows(tx, 'select 1', []);
-      }),
-    ).rejects.toThrow(/after the transaction committed/);
-    // The claim itself was committed before the stray statement.
+    let leaked: Promise<unknown> | null = null;
+    await runTransaction(db, async (tx) => {
+      defer(tx, insertClaim(tx, b));
+      // Sent once the callback has returned, i.e. after COMMIT went out.
+      leaked = Promise.resolve().then(() => new Promise((r) => setImmediate(r))).then(() => queryRows(tx, 'select 1', []));
+      leaked.catch(() => {});
+    });
+    const err = (await failure(leaked!)) as Error;
+    expect(err.message).toMatch(/after the transaction committed/);
     expect(await claimIds(T(15), T(16))).toEqual([b.id]);
   });
 
-  it('rolls back everything when the callback throws after pipelined statements', async () => {
+  it('rolls back everything when the callback throws after deferred statements', async () => {
     const db = await getDb();
     const b = booking(T(17), T(18));
     await expect(
-      db.transaction(async (tx) => {
-        await Promise.all([insertClaim(tx, b), queryRows(tx, 'select 1', [])]);
+      runTransaction(db, async (tx) => {
+        defer(tx, insertClaim(tx, b));
+        await queryRows(tx, 'select 1', []);
         throw new Error('domain decided otherwise');
       }),
     ).rejects.toThrow('domain decided otherwise');
     expect(await claimIds(T(17), T(18))).toEqual([]);
+  });
+
+  it('defers only inside runTransaction', async () => {
+    const db = await getDb();
+    await db.transaction(async (tx) => {
+      expect(() => defer(tx, Promise.resolve())).toThrow(/only inside runTransaction/);
+    });
   });
 });

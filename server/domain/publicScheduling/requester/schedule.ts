@@ -1,7 +1,7 @@
 import type { Executor } from '@/db/client';
 import { findMeetingType, listMeetingTypes, effectivePreemptPolicy, type LinkRecord, type MeetingTypeRecord } from '../admin';
 import { DomainError, isDomainError, invalidField } from '../../errors';
-import { loadClaims, ownerRules, resolveCalendar } from '../../claims/context';
+import { loadClaims, ownerRules, resolveCalendar } from '../../claims/claimTarget';
 import { searchSlots, type RequestPolicy } from '../../scheduling';
 import { loadPublicLink, publicNotFound, resolveRequester, typeListed, typeReachable, type Requester } from './access';
 

@@ -1,15 +1,16 @@
 import { eq, inArray } from 'drizzle-orm';
-import type { Db, Executor } from '@/db/client';
+import type { Db, Executor, Tx } from '@/db/client';
 import { isConstraintViolation, PG_EXCLUSION_VIOLATION } from '@/db/errors';
-import { commitWithLastStatements } from '@/db/statements';
+import { claimIdMadeWithKey, promoteHold } from '@/db/hot/claims';
+import { defer, runTransaction } from '@/db/hot/driver';
 import { claims } from '@/db/schema';
 import { hasPermission, normalizeEmail, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
 import { arbitrate, nextAvailable, VERDICT_CLAIMS_MARGIN_MS, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
 import { writeAudit, type AuditAction } from './audit';
-import { claimIdMadeWithKey, claimRow, insertClaim, type NewClaim, type OwnerRef } from './claimStore';
-import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './context';
+import { claimRow, insertClaim, type NewClaim, type OwnerRef } from './claimStore';
+import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -58,55 +59,48 @@ export function decisionError(decision: Exclude<Decision, { outcome: 'accept' }>
 }
 
 /**
- * Stores the answer to the request inside the claim's transaction (the
- * REST wrapper's idempotent response; see StoreResponse in server/http).
+ * A claim to decide: the claim to insert when accepted, on a target whose owner row the
+ * caller's transaction has locked, with the request's policy. The claim says the rest: its
+ * times, customer and agent (null when an owner decides in the dashboard), its
+ * Idempotency-Key, and for a confirm the hold it comes from (set aside by the decision and
+ * promoted when accepted). `around`: the claims within VERDICT_CLAIMS_MARGIN_MS of the
+ * claim, due holds expired, when the caller loaded them with the target (loadClaimTarget).
  */
-export type AnswerStore = (tx: Executor, answer: unknown) => Promise<unknown>;
-
-/**
- * On whose behalf a claim is made: an agent (AgentActor fits), or an owner
- * deciding in the dashboard (agentId null, e.g. approving a public proposal).
- */
-export type ClaimActor = { customerId: string; agentId: string | null };
-
-export type ClaimIntent = {
+export type ClaimRequest = {
   action: AuditAction;
-  actor: ClaimActor;
-  target: SchedulingTarget; // owner row locked by the caller's transaction
-  start: Date;
-  end: Date;
+  target: SchedulingTarget;
   policy: RequestPolicy;
-  now: Date;
-  idempotencyKey: string | null;
-  excludeClaimIds?: string[];
-  holdId?: string | null;
-  /** The claims around [start, end) +- VERDICT_CLAIMS_MARGIN_MS, due holds expired, when the caller loaded them (loadClaimTarget). */
-  around?: LoadedClaim[];
-  /** The claim to insert when accepted (after preempted claims were released). */
   claim: NewClaim;
-  /**
-   * The caller's transaction ends with this claim: COMMIT goes out with the
-   * claim and its audit row (commitWithLastStatements), one round trip fewer.
-   * The caller then sends no further statements in it.
-   */
-  lastInTransaction?: boolean;
-  /**
-   * Called once the claim and its audit row are sent (before COMMIT), with what
-   * the answer is built from; statements it issues at once join the same
-   * round trip (e.g. the idempotent response stored with the effect).
-   */
-  onAccepted?(tx: Executor, accepted: { row: ClaimRow; preemptedIds: string[]; warnings: string[] }): Promise<unknown> | undefined;
-  /** Runs before the insert, after preemption (e.g. mark the confirmed hold promoted). */
-  beforeInsert?(tx: Executor): Promise<void>;
+  now: Date;
+  around?: LoadedClaim[];
 };
 
-export type ClaimOutcome = { ok: true; row: ClaimRow; preemptedIds: string[]; warnings: string[] } | { ok: false; error: DomainError };
+/** What a decision returns: the accepted claim's row with what its answer needs, or the rejection (its audit row is written). */
+export type ClaimResult = { ok: true; row: ClaimRow; preemptedIds: string[]; warnings: string[] } | { ok: false; error: DomainError };
+
+/** A claim operation's value, or its rejection, returned from the transaction so its audit row commits. */
+export type Answer<T> = { ok: true; value: T } | { ok: false; error: DomainError };
+
+/**
+ * A claiming operation ready to run: the transaction's queue key (inQueue) and its core,
+ * which runs in a transaction it is handed (runClaimTransaction) and returns its answer.
+ * The caller opens the transaction: the REST wrapper (server/http/handler.ts), which stores
+ * the idempotent answer as the transaction's last statement, or runClaimOperation.
+ */
+export type ClaimOperation<T> = { queueKey: string; run(tx: Tx): Promise<Answer<T>> };
+
+/** Run a claim operation in a transaction of its own: its value, or its rejection thrown after commit. */
+export async function runClaimOperation<T>(db: Db, operation: ClaimOperation<T>): Promise<T> {
+  const answer = await runClaimTransaction(db, (tx) => operation.run(tx), operation.queueKey);
+  if (!answer.ok) throw answer.error;
+  return answer.value;
+}
 
 /**
  * Expire the owner's due holds and load the claims within `margin` of [start, end), in one
  * round trip (the update runs first). The default is what a verdict weighs
  * (VERDICT_CLAIMS_MARGIN_MS); a rejection loads the wider range its alternatives need
- * (decideAndApply).
+ * (runClaim).
  */
 export function loadAround(tx: Executor, owner: OwnerRef, start: Date, end: Date, now: Date, margin = VERDICT_CLAIMS_MARGIN_MS): Promise<LoadedClaim[]> {
   return Promise.all([
@@ -135,93 +129,86 @@ export async function loadClaimTarget(
 }
 
 /**
- * Arbitrate a claim and apply the decision in the caller's transaction:
- * preempt what gives way, insert, notify, and write the audit row. A
- * rejection is audited too and returned (not thrown) so the audit commits.
+ * Arbitrate a claim and apply the decision in the caller's transaction (runClaimTransaction):
+ * preempt what gives way, insert, notify, and write the audit row; a rejection is audited
+ * too and returned, not thrown, so the audit commits. The claim and its audit row are
+ * deferred (db/hot/driver.ts): they go out with whatever the caller sends last and COMMIT,
+ * and a failing insert (the exclusion constraint) fails the transaction.
  */
-export async function decideAndApply(tx: Executor, intent: ClaimIntent): Promise<ClaimOutcome> {
-  const { target, now, actor } = intent;
-  const start = intent.start.getTime();
-  const end = intent.end.getTime();
-  const request = { start, end, ...intent.policy };
-  const context = { now: now.getTime(), rules: ownerRules(target.owner), excludeClaimIds: intent.excludeClaimIds };
-  let around = intent.around ?? (await loadAround(tx, target.owner.id, intent.start, intent.end, now));
-  let decision = arbitrate(request, { ...context, claims: around });
+export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResult> {
+  const { target, now, claim } = request;
+  const start = claim.startAt.getTime();
+  const end = claim.endAt.getTime();
+  const holdId = claim.holdId ?? null;
+  const policy = { start, end, ...request.policy };
+  const context = { now: now.getTime(), rules: ownerRules(target.owner), excludeClaimIds: holdId ? [holdId] : undefined };
+  let around = request.around ?? (await loadAround(tx, target.owner.id, claim.startAt, claim.endAt, now));
+  let decision = arbitrate(policy, { ...context, claims: around });
   if (decision.outcome === 'reject' || decision.outcome === 'counter_propose') {
     // The verdict stands (it depends only on the claims loaded); its alternatives and
     // next_available look up to 72 h further out.
     around = await loadClaims(tx, target.owner.id, new Date(start - ARBITRATION_MARGIN_MS), new Date(end + ARBITRATION_MARGIN_MS), now);
-    decision = arbitrate(request, { ...context, claims: around });
+    decision = arbitrate(policy, { ...context, claims: around });
   }
   const audit = {
-    customerId: actor.customerId,
-    agentId: actor.agentId,
+    customerId: claim.customerId,
+    agentId: claim.agentId ?? null,
     ownerId: target.owner.id,
     ownerEmail: target.owner.email,
-    action: intent.action,
+    action: request.action,
     meetingClass: target.meetingClass.name,
-    start: intent.start,
-    end: intent.end,
-    holdId: intent.holdId ?? null,
-    idempotencyKey: intent.idempotencyKey,
+    start: claim.startAt,
+    end: claim.endAt,
+    holdId,
+    idempotencyKey: claim.idempotencyKey ?? null,
     at: now,
   };
   if (decision.outcome !== 'accept') {
     const outcome = decision.outcome === 'counter_propose' ? 'counter_propose' : 'reject';
     const reason = decision.outcome === 'past_time' ? 'PAST_TIME' : decision.reason;
-    await writeAudit(tx, {
+    defer(tx, writeAudit(tx, {
       ...audit,
       outcome,
       reason,
       details: decision.outcome === 'past_time' ? undefined : { failed_reason: decision.failedReason, alternatives: alternativesJson(decision.alternatives) },
-    });
-    return { ok: false, error: decisionError(decision, around, { target, policy: intent.policy, start, end, now: now.getTime() }) };
+    }));
+    return { ok: false, error: decisionError(decision, around, { target, policy: request.policy, start, end, now: now.getTime() }) };
   }
 
   const preempted = around.filter((c) => decision.preempt.includes(c.id));
-  const claimId = intent.claim.id;
-  if (preempted.length) {
-    await tx
-      .update(claims)
-      .set({ status: 'preempted', statusReason: `preempted by ${target.meetingClass.name}`, preemptedByClaimId: claimId, updatedAt: now })
-      .where(inArray(claims.id, decision.preempt));
-    for (const p of preempted) {
-      if (!p.agentId) continue;
-      await enqueueNotification(tx, {
-        customerId: actor.customerId,
-        agentId: p.agentId,
-        kind: 'booking.preempted',
-        data: {
-          [p.kind === 'hold' ? 'hold_id' : 'booking_id']: p.id,
-          claim_kind: p.kind,
-          owner_email: target.owner.email,
-          start: iso(p.start),
-          end: iso(p.end),
-          preempted_by_meeting_class: target.meetingClass.name,
-        },
-        now,
-      });
-    }
+  if (preempted.length) await preempt(tx, preempted, claim, target, now);
+  // The hold a confirm promotes leaves the exclusion constraint before its booking enters it (same pipeline, in order).
+  if (holdId) defer(tx, promoteHold(tx, holdId, claim.id, now));
+  const preemptedIds = preempted.map((p) => p.id);
+  const isHold = claim.kind === 'hold';
+  defer(tx, insertClaim(tx, claim));
+  defer(tx, writeAudit(tx, { ...audit, outcome: 'accept', holdId: isHold ? claim.id : holdId, bookingId: isHold ? null : claim.id, preemptedBookingIds: preemptedIds }));
+  return { ok: true, row: claimRow(claim), preemptedIds, warnings: decision.warnings };
+}
+
+/** Mark the claims that give way preempted and tell their agents. */
+async function preempt(tx: Tx, preempted: LoadedClaim[], claim: NewClaim, target: SchedulingTarget, now: Date): Promise<void> {
+  await tx
+    .update(claims)
+    .set({ status: 'preempted', statusReason: `preempted by ${target.meetingClass.name}`, preemptedByClaimId: claim.id, updatedAt: now })
+    .where(inArray(claims.id, preempted.map((p) => p.id)));
+  for (const p of preempted) {
+    if (!p.agentId) continue;
+    await enqueueNotification(tx, {
+      customerId: claim.customerId,
+      agentId: p.agentId,
+      kind: 'booking.preempted',
+      data: {
+        [p.kind === 'hold' ? 'hold_id' : 'booking_id']: p.id,
+        claim_kind: p.kind,
+        owner_email: target.owner.email,
+        start: iso(p.start),
+        end: iso(p.end),
+        preempted_by_meeting_class: target.meetingClass.name,
+      },
+      now,
+    });
   }
-  await intent.beforeInsert?.(tx);
-  const bookingIds = preempted.map((p) => p.id);
-  const isHold = intent.claim.kind === 'hold';
-  // The claim and its audit row in one round trip: the id is known beforehand.
-  const row = claimRow(intent.claim);
-  const written = Promise.all([
-    insertClaim(tx, intent.claim),
-    writeAudit(tx, {
-      ...audit,
-      outcome: 'accept',
-      holdId: isHold ? claimId : (intent.holdId ?? null),
-      bookingId: isHold ? null : claimId,
-      preemptedBookingIds: bookingIds,
-    }),
-  ]);
-  const answered = intent.onAccepted?.(tx, { row, preemptedIds: bookingIds, warnings: decision.warnings });
-  if (intent.lastInTransaction) commitWithLastStatements(tx);
-  await Promise.all([written, answered]);
-  return { ok: true, row, preemptedIds: bookingIds, warnings: decision.warnings };
 }
 
 /**
@@ -230,11 +217,11 @@ export async function decideAndApply(tx: Executor, intent: ClaimIntent): Promise
  * not take it; then the whole decision runs once more to answer the true
  * reason, and a second collision is answered as NO_CAPACITY, never a 500.
  */
-export async function runClaimTransaction<T>(db: Db, fn: (tx: Executor) => Promise<T>, queueKey?: string): Promise<T> {
+export async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueKey?: string): Promise<T> {
   const run = async () => {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await db.transaction((tx) => fn(tx));
+        return await runTransaction(db, fn);
       } catch (err) {
         if (!isConstraintViolation(err, PG_EXCLUSION_VIOLATION)) throw err;
         if (attempt >= 1) {

@@ -2,8 +2,8 @@ import { and, eq, isNotNull } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
 import { allocations, bookingProposals, meetingClasses, owners, publicMeetingTypes, requesterIdentities, type AttendeeJson } from '@/db/schema';
 import { normalizeEmail } from '../../access';
-import { decideAndApply, runClaimTransaction } from '../../claims/decide';
-import { lockOwner, resolveCalendar } from '../../claims/context';
+import { runClaim, runClaimTransaction } from '../../claims/claimDecision';
+import { lockOwner, resolveCalendar } from '../../claims/claimTarget';
 import { proposalOutcomeMessage, sendMail, type MailMessage } from '../../email';
 import { DomainError, invalidField } from '../../errors';
 import { newId } from '../../ids';
@@ -137,15 +137,12 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
     const preemptPolicy = type ? effectivePreemptPolicy(type, meetingClass) : meetingClass.preemptPolicy;
     const target = { owner, calendar, meetingClass };
     const attendees = attendeesOf(p);
-    const outcome = await decideAndApply(tx, {
+    const outcome = await runClaim(tx, {
       action: 'proposal.review',
-      actor: { customerId: p.customerId, agentId: p.agentId },
       target,
-      start: slot.start,
-      end: slot.end,
+      // The owner acts with authority: lower-priority claims give way exactly when the policy is preempt_lower.
       policy: { priority: meetingClass.priority, preemptPolicy, agentCanPreempt: preemptPolicy === 'preempt_lower' },
       now,
-      idempotencyKey: null,
       claim: {
         id: newId(now.getTime()),
         customerId: p.customerId,

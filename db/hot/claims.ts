@@ -1,0 +1,121 @@
+import { claims, meetingClasses, owners } from '../schema';
+import type { Executor } from '../client';
+import { insertStatement, names, pickList, pickMapper } from './columns';
+import { queryRows } from './driver';
+import { IDEMPOTENCY_RETENTION_MS } from './idempotency';
+
+/**
+ * The statements every claim decision and availability search runs on the claims table:
+ * the claims around a request, the due holds expired, the new claim, the claim made with
+ * an Idempotency-Key. Status values are literals, not parameters, so the planner can match
+ * the exclusion constraint's partial GiST index even for a generic prepared plan. The texts
+ * are exported for the booking benchmark, which replays them in pgbench
+ * (bench/booking/pgbench.ts).
+ */
+export type ClaimRow = typeof claims.$inferSelect;
+export type NewClaim = typeof claims.$inferInsert & { id: string; createdAt: Date; updatedAt: Date };
+
+const c = names(claims);
+const m = names(meetingClasses);
+const o = names(owners);
+
+/** A claim as the scheduling core needs it (times as epoch milliseconds), with its class's rank. */
+export type ClaimFacts = {
+  id: string;
+  kind: 'hold' | 'booking';
+  agent_id: string | null;
+  start_ms: number;
+  end_ms: number;
+  hold_scope: string | null;
+  duration_minutes: number | null;
+  expires_ms: number | null;
+  created_ms: number;
+  external_accepted: boolean;
+  source: 'agent' | 'public' | 'provider';
+  priority: number | null;
+  sacred_age: number | null;
+};
+
+const ms = (column: string) => `(extract(epoch from c.${column}) * 1000)::float8`;
+const FACTS = `c.${c.id}, c.${c.kind}, c.${c.agentId} as agent_id, ${ms(c.startAt)} as start_ms, ${ms(c.endAt)} as end_ms, c.${c.holdScope} as hold_scope,
+  c.${c.durationMinutes} as duration_minutes, ${ms(c.expiresAt)} as expires_ms, ${ms(c.createdAt)} as created_ms, c.${c.externalAccepted} as external_accepted,
+  c.${c.source}, m.${m.priority}, m.${m.sacredMeetingAgeHours} as sacred_age`;
+const IN_RANGE = `c.${c.status} in ('active', 'confirmed') and tstzrange(c.${c.startAt}, c.${c.endAt}, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)')`;
+const FROM = `from claims c left join meeting_classes m on m.${m.id} = c.${c.meetingClassId}`;
+/** The owner named by customer ($1) and normalised email (the next parameter), before its id is known. */
+const ownerByEmail = (n: number) => `(select ${o.id} from owners where ${o.customerId} = $1 and ${o.email} = $${n})`;
+
+export const AROUND = `select ${FACTS} ${FROM} where c.${c.ownerId} = $1 and ${IN_RANGE}`;
+export const AROUND_BY_EMAIL = `select ${FACTS} ${FROM} where c.${c.ownerId} = ${ownerByEmail(4)} and ${IN_RANGE}`;
+
+/** An owner by id, or by customer and (normalised) email before its id is known. */
+export type OwnerRef = string | { customerId: string; email: string };
+
+/** Active claims of an owner overlapping [from, to) (expired holds included; the clock judges them). */
+export async function claimFactsAround(db: Executor, owner: OwnerRef, from: Date, to: Date): Promise<ClaimFacts[]> {
+  const rows =
+    typeof owner === 'string'
+      ? await queryRows(db, AROUND, [owner, from.toISOString(), to.toISOString()])
+      : await queryRows(db, AROUND_BY_EMAIL, [owner.customerId, from.toISOString(), to.toISOString(), owner.email]);
+  return rows as ClaimFacts[];
+}
+
+const EXPIRED_KEYS = ['id', 'customerId', 'agentId', 'startAt', 'endAt', 'expiresAt'] as const;
+/** What a hold expiry tells its agent. */
+export type ExpiredHold = Pick<ClaimRow, (typeof EXPIRED_KEYS)[number]>;
+const toExpired = pickMapper(claims, EXPIRED_KEYS);
+
+const DUE = `${c.kind} = 'hold' and ${c.status} = 'active' and ${c.expiresAt} <= $1`;
+const expire = (where: string) =>
+  `update claims set ${c.status} = 'expired', ${c.statusReason} = 'ttl_elapsed', ${c.updatedAt} = $1 where ${where} returning ${pickList(claims, EXPIRED_KEYS)}`;
+export const EXPIRE_BY_ID = expire(`${DUE} and ${c.ownerId} = $2`);
+export const EXPIRE_BY_EMAIL = expire(`${DUE} and ${c.ownerId} = (select ${o.id} from owners where ${o.customerId} = $2 and ${o.email} = $3)`);
+/** The sweeper's: up to 500 due holds of any owner, skipping rows a decision in progress holds. */
+export const EXPIRE_SWEEP = expire(`${c.id} in (select ${c.id} from claims where ${DUE} limit 500 for update skip locked)`);
+
+/**
+ * Flip holds whose time to live has passed to `expired`: one owner's (the caller holds, or
+ * first takes, the owner lock), or with `null` the sweeper's batch.
+ */
+export async function expireHolds(db: Executor, owner: OwnerRef | null, now: Date): Promise<ExpiredHold[]> {
+  const at = now.toISOString();
+  const rows =
+    owner === null
+      ? await queryRows(db, EXPIRE_SWEEP, [at])
+      : typeof owner === 'string'
+        ? await queryRows(db, EXPIRE_BY_ID, [at, owner])
+        : await queryRows(db, EXPIRE_BY_EMAIL, [at, owner.customerId, owner.email]);
+  return rows.map(toExpired);
+}
+
+const INSERT = insertStatement(claims);
+export const INSERT_CLAIM = INSERT.text;
+
+/** The full row a claim has once inserted (defaults as the schema declares them). */
+export const claimRow = (claim: NewClaim): ClaimRow => INSERT.fullRow(claim);
+
+/** Insert a claim (the exclusion constraint has the last word) and return its row. */
+export async function insertClaim(db: Executor, claim: NewClaim): Promise<ClaimRow> {
+  const row = claimRow(claim);
+  await queryRows(db, INSERT.text, INSERT.params(row));
+  return row;
+}
+
+/** A confirmed hold leaves the exclusion constraint for its booking: $1 hold, $2 booking, $3 now. */
+export const PROMOTE_HOLD = `update claims set ${c.status} = 'promoted', ${c.promotedBookingId} = $2, ${c.updatedAt} = $3 where ${c.id} = $1`;
+
+export async function promoteHold(db: Executor, holdId: string, bookingId: string, now: Date): Promise<void> {
+  await queryRows(db, PROMOTE_HOLD, [holdId, bookingId, now.toISOString()]);
+}
+
+/**
+ * The id of the claim this agent already made with this Idempotency-Key while the key is
+ * retained (after that the key may name a new request).
+ */
+export const MADE_WITH_KEY = `select ${c.id} from claims where ${c.agentId} = $1 and ${c.idempotencyKey} = $2 and ${c.kind} = $3 and ${c.createdAt} > $4 limit 1`;
+
+export async function claimIdMadeWithKey(db: Executor, agentId: string, idempotencyKey: string, kind: 'hold' | 'booking', now: Date): Promise<string | undefined> {
+  const since = new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
+  const [row] = await queryRows(db, MADE_WITH_KEY, [agentId, idempotencyKey, kind, since]);
+  return row?.id as string | undefined;
+}

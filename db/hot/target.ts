@@ -1,0 +1,72 @@
+import { calendars, meetingClasses, owners } from '../schema';
+import type { Executor } from '../client';
+import { columnList, names, rowMapper } from './columns';
+import { queryRows } from './driver';
+
+/**
+ * What a scheduling call works with: the owner, the calendar it books on and the meeting
+ * class. The owner's password hash and the calendar's provider credentials are left out:
+ * the hot path never reads them, so it never loads them.
+ */
+export type TargetOwner = Omit<typeof owners.$inferSelect, 'passwordHash'>;
+export type TargetCalendar = Omit<typeof calendars.$inferSelect, 'credentials'>;
+export type TargetMeetingClass = typeof meetingClasses.$inferSelect;
+
+const OWNER_OMIT = ['passwordHash'] as const;
+const CALENDAR_OMIT = ['credentials'] as const;
+const toOwner = rowMapper(owners, 'o_', OWNER_OMIT);
+const toCalendar = rowMapper(calendars, 'c_', CALENDAR_OMIT);
+const toMeetingClass = rowMapper(meetingClasses, 'm_');
+const o = names(owners);
+const c = names(calendars);
+const m = names(meetingClasses);
+
+/**
+ * The calendar a call books on (docs/architecture.md): with a calendar type, the owner's
+ * connected calendar of that type, primary first; without, the primary. Disconnected
+ * calendars do not count; an active one goes before one needing re-authorisation, then the
+ * oldest. `typeParam` is the parameter holding the type, or null for the primary.
+ */
+function calendarPick(ownerId: string, typeParam: string | null): string {
+  return `select * from calendars c where c.${c.ownerId} = ${ownerId} and c.${c.status} <> 'disconnected' and ${typeParam ? `c.${c.type} = ${typeParam}` : `c.${c.isPrimary}`}
+      order by c.${c.isPrimary} desc, (c.${c.status} = 'active') desc, c.${c.createdAt} asc limit 1`;
+}
+
+/**
+ * $1 customer, $2 normalised email, $3 meeting class, $4 calendar type (when given). One row
+ * when the owner exists; the class and calendar columns are null when they do not.
+ */
+export function targetStatement(byType: boolean, lock: boolean): string {
+  const columns = [columnList(owners, 'o', 'o_', OWNER_OMIT), columnList(calendars, 'c', 'c_', CALENDAR_OMIT), columnList(meetingClasses, 'm', 'm_')].join(', ');
+  return `select ${columns} from owners o
+    left join meeting_classes m on m.${m.customerId} = o.${o.customerId} and m.${m.name} = $3
+    left join lateral (${calendarPick(`o.${o.id}`, byType ? '$4' : null)}) c on true
+    where o.${o.customerId} = $1 and o.${o.email} = $2${lock ? ' for update of o' : ''}`;
+}
+const TARGET_STATEMENTS = [0, 1, 2, 3].map((i) => targetStatement(i >= 2, i % 2 === 1));
+
+export type TargetRow = { owner: TargetOwner; calendar: TargetCalendar | null; meetingClass: TargetMeetingClass | null };
+
+/** Owner (optionally locked, FOR UPDATE), calendar and meeting class of a call in one statement; undefined when no such owner. */
+export async function loadTargetRow(
+  db: Executor,
+  customerId: string,
+  input: { email: string; meetingClass: string; calendarType?: string },
+  lock: boolean,
+): Promise<TargetRow | undefined> {
+  const params = [customerId, input.email, input.meetingClass];
+  const [raw] = input.calendarType
+    ? await queryRows(db, TARGET_STATEMENTS[2 + Number(lock)], [...params, input.calendarType])
+    : await queryRows(db, TARGET_STATEMENTS[Number(lock)], params);
+  if (!raw) return undefined;
+  return { owner: toOwner(raw), calendar: raw.c_id == null ? null : toCalendar(raw), meetingClass: raw.m_id == null ? null : toMeetingClass(raw) };
+}
+
+const PICK_PRIMARY = `select ${columnList(calendars, 'c', 'c_', CALENDAR_OMIT)} from (${calendarPick('$1', null)}) c`;
+const PICK_BY_TYPE = `select ${columnList(calendars, 'c', 'c_', CALENDAR_OMIT)} from (${calendarPick('$1', '$2')}) c`;
+
+/** The calendar a call on this owner books on (the same choice as loadTargetRow's), or undefined. */
+export async function pickCalendar(db: Executor, ownerId: string, calendarType: string | undefined): Promise<TargetCalendar | undefined> {
+  const [raw] = calendarType ? await queryRows(db, PICK_BY_TYPE, [ownerId, calendarType]) : await queryRows(db, PICK_PRIMARY, [ownerId]);
+  return raw ? toCalendar(raw) : undefined;
+}

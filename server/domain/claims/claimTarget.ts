@@ -1,0 +1,106 @@
+import { eq } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { expireHolds, type OwnerRef } from '@/db/hot/claims';
+import { loadTargetRow, pickCalendar, type TargetCalendar, type TargetOwner } from '@/db/hot/target';
+import { calendars, owners } from '@/db/schema';
+import { DomainError } from '../errors';
+import { getMeetingClass, type MeetingClassRow } from '../meetingClassService';
+import { enqueueNotification } from '../notificationService';
+import { normalizeEmail } from '../access';
+import { ALTERNATIVES_RADIUS_MS, blocksWithCheckpoints, VERDICT_CLAIMS_MARGIN_MS, type OwnerRules } from '../scheduling';
+
+export { loadClaims, type ClaimRow, type LoadedClaim } from './claimStore';
+
+export type OwnerRow = typeof owners.$inferSelect;
+export type CalendarRow = typeof calendars.$inferSelect;
+
+/** Claims a decision with alternatives weighs around a request: alternatives reach 72 h either side, daily limits a local day. */
+export const ARBITRATION_MARGIN_MS = ALTERNATIVES_RADIUS_MS + VERDICT_CLAIMS_MARGIN_MS;
+
+export function ownerRules(owner: Pick<OwnerRow, 'timeZone' | 'workingHours' | 'hardBlocks' | 'maxDailyMeetingHours'>): OwnerRules {
+  return {
+    timeZone: owner.timeZone,
+    workingHours: owner.workingHours,
+    hardBlocks: blocksWithCheckpoints(owner.hardBlocks),
+    maxDailyMeetingHours: owner.maxDailyMeetingHours,
+  };
+}
+
+/** Warnings every accepted claim of this owner carries (the arbiter's, for answers built without it). */
+export function rulesWarnings(owner: Pick<OwnerRow, 'workingHours'>): string[] {
+  return owner.workingHours ? [] : ['WORKING_HOURS_NOT_CONFIGURED'];
+}
+
+export async function lockOwner(db: Executor, ownerId: string): Promise<OwnerRow> {
+  const [owner] = await db.select().from(owners).where(eq(owners.id, ownerId)).for('update');
+  return owner;
+}
+
+/** What a scheduling call works with (db/hot/target.ts: without the owner's password hash or the calendar's credentials). */
+export type SchedulingOwner = TargetOwner;
+export type SchedulingCalendar = TargetCalendar;
+export type SchedulingTarget = { owner: SchedulingOwner; calendar: SchedulingCalendar; meetingClass: MeetingClassRow };
+
+function noCalendar(ownerEmail: string, calendarType: string | undefined): DomainError {
+  return new DomainError('CALENDAR_NOT_FOUND', calendarType ? `${ownerEmail} has no connected ${calendarType} calendar` : `${ownerEmail} has no active primary calendar`);
+}
+
+/** A resolved calendar needing re-authorisation fails closed. */
+function usable(calendar: SchedulingCalendar, ownerEmail: string): SchedulingCalendar {
+  if (calendar.status === 'reauth_required') {
+    throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${calendar.type} calendar of ${ownerEmail} needs to be re-authorised; refusing to use stale or revoked access`);
+  }
+  return calendar;
+}
+
+/** The calendar a call on this owner books on (the rule is db/hot/target.ts's calendarPick). */
+export async function resolveCalendar(db: Executor, owner: Pick<OwnerRow, 'id' | 'email'>, calendarType: string | undefined): Promise<SchedulingCalendar> {
+  const calendar = await pickCalendar(db, owner.id, calendarType);
+  if (!calendar) throw noCalendar(owner.email, calendarType);
+  return usable(calendar, owner.email);
+}
+
+/**
+ * Owner (optionally locked: FOR UPDATE serialises every claim decision of one owner, since
+ * daily limits and preemption span several rows, which the exclusion constraint cannot
+ * see), calendar and meeting class of a scheduling call, in one statement. Errors come in
+ * this order: meeting class, then owner and calendar, then re-authorisation.
+ */
+export async function loadTarget(
+  db: Executor,
+  customerId: string,
+  input: { ownerEmail: string; calendarType?: string; meetingClass: string },
+  lock: boolean,
+): Promise<SchedulingTarget> {
+  const email = normalizeEmail(input.ownerEmail);
+  const row = await loadTargetRow(db, customerId, { email, meetingClass: input.meetingClass, calendarType: input.calendarType }, lock);
+  // getMeetingClass throws the missing class's error.
+  const meetingClass = row?.meetingClass ?? (await getMeetingClass(db, customerId, input.meetingClass));
+  if (!row) throw new DomainError('CALENDAR_NOT_FOUND', `No active primary calendar for ${email}`);
+  if (!row.calendar) throw noCalendar(row.owner.email, input.calendarType);
+  return { owner: row.owner, calendar: usable(row.calendar, row.owner.email), meetingClass };
+}
+
+/**
+ * Flip holds whose time to live has passed to `expired` and tell their
+ * agents. Correctness never depends on it (expiry is judged against the clock
+ * everywhere); it frees the exclusion constraint for new claims. With an
+ * owner (inside a claim transaction holding, or first taking, the owner
+ * lock): that owner's due holds. Without (the sweeper): up to 500 due holds,
+ * skipping rows another transaction holds, so it never waits on, or deadlocks
+ * with, a decision in progress; it takes them next time.
+ */
+export async function expireDueHolds(db: Executor, owner: OwnerRef | null, now: Date): Promise<number> {
+  const expired = await expireHolds(db, owner, now);
+  for (const hold of expired) {
+    if (!hold.agentId) continue;
+    await enqueueNotification(db, {
+      customerId: hold.customerId,
+      agentId: hold.agentId,
+      kind: 'hold.expired',
+      data: { hold_id: hold.id, start: hold.startAt.toISOString(), end: hold.endAt.toISOString(), expired_at: hold.expiresAt?.toISOString() },
+      now,
+    });
+  }
+  return expired.length;
+}

@@ -1,0 +1,260 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { and, asc, eq, gt, inArray, ne, sql } from 'drizzle-orm';
+import { getDb, type Executor } from '@/db/client';
+import { insertAudit } from '@/db/hot/audit';
+import { claimFactsAround, claimIdMadeWithKey, claimRow, expireHolds, insertClaim, promoteHold, type NewClaim } from '@/db/hot/claims';
+import { completeKeyRecord, IDEMPOTENCY_RETENTION_MS, insertKeyRecord } from '@/db/hot/idempotency';
+import { loadTargetRow, pickCalendar } from '@/db/hot/target';
+import { auditLog, calendars, claims, idempotencyRecords, meetingClasses, owners } from '@/db/schema';
+import { newId } from '@/server/domain/ids';
+import { createOwner } from '@/server/domain/ownerService';
+import { newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
+
+/**
+ * Every hand-written statement under db/hot answers what the Drizzle query builder answers
+ * for the same question (docs/architecture.md, "Where SQL lives"): rows read back through
+ * Drizzle equal the rows the hot statements wrote or returned, and the hot look-ups return
+ * what the equivalent Drizzle queries return.
+ */
+let admin: TestCustomer;
+let owner: { id: string; email: string };
+let classId: string;
+const CLASS = `hot-${newId().slice(-6)}`;
+const T = (h: number, m = 0) => new Date(Date.UTC(2032, 2, 4, h, m));
+
+beforeAll(async () => {
+  const db = await getDb();
+  admin = await newCustomer();
+  const o = await createOwner(db, admin.customerId, { email: uniqueEmail(), time_zone: 'UTC' });
+  owner = { id: o.id, email: o.email };
+  classId = newId();
+  await db.insert(meetingClasses).values({ id: classId, customerId: admin.customerId, name: CLASS, priority: 40, sacredMeetingAgeHours: 12 });
+});
+
+function claim(over: Partial<NewClaim> & { startAt: Date; endAt: Date }): NewClaim {
+  const now = new Date();
+  return { id: newId(), customerId: admin.customerId, ownerId: owner.id, kind: 'booking', status: 'confirmed', createdAt: now, updatedAt: now, ...over };
+}
+
+async function drizzleClaim(db: Executor, id: string) {
+  const [row] = await db.select().from(claims).where(eq(claims.id, id));
+  return row;
+}
+
+/** The calendar choice as a Drizzle query: the reference for db/hot/target.ts's calendarPick. */
+async function drizzleCalendar(db: Executor, ownerId: string, type: string | undefined) {
+  const [row] = await db
+    .select()
+    .from(calendars)
+    .where(and(eq(calendars.ownerId, ownerId), ne(calendars.status, 'disconnected'), type ? eq(calendars.type, type) : eq(calendars.isPrimary, true)))
+    .orderBy(sql`${calendars.isPrimary} desc`, sql`(${calendars.status} = 'active') desc`, asc(calendars.createdAt))
+    .limit(1);
+  if (!row) return undefined;
+  const { credentials: _omitted, ...rest } = row;
+  return rest;
+}
+
+describe('hand-written statements equal their Drizzle equivalents', () => {
+  it('INSERT_CLAIM: a full hold and a minimal booking read back as claimRow says (schema defaults included)', async () => {
+    const db = await getDb();
+    const hold = claim({
+      kind: 'hold',
+      status: 'active',
+      startAt: T(8),
+      endAt: T(10),
+      holdScope: 'window',
+      durationMinutes: 30,
+      expiresAt: T(7),
+      calendarId: null,
+      meetingClassId: classId,
+      title: 't',
+      description: 'd',
+      attendees: [{ email: 'a@example.com', name: 'A', response: 'accepted' }],
+      externalAccepted: true,
+      idempotencyKey: 'k1',
+      statusReason: 'why',
+    });
+    const minimal = claim({ startAt: T(11), endAt: T(12) });
+    await insertClaim(db, hold);
+    await insertClaim(db, minimal);
+    expect(await drizzleClaim(db, hold.id)).toEqual(claimRow(hold));
+    expect(await drizzleClaim(db, minimal.id)).toEqual(claimRow(minimal));
+    expect(claimRow(minimal)).toMatchObject({ source: 'agent', attendees: [], externalAccepted: false, holdScope: null });
+  });
+
+  it('AROUND and AROUND_BY_EMAIL: the active claims overlapping a range, as Drizzle selects them', async () => {
+    const db = await getDb();
+    const inRange = claim({ startAt: T(13), endAt: T(14), meetingClassId: classId });
+    const cancelled = claim({ startAt: T(13, 30), endAt: T(14, 30), status: 'cancelled' });
+    const touching = claim({ startAt: T(15), endAt: T(16) }); // [15, 16) does not overlap [13, 15)
+    for (const c of [inRange, cancelled, touching]) await insertClaim(db, c);
+    const from = T(13);
+    const to = T(15);
+    const expected = (
+      await db
+        .select({ c: claims, priority: meetingClasses.priority, sacredAge: meetingClasses.sacredMeetingAgeHours })
+        .from(claims)
+        .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
+        .where(and(eq(claims.ownerId, owner.id), inArray(claims.status, ['active', 'confirmed']), sql`tstzrange(${claims.startAt}, ${claims.endAt}, '[)') && tstzrange(${from.toISOString()}::timestamptz, ${to.toISOString()}::timestamptz, '[)')`))
+    ).map(({ c, priority, sacredAge }) => ({
+      id: c.id,
+      kind: c.kind,
+      agent_id: c.agentId,
+      start_ms: c.startAt.getTime(),
+      end_ms: c.endAt.getTime(),
+      hold_scope: c.holdScope,
+      duration_minutes: c.durationMinutes,
+      expires_ms: c.expiresAt?.getTime() ?? null,
+      created_ms: c.createdAt.getTime(),
+      external_accepted: c.externalAccepted,
+      source: c.source,
+      priority,
+      sacred_age: sacredAge,
+    }));
+    const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+    expect(expected.map((c) => c.id)).toContain(inRange.id);
+    expect((await claimFactsAround(db, owner.id, from, to)).sort(byId)).toEqual(expected.sort(byId));
+    expect((await claimFactsAround(db, { customerId: admin.customerId, email: owner.email }, from, to)).sort(byId)).toEqual(expected);
+  });
+
+  it('EXPIRE_BY_ID, EXPIRE_BY_EMAIL and EXPIRE_SWEEP: due active holds expired, returned as Drizzle reads them afterwards', async () => {
+    const db = await getDb();
+    const now = T(6);
+    const hold = (h: number, expiresAt: Date) => claim({ kind: 'hold', status: 'active', startAt: T(h), endAt: T(h, 30), holdScope: 'candidate', expiresAt });
+    const byId = hold(17, T(5));
+    const notDue = hold(18, T(6, 1));
+    await insertClaim(db, byId);
+    await insertClaim(db, notDue);
+    const pick = async (id: string) => {
+      const r = await drizzleClaim(db, id);
+      return { id: r.id, customerId: r.customerId, agentId: r.agentId, startAt: r.startAt, endAt: r.endAt, expiresAt: r.expiresAt };
+    };
+    expect(await db.transaction((tx) => expireHolds(tx, owner.id, now))).toEqual([await pick(byId.id)]);
+    expect(await drizzleClaim(db, byId.id)).toMatchObject({ status: 'expired', statusReason: 'ttl_elapsed', updatedAt: now });
+    expect((await drizzleClaim(db, notDue.id)).status).toBe('active');
+
+    const byEmail = hold(19, T(5));
+    await insertClaim(db, byEmail);
+    expect(await db.transaction((tx) => expireHolds(tx, { customerId: admin.customerId, email: owner.email }, now))).toEqual([await pick(byEmail.id)]);
+
+    const swept = hold(20, T(5));
+    await insertClaim(db, swept);
+    const returned = await db.transaction((tx) => expireHolds(tx, null, now));
+    expect(returned).toContainEqual(await pick(swept.id));
+    expect(returned.map((r) => r.id)).not.toContain(notDue.id);
+  });
+
+  it('PROMOTE_HOLD: the hold reads back promoted to its booking', async () => {
+    const db = await getDb();
+    const hold = claim({ kind: 'hold', status: 'active', startAt: T(23), endAt: T(23, 30), holdScope: 'candidate', expiresAt: T(22) });
+    await insertClaim(db, hold);
+    const bookingId = newId();
+    await promoteHold(db, hold.id, bookingId, T(0, 5));
+    expect(await drizzleClaim(db, hold.id)).toEqual({ ...claimRow(hold), status: 'promoted', promotedBookingId: bookingId, updatedAt: T(0, 5) });
+  });
+
+  it('MADE_WITH_KEY: the claim an agent made with a key while the key is retained', async () => {
+    const db = await getDb();
+    const now = new Date();
+    const made = claim({ startAt: T(21), endAt: T(22), agentId: admin.agentId, idempotencyKey: `key-${newId()}`, createdAt: now });
+    await insertClaim(db, made);
+    const [expected] = await db
+      .select({ id: claims.id })
+      .from(claims)
+      .where(and(eq(claims.agentId, admin.agentId), eq(claims.idempotencyKey, made.idempotencyKey!), eq(claims.kind, 'booking'), gt(claims.createdAt, new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS))));
+    expect(await claimIdMadeWithKey(db, admin.agentId, made.idempotencyKey!, 'booking', now)).toBe(expected.id);
+    expect(await claimIdMadeWithKey(db, admin.agentId, made.idempotencyKey!, 'hold', now)).toBeUndefined();
+    expect(await claimIdMadeWithKey(db, admin.agentId, made.idempotencyKey!, 'booking', new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS))).toBeUndefined();
+  });
+
+  it('the target statement and pickCalendar: owner, calendar (the same choice as the Drizzle query) and meeting class', async () => {
+    const db = await getDb();
+    const o = await createOwner(db, admin.customerId, { email: uniqueEmail(), time_zone: 'Europe/Berlin' });
+    const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, s));
+    const cal = (type: string, status: 'active' | 'disconnected' | 'reauth_required', s: number) =>
+      ({ id: newId(), customerId: admin.customerId, ownerId: o.id, type, status, credentials: { token: 'secret' }, createdAt: at(s), updatedAt: at(s) });
+    await db.insert(calendars).values([cal('google', 'reauth_required', 1), cal('google', 'active', 2), cal('google', 'active', 3), cal('microsoft', 'disconnected', 4)]);
+    const [ownerRow] = await db.select().from(owners).where(eq(owners.id, o.id));
+    const { passwordHash: _omitted, ...expectedOwner } = ownerRow;
+    const [expectedClass] = await db.select().from(meetingClasses).where(eq(meetingClasses.id, classId));
+
+    for (const type of [undefined, 'google', 'microsoft', 'caldav']) {
+      const expectedCalendar = await drizzleCalendar(db, o.id, type);
+      expect(await pickCalendar(db, o.id, type)).toEqual(expectedCalendar);
+      for (const lock of [false, true]) {
+        const row = await db.transaction((tx) => loadTargetRow(tx, admin.customerId, { email: o.email, meetingClass: CLASS, calendarType: type }, lock));
+        expect(row).toEqual({ owner: expectedOwner, calendar: expectedCalendar ?? null, meetingClass: expectedClass });
+      }
+    }
+    expect(await loadTargetRow(db, admin.customerId, { email: o.email, meetingClass: 'no-such-class' }, false)).toMatchObject({ meetingClass: null });
+    expect(await loadTargetRow(db, admin.customerId, { email: uniqueEmail(), meetingClass: CLASS }, false)).toBeUndefined();
+  });
+
+  it('INSERT_AUDIT: the audit row reads back as written', async () => {
+    const db = await getDb();
+    const row = {
+      id: newId(),
+      customerId: admin.customerId,
+      at: T(1),
+      agentId: admin.agentId,
+      ownerId: owner.id,
+      ownerEmail: owner.email,
+      action: 'booking.create',
+      outcome: 'accept' as const,
+      reason: null,
+      meetingClass: CLASS,
+      startAt: T(2),
+      endAt: T(3),
+      holdId: null,
+      bookingId: newId(),
+      preemptedBookingIds: [newId(), newId()],
+      idempotencyKey: 'k',
+      details: { nested: { a: [1, 'two'] } },
+    };
+    await insertAudit(db, row);
+    const minimal = { id: newId(), customerId: admin.customerId, at: T(4), action: 'hold.create', outcome: 'reject' as const };
+    await insertAudit(db, minimal);
+    const read = async (id: string) => (await db.select().from(auditLog).where(eq(auditLog.id, id)))[0];
+    expect(await read(row.id)).toEqual(row);
+    expect(await read(minimal.id)).toEqual({
+      ...minimal,
+      agentId: null,
+      ownerId: null,
+      ownerEmail: null,
+      reason: null,
+      meetingClass: null,
+      startAt: null,
+      endAt: null,
+      holdId: null,
+      bookingId: null,
+      preemptedBookingIds: [],
+      idempotencyKey: null,
+      details: null,
+    });
+  });
+
+  it('CLAIM_KEY and COMPLETE_KEY: the idempotency record as Drizzle reads it', async () => {
+    const db = await getDb();
+    const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const claimKey = { id: newId(), agentId: admin.agentId, method: 'POST', path: '/v1/bookings', key: `hot-${newId()}`, fingerprint: 'fp', lockedUntil: new Date(now.getTime() + 30_000), now };
+    expect(await insertKeyRecord(db, claimKey)).toBe(claimKey.id);
+    expect(await insertKeyRecord(db, { ...claimKey, id: newId() }), 'the same key again').toBeUndefined();
+    const read = async () => (await db.select().from(idempotencyRecords).where(eq(idempotencyRecords.id, claimKey.id)))[0];
+    expect(await read()).toEqual({
+      id: claimKey.id,
+      agentId: claimKey.agentId,
+      method: 'POST',
+      path: '/v1/bookings',
+      key: claimKey.key,
+      fingerprint: 'fp',
+      state: 'in_flight',
+      lockedUntil: claimKey.lockedUntil,
+      responseStatus: null,
+      responseBody: null,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
+    });
+    await completeKeyRecord(db, claimKey.id, 201, '{"ok":true}');
+    expect(await read()).toMatchObject({ state: 'done', lockedUntil: null, responseStatus: 201, responseBody: '{"ok":true}' });
+  });
+});
