@@ -3,7 +3,7 @@ import { Temporal } from 'temporal-polyfill';
 import type { Executor } from '@/db/client';
 import { agents, claims, meetingClasses, owners } from '@/db/schema';
 import { DomainError } from '../errors';
-import { ownerRules } from '../claims/context';
+import { ownerRules } from '../claims/claimTarget';
 import { hardBlockIntervals, isSacred, workingIntervals } from '../scheduling';
 import { bookedMinutesOnLocalDay } from '../scheduling/timeRules';
 import type { Claim, Interval } from '../scheduling';

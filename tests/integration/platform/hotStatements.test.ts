@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { and, asc, eq, gt, inArray, ne, sql } from 'drizzle-orm';
-import { getDb, type Executor } from '@/db/client';
+import { getDb, type Executor } from '@/server/db';
 import { insertAudit } from '@/db/hot/audit';
 import { claimFactsAround, claimIdMadeWithKey, claimRow, expireHolds, insertClaim, promoteHold, type NewClaim } from '@/db/hot/claims';
 import { completeKeyRecord, IDEMPOTENCY_RETENTION_MS, insertKeyRecord } from '@/db/hot/idempotency';

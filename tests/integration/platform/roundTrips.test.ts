@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import type { Db } from '@/db/client';
-import { getDb } from '@/db/client';
+import { getDb } from '@/server/db';
 import { preparedStatements } from '@/db/drivers/preparedStatements';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
 import { bookingClaim } from '@/server/domain/claims/bookingService';

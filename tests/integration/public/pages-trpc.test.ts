@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb, type Db } from '@/server/db';
 import { closeMailer } from '@/server/domain/email';
+import { linkIdFor, proposalIdForToken } from '@/server/domain/publicScheduling/requester';
 import { getRateLimiter, RATE_LIMITS } from '@/server/rateLimit';
 import { createCallerFactory } from '@/server/trpc/init';
 import { appRouter } from '@/server/trpc/router';
@@ -163,7 +164,9 @@ describe('public page procedures', () => {
   it('submissions share the REST budget per client address and link', async () => {
     const ip = freshIp();
     const limiter = getRateLimiter();
-    for (let i = 0; i < RATE_LIMITS.publicProposalSubmit.limit; i++) await limiter.limit(RATE_LIMITS.publicProposalSubmit, `submit:${ip}:${s.alias}`);
+    // The key REST uses: client address and the link the alias resolves to.
+    const linkId = await linkIdFor(db, s.alias);
+    for (let i = 0; i < RATE_LIMITS.publicProposalSubmit.limit; i++) await limiter.limit(RATE_LIMITS.publicProposalSubmit, `submit:${ip}:${linkId}`);
     const body = { requester_contact: { email: uniqueEmail('rl') }, attendees: [], message: 'hi' };
     await expect(browser({ ip }).submit({ link: s.alias.toUpperCase(), ...body })).rejects.toMatchObject(cause('rate_limited'));
     expect((await pub('POST', `/public/schedules/${s.alias}/booking-proposals`, { ip, body })).status).toBe(429);
@@ -217,7 +220,9 @@ describe('public page procedures', () => {
   it('status calls share the per-token budget with the REST status endpoint', async () => {
     const t = (await browser().submit({ link: s.alias, requester_contact: { email: uniqueEmail('tok') }, attendees: [], message: 'Budget?' })).status_url.split('/').pop()!;
     const limiter = getRateLimiter();
-    for (let i = 0; i < RATE_LIMITS.publicProposalToken.limit; i++) await limiter.limit(RATE_LIMITS.publicProposalToken, `proposal:${t}`);
+    // The key REST uses: the proposal the token names.
+    const proposalId = await proposalIdForToken(db, t);
+    for (let i = 0; i < RATE_LIMITS.publicProposalToken.limit; i++) await limiter.limit(RATE_LIMITS.publicProposalToken, `proposal:${proposalId}`);
     await expect(browser().status(t)).rejects.toMatchObject(cause('rate_limited'));
     await expect(browser().withdraw(t)).rejects.toMatchObject(cause('rate_limited'));
     expect((await pub('GET', `/public/booking-proposals/${t}`)).status).toBe(429);
