@@ -153,9 +153,9 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-// ---------------------------------------------------------------- error vocabulary (SPEC.md)
+// ---------------------------------------------------------------- error vocabulary (docs/api.md "3. Errors")
 
-/** SPEC.md "Arbitration errors": the reasons an ARBITRATION_REJECTED may carry. */
+/** docs/api.md "9. Arbitration, counter-proposals and alternatives": the reasons an ARBITRATION_REJECTED may carry. */
 export const SPEC_ARBITRATION_REASONS = new Set([
   'NO_CAPACITY',
   'WORKING_HOURS',
@@ -165,14 +165,14 @@ export const SPEC_ARBITRATION_REASONS = new Set([
   'PERMISSION_DENIED_PREEMPT',
   'COUNTER_PROPOSED',
 ]);
-/** SPEC.md "NO_SLOTS_AVAILABLE reason_code values". */
+/** docs/api.md "3. Errors": NO_SLOTS_AVAILABLE reason_code values. */
 export const SPEC_NO_SLOTS_REASON_CODES = new Set(['NO_FREE_SLOTS', 'DAILY_HOURS_LIMIT', 'OFF_DAY', 'WORKING_HOURS', 'HARD_BLOCK']);
-/** DESIGN.md: alternatives' reason_code when counter-proposing. */
+/** docs/arbitration.md "Counter-proposals and alternatives": alternatives' reason_code when counter-proposing. */
 export const ALTERNATIVE_REASON_CODES = new Set(['capacity_conflict', 'working_hours', 'off_day', 'daily_hours_limit']);
 
 /**
  * Problems with a 409 that says "somebody else has this time": the code must
- * be one the path may answer, the reason valid per SPEC.md and plausible for
+ * be one the path may answer, the reason valid per docs/api.md and plausible for
  * a plain capacity conflict, and the SPEC envelope complete.
  */
 export function conflictProblems(ev: HistoryEvent, allowedCodes: string[]): string[] {
@@ -194,7 +194,7 @@ export function conflictProblems(ev: HistoryEvent, allowedCodes: string[]): stri
     if (!Array.isArray(extra.alternatives)) problems.push(`no alternatives[]: ${where}`);
     else {
       if (error.reason === 'COUNTER_PROPOSED' && extra.alternatives.length === 0) problems.push(`COUNTER_PROPOSED without alternatives: ${where}`);
-      if (error.reason === 'NO_CAPACITY' && extra.alternatives.length > 0) problems.push(`NO_CAPACITY although alternatives exist (DESIGN: counter-propose): ${where}`);
+      if (error.reason === 'NO_CAPACITY' && extra.alternatives.length > 0) problems.push(`NO_CAPACITY although alternatives exist (docs/arbitration.md: counter-propose): ${where}`);
       for (const a of extra.alternatives) {
         if (!ALTERNATIVE_REASON_CODES.has(a.reason_code)) problems.push(`alternative reason_code ${a.reason_code}: ${where}`);
       }

@@ -37,7 +37,7 @@ import {
  *
  *  - exactly one winner per round, and no 5xx, no 429, no lost connection;
  *  - every loser is a 409 whose code (and arbitration reason / reason_code)
- *    is valid per SPEC.md and names a conflict with the winner;
+ *    is valid per docs/api.md and names a conflict with the winner;
  *  - real-time order: no loser completed before the winner was invoked
  *    (nothing is refused for a conflict that did not exist yet);
  *  - every winner exists afterwards (GET) with the slot it won, and the

@@ -13,7 +13,7 @@ import { RECOVERY_CASES, rewindToCrashAfterCommit, stable } from './recovery';
  * without `warnings`: createBooking and confirmHold call bookingView(made,
  * {...}) with no warnings, whereas createHold passes
  * notConfiguredWarnings(...). So for an owner without working hours the
- * first answer carries `"warnings":["WORKING_HOURS_NOT_CONFIGURED"]` (DESIGN:
+ * first answer carries `"warnings":["WORKING_HOURS_NOT_CONFIGURED"]` (docs/api.md:
  * the warning appears in the success body) and the recovered one - the only
  * answer the client ever sees, since the first was lost - does not, and that
  * recovered body is what the key then replays for 24 h.

@@ -10,7 +10,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * Authenticate a raw `ak_` API key: look it up by hash, then check revocation
- * and the agent's state. Throws the SPEC.md lowercase auth codes.
+ * and the agent's state. Throws the lowercase auth codes of docs/api.md "3. Errors".
  */
 export async function authenticateApiKey(db: Executor, token: string | null, now: Date): Promise<AgentActor> {
   if (!token || !token.startsWith(SECRET_PREFIX.apiKey) || token.length > 200) {

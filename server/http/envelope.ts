@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { DomainError, fieldErrorMessage, isDomainError } from '@/server/domain/errors';
 import { statusForCode } from '@/server/domain/errorCodes';
 
-/** The SPEC.md error body, without `pending_notifications` (added per response, never stored or replayed). */
+/** The error body of docs/api.md "3. Errors", without `pending_notifications` (added per response, never stored or replayed). */
 export type ErrorBody = {
   error: { code: string; message: string; reason?: string; details?: unknown };
   [extra: string]: unknown;

@@ -1,5 +1,5 @@
 /**
- * Rate limiting (SPEC "Limits", DESIGN "Rate limits").
+ * Rate limiting (docs/api.md "5. Rate limits").
  *
  * createRateLimiter picks a backend:
  *   redisUrl                    -> ioredis + IoredisUpstashAdapter + @upstash/ratelimit

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Email, Timestamp, UtcDateTime } from './common';
 
-/** Requester-facing shapes (SPEC.md "Booking proposal (public)", API.md "Public requester"). */
+/** Requester-facing shapes (docs/public-scheduling.md "Requesters"). */
 
 const Duration = z.int().min(5).max(480);
 const Interval = z.strictObject({ start: UtcDateTime, end: UtcDateTime });
@@ -51,7 +51,7 @@ export const ProposalStatus = z.object({
 
 export const VerificationConfirmed = z.object({ status: z.literal('pending_review') });
 
-/** Agent proposals (API.md "Agent scheduling"). */
+/** Agent proposals (docs/public-scheduling.md "Agent proposals"). */
 export const AgentProposalBody = z.strictObject({
   owner_email: Email.optional(),
   meeting_class: z.string().min(1).max(100),

@@ -81,7 +81,7 @@ export async function newAgent(admin: TestCustomer, permissions: string[], owner
   return { agentId: created.body.agent_id, key: key.body.api_key };
 }
 
-/** Assert the SPEC.md error envelope; returns the error object. */
+/** Assert the error envelope of docs/api.md "3. Errors"; returns the error object. */
 export function expectEnvelope(res: ApiResponse, status: number, code: string) {
   if (res.status !== status || res.body?.error?.code !== code || !Array.isArray(res.body?.pending_notifications) || typeof res.body?.error?.message !== 'string') {
     throw new Error(`expected ${status} ${code} in the error envelope, got ${res.status}: ${res.text}`);

@@ -1,7 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 
 /**
- * DNS TXT look-ups for domain verification (DESIGN.md "Public scheduling":
+ * DNS TXT look-ups for domain verification (docs/public-scheduling.md "Verified domains":
  * the record `<prefix>=<challenge>`). The resolver address is a parameter:
  * domain code never reads the environment; the transport passes
  * `getConfig().dnsResolver` (DNS_RESOLVER), and undefined means the system

@@ -1,5 +1,5 @@
 /**
- * arbitrate(): the booking decision of DESIGN.md "Meeting classes and arbitration", plus the
+ * arbitrate(): the booking decision of docs/arbitration.md "Decision order", plus the
  * alternatives carried by every rejection. Pure: `now` comes in through the context.
  */
 import { SchedulingContext } from './schedulingContext';

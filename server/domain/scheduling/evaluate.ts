@@ -1,5 +1,5 @@
 /**
- * The arbitration rules, one function per step of DESIGN.md "Meeting classes and arbitration".
+ * The arbitration rules, one function per step of docs/arbitration.md "Decision order".
  * evaluateSlot() composes them in the contract's order (first failure decides); the slot search
  * reuses the same functions, so there is exactly one implementation of each rule.
  */

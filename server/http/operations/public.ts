@@ -16,7 +16,7 @@ import { defineOperation } from '../operation';
 import * as S from '@/server/schemas/public';
 
 /**
- * Requester endpoints under /public (SPEC.md, API.md "Public requester").
+ * Requester endpoints under /public (docs/public-scheduling.md "Requesters").
  * Anonymous, with an optional `Authorization: Bearer rc_...`; a bearer that
  * is not a live requester credential answers 404 not_found. Responses carry
  * only public state: no internal ids, owner rules or free/busy.

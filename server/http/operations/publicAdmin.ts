@@ -8,7 +8,7 @@ import * as requesters from '@/server/domain/publicScheduling/admin/requesters';
 import { defineOperation } from '../operation';
 import * as S from '@/server/schemas/publicAdmin';
 
-/** Public scheduling administration (API.md), all under `manage_public_scheduling`. */
+/** Public scheduling administration (docs/public-scheduling.md "Administration"), all under `manage_public_scheduling`. */
 const admin = { tags: ['Public scheduling administration'], auth: 'api_key' as const, permission: 'manage_public_scheduling' as const };
 const P = '/v1/public-scheduling';
 

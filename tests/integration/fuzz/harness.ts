@@ -12,8 +12,8 @@ const routeFiles = listRouteFiles();
  *
  * Invariants, for EVERY response:
  *  - status < 500;
- *  - a JSON body (except the contact-verification HTML page, which DESIGN.md makes a page);
- *  - every 4xx in the SPEC.md envelope: error.code and error.message strings, pending_notifications array;
+ *  - a JSON body (except the contact-verification HTML page, which is a page by design (docs/public-scheduling.md));
+ *  - every 4xx in the docs/api.md envelope: error.code and error.message strings, pending_notifications array;
  *  - every 401 with `WWW-Authenticate: Bearer ...`, every 429 with Retry-After, auth codes (401/403) lowercase;
  *  - no /public body shows a UUID-shaped string (internal ids).
  *  - with `documented`: every error code is one the OpenAPI document lists for that operation and status.

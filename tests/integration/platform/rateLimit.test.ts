@@ -5,7 +5,7 @@ import { getRateLimiter } from '@/server/rateLimit';
 import { api, expectEnvelope, newCustomer, type TestCustomer } from '../../helpers/app';
 
 /**
- * The wrapper enforces SPEC.md "Limits" through the configured backend (the
+ * The wrapper enforces docs/api.md "5. Rate limits" through the configured backend (the
  * in-process limiter on the PGlite run; Redis on the PostgreSQL run in CI).
  * A minimal operation with the holds-class policy isolates the wrapper's part.
  */

@@ -26,7 +26,7 @@ import {
 } from './fixtures';
 
 /**
- * SPEC.md: public responses expose only safe public state. This file drives
+ * docs/public-scheduling.md: public responses expose only safe public state. This file drives
  * every /public endpoint through every outcome it can answer (success, each
  * error code, each proposal state, the HTML pages) and scans every body for
  * internal ids (any UUID), the owner's email, owner rules (local times such

@@ -3,7 +3,7 @@ import { expectEnvelope, newAgent, newCustomer, type ApiResponse, type TestCusto
 import { call, claimsOf, nextWeekday, onDate, patchClaim, setupOwner } from './fixtures';
 
 /**
- * SPEC.md "Arbitration errors": 409 ARBITRATION_REJECTED with every reason.
+ * docs/api.md "9. Arbitration, counter-proposals and alternatives": 409 ARBITRATION_REJECTED with every reason.
  * The outcome is COUNTER_PROPOSED instead of NO_CAPACITY / WORKING_HOURS /
  * OFF_DAY / MAX_DAILY_HOURS whenever an alternative exists within 72 h, so the
  * plain reasons are built on an owner whose only working time is Monday

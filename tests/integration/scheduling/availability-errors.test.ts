@@ -3,7 +3,7 @@ import { expectEnvelope, newAgent, newCustomer, type ApiResponse, type TestCusto
 import { call, nextWeekday, setPrimaryCalendarStatus, setupOwner } from './fixtures';
 
 /**
- * SPEC.md "Availability and proposal errors" and "NO_SLOTS_AVAILABLE
+ * docs/api.md "3. Errors": availability and proposal errors and "NO_SLOTS_AVAILABLE
  * reason_code values", over HTTP: every code, every reason_code, with
  * next_available / next_available_exceeds_lookahead, plus the calendar and
  * meeting-class codes on search, holds and direct bookings.

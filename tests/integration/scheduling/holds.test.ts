@@ -9,7 +9,7 @@ import { expectEnvelope, newAgent, newCustomer, type TestCustomer } from '../../
 import { call, claimsOf, nextWeekday, patchClaim, setupOwner } from './fixtures';
 
 /**
- * SPEC.md "Hold errors" over HTTP, with GET/DELETE of holds, PAST_TIME on the
+ * docs/api.md hold errors over HTTP, with GET/DELETE of holds, PAST_TIME on the
  * claiming calls and the Idempotency-Key codes on holds, bookings and confirm.
  */
 let admin: TestCustomer;

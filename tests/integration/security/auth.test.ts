@@ -7,7 +7,7 @@ import { ALL_PERMISSIONS, buildWorld, ipPool, type World } from './world';
 
 /**
  * Authentication on EVERY API-key operation (from `operations`): each bad
- * credential answers 401 with its lowercase code (SPEC.md "Auth errors"),
+ * credential answers 401 with its lowercase code (docs/api.md "3. Errors"),
  * `WWW-Authenticate: Bearer ...`, and the error envelope with an empty
  * pending_notifications. Also: every 401/403 code of the error table is lowercase.
  */
@@ -63,7 +63,7 @@ describe('authentication on every API-key operation', () => {
     expect(apiKeyOps.length).toBeGreaterThanOrEqual(40);
   });
 
-  it('every 401 and 403 code of the error table is lowercase (SPEC.md: RFC 6750 style)', () => {
+  it('every 401 and 403 code of the error table is lowercase (docs/api.md: RFC 6750 style)', () => {
     const codes = Object.entries(ERROR_STATUS).filter(([, status]) => status === 401 || status === 403).map(([code]) => code);
     expect(codes.length).toBeGreaterThanOrEqual(5);
     expect(codes.filter((c) => c !== c.toLowerCase())).toEqual([]);

@@ -25,8 +25,8 @@ export const OWNER_SCOPE_CASES: Record<string, Case> = {
   createOwner: () => ({ path: '/v1/owners', body: { email: uniqueEmail('scoped'), time_zone: 'UTC' } }),
   getScheduleRules: (w) => ({ path: `/v1/schedule-rules?owner_email=${q(w.ownerEmail)}` }),
   putScheduleRules: (w) => ({ path: '/v1/schedule-rules', body: { owner_email: w.ownerEmail, working_hours: null } }),
-  createMeetingClass: { exempt: 'meeting classes are customer-wide settings under manage_customer (DESIGN.md), not an owner' },
-  listMeetingClasses: { exempt: 'meeting classes are customer-wide settings under manage_customer (DESIGN.md), not an owner' },
+  createMeetingClass: { exempt: 'meeting classes are customer-wide settings under manage_customer (docs/api.md), not an owner' },
+  listMeetingClasses: { exempt: 'meeting classes are customer-wide settings under manage_customer (docs/api.md), not an owner' },
   drainNotifications: { exempt: "the calling agent's own queue" },
   createAgent: () => ({ path: '/v1/agents', body: { name: 'escalated', owner_scope: 'org:*', permissions: [] } }),
   updateAgent: (w) => ({ path: `/v1/agents/${w.victimAgentId}`, body: { name: 'renamed by a scoped agent' } }),
@@ -117,6 +117,6 @@ export const ISOLATION_EXTRA: Record<string, (a: World) => Probe & { method: str
  */
 export const PERMISSION_FREE: Record<string, string> = {
   getOpenApiDocument: 'the API description is public',
-  getScheduleRules: 'DESIGN.md: GET schedule rules needs only a key whose scope covers the owner',
-  drainNotifications: "DESIGN.md: notifications need only a key (the agent's own queue)",
+  getScheduleRules: 'docs/api.md: GET schedule rules needs only a key whose scope covers the owner',
+  drainNotifications: "docs/api.md: notifications need only a key (the agent's own queue)",
 };

@@ -6,7 +6,7 @@ import { ISOLATION_CASES, ISOLATION_EXTRA } from './cases';
 import { buildWorld, ipPool, type World } from './world';
 
 /**
- * Cross-customer isolation (DESIGN.md "Tenancy": a foreign id answers exactly
+ * Cross-customer isolation (docs/architecture.md "Data", tenancy: a foreign id answers exactly
  * like a missing one, 404 of the resource's kind). Customer A gets one object
  * of every kind; customer B (with a world of its own, so nothing B lacks can
  * explain a 404) probes EVERY id-addressed /v1 operation with A's ids. Each

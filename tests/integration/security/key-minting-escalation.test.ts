@@ -18,7 +18,7 @@ import { ALL_PERMISSIONS, ipPool } from './world';
  *  - it can revoke the keys of `org:*` agents (denial of service);
  *  - an `org:*` agent with only manage_agents mints a key for an agent with
  *    every permission, although it "can be granted only permissions and scope
- *    the caller has" (DESIGN.md, POST /v1/agents).
+ *    the caller has" (docs/api.md "1. Keys, agents and permissions", POST /v1/agents).
  * Expected: 403 owner_scope_denied / permission_denied:<perm>, as createAgent
  * and updateAgent answer for the same grant.
  */

@@ -44,4 +44,23 @@ describe('layers', () => {
     for (const dir of ['server', 'db', 'app', 'components']) walk(path.join(ROOT, dir));
     expect(offenders).toEqual([]);
   });
+
+  it("code and docs cite the repository's own docs/, never contract files outside it", () => {
+    const outside = /\b(SPEC|DESIGN|API|PITFALLS)\.md\b/;
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) {
+          if (entry.name !== 'node_modules' && !entry.name.startsWith('.')) walk(full);
+        } else if (/\.(ts|tsx|mjs|cjs|js|md)$/.test(entry.name)) {
+          fs.readFileSync(full, 'utf8').split('\n').forEach((line, i) => {
+            if (outside.test(line.replace(/docs\/api\.md/g, ''))) offenders.push(`${path.relative(ROOT, full)}:${i + 1}`);
+          });
+        }
+      }
+    };
+    for (const dir of ['server', 'db', 'app', 'components', 'scripts', 'tests', 'e2e', 'bench', 'docs']) if (fs.existsSync(path.join(ROOT, dir))) walk(path.join(ROOT, dir));
+    expect(offenders).toEqual([]);
+  });
 });

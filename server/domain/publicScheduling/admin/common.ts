@@ -18,7 +18,7 @@ export type Actor = AdminActor;
 /** PostgreSQL foreign_key_violation (db/errors.ts has the unique and exclusion codes). */
 export const PG_FOREIGN_KEY_VIOLATION = '23503';
 
-/** The one not_found of public scheduling (SPEC.md): foreign and unknown ids answer alike. */
+/** The one not_found of public scheduling (docs/public-scheduling.md "Scope"): foreign and unknown ids answer alike. */
 export function notFound(what: string): DomainError {
   return new DomainError('not_found', `${what} not found`);
 }

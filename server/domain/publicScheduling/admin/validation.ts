@@ -4,16 +4,16 @@ import { DomainError } from '../../errors';
 /**
  * Names an administrator chooses: link aliases, meeting type slugs and
  * domains. Pure functions; each answers the normalized value or throws the
- * public scheduling code SPEC.md names.
+ * public scheduling code docs/public-scheduling.md names.
  */
 
 /**
  * Aliases that would shadow a product path or confuse a reader of the URL.
- * DESIGN.md's list plus the service's own path segments and common
+ * the product's list (docs/public-scheduling.md "Links and aliases") plus the service's own path segments and common
  * infrastructure names.
  */
 export const RESERVED_ALIASES: ReadonlySet<string> = new Set([
-  // DESIGN.md "Clarifications"
+  // the product's reserved words (docs/public-scheduling.md "Links and aliases")
   'admin', 'api', 'app', 'public', 'v1', 'book', 'dashboard', 'docs', 'login', 'settings', 'static', 'assets',
   // service paths and versions
   'v2', 'v3', 'schedules', 'booking-proposals', 'contact-verifications', 'meeting-types', 'suggested-times',

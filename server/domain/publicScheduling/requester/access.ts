@@ -7,7 +7,7 @@ import { hashSecret, SECRET_PREFIX } from '../../ids';
 
 /**
  * Who is asking, on the requester side. Every requester-facing error is the
- * same bare not_found, whatever was missing (SPEC.md: no hidden state).
+ * same bare not_found, whatever was missing (docs/public-scheduling.md "What public responses never contain").
  */
 export type Requester = { identityId: string; customerId: string; email: string };
 
@@ -19,7 +19,7 @@ export function publicNotFound(what = 'Not found'): DomainError {
  * The requester behind an optional `Authorization: Bearer rc_...`. No bearer:
  * anonymous (null). A bearer that is not a live `rc_` credential (unknown,
  * revoked, another prefix such as `ak_`, garbage), or one of another customer
- * than `customerId`: 404 not_found (DESIGN.md), never a silent downgrade to
+ * than `customerId`: 404 not_found (docs/public-scheduling.md "Addressing and credentials"), never a silent downgrade to
  * anonymous, so a requester learns their credential is not working.
  */
 export async function resolveRequester(db: Executor, bearer: string | null, customerId?: string): Promise<Requester | null> {

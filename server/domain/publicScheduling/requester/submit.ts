@@ -11,7 +11,7 @@ import { assertSuggestable } from './schedule';
 const HOUR = 3_600_000;
 /** An unverified proposal (and its verification link) expires after this long. */
 export const VERIFICATION_TTL_MS = 24 * HOUR;
-/** SPEC.md "Limits": at most this many `attendees` items on a public proposal (the requester not counted). */
+/** docs/public-scheduling.md "Submitting": at most this many `attendees` items on a public proposal (the requester not counted). */
 export const MAX_PUBLIC_ATTENDEES = 50;
 
 type Person = { email: string; name?: string };
