@@ -148,7 +148,10 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     const db = await getDb();
     const hold = claim({ kind: 'hold', status: 'active', startAt: T(23), endAt: T(23, 30), holdScope: 'candidate', expiresAt: T(22) });
     await insertClaim(db, hold);
-    const bookingId = newId();
+    // The booking the hold is promoted to (claims_promoted_booking_fk: it must exist).
+    const booking = claim({ startAt: T(23, 30), endAt: T(23, 45), holdId: hold.id });
+    await insertClaim(db, booking);
+    const bookingId = booking.id;
     await promoteHold(db, hold.id, bookingId, T(0, 5));
     expect(await drizzleClaim(db, hold.id)).toEqual({ ...claimRow(hold), status: 'promoted', promotedBookingId: bookingId, updatedAt: T(0, 5) });
   });
@@ -197,6 +200,8 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
       customerId: admin.customerId,
       at: T(1),
       agentId: admin.agentId,
+      actorOwnerId: null,
+      actorOwnerEmail: null,
       ownerId: owner.id,
       ownerEmail: owner.email,
       action: 'booking.create',
@@ -219,6 +224,8 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     expect(await read(minimal.id)).toEqual({
       ...minimal,
       agentId: null,
+      actorOwnerId: null,
+      actorOwnerEmail: null,
       ownerId: null,
       ownerEmail: null,
       reason: null,
