@@ -23,8 +23,9 @@ describe('field errors raised by the domain', () => {
       400,
       'invalid_request',
     );
-    expect(evaluate.message).toBe('end must be after start');
-    expect(fieldsOf(evaluate)).toEqual([{ path: 'body.end', message: 'must be after start' }]);
+    // evaluate validates exactly like the booking it simulates (docs/reliability.md "Limits on work per request")
+    expect(evaluate.message).toBe('A booking must span 5 to 480 minutes (end after start)');
+    expect(fieldsOf(evaluate)).toEqual([{ path: 'body.end', message: 'span must be 5 to 480 minutes' }]);
 
     const search = expectEnvelope(
       await api('POST', '/v1/availability/search', { key: admin.key, body: { owner_email: owner, meeting_class: 'fields', duration_minutes: 30, window: { start: '2031-01-06T10:00:00Z', end: '2031-01-06T09:00:00Z' } } }),
