@@ -40,6 +40,21 @@ export function getConfig() {
     authUrl: env.NEXTAUTH_URL || undefined,
     /** Local state of this installation (embedded database, generated secrets). */
     dataDir: env.DATA_DIR || path.join(process.cwd(), '.data'),
+    /**
+     * Keys that encrypt calendar credentials at rest (AES-256-GCM), `id:base64key` comma-separated
+     * (32-byte keys); the first encrypts, every one listed decrypts (rotation; docs/calendars.md).
+     */
+    calendarSecretKeys: env.CALENDAR_SECRET_KEYS || undefined,
+    /** Background sync of every connected calendar, this often (seconds; 0 turns the loop off). */
+    calendarSyncIntervalSeconds: Number(env.CALENDAR_SYNC_INTERVAL_SECONDS ?? 60),
+    /** A mirror older than this is synced before a decision reads it (seconds). */
+    calendarFreshSeconds: Number(env.CALENDAR_FRESH_SECONDS ?? 120),
+    /** A mirror older than this, with the provider unreachable, fails closed (seconds). */
+    calendarHardStaleSeconds: Number(env.CALENDAR_HARD_STALE_SECONDS ?? 900),
+    /** Longest wait for a provider during a sync on the request path (milliseconds). */
+    calendarSyncTimeoutMs: Number(env.CALENDAR_SYNC_TIMEOUT_MS ?? 5000),
+    /** How far ahead (days) recurring provider events are expanded into the mirror. */
+    calendarHorizonDays: Number(env.CALENDAR_HORIZON_DAYS ?? 180),
   };
 }
 export type Config = ReturnType<typeof getConfig>;

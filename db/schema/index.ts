@@ -14,3 +14,4 @@ export * from './audiences';
 export * from './publicLinks';
 export * from './allocations';
 export * from './proposals';
+export * from './calendarEvents';

@@ -7,9 +7,17 @@ import { getMeetingClass, type MeetingClassRow } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { normalizeEmail } from '../access';
 import { ALTERNATIVES_RADIUS_MS, VERDICT_CLAIMS_MARGIN_MS, type OwnerRules } from '../scheduling';
-import { expireOwnerHolds, type OwnerRef } from './claimStore';
+import { loadProviderBusy } from '../calendars/mirror';
+import { expireOwnerHolds, loadClaims as loadOwnClaims, type LoadedClaim, type OwnerRef } from './claimStore';
 
-export { loadClaims, type ClaimRow, type LoadedClaim } from './claimStore';
+export type { ClaimRow, LoadedClaim } from './claimStore';
+
+/** Active claims of an owner overlapping [from, to), and the busy time of its provider calendars (docs/calendars.md). */
+export async function loadClaims(db: Executor, owner: OwnerRef, from: Date, to: Date, now: Date): Promise<LoadedClaim[]> {
+  const own = await loadOwnClaims(db, owner, from, to, now);
+  const busy = await loadProviderBusy(db, owner, from, to, now);
+  return busy.length ? [...own, ...busy] : own;
+}
 
 export type OwnerRow = typeof owners.$inferSelect;
 export type CalendarRow = typeof calendars.$inferSelect;

@@ -1,0 +1,105 @@
+import { and, asc, desc, eq, ne } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { calendarEvents, calendars } from '@/db/schema';
+import { DomainError } from '../errors';
+import { newId } from '../ids';
+import { getOwner } from '../ownerService';
+import { discoverCaldavCalendars, type CaldavSettings } from './caldav';
+import { ProviderAuthError, ProviderUnavailableError } from './provider';
+import { sealSecret } from './secrets';
+import { syncCalendar, type SyncResult } from './sync';
+
+/**
+ * Connecting, reconnecting, listing and disconnecting an owner's provider
+ * calendars (docs/calendars.md). Credentials are sealed (secrets.ts) before
+ * they reach the database; connecting runs a first sync so the mirror is
+ * ready before the calendar is used.
+ */
+type CalendarRow = typeof calendars.$inferSelect;
+
+export type CaldavConnectInput = {
+  serverUrl: string;
+  username: string;
+  password: string;
+  /** The collection to use; unset: the account's first calendar. */
+  calendarUrl?: string;
+  makePrimary?: boolean;
+  checkConflicts?: boolean;
+};
+
+export async function connectCaldav(db: Executor, customerId: string, ownerEmail: string, input: CaldavConnectInput, now: Date): Promise<{ calendar: CalendarRow; sync: SyncResult }> {
+  const owner = await getOwner(db, customerId, ownerEmail);
+  let found: { url: string; displayName: string }[];
+  try {
+    found = await discoverCaldavCalendars({ serverUrl: input.serverUrl, username: input.username }, { password: input.password }, AbortSignal.timeout(15_000));
+  } catch (err) {
+    if (err instanceof ProviderAuthError || err instanceof ProviderUnavailableError) throw new DomainError('invalid_request', `Could not connect the CalDAV account: ${err.message}`);
+    throw err;
+  }
+  const chosen = input.calendarUrl ? found.find((c) => sameUrl(c.url, input.calendarUrl!)) : found[0];
+  if (!chosen) throw new DomainError('invalid_request', input.calendarUrl ? `No calendar ${input.calendarUrl} in this CalDAV account` : 'This CalDAV account has no calendar');
+  const settings: CaldavSettings = { serverUrl: input.serverUrl, username: input.username, calendarUrl: chosen.url };
+  const credentials = sealSecret({ password: input.password });
+  const existing = (await db.select().from(calendars).where(and(eq(calendars.ownerId, owner.id), eq(calendars.type, 'caldav')))).find((c) => sameUrl(String(c.settings.calendarUrl ?? ''), chosen.url));
+  const id = existing?.id ?? newId();
+  await db.transaction(async (tx) => {
+    if (input.makePrimary) await tx.update(calendars).set({ isPrimary: false, updatedAt: now }).where(and(eq(calendars.ownerId, owner.id), eq(calendars.isPrimary, true), ne(calendars.id, id)));
+    const fields = {
+      status: 'active' as const,
+      displayName: chosen.displayName,
+      settings,
+      credentials,
+      syncState: null,
+      lastSyncError: null,
+      syncLeaseUntil: null,
+      updatedAt: now,
+      ...(input.makePrimary ? { isPrimary: true } : {}),
+      ...(input.checkConflicts !== undefined ? { checkConflicts: input.checkConflicts } : {}),
+    };
+    if (existing) await tx.update(calendars).set(fields).where(eq(calendars.id, id));
+    else await tx.insert(calendars).values({ id, customerId, ownerId: owner.id, type: 'caldav', isPrimary: false, ...fields, createdAt: now });
+  });
+  const sync = await syncCalendar(db, id, now);
+  const [calendar] = await db.select().from(calendars).where(eq(calendars.id, id));
+  return { calendar, sync };
+}
+
+/** An owner's calendars, primary first. */
+export async function listCalendars(db: Executor, customerId: string, ownerEmail: string): Promise<CalendarRow[]> {
+  const owner = await getOwner(db, customerId, ownerEmail);
+  return db.select().from(calendars).where(eq(calendars.ownerId, owner.id)).orderBy(desc(calendars.isPrimary), asc(calendars.createdAt));
+}
+
+/** Disconnect: credentials forgotten, mirror dropped; the calendar no longer counts or resolves. */
+export async function disconnectCalendar(db: Executor, customerId: string, calendarId: string, now: Date): Promise<void> {
+  const [row] = await db.select().from(calendars).where(and(eq(calendars.id, calendarId), eq(calendars.customerId, customerId)));
+  if (!row || row.type === 'internal') throw new DomainError('CALENDAR_NOT_FOUND', 'No such connected calendar');
+  await db.transaction(async (tx) => {
+    await tx.update(calendars).set({ status: 'disconnected', credentials: null, syncState: null, lastSyncedAt: null, updatedAt: now }).where(eq(calendars.id, calendarId));
+    await tx.delete(calendarEvents).where(eq(calendarEvents.calendarId, calendarId));
+  });
+}
+
+export function calendarView(c: CalendarRow) {
+  return {
+    calendar_id: c.id,
+    type: c.type,
+    display_name: c.displayName,
+    is_primary: c.isPrimary,
+    status: c.status,
+    check_conflicts: c.checkConflicts,
+    last_synced_at: c.type === 'internal' ? null : (c.lastSyncedAt?.toISOString() ?? null),
+    last_sync_error: c.lastSyncError,
+  };
+}
+
+function sameUrl(a: string, b: string): boolean {
+  const norm = (u: string) => {
+    try {
+      return new URL(u).href.replace(/\/+$/, '');
+    } catch {
+      return u.replace(/\/+$/, '');
+    }
+  };
+  return norm(a) === norm(b);
+}
