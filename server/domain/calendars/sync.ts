@@ -143,3 +143,10 @@ export async function dueCalendars(db: Executor, now: Date, intervalMs: number, 
     .limit(limit);
   return rows.map((r) => r.id);
 }
+
+/** One round of the background sync: every due calendar, one after another (each under its lease). */
+export async function syncDueCalendars(db: Executor, now: Date, intervalMs: number): Promise<Record<string, SyncResult>> {
+  const out: Record<string, SyncResult> = {};
+  for (const id of await dueCalendars(db, now, intervalMs)) out[id] = await syncCalendar(db, id, now);
+  return out;
+}
