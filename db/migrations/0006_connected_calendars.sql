@@ -1,3 +1,11 @@
+CREATE TABLE "booking_invitations" (
+	"claim_id" uuid PRIMARY KEY NOT NULL,
+	"uid" text NOT NULL,
+	"sequence" integer DEFAULT 0 NOT NULL,
+	"method" text NOT NULL,
+	"sent_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "calendar_booking_events" (
 	"id" uuid PRIMARY KEY NOT NULL,
 	"calendar_id" uuid NOT NULL,
@@ -24,6 +32,7 @@ ALTER TABLE "calendars" ADD COLUMN "sync_state" jsonb;--> statement-breakpoint
 ALTER TABLE "calendars" ADD COLUMN "last_synced_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "calendars" ADD COLUMN "last_sync_error" text;--> statement-breakpoint
 ALTER TABLE "calendars" ADD COLUMN "sync_lease_until" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "booking_invitations" ADD CONSTRAINT "booking_invitations_claim_id_claims_id_fk" FOREIGN KEY ("claim_id") REFERENCES "public"."claims"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "calendar_booking_events" ADD CONSTRAINT "calendar_booking_events_calendar_id_calendars_id_fk" FOREIGN KEY ("calendar_id") REFERENCES "public"."calendars"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "calendar_booking_events" ADD CONSTRAINT "calendar_booking_events_claim_id_claims_id_fk" FOREIGN KEY ("claim_id") REFERENCES "public"."claims"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "calendar_events" ADD CONSTRAINT "calendar_events_calendar_id_calendars_id_fk" FOREIGN KEY ("calendar_id") REFERENCES "public"."calendars"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

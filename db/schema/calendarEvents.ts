@@ -1,4 +1,4 @@
-import { index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { idColumn, instant } from './columns';
 import { calendars } from './calendars';
 import { claims } from './claims';
@@ -46,3 +46,17 @@ export const calendarBookingEvents = pgTable(
   },
   (t) => [uniqueIndex('calendar_booking_events_claim_idx').on(t.calendarId, t.claimId), uniqueIndex('calendar_booking_events_uid_idx').on(t.calendarId, t.uid)],
 );
+
+/**
+ * The ICS invitation sent to a booking's attendees: METHOD:REQUEST once it is
+ * confirmed, METHOD:CANCEL (next SEQUENCE) once it is cancelled or preempted.
+ */
+export const bookingInvitations = pgTable('booking_invitations', {
+  claimId: uuid('claim_id')
+    .primaryKey()
+    .references(() => claims.id, { onDelete: 'cascade' }),
+  uid: text('uid').notNull(),
+  sequence: integer('sequence').notNull().default(0),
+  method: text('method', { enum: ['REQUEST', 'CANCEL'] }).notNull(),
+  sentAt: instant('sent_at').notNull(),
+});

@@ -57,14 +57,12 @@ export async function syncCalendar(db: Executor, calendarId: string, now: Date, 
       reject(new Error(`provider did not answer within ${timeoutMs} ms`));
     }, timeoutMs);
   });
+  timeout.catch(() => {});
+  // Only provider calls race the timeout; database work is never abandoned half-way.
+  const net = <T>(p: Promise<T>) => Promise.race([p, timeout]);
   try {
     const provider = providerFor(calendar);
-    const result = await Promise.race([run(db, calendar, owner.timeZone, provider, now, controller.signal, config.calendarHorizonDays), timeout]);
-    const rotate = calendar.credentials && needsRotation(calendar.credentials as SealedSecret) ? sealSecret(openSecret(calendar.credentials as SealedSecret)) : undefined;
-    await db
-      .update(calendars)
-      .set({ syncState: result.state, lastSyncedAt: now, lastSyncError: null, syncLeaseUntil: null, updatedAt: now, ...(rotate ? { credentials: rotate } : {}) })
-      .where(eq(calendars.id, calendar.id));
+    const result = await run(db, calendar, owner.timeZone, provider, now, controller.signal, config.calendarHorizonDays, net);
     return { outcome: 'synced', changed: result.changed, removed: result.removed };
   } catch (err) {
     const message = (err as Error).message;
@@ -79,32 +77,43 @@ export async function syncCalendar(db: Executor, calendarId: string, now: Date, 
   }
 }
 
-async function run(db: Executor, calendar: CalendarRow, timeZone: string, provider: CalendarProvider, now: Date, signal: AbortSignal, horizonDays: number) {
-  await writeBack(db, calendar, provider, now, signal);
+type Net = <T>(p: Promise<T>) => Promise<T>;
+
+async function run(db: Executor, calendar: CalendarRow, timeZone: string, provider: CalendarProvider, now: Date, signal: AbortSignal, horizonDays: number, net: Net) {
+  await writeBack(db, calendar, provider, now, signal, net);
   const range = { start: new Date(now.getTime() - PAST_MS), end: new Date(now.getTime() + horizonDays * 86_400_000) };
   // A cursor from a narrower window misses series instances that have come into range since: start over.
   const prev = calendar.syncState as { horizonEnd?: number; cursor?: Record<string, unknown> } | null;
   const fresh = !prev?.cursor || (prev.horizonEnd ?? 0) < range.end.getTime() - 86_400_000;
-  const listed = await provider.listEvents(range, fresh ? null : prev!.cursor!, signal);
+  const listed = await net(provider.listEvents(range, fresh ? null : prev!.cursor!, signal));
   const own = new Set(
     (await db.select({ uid: calendarBookingEvents.uid }).from(calendarBookingEvents).where(eq(calendarBookingEvents.calendarId, calendar.id))).map((r) => r.uid),
   );
   const touched = [...listed.removed, ...listed.changed.map((o) => o.resource)];
-  if (fresh) await db.delete(calendarEvents).where(eq(calendarEvents.calendarId, calendar.id));
-  else if (touched.length) await db.delete(calendarEvents).where(and(eq(calendarEvents.calendarId, calendar.id), inArray(calendarEvents.resource, touched)));
-  const rows = [];
+  const rows: (typeof calendarEvents.$inferInsert)[] = [];
   for (const obj of listed.changed) {
     for (const b of expandIcs(obj.ics, { start: range.start.getTime(), end: range.end.getTime() }, timeZone)) {
       if (own.has(b.uid)) continue;
       rows.push({ id: newId(), calendarId: calendar.id, ownerId: calendar.ownerId, resource: obj.resource, uid: b.uid, startAt: new Date(b.start), endAt: new Date(b.end) });
     }
   }
-  for (let i = 0; i < rows.length; i += 1000) await db.insert(calendarEvents).values(rows.slice(i, i + 1000));
-  return { state: { horizonEnd: fresh ? range.end.getTime() : prev!.horizonEnd, cursor: listed.state }, changed: listed.changed.length, removed: listed.removed.length };
+  const state = { horizonEnd: fresh ? range.end.getTime() : prev!.horizonEnd, cursor: listed.state };
+  const rotate = calendar.credentials && needsRotation(calendar.credentials as SealedSecret) ? sealSecret(openSecret(calendar.credentials as SealedSecret)) : undefined;
+  // Readers see the mirror before or after this sync, never half of it.
+  await db.transaction(async (tx) => {
+    if (fresh) await tx.delete(calendarEvents).where(eq(calendarEvents.calendarId, calendar.id));
+    else if (touched.length) await tx.delete(calendarEvents).where(and(eq(calendarEvents.calendarId, calendar.id), inArray(calendarEvents.resource, touched)));
+    for (let i = 0; i < rows.length; i += 1000) await tx.insert(calendarEvents).values(rows.slice(i, i + 1000));
+    await tx
+      .update(calendars)
+      .set({ syncState: state, lastSyncedAt: now, lastSyncError: null, syncLeaseUntil: null, updatedAt: now, ...(rotate ? { credentials: rotate } : {}) })
+      .where(eq(calendars.id, calendar.id));
+  });
+  return { changed: listed.changed.length, removed: listed.removed.length };
 }
 
 /** Create the provider events of this calendar's confirmed future bookings; delete those of bookings no longer confirmed. */
-async function writeBack(db: Executor, calendar: CalendarRow, provider: CalendarProvider, now: Date, signal: AbortSignal) {
+async function writeBack(db: Executor, calendar: CalendarRow, provider: CalendarProvider, now: Date, signal: AbortSignal, net: Net) {
   const pending = await db
     .select({ id: claims.id, startAt: claims.startAt, endAt: claims.endAt, title: claims.title, description: claims.description })
     .from(claims)
@@ -112,7 +121,7 @@ async function writeBack(db: Executor, calendar: CalendarRow, provider: Calendar
     .where(and(eq(claims.calendarId, calendar.id), eq(claims.kind, 'booking'), eq(claims.status, 'confirmed'), gt(claims.endAt, now), isNull(calendarBookingEvents.id)));
   for (const b of pending) {
     const uid = bookingUid(b.id);
-    const ref = await provider.putBookingEvent({ uid, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', description: b.description, sequence: 0 }, null, signal);
+    const ref = await net(provider.putBookingEvent({ uid, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', description: b.description, sequence: 0 }, null, signal));
     await db.insert(calendarBookingEvents).values({ id: newId(), calendarId: calendar.id, claimId: b.id, uid, resource: ref.resource, etag: ref.etag, createdAt: now });
   }
   const gone = await db
@@ -121,7 +130,7 @@ async function writeBack(db: Executor, calendar: CalendarRow, provider: Calendar
     .innerJoin(claims, eq(claims.id, calendarBookingEvents.claimId))
     .where(and(eq(calendarBookingEvents.calendarId, calendar.id), ne(claims.status, 'confirmed')));
   for (const e of gone) {
-    await provider.deleteBookingEvent({ resource: e.resource, etag: e.etag }, signal);
+    await net(provider.deleteBookingEvent({ resource: e.resource, etag: e.etag }, signal));
     await db.delete(calendarBookingEvents).where(eq(calendarBookingEvents.id, e.id));
   }
 }

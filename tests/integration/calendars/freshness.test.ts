@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { getDb } from '@/server/db';
-import { calendars } from '@/db/schema';
+import { calendarEvents, calendars } from '@/db/schema';
 import { newId } from '@/server/domain/ids';
 import { ProviderAuthError, ProviderUnavailableError, registerProvider, type CalendarProvider } from '@/server/domain/calendars/provider';
-import { syncCalendar, syncDueCalendars } from '@/server/domain/calendars/sync';
+import { dueCalendars, syncCalendar } from '@/server/domain/calendars/sync';
 import { newCustomer, type TestCustomer } from '../../helpers/app';
 import { call, everyDay, nextWeekday, ownerIdOf, setupOwner } from '../scheduling/fixtures';
 
@@ -52,7 +52,7 @@ beforeAll(async () => {
 beforeEach(async () => {
   vi.stubEnv('CALENDAR_FRESH_SECONDS', '0');
   vi.stubEnv('CALENDAR_HARD_STALE_SECONDS', '600');
-  vi.stubEnv('CALENDAR_SYNC_TIMEOUT_MS', '200');
+  vi.stubEnv('CALENDAR_SYNC_TIMEOUT_MS', '10000');
   vi.stubEnv('CALENDAR_SYNC_INTERVAL_SECONDS', '30');
   fake.mode = 'ok';
   fake.calls = 0;
@@ -69,6 +69,7 @@ const calendarRow = async () => (await (await getDb()).select().from(calendars).
 
 describe.each(['hang', 'fail'] as const)('a provider that %ss', (mode) => {
   it('leaves the mirror in use within the hard bound (provider events still sacred)', async () => {
+    vi.stubEnv('CALENDAR_SYNC_TIMEOUT_MS', '200');
     await setSynced(ago(300));
     fake.mode = mode;
     const res = await overlapping();
@@ -82,6 +83,7 @@ describe.each(['hang', 'fail'] as const)('a provider that %ss', (mode) => {
   });
 
   it('fails closed with 503 CALENDAR_UNAVAILABLE and Retry-After beyond the hard bound', async () => {
+    vi.stubEnv('CALENDAR_SYNC_TIMEOUT_MS', '200');
     await setSynced(ago(601));
     fake.mode = mode;
     const search = await call('POST', '/v1/availability/search', {
@@ -102,7 +104,7 @@ describe('freshness', () => {
     await setSynced(ago(601));
     const res = await overlapping();
     expect(fake.calls).toBe(1);
-    expect(res.body.error?.reason).toBe('SACRED_MEETING');
+    expect(res.body.error?.reason, res.text).toBe('SACRED_MEETING');
     expect((await calendarRow()).lastSyncedAt!.getTime()).toBeGreaterThan(Date.now() - 60_000);
   });
 
@@ -132,16 +134,31 @@ describe('freshness', () => {
     expect(fake.calls).toBe(0);
     await setSynced(ago(120));
     await db.update(calendars).set({ syncLeaseUntil: new Date(Date.now() + 60_000) }).where(eq(calendars.id, calendarId));
-    expect(Object.keys(await syncDueCalendars(db, new Date(), 30_000))).not.toContain(calendarId);
+    expect(await dueCalendars(db, new Date(), 30_000)).not.toContain(calendarId);
   });
 
-  it('the background round syncs calendars not synced within the interval, and only those', async () => {
+  it('the background round picks calendars not synced within the interval, and only those', async () => {
+    // dueCalendars is what each round of syncDueCalendars syncs; the round itself would also sync other files' calendars.
     const db = await getDb();
     await setSynced(ago(10));
-    expect(Object.keys(await syncDueCalendars(db, new Date(), 30_000))).not.toContain(calendarId);
+    expect(await dueCalendars(db, new Date(), 30_000)).not.toContain(calendarId);
     await setSynced(ago(31));
-    const round = await syncDueCalendars(db, new Date(), 30_000);
-    expect(round[calendarId]).toMatchObject({ outcome: 'synced' });
+    expect(await dueCalendars(db, new Date(), 30_000)).toContain(calendarId);
+    expect(await syncCalendar(db, calendarId, new Date())).toMatchObject({ outcome: 'synced' });
+    expect(await dueCalendars(db, new Date(), 30_000)).not.toContain(calendarId);
     expect(fake.calls).toBe(1);
+  });
+});
+
+describe('a sync that times out', () => {
+  it('leaves the mirror exactly as it was (nothing applied half-way)', async () => {
+    vi.stubEnv('CALENDAR_SYNC_TIMEOUT_MS', '200');
+    const db = await getDb();
+    const before = await db.select().from(calendarEvents).where(eq(calendarEvents.calendarId, calendarId));
+    expect(before.length).toBeGreaterThan(0);
+    fake.mode = 'hang';
+    expect(await syncCalendar(db, calendarId, new Date())).toMatchObject({ outcome: 'failed' });
+    const after = await db.select().from(calendarEvents).where(eq(calendarEvents.calendarId, calendarId));
+    expect(after).toEqual(before);
   });
 });
