@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, ne } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { calendarEvents, calendars } from '@/db/schema';
+import { getConfig } from '@/server/config';
 import { DomainError } from '../errors';
 import { newId } from '../ids';
 import { getOwner } from '../ownerService';
@@ -29,6 +30,7 @@ export type CaldavConnectInput = {
 
 export async function connectCaldav(db: Executor, customerId: string, ownerEmail: string, input: CaldavConnectInput, now: Date): Promise<{ calendar: CalendarRow; sync: SyncResult }> {
   const owner = await getOwner(db, customerId, ownerEmail);
+  if (getConfig().production && !/^https:/i.test(input.serverUrl)) throw new DomainError('invalid_request', 'server_url must be an https URL');
   let found: { url: string; displayName: string }[];
   try {
     found = await discoverCaldavCalendars({ serverUrl: input.serverUrl, username: input.username }, { password: input.password }, AbortSignal.timeout(15_000));
