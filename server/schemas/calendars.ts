@@ -25,3 +25,11 @@ export const CaldavConnectBody = z.strictObject({
   make_primary: z.boolean().optional(),
   check_conflicts: z.boolean().optional(),
 });
+
+export const CalendarPatchBody = z
+  .strictObject({
+    owner_email: Email,
+    make_primary: z.literal(true).optional().describe('Make this the primary calendar (the previous primary stops being primary)'),
+    check_conflicts: z.boolean().optional(),
+  })
+  .refine((b) => b.make_primary !== undefined || b.check_conflicts !== undefined, { message: 'Give make_primary or check_conflicts' });

@@ -72,14 +72,45 @@ export async function listCalendars(db: Executor, customerId: string, ownerEmail
   return db.select().from(calendars).where(eq(calendars.ownerId, owner.id)).orderBy(desc(calendars.isPrimary), asc(calendars.createdAt));
 }
 
-/** Disconnect: credentials forgotten, mirror dropped; the calendar no longer counts or resolves. */
-export async function disconnectCalendar(db: Executor, customerId: string, calendarId: string, now: Date): Promise<void> {
-  const [row] = await db.select().from(calendars).where(and(eq(calendars.id, calendarId), eq(calendars.customerId, customerId)));
-  if (!row || row.type === 'internal') throw new DomainError('CALENDAR_NOT_FOUND', 'No such connected calendar');
+async function ownerCalendar(db: Executor, customerId: string, ownerEmail: string, calendarId: string): Promise<CalendarRow> {
+  const owner = await getOwner(db, customerId, ownerEmail);
+  const [row] = await db.select().from(calendars).where(and(eq(calendars.id, calendarId), eq(calendars.ownerId, owner.id)));
+  if (!row) throw new DomainError('CALENDAR_NOT_FOUND', `${owner.email} has no calendar ${calendarId}`);
+  return row;
+}
+
+/** Make a calendar the primary one, and/or say whether its events count as busy time. */
+export async function updateCalendar(
+  db: Executor,
+  customerId: string,
+  ownerEmail: string,
+  calendarId: string,
+  patch: { makePrimary?: boolean; checkConflicts?: boolean },
+  now: Date,
+): Promise<CalendarRow> {
+  const row = await ownerCalendar(db, customerId, ownerEmail, calendarId);
+  if (patch.makePrimary && row.status === 'disconnected') throw new DomainError('invalid_request', 'A disconnected calendar cannot be primary; reconnect it first');
   await db.transaction(async (tx) => {
-    await tx.update(calendars).set({ status: 'disconnected', credentials: null, syncState: null, lastSyncedAt: null, updatedAt: now }).where(eq(calendars.id, calendarId));
+    if (patch.makePrimary) await tx.update(calendars).set({ isPrimary: false, updatedAt: now }).where(and(eq(calendars.ownerId, row.ownerId), eq(calendars.isPrimary, true), ne(calendars.id, row.id)));
+    await tx
+      .update(calendars)
+      .set({ updatedAt: now, ...(patch.makePrimary ? { isPrimary: true } : {}), ...(patch.checkConflicts !== undefined ? { checkConflicts: patch.checkConflicts } : {}) })
+      .where(eq(calendars.id, row.id));
+  });
+  const [updated] = await db.select().from(calendars).where(eq(calendars.id, row.id));
+  return updated;
+}
+
+/** Disconnect: credentials forgotten, mirror dropped; the calendar no longer counts or resolves (reconnect by connecting again). */
+export async function disconnectCalendar(db: Executor, customerId: string, ownerEmail: string, calendarId: string, now: Date): Promise<CalendarRow> {
+  const row = await ownerCalendar(db, customerId, ownerEmail, calendarId);
+  if (row.type === 'internal') throw new DomainError('invalid_request', 'The internal calendar cannot be disconnected');
+  await db.transaction(async (tx) => {
+    await tx.update(calendars).set({ status: 'disconnected', credentials: null, syncState: null, lastSyncedAt: null, syncLeaseUntil: null, updatedAt: now }).where(eq(calendars.id, calendarId));
     await tx.delete(calendarEvents).where(eq(calendarEvents.calendarId, calendarId));
   });
+  const [updated] = await db.select().from(calendars).where(eq(calendars.id, row.id));
+  return updated;
 }
 
 export function calendarView(c: CalendarRow) {

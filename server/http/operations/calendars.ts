@@ -1,4 +1,5 @@
-import { calendarView, connectCaldav, listCalendars } from '@/server/domain/calendars/calendarService';
+import { calendarView, connectCaldav, disconnectCalendar, listCalendars, updateCalendar } from '@/server/domain/calendars/calendarService';
+import { IdParams } from '@/server/schemas/common';
 import { defineOperation } from '../operation';
 import * as S from '@/server/schemas/calendars';
 
@@ -41,4 +42,40 @@ export const connectCaldavOp = defineOperation({
     );
     return { body: calendarView(calendar) };
   },
+});
+
+export const updateCalendarOp = defineOperation({
+  operationId: 'updateCalendar',
+  method: 'PATCH',
+  path: '/v1/calendars/{id}',
+  summary: 'Make a calendar primary, or set whether its events count as busy ("check for conflicts")',
+  tags: ['Calendars'],
+  auth: 'api_key',
+  permission: 'manage_customer',
+  params: IdParams,
+  body: S.CalendarPatchBody,
+  ownerEmail: ({ body }) => body.owner_email,
+  calendarGate: false,
+  success: { status: 200, description: 'The calendar', schema: S.Calendar },
+  errors: ['OWNER_NOT_FOUND', 'CALENDAR_NOT_FOUND', 'owner_scope_denied'],
+  handler: async ({ db, actor, ownerEmail, params, body, now }) => ({
+    body: calendarView(await updateCalendar(db, actor.customerId, ownerEmail, params.id, { makePrimary: body.make_primary, checkConflicts: body.check_conflicts }, now)),
+  }),
+});
+
+export const disconnectCalendarOp = defineOperation({
+  operationId: 'disconnectCalendar',
+  method: 'DELETE',
+  path: '/v1/calendars/{id}',
+  summary: 'Disconnect a provider calendar (its credentials and synced events are dropped)',
+  tags: ['Calendars'],
+  auth: 'api_key',
+  permission: 'manage_customer',
+  params: IdParams,
+  query: S.CalendarsQuery,
+  ownerEmail: ({ query }) => query.owner_email,
+  calendarGate: false,
+  success: { status: 200, description: 'The disconnected calendar', schema: S.Calendar },
+  errors: ['OWNER_NOT_FOUND', 'CALENDAR_NOT_FOUND', 'owner_scope_denied'],
+  handler: async ({ db, actor, ownerEmail, params, now }) => ({ body: calendarView(await disconnectCalendar(db, actor.customerId, ownerEmail, params.id, now)) }),
 });

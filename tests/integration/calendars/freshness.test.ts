@@ -162,3 +162,18 @@ describe('a sync that times out', () => {
     expect(after).toEqual(before);
   });
 });
+
+describe('check for conflicts', () => {
+  it('a calendar with check_conflicts off does not count as busy; back on, it does', async () => {
+    const evaluate = () => call('POST', '/v1/arbitration/evaluate', { key: admin.key, body: { owner_email: owner, meeting_class: 'external', start: day.at('10:30'), end: day.at('11:30') } });
+    const before = await evaluate();
+    expect(before.status, before.text).toBe(200);
+    expect(JSON.stringify(before.body)).toContain('SACRED_MEETING');
+    const off = await call('PATCH', `/v1/calendars/${calendarId}`, { key: admin.key, body: { owner_email: owner, check_conflicts: false } });
+    expect(off.status, off.text).toBe(200);
+    const free = await evaluate();
+    expect(JSON.stringify(free.body)).not.toContain('SACRED_MEETING');
+    await call('PATCH', `/v1/calendars/${calendarId}`, { key: admin.key, body: { owner_email: owner, check_conflicts: true } });
+    expect(JSON.stringify((await evaluate()).body)).toContain('SACRED_MEETING');
+  });
+});

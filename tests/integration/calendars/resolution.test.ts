@@ -4,7 +4,6 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { getDb } from '@/server/db';
 import { calendars } from '@/db/schema';
 import { newId } from '@/server/domain/ids';
-import { disconnectCalendar } from '@/server/domain/calendars/calendarService';
 import { registerProvider } from '@/server/domain/calendars/provider';
 import { sealSecret } from '@/server/domain/calendars/secrets';
 import { newCustomer, type TestCustomer } from '../../helpers/app';
@@ -54,7 +53,9 @@ describe('calendar resolution', () => {
   it('a disconnected primary: CALENDAR_NOT_FOUND (the internal calendar is not primary, so nothing resolves)', async () => {
     const { owner, id } = await ownerWithProvider(true);
     expect((await book(owner)).body.calendar_type).toBe('caldav-test');
-    await disconnectCalendar(await getDb(), admin.customerId, id, new Date());
+    const gone = await call('DELETE', `/v1/calendars/${id}?owner_email=${encodeURIComponent(owner)}`, { key: admin.key });
+    expect(gone.status, gone.text).toBe(200);
+    expect(gone.body).toMatchObject({ status: 'disconnected', is_primary: true });
     const res = await book(owner, {}, '12:00');
     expect(res.status, res.text).toBe(404);
     expect(res.body.error.code).toBe('CALENDAR_NOT_FOUND');
@@ -71,6 +72,23 @@ describe('calendar resolution', () => {
     expect(typed.status, typed.text).toBe(201);
     expect(typed.body.calendar_type).toBe('caldav-test');
     expect((await book(owner, {}, '11:00')).body.calendar_type).toBe('internal');
+  });
+
+  it('PATCH makes a calendar primary and turns its conflict checking off and on', async () => {
+    const { owner, id } = await ownerWithProvider(false);
+    const other = await setupOwner(admin, { timeZone: 'UTC' });
+    expect((await call('PATCH', `/v1/calendars/${id}`, { key: admin.key, body: { owner_email: other, make_primary: true } })).body.error.code).toBe('CALENDAR_NOT_FOUND');
+    const primary = await call('PATCH', `/v1/calendars/${id}`, { key: admin.key, body: { owner_email: owner, make_primary: true } });
+    expect(primary.status, primary.text).toBe(200);
+    expect(primary.body).toMatchObject({ is_primary: true, check_conflicts: true });
+    expect((await book(owner)).body.calendar_type).toBe('caldav-test');
+    const off = await call('PATCH', `/v1/calendars/${id}`, { key: admin.key, body: { owner_email: owner, check_conflicts: false } });
+    expect(off.body).toMatchObject({ is_primary: true, check_conflicts: false });
+    const list = await call('GET', `/v1/calendars?owner_email=${encodeURIComponent(owner)}`, { key: admin.key });
+    expect(list.body.calendars.map((c: { type: string; is_primary: boolean }) => [c.type, c.is_primary])).toEqual([
+      ['caldav-test', true],
+      ['internal', false],
+    ]);
   });
 
   it('stores provider credentials sealed: the stored bytes hold neither the secret nor its base64', async () => {
