@@ -55,6 +55,12 @@ export function getConfig() {
     calendarSyncTimeoutMs: Number(env.CALENDAR_SYNC_TIMEOUT_MS ?? 5000),
     /** How far ahead (days) recurring provider events are expanded into the mirror. */
     calendarHorizonDays: Number(env.CALENDAR_HORIZON_DAYS ?? 180),
+    /** Google Calendar OAuth client (docs/calendars.md); the URLs are overridable for tests' loopback fakes. */
+    googleClientId: env.GOOGLE_CLIENT_ID || undefined,
+    googleClientSecret: env.GOOGLE_CLIENT_SECRET || undefined,
+    googleAuthUrl: env.GOOGLE_AUTH_URL || 'https://accounts.google.com/o/oauth2/v2/auth',
+    googleTokenUrl: env.GOOGLE_TOKEN_URL || 'https://oauth2.googleapis.com/token',
+    googleCalendarApi: env.GOOGLE_CALENDAR_API || 'https://www.googleapis.com/calendar/v3',
   };
 }
 export type Config = ReturnType<typeof getConfig>;

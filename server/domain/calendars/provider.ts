@@ -10,6 +10,8 @@ export type ProviderObject = { resource: string; etag: string | null; ics: strin
 
 /** Changes since `state` (with no state: every object in the range). */
 export type ListResult = {
+  /** The provider dropped the cursor and listed everything: objects not in `changed` are gone. */
+  full?: boolean;
   changed: ProviderObject[];
   /** Resources removed since `state` (delta only). */
   removed: string[];
@@ -37,6 +39,8 @@ export interface CalendarProvider {
   putBookingEvent(event: BookingEvent, existing: EventRef | null, signal: AbortSignal): Promise<EventRef>;
   /** Delete the event of a booking (already gone is success). */
   deleteBookingEvent(ref: EventRef, signal: AbortSignal): Promise<void>;
+  /** Credentials the provider renewed during the calls (OAuth token refresh), to store sealed; null when unchanged. */
+  renewedCredentials?(): Record<string, unknown> | null;
 }
 
 /** The provider refused the stored credentials (HTTP 401/403, invalid_grant): the calendar needs re-authorisation. */

@@ -7,6 +7,7 @@ import { expandIcs } from './expand';
 import { ProviderAuthError, providerFactory, type CalendarProvider } from './provider';
 import { openSecret, sealSecret, needsRotation, type SealedSecret } from './secrets';
 import './caldav';
+import './google';
 
 /**
  * One sync of one provider calendar (docs/calendars.md "Freshness"):
@@ -98,10 +99,15 @@ async function run(db: Executor, calendar: CalendarRow, timeZone: string, provid
     }
   }
   const state = { horizonEnd: fresh ? range.end.getTime() : prev!.horizonEnd, cursor: listed.state };
-  const rotate = calendar.credentials && needsRotation(calendar.credentials as SealedSecret) ? sealSecret(openSecret(calendar.credentials as SealedSecret)) : undefined;
+  const renewed = provider.renewedCredentials?.() ?? null;
+  const rotate = renewed
+    ? sealSecret(renewed)
+    : calendar.credentials && needsRotation(calendar.credentials as SealedSecret)
+      ? sealSecret(openSecret(calendar.credentials as SealedSecret))
+      : undefined;
   // Readers see the mirror before or after this sync, never half of it.
   await db.transaction(async (tx) => {
-    if (fresh) await tx.delete(calendarEvents).where(eq(calendarEvents.calendarId, calendar.id));
+    if (fresh || listed.full) await tx.delete(calendarEvents).where(eq(calendarEvents.calendarId, calendar.id));
     else if (touched.length) await tx.delete(calendarEvents).where(and(eq(calendarEvents.calendarId, calendar.id), inArray(calendarEvents.resource, touched)));
     for (let i = 0; i < rows.length; i += 1000) await tx.insert(calendarEvents).values(rows.slice(i, i + 1000));
     await tx
