@@ -61,6 +61,12 @@ export function getConfig() {
     googleAuthUrl: env.GOOGLE_AUTH_URL || 'https://accounts.google.com/o/oauth2/v2/auth',
     googleTokenUrl: env.GOOGLE_TOKEN_URL || 'https://oauth2.googleapis.com/token',
     googleCalendarApi: env.GOOGLE_CALENDAR_API || 'https://www.googleapis.com/calendar/v3',
+    /** Microsoft 365 OAuth client (Microsoft identity platform) and Graph; URLs overridable for tests' loopback fakes. */
+    microsoftClientId: env.MICROSOFT_CLIENT_ID || undefined,
+    microsoftClientSecret: env.MICROSOFT_CLIENT_SECRET || undefined,
+    microsoftAuthUrl: env.MICROSOFT_AUTH_URL || 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize',
+    microsoftTokenUrl: env.MICROSOFT_TOKEN_URL || 'https://login.microsoftonline.com/common/oauth2/v2.0/token',
+    microsoftGraphApi: env.MICROSOFT_GRAPH_API || 'https://graph.microsoft.com/v1.0',
   };
 }
 export type Config = ReturnType<typeof getConfig>;

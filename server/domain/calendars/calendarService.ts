@@ -7,6 +7,7 @@ import { newId } from '../ids';
 import { getOwner } from '../ownerService';
 import { discoverCaldavCalendars, type CaldavSettings } from './caldav';
 import { exchangeGoogleCode } from './google';
+import { exchangeMicrosoftCode } from './microsoft';
 import { ProviderAuthError, ProviderUnavailableError } from './provider';
 import { sealSecret } from './secrets';
 import { syncCalendar, type SyncResult } from './sync';
@@ -138,20 +139,38 @@ function sameUrl(a: string, b: string): boolean {
   return norm(a) === norm(b);
 }
 
-export type GoogleConnectInput = { code: string; codeVerifier: string; redirectUri: string; calendarId?: string; makePrimary?: boolean; checkConflicts?: boolean };
+export type OAuthConnectInput = { code: string; codeVerifier: string; redirectUri: string; calendarId?: string; makePrimary?: boolean; checkConflicts?: boolean };
+export type GoogleConnectInput = OAuthConnectInput;
 
 /** The end of the Google OAuth flow: exchange the code (PKCE), store the sealed tokens, run the first sync. Reconnects an existing one. */
-export async function connectGoogle(db: Executor, customerId: string, ownerEmail: string, input: GoogleConnectInput, now: Date): Promise<{ calendar: CalendarRow; sync: SyncResult }> {
+export function connectGoogle(db: Executor, customerId: string, ownerEmail: string, input: OAuthConnectInput, now: Date) {
+  return connectOAuth(db, customerId, ownerEmail, 'google', () => exchangeGoogleCode(input, now), input, now);
+}
+
+/** The same for Microsoft 365 (the calendar is the account's default calendar). */
+export function connectMicrosoft(db: Executor, customerId: string, ownerEmail: string, input: OAuthConnectInput, now: Date) {
+  return connectOAuth(db, customerId, ownerEmail, 'microsoft', () => exchangeMicrosoftCode(input, now), { ...input, calendarId: 'default' }, now);
+}
+
+async function connectOAuth(
+  db: Executor,
+  customerId: string,
+  ownerEmail: string,
+  type: 'google' | 'microsoft',
+  exchange: () => Promise<Record<string, unknown>>,
+  input: OAuthConnectInput,
+  now: Date,
+): Promise<{ calendar: CalendarRow; sync: SyncResult }> {
   const owner = await getOwner(db, customerId, ownerEmail);
   let tokens;
   try {
-    tokens = await exchangeGoogleCode(input, now);
+    tokens = await exchange();
   } catch (err) {
-    if (err instanceof ProviderAuthError || err instanceof ProviderUnavailableError) throw new DomainError('invalid_request', `Could not connect the Google calendar: ${err.message}`);
+    if (err instanceof ProviderAuthError || err instanceof ProviderUnavailableError) throw new DomainError('invalid_request', `Could not connect the ${type} calendar: ${err.message}`);
     throw err;
   }
   const calendarId = input.calendarId ?? 'primary';
-  const existing = (await db.select().from(calendars).where(and(eq(calendars.ownerId, owner.id), eq(calendars.type, 'google')))).find((c) => c.settings.calendarId === calendarId);
+  const existing = (await db.select().from(calendars).where(and(eq(calendars.ownerId, owner.id), eq(calendars.type, type)))).find((c) => c.settings.calendarId === calendarId);
   const id = existing?.id ?? newId();
   await db.transaction(async (tx) => {
     if (input.makePrimary) await tx.update(calendars).set({ isPrimary: false, updatedAt: now }).where(and(eq(calendars.ownerId, owner.id), eq(calendars.isPrimary, true), ne(calendars.id, id)));
@@ -168,7 +187,7 @@ export async function connectGoogle(db: Executor, customerId: string, ownerEmail
       ...(input.checkConflicts !== undefined ? { checkConflicts: input.checkConflicts } : {}),
     };
     if (existing) await tx.update(calendars).set(fields).where(eq(calendars.id, id));
-    else await tx.insert(calendars).values({ id, customerId, ownerId: owner.id, type: 'google', isPrimary: false, ...fields, createdAt: now });
+    else await tx.insert(calendars).values({ id, customerId, ownerId: owner.id, type, isPrimary: false, ...fields, createdAt: now });
   });
   const sync = await syncCalendar(db, id, now);
   const [calendar] = await db.select().from(calendars).where(eq(calendars.id, id));

@@ -1,5 +1,6 @@
-import crypto from 'node:crypto';
 import { getConfig } from '@/server/config';
+import { tokenRequest, type OAuthEndpoint } from './oauth';
+export { pkcePair } from './oauth';
 import { ProviderAuthError, ProviderUnavailableError, registerProvider, type BookingEvent, type CalendarProvider, type EventRef, type ListResult, type ProviderInput, type ProviderObject, type SyncState } from './provider';
 
 /**
@@ -23,11 +24,6 @@ type GEvent = {
   end?: { dateTime?: string; date?: string };
 };
 
-export function pkcePair(): { verifier: string; challenge: string } {
-  const verifier = crypto.randomBytes(32).toString('base64url');
-  return { verifier, challenge: crypto.createHash('sha256').update(verifier).digest('base64url') };
-}
-
 /** Where to send the owner's browser to grant access (state and verifier are kept by the caller until the callback). */
 export function googleAuthorizationUrl(input: { redirectUri: string; state: string; codeChallenge: string }): string {
   const config = getConfig();
@@ -47,30 +43,14 @@ export function googleAuthorizationUrl(input: { redirectUri: string; state: stri
   return u.href;
 }
 
-async function tokenRequest(params: Record<string, string>, signal?: AbortSignal): Promise<{ access_token: string; refresh_token?: string; expires_in: number }> {
+function googleEndpoint(): OAuthEndpoint {
   const config = getConfig();
-  let res: Response;
-  try {
-    res = await fetch(config.googleTokenUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ client_id: config.googleClientId ?? '', client_secret: config.googleClientSecret ?? '', ...params }),
-      signal,
-    });
-  } catch (err) {
-    throw new ProviderUnavailableError(`Google token endpoint unreachable: ${(err as Error).message}`);
-  }
-  const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-  if (res.status === 400 || res.status === 401) {
-    if (body.error === 'invalid_grant' || res.status === 401) throw new ProviderAuthError(`Google refused the grant (${String(body.error ?? res.status)})`);
-  }
-  if (!res.ok) throw new ProviderUnavailableError(`Google token endpoint error (HTTP ${res.status})`);
-  return body as { access_token: string; refresh_token?: string; expires_in: number };
+  return { url: config.googleTokenUrl, clientId: config.googleClientId ?? '', clientSecret: config.googleClientSecret ?? '', name: 'Google' };
 }
 
 /** The callback's code (with the PKCE verifier) exchanged for tokens. */
 export async function exchangeGoogleCode(input: { code: string; codeVerifier: string; redirectUri: string }, now: Date): Promise<GoogleCredentials> {
-  const t = await tokenRequest({ grant_type: 'authorization_code', code: input.code, code_verifier: input.codeVerifier, redirect_uri: input.redirectUri });
+  const t = await tokenRequest(googleEndpoint(), { grant_type: 'authorization_code', code: input.code, code_verifier: input.codeVerifier, redirect_uri: input.redirectUri });
   if (!t.refresh_token) throw new ProviderAuthError('Google returned no refresh token');
   return { accessToken: t.access_token, refreshToken: t.refresh_token, expiresAt: now.getTime() + t.expires_in * 1000 };
 }
@@ -103,7 +83,7 @@ export class GoogleProvider implements CalendarProvider {
   }
 
   private async refresh(signal: AbortSignal) {
-    const t = await tokenRequest({ grant_type: 'refresh_token', refresh_token: this.creds.refreshToken }, signal);
+    const t = await tokenRequest(googleEndpoint(), { grant_type: 'refresh_token', refresh_token: this.creds.refreshToken }, signal);
     this.creds = { accessToken: t.access_token, refreshToken: t.refresh_token ?? this.creds.refreshToken, expiresAt: Date.now() + t.expires_in * 1000 };
     this.renewed = true;
   }

@@ -8,6 +8,7 @@ import { ProviderAuthError, providerFactory, type CalendarProvider } from './pro
 import { openSecret, sealSecret, needsRotation, type SealedSecret } from './secrets';
 import './caldav';
 import './google';
+import './microsoft';
 
 /**
  * One sync of one provider calendar (docs/calendars.md "Freshness"):
@@ -87,12 +88,14 @@ async function run(db: Executor, calendar: CalendarRow, timeZone: string, provid
   const prev = calendar.syncState as { horizonEnd?: number; cursor?: Record<string, unknown> } | null;
   const fresh = !prev?.cursor || (prev.horizonEnd ?? 0) < range.end.getTime() - 86_400_000;
   const listed = await net(provider.listEvents(range, fresh ? null : prev!.cursor!, signal));
-  const own = new Set(
-    (await db.select({ uid: calendarBookingEvents.uid }).from(calendarBookingEvents).where(eq(calendarBookingEvents.calendarId, calendar.id))).map((r) => r.uid),
-  );
+  // The service's own events: by UID, and by resource where the provider assigns UIDs itself (Microsoft Graph).
+  const ownRows = await db.select({ uid: calendarBookingEvents.uid, resource: calendarBookingEvents.resource }).from(calendarBookingEvents).where(eq(calendarBookingEvents.calendarId, calendar.id));
+  const own = new Set(ownRows.map((r) => r.uid));
+  const ownResources = new Set(ownRows.map((r) => r.resource));
   const touched = [...listed.removed, ...listed.changed.map((o) => o.resource)];
   const rows: (typeof calendarEvents.$inferInsert)[] = [];
   for (const obj of listed.changed) {
+    if (ownResources.has(obj.resource)) continue;
     for (const b of expandIcs(obj.ics, { start: range.start.getTime(), end: range.end.getTime() }, timeZone)) {
       if (own.has(b.uid)) continue;
       rows.push({ id: newId(), calendarId: calendar.id, ownerId: calendar.ownerId, resource: obj.resource, uid: b.uid, startAt: new Date(b.start), endAt: new Date(b.end) });
