@@ -40,6 +40,33 @@ export function getConfig() {
     authUrl: env.NEXTAUTH_URL || undefined,
     /** Local state of this installation (embedded database, generated secrets). */
     dataDir: env.DATA_DIR || path.join(process.cwd(), '.data'),
+    /**
+     * Keys that encrypt calendar credentials at rest (AES-256-GCM), `id:base64key` comma-separated
+     * (32-byte keys); the first encrypts, every one listed decrypts (rotation; docs/calendars.md).
+     */
+    calendarSecretKeys: env.CALENDAR_SECRET_KEYS || undefined,
+    /** Background sync of every connected calendar, this often (seconds; 0 turns the loop off). */
+    calendarSyncIntervalSeconds: Number(env.CALENDAR_SYNC_INTERVAL_SECONDS ?? 60),
+    /** A mirror older than this is synced before a decision reads it (seconds). */
+    calendarFreshSeconds: Number(env.CALENDAR_FRESH_SECONDS ?? 120),
+    /** A mirror older than this, with the provider unreachable, fails closed (seconds). */
+    calendarHardStaleSeconds: Number(env.CALENDAR_HARD_STALE_SECONDS ?? 900),
+    /** Longest wait for a provider during a sync on the request path (milliseconds). */
+    calendarSyncTimeoutMs: Number(env.CALENDAR_SYNC_TIMEOUT_MS ?? 5000),
+    /** How far ahead (days) recurring provider events are expanded into the mirror. */
+    calendarHorizonDays: Number(env.CALENDAR_HORIZON_DAYS ?? 180),
+    /** Google Calendar OAuth client (docs/calendars.md); the URLs are overridable for tests' loopback fakes. */
+    googleClientId: env.GOOGLE_CLIENT_ID || undefined,
+    googleClientSecret: env.GOOGLE_CLIENT_SECRET || undefined,
+    googleAuthUrl: env.GOOGLE_AUTH_URL || 'https://accounts.google.com/o/oauth2/v2/auth',
+    googleTokenUrl: env.GOOGLE_TOKEN_URL || 'https://oauth2.googleapis.com/token',
+    googleCalendarApi: env.GOOGLE_CALENDAR_API || 'https://www.googleapis.com/calendar/v3',
+    /** Microsoft 365 OAuth client (Microsoft identity platform) and Graph; URLs overridable for tests' loopback fakes. */
+    microsoftClientId: env.MICROSOFT_CLIENT_ID || undefined,
+    microsoftClientSecret: env.MICROSOFT_CLIENT_SECRET || undefined,
+    microsoftAuthUrl: env.MICROSOFT_AUTH_URL || 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize',
+    microsoftTokenUrl: env.MICROSOFT_TOKEN_URL || 'https://login.microsoftonline.com/common/oauth2/v2.0/token',
+    microsoftGraphApi: env.MICROSOFT_GRAPH_API || 'https://graph.microsoft.com/v1.0',
   };
 }
 export type Config = ReturnType<typeof getConfig>;

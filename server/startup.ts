@@ -1,5 +1,6 @@
 import { closeDb, getDb, getDbHandle } from '@/server/db';
 import { startSweeper, SWEEP_TASKS } from '@/server/sweeper';
+import { startCalendarSync } from '@/server/calendarSync';
 import { isPgliteLockedError } from '@/db/drivers/pglite';
 import { getConfig } from '@/server/config';
 import { mailSetupNotice } from '@/server/domain/email';
@@ -51,13 +52,18 @@ export async function startServices(): Promise<void> {
   // Expire holds past their time to live (notifying agents) and drop old idempotency keys.
   stopSweeper?.();
   stopSweeper = startSweeper(getDb, SWEEP_TASKS);
+  // Keep connected calendars' mirrors fresh (docs/calendars.md).
+  stopCalendarSync?.();
+  stopCalendarSync = startCalendarSync(getDb);
 }
 
 let stopSweeper: (() => void) | undefined;
+let stopCalendarSync: (() => void) | undefined;
 
 /** Close the rate limiter's connection and the database (flushes and unlocks the embedded PGlite). */
 export async function stopServices(): Promise<void> {
   stopSweeper?.();
+  stopCalendarSync?.();
   const results = await Promise.allSettled([getRateLimiter().close(), closeDb()]);
   for (const r of results) if (r.status === 'rejected') log.error('shutdown step failed', { err: r.reason });
 }

@@ -2,6 +2,7 @@ import type { Db } from '@/db/client';
 import { expireDueHolds } from '@/server/domain/claims/claimTarget';
 import { sweepExpiredProposals } from '@/server/domain/publicScheduling/review';
 import { sweepIdempotency } from '@/server/http/idempotency';
+import { sendDueInvitations } from '@/server/domain/calendars/invitations';
 import { log } from '@/server/log';
 
 export type SweepTask = { name: string; run(db: Db, now: Date): Promise<unknown> };
@@ -42,4 +43,5 @@ export const SWEEP_TASKS: SweepTask[] = [
   { name: 'expire holds', run: (db, now) => db.transaction((tx) => expireDueHolds(tx, null, now)) },
   { name: 'expire unverified proposals', run: (db, now) => sweepExpiredProposals(db, now) },
   { name: 'drop idempotency keys past retention', run: (db, now) => sweepIdempotency(db, now) },
+  { name: 'send booking invitations', run: (db, now) => sendDueInvitations(db, now) },
 ];

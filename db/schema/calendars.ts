@@ -22,6 +22,17 @@ export const calendars = pgTable(
     status: text('status', { enum: CALENDAR_STATUSES }).notNull().default('active'),
     displayName: text('display_name'),
     credentials: jsonb('credentials').$type<Record<string, unknown> | null>(),
+    /** Busy time of this calendar counts against the owner (docs/calendars.md). */
+    checkConflicts: boolean('check_conflicts').notNull().default(true),
+    /** Non-secret connection settings (server URL, calendar URL, user name). */
+    settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+    /** Provider sync cursor (CalDAV: ctag and the etag of every resource). */
+    syncState: jsonb('sync_state').$type<Record<string, unknown> | null>(),
+    /** Last successful sync: the mirror is as fresh as this. */
+    lastSyncedAt: instant('last_synced_at'),
+    lastSyncError: text('last_sync_error'),
+    /** One sync of a calendar at a time across instances: the holder's lease ends here. */
+    syncLeaseUntil: instant('sync_lease_until'),
     createdAt: createdAt(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },

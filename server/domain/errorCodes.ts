@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   INVALID_MEETING_CLASS: { status: 400, description: 'No meeting class of this name' },
   CALENDAR_NOT_FOUND: { status: 404, description: 'The owner has no calendar of this type' },
   CALENDAR_REAUTH_REQUIRED: { status: 409, description: "The owner's calendar needs to be connected again" },
+  CALENDAR_UNAVAILABLE: { status: 503, description: "A connected calendar cannot be reached and its synced copy is too old to decide on; retry after Retry-After (docs/calendars.md)" },
   IDEMPOTENCY_IN_FLIGHT: { status: 409, description: 'A request with this Idempotency-Key is still running' },
   IDEMPOTENCY_CONFLICT: { status: 422, description: 'This Idempotency-Key was used with a different request' },
   // holds and bookings

@@ -3,6 +3,7 @@ import { resolveOwnerEmail, requirePermission, type AgentActor } from '@/server/
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
 import type { ClaimOperation } from '@/server/domain/claims/claimDecision';
 import { DomainError } from '@/server/domain/errors';
+import { ensureCalendarsUsable } from '@/server/domain/calendars/mirror';
 import { newId } from '@/server/domain/ids';
 import { drainNotifications, type NotificationItem } from '@/server/domain/notificationService';
 import { getConfig } from '@/server/config';
@@ -156,6 +157,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
 
     // 6. owner scope
     const ownerEmail = op.ownerEmail && actor ? resolveOwnerEmail(actor, op.ownerEmail(input)) : '';
+    if (ownerEmail && actor && op.calendarGate !== false) await ensureCalendarsUsable(db, { customerId: actor.customerId, email: ownerEmail }, now);
 
     // 7. idempotency
     const idemKey = req.headers.get('idempotency-key');
@@ -215,6 +217,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
         log.error('idempotency bookkeeping failed', { requestId, err: storeErr });
       }
     }
+    if (typeof err.extra?.retry_after_seconds === 'number') headers.set('retry-after', String(err.extra.retry_after_seconds));
     if (status === 401) headers.set('www-authenticate', `Bearer error="invalid_token", error_description="${err.code}"`);
     const pending = db && actor ? await drain(db, actor) : [];
     return jsonResponse(status, { ...body, pending_notifications: pending }, headers);

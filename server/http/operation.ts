@@ -66,6 +66,8 @@ export type OperationSpec<B, Q, P, A extends AuthMode, R = z.ZodType | undefined
   rateLimit?: { policy: RateLimitName; by: 'key' | 'ip' | ((raw: { params: Record<string, string>; clientIp: string; db: Db }) => Promise<string | null>) };
   /** The calendar owner this call acts on, read from the input; the wrapper resolves and scope-checks it. */
   ownerEmail?: (input: OperationInput<B, Q, P>) => string | undefined | null;
+  /** Calls naming an owner first sync that owner's stale calendars and fail closed on unusable ones (docs/calendars.md); false skips it (calendar status itself). */
+  calendarGate?: false;
   body?: B;
   query?: Q;
   params?: P;

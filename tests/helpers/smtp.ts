@@ -150,3 +150,21 @@ export function parseMessage(raw: string): { subject: string; text: string } {
   const top = splitPart(raw);
   return { subject: decodeHeader(top.headers.get('subject') ?? ''), text: textOf(top) };
 }
+
+/** The first text/calendar part of a raw message, decoded (null when there is none). */
+export function calendarPartOf(raw: string): string | null {
+  const find = (part: Part): string | null => {
+    const type = part.headers.get('content-type') ?? 'text/plain';
+    const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
+    if (/^multipart\//i.test(type) && boundary) {
+      for (const piece of part.body.split(`--${boundary}`).slice(1)) {
+        if (piece.startsWith('--')) break;
+        const found = find(splitPart(piece.replace(/^\r?\n/, '')));
+        if (found) return found;
+      }
+      return null;
+    }
+    return /^text\/calendar/i.test(type) ? decodeBody(part) : null;
+  };
+  return find(splitPart(raw));
+}

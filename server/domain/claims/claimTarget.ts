@@ -9,7 +9,20 @@ import { enqueueNotification } from '../notificationService';
 import { normalizeEmail } from '../access';
 import { ALTERNATIVES_RADIUS_MS, blocksWithCheckpoints, VERDICT_CLAIMS_MARGIN_MS, type OwnerRules } from '../scheduling';
 
-export { loadClaims, type ClaimRow, type LoadedClaim } from './claimStore';
+import { loadProviderBusy } from '../calendars/mirror';
+import { loadClaims as loadOwnClaims, type LoadedClaim } from './claimStore';
+
+export type { ClaimRow, LoadedClaim } from './claimStore';
+
+/**
+ * Active claims of an owner overlapping [from, to), and the busy time of its
+ * provider calendars from the synced mirror (docs/calendars.md). Both are sent
+ * together, so on a pipelined connection they cost one round trip.
+ */
+export async function loadClaims(db: Executor, owner: OwnerRef, from: Date, to: Date, now: Date): Promise<LoadedClaim[]> {
+  const [own, busy] = await Promise.all([loadOwnClaims(db, owner, from, to, now), loadProviderBusy(db, owner, from, to, now)]);
+  return busy.length ? [...own, ...busy] : own;
+}
 
 export type OwnerRow = typeof owners.$inferSelect;
 export type CalendarRow = typeof calendars.$inferSelect;

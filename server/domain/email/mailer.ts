@@ -4,7 +4,13 @@ import { getConfig, type Config } from '@/server/config';
 import { log } from '@/server/log';
 
 /** One outgoing message (plain text; every link sits on its own line). */
-export type MailMessage = { to: string; subject: string; text: string };
+export type MailMessage = {
+  to: string;
+  subject: string;
+  text: string;
+  /** A calendar invitation (iCalendar text, METHOD:REQUEST or CANCEL), sent as the text/calendar alternative. */
+  icalEvent?: { method: 'REQUEST' | 'CANCEL'; content: string };
+};
 
 export type MailResult = { delivered: 'smtp' | 'log' } | { delivered: false; error: string };
 
@@ -59,7 +65,13 @@ export async function sendMail(msg: MailMessage): Promise<MailResult> {
     return { delivered: 'log' };
   }
   try {
-    await transportFor(smtpUrl).sendMail({ from: mailFrom, to: msg.to, subject: msg.subject, text: msg.text });
+    await transportFor(smtpUrl).sendMail({
+      from: mailFrom,
+      to: msg.to,
+      subject: msg.subject,
+      text: msg.text,
+      ...(msg.icalEvent ? { icalEvent: { method: msg.icalEvent.method, content: msg.icalEvent.content, filename: 'invite.ics' } } : {}),
+    });
     return { delivered: 'smtp' };
   } catch (err) {
     log.error('mail delivery failed', { to: msg.to, subject: msg.subject, err });

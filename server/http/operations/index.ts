@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineOperation, type AnyOperation } from '../operation';
 import { buildOpenApiDocument } from '../openapi';
 import * as admin from './admin';
+import * as calendars from './calendars';
 import * as proposals from './proposals';
 import * as publicRequester from './public';
 import * as publicAdmin from './publicAdmin';
@@ -26,7 +27,7 @@ export const openApiOp = defineOperation({
  * tests/integration/openapi.test.ts fails when an app/ route binds an
  * operation missing here, so docs cannot drift from code.
  */
-export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin), ...Object.values(scheduling), ...Object.values(publicAdmin), ...Object.values(proposals), ...Object.values(publicRequester)] as AnyOperation[];
+export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin), ...Object.values(calendars), ...Object.values(scheduling), ...Object.values(publicAdmin), ...Object.values(proposals), ...Object.values(publicRequester)] as AnyOperation[];
 
 type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
 let cached: { base: string; doc: OpenApiDocument } | undefined;

@@ -1,0 +1,4 @@
+import { connectCaldavOp } from '@/server/http/operations/calendars';
+import { routes } from '@/server/http/handler';
+
+export const { GET, POST, PUT, PATCH, DELETE } = routes({ POST: connectCaldavOp });

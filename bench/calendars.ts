@@ -1,0 +1,144 @@
+/**
+ * Connected-calendar benchmark against a real Radicale on loopback (docs/calendars.md).
+ *
+ *   npx tsx bench/calendars.ts [--events=5000] [--iter=200]
+ *
+ * Seeds one CalDAV calendar with N events (10 % weekly series of 8 instances, the rest single
+ * 15-minute events, laid on a grid so no two instances overlap) in one PUT of the collection,
+ * then measures on the embedded PGlite (in memory):
+ *   - initial sync (ctag, time-range calendar-query of hrefs and etags, calendar-multiget, ical.js
+ *     expansion, mirror insert): target <= 10 s for 5,000 events;
+ *   - incremental sync after one new event (ctag changed, etag diff, one multiget): target <= 300 ms;
+ *   - availability search p50/p99 (72 h window inside the dense part) for the CalDAV owner (busy
+ *     time read from the mirror) and for an internal-calendar owner holding the same instances as
+ *     provider-source bookings: target CalDAV p99 <= 1.2 x internal p99.
+ * Prints a table; figures go into docs/benchmarks.md by hand.
+ */
+import { performance } from 'node:perf_hooks';
+import { eq } from 'drizzle-orm';
+
+process.env.DB_DRIVER = 'pglite-memory';
+process.env.DATABASE_URL = '';
+process.env.CALENDAR_FRESH_SECONDS = '86400';
+process.env.CALENDAR_HARD_STALE_SECONDS = '86400';
+process.env.CALENDAR_SYNC_TIMEOUT_MS = '120000';
+process.env.CALENDAR_SECRET_KEYS = `bench:${Buffer.alloc(32, 3).toString('base64')}`;
+
+const arg = (name: string, dflt: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? dflt);
+const EVENTS = arg('events', 5000);
+const ITER = arg('iter', 200);
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const ical = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+
+async function main() {
+  const { startRadicale } = await import('../tests/helpers/radicale');
+  const { getDb, closeDb } = await import('@/server/db');
+  const { bootstrapCustomer } = await import('@/server/domain/customerService');
+  const { createOwner } = await import('@/server/domain/ownerService');
+  const { createMeetingClass } = await import('@/server/domain/meetingClassService');
+  const { sealSecret } = await import('@/server/domain/calendars/secrets');
+  const { syncCalendar } = await import('@/server/domain/calendars/sync');
+  const { searchAvailability } = await import('@/server/domain/claims/availabilityService');
+  const { calendarEvents, calendars, claims } = await import('@/db/schema');
+  const { newId } = await import('@/server/domain/ids');
+
+  const radicale = await startRadicale('bench', 'bench-pw');
+  try {
+    const db = await getDb();
+    const boot = await bootstrapCustomer(db, 'calendar bench');
+    const customerId = boot.customer_id;
+    await createMeetingClass(db, customerId, { name: 'internal', priority: 30 });
+    const actor = { kind: 'agent' as const, agentId: boot.agent_id, customerId, keyId: 'bench', ownerScope: 'org:*', permissions: ['read_availability', 'create_holds', 'create_bookings', 'preempt', 'read_audit'] as never };
+    const caldavOwner = await createOwner(db, customerId, { email: 'caldav@bench.example', time_zone: 'UTC' });
+    const internalOwner = await createOwner(db, customerId, { email: 'internal@bench.example', time_zone: 'UTC' });
+
+    // The grid: day 0 is the next UTC midnight + 1 day; 96 quarter-hour slots a day.
+    const day0 = Math.ceil(Date.now() / 86_400_000) * 86_400_000 + 86_400_000;
+    const Q = 15 * 60_000;
+    const series = Math.round(EVENTS * 0.1);
+    const singles = EVENTS - series;
+    const vevents: string[] = [];
+    const instances: { start: number; end: number }[] = [];
+    for (let i = 0; i < series; i++) {
+      const start = day0 + (i % 7) * 86_400_000 + Math.floor(i / 7) * Q;
+      vevents.push(`BEGIN:VEVENT\r\nUID:series-${i}\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:${ical(start)}\r\nDTEND:${ical(start + Q)}\r\nRRULE:FREQ=WEEKLY;COUNT=8\r\nEND:VEVENT`);
+      for (let k = 0; k < 8; k++) instances.push({ start: start + k * 7 * 86_400_000, end: start + k * 7 * 86_400_000 + Q });
+    }
+    const denseFrom = day0 + 56 * 86_400_000;
+    for (let i = 0; i < singles; i++) {
+      const start = denseFrom + i * 2 * Q; // every other quarter hour
+      vevents.push(`BEGIN:VEVENT\r\nUID:single-${i}\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:${ical(start)}\r\nDTEND:${ical(start + Q)}\r\nEND:VEVENT`);
+      instances.push({ start, end: start + Q });
+    }
+    const put = await fetch(radicale.calendarUrl, {
+      method: 'PUT',
+      headers: { authorization: `Basic ${Buffer.from('bench:bench-pw').toString('base64')}`, 'content-type': 'text/calendar' },
+      body: `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//bench//EN\r\n${vevents.join('\r\n')}\r\nEND:VCALENDAR\r\n`,
+    });
+    if (!put.ok) throw new Error(`seeding PUT failed: ${put.status}`);
+    console.log(`seeded ${EVENTS} events (${series} weekly series x 8, ${singles} single), ${instances.length} instances`);
+
+    // The calendar row as connectCaldav leaves it (discovery is not part of the measure).
+    const calendar = { id: newId() };
+    await db.insert(calendars).values({
+      id: calendar.id, customerId, ownerId: caldavOwner.id, type: 'caldav', status: 'active', displayName: 'Work',
+      settings: { serverUrl: radicale.url, username: 'bench', calendarUrl: radicale.calendarUrl }, credentials: sealSecret({ password: 'bench-pw' }),
+    });
+    const t0 = performance.now();
+    const sync = await syncCalendar(db, calendar.id, new Date());
+    const initialMs = performance.now() - t0;
+    if (sync.outcome !== 'synced') throw new Error(`initial sync: ${JSON.stringify(sync)}`);
+    const mirrored = (await db.select({ id: calendarEvents.id }).from(calendarEvents).where(eq(calendarEvents.calendarId, calendar.id))).length;
+
+    const extra = denseFrom - 2 * 86_400_000 + 95 * Q; // a quarter no series uses
+    await radicale.putEvent('one-more.ics', `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//bench//EN\r\nBEGIN:VEVENT\r\nUID:one-more\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:${ical(extra)}\r\nDTEND:${ical(extra + Q)}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n`);
+    const t1 = performance.now();
+    const inc = await syncCalendar(db, calendar.id, new Date());
+    const incrementalMs = performance.now() - t1;
+    if (inc.outcome !== 'synced' || inc.changed !== 1) throw new Error(`incremental sync: ${JSON.stringify(inc)}`);
+    instances.push({ start: extra, end: extra + Q });
+
+    const [internalCal] = await db.select().from(calendars).where(eq(calendars.ownerId, internalOwner.id));
+    const now = new Date();
+    const rows = instances.map((x) => ({
+      id: newId(), customerId, ownerId: internalOwner.id, calendarId: internalCal.id, kind: 'booking' as const, status: 'confirmed' as const,
+      startAt: new Date(x.start), endAt: new Date(x.end), source: 'provider' as const, createdAt: now, updatedAt: now,
+    }));
+    for (let i = 0; i < rows.length; i += 1000) await db.insert(claims).values(rows.slice(i, i + 1000));
+
+    const window = { start: new Date(denseFrom + 2 * 86_400_000), end: new Date(denseFrom + 5 * 86_400_000) };
+    const measure = async (email: string) => {
+      const xs: number[] = [];
+      for (let i = 0; i < ITER + 20; i++) {
+        const s = performance.now();
+        const r = await searchAvailability(db, actor, { ownerEmail: email, meetingClass: 'internal', durationMinutes: 15, window, maxResults: 500 }, new Date());
+        if (i >= 20) xs.push(performance.now() - s);
+        if (i === 0 && r.slots.length === 0) throw new Error('no slots');
+      }
+      return xs;
+    };
+    const a = await measure(internalOwner.email);
+    const b = await measure(caldavOwner.email);
+    const c = await measure(internalOwner.email);
+    const internal = [...a, ...c];
+    const out = [
+      ['initial sync', `${EVENTS} events -> ${mirrored} mirror rows`, `${initialMs.toFixed(0)} ms`, '<= 10,000 ms'],
+      ['incremental sync', 'one new event', `${incrementalMs.toFixed(0)} ms`, '<= 300 ms'],
+      ['search p50 internal', `${ITER * 2} runs`, `${pct(internal, 50).toFixed(2)} ms`, ''],
+      ['search p99 internal', '', `${pct(internal, 99).toFixed(2)} ms`, ''],
+      ['search p50 caldav', `${ITER} runs`, `${pct(b, 50).toFixed(2)} ms`, ''],
+      ['search p99 caldav', '', `${pct(b, 99).toFixed(2)} ms`, `<= 1.2 x internal (${(pct(b, 99) / pct(internal, 99)).toFixed(2)} x)`],
+    ];
+    console.log('| measure | scenario | result | target |\n|---|---|---|---|');
+    for (const r of out) console.log(`| ${r.join(' | ')} |`);
+  } finally {
+    await radicale.stop();
+    await closeDb();
+  }
+}
+
+main().catch((err) => {
+  console.error(String(err?.cause ?? err).slice(0, 500));
+  process.exit(1);
+});

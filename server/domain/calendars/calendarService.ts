@@ -1,0 +1,195 @@
+import { and, asc, desc, eq, ne } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { calendarEvents, calendars } from '@/db/schema';
+import { getConfig } from '@/server/config';
+import { DomainError } from '../errors';
+import { newId } from '../ids';
+import { getOwner } from '../ownerService';
+import { discoverCaldavCalendars, type CaldavSettings } from './caldav';
+import { exchangeGoogleCode } from './google';
+import { exchangeMicrosoftCode } from './microsoft';
+import { ProviderAuthError, ProviderUnavailableError } from './provider';
+import { sealSecret } from './secrets';
+import { syncCalendar, type SyncResult } from './sync';
+
+/**
+ * Connecting, reconnecting, listing and disconnecting an owner's provider
+ * calendars (docs/calendars.md). Credentials are sealed (secrets.ts) before
+ * they reach the database; connecting runs a first sync so the mirror is
+ * ready before the calendar is used.
+ */
+type CalendarRow = typeof calendars.$inferSelect;
+
+export type CaldavConnectInput = {
+  serverUrl: string;
+  username: string;
+  password: string;
+  /** The collection to use; unset: the account's first calendar. */
+  calendarUrl?: string;
+  makePrimary?: boolean;
+  checkConflicts?: boolean;
+};
+
+export async function connectCaldav(db: Executor, customerId: string, ownerEmail: string, input: CaldavConnectInput, now: Date): Promise<{ calendar: CalendarRow; sync: SyncResult }> {
+  const owner = await getOwner(db, customerId, ownerEmail);
+  if (getConfig().production && !/^https:/i.test(input.serverUrl)) throw new DomainError('invalid_request', 'server_url must be an https URL');
+  let found: { url: string; displayName: string }[];
+  try {
+    found = await discoverCaldavCalendars({ serverUrl: input.serverUrl, username: input.username }, { password: input.password }, AbortSignal.timeout(15_000));
+  } catch (err) {
+    if (err instanceof ProviderAuthError || err instanceof ProviderUnavailableError) throw new DomainError('invalid_request', `Could not connect the CalDAV account: ${err.message}`);
+    throw err;
+  }
+  const chosen = input.calendarUrl ? found.find((c) => sameUrl(c.url, input.calendarUrl!)) : found[0];
+  if (!chosen) throw new DomainError('invalid_request', input.calendarUrl ? `No calendar ${input.calendarUrl} in this CalDAV account` : 'This CalDAV account has no calendar');
+  const settings: CaldavSettings = { serverUrl: input.serverUrl, username: input.username, calendarUrl: chosen.url };
+  const credentials = sealSecret({ password: input.password });
+  const existing = (await db.select().from(calendars).where(and(eq(calendars.ownerId, owner.id), eq(calendars.type, 'caldav')))).find((c) => sameUrl(String(c.settings.calendarUrl ?? ''), chosen.url));
+  const id = existing?.id ?? newId();
+  await db.transaction(async (tx) => {
+    if (input.makePrimary) await tx.update(calendars).set({ isPrimary: false, updatedAt: now }).where(and(eq(calendars.ownerId, owner.id), eq(calendars.isPrimary, true), ne(calendars.id, id)));
+    const fields = {
+      status: 'active' as const,
+      displayName: chosen.displayName,
+      settings,
+      credentials,
+      syncState: null,
+      lastSyncError: null,
+      syncLeaseUntil: null,
+      updatedAt: now,
+      ...(input.makePrimary ? { isPrimary: true } : {}),
+      ...(input.checkConflicts !== undefined ? { checkConflicts: input.checkConflicts } : {}),
+    };
+    if (existing) await tx.update(calendars).set(fields).where(eq(calendars.id, id));
+    else await tx.insert(calendars).values({ id, customerId, ownerId: owner.id, type: 'caldav', isPrimary: false, ...fields, createdAt: now });
+  });
+  const sync = await syncCalendar(db, id, now);
+  const [calendar] = await db.select().from(calendars).where(eq(calendars.id, id));
+  return { calendar, sync };
+}
+
+/** An owner's calendars, primary first. */
+export async function listCalendars(db: Executor, customerId: string, ownerEmail: string): Promise<CalendarRow[]> {
+  const owner = await getOwner(db, customerId, ownerEmail);
+  return db.select().from(calendars).where(eq(calendars.ownerId, owner.id)).orderBy(desc(calendars.isPrimary), asc(calendars.createdAt));
+}
+
+async function ownerCalendar(db: Executor, customerId: string, ownerEmail: string, calendarId: string): Promise<CalendarRow> {
+  const owner = await getOwner(db, customerId, ownerEmail);
+  const [row] = await db.select().from(calendars).where(and(eq(calendars.id, calendarId), eq(calendars.ownerId, owner.id)));
+  if (!row) throw new DomainError('CALENDAR_NOT_FOUND', `${owner.email} has no calendar ${calendarId}`);
+  return row;
+}
+
+/** Make a calendar the primary one, and/or say whether its events count as busy time. */
+export async function updateCalendar(
+  db: Executor,
+  customerId: string,
+  ownerEmail: string,
+  calendarId: string,
+  patch: { makePrimary?: boolean; checkConflicts?: boolean },
+  now: Date,
+): Promise<CalendarRow> {
+  const row = await ownerCalendar(db, customerId, ownerEmail, calendarId);
+  if (patch.makePrimary && row.status === 'disconnected') throw new DomainError('invalid_request', 'A disconnected calendar cannot be primary; reconnect it first');
+  await db.transaction(async (tx) => {
+    if (patch.makePrimary) await tx.update(calendars).set({ isPrimary: false, updatedAt: now }).where(and(eq(calendars.ownerId, row.ownerId), eq(calendars.isPrimary, true), ne(calendars.id, row.id)));
+    await tx
+      .update(calendars)
+      .set({ updatedAt: now, ...(patch.makePrimary ? { isPrimary: true } : {}), ...(patch.checkConflicts !== undefined ? { checkConflicts: patch.checkConflicts } : {}) })
+      .where(eq(calendars.id, row.id));
+  });
+  const [updated] = await db.select().from(calendars).where(eq(calendars.id, row.id));
+  return updated;
+}
+
+/** Disconnect: credentials forgotten, mirror dropped; the calendar no longer counts or resolves (reconnect by connecting again). */
+export async function disconnectCalendar(db: Executor, customerId: string, ownerEmail: string, calendarId: string, now: Date): Promise<CalendarRow> {
+  const row = await ownerCalendar(db, customerId, ownerEmail, calendarId);
+  if (row.type === 'internal') throw new DomainError('invalid_request', 'The internal calendar cannot be disconnected');
+  await db.transaction(async (tx) => {
+    await tx.update(calendars).set({ status: 'disconnected', credentials: null, syncState: null, lastSyncedAt: null, syncLeaseUntil: null, updatedAt: now }).where(eq(calendars.id, calendarId));
+    await tx.delete(calendarEvents).where(eq(calendarEvents.calendarId, calendarId));
+  });
+  const [updated] = await db.select().from(calendars).where(eq(calendars.id, row.id));
+  return updated;
+}
+
+export function calendarView(c: CalendarRow) {
+  return {
+    calendar_id: c.id,
+    type: c.type,
+    display_name: c.displayName,
+    is_primary: c.isPrimary,
+    status: c.status,
+    check_conflicts: c.checkConflicts,
+    last_synced_at: c.type === 'internal' ? null : (c.lastSyncedAt?.toISOString() ?? null),
+    last_sync_error: c.lastSyncError,
+  };
+}
+
+function sameUrl(a: string, b: string): boolean {
+  const norm = (u: string) => {
+    try {
+      return new URL(u).href.replace(/\/+$/, '');
+    } catch {
+      return u.replace(/\/+$/, '');
+    }
+  };
+  return norm(a) === norm(b);
+}
+
+export type OAuthConnectInput = { code: string; codeVerifier: string; redirectUri: string; calendarId?: string; makePrimary?: boolean; checkConflicts?: boolean };
+export type GoogleConnectInput = OAuthConnectInput;
+
+/** The end of the Google OAuth flow: exchange the code (PKCE), store the sealed tokens, run the first sync. Reconnects an existing one. */
+export function connectGoogle(db: Executor, customerId: string, ownerEmail: string, input: OAuthConnectInput, now: Date) {
+  return connectOAuth(db, customerId, ownerEmail, 'google', () => exchangeGoogleCode(input, now), input, now);
+}
+
+/** The same for Microsoft 365 (the calendar is the account's default calendar). */
+export function connectMicrosoft(db: Executor, customerId: string, ownerEmail: string, input: OAuthConnectInput, now: Date) {
+  return connectOAuth(db, customerId, ownerEmail, 'microsoft', () => exchangeMicrosoftCode(input, now), { ...input, calendarId: 'default' }, now);
+}
+
+async function connectOAuth(
+  db: Executor,
+  customerId: string,
+  ownerEmail: string,
+  type: 'google' | 'microsoft',
+  exchange: () => Promise<Record<string, unknown>>,
+  input: OAuthConnectInput,
+  now: Date,
+): Promise<{ calendar: CalendarRow; sync: SyncResult }> {
+  const owner = await getOwner(db, customerId, ownerEmail);
+  let tokens;
+  try {
+    tokens = await exchange();
+  } catch (err) {
+    if (err instanceof ProviderAuthError || err instanceof ProviderUnavailableError) throw new DomainError('invalid_request', `Could not connect the ${type} calendar: ${err.message}`);
+    throw err;
+  }
+  const calendarId = input.calendarId ?? 'primary';
+  const existing = (await db.select().from(calendars).where(and(eq(calendars.ownerId, owner.id), eq(calendars.type, type)))).find((c) => c.settings.calendarId === calendarId);
+  const id = existing?.id ?? newId();
+  await db.transaction(async (tx) => {
+    if (input.makePrimary) await tx.update(calendars).set({ isPrimary: false, updatedAt: now }).where(and(eq(calendars.ownerId, owner.id), eq(calendars.isPrimary, true), ne(calendars.id, id)));
+    const fields = {
+      status: 'active' as const,
+      displayName: calendarId,
+      settings: { calendarId },
+      credentials: sealSecret(tokens),
+      syncState: null,
+      lastSyncError: null,
+      syncLeaseUntil: null,
+      updatedAt: now,
+      ...(input.makePrimary ? { isPrimary: true } : {}),
+      ...(input.checkConflicts !== undefined ? { checkConflicts: input.checkConflicts } : {}),
+    };
+    if (existing) await tx.update(calendars).set(fields).where(eq(calendars.id, id));
+    else await tx.insert(calendars).values({ id, customerId, ownerId: owner.id, type, isPrimary: false, ...fields, createdAt: now });
+  });
+  const sync = await syncCalendar(db, id, now);
+  const [calendar] = await db.select().from(calendars).where(eq(calendars.id, id));
+  return { calendar, sync };
+}

@@ -1,0 +1,120 @@
+import { and, eq, gt, inArray, lt, ne } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { calendarEvents, calendars, owners } from '@/db/schema';
+import { getConfig } from '@/server/config';
+import { DomainError } from '../errors';
+import { normalizeEmail } from '../access';
+import type { Claim } from '../scheduling';
+import { syncCalendar } from './sync';
+
+/**
+ * Provider busy time as the scheduling core sees it: the mirror's instances
+ * overlapping [from, to) of every connected calendar of the owner marked
+ * "check for conflicts", merged where they overlap, as sacred bookings of
+ * unbeatable priority (DESIGN rule: provider events are always busy and
+ * always sacred). Read from the database only, never the network; it fails
+ * closed (docs/calendars.md): a calendar needing re-authorisation answers
+ * CALENDAR_REAUTH_REQUIRED, a mirror older than the hard bound
+ * CALENDAR_UNAVAILABLE.
+ */
+export type OwnerRef = string | { customerId: string; email: string };
+
+type ProviderCalendar = { id: string; type: string; displayName: string | null; status: string; checkConflicts: boolean; lastSyncedAt: Date | null; ownerEmail: string };
+
+async function providerCalendars(db: Executor, owner: OwnerRef): Promise<ProviderCalendar[]> {
+  const who = typeof owner === 'string' ? eq(owners.id, owner) : and(eq(owners.customerId, owner.customerId), eq(owners.email, normalizeEmail(owner.email)));
+  return db
+    .select({
+      id: calendars.id,
+      type: calendars.type,
+      displayName: calendars.displayName,
+      status: calendars.status,
+      checkConflicts: calendars.checkConflicts,
+      lastSyncedAt: calendars.lastSyncedAt,
+      ownerEmail: owners.email,
+    })
+    .from(calendars)
+    .innerJoin(owners, eq(owners.id, calendars.ownerId))
+    .where(and(who, ne(calendars.type, 'internal'), ne(calendars.status, 'disconnected')));
+}
+
+export const calendarLabel = (c: { type: string; displayName: string | null }) => (c.displayName ? `${c.type} calendar "${c.displayName}"` : `${c.type} calendar`);
+
+export function reauthError(c: ProviderCalendar): DomainError {
+  return new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${calendarLabel(c)} of ${c.ownerEmail} needs to be re-authorised (reconnect it); refusing to use stale or revoked access`, {
+    extra: { calendar_id: c.id },
+  });
+}
+
+export function unavailableError(c: ProviderCalendar, retryAfterSeconds: number): DomainError {
+  const age = c.lastSyncedAt ? `last synced ${c.lastSyncedAt.toISOString()}` : 'never synced';
+  return new DomainError('CALENDAR_UNAVAILABLE', `The ${calendarLabel(c)} of ${c.ownerEmail} cannot be reached and its copy is too old to decide on (${age}); retry later`, {
+    extra: { calendar_id: c.id, retry_after_seconds: retryAfterSeconds },
+  });
+}
+
+function check(c: ProviderCalendar, now: Date, hardMs: number): void {
+  if (c.status === 'reauth_required') throw reauthError(c);
+  if (!c.lastSyncedAt || now.getTime() - c.lastSyncedAt.getTime() > hardMs) throw unavailableError(c, retryAfter());
+}
+
+function retryAfter(): number {
+  const config = getConfig();
+  return Math.max(1, Math.min(60, config.calendarSyncIntervalSeconds || 60));
+}
+
+/** Busy time from the owner's provider calendars overlapping [from, to); throws when it cannot be trusted. */
+export async function loadProviderBusy(db: Executor, owner: OwnerRef, from: Date, to: Date, now: Date): Promise<(Claim & { agentId: string | null })[]> {
+  const cals = await providerCalendars(db, owner);
+  if (!cals.length) return [];
+  const hardMs = getConfig().calendarHardStaleSeconds * 1000;
+  for (const c of cals) check(c, now, hardMs);
+  const ids = cals.filter((c) => c.checkConflicts).map((c) => c.id);
+  if (!ids.length) return [];
+  const rows = await db
+    .select({ start: calendarEvents.startAt, end: calendarEvents.endAt })
+    .from(calendarEvents)
+    .where(and(inArray(calendarEvents.calendarId, ids), lt(calendarEvents.startAt, to), gt(calendarEvents.endAt, from)))
+    .orderBy(calendarEvents.startAt);
+  const merged: { start: number; end: number }[] = [];
+  for (const r of rows) {
+    const s = r.start.getTime();
+    const e = r.end.getTime();
+    const last = merged[merged.length - 1];
+    if (last && s <= last.end) last.end = Math.max(last.end, e);
+    else merged.push({ start: s, end: e });
+  }
+  return merged.map((b) => ({
+    id: `provider:${b.start}-${b.end}`,
+    kind: 'booking' as const,
+    agentId: null,
+    start: b.start,
+    end: b.end,
+    countedMinutes: (b.end - b.start) / 60_000,
+    priority: Number.MAX_SAFE_INTEGER,
+    sacred: true,
+  }));
+}
+
+/**
+ * Before a request for this owner is answered: a mirror older than the
+ * freshness bound is synced now (bounded by the sync timeout); then the
+ * calendars must be usable (loadProviderBusy's rules). Runs outside any
+ * transaction so a calendar marked `reauth_required` stays marked. A no-op
+ * for owners with only the internal calendar, or not (yet) existing.
+ */
+export async function ensureCalendarsUsable(db: Executor, owner: OwnerRef, now: Date): Promise<void> {
+  const cals = await providerCalendars(db, owner);
+  if (!cals.length) return;
+  const config = getConfig();
+  const freshMs = config.calendarFreshSeconds * 1000;
+  for (const c of cals) {
+    if (c.status === 'active' && (!c.lastSyncedAt || now.getTime() - c.lastSyncedAt.getTime() > freshMs)) {
+      const r = await syncCalendar(db, c.id, now);
+      if (r.outcome === 'reauth_required') c.status = 'reauth_required';
+      if (r.outcome === 'synced') c.lastSyncedAt = now;
+    }
+    check(c, now, config.calendarHardStaleSeconds * 1000);
+  }
+}
+

@@ -1,0 +1,93 @@
+import ICAL from 'ical.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { getDb } from '@/server/db';
+import { bookingInvitations } from '@/db/schema';
+import { closeMailer } from '@/server/domain/email';
+import { sendDueInvitations } from '@/server/domain/calendars/invitations';
+import { newCustomer, type TestCustomer } from '../../helpers/app';
+import { calendarPartOf, startSmtp, type TestSmtp } from '../../helpers/smtp';
+import { call, everyDay, nextWeekday, setupOwner } from '../scheduling/fixtures';
+
+/**
+ * docs/calendars.md "Invitations": a confirmed booking's attendees receive
+ * METHOD:REQUEST, then METHOD:CANCEL with the same UID and the next SEQUENCE
+ * when it is cancelled; each is sent once. The ICS is read with ical.js.
+ */
+let smtp: TestSmtp;
+let admin: TestCustomer;
+let owner: string;
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  vi.stubEnv('SMTP_URL', smtp.url);
+  admin = await newCustomer();
+  owner = await setupOwner(admin, { timeZone: 'Europe/Berlin', workingHours: everyDay('08:00', '20:00') });
+});
+afterAll(async () => {
+  closeMailer();
+  await smtp?.close();
+});
+
+function parse(raw: string) {
+  const ics = calendarPartOf(raw);
+  expect(ics, 'text/calendar part').toBeTruthy();
+  const cal = new ICAL.Component(ICAL.parse(ics!));
+  const ev = cal.getFirstSubcomponent('vevent')!;
+  return {
+    method: cal.getFirstPropertyValue('method'),
+    uid: ev.getFirstPropertyValue('uid'),
+    sequence: ev.getFirstPropertyValue('sequence'),
+    organizer: ev.getFirstPropertyValue('organizer'),
+    attendees: ev.getAllProperties('attendee').map((p) => p.getFirstValue()),
+    start: (ev.getFirstPropertyValue('dtstart') as ICAL.Time).toJSDate().toISOString(),
+    end: (ev.getFirstPropertyValue('dtend') as ICAL.Time).toJSDate().toISOString(),
+    zone: (ev.getFirstPropertyValue('dtstart') as ICAL.Time).zone?.tzid,
+  };
+}
+
+describe('ICS invitations', () => {
+  it('sends REQUEST on booking and CANCEL (same UID, next SEQUENCE) on cancel, once each', async () => {
+    const day = nextWeekday('mon', 'Europe/Berlin');
+    const guests = [`g1.${Date.now()}@partner.example`, `g2.${Date.now()}@partner.example`];
+    const booking = await call('POST', '/v1/bookings', {
+      key: admin.key,
+      body: { owner_email: owner, meeting_class: 'internal', start: day.at('10:00'), end: day.at('10:45'), title: 'Kick-off', attendees: guests.map((email) => ({ email })) },
+    });
+    expect(booking.status, booking.text).toBe(201);
+    const db = await getDb();
+    // Other test files may have bookings due too (shared database): count this booking's mail, not the round's.
+    await sendDueInvitations(db, new Date());
+    await sendDueInvitations(db, new Date());
+    const uid = `${booking.body.booking_id}@agent-scheduler`;
+    for (const g of guests) {
+      const inv = parse((await smtp.waitFor(g, { subject: /^Invitation: Kick-off/ })).raw);
+      expect(inv).toEqual({
+        method: 'REQUEST',
+        uid,
+        sequence: 0,
+        organizer: `mailto:${owner}`,
+        attendees: guests.map((e) => `mailto:${e}`),
+        start: day.at('10:00'),
+        end: day.at('10:45'),
+        zone: 'UTC',
+      });
+    }
+    const cancel = await call('POST', `/v1/bookings/${booking.body.booking_id}/cancel`, { key: admin.key, body: {} });
+    expect(cancel.status, cancel.text).toBe(200);
+    await sendDueInvitations(db, new Date());
+    await sendDueInvitations(db, new Date());
+    const c = parse((await smtp.waitFor(guests[0], { subject: /^Cancelled: Kick-off/ })).raw);
+    expect(c).toMatchObject({ method: 'CANCEL', uid, sequence: 1, start: day.at('10:00') });
+    for (const g of guests) expect(smtp.messages.filter((m) => m.to.includes(g)).map((m) => m.subject)).toEqual(['Invitation: Kick-off', 'Cancelled: Kick-off']);
+  });
+
+  it('sends nothing for a booking without attendees', async () => {
+    const day = nextWeekday('tue', 'Europe/Berlin');
+    const booking = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: owner, meeting_class: 'internal', start: day.at('10:00'), end: day.at('10:30') } });
+    expect(booking.status).toBe(201);
+    const db = await getDb();
+    await sendDueInvitations(db, new Date());
+    expect(await db.select().from(bookingInvitations).where(eq(bookingInvitations.claimId, booking.body.booking_id))).toEqual([]);
+  });
+});
