@@ -19,6 +19,7 @@ const IDEMPOTENCY_ERRORS: ErrorCode[] = ['IDEMPOTENCY_IN_FLIGHT', 'IDEMPOTENCY_C
 const TAGS: { name: string; description: string }[] = [
   { name: 'Scheduling', description: 'Search availability, hold, book, confirm and cancel; arbitration dry runs, notifications, the audit log, agent proposals' },
   { name: 'Administration', description: 'Calendar owners, their schedule rules, meeting classes' },
+  { name: 'Calendars', description: "An owner's connected calendars (internal, CalDAV, Google, Microsoft 365): status, last sync, connect, primary and conflict checking" },
   { name: 'Agents and keys', description: 'Agents, their permissions and owner scope, API keys' },
   { name: 'Public scheduling administration', description: 'Public links, meeting types, audiences, verified domains, requester identities' },
   { name: 'Public', description: 'The requester-facing API behind public scheduling links (no API key)' },
