@@ -14,7 +14,7 @@ export const viewport: Viewport = { width: 'device-width', initialScale: 1 };
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body>
+      <body className="min-h-dvh bg-bg text-fg antialiased">
         <Providers>{children}</Providers>
       </body>
     </html>

@@ -1,5 +1,6 @@
 import { Origin } from './origin';
 import { ServiceStatus } from './service-status';
+import './landing.css';
 
 const RULES_BODY = `{
     "owner_email": "ada@acme.example",
@@ -19,7 +20,7 @@ const RULES_BODY = `{
 
 export default function Home() {
   return (
-    <main>
+    <main className="landing">
       <header className="hero">
         <p className="eyebrow">Scheduling API for software agents</p>
         <h1>Agent Scheduler</h1>
@@ -33,6 +34,7 @@ export default function Home() {
         <nav className="links" aria-label="Reference">
           <a href="/v1/openapi.json">OpenAPI 3.1 document</a>
           <a href="/api/health">Health check</a>
+          <a href="/dashboard">Owner dashboard</a>
         </nav>
       </header>
 

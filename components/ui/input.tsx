@@ -1,0 +1,19 @@
+'use client';
+
+import type { ComponentProps } from 'react';
+import { useFieldControl } from './field';
+import { cn } from './cn';
+
+export const controlClasses =
+  'w-full rounded-md border border-line bg-surface px-3 text-sm text-fg placeholder:text-muted ' +
+  'aria-[invalid=true]:border-danger disabled:opacity-60';
+
+export function Input({ className, ...props }: ComponentProps<'input'>) {
+  const field = useFieldControl();
+  return <input className={cn(controlClasses, 'h-10', className)} {...field} {...props} />;
+}
+
+export function Textarea({ className, ...props }: ComponentProps<'textarea'>) {
+  const field = useFieldControl();
+  return <textarea className={cn(controlClasses, 'min-h-20 py-2', className)} {...field} {...props} />;
+}
