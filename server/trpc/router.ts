@@ -1,10 +1,24 @@
 import { checkHealth } from '@/server/health';
 import { ownerProcedure, publicProcedure, router } from './init';
 import { proposalsRouter } from './routers/proposals';
+import { agentsRouter } from './routers/admin/agents';
+import { auditRouter } from './routers/admin/audit';
+import { meetingClassesRouter } from './routers/admin/meetingClasses';
+import { ownersRouter } from './routers/admin/owners';
+import { publicSchedulingRouter } from './routers/admin/publicScheduling';
+import { scheduleRouter } from './routers/schedule';
 
 /** The dashboard's API (browser only; agents use the REST API under /v1). */
 export const appRouter = router({
   proposals: proposalsRouter,
+  schedule: scheduleRouter,
+  admin: router({
+    agents: agentsRouter,
+    audit: auditRouter,
+    meetingClasses: meetingClassesRouter,
+    owners: ownersRouter,
+    publicScheduling: publicSchedulingRouter,
+  }),
   session: router({
     /** The signed-in owner (UNAUTHORIZED when nobody is). */
     me: ownerProcedure.query(({ ctx }) => ({ owner_email: ctx.owner.email, role: ctx.owner.role })),
