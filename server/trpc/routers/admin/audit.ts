@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { queryAudit } from '@/server/domain/claims/audit';
 import { AuditQuery } from '@/server/schemas/scheduling';
 import { Id } from '@/server/schemas/common';
