@@ -148,7 +148,9 @@ test.describe('owner settings and the administration console', () => {
 
     const path = `/v1/schedule-rules?owner_email=${encodeURIComponent(s.member.email)}`;
     expect((await rest(page, 'get', path, undefined, apiKey)).status()).toBe(200);
+    await page.reload();
     await expect(card).toContainText('last used');
+    await expect(card).not.toContainText('last used never');
     await screenshots(page, 'agents');
 
     await card.getByRole('button', { name: /^Revoke key/ }).click();

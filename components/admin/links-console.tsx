@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { useMutation, useQuery, skipToken } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, skipToken } from '@tanstack/react-query';
 import { Check, ExternalLink, Plus, X } from 'lucide-react';
 import { Controller, useWatch } from 'react-hook-form';
 import { useTRPC } from '@/app/providers';
@@ -60,11 +60,13 @@ function NewLinkCard({ ownerEmails }: { ownerEmails: string[] }) {
   const create = useMutation(trpc.admin.publicScheduling.links.create.mutationOptions());
   const { register, handleSubmit, setError, formState, control, reset } = useZodForm(LinkForm, { defaultValues: { owner_email: ownerEmails[0] ?? '', alias: '', title: undefined } });
   const alias = useDebounced(useWatch({ control, name: 'alias' }) ?? '', 300);
-  const check = useQuery(trpc.admin.publicScheduling.links.checkAlias.queryOptions(alias ? { alias } : skipToken));
+  const queryClient = useQueryClient();
+  const check = useQuery(trpc.admin.publicScheduling.links.checkAlias.queryOptions(alias ? { alias } : skipToken, { staleTime: 0 }));
   const onSubmit = handleSubmit(async (values) => {
     try {
       await create.mutateAsync({ ...values, title: values.title || undefined });
       reset({ owner_email: values.owner_email, alias: '', title: undefined });
+      await queryClient.invalidateQueries(trpc.admin.publicScheduling.links.checkAlias.pathFilter());
       router.refresh();
     } catch (err) {
       showServerError(err, setError, 'root', { invalid_alias: 'alias', duplicate_alias: 'alias', OWNER_NOT_FOUND: 'owner_email' });

@@ -205,15 +205,14 @@ function DayRanges({ day, name, control, register, errors, issueAt }: RowProps &
 
 function HardBlocks({ control, register, errors, issueAt, summaries }: RowProps & { summaries: string[] }) {
   const { fields, append, remove } = useFieldArray({ control, name: 'hard_blocks' });
-  const blocks = useWatch({ control, name: 'hard_blocks' }) ?? [];
   return (
     <fieldset className="flex flex-col gap-3">
       <legend className="mb-2 text-base font-semibold">Hard blocks</legend>
       <p className="text-sm text-muted">Times no agent may ever book, even inside working hours: a weekly range, or a recurring rule (RFC 5545 RRULE).</p>
       {fields.length === 0 && <p className="text-sm text-muted">No hard blocks. Add one for lunch, school runs or focus time.</p>}
       {fields.map((f, i) => {
-        const block = blocks[i] as Record<string, unknown> | undefined;
-        const weekly = !!block && 'days' in block;
+        // The kind is fixed when the block is added (the field array item keeps its first value).
+        const weekly = 'days' in f;
         const err = (errors.hard_blocks as ({ message?: string } & Record<string, { message?: string }>)[] | undefined)?.[i];
         const nested = Object.values(err ?? {}).find((e): e is { message: string } => typeof e === 'object' && !!e && typeof e.message === 'string');
         const message = (typeof err?.message === 'string' ? err.message : undefined) ?? nested?.message ?? issueAt(`hard_blocks[${i}]`);
