@@ -43,6 +43,7 @@ async function expectAccessible(page: Page) {
 
 /** Desktop and phone screenshots into the Playwright output folder. */
 async function screenshots(page: Page, name: string) {
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.screenshot({ path: test.info().outputPath(`${name}-desktop.png`), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });

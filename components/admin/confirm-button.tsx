@@ -13,7 +13,7 @@ export function ConfirmButton({
   description,
   confirmLabel,
   onConfirm,
-  variant = 'danger',
+  variant = 'secondary',
   size = 'sm',
   children,
 }: {

@@ -126,7 +126,7 @@ export function ScheduleForm({ initial, initialPreview, timeZones }: { initial: 
           </Button>
         </div>
       </div>
-      <aside className="lg:sticky lg:top-4 lg:self-start">
+      <aside className="order-first lg:sticky lg:top-4 lg:order-none lg:self-start">
         <div className="rounded-lg border border-line bg-surface p-4">
           <WeekPreview days={shown.days} timeZone={shown.time_zone} pending={preview.isFetching} />
           {!parsed.success && <p className="mt-2 text-xs text-muted">The preview waits until the form is valid.</p>}

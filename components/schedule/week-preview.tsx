@@ -33,8 +33,8 @@ export function WeekPreview({ days, timeZone, pending }: { days: PreviewDay[]; t
       </div>
       <ol className={cn('flex flex-col gap-1.5', pending && 'opacity-60')}>
         {days.map((d) => (
-          <li key={d.date} className="grid grid-cols-[4.5rem_1fr] items-center gap-2" data-testid={`preview-${d.weekday}`}>
-            <span className="text-sm">
+          <li key={d.date} className="grid grid-cols-[5.5rem_1fr] items-center gap-2" data-testid={`preview-${d.weekday}`}>
+            <span className="whitespace-nowrap text-sm">
               <span className="font-medium">{DAY_LABEL[d.weekday]}</span> <span className="text-muted">{d.date.slice(5)}</span>
             </span>
             <div className="flex flex-col gap-0.5">
