@@ -165,15 +165,15 @@ test.describe('owner settings and the administration console', () => {
   test('an admin manages meeting classes and sees owners', async ({ page }) => {
     await signIn(page, s.admin);
     await page.goto(`${base}/dashboard/admin/meeting-classes`);
-    await page.getByLabel('Name').fill('customer');
-    await page.getByLabel('Priority').fill('70');
+    await page.getByLabel('Name', { exact: true }).fill('customer');
+    await page.getByLabel('Priority', { exact: true }).fill('70');
     await page.getByRole('button', { name: 'Create class' }).click();
     await expect(page.getByText('A meeting class named customer already exists')).toBeVisible();
-    await page.getByLabel('Name').fill('board');
-    await page.getByLabel('Priority').fill('5000');
+    await page.getByLabel('Name', { exact: true }).fill('board');
+    await page.getByLabel('Priority', { exact: true }).fill('5000');
     await page.getByRole('button', { name: 'Create class' }).click();
     await expect(page.getByText(/less than or equal to 1000|<=1000/)).toBeVisible();
-    await page.getByLabel('Priority').fill('90');
+    await page.getByLabel('Priority', { exact: true }).fill('90');
     await page.getByRole('button', { name: 'Create class' }).click();
     await expect(page.getByRole('cell', { name: 'board' })).toBeVisible();
     await screenshots(page, 'meeting-classes');
@@ -220,16 +220,17 @@ test.describe('owner settings and the administration console', () => {
   });
 
   test('an admin filters the audit log to a rejection and sees its reason', async ({ page }) => {
-    // A booking on a Sunday, outside the member's working days: rejected with a reason.
+    // A booking in the past is rejected (PAST_TIME); one on a Sunday, outside the
+    // member's working days, is answered with alternatives (counter_propose).
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const past = await rest(page, 'post', '/v1/bookings', { owner_email: s.member.email, meeting_class: 'internal', start: `${yesterday}T10:00:00Z`, end: `${yesterday}T10:30:00Z` });
+    expect(past.status(), await past.text()).toBeGreaterThanOrEqual(400);
     const sunday = new Date();
     sunday.setUTCDate(sunday.getUTCDate() + ((7 - sunday.getUTCDay()) % 7 || 7));
     const day = sunday.toISOString().slice(0, 10);
-    const booking = await rest(page, 'post', '/v1/bookings', { owner_email: s.member.email, meeting_class: 'internal', start: `${day}T10:00:00Z`, end: `${day}T10:30:00Z` });
-    expect(booking.status(), await booking.text()).toBe(409);
-    const reason = (await booking.json()).error.reason as string;
-    expect(reason).toBeTruthy();
-    const ok = await rest(page, 'post', '/v1/bookings', { owner_email: s.member.email, meeting_class: 'internal', start: `${nextMonday()}T09:00:00Z`, end: `${nextMonday()}T09:30:00Z` });
-    expect(ok.status(), await ok.text()).toBe(201);
+    const off = await rest(page, 'post', '/v1/bookings', { owner_email: s.member.email, meeting_class: 'internal', start: `${day}T10:00:00Z`, end: `${day}T10:30:00Z` });
+    expect(off.status(), await off.text()).toBe(409);
+    const offReason = (await off.json()).error.reason as string;
 
     await signIn(page, s.admin);
     await page.goto(`${base}/dashboard/admin/audit`);
@@ -238,20 +239,22 @@ test.describe('owner settings and the administration console', () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     await expect(page).toHaveURL(/outcome=reject/);
     await expect(page.getByTestId('audit-row')).toHaveCount(1);
-    await expect(page.getByTestId('audit-row')).toContainText(reason);
+    await expect(page.getByTestId('audit-row')).toContainText('PAST_TIME');
     await screenshots(page, 'audit');
+
+    await page.getByLabel('Outcome').selectOption('counter_propose');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect(page).toHaveURL(/outcome=counter_propose/);
+    await expect(page.getByTestId('audit-row')).toHaveCount(1);
+    await expect(page.getByTestId('audit-row')).toContainText(offReason);
+    await expect(page.getByTestId('audit-row')).toContainText('Alternatives');
 
     const csv = await page.request.get(`${base}/dashboard/admin/audit/export?outcome=reject`);
     expect(csv.status()).toBe(200);
     expect(csv.headers()['content-type']).toContain('text/csv');
     const lines = (await csv.text()).trim().split('\r\n');
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toContain(reason);
+    expect(lines[1]).toContain('PAST_TIME');
   });
 });
 
-function nextMonday(): string {
-  const d = new Date();
-  d.setUTCDate(d.getUTCDate() + (((8 - d.getUTCDay()) % 7) || 7));
-  return d.toISOString().slice(0, 10);
-}

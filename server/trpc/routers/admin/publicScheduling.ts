@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { links, meetingTypes } from '@/server/domain/publicScheduling/admin';
+import { domains, links, meetingTypes } from '@/server/domain/publicScheduling/admin';
 import { getConfig } from '@/server/config';
 import { publicBaseUrl } from '@/server/request';
-import { LinkCreateBody, MeetingTypeCreateBody } from '@/server/schemas/publicAdmin';
+import { DomainCreateBody, LinkCreateBody, MeetingTypeCreateBody } from '@/server/schemas/publicAdmin';
 import { Email, Id } from '@/server/schemas/common';
 import { adminProcedure, router } from '../../init';
 
@@ -54,5 +54,17 @@ export const publicSchedulingRouter = router({
           await meetingTypes.updateMeetingType(ctx.db, ctx.owner.customerId, null, input.link_id, input.slug, { enabled: input.enabled, published: input.published }, ctx.now()),
         ),
       ),
+  }),
+
+  /** Verified domains: the TXT challenge to publish and a "verify now" (the look-up of POST .../verify). */
+  domains: router({
+    list: adminProcedure.query(async ({ ctx }) => ({ domains: (await domains.listDomains(ctx.db, ctx.owner.customerId, null, PAGE)).items.map(domains.domainView) })),
+    create: adminProcedure.input(DomainCreateBody).mutation(async ({ ctx, input }) => domains.domainView(await domains.createDomain(ctx.db, ctx.owner.customerId, null, input, ctx.now()))),
+    verify: adminProcedure
+      .input(z.strictObject({ domain_id: Id }))
+      .mutation(async ({ ctx, input }) => domains.domainView(await domains.verifyDomain(ctx.db, ctx.owner.customerId, null, input.domain_id, getConfig().dnsResolver, ctx.now()))),
+    delete: adminProcedure
+      .input(z.strictObject({ domain_id: Id }))
+      .mutation(async ({ ctx, input }) => domains.domainView(await domains.deleteDomain(ctx.db, ctx.owner.customerId, null, input.domain_id))),
   }),
 });
