@@ -83,6 +83,22 @@ describe('admin console procedures', () => {
   });
 });
 
+describe('verified domains in the console', () => {
+  it('shows the TXT record to publish and refuses a duplicate with the REST code', async () => {
+    const caller = await callerAs(adminEmail, 'admin');
+    const name = `console-${Date.now().toString(36)}.example`;
+    const d = await caller.admin.publicScheduling.domains.create({ domain: name.toUpperCase() });
+    expect(d).toMatchObject({ domain: name, status: 'pending', challenge: { record_name: `_scheduler-challenge.${name}`, record_value: expect.stringMatching(/^scheduler-verification=/) } });
+    expect((await caller.admin.publicScheduling.domains.list()).domains.map((x) => x.domain)).toContain(name);
+    const err = await caller.admin.publicScheduling.domains.create({ domain: name }).catch((e: TRPCError) => e);
+    expect((err as TRPCError).cause).toMatchObject({ code: 'duplicate_domain' });
+    await caller.admin.publicScheduling.domains.delete({ domain_id: d.domain_id });
+    expect((await caller.admin.publicScheduling.domains.list()).domains.map((x) => x.domain)).not.toContain(name);
+    const member = await callerAs(memberEmail, 'member');
+    expect(await refusal(member.admin.publicScheduling.domains.list())).toBe('FORBIDDEN');
+  });
+});
+
 describe('my schedule procedures', () => {
   it('preview reports the same issue as saving (start after end) and shows the coming week', async () => {
     const member = await callerAs(memberEmail, 'member');
