@@ -46,14 +46,6 @@ export const publicSchedulingRouter = router({
       .mutation(async ({ ctx, input }) =>
         meetingTypes.meetingTypeView(await meetingTypes.createMeetingType(ctx.db, ctx.owner.customerId, null, input.link_id, input.body, ctx.now())),
       ),
-
-    setEnabled: adminProcedure
-      .input(z.strictObject({ link_id: Id, slug: z.string().min(1).max(200), enabled: z.boolean(), published: z.boolean() }))
-      .mutation(async ({ ctx, input }) =>
-        meetingTypes.meetingTypeView(
-          await meetingTypes.updateMeetingType(ctx.db, ctx.owner.customerId, null, input.link_id, input.slug, { enabled: input.enabled, published: input.published }, ctx.now()),
-        ),
-      ),
   }),
 
   /** Verified domains: the TXT challenge to publish and a "verify now" (the look-up of POST .../verify). */
