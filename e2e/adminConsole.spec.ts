@@ -219,6 +219,33 @@ test.describe('owner settings and the administration console', () => {
     if (pub && pub.status() !== 404) expect(pub.status()).toBe(200);
   });
 
+  test('an admin adds a requester identity with a credential, an audience and an allocation', async ({ page }) => {
+    await signIn(page, s.admin);
+    await page.goto(`${base}/dashboard/admin/requesters`);
+    const requester = `assistant-${s.suffix}@partner.example`;
+    await page.getByLabel('Requester email').fill(requester);
+    await page.getByRole('button', { name: 'Add identity' }).click();
+    const item = page.getByTestId(`identity-${requester}`);
+    await item.getByRole('button', { name: 'Mint credential' }).click();
+    await expect(page.getByTestId('minted-secret')).toHaveText(/^rc_/);
+    await page.keyboard.press('Escape');
+    await expect(item.getByRole('button', { name: /^Revoke credential/ })).toBeVisible();
+
+    await page.getByLabel('Audience name').fill('partners');
+    await page.getByLabel('Members').fill(`${requester}\nnot an address`);
+    await page.getByRole('button', { name: 'Create audience' }).click();
+    await expect(page.getByText('Each line must be an email address or a domain')).toBeVisible();
+    await page.getByLabel('Members').fill(requester);
+    await page.getByRole('button', { name: 'Create audience' }).click();
+    await expect(page.getByRole('list', { name: 'Audiences' })).toContainText('partners');
+
+    await page.getByLabel('Counts bookings by').selectOption('partners');
+    await page.getByLabel('At most').fill('3');
+    await page.getByRole('button', { name: 'Add allocation' }).click();
+    await expect(page.getByRole('list', { name: 'Allocations' })).toContainText('at most 3 per week for partners');
+    await screenshots(page, 'requesters');
+  });
+
   test('an admin filters the audit log to a rejection and sees its reason', async ({ page }) => {
     // A booking in the past is rejected (PAST_TIME); one on a Sunday, outside the
     // member's working days, is answered with alternatives (counter_propose).

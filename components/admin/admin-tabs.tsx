@@ -9,6 +9,7 @@ const TABS = [
   { href: '/dashboard/admin/meeting-classes', label: 'Meeting classes' },
   { href: '/dashboard/admin/owners', label: 'Owners' },
   { href: '/dashboard/admin/public-scheduling', label: 'Public scheduling' },
+  { href: '/dashboard/admin/requesters', label: 'Requesters' },
   { href: '/dashboard/admin/audit', label: 'Audit log' },
 ];
 

@@ -6,6 +6,7 @@ import { auditRouter } from './routers/admin/audit';
 import { meetingClassesRouter } from './routers/admin/meetingClasses';
 import { ownersRouter } from './routers/admin/owners';
 import { publicSchedulingRouter } from './routers/admin/publicScheduling';
+import { requestersRouter } from './routers/admin/requesters';
 import { scheduleRouter } from './routers/schedule';
 
 /** The dashboard's API (browser only; agents use the REST API under /v1). */
@@ -18,6 +19,7 @@ export const appRouter = router({
     meetingClasses: meetingClassesRouter,
     owners: ownersRouter,
     publicScheduling: publicSchedulingRouter,
+    requesters: requestersRouter,
   }),
   session: router({
     /** The signed-in owner (UNAUTHORIZED when nobody is). */

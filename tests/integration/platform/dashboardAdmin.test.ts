@@ -99,6 +99,27 @@ describe('verified domains in the console', () => {
   });
 });
 
+describe('requesters in the console', () => {
+  it('adds an identity, mints a credential shown once, lists it without the secret, revokes it', async () => {
+    const caller = await callerAs(adminEmail, 'admin');
+    const email = uniqueEmail('requester');
+    const identity = await caller.admin.requesters.identities.create({ email });
+    expect(identity).toMatchObject({ email, created: true });
+    const minted = await caller.admin.requesters.identities.mintCredential({ identity_id: identity.identity_id });
+    expect(minted.requester_credential).toMatch(/^rc_/);
+    const listed = await caller.admin.requesters.identities.list();
+    expect(listed.credentials.find((c) => c.credential_id === minted.credential_id)).toMatchObject({ identity_id: identity.identity_id, revoked_at: null });
+    expect(JSON.stringify(listed)).not.toContain(minted.requester_credential);
+    await caller.admin.requesters.identities.revokeCredential({ identity_id: identity.identity_id, credential_id: minted.credential_id });
+    const after = await caller.admin.requesters.identities.list();
+    expect(after.credentials.find((c) => c.credential_id === minted.credential_id)?.revoked_at).toBe(NOW.toISOString());
+    const member = await callerAs(memberEmail, 'member');
+    expect(await refusal(member.admin.requesters.identities.list())).toBe('FORBIDDEN');
+    expect(await refusal(member.admin.requesters.audiences.list())).toBe('FORBIDDEN');
+    expect(await refusal(member.admin.requesters.allocations.list())).toBe('FORBIDDEN');
+  });
+});
+
 describe('my schedule procedures', () => {
   it('preview reports the same issue as saving (start after end) and shows the coming week', async () => {
     const member = await callerAs(memberEmail, 'member');
