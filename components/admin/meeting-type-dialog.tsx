@@ -10,6 +10,7 @@ import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input } fro
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { MeetingTypeCreateBody } from '@/server/schemas/publicAdmin';
+import { NativeSelect } from './native-select';
 import { showServerError } from './server-errors';
 
 export type MeetingTypeRow = {
@@ -25,7 +26,6 @@ export type MeetingTypeRow = {
   published: boolean;
 };
 
-const selectClasses = 'h-10 w-full rounded-md border border-line bg-surface px-2 text-sm text-fg';
 
 /** Add a meeting type to a link (admin.publicScheduling.meetingTypes.create, as POST .../meeting-types). */
 export function MeetingTypeDialog({ linkId, alias, classNames }: { linkId: string; alias: string; classNames: string[] }) {
@@ -94,18 +94,18 @@ export function MeetingTypeDialog({ linkId, alias, classNames }: { linkId: strin
               <Input type="number" min="1" max="50" {...register('attendee_limit', { setValueAs: (v) => (v === '' || v === null || v === undefined ? null : Number(v)) })} />
             </Field>
             <Field label="Preempt policy" error={formState.errors.public_preempt_policy?.message}>
-              <select className={selectClasses} {...register('public_preempt_policy')}>
+              <NativeSelect {...register('public_preempt_policy')}>
                 <option value="inherit">As the class says</option>
                 <option value="never">Never move other meetings</option>
                 <option value="preempt_lower">May move lower-priority meetings</option>
-              </select>
+              </NativeSelect>
             </Field>
             <Field label="Visibility" error={formState.errors.visibility?.message}>
-              <select className={selectClasses} {...register('visibility')}>
+              <NativeSelect {...register('visibility')}>
                 <option value="public">Public (listed)</option>
                 <option value="unlisted">Unlisted (by address only)</option>
                 <option value="audience">An audience only</option>
-              </select>
+              </NativeSelect>
             </Field>
             <Field label="Audience (for audience visibility)" error={formState.errors.audience?.message}>
               <Input autoComplete="off" {...register('audience', { setValueAs: (v) => v || undefined })} />

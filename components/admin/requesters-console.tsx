@@ -11,6 +11,7 @@ import { useZodForm } from '@/components/ui/form';
 import { AllocationCreateBody, AudienceCreateBody, IdentityCreateBody } from '@/server/schemas/publicAdmin';
 import { ConfirmButton } from './confirm-button';
 import { SecretOnceDialog } from './secret-once-dialog';
+import { NativeSelect } from './native-select';
 import { domainErrorOf, showServerError } from './server-errors';
 
 type Identity = { identity_id: string; email: string; domain: string | null };
@@ -19,7 +20,6 @@ type Audience = { audience_id: string; name: string; members: ({ email: string }
 type Allocation = { allocation_id: string; link_id: string; slug: string; audience: string | null; limit: number; period: 'day' | 'week' | 'month' };
 export type TypeChoice = { link_id: string; alias: string; slug: string; title: string };
 
-const selectClasses = 'h-10 w-full rounded-md border border-line bg-surface px-2 text-sm text-fg';
 const when = (iso: string) => new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
 
 /** Requester identities with credentials, audiences and allocations (admin.requesters.*). */
@@ -277,33 +277,33 @@ function AllocationsCard({ allocations, audiences, types }: { allocations: Alloc
         ) : (
           <form onSubmit={onSubmit} noValidate className="grid gap-3 sm:grid-cols-2">
             <Field label="Meeting type" error={form.formState.errors.type?.message}>
-              <select className={selectClasses} {...form.register('type')}>
+              <NativeSelect {...form.register('type')}>
                 {types.map((t) => (
                   <option key={`${t.link_id} ${t.slug}`} value={`${t.link_id} ${t.slug}`}>
                     /{t.alias}/{t.slug} ({t.title})
                   </option>
                 ))}
-              </select>
+              </NativeSelect>
             </Field>
             <Field label="Counts bookings by" error={form.formState.errors.audience?.message}>
-              <select className={selectClasses} {...form.register('audience', { setValueAs: (v) => v || null })}>
+              <NativeSelect {...form.register('audience', { setValueAs: (v) => v || null })}>
                 <option value="">Everyone</option>
                 {audiences.map((a) => (
                   <option key={a.audience_id} value={a.name}>
                     {a.name}
                   </option>
                 ))}
-              </select>
+              </NativeSelect>
             </Field>
             <Field label="At most" error={form.formState.errors.limit?.message}>
               <Input type="number" min="1" {...form.register('limit', { valueAsNumber: true })} />
             </Field>
             <Field label="Per" error={form.formState.errors.period?.message}>
-              <select className={selectClasses} {...form.register('period')}>
+              <NativeSelect {...form.register('period')}>
                 <option value="day">day</option>
                 <option value="week">week</option>
                 <option value="month">month</option>
-              </select>
+              </NativeSelect>
             </Field>
             {form.formState.errors.root && <Alert tone="danger" className="sm:col-span-2">{form.formState.errors.root.message}</Alert>}
             <div className="sm:col-span-2">
