@@ -206,7 +206,7 @@ test.describe('owner settings and the administration console', () => {
     await dialog.getByLabel('Title').fill('Intro call');
     await dialog.getByLabel('Slug').fill('intro');
     await dialog.getByLabel('Lengths (minutes)').fill('30, 60');
-    await expect(dialog.getByLabel('Visibility')).toHaveValue('public');
+    await expect(dialog.getByLabel('Visibility', { exact: true })).toHaveValue('public');
     await expectAccessible(page);
     await dialog.getByRole('button', { name: 'Add meeting type' }).click();
     await expect(card).toContainText('Intro call');
