@@ -13,5 +13,5 @@ export const dynamic = 'force-dynamic';
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const me = await (await serverTrpc()).session.me().catch(() => null);
   if (!me) redirect('/signin');
-  return <DashboardShell ownerEmail={me.owner_email}>{children}</DashboardShell>;
+  return <DashboardShell ownerEmail={me.owner_email} isAdmin={me.role === 'admin'}>{children}</DashboardShell>;
 }

@@ -9,7 +9,7 @@ import { SignOutButton } from './sign-out-button';
  * (Inbox, Calendar), who is signed in and a sign-out button. On a phone the
  * header wraps into two rows; the content column keeps the full width.
  */
-export function DashboardShell({ ownerEmail, children }: { ownerEmail: string; children: ReactNode }) {
+export function DashboardShell({ ownerEmail, isAdmin = false, children }: { ownerEmail: string; isAdmin?: boolean; children: ReactNode }) {
   return (
     <div className="flex min-h-dvh flex-col">
       <a
@@ -24,7 +24,7 @@ export function DashboardShell({ ownerEmail, children }: { ownerEmail: string; c
             <CalendarClock className="size-5 text-accent" aria-hidden />
             <span className="sr-only sm:not-sr-only">Scheduler</span>
           </Link>
-          <NavLinks />
+          <NavLinks isAdmin={isAdmin} />
           <div className="ml-auto flex items-center gap-2">
             <span className="hidden max-w-56 truncate text-sm text-muted sm:inline" title={ownerEmail}>
               {ownerEmail}

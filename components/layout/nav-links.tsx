@@ -2,21 +2,23 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import { CalendarDays, Inbox } from 'lucide-react';
+import { CalendarDays, Clock, Inbox, Settings } from 'lucide-react';
 import { cn } from '@/components/ui/cn';
 
 const LINKS = [
   { href: '/dashboard', label: 'Inbox', icon: Inbox, match: (p: string) => p === '/dashboard' || p.startsWith('/dashboard/proposals') },
   { href: '/dashboard/calendar', label: 'Calendar', icon: CalendarDays, match: (p: string) => p.startsWith('/dashboard/calendar') },
+  { href: '/dashboard/schedule', label: 'My schedule', icon: Clock, match: (p: string) => p.startsWith('/dashboard/schedule') },
+  { href: '/dashboard/admin', label: 'Admin', icon: Settings, match: (p: string) => p.startsWith('/dashboard/admin'), adminOnly: true },
 ];
 
 /** The dashboard's sections; the current one is marked with aria-current. */
-export function NavLinks() {
+export function NavLinks({ isAdmin = false }: { isAdmin?: boolean }) {
   const pathname = usePathname() ?? '';
   return (
     <nav aria-label="Dashboard">
-      <ul className="flex items-center gap-1">
-        {LINKS.map(({ href, label, icon: Icon, match }) => {
+      <ul className="flex flex-wrap items-center gap-1">
+        {LINKS.filter((l) => isAdmin || !('adminOnly' in l)).map(({ href, label, icon: Icon, match }) => {
           const current = match(pathname);
           return (
             <li key={href}>

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { agents, apiKeys, PERMISSIONS, type Permission } from '@/db/schema';
 import { parseOwnerScope, requirePermission } from './access';
@@ -179,4 +179,26 @@ async function revokeKey(
     .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
     .returning();
   return { key_id: keyId, revoked_at: (updated?.revokedAt ?? now).toISOString() };
+}
+
+export type KeyView = { key_id: string; name: string | null; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null };
+export type AgentWithKeys = AgentView & { keys: KeyView[] };
+
+/** The customer's agents, oldest first, each with its keys (newest first; revoked ones included, marked). */
+export async function listAgentsWithKeys(db: Executor, customerId: string): Promise<AgentWithKeys[]> {
+  const rows = await db.select().from(agents).where(eq(agents.customerId, customerId)).orderBy(asc(agents.createdAt), asc(agents.id));
+  const keys = await db.select().from(apiKeys).where(eq(apiKeys.customerId, customerId)).orderBy(desc(apiKeys.createdAt));
+  return rows.map((a) => ({
+    ...agentView(a),
+    keys: keys
+      .filter((k) => k.agentId === a.id)
+      .map((k) => ({
+        key_id: k.id,
+        name: k.name,
+        prefix: k.prefix,
+        created_at: k.createdAt.toISOString(),
+        last_used_at: k.lastUsedAt?.toISOString() ?? null,
+        revoked_at: k.revokedAt?.toISOString() ?? null,
+      })),
+  }));
 }

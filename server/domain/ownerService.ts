@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
 import { calendars, owners, type HardBlockJson, type Weekday, type WorkingHoursJson } from '@/db/schema';
@@ -153,4 +153,26 @@ function overlappingRanges(workingHours: WorkingHoursJson | null): RuleIssue[] {
     }
   }
   return issues;
+}
+
+export type OwnerListItem = OwnerView & {
+  role: 'admin' | 'member';
+  can_sign_in: boolean;
+  calendars: { type: string; status: string; display_name: string | null; is_primary: boolean }[];
+};
+
+/** The customer's calendar owners (by email) with their role and calendars (for the admin console). */
+export async function listOwners(db: Executor, customerId: string): Promise<OwnerListItem[]> {
+  const rows = await db.select().from(owners).where(eq(owners.customerId, customerId)).orderBy(asc(owners.email));
+  const cals = rows.length
+    ? await db.select().from(calendars).where(inArray(calendars.ownerId, rows.map((o) => o.id))).orderBy(asc(calendars.createdAt))
+    : [];
+  return rows.map((o) => ({
+    ...ownerView(o),
+    role: o.role,
+    can_sign_in: o.passwordHash !== null,
+    calendars: cals
+      .filter((c) => c.ownerId === o.id)
+      .map((c) => ({ type: c.type, status: c.status, display_name: c.displayName, is_primary: c.isPrimary })),
+  }));
 }

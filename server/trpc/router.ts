@@ -3,6 +3,13 @@ import { ownerProcedure, publicProcedure, router } from './init';
 import { calendarRouter } from './routers/calendar';
 import { proposalsRouter } from './routers/proposals';
 import { requesterRouter } from './routers/requester';
+import { agentsRouter } from './routers/admin/agents';
+import { auditRouter } from './routers/admin/audit';
+import { meetingClassesRouter } from './routers/admin/meetingClasses';
+import { ownersRouter } from './routers/admin/owners';
+import { publicSchedulingRouter } from './routers/admin/publicScheduling';
+import { requestersRouter } from './routers/admin/requesters';
+import { scheduleRouter } from './routers/schedule';
 
 /** The browser's API: the dashboard and the public booking pages (agents use the REST API under /v1). */
 export const appRouter = router({
@@ -10,6 +17,15 @@ export const appRouter = router({
   proposals: proposalsRouter,
   /** The public booking pages (no session). */
   requester: requesterRouter,
+  schedule: scheduleRouter,
+  admin: router({
+    agents: agentsRouter,
+    audit: auditRouter,
+    meetingClasses: meetingClassesRouter,
+    owners: ownersRouter,
+    publicScheduling: publicSchedulingRouter,
+    requesters: requestersRouter,
+  }),
   session: router({
     /** The signed-in owner (UNAUTHORIZED when nobody is). */
     me: ownerProcedure.query(({ ctx }) => ({ owner_email: ctx.owner.email, role: ctx.owner.role })),

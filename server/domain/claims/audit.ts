@@ -98,13 +98,23 @@ function auditView(r: AuditRow): AuditView {
 
 export type AuditQuery = {
   ownerEmail?: string;
+  agentId?: string;
   from?: Date;
   to?: Date;
   outcome?: AuditOutcome;
   action?: string;
   limit: number;
   cursor?: string;
+  /** Add each decision's alternatives (from its details) as `alternatives` (the dashboard shows them; /v1 does not). */
+  withAlternatives?: boolean;
 };
+
+export type AuditAlternative = { start: string; end: string; reason_code?: string };
+
+function alternativesOf(r: AuditRow): AuditAlternative[] {
+  const list = (r.details as { alternatives?: unknown } | null)?.alternatives;
+  return Array.isArray(list) ? (list as AuditAlternative[]) : [];
+}
 
 function encodeCursor(r: AuditRow): string {
   return Buffer.from(JSON.stringify([r.at.toISOString(), r.id])).toString('base64url');
@@ -122,9 +132,14 @@ function decodeCursor(cursor: string): { at: Date; id: string } {
 }
 
 /** The customer's audit log, newest first, filtered, with a keyset cursor. */
-export async function queryAudit(db: Executor, customerId: string, q: AuditQuery): Promise<{ entries: AuditView[]; next_cursor: string | null }> {
+export async function queryAudit(
+  db: Executor,
+  customerId: string,
+  q: AuditQuery,
+): Promise<{ entries: (AuditView & { alternatives?: AuditAlternative[] })[]; next_cursor: string | null }> {
   const conds: SQL[] = [eq(auditLog.customerId, customerId)];
   if (q.ownerEmail) conds.push(eq(auditLog.ownerEmail, q.ownerEmail));
+  if (q.agentId) conds.push(eq(auditLog.agentId, q.agentId));
   if (q.from) conds.push(gte(auditLog.at, q.from));
   if (q.to) conds.push(lt(auditLog.at, q.to));
   if (q.outcome) conds.push(eq(auditLog.outcome, q.outcome));
@@ -140,5 +155,6 @@ export async function queryAudit(db: Executor, customerId: string, q: AuditQuery
     .orderBy(desc(auditLog.at), desc(auditLog.id))
     .limit(q.limit + 1);
   const page = rows.slice(0, q.limit);
-  return { entries: page.map(auditView), next_cursor: rows.length > q.limit ? encodeCursor(page[page.length - 1]) : null };
+  const entries = page.map((r) => (q.withAlternatives ? { ...auditView(r), alternatives: alternativesOf(r) } : auditView(r)));
+  return { entries, next_cursor: rows.length > q.limit ? encodeCursor(page[page.length - 1]) : null };
 }

@@ -208,3 +208,20 @@ export async function findLinkByIdOrAlias(db: Executor, idOrAlias: string): Prom
     .limit(1);
   return found ?? null;
 }
+
+export type AliasCheck = { alias: string; available: boolean; code?: 'invalid_alias' | 'duplicate_alias'; message?: string };
+
+/**
+ * Whether `alias` could be given to a new link now: the same checks (and
+ * codes) as createLink, answered instead of thrown, for checking as one types.
+ */
+export async function checkAlias(db: Executor, alias: string): Promise<AliasCheck> {
+  try {
+    validateAlias(alias);
+  } catch (err) {
+    if (err instanceof DomainError) return { alias, available: false, code: 'invalid_alias', message: err.message };
+    throw err;
+  }
+  if (await aliasTaken(db, alias)) return { alias, available: false, code: 'duplicate_alias', message: duplicateAlias(alias).message };
+  return { alias, available: true };
+}

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
 import { requesterCredentials, requesterIdentities, verifiedDomains } from '@/db/schema';
@@ -168,4 +168,13 @@ async function revokeCredentialIn(
     .where(and(where, isNull(requesterCredentials.revokedAt)))
     .returning();
   return { credential_id: row.id, identity_id: identity.id, revoked_at: (updated?.revokedAt ?? now).toISOString() };
+}
+
+export type CredentialListItem = { credential_id: string; identity_id: string; prefix: string; created_at: string; revoked_at: string | null };
+
+/** Every credential of the customer's identities (newest first; never the secret), for the admin console. */
+export async function listCredentials(db: Executor, customerId: string, actor: Actor): Promise<CredentialListItem[]> {
+  requireOrgScope(actor);
+  const rows = await db.select().from(requesterCredentials).where(eq(requesterCredentials.customerId, customerId)).orderBy(desc(requesterCredentials.createdAt));
+  return rows.map((r) => ({ credential_id: r.id, identity_id: r.identityId, prefix: r.prefix, created_at: r.createdAt.toISOString(), revoked_at: r.revokedAt?.toISOString() ?? null }));
 }

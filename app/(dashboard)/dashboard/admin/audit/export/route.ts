@@ -1,0 +1,41 @@
+import { TRPCError } from '@trpc/server';
+import { auditQueryInput, type AuditSearch } from '@/components/admin/audit-filters';
+import { serverTrpc } from '@/server/trpc/caller';
+
+/** Rows one export may hold (a bigger log is exported in date slices). */
+const MAX_ROWS = 10_000;
+const COLUMNS = ['at', 'action', 'outcome', 'reason', 'owner_email', 'agent_id', 'meeting_class', 'start', 'end', 'hold_id', 'booking_id', 'alternatives'] as const;
+
+function cell(v: unknown): string {
+  const text = v === null || v === undefined ? '' : String(v);
+  // Quote every field that needs it; a leading = + - @ would be read as a formula by spreadsheets.
+  const safe = /^[=+\-@]/.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) || safe !== text ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/**
+ * GET /dashboard/admin/audit/export?...: the audit page's filtered rows as
+ * CSV, paged through admin.audit.query (admins only, like the page).
+ */
+export async function GET(req: Request) {
+  const s = Object.fromEntries(new URL(req.url).searchParams) as AuditSearch;
+  const trpc = await serverTrpc();
+  const lines = [COLUMNS.join(',')];
+  let cursor: string | undefined;
+  try {
+    do {
+      const page = await trpc.admin.audit.query(auditQueryInput({ ...s, cursor }, 200));
+      for (const e of page.entries) {
+        const alternatives = (e.alternatives ?? []).map((a) => `${a.start}/${a.end}`).join(' ');
+        lines.push(COLUMNS.map((c) => cell(c === 'alternatives' ? alternatives : e[c])).join(','));
+      }
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor && lines.length <= MAX_ROWS);
+  } catch (err) {
+    if (err instanceof TRPCError && (err.code === 'UNAUTHORIZED' || err.code === 'FORBIDDEN')) return new Response(err.message, { status: err.code === 'UNAUTHORIZED' ? 401 : 403 });
+    throw err;
+  }
+  return new Response(lines.join('\r\n') + '\r\n', {
+    headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="audit-log.csv"', 'cache-control': 'no-store' },
+  });
+}

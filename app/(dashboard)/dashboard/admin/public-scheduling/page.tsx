@@ -1,0 +1,30 @@
+import type { Metadata } from 'next';
+import { DomainsCard } from '@/components/admin/domains-card';
+import { LinksConsole } from '@/components/admin/links-console';
+import { PageHeader } from '@/components/ui';
+import { serverTrpc } from '@/server/trpc/caller';
+
+export const metadata: Metadata = { title: 'Public scheduling · Agent Scheduler' };
+
+/** Public scheduling: links (.links.list, .meetingTypes.list per link), domains (.domains.list), owners and classes for the forms. */
+export default async function PublicSchedulingPage() {
+  const trpc = await serverTrpc();
+  const [{ links }, { owners }, { meeting_classes }, { domains }] = await Promise.all([
+    trpc.admin.publicScheduling.links.list(),
+    trpc.admin.owners.list(),
+    trpc.admin.meetingClasses.list(),
+    trpc.admin.publicScheduling.domains.list(),
+  ]);
+  const withTypes = await Promise.all(
+    links.map(async (l) => ({ ...l, meeting_types: (await trpc.admin.publicScheduling.meetingTypes.list({ link_id: l.link_id })).meeting_types })),
+  );
+  return (
+    <>
+      <PageHeader title="Public scheduling" description="Links requesters open to propose meetings, and the meeting types each offers." />
+      <LinksConsole links={withTypes} ownerEmails={owners.map((o) => o.owner_email)} classNames={meeting_classes.map((c) => c.name)} />
+      <section aria-label="Domains" className="mt-8">
+        <DomainsCard domains={domains} />
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,286 @@
+'use client';
+
+import { useState } from 'react';
+import { useRouter } from 'next/navigation';
+import { useMutation } from '@tanstack/react-query';
+import { Check, Copy, KeyRound, Plus, TriangleAlert } from 'lucide-react';
+import { Controller } from 'react-hook-form';
+import { useTRPC } from '@/app/providers';
+import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui';
+import { useZodForm } from '@/components/ui/form';
+import { AgentCreateBody } from '@/server/schemas/admin';
+import { ConfirmButton } from './confirm-button';
+import { EmptyState } from './empty-state';
+import { showServerError } from './server-errors';
+
+export type KeyRow = { key_id: string; name: string | null; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null };
+export type AgentRow = { agent_id: string; name: string; owner_scope: string; permissions: string[]; disabled: boolean; created_at: string; keys: KeyRow[] };
+
+/** One line per permission (docs/api.md "Permissions"). */
+const PERMISSION_HELP: [string, string][] = [
+  ['read_availability', 'See free time and evaluate a proposed time, without changing anything.'],
+  ['create_holds', 'Hold time tentatively while a meeting is being arranged.'],
+  ['create_bookings', 'Book meetings and cancel the bookings it made.'],
+  ['preempt', 'Move a lower-priority meeting aside when its class allows it.'],
+  ['create_proposals', 'Propose meetings for an owner to approve.'],
+  ['manage_agents', 'Create other agents and mint their keys (never with more rights than its own).'],
+  ['manage_customer', 'Add owners, change schedule rules and meeting classes.'],
+  ['manage_public_scheduling', 'Configure public links, meeting types, domains and requesters.'],
+  ['read_audit', 'Read the decision log.'],
+];
+
+function when(iso: string | null): string {
+  return iso ? new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' }) : 'never';
+}
+
+/**
+ * Agents and keys: create an agent (permissions, owner scope), disable or
+ * enable it, mint a key (shown once, with a copy button), revoke a key.
+ * Every action is one admin.agents procedure; the page data reloads after it.
+ */
+export function AgentsConsole({ agents, ownerEmails }: { agents: AgentRow[]; ownerEmails: string[] }) {
+  const [createOpen, setCreateOpen] = useState(false);
+  return (
+    <div className="flex flex-col gap-4">
+      <div className="flex justify-end">
+        <CreateAgentDialog open={createOpen} onOpenChange={setCreateOpen} ownerEmails={ownerEmails} />
+      </div>
+      {agents.length === 0 ? (
+        <EmptyState title="No agents yet" action={<Button onClick={() => setCreateOpen(true)}>Create an agent</Button>}>
+          Create an agent for each program that schedules for you, then mint a key and copy it into that program. The key is shown only once.
+        </EmptyState>
+      ) : (
+        <ul className="flex flex-col gap-4">
+          {agents.map((a) => (
+            <li key={a.agent_id}>
+              <AgentCard agent={a} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function CreateAgentDialog({ open, onOpenChange, ownerEmails }: { open: boolean; onOpenChange: (o: boolean) => void; ownerEmails: string[] }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const create = useMutation(trpc.admin.agents.create.mutationOptions());
+  const form = useZodForm(AgentCreateBody, { defaultValues: { name: '', owner_scope: 'org:*', permissions: ['read_availability', 'create_holds', 'create_bookings'] } });
+  const { register, handleSubmit, setError, formState, control, reset } = form;
+  const onSubmit = handleSubmit(async (values) => {
+    try {
+      await create.mutateAsync(values);
+      reset();
+      onOpenChange(false);
+      router.refresh();
+    } catch (err) {
+      showServerError(err, setError, 'root');
+    }
+  });
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogTrigger asChild>
+        <Button>
+          <Plus aria-hidden /> New agent
+        </Button>
+      </DialogTrigger>
+      <DialogContent title="New agent" description="An agent is one program acting for you. Give it only what it needs.">
+        <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
+          <Field label="Name" error={formState.errors.name?.message}>
+            <Input autoComplete="off" {...register('name')} />
+          </Field>
+          <Field label="Owner scope" hint="Whose calendars the agent may act on." error={formState.errors.owner_scope?.message}>
+            <Controller
+              control={control}
+              name="owner_scope"
+              render={({ field }) => (
+                <Select value={field.value} onValueChange={field.onChange}>
+                  <SelectTrigger>
+                    <SelectValue />
+                  </SelectTrigger>
+                  <SelectContent>
+                    <SelectItem value="org:*">Every owner (org:*)</SelectItem>
+                    {ownerEmails.map((e) => (
+                      <SelectItem key={e} value={`user:${e}`}>
+                        Only {e}
+                      </SelectItem>
+                    ))}
+                  </SelectContent>
+                </Select>
+              )}
+            />
+          </Field>
+          <fieldset className="flex flex-col gap-2">
+            <legend className="mb-1 text-sm font-medium">Permissions</legend>
+            {PERMISSION_HELP.map(([p, help]) => (
+              <label key={p} className="flex items-start gap-2 text-sm">
+                <input type="checkbox" value={p} className="mt-0.5 size-4 shrink-0" {...register('permissions')} />
+                <span>
+                  <span className="font-mono text-xs">{p}</span>
+                  <span className="block text-muted">{help}</span>
+                </span>
+              </label>
+            ))}
+            {formState.errors.permissions?.message && <p className="text-sm text-danger">{formState.errors.permissions.message}</p>}
+          </fieldset>
+          {formState.errors.root && <Alert tone="danger">{formState.errors.root.message}</Alert>}
+          <div className="flex justify-end">
+            <Button type="submit" disabled={formState.isSubmitting}>
+              Create agent
+            </Button>
+          </div>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+function AgentCard({ agent }: { agent: AgentRow }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const update = useMutation(trpc.admin.agents.update.mutationOptions());
+  const revoke = useMutation(trpc.admin.agents.revokeKey.mutationOptions());
+  return (
+    <Card data-testid={`agent-${agent.name}`}>
+      <CardHeader>
+        <div className="flex flex-wrap items-center justify-between gap-2">
+          <CardTitle>{agent.name}</CardTitle>
+          <div className="flex items-center gap-2">
+            {agent.disabled ? <Badge tone="danger">Disabled</Badge> : <Badge tone="ok">Active</Badge>}
+            {agent.disabled ? (
+              <Button
+                variant="secondary"
+                size="sm"
+                onClick={async () => {
+                  await update.mutateAsync({ agent_id: agent.agent_id, patch: { disabled: false } });
+                  router.refresh();
+                }}
+              >
+                Enable
+              </Button>
+            ) : (
+              <ConfirmButton
+                label={`Disable ${agent.name}`}
+                title={`Disable ${agent.name}?`}
+                description="Its keys stop working at once (calls answer agent_disabled) until you enable it again."
+                confirmLabel="Disable agent"
+                onConfirm={async () => {
+                  await update.mutateAsync({ agent_id: agent.agent_id, patch: { disabled: true } });
+                  router.refresh();
+                }}
+              >
+                Disable
+              </ConfirmButton>
+            )}
+          </div>
+        </div>
+        <CardDescription>
+          Scope <span className="font-mono">{agent.owner_scope}</span> · {agent.permissions.length ? agent.permissions.join(', ') : 'no permissions'}
+        </CardDescription>
+      </CardHeader>
+      <CardContent className="flex flex-col gap-3">
+        <h3 className="text-sm font-semibold">Keys</h3>
+        {agent.keys.length === 0 ? (
+          <p className="text-sm text-muted">No keys yet. Mint one and copy it into the program.</p>
+        ) : (
+          <ul className="flex flex-col divide-y divide-line rounded-md border border-line">
+            {agent.keys.map((k) => (
+              <li key={k.key_id} className="flex flex-wrap items-center justify-between gap-2 px-3 py-2 text-sm" data-testid={`key-${k.key_id}`}>
+                <div className="min-w-0">
+                  <span className="font-mono">{k.prefix}…</span> {k.name && <span className="text-muted">({k.name})</span>}
+                  <p className="text-xs text-muted">
+                    Created {when(k.created_at)} · last used {when(k.last_used_at)}
+                  </p>
+                </div>
+                {k.revoked_at ? (
+                  <Badge tone="neutral">Revoked {when(k.revoked_at)}</Badge>
+                ) : (
+                  <ConfirmButton
+                    label={`Revoke key ${k.prefix}`}
+                    title="Revoke this key?"
+                    description="Calls with it are refused at once (api_key_revoked). This cannot be undone; mint a new key if the program still needs one."
+                    confirmLabel="Revoke key"
+                    onConfirm={async () => {
+                      await revoke.mutateAsync({ id: agent.agent_id, key_id: k.key_id });
+                      router.refresh();
+                    }}
+                  >
+                    Revoke
+                  </ConfirmButton>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+        <MintKey agentId={agent.agent_id} agentName={agent.name} />
+      </CardContent>
+    </Card>
+  );
+}
+
+function MintKey({ agentId, agentName }: { agentId: string; agentName: string }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const mint = useMutation(trpc.admin.agents.mintKey.mutationOptions());
+  const [name, setName] = useState('');
+  const [key, setKey] = useState<string | null>(null);
+  const [copied, setCopied] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <Dialog
+      open={key !== null}
+      onOpenChange={(o) => {
+        if (!o) {
+          setKey(null);
+          setCopied(false);
+          router.refresh();
+        }
+      }}
+    >
+      <form
+        className="flex flex-wrap items-end gap-2"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setError(null);
+          try {
+            const minted = await mint.mutateAsync({ agent_id: agentId, ...(name ? { name } : {}) });
+            setKey(minted.api_key);
+            setName('');
+          } catch (err) {
+            setError((err as Error).message);
+          }
+        }}
+      >
+        <Field label={`Key name for ${agentName} (optional)`} className="min-w-48 flex-1" error={error ?? undefined}>
+          <Input value={name} maxLength={200} onChange={(e) => setName(e.target.value)} placeholder="e.g. production" />
+        </Field>
+        <Button type="submit" variant="secondary" disabled={mint.isPending}>
+          <KeyRound aria-hidden /> Mint key
+        </Button>
+      </form>
+      <DialogContent title="Your new API key" description="Copy it now: it is shown only this once and cannot be retrieved later.">
+        <Alert tone="warn" className="mb-3">
+          <TriangleAlert aria-hidden />
+          Store it like a password. Anyone with this key can act as {agentName}.
+        </Alert>
+        <div className="flex items-center gap-2">
+          <code className="min-w-0 flex-1 break-all rounded-md border border-line bg-surface-2 px-3 py-2 text-sm" data-testid="minted-key">
+            {key}
+          </code>
+          <Button
+            variant="secondary"
+            onClick={async () => {
+              if (key) await navigator.clipboard?.writeText(key).catch(() => undefined);
+              setCopied(true);
+            }}
+          >
+            {copied ? <Check aria-hidden /> : <Copy aria-hidden />}
+            {copied ? 'Copied' : 'Copy'}
+          </Button>
+        </div>
+      </DialogContent>
+    </Dialog>
+  );
+}

@@ -1,0 +1,128 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { useMutation } from '@tanstack/react-query';
+import { Controller } from 'react-hook-form';
+import { useTRPC } from '@/app/providers';
+import { Alert, Button, Card, CardContent, CardHeader, CardTitle, Field, Input } from '@/components/ui';
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui';
+import { useZodForm } from '@/components/ui/form';
+import { MeetingClassCreateBody } from '@/server/schemas/admin';
+import { EmptyState } from './empty-state';
+import { showServerError } from './server-errors';
+
+export type MeetingClassRow = { name: string; priority: number; preempt_policy: 'preempt_lower' | 'never'; sacred_meeting_age_hours: number };
+
+/** Meeting classes: the list by priority and a form for a new class (admin.meetingClasses.create). */
+export function MeetingClassesConsole({ classes }: { classes: MeetingClassRow[] }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const create = useMutation(trpc.admin.meetingClasses.create.mutationOptions());
+  const { register, handleSubmit, setError, formState, control, reset } = useZodForm(MeetingClassCreateBody, {
+    defaultValues: { name: '', priority: 50, preempt_policy: 'preempt_lower', sacred_meeting_age_hours: 24 },
+  });
+  const onSubmit = handleSubmit(async (values) => {
+    try {
+      await create.mutateAsync(values);
+      reset();
+      router.refresh();
+    } catch (err) {
+      showServerError(err, setError, 'name', { MEETING_CLASS_ALREADY_EXISTS: 'name' });
+    }
+  });
+  const sorted = [...classes].sort((a, b) => b.priority - a.priority || a.name.localeCompare(b.name));
+  return (
+    <div className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+      <section aria-labelledby="classes-title" className="flex flex-col gap-3">
+        <h2 id="classes-title" className="text-base font-semibold">
+          Classes, highest priority first
+        </h2>
+        {sorted.length === 0 ? (
+          <EmptyState title="No meeting classes yet">
+            Agents name a class with every hold and booking. Create a few, for example board (90), customer (60), internal (30) and focus (10).
+          </EmptyState>
+        ) : (
+          <div className="overflow-x-auto rounded-lg border border-line bg-surface">
+            <table className="w-full text-left text-sm">
+              <thead className="bg-surface-2 text-xs text-muted">
+                <tr>
+                  <th scope="col" className="px-3 py-2 font-medium">Name</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Priority</th>
+                  <th scope="col" className="px-3 py-2 font-medium">May move lower ones</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Sacred after</th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-line">
+                {sorted.map((c) => (
+                  <tr key={c.name}>
+                    <td className="px-3 py-2 font-medium">{c.name}</td>
+                    <td className="px-3 py-2 tabular-nums">{c.priority}</td>
+                    <td className="px-3 py-2">{c.preempt_policy === 'preempt_lower' ? 'Yes' : 'Never'}</td>
+                    <td className="px-3 py-2">{c.sacred_meeting_age_hours} h</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <Card>
+          <CardHeader>
+            <CardTitle>What priority means</CardTitle>
+          </CardHeader>
+          <CardContent className="flex flex-col gap-2 text-sm">
+            <p>When two requests want the same time, the meeting with the higher priority wins. Equal priorities never displace each other: the first one keeps its time.</p>
+            <p>
+              A class that <strong>may move lower ones</strong> can take time already held or booked by a lower-priority meeting, if the agent asking also has the preempt
+              permission. The moved meeting&apos;s agent is told.
+            </p>
+            <p>
+              A booking becomes <strong>sacred</strong> once it has existed for the class&apos;s &ldquo;sacred after&rdquo; hours: from then on nothing moves it, whatever its
+              priority.
+            </p>
+          </CardContent>
+        </Card>
+      </section>
+      <Card className="lg:self-start">
+        <CardHeader>
+          <CardTitle>New class</CardTitle>
+        </CardHeader>
+        <CardContent>
+          <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
+            <Field label="Name" error={formState.errors.name?.message}>
+              <Input autoComplete="off" {...register('name')} />
+            </Field>
+            <Field label="Priority" hint="-1000 to 1000; higher wins." error={formState.errors.priority?.message}>
+              <Input type="number" {...register('priority', { valueAsNumber: true })} />
+            </Field>
+            <Field label="Moving lower-priority meetings" error={formState.errors.preempt_policy?.message}>
+              <Controller
+                control={control}
+                name="preempt_policy"
+                render={({ field }) => (
+                  <Select value={field.value} onValueChange={field.onChange}>
+                    <SelectTrigger>
+                      <SelectValue />
+                    </SelectTrigger>
+                    <SelectContent>
+                      <SelectItem value="preempt_lower">May move lower-priority meetings</SelectItem>
+                      <SelectItem value="never">Never moves anything</SelectItem>
+                    </SelectContent>
+                  </Select>
+                )}
+              />
+            </Field>
+            <Field label="Sacred after (hours)" hint="A booking this old is never moved." error={formState.errors.sacred_meeting_age_hours?.message}>
+              <Input type="number" min="0" {...register('sacred_meeting_age_hours', { valueAsNumber: true })} />
+            </Field>
+            {formState.errors.root && <Alert tone="danger">{formState.errors.root.message}</Alert>}
+            <div>
+              <Button type="submit" disabled={formState.isSubmitting}>
+                Create class
+              </Button>
+            </div>
+          </form>
+        </CardContent>
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,132 @@
+'use client';
+
+import { useState } from 'react';
+import { useRouter } from 'next/navigation';
+import { useMutation } from '@tanstack/react-query';
+import { Plus } from 'lucide-react';
+import { Controller } from 'react-hook-form';
+import { useTRPC } from '@/app/providers';
+import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui';
+import { useZodForm } from '@/components/ui/form';
+import { MeetingTypeCreateBody } from '@/server/schemas/publicAdmin';
+import { NativeSelect } from './native-select';
+import { showServerError } from './server-errors';
+
+export type MeetingTypeRow = {
+  slug: string;
+  title: string;
+  duration_minutes: number[];
+  meeting_class: string;
+  attendee_limit: number | null;
+  effective_preempt_policy: 'never' | 'preempt_lower';
+  visibility: 'public' | 'unlisted' | 'audience';
+  audience: string | null;
+  enabled: boolean;
+  published: boolean;
+};
+
+
+/** Add a meeting type to a link (admin.publicScheduling.meetingTypes.create, as POST .../meeting-types). */
+export function MeetingTypeDialog({ linkId, alias, classNames }: { linkId: string; alias: string; classNames: string[] }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const [open, setOpen] = useState(false);
+  const create = useMutation(trpc.admin.publicScheduling.meetingTypes.create.mutationOptions());
+  const { register, handleSubmit, setError, formState, control, reset } = useZodForm(MeetingTypeCreateBody, {
+    defaultValues: { slug: '', title: '', duration_minutes: [30], meeting_class: classNames[0] ?? '', visibility: 'public', public_preempt_policy: 'inherit', enabled: true, published: true },
+  });
+  const onSubmit = handleSubmit(async (body) => {
+    try {
+      await create.mutateAsync({ link_id: linkId, body });
+      reset();
+      setOpen(false);
+      router.refresh();
+    } catch (err) {
+      showServerError(err, setError, 'root', { duplicate_slug: 'slug', INVALID_MEETING_CLASS: 'meeting_class' });
+    }
+  });
+  return (
+    <Dialog open={open} onOpenChange={setOpen}>
+      <DialogTrigger asChild>
+        <Button variant="secondary" size="sm" className="self-start">
+          <Plus aria-hidden /> Add meeting type
+        </Button>
+      </DialogTrigger>
+      <DialogContent title={`New meeting type on /${alias}`} description="What requesters can propose through this link.">
+        <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
+          <div className="grid gap-4 sm:grid-cols-2">
+            <Field label="Title" error={formState.errors.title?.message}>
+              <Input autoComplete="off" {...register('title')} />
+            </Field>
+            <Field label="Slug" hint={`Address: /${alias}/slug`} error={formState.errors.slug?.message}>
+              <Input autoComplete="off" spellCheck={false} {...register('slug')} />
+            </Field>
+            <Field label="Lengths (minutes)" hint="One or more, e.g. 30, 60" error={formState.errors.duration_minutes?.message ?? formState.errors.duration_minutes?.[0]?.message}>
+              <Input
+                autoComplete="off"
+                {...register('duration_minutes', {
+                  setValueAs: (v: unknown) => (Array.isArray(v) ? v : String(v).split(/[\s,]+/).filter(Boolean).map(Number)),
+                })}
+              />
+            </Field>
+            <Field label="Meeting class" error={formState.errors.meeting_class?.message}>
+              <Controller
+                control={control}
+                name="meeting_class"
+                render={({ field }) => (
+                  <Select value={field.value} onValueChange={field.onChange}>
+                    <SelectTrigger>
+                      <SelectValue placeholder="Choose a class" />
+                    </SelectTrigger>
+                    <SelectContent>
+                      {classNames.map((c) => (
+                        <SelectItem key={c} value={c}>
+                          {c}
+                        </SelectItem>
+                      ))}
+                    </SelectContent>
+                  </Select>
+                )}
+              />
+            </Field>
+            <Field label="Attendee limit (optional)" hint="People per proposal, counting the requester" error={formState.errors.attendee_limit?.message}>
+              <Input type="number" min="1" max="50" {...register('attendee_limit', { setValueAs: (v) => (v === '' || v === null || v === undefined ? null : Number(v)) })} />
+            </Field>
+            <Field label="Preempt policy" error={formState.errors.public_preempt_policy?.message}>
+              <NativeSelect {...register('public_preempt_policy')}>
+                <option value="inherit">As the class says</option>
+                <option value="never">Never move other meetings</option>
+                <option value="preempt_lower">May move lower-priority meetings</option>
+              </NativeSelect>
+            </Field>
+            <Field label="Visibility" error={formState.errors.visibility?.message}>
+              <NativeSelect {...register('visibility')}>
+                <option value="public">Public (listed)</option>
+                <option value="unlisted">Unlisted (by address only)</option>
+                <option value="audience">An audience only</option>
+              </NativeSelect>
+            </Field>
+            <Field label="Audience (for audience visibility)" error={formState.errors.audience?.message}>
+              <Input autoComplete="off" {...register('audience', { setValueAs: (v) => v || undefined })} />
+            </Field>
+          </div>
+          <div className="flex flex-wrap gap-4 text-sm">
+            <label className="flex items-center gap-2">
+              <input type="checkbox" className="size-4" {...register('enabled')} /> Enabled
+            </label>
+            <label className="flex items-center gap-2">
+              <input type="checkbox" className="size-4" {...register('published')} /> Published
+            </label>
+          </div>
+          {formState.errors.root && <Alert tone="danger">{formState.errors.root.message}</Alert>}
+          <div className="flex justify-end">
+            <Button type="submit" disabled={formState.isSubmitting}>
+              Add meeting type
+            </Button>
+          </div>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}

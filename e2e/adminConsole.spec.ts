@@ -1,0 +1,291 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import postgres from 'postgres';
+import { bootstrapKey } from './bootstrapKey';
+import { baseUrls, databaseUrl, PROJECT_ROOT, usesPostgres } from './servers';
+
+const run = promisify(execFile);
+const base = baseUrls[0];
+
+/**
+ * Issue 12: the owner's schedule settings and the customer's administration
+ * console, in the browser (docs/dashboard.md). Owners are made over REST, get
+ * a password through the CLI and (the admin) the admin role in the database.
+ */
+type Setup = { key: string; admin: { email: string; password: string }; member: { email: string; password: string }; suffix: string };
+let s: Setup;
+
+async function setPassword(email: string, password: string) {
+  await run('npm', ['run', '-s', 'cli', '--', 'set-password', '--email', email, '--password', password], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PGLITE_DIR: '', DB_DRIVER: '' },
+    timeout: 90_000,
+  });
+}
+
+async function signIn(page: Page, who: { email: string; password: string }) {
+  await page.goto(`${base}/api/auth/signin`);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: /sign in/i }).click();
+  await page.waitForURL((url) => !url.pathname.startsWith('/api/auth/signin'));
+}
+
+/** No serious or critical axe violations on the page as it is now. */
+async function expectAccessible(page: Page) {
+  const result = await new AxeBuilder({ page }).analyze();
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(bad, 'serious/critical axe violations').toEqual([]);
+}
+
+/** Desktop and phone screenshots into the Playwright output folder. */
+async function screenshots(page: Page, name: string) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: test.info().outputPath(`${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: test.info().outputPath(`${name}-phone.png`), fullPage: true });
+  await expectAccessible(page);
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+function rest(page: Page, method: 'get' | 'post' | 'put', path: string, data?: unknown, key = s.key) {
+  return page.request[method](`${base}${path}`, { headers: { Authorization: `Bearer ${key}`, 'Idempotency-Key': randomBytes(8).toString('hex') }, data });
+}
+
+test.describe('owner settings and the administration console', () => {
+  test.skip(!usesPostgres, 'needs E2E_DATABASE_URL: the CLI sets passwords on the database the server uses');
+  test.describe.configure({ mode: 'serial' });
+
+  test.beforeAll(async ({ request }) => {
+    const suffix = randomBytes(4).toString('hex');
+    const { api_key } = await bootstrapKey(`E2E console ${suffix}`);
+    const admin = { email: `console-admin-${suffix}@e2e.example`, password: `pw-${randomBytes(9).toString('base64url')}` };
+    const member = { email: `console-member-${suffix}@e2e.example`, password: `pw-${randomBytes(9).toString('base64url')}` };
+    const auth = { Authorization: `Bearer ${api_key}` };
+    for (const o of [admin, member]) {
+      const res = await request.post(`${base}/v1/owners`, { headers: auth, data: { email: o.email, time_zone: 'UTC' } });
+      expect(res.status(), await res.text()).toBe(201);
+      await setPassword(o.email, o.password);
+    }
+    const sql = postgres(databaseUrl!, { max: 1 });
+    await sql`update owners set role = 'admin' where email = ${admin.email}`;
+    await sql.end();
+    const r = [{ start: '09:00', end: '17:00' }];
+    const rules = await request.put(`${base}/v1/schedule-rules`, { headers: auth, data: { owner_email: member.email, working_hours: { mon: r, tue: r, wed: r, thu: r, fri: r }, hard_blocks: [] } });
+    expect(rules.status(), await rules.text()).toBe(200);
+    for (const c of [
+      { name: 'customer', priority: 60 },
+      { name: 'internal', priority: 30 },
+    ]) {
+      expect((await request.post(`${base}/v1/meeting-classes`, { headers: auth, data: c })).status()).toBe(201);
+    }
+    s = { key: api_key, admin, member, suffix };
+  });
+
+  test('an owner edits working hours and a hard block, sees the preview change, saves, and /v1 returns the new rules', async ({ page }) => {
+    await signIn(page, s.member);
+    await page.goto(`${base}/dashboard/schedule`);
+    await expect(page.getByRole('heading', { name: 'My schedule' })).toBeVisible();
+    const wed = page.getByTestId('preview-wed');
+    await expect(wed).toContainText('Working 09:00-17:00');
+
+    // The same rule as PUT /v1/schedule-rules (start must be before end), inline under the range.
+    await page.getByLabel('Monday range 1 start').fill('18:00');
+    await expect(page.getByText('start must be before end')).toBeVisible();
+    await page.getByLabel('Monday range 1 start').fill('08:00');
+    await expect(page.getByText('start must be before end')).toHaveCount(0);
+
+    await page.getByLabel('Wednesday range 1 end').fill('12:00');
+    await expect(wed).toContainText('Working 09:00-12:00');
+    await page.getByRole('button', { name: 'Weekly block' }).click();
+    await expect(page.getByTestId('hard-block-0')).toContainText('Every weekday, 12:00-13:00');
+    await expect(page.getByTestId('preview-mon')).toContainText('Working 08:00-17:00 · Blocked 12:00-13:00');
+    await screenshots(page, 'schedule');
+
+    await page.getByRole('button', { name: 'Save schedule' }).click();
+    await expect(page.getByText('Saved.')).toBeVisible();
+    const got = await rest(page, 'get', `/v1/schedule-rules?owner_email=${encodeURIComponent(s.member.email)}`);
+    expect(got.status()).toBe(200);
+    const body = await got.json();
+    expect(body.working_hours.mon).toEqual([{ start: '08:00', end: '17:00' }]);
+    expect(body.working_hours.wed).toEqual([{ start: '09:00', end: '12:00' }]);
+    expect(body.hard_blocks).toEqual([{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '12:00', end: '13:00' }]);
+  });
+
+  test('a member owner cannot reach admin pages and admin procedures refuse them', async ({ page }) => {
+    await signIn(page, s.member);
+    await page.goto(`${base}/dashboard/admin/agents`);
+    await expect(page).toHaveURL(/\/dashboard\/schedule\?denied=admin/);
+    await expect(page.getByText('The administration console is for admin owners only.')).toBeVisible();
+    await expect(page.getByRole('link', { name: 'Admin' })).toHaveCount(0);
+    const res = await page.request.get(`${base}/api/trpc/admin.agents.list`);
+    expect(res.status()).toBe(403);
+    expect((await page.request.get(`${base}/dashboard/admin/audit/export`)).status()).toBe(403);
+  });
+
+  test('an admin creates an agent, mints a key, uses it on /v1, revokes it and the next call answers api_key_revoked', async ({ page }) => {
+    await signIn(page, s.admin);
+    await page.goto(`${base}/dashboard/admin`);
+    await expect(page).toHaveURL(/\/dashboard\/admin\/agents$/);
+    await page.getByRole('button', { name: 'New agent' }).click();
+    await expectAccessible(page);
+    const name = `Robot ${s.suffix}`;
+    await page.getByRole('dialog').getByLabel('Name').fill(name);
+    await page.getByRole('dialog').getByRole('button', { name: 'Create agent' }).click();
+    const card = page.getByTestId(`agent-${name}`);
+    await expect(card).toBeVisible();
+    await card.getByRole('button', { name: 'Mint key' }).click();
+    const keyText = page.getByTestId('minted-key');
+    await expect(keyText).toHaveText(/^ak_/);
+    const apiKey = (await keyText.textContent())!.trim();
+    await expect(page.getByRole('dialog')).toContainText('shown only this once');
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await expect(page.getByRole('button', { name: 'Copied' })).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(keyText).toHaveCount(0);
+
+    const path = `/v1/schedule-rules?owner_email=${encodeURIComponent(s.member.email)}`;
+    expect((await rest(page, 'get', path, undefined, apiKey)).status()).toBe(200);
+    await page.reload();
+    await expect(card).toContainText('last used');
+    await expect(card).not.toContainText('last used never');
+    await screenshots(page, 'agents');
+
+    await card.getByRole('button', { name: /^Revoke key/ }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+    await expect(card.getByText(/^Revoked/)).toBeVisible();
+    const refused = await rest(page, 'get', path, undefined, apiKey);
+    expect(refused.status()).toBe(401);
+    expect((await refused.json()).error.code).toBe('api_key_revoked');
+  });
+
+  test('an admin manages meeting classes and sees owners', async ({ page }) => {
+    await signIn(page, s.admin);
+    await page.goto(`${base}/dashboard/admin/meeting-classes`);
+    await page.getByLabel('Name', { exact: true }).fill('customer');
+    await page.getByLabel('Priority', { exact: true }).fill('70');
+    await page.getByRole('button', { name: 'Create class' }).click();
+    await expect(page.getByText('A meeting class named customer already exists')).toBeVisible();
+    await page.getByLabel('Name', { exact: true }).fill('board');
+    await page.getByLabel('Priority', { exact: true }).fill('5000');
+    await page.getByRole('button', { name: 'Create class' }).click();
+    await expect(page.getByText(/less than or equal to 1000|<=1000/)).toBeVisible();
+    await page.getByLabel('Priority', { exact: true }).fill('90');
+    await page.getByRole('button', { name: 'Create class' }).click();
+    await expect(page.getByRole('cell', { name: 'board' })).toBeVisible();
+    await screenshots(page, 'meeting-classes');
+    await page.goto(`${base}/dashboard/admin/owners`);
+    await expect(page.getByText(s.member.email)).toBeVisible();
+    await screenshots(page, 'owners');
+  });
+
+  test('an admin creates a link and a meeting type and opens its public page', async ({ page }) => {
+    await signIn(page, s.admin);
+    await page.goto(`${base}/dashboard/admin/public-scheduling`);
+    await expect(page.getByText('No links yet')).toBeVisible();
+    const alias = page.getByLabel('Alias');
+    await alias.fill('dashboard');
+    await expect(page.getByText('alias "dashboard" is reserved')).toBeVisible();
+    const mine = `book-${s.suffix}`;
+    await alias.fill(mine);
+    await expect(page.getByTestId('alias-status')).toContainText(`${mine} is available`);
+    await page.getByRole('combobox', { name: 'Owner' }).click();
+    await page.getByRole('option', { name: s.member.email }).click();
+    await page.getByRole('button', { name: 'Create link' }).click();
+    const card = page.getByTestId(`link-${mine}`);
+    await expect(card).toBeVisible();
+    await alias.fill(mine);
+    await expect(page.getByText(`The alias "${mine}" is already in use`)).toBeVisible();
+
+    await card.getByRole('button', { name: 'Add meeting type' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Title').fill('Intro call');
+    await dialog.getByLabel('Slug').fill('intro');
+    await dialog.getByLabel('Lengths (minutes)').fill('30, 60');
+    await expect(dialog.getByLabel('Visibility', { exact: true })).toHaveValue('public');
+    await expectAccessible(page);
+    await dialog.getByRole('button', { name: 'Add meeting type' }).click();
+    await expect(card).toContainText('Intro call');
+    const view = card.getByRole('link', { name: /View public page/ });
+    await expect(view).toHaveAttribute('href', `/${mine}/intro`);
+    await screenshots(page, 'public-scheduling');
+
+    const schedule = await page.request.get(`${base}/public/schedules/${mine}`);
+    expect(schedule.status(), await schedule.text()).toBe(200);
+    expect(JSON.stringify(await schedule.json())).toContain('intro');
+    const pub = await page.goto(`${base}/${mine}/intro`);
+    // The public page itself is another branch's; where it exists it must answer.
+    if (pub && pub.status() !== 404) expect(pub.status()).toBe(200);
+  });
+
+  test('an admin adds a requester identity with a credential, an audience and an allocation', async ({ page }) => {
+    await signIn(page, s.admin);
+    await page.goto(`${base}/dashboard/admin/requesters`);
+    const requester = `assistant-${s.suffix}@partner.example`;
+    await page.getByLabel('Requester email').fill(requester);
+    await page.getByRole('button', { name: 'Add identity' }).click();
+    const item = page.getByTestId(`identity-${requester}`);
+    await item.getByRole('button', { name: 'Mint credential' }).click();
+    await expect(page.getByTestId('minted-secret')).toHaveText(/^rc_/);
+    await page.keyboard.press('Escape');
+    await expect(item.getByRole('button', { name: /^Revoke credential/ })).toBeVisible();
+
+    await page.getByLabel('Audience name').fill('partners');
+    await page.getByLabel('Members').fill(`${requester}\nnot`);
+    await page.getByRole('button', { name: 'Create audience' }).click();
+    // The domain's own check (as on REST: invalid_domain), inline under Members.
+    await expect(page.getByText('"not" is not a valid domain')).toBeVisible();
+    await page.getByLabel('Members').fill(requester);
+    await page.getByRole('button', { name: 'Create audience' }).click();
+    await expect(page.getByRole('list', { name: 'Audiences' })).toContainText('partners');
+
+    await page.getByLabel('Counts bookings by').selectOption('partners');
+    await page.getByLabel('At most').fill('3');
+    await page.getByRole('button', { name: 'Add allocation' }).click();
+    await expect(page.getByRole('list', { name: 'Allocations' })).toContainText('at most 3 per week for partners');
+    await screenshots(page, 'requesters');
+  });
+
+  test('an admin filters the audit log to a rejection and sees its reason', async ({ page }) => {
+    // A booking in the past is rejected (PAST_TIME); one on a Sunday, outside the
+    // member's working days, is answered with alternatives (counter_propose).
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const past = await rest(page, 'post', '/v1/bookings', { owner_email: s.member.email, meeting_class: 'internal', start: `${yesterday}T10:00:00Z`, end: `${yesterday}T10:30:00Z` });
+    expect(past.status(), await past.text()).toBeGreaterThanOrEqual(400);
+    const sunday = new Date();
+    sunday.setUTCDate(sunday.getUTCDate() + ((7 - sunday.getUTCDay()) % 7 || 7));
+    const day = sunday.toISOString().slice(0, 10);
+    const off = await rest(page, 'post', '/v1/bookings', { owner_email: s.member.email, meeting_class: 'internal', start: `${day}T10:00:00Z`, end: `${day}T10:30:00Z` });
+    expect(off.status(), await off.text()).toBe(409);
+    const offReason = (await off.json()).error.reason as string;
+
+    await signIn(page, s.admin);
+    await page.goto(`${base}/dashboard/admin/audit`);
+    await expect(page.getByTestId('audit-row').first()).toBeVisible();
+    await page.getByLabel('Outcome').selectOption('reject');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect(page).toHaveURL(/outcome=reject/);
+    await expect(page.getByTestId('audit-row')).toHaveCount(1);
+    await expect(page.getByTestId('audit-row')).toContainText('PAST_TIME');
+    await screenshots(page, 'audit');
+
+    await page.getByLabel('Outcome').selectOption('counter_propose');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect(page).toHaveURL(/outcome=counter_propose/);
+    await expect(page.getByTestId('audit-row')).toHaveCount(1);
+    await expect(page.getByTestId('audit-row')).toContainText(offReason);
+    await expect(page.getByTestId('audit-row')).toContainText('Alternatives');
+
+    const csv = await page.request.get(`${base}/dashboard/admin/audit/export?outcome=reject`);
+    expect(csv.status()).toBe(200);
+    expect(csv.headers()['content-type']).toContain('text/csv');
+    const lines = (await csv.text()).trim().split('\r\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain('PAST_TIME');
+  });
+});
+

@@ -1,0 +1,21 @@
+import { queryAudit } from '@/server/domain/claims/audit';
+import { AuditQuery } from '@/server/schemas/scheduling';
+import { Id } from '@/server/schemas/common';
+import { adminProcedure, router } from '../../init';
+
+/** The audit log (GET /v1/audit-log's filters plus agent), newest first, with each rejection's alternatives. */
+export const auditRouter = router({
+  query: adminProcedure.input(AuditQuery.extend({ agent_id: Id.optional() })).query(async ({ ctx, input }) =>
+    queryAudit(ctx.db, ctx.owner.customerId, {
+      ownerEmail: input.owner_email,
+      agentId: input.agent_id,
+      from: input.from ? new Date(input.from) : undefined,
+      to: input.to ? new Date(input.to) : undefined,
+      outcome: input.outcome,
+      action: input.action,
+      limit: input.limit,
+      cursor: input.cursor,
+      withAlternatives: true,
+    }),
+  ),
+});
