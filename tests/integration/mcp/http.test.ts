@@ -1,0 +1,64 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { POST } from '@/app/mcp/route';
+import { api, newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
+import { FILE_IP, nextWeekday, setupOwner } from '../scheduling/fixtures';
+import { callTool, permissionRefused, searchHoldConfirm } from './scenario';
+
+/** The SDK's own client over Streamable HTTP, its fetch calling app/mcp/route.ts in-process. */
+const clients: Client[] = [];
+async function connect(key: string | null): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL('http://scheduler.test/mcp'), {
+    requestInit: { headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), 'x-forwarded-for': FILE_IP } },
+    fetch: (input, init) => POST(new Request(input, init)),
+  });
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close();
+});
+
+let admin: TestCustomer;
+let owner: string;
+beforeAll(async () => {
+  admin = await newCustomer();
+  owner = await setupOwner(admin, { timeZone: 'Europe/Berlin' });
+});
+
+describe('MCP over Streamable HTTP', () => {
+  it('lists tools; search -> hold -> confirm; ARBITRATION_REJECTED with alternatives', async () => {
+    await searchHoldConfirm(await connect(admin.key), owner, nextWeekday('mon', 'Europe/Berlin').at);
+  });
+
+  it('a key without create_bookings gets the permission error as a tool error', async () => {
+    const reader = await newAgent(admin, ['read_availability']);
+    await permissionRefused(await connect(reader.key), owner, nextWeekday('wed', 'Europe/Berlin').at);
+  });
+
+  it('is audited like REST: the MCP booking is in the audit log', async () => {
+    const client = await connect(admin.key);
+    const at = nextWeekday('thu', 'Europe/Berlin').at;
+    const booked = await callTool(client, 'create_booking', { owner_email: owner, meeting_class: 'internal', start: at('10:00'), end: at('10:30') });
+    expect(booked.isError, JSON.stringify(booked.data)).toBe(false);
+    const audit = await api('GET', `/v1/audit-log?owner_email=${encodeURIComponent(owner)}&limit=200`, { key: admin.key, ip: FILE_IP });
+    expect(audit.status, audit.text).toBe(200);
+    expect(JSON.stringify(audit.body)).toContain(booked.data.booking_id);
+  });
+
+  it('a validation failure names the failing field as on REST', async () => {
+    const bad = await callTool(await connect(admin.key), 'search_availability', { owner_email: owner, meeting_class: 'internal', duration_minutes: 30 });
+    expect(bad.isError).toBe(true);
+    expect(bad.data).toMatchObject({ status: 400, error: { code: 'invalid_request' } });
+    expect(JSON.stringify(bad.data.error.details)).toContain('body.window');
+  });
+
+  it('refuses a request without an agent key', async () => {
+    await expect(connect(null)).rejects.toThrow();
+    const res = await POST(new Request('http://scheduler.test/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' }));
+    expect(res.status).toBe(401);
+  });
+});
