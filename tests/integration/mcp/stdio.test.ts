@@ -14,7 +14,7 @@ import { permissionRefused, searchHoldConfirm } from './scenario';
  * `npm run mcp` runs) on an embedded database in a temporary PGLITE_DIR.
  */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-stdio-'));
-const baseEnv = { ...process.env, DATABASE_URL: '', DB_DRIVER: '', REDIS_URL: '', PGLITE_DIR: path.join(dir, 'pglite'), DATA_DIR: dir, LOG_LEVEL: 'silent' } as Record<string, string>;
+const baseEnv = { ...process.env, DATABASE_URL: '', DB_DRIVER: '', REDIS_URL: '', PGLITE_DIR: path.join(dir, 'pglite'), DATA_DIR: dir, LOG_LEVEL: 'silent' } as NodeJS.ProcessEnv;
 let seed: { adminKey: string; readerKey: string; owner: string };
 
 beforeAll(async () => {
@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 async function withServer(key: string, run: (client: Client) => Promise<void>) {
-  const transport = new StdioClientTransport({ command: 'npx', args: ['tsx', 'scripts/mcp.ts'], env: { ...baseEnv, SCHEDULER_API_KEY: key }, cwd: process.cwd(), stderr: 'inherit' });
+  const transport = new StdioClientTransport({ command: 'npx', args: ['tsx', 'scripts/mcp.ts'], env: { ...baseEnv, SCHEDULER_API_KEY: key } as Record<string, string>, cwd: process.cwd(), stderr: 'inherit' });
   const client = new Client({ name: 'test-agent', version: '1.0.0' });
   await client.connect(transport);
   try {
