@@ -161,8 +161,10 @@ export function toolInputSchema(op: AnyOperation): JsonSchema {
   }
   if (op.method !== 'GET' && op.idempotency !== false) {
     const idem = { type: 'string', minLength: 1, maxLength: 255, description: 'Idempotency-Key of this call; reuse it when retrying the same call' };
-    if (out.properties) out = { ...out, properties: { ...out.properties, [IDEMPOTENCY_ARG]: idem } };
-    else out = { ...out, properties: { [IDEMPOTENCY_ARG]: idem } };
+    const withIdem = (s: JsonSchema): JsonSchema => ({ ...s, properties: { ...(s.properties ?? {}), [IDEMPOTENCY_ARG]: idem } });
+    out = withIdem(out);
+    // a union's branches are closed objects: each one admits the argument too
+    for (const k of ['anyOf', 'oneOf'] as const) if (Array.isArray(out[k])) out = { ...out, [k]: (out[k] as JsonSchema[]).map(withIdem) };
   }
   return out;
 }
