@@ -56,9 +56,18 @@ describe('MCP over Streamable HTTP', () => {
     expect(JSON.stringify(bad.data.error.details)).toContain('body.window');
   });
 
-  it('refuses a request without an agent key', async () => {
+  it('refuses a request without a valid agent key, and a revoked or disabled one', async () => {
     await expect(connect(null)).rejects.toThrow();
-    const res = await POST(new Request('http://scheduler.test/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' }));
-    expect(res.status).toBe(401);
+    await expect(connect('ak_not_a_key_this_service_issued')).rejects.toThrow();
+    const post = (key?: string) =>
+      POST(new Request('http://scheduler.test/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-forwarded-for': FILE_IP, ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: '{}' }));
+    const none = await post();
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toContain('unknown_api_key');
+    const agent = await newAgent(admin, ['read_availability']);
+    expect((await api('PATCH', `/v1/agents/${agent.agentId}`, { key: admin.key, body: { disabled: true }, ip: FILE_IP })).status).toBe(200);
+    const disabled = await post(agent.key);
+    expect(disabled.status).toBe(401);
+    expect(disabled.headers.get('www-authenticate')).toContain('agent_disabled');
   });
 });
