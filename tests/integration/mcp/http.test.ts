@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { POST } from '@/app/mcp/route';
 import { api, newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
 import { FILE_IP, nextWeekday, setupOwner } from '../scheduling/fixtures';
-import { callTool, permissionRefused, searchHoldConfirm } from './scenario';
+import { callTool, permissionRefused, searchHoldConfirm, type Structured } from './scenario';
 
 /** The SDK's own client over Streamable HTTP, its fetch calling app/mcp/route.ts in-process. */
 const clients: Client[] = [];
@@ -37,6 +37,27 @@ describe('MCP over Streamable HTTP', () => {
   it('a key without create_bookings gets the permission error as a tool error', async () => {
     const reader = await newAgent(admin, ['read_availability']);
     await permissionRefused(await connect(reader.key), owner, nextWeekday('wed', 'Europe/Berlin').at);
+  });
+
+  it('keeps owner scope and rate limits as on REST', async () => {
+    const at = nextWeekday('fri', 'Europe/Berlin').at;
+    const scoped = await newAgent(admin, ['read_availability', 'create_bookings'], `user:${owner}`);
+    const client = await connect(scoped.key);
+    const other = await setupOwner(admin);
+    const denied = await callTool(client, 'get_schedule_rules', { owner_email: other });
+    expect(denied).toMatchObject({ isError: true, data: { status: 403, error: { code: 'owner_scope_denied' } } });
+    const own = await callTool(client, 'get_schedule_rules', {}); // owner_email may be omitted by a user-scoped agent
+    expect(own.isError, JSON.stringify(own.data)).toBe(false);
+    expect(own.data.owner_email).toBe(owner);
+    // availability search is limited per key (300/min; 620 tries survive a window boundary): the tool's calls and REST calls share one budget
+    let limited: Structured | null = null;
+    for (let i = 0; i < 620 && !limited; i++) {
+      const r = await callTool(client, 'search_availability', { owner_email: owner, meeting_class: 'internal', duration_minutes: 30, window: { start: at('09:00'), end: at('10:00') } });
+      if (r.isError) limited = r.data;
+    }
+    expect(limited).toMatchObject({ status: 429, error: { code: 'rate_limited' }, retry_after_seconds: expect.any(Number) });
+    const rest = await api('POST', '/v1/availability/search', { key: scoped.key, ip: FILE_IP, body: { owner_email: owner, meeting_class: 'internal', duration_minutes: 30, window: { start: at('09:00'), end: at('10:00') } } });
+    expect(rest.status).toBe(429);
   });
 
   it('is audited like REST: the MCP booking is in the audit log', async () => {
