@@ -5,5 +5,9 @@ export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
 export const POST = (req: Request) => handleMcpHttp(req);
-export const GET = (req: Request) => handleMcpHttp(req);
-export const DELETE = (req: Request) => handleMcpHttp(req);
+
+// Stateless: no server-initiated stream (GET) and no session to end (DELETE).
+const notAllowed = () =>
+  Response.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless, POST only' }, id: null }, { status: 405, headers: { allow: 'POST' } });
+export const GET = notAllowed;
+export const DELETE = notAllowed;

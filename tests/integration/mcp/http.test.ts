@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { POST } from '@/app/mcp/route';
+import { GET, POST } from '@/app/mcp/route';
 import { api, newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
 import { FILE_IP, nextWeekday, setupOwner } from '../scheduling/fixtures';
 import { callTool, permissionRefused, searchHoldConfirm, type Structured } from './scenario';
@@ -82,6 +82,7 @@ describe('MCP over Streamable HTTP', () => {
     await expect(connect('ak_not_a_key_this_service_issued')).rejects.toThrow();
     const post = (key?: string) =>
       POST(new Request('http://scheduler.test/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-forwarded-for': FILE_IP, ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: '{}' }));
+    expect((await GET()).status).toBe(405); // stateless: no server-initiated stream
     const none = await post();
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toContain('unknown_api_key');
