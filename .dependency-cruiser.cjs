@@ -11,9 +11,9 @@ module.exports = {
     {
       name: 'domain-not-to-transport',
       severity: 'error',
-      comment: 'The domain knows no transport: no Next.js, tRPC, server/http, server/trpc or server/auth.',
+      comment: 'The domain knows no transport: no Next.js, tRPC, MCP, server/http, server/trpc, server/mcp or server/auth.',
       from: { path: '^server/domain/' },
-      to: { path: '^(server/http|server/trpc|server/auth|app)/|node_modules/(next|@trpc|next-auth)/' },
+      to: { path: '^(server/http|server/trpc|server/mcp|server/auth|app)/|node_modules/(next|@trpc|next-auth|@modelcontextprotocol)/' },
     },
     {
       name: 'transports-apart',
@@ -21,6 +21,19 @@ module.exports = {
       comment: 'The REST and tRPC transports share the domain, not each other.',
       from: { path: '^server/trpc/' },
       to: { path: '^server/http/' },
+    },
+    {
+      name: 'mcp-on-top-of-rest',
+      severity: 'error',
+      comment: 'MCP tools run REST operations through the REST wrapper (server/mcp/execute.ts); nothing below or beside imports MCP.',
+      from: { path: '^(server/http|server/trpc|server/schemas|server/domain|db)/' },
+      to: { path: '^server/mcp/' },
+    },
+    {
+      name: 'mcp-not-to-trpc',
+      severity: 'error',
+      from: { path: '^server/mcp/' },
+      to: { path: '^server/trpc/' },
     },
     {
       name: 'rest-not-to-trpc',

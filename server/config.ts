@@ -38,6 +38,8 @@ export function getConfig() {
     authSecret: env.NEXTAUTH_SECRET || env.AUTH_SECRET || undefined,
     /** Auth.js base URL; unset, it follows PUBLIC_BASE_URL or the request origin (server/auth/nextAuth.ts). */
     authUrl: env.NEXTAUTH_URL || undefined,
+    /** The agent key `npm run mcp` (MCP over stdio) acts with: docs/agents.md. */
+    mcpApiKey: env.SCHEDULER_API_KEY || undefined,
     /** Local state of this installation (embedded database, generated secrets). */
     dataDir: env.DATA_DIR || path.join(process.cwd(), '.data'),
     /**

@@ -1,0 +1,13 @@
+import { handleMcpHttp } from '@/server/mcp/http';
+
+// MCP (Streamable HTTP, stateless) for agents: docs/agents.md.
+export const dynamic = 'force-dynamic';
+export const runtime = 'nodejs';
+
+export const POST = (req: Request) => handleMcpHttp(req);
+
+// Stateless: no server-initiated stream (GET) and no session to end (DELETE).
+const notAllowed = () =>
+  Response.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless, POST only' }, id: null }, { status: 405, headers: { allow: 'POST' } });
+export const GET = notAllowed;
+export const DELETE = notAllowed;

@@ -1,0 +1,85 @@
+import { expect } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+/** The tools docs/agents.md lists (issue 15's read-backs do not exist yet). */
+export const EXPECTED_TOOLS = [
+  'search_availability',
+  'create_hold',
+  'confirm_hold',
+  'create_booking',
+  'evaluate_booking',
+  'cancel_booking',
+  'get_hold',
+  'release_hold',
+  'get_booking',
+  'get_schedule_rules',
+  'drain_notifications',
+  'create_booking_proposal',
+  'get_booking_proposal',
+];
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- structured content is asserted field by field
+export type Structured = Record<string, any>;
+
+export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; data: Structured }> {
+  const res = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const text = res.content.find((c) => c.type === 'text');
+  const data = (res.structuredContent ?? JSON.parse(text && text.type === 'text' ? text.text : '{}')) as Structured;
+  // the text block carries the same JSON, for clients that ignore structured content
+  expect(JSON.parse(text && text.type === 'text' ? text.text : 'null')).toEqual(data);
+  return { isError: Boolean(res.isError), data };
+}
+
+/** Lists tools, then search -> hold -> confirm, then a direct booking of the taken slot is refused with alternatives. */
+export async function searchHoldConfirm(client: Client, owner: string, at: (hhmm: string) => string) {
+  const { tools } = await client.listTools();
+  expect(tools.map((t) => t.name).sort()).toEqual([...EXPECTED_TOOLS].sort());
+  const hold = tools.find((t) => t.name === 'create_hold')!;
+  expect(hold.inputSchema.type).toBe('object');
+  expect(JSON.stringify(hold.inputSchema)).toContain('hold_scope');
+  expect(hold.description).toMatch(/alternatives/);
+  const confirmTool = tools.find((t) => t.name === 'confirm_hold')!;
+  expect(Object.keys(confirmTool.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['id', 'start', 'end', 'idempotency_key']));
+
+  const window = { start: at('09:00'), end: at('12:00') };
+  const search = await callTool(client, 'search_availability', { owner_email: owner, meeting_class: 'internal', duration_minutes: 30, window });
+  expect(search.isError, JSON.stringify(search.data)).toBe(false);
+  const slot = search.data.slots[0];
+  expect(slot).toMatchObject({ start: at('09:00'), end: at('09:30') });
+
+  const held = await callTool(client, 'create_hold', { owner_email: owner, meeting_class: 'internal', hold_scope: 'candidate', candidate: { start: slot.start, end: slot.end } });
+  expect(held.isError, JSON.stringify(held.data)).toBe(false);
+  expect(held.data).toMatchObject({ hold_scope: 'candidate', status: 'active' });
+
+  const confirmArgs = { id: held.data.hold_id, start: slot.start, end: slot.end, title: 'Intro', idempotency_key: `confirm-${held.data.hold_id}` };
+  const confirmed = await callTool(client, 'confirm_hold', confirmArgs);
+  expect(confirmed.isError, JSON.stringify(confirmed.data)).toBe(false);
+  expect(confirmed.data).toMatchObject({ hold_id: held.data.hold_id, status: 'confirmed', title: 'Intro' });
+  // the same idempotency_key replays the booking, exactly as an Idempotency-Key retry on REST
+  expect((await callTool(client, 'confirm_hold', confirmArgs)).data).toEqual(confirmed.data);
+
+  // the taken slot: a structured ARBITRATION_REJECTED with alternatives, as a tool error
+  const refused = await callTool(client, 'create_booking', { owner_email: owner, meeting_class: 'internal', start: slot.start, end: slot.end });
+  expect(refused.isError).toBe(true);
+  expect(refused.data.status).toBe(409);
+  expect(refused.data.error).toMatchObject({ code: 'ARBITRATION_REJECTED', reason: expect.any(String) });
+  expect(refused.data.alternatives.length).toBeGreaterThan(0);
+  expect(refused.data.alternatives[0]).toMatchObject({ start: expect.any(String), end: expect.any(String), reason_code: expect.any(String) });
+  expect(Array.isArray(refused.data.pending_notifications)).toBe(true);
+
+  // taking the first alternative, unchanged, books
+  const alt = refused.data.alternatives[0];
+  const booked = await callTool(client, 'create_booking', { owner_email: owner, meeting_class: 'internal', start: alt.start, end: alt.end });
+  expect(booked.isError, JSON.stringify(booked.data)).toBe(false);
+  expect(booked.data.status).toBe('confirmed');
+}
+
+/** A key without create_bookings: the permission error arrives as a tool error; reads still work. */
+export async function permissionRefused(client: Client, owner: string, at: (hhmm: string) => string) {
+  const refused = await callTool(client, 'create_booking', { owner_email: owner, meeting_class: 'internal', start: at('14:00'), end: at('14:30') });
+  expect(refused.isError).toBe(true);
+  expect(refused.data).toMatchObject({ status: 403, error: { code: 'permission_denied:create_bookings' } });
+  const search = await callTool(client, 'search_availability', { owner_email: owner, meeting_class: 'internal', duration_minutes: 30, window: { start: at('14:00'), end: at('15:00') } });
+  expect(search.isError, JSON.stringify(search.data)).toBe(false);
+}
