@@ -436,6 +436,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/calendars": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An owner's calendars with status and last sync
+         * @description An owner's calendars with status and last sync.
+         */
+        get: operations["listCalendars"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calendars/caldav": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Connect (or reconnect) a CalDAV calendar of an owner and run its first sync
+         * @description Connect (or reconnect) a CalDAV calendar of an owner and run its first sync.
+         *
+         *     Requires permission `manage_customer`.
+         *
+         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
+         */
+        post: operations["connectCaldavCalendar"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calendars/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect a provider calendar (its credentials and synced events are dropped)
+         * @description Disconnect a provider calendar (its credentials and synced events are dropped).
+         *
+         *     Requires permission `manage_customer`.
+         *
+         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
+         */
+        delete: operations["disconnectCalendar"];
+        options?: never;
+        head?: never;
+        /**
+         * Make a calendar primary, or set whether its events count as busy ("check for conflicts")
+         * @description Make a calendar primary, or set whether its events count as busy ("check for conflicts").
+         *
+         *     Requires permission `manage_customer`.
+         *
+         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
+         */
+        patch: operations["updateCalendar"];
+        trace?: never;
+    };
     "/v1/holds": {
         parameters: {
             query?: never;
@@ -6635,6 +6711,1248 @@ export interface operations {
                         };
                         /** @description SLOT_OUTSIDE_HOLD on a window hold: the held duration */
                         duration_minutes?: number;
+                    };
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `internal_error`: The server failed; retry with exponential backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+        };
+    };
+    listCalendars: {
+        parameters: {
+            query: {
+                owner_email: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calendars, primary first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        calendars: {
+                            /** Format: uuid */
+                            calendar_id: string;
+                            /** @description internal, caldav, ... */
+                            type: string;
+                            display_name: string | null;
+                            is_primary: boolean;
+                            /** @enum {string} */
+                            status: "active" | "disconnected" | "reauth_required";
+                            /** @description This calendar's events count as busy time */
+                            check_conflicts: boolean;
+                            /**
+                             * Format: date-time
+                             * @description Last successful sync (provider calendars); the mirror is as fresh as this
+                             */
+                            last_synced_at: string | null;
+                            last_sync_error: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "invalid_json";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unknown_api_key`: No API key, or not one this service issued; `api_key_revoked`: The API key was revoked; `agent_disabled`: The agent of this API key is disabled */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unknown_api_key" | "api_key_revoked" | "agent_disabled";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `owner_scope_denied`: The owner is outside this agent's owner_scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "owner_scope_denied";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `OWNER_NOT_FOUND`: No such calendar owner for this customer */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "OWNER_NOT_FOUND";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `payload_too_large`: The body exceeds the size limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "payload_too_large";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `internal_error`: The server failed; retry with exponential backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+        };
+    };
+    connectCaldavCalendar: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    owner_email: string;
+                    /** Format: uri */
+                    server_url: string;
+                    username: string;
+                    /** @description Password or app password; stored encrypted (AES-256-GCM), never returned */
+                    password: string;
+                    /**
+                     * Format: uri
+                     * @description The collection to use; default: the account's first calendar
+                     */
+                    calendar_url?: string;
+                    make_primary?: boolean;
+                    check_conflicts?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The connected calendar */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        calendar_id: string;
+                        /** @description internal, caldav, ... */
+                        type: string;
+                        display_name: string | null;
+                        is_primary: boolean;
+                        /** @enum {string} */
+                        status: "active" | "disconnected" | "reauth_required";
+                        /** @description This calendar's events count as busy time */
+                        check_conflicts: boolean;
+                        /**
+                         * Format: date-time
+                         * @description Last successful sync (provider calendars); the mirror is as fresh as this
+                         */
+                        last_synced_at: string | null;
+                        last_sync_error: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "invalid_json";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unknown_api_key`: No API key, or not one this service issued; `api_key_revoked`: The API key was revoked; `agent_disabled`: The agent of this API key is disabled */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unknown_api_key" | "api_key_revoked" | "agent_disabled";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `owner_scope_denied`: The owner is outside this agent's owner_scope; `permission_denied:manage_customer`: The agent lacks a permission; the code sent is permission_denied:<perm> */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "owner_scope_denied" | "permission_denied:manage_customer";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `OWNER_NOT_FOUND`: No such calendar owner for this customer */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "OWNER_NOT_FOUND";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `IDEMPOTENCY_IN_FLIGHT`: A request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_IN_FLIGHT";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the size limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "payload_too_large";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: This Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `internal_error`: The server failed; retry with exponential backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+        };
+    };
+    disconnectCalendar: {
+        parameters: {
+            query: {
+                owner_email: string;
+            };
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The disconnected calendar */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        calendar_id: string;
+                        /** @description internal, caldav, ... */
+                        type: string;
+                        display_name: string | null;
+                        is_primary: boolean;
+                        /** @enum {string} */
+                        status: "active" | "disconnected" | "reauth_required";
+                        /** @description This calendar's events count as busy time */
+                        check_conflicts: boolean;
+                        /**
+                         * Format: date-time
+                         * @description Last successful sync (provider calendars); the mirror is as fresh as this
+                         */
+                        last_synced_at: string | null;
+                        last_sync_error: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "invalid_json";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unknown_api_key`: No API key, or not one this service issued; `api_key_revoked`: The API key was revoked; `agent_disabled`: The agent of this API key is disabled */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unknown_api_key" | "api_key_revoked" | "agent_disabled";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `owner_scope_denied`: The owner is outside this agent's owner_scope; `permission_denied:manage_customer`: The agent lacks a permission; the code sent is permission_denied:<perm> */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "owner_scope_denied" | "permission_denied:manage_customer";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `OWNER_NOT_FOUND`: No such calendar owner for this customer; `CALENDAR_NOT_FOUND`: The owner has no calendar of this type */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "OWNER_NOT_FOUND" | "CALENDAR_NOT_FOUND";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `IDEMPOTENCY_IN_FLIGHT`: A request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_IN_FLIGHT";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the size limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "payload_too_large";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: This Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `internal_error`: The server failed; retry with exponential backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+        };
+    };
+    updateCalendar: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    owner_email: string;
+                    /**
+                     * @description Make this the primary calendar (the previous primary stops being primary)
+                     * @enum {boolean}
+                     */
+                    make_primary?: true;
+                    check_conflicts?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The calendar */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        calendar_id: string;
+                        /** @description internal, caldav, ... */
+                        type: string;
+                        display_name: string | null;
+                        is_primary: boolean;
+                        /** @enum {string} */
+                        status: "active" | "disconnected" | "reauth_required";
+                        /** @description This calendar's events count as busy time */
+                        check_conflicts: boolean;
+                        /**
+                         * Format: date-time
+                         * @description Last successful sync (provider calendars); the mirror is as fresh as this
+                         */
+                        last_synced_at: string | null;
+                        last_sync_error: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "invalid_json";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unknown_api_key`: No API key, or not one this service issued; `api_key_revoked`: The API key was revoked; `agent_disabled`: The agent of this API key is disabled */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unknown_api_key" | "api_key_revoked" | "agent_disabled";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `owner_scope_denied`: The owner is outside this agent's owner_scope; `permission_denied:manage_customer`: The agent lacks a permission; the code sent is permission_denied:<perm> */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "owner_scope_denied" | "permission_denied:manage_customer";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `OWNER_NOT_FOUND`: No such calendar owner for this customer; `CALENDAR_NOT_FOUND`: The owner has no calendar of this type */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "OWNER_NOT_FOUND" | "CALENDAR_NOT_FOUND";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `IDEMPOTENCY_IN_FLIGHT`: A request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_IN_FLIGHT";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the size limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "payload_too_large";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: This Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
                     };
                 };
             };

@@ -17,7 +17,7 @@ export const RESERVED_ALIASES: ReadonlySet<string> = new Set([
   'admin', 'api', 'app', 'public', 'v1', 'book', 'dashboard', 'docs', 'login', 'settings', 'static', 'assets',
   // service paths and versions
   'v2', 'v3', 'schedules', 'booking-proposals', 'contact-verifications', 'meeting-types', 'suggested-times',
-  'public-scheduling', 'openapi', 'openapi-json', 'trpc', 'health', 'healthz', 'status', 'metrics', 'next',
+  'public-scheduling', 'openapi', 'openapi-json', 'trpc', 'health', 'healthz', 'status', 'metrics', 'next', 'mcp',
   // accounts and infrastructure
   'logout', 'signin', 'signout', 'signup', 'register', 'account', 'accounts', 'auth', 'oauth', 'sso', 'billing',
   'help', 'support', 'about', 'contact', 'terms', 'privacy', 'security', 'www', 'mail', 'email', 'cdn',
