@@ -40,6 +40,15 @@ export function getConfig() {
     authUrl: env.NEXTAUTH_URL || undefined,
     /** Local state of this installation (embedded database, generated secrets). */
     dataDir: env.DATA_DIR || path.join(process.cwd(), '.data'),
+    /**
+     * Webhook URLs may point at private, loopback and link-local addresses: WEBHOOKS_ALLOW_PRIVATE=1
+     * allows, =0 refuses; unset, refused in production and allowed otherwise (docs/webhooks.md).
+     */
+    webhooksAllowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === '1' || (env.WEBHOOKS_ALLOW_PRIVATE !== '0' && env.NODE_ENV !== 'production'),
+    /** First retry delay of a failed webhook delivery (doubles per attempt, with jitter). */
+    webhookRetryBaseMs: Number(env.WEBHOOK_RETRY_BASE_MS || 5_000),
+    /** How often the webhook worker looks for due deliveries. */
+    webhookPollMs: Number(env.WEBHOOK_POLL_MS || 200),
   };
 }
 export type Config = ReturnType<typeof getConfig>;

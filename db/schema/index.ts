@@ -15,3 +15,4 @@ export * from './publicLinks';
 export * from './allocations';
 export * from './proposals';
 export * from './verificationTokens';
+export * from './webhooks';
