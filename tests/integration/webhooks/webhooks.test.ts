@@ -85,7 +85,7 @@ describe('outbox and signature', () => {
 
   it('confirming a hold sends booking.confirmed naming the hold', async () => {
     const r = await receiver();
-    const ep = await register(admin.key, r.url, ['booking.confirmed']);
+    await register(admin.key, r.url, ['booking.confirmed']);
     const hold = await call('POST', '/v1/holds', { key: admin.key, body: { owner_email: owner, meeting_class: 'external', hold_scope: 'candidate', candidate: { start: day.at('13:00'), end: day.at('13:30') } } });
     expect(hold.status, hold.text).toBe(200);
     const confirmed = await call('POST', `/v1/bookings/${hold.body.hold_id}/confirm`, { key: admin.key, body: { start: day.at('13:00'), end: day.at('13:30') } });
