@@ -95,6 +95,21 @@ describe('outbox and signature', () => {
   });
 });
 
+describe('proposal.created', () => {
+  it('an agent proposal writes proposal.created with it', async () => {
+    const r = await receiver();
+    const ep = await register(admin.key, r.url, ['proposal.created']);
+    const created = await call('POST', '/v1/booking-proposals', {
+      key: admin.key,
+      body: { owner_email: owner, meeting_class: 'external', duration_minutes: 30, window: { start: day.at('15:00'), end: day.at('16:00') }, attendees: [{ email: 'guest@example.com' }] },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(await pass()).toBe(1);
+    expect(JSON.parse(r.received[0].body)).toMatchObject({ type: 'proposal.created', data: { proposal_id: created.body.proposal_id, status: 'pending_review', owner_email: owner } });
+    expect(await rowsOf(ep.id)).toHaveLength(1);
+  });
+});
+
 describe('retries, order, disable', () => {
   it('a receiver failing twice gets the delivery on the third try, not before its backoff', async () => {
     const r = await receiver((n) => (n < 2 ? 500 : 204));
