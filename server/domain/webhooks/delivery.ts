@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import { leaseDueDeliveries, type LeasedDelivery } from '@/db/hot/webhooks';
@@ -121,4 +121,15 @@ export async function deliverDueWebhooks(db: Db, opts: DeliveryOptions, clock: (
     }),
   );
   return leased.length;
+}
+
+/** Delivered rows stay this long as the delivery log, then the sweeper drops them (pending rows stay until delivered). */
+export const DELIVERED_RETENTION_MS = 30 * 24 * 3_600_000;
+
+export async function sweepDeliveredWebhooks(db: Db, now: Date): Promise<number> {
+  const dropped = await db
+    .delete(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.status, 'delivered'), lt(webhookDeliveries.deliveredAt, new Date(now.getTime() - DELIVERED_RETENTION_MS))))
+    .returning({ id: webhookDeliveries.id });
+  return dropped.length;
 }

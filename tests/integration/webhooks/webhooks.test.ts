@@ -2,7 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/server/db';
 import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
-import { deliverDueWebhooks, type DeliveryOptions } from '@/server/domain/webhooks/delivery';
+import { deliverDueWebhooks, DELIVERED_RETENTION_MS, sweepDeliveredWebhooks, type DeliveryOptions } from '@/server/domain/webhooks/delivery';
 import { isPrivateAddress } from '@/server/domain/webhooks/urlSafety';
 import { expectEnvelope, newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
 import { call, nextWeekday, setupOwner } from '../scheduling/fixtures';
@@ -141,6 +141,20 @@ describe('retries, order, disable', () => {
     expect(await pass(0)).toBe(0); // the second and third wait behind the first
     for (let i = 1; i <= 4; i++) await pass(i * HOUR);
     expect(r.received.map((x) => JSON.parse(x.body).id)).toEqual([ids[0], ids[0], ids[1], ids[2]]);
+  });
+
+  it('the sweeper drops delivered rows after the retention, never pending ones', async () => {
+    const r = await receiver((n) => (n === 0 ? 200 : 500));
+    const ep = await register(admin.key, r.url, ['booking.created']);
+    await call('POST', `/v1/webhooks/${ep.id}/test`, { key: admin.key });
+    await call('POST', `/v1/webhooks/${ep.id}/test`, { key: admin.key });
+    expect(await pass(0)).toBe(1);
+    expect(await pass(HOUR)).toBe(1); // the second fails: pending
+    const db = await getDb();
+    await sweepDeliveredWebhooks(db, new Date(Date.now() + DELIVERED_RETENTION_MS - HOUR));
+    expect(await rowsOf(ep.id)).toHaveLength(2);
+    await sweepDeliveredWebhooks(db, new Date(Date.now() + DELIVERED_RETENTION_MS + HOUR));
+    expect((await rowsOf(ep.id)).map((x) => x.status)).toEqual(['pending']);
   });
 
   it('two passes at once never send one row twice (lease)', async () => {
