@@ -26,16 +26,22 @@ export async function insertWebhookEvent(db: Executor, ev: WebhookEventRow): Pro
 /**
  * Lease the oldest pending row of each active endpoint whose next attempt is due and which
  * no live lease holds. Only an endpoint's oldest pending row is a candidate, so a row is
- * never sent while an older one of its endpoint waits (per-endpoint order). Two workers
+ * never sent while an older one of its endpoint waits (per-endpoint order); one probe of the
+ * pending index per active endpoint, whatever the backlog behind its head. Two workers
  * racing for one row: the second UPDATE re-reads the row after the first commits, finds the
  * lease live and skips it, so one row is never in flight twice.
  */
 export const LEASE_DUE_DELIVERIES = `with heads as (
-  select distinct on (p."${d.endpointId}") p."${d.id}" as id, p."${d.nextAttemptAt}" as due, p."${d.leaseUntil}" as lease
-  from "webhook_deliveries" p
-  join "webhook_endpoints" e on e."${e.id}" = p."${d.endpointId}" and e."${e.status}" = 'active'
-  where p."${d.status}" = 'pending'
-  order by p."${d.endpointId}", p."${d.seq}"
+  select h.id, h.due, h.lease
+  from "webhook_endpoints" e
+  cross join lateral (
+    select p."${d.id}" as id, p."${d.nextAttemptAt}" as due, p."${d.leaseUntil}" as lease
+    from "webhook_deliveries" p
+    where p."${d.endpointId}" = e."${e.id}" and p."${d.status}" = 'pending'
+    order by p."${d.seq}"
+    limit 1
+  ) h
+  where e."${e.status}" = 'active'
 ), due as (
   select id from heads where due <= $1::timestamptz and (lease is null or lease <= $1::timestamptz) limit $2
 )
