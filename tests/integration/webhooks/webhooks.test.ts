@@ -4,6 +4,8 @@ import { getDb } from '@/server/db';
 import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import { deliverDueWebhooks, DELIVERED_RETENTION_MS, sweepDeliveredWebhooks, type DeliveryOptions } from '@/server/domain/webhooks/delivery';
 import { isPrivateAddress } from '@/server/domain/webhooks/urlSafety';
+import { recordWebhookEvent } from '@/server/domain/webhooks/outbox';
+import { newId } from '@/server/domain/ids';
 import { expectEnvelope, newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
 import { call, nextWeekday, setupOwner } from '../scheduling/fixtures';
 import { documentedVerifier, startReceiver } from './receiver';
@@ -92,6 +94,38 @@ describe('outbox and signature', () => {
     expect(confirmed.status, confirmed.text).toBe(200);
     expect(await pass()).toBe(1);
     expect(JSON.parse(r.received[0].body)).toMatchObject({ type: 'booking.confirmed', data: { booking_id: confirmed.body.booking_id, hold_id: hold.body.hold_id } });
+  });
+});
+
+describe('INSERT_WEBHOOK_EVENT (db/hot/webhooks.ts)', () => {
+  it("writes one row per active endpoint of the agent subscribed to the kind, once per event", async () => {
+    const agent = await newAgent(admin, []);
+    const r = await receiver();
+    const a = await register(agent.key, r.url, ['booking.cancelled', 'hold.expired']);
+    const b = await register(agent.key, r.url, ['hold.expired']);
+    const off = await register(agent.key, r.url, ['booking.cancelled']);
+    await call('PATCH', `/v1/webhooks/${off.id}`, { key: agent.key, body: { enabled: false } });
+    await register(admin.key, r.url, ['booking.cancelled']); // another agent's endpoint
+    const db = await getDb();
+    const at = new Date();
+    const eventId = newId();
+    const ev = { eventId, agentId: agent.agentId, kind: 'booking.cancelled' as const, data: { booking_id: 'x' }, now: at };
+    await db.transaction((tx) => recordWebhookEvent(tx, ev));
+    await db.transaction((tx) => recordWebhookEvent(tx, ev)); // the same event again: no second row
+    const rows = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
+    expect(rows.map((x) => x.endpointId)).toEqual([a.id]);
+    expect(rows[0]).toMatchObject({ kind: 'booking.cancelled', status: 'pending', attempts: 0, customerId: admin.customerId, nextAttemptAt: at, createdAt: at });
+    expect(JSON.parse(rows[0].body)).toEqual({ id: eventId, type: 'booking.cancelled', created_at: at.toISOString(), data: { booking_id: 'x' } });
+    // Rolled back with its transaction.
+    const lost = newId();
+    await expect(
+      db.transaction(async (tx) => {
+        await recordWebhookEvent(tx, { ...ev, eventId: lost });
+        throw new Error('rollback');
+      }),
+    ).rejects.toThrow('rollback');
+    expect(await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, lost))).toEqual([]);
+    expect(await rowsOf(b.id)).toEqual([]);
   });
 });
 
