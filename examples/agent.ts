@@ -5,8 +5,8 @@
  *   (or API_KEY, BASE_URL, OWNER_EMAIL in the environment; WEBHOOK_PORT picks the receiver's port)
  *
  * It starts a webhook receiver on loopback and registers it, searches availability, asks for
- * a time the owner does not work (03:00 local), meets the counter-proposal by taking the first
- * alternative, holds that window, confirms it, waits for the signed booking.confirmed webhook
+ * a time the owner does not work (the middle of the night), meets the counter-proposal by taking
+ * the first alternative, holds a window starting there, confirms it, waits for the signed booking.confirmed webhook
  * (verified as docs/webhooks.md shows), drains its notifications, and removes its endpoint.
  * Each step is printed. Exit code 0 when every step worked. Plain fetch, no client library.
  */
