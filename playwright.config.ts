@@ -64,6 +64,9 @@ function serverEnv(port: number): Record<string, string> {
     PUBLIC_BASE_URL: '',
     SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
     MAIL_FROM: 'Scheduling <no-reply@e2e.example>',
+    // Webhook receivers of the tests listen on loopback; every instance sharing the database
+    // runs the delivery worker, so all of them must be allowed to reach it (docs/webhooks.md).
+    WEBHOOKS_ALLOW_PRIVATE: '1',
   };
 }
 

@@ -69,6 +69,15 @@ export function getConfig() {
     microsoftAuthUrl: env.MICROSOFT_AUTH_URL || 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize',
     microsoftTokenUrl: env.MICROSOFT_TOKEN_URL || 'https://login.microsoftonline.com/common/oauth2/v2.0/token',
     microsoftGraphApi: env.MICROSOFT_GRAPH_API || 'https://graph.microsoft.com/v1.0',
+    /**
+     * Webhook URLs may point at private, loopback and link-local addresses: WEBHOOKS_ALLOW_PRIVATE=1
+     * allows, =0 refuses; unset, refused in production and allowed otherwise (docs/webhooks.md).
+     */
+    webhooksAllowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === '1' || (env.WEBHOOKS_ALLOW_PRIVATE !== '0' && env.NODE_ENV !== 'production'),
+    /** First retry delay of a failed webhook delivery (doubles per attempt, with jitter). */
+    webhookRetryBaseMs: Number(env.WEBHOOK_RETRY_BASE_MS || 5_000),
+    /** How often the webhook worker looks for due deliveries. */
+    webhookPollMs: Number(env.WEBHOOK_POLL_MS || 200),
   };
 }
 export type Config = ReturnType<typeof getConfig>;

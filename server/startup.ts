@@ -6,6 +6,7 @@ import { getConfig } from '@/server/config';
 import { mailSetupNotice } from '@/server/domain/email';
 import { getRateLimiter } from '@/server/rateLimit';
 import { log } from '@/server/log';
+import { startWebhookWorker } from '@/server/domain/webhooks/worker';
 
 /**
  * scripts/serve.mjs (plain JavaScript, outside the bundle) finds the shutdown
@@ -55,15 +56,21 @@ export async function startServices(): Promise<void> {
   // Keep connected calendars' mirrors fresh (docs/calendars.md).
   stopCalendarSync?.();
   stopCalendarSync = startCalendarSync(getDb);
+
+  // Deliver the webhook outbox (docs/webhooks.md).
+  stopWebhooks?.();
+  stopWebhooks = startWebhookWorker(getDb, { allowPrivate: config.webhooksAllowPrivate, retryBaseMs: config.webhookRetryBaseMs, pollMs: config.webhookPollMs });
 }
 
 let stopSweeper: (() => void) | undefined;
 let stopCalendarSync: (() => void) | undefined;
+let stopWebhooks: (() => void) | undefined;
 
 /** Close the rate limiter's connection and the database (flushes and unlocks the embedded PGlite). */
 export async function stopServices(): Promise<void> {
   stopSweeper?.();
   stopCalendarSync?.();
+  stopWebhooks?.();
   const results = await Promise.allSettled([getRateLimiter().close(), closeDb()]);
   for (const r of results) if (r.status === 'rejected') log.error('shutdown step failed', { err: r.reason });
 }

@@ -3,6 +3,7 @@ import { expireDueHolds } from '@/server/domain/claims/claimTarget';
 import { sweepExpiredProposals } from '@/server/domain/publicScheduling/review';
 import { sweepIdempotency } from '@/server/http/idempotency';
 import { sendDueInvitations } from '@/server/domain/calendars/invitations';
+import { sweepDeliveredWebhooks } from '@/server/domain/webhooks/delivery';
 import { log } from '@/server/log';
 
 export type SweepTask = { name: string; run(db: Db, now: Date): Promise<unknown> };
@@ -38,10 +39,11 @@ export function startSweeper(getDb: () => Promise<Db>, tasks: SweepTask[], inter
   return () => clearInterval(timer);
 }
 
-/** What the server sweeps: holds (sending hold.expired), unverified proposals, idempotency keys. */
+/** What the server sweeps: holds (sending hold.expired), unverified proposals, idempotency keys, delivered webhook rows after 30 days. */
 export const SWEEP_TASKS: SweepTask[] = [
   { name: 'expire holds', run: (db, now) => db.transaction((tx) => expireDueHolds(tx, null, now)) },
   { name: 'expire unverified proposals', run: (db, now) => sweepExpiredProposals(db, now) },
   { name: 'drop idempotency keys past retention', run: (db, now) => sweepIdempotency(db, now) },
   { name: 'send booking invitations', run: (db, now) => sendDueInvitations(db, now) },
+  { name: 'drop delivered webhook rows past retention', run: (db, now) => sweepDeliveredWebhooks(db, now) },
 ];

@@ -16,3 +16,4 @@ export * from './allocations';
 export * from './proposals';
 export * from './verificationTokens';
 export * from './calendarEvents';
+export * from './webhooks';

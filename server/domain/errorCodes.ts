@@ -58,6 +58,10 @@ export const ERROR_CODES = {
   API_KEY_NOT_FOUND: { status: 404, description: 'No such API key for this customer' },
   INVALID_TIME_ZONE: { status: 400, description: 'Not an IANA time zone' },
   INVALID_SCHEDULE_RULES: { status: 400, description: 'The schedule rules are inconsistent; error.details.fields names each issue' },
+  // webhooks
+  WEBHOOK_NOT_FOUND: { status: 404, description: 'No such webhook endpoint for this agent' },
+  WEBHOOK_URL_REFUSED: { status: 400, description: 'The webhook URL is not http(s), or points at a private, loopback or link-local address (see error.reason)' },
+  WEBHOOK_LIMIT_REACHED: { status: 409, description: 'The agent has the most webhook endpoints allowed' },
   // public scheduling
   attendee_limit_exceeded: { status: 400, description: 'More attendees than the meeting type allows (see attendee_limit)' },
   booking_limit_exceeded: { status: 409, description: 'The meeting type reached its booking limit for the period' },

@@ -49,6 +49,7 @@ export const SECRET_PREFIX = {
   requesterCredential: 'rc_',
   proposalToken: 'pt_',
   verificationToken: 'cv_',
+  webhookSecret: 'whsec_',
 } as const;
 export type SecretKind = keyof typeof SECRET_PREFIX;
 

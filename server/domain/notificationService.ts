@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { notifications, type NotificationKind } from '@/db/schema';
 import { newId } from './ids';
+import { recordWebhookEvent } from './webhooks/outbox';
 
 /** What each kind of notification carries (docs/api.md "Notifications"; the REST schema is server/schemas/errors.ts). */
 export type NotificationData = {
@@ -9,25 +10,26 @@ export type NotificationData = {
   'booking.preempted': { booking_id?: string; hold_id?: string; claim_kind: 'booking' | 'hold'; owner_email: string; start: string; end: string; preempted_by_meeting_class: string };
   'booking.cancelled': { booking_id: string; owner_email: string; start: string; end: string; reason: string | null };
   'proposal.reviewed': { proposal_id: string; status: 'booked' | 'declined'; owner_email: string; booking_id?: string; start?: string; end?: string; reason?: string | null };
+  'webhook.disabled': { webhook_id: string; url: string; consecutive_failures: number; reason: string };
 };
 
 export type NotificationItem = { [K in NotificationKind]: { id: string; kind: K; created_at: string; data: NotificationData[K] } }[NotificationKind];
 
 export const MAX_NOTIFICATIONS_PER_DRAIN = 50;
 
-/** Queue a notification for an agent (call inside the transaction of the effect it reports). */
+/**
+ * Queue a notification for an agent (call inside the transaction of the effect it reports),
+ * and the webhook deliveries of the same event (same id) to the agent's endpoints subscribed
+ * to its kind, in the same transaction (docs/webhooks.md).
+ */
 export async function enqueueNotification(
   db: Executor,
   n: { customerId: string; agentId: string; kind: NotificationKind; data: Record<string, unknown>; now?: Date },
 ): Promise<void> {
-  await db.insert(notifications).values({
-    id: newId(),
-    customerId: n.customerId,
-    agentId: n.agentId,
-    kind: n.kind,
-    data: n.data,
-    createdAt: n.now ?? new Date(),
-  });
+  const id = newId();
+  const createdAt = n.now ?? new Date();
+  await db.insert(notifications).values({ id, customerId: n.customerId, agentId: n.agentId, kind: n.kind, data: n.data, createdAt });
+  await recordWebhookEvent(db, { eventId: id, agentId: n.agentId, kind: n.kind, data: n.data, now: createdAt });
 }
 
 /**

@@ -97,6 +97,11 @@ const NOTIFICATION_ITEMS = [
       reason: z.string().nullable().optional().describe('When declined'),
     }),
   ),
+  notificationKind(
+    'webhook.disabled',
+    'One of your webhook endpoints was disabled after too many consecutive failed deliveries (re-enable it with PATCH /v1/webhooks/{id})',
+    z.object({ webhook_id: z.string(), url: z.string(), consecutive_failures: z.int(), reason: z.string() }),
+  ),
 ] as const;
 // Every kind the database may hold has its item schema.
 type _AllKinds = [Exclude<NotificationKind, (typeof NOTIFICATION_ITEMS)[number]['shape']['kind']['value']>] extends [never] ? true : never;

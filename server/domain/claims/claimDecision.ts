@@ -7,6 +7,7 @@ import { claims } from '@/db/schema';
 import { hasPermission, normalizeEmail, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
+import { recordWebhookEvent } from '../webhooks/outbox';
 import { arbitrate, nextAvailable, VERDICT_CLAIMS_MARGIN_MS, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
 import { writeAudit, type AuditAction } from './audit';
 import { claimRow, insertClaim, type NewClaim, type OwnerRef } from './claimStore';
@@ -183,6 +184,11 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
   const isHold = claim.kind === 'hold';
   defer(tx, insertClaim(tx, claim));
   defer(tx, writeAudit(tx, { ...audit, outcome: 'accept', holdId: isHold ? claim.id : holdId, bookingId: isHold ? null : claim.id, preemptedBookingIds: preemptedIds }));
+  if (!isHold && claim.agentId) {
+    // booking.created / booking.confirmed for the agent's webhook endpoints, committed with the booking (docs/webhooks.md).
+    const data = { booking_id: claim.id, ...(holdId ? { hold_id: holdId } : {}), owner_email: target.owner.email, meeting_class: target.meetingClass.name, start: claim.startAt.toISOString(), end: claim.endAt.toISOString() };
+    defer(tx, recordWebhookEvent(tx, { agentId: claim.agentId, kind: holdId ? 'booking.confirmed' : 'booking.created', data, now }));
+  }
   return { ok: true, row: claimRow(claim), preemptedIds, warnings: decision.warnings };
 }
 

@@ -7,6 +7,7 @@ import * as proposals from './proposals';
 import * as publicRequester from './public';
 import * as publicAdmin from './publicAdmin';
 import * as scheduling from './scheduling';
+import * as webhooks from './webhooks';
 
 /** Serves the OpenAPI document of the list below (defined here, beside the list, so no module imports back into this one). */
 export const openApiOp = defineOperation({
@@ -27,7 +28,7 @@ export const openApiOp = defineOperation({
  * tests/integration/openapi.test.ts fails when an app/ route binds an
  * operation missing here, so docs cannot drift from code.
  */
-export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin), ...Object.values(calendars), ...Object.values(scheduling), ...Object.values(publicAdmin), ...Object.values(proposals), ...Object.values(publicRequester)] as AnyOperation[];
+export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin), ...Object.values(calendars), ...Object.values(scheduling), ...Object.values(publicAdmin), ...Object.values(proposals), ...Object.values(publicRequester), ...Object.values(webhooks)] as AnyOperation[];
 
 type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
 let cached: { base: string; doc: OpenApiDocument } | undefined;

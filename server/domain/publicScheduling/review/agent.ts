@@ -7,6 +7,7 @@ import { requestPolicy } from '../../claims/claimDecision';
 import { DEFAULT_LOOKAHEAD_HOURS, noSlotsError, validateWindow } from '../../claims/windows';
 import { isUuid, newId } from '../../ids';
 import { searchSlots } from '../../scheduling';
+import { recordWebhookEvent } from '../../webhooks/outbox';
 import { proposalNotFound } from './owner';
 
 const HOUR = 3_600_000;
@@ -49,22 +50,26 @@ export async function createAgentProposal(db: Db, actor: AgentActor, input: Agen
   }
   const candidates = result.slots.map((s) => ({ start: new Date(s.start).toISOString(), end: new Date(s.end).toISOString() }));
   const id = newId(now.getTime());
-  await db.insert(bookingProposals).values({
-    id,
-    customerId: actor.customerId,
-    ownerId: owner.id,
-    origin: 'agent',
-    meetingClassId: target.meetingClass.id,
-    agentId: actor.agentId,
-    status: 'pending_review',
-    attendees: input.attendees.map((a) => ({ email: normalizeEmail(a.email), ...(a.name ? { name: a.name } : {}) })),
-    durationMinutes: input.durationMinutes,
-    requestedStart: input.window.start,
-    requestedEnd: input.window.end,
-    candidates,
-    message: input.message ?? null,
-    createdAt: now,
-    updatedAt: now,
+  await db.transaction(async (tx) => {
+    await tx.insert(bookingProposals).values({
+      id,
+      customerId: actor.customerId,
+      ownerId: owner.id,
+      origin: 'agent',
+      meetingClassId: target.meetingClass.id,
+      agentId: actor.agentId,
+      status: 'pending_review',
+      attendees: input.attendees.map((a) => ({ email: normalizeEmail(a.email), ...(a.name ? { name: a.name } : {}) })),
+      durationMinutes: input.durationMinutes,
+      requestedStart: input.window.start,
+      requestedEnd: input.window.end,
+      candidates,
+      message: input.message ?? null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    // proposal.created for the agent's webhook endpoints, committed with the proposal (docs/webhooks.md).
+    await recordWebhookEvent(tx, { agentId: actor.agentId, kind: 'proposal.created', now, data: { proposal_id: id, status: 'pending_review', owner_email: owner.email, candidates } });
   });
   const view: AgentProposalView = { proposal_id: id, status: 'pending_review', candidates };
   if (result.warnings.length) view.warnings = result.warnings;

@@ -1,0 +1,97 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+
+/**
+ * examples/agent.ts runs green against a fresh `npm run dev` (scripts/dev.mjs: seeds the demo on
+ * an empty embedded database in a temporary folder, prints the demo key, serves in development
+ * mode). The example starts its own webhook receiver, so this needs a real server process,
+ * not the in-process route handlers. The server gets its own PGlite folder, so the test runs
+ * once, in the PGlite project (the PostgreSQL project would only repeat it).
+ */
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const children: ChildProcess[] = [];
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'example-agent-'));
+
+afterAll(async () => {
+  for (const c of children) {
+    if (c.exitCode === null && c.signalCode === null) {
+      try {
+        process.kill(-c.pid!, 'SIGTERM');
+      } catch {
+        c.kill('SIGTERM');
+      }
+      await new Promise((r) => c.once('exit', r));
+    }
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+async function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+async function pickPort(): Promise<number> {
+  for (let p = 3740; p <= 3744; p++) if (await portFree(p)) return p;
+  throw new Error('no free port in 3740-3744');
+}
+
+function run(cmd: string[], env: Record<string, string>, onLine?: (line: string) => void): { child: ChildProcess; output: string[]; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, cmd, { cwd: ROOT, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const output: string[] = [];
+  const keep = (b: Buffer) => {
+    for (const line of b.toString().split('\n')) {
+      if (!line.trim()) continue;
+      output.push(line);
+      onLine?.(line);
+    }
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return { child, output, exited: new Promise((r) => child.once('exit', (code) => r(code))) };
+}
+
+it.skipIf(process.env.DB_DRIVER === 'postgres')('examples/agent.ts: search, counter-proposal, window hold, confirm, signed webhook, notifications', { timeout: 300_000 }, async () => {
+  const port = await pickPort();
+  const base = `http://127.0.0.1:${port}`;
+  let key = '';
+  const dev = run(['scripts/dev.mjs'], {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    NODE_ENV: 'development',
+    DATABASE_URL: '',
+    DB_DRIVER: '',
+    PGLITE_DIR: path.join(tmp, 'pglite'),
+    DATA_DIR: path.join(tmp, 'data'),
+    REDIS_URL: '',
+    WEBHOOKS_ALLOW_PRIVATE: '1',
+    NEXT_TELEMETRY_DISABLED: '1',
+  }, (line) => {
+    const m = /Demo key\s+(ak_[A-Za-z0-9_-]+)/.exec(line);
+    if (m) key = m[1];
+  });
+  const deadline = Date.now() + 180_000;
+  while (!key) {
+    if (dev.child.exitCode !== null) throw new Error(`npm run dev exited:\n${dev.output.slice(-20).join('\n')}`);
+    if (Date.now() > deadline) throw new Error(`no demo key printed:\n${dev.output.slice(-20).join('\n')}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+
+  const tsx = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+  const example = run([tsx, 'examples/agent.ts', '--base-url', base, '--key', key, '--webhook-port', String(port + 10)], {});
+  const code = await example.exited;
+  const out = example.output.join('\n');
+  expect(code, out).toBe(0);
+  expect(out).toContain('ARBITRATION_REJECTED (COUNTER_PROPOSED)');
+  expect(out).toMatch(/received booking\.confirmed \(Webhook-Id [0-9a-f-]+\), signature verified/);
+  expect(out).toContain('Draining notifications');
+  expect(out).toContain('Done: every step worked');
+});

@@ -1,0 +1,282 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { getDb } from '@/server/db';
+import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
+import { deliverDueWebhooks, DELIVERED_RETENTION_MS, sweepDeliveredWebhooks, type DeliveryOptions } from '@/server/domain/webhooks/delivery';
+import { isPrivateAddress } from '@/server/domain/webhooks/urlSafety';
+import { recordWebhookEvent } from '@/server/domain/webhooks/outbox';
+import { newId } from '@/server/domain/ids';
+import { expectEnvelope, newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
+import { call, nextWeekday, setupOwner } from '../scheduling/fixtures';
+import { documentedVerifier, startReceiver } from './receiver';
+
+/**
+ * Webhooks (docs/webhooks.md): outbox rows written with the event, signed deliveries the
+ * documented snippet verifies, backoff, per-endpoint order, automatic disable, SSRF refusal.
+ * The worker is driven pass by pass with a clock moved forward by hours, so nothing waits.
+ * Every test deletes its endpoints (afterEach), so a pass only sees this test's rows.
+ */
+let admin: TestCustomer;
+let owner: string;
+const HOUR = 3_600_000;
+const day = nextWeekday('tue', 'UTC');
+const closers: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  admin = await newCustomer();
+  owner = await setupOwner(admin);
+});
+
+afterEach(async () => {
+  const db = await getDb();
+  await db.delete(webhookEndpoints).where(eq(webhookEndpoints.customerId, admin.customerId));
+  while (closers.length) await closers.pop()!();
+});
+
+async function receiver(answer?: (n: number) => number) {
+  const r = await startReceiver(answer);
+  closers.push(r.close);
+  return r;
+}
+
+async function register(key: string, url: string, events: string[]) {
+  const res = await call('POST', '/v1/webhooks', { key, body: { url, events } });
+  expect(res.status, res.text).toBe(201);
+  return res.body as { id: string; secret: string };
+}
+
+/** One worker pass at now + offset (base delay 60 s, jitter factor fixed at 0.5). */
+async function pass(offsetMs = 0, opts: Partial<DeliveryOptions> = {}) {
+  return deliverDueWebhooks(await getDb(), { allowPrivate: true, retryBaseMs: 60_000, random: () => 0, ...opts }, () => new Date(Date.now() + offsetMs));
+}
+
+async function rowsOf(endpointId: string) {
+  return (await getDb()).select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).orderBy(webhookDeliveries.seq);
+}
+
+const book = (key: string, start: string, end: string) => call('POST', '/v1/bookings', { key, body: { owner_email: owner, meeting_class: 'external', start, end } });
+
+describe('outbox and signature', () => {
+  it('a booking writes booking.created with it (a refused one writes nothing); the delivery verifies with the documented snippet', async () => {
+    const r = await receiver();
+    const ep = await register(admin.key, r.url, ['booking.created', 'booking.confirmed']);
+    expect(ep.secret).toMatch(/^whsec_/);
+    const booked = await book(admin.key, day.at('10:00'), day.at('10:30'));
+    expect(booked.status, booked.text).toBe(201);
+    expect((await book(admin.key, day.at('10:00'), day.at('10:30'))).status).toBe(409);
+    expect(await rowsOf(ep.id)).toHaveLength(1);
+
+    expect(await pass()).toBe(1);
+    expect(r.received).toHaveLength(1);
+    const { headers, body } = r.received[0];
+    const verify = documentedVerifier();
+    expect(verify(ep.secret, headers, body)).toBe(true);
+    const event = JSON.parse(body);
+    expect(event).toMatchObject({ type: 'booking.created', data: { booking_id: booked.body.booking_id, owner_email: owner, meeting_class: 'external' } });
+    expect(headers['webhook-id']).toBe((await rowsOf(ep.id))[0].id);
+    // Tampered body, other secret, late replay: refused.
+    expect(() => verify(ep.secret, headers, body.replace('external', 'internal'))).toThrow('bad signature');
+    expect(() => verify('whsec_other', headers, body)).toThrow('bad signature');
+    expect(() => verify(ep.secret, headers, body, 300, Number(headers['webhook-timestamp']) + 301)).toThrow('timestamp outside tolerance');
+    expect((await rowsOf(ep.id))[0]).toMatchObject({ status: 'delivered', attempts: 1, lastStatus: 200 });
+    // The secret is never shown again.
+    const got = await call('GET', `/v1/webhooks/${ep.id}`, { key: admin.key });
+    expect(got.status).toBe(200);
+    expect(got.text).not.toContain(ep.secret);
+  });
+
+  it('confirming a hold sends booking.confirmed naming the hold', async () => {
+    const r = await receiver();
+    await register(admin.key, r.url, ['booking.confirmed']);
+    const hold = await call('POST', '/v1/holds', { key: admin.key, body: { owner_email: owner, meeting_class: 'external', hold_scope: 'candidate', candidate: { start: day.at('13:00'), end: day.at('13:30') } } });
+    expect(hold.status, hold.text).toBe(200);
+    const confirmed = await call('POST', `/v1/bookings/${hold.body.hold_id}/confirm`, { key: admin.key, body: { start: day.at('13:00'), end: day.at('13:30') } });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(await pass()).toBe(1);
+    expect(JSON.parse(r.received[0].body)).toMatchObject({ type: 'booking.confirmed', data: { booking_id: confirmed.body.booking_id, hold_id: hold.body.hold_id } });
+  });
+});
+
+describe('INSERT_WEBHOOK_EVENT (db/hot/webhooks.ts)', () => {
+  it("writes one row per active endpoint of the agent subscribed to the kind, once per event", async () => {
+    const agent = await newAgent(admin, []);
+    const r = await receiver();
+    const a = await register(agent.key, r.url, ['booking.cancelled', 'hold.expired']);
+    const b = await register(agent.key, r.url, ['hold.expired']);
+    const off = await register(agent.key, r.url, ['booking.cancelled']);
+    await call('PATCH', `/v1/webhooks/${off.id}`, { key: agent.key, body: { enabled: false } });
+    await register(admin.key, r.url, ['booking.cancelled']); // another agent's endpoint
+    const db = await getDb();
+    const at = new Date();
+    const eventId = newId();
+    const ev = { eventId, agentId: agent.agentId, kind: 'booking.cancelled' as const, data: { booking_id: 'x' }, now: at };
+    await db.transaction((tx) => recordWebhookEvent(tx, ev));
+    await db.transaction((tx) => recordWebhookEvent(tx, ev)); // the same event again: no second row
+    const rows = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
+    expect(rows.map((x) => x.endpointId)).toEqual([a.id]);
+    expect(rows[0]).toMatchObject({ kind: 'booking.cancelled', status: 'pending', attempts: 0, customerId: admin.customerId, nextAttemptAt: at, createdAt: at });
+    expect(JSON.parse(rows[0].body)).toEqual({ id: eventId, type: 'booking.cancelled', created_at: at.toISOString(), data: { booking_id: 'x' } });
+    // Rolled back with its transaction.
+    const lost = newId();
+    await expect(
+      db.transaction(async (tx) => {
+        await recordWebhookEvent(tx, { ...ev, eventId: lost });
+        throw new Error('rollback');
+      }),
+    ).rejects.toThrow('rollback');
+    expect(await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, lost))).toEqual([]);
+    expect(await rowsOf(b.id)).toEqual([]);
+  });
+});
+
+describe('proposal.created', () => {
+  it('an agent proposal writes proposal.created with it', async () => {
+    const r = await receiver();
+    const ep = await register(admin.key, r.url, ['proposal.created']);
+    const created = await call('POST', '/v1/booking-proposals', {
+      key: admin.key,
+      body: { owner_email: owner, meeting_class: 'external', duration_minutes: 30, window: { start: day.at('15:00'), end: day.at('16:00') }, attendees: [{ email: 'guest@example.com' }] },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(await pass()).toBe(1);
+    expect(JSON.parse(r.received[0].body)).toMatchObject({ type: 'proposal.created', data: { proposal_id: created.body.proposal_id, status: 'pending_review', owner_email: owner } });
+    expect(await rowsOf(ep.id)).toHaveLength(1);
+  });
+});
+
+describe('retries, order, disable', () => {
+  it('a receiver failing twice gets the delivery on the third try, not before its backoff', async () => {
+    const r = await receiver((n) => (n < 2 ? 500 : 204));
+    const ep = await register(admin.key, r.url, ['booking.created']);
+    const sent = await call('POST', `/v1/webhooks/${ep.id}/test`, { key: admin.key });
+    expect(sent.status, sent.text).toBe(202);
+
+    expect(await pass(0)).toBe(1);
+    expect(await pass(0)).toBe(0); // backing off
+    const log = await call('GET', `/v1/webhooks/${ep.id}/deliveries`, { key: admin.key });
+    expect(log.body.deliveries[0]).toMatchObject({ id: sent.body.delivery_id, status: 'pending', attempts: 1, last_status: 500 });
+    expect(await pass(HOUR)).toBe(1);
+    expect(await pass(2 * HOUR)).toBe(1);
+    expect(await pass(3 * HOUR)).toBe(0);
+
+    expect(r.received.map((x) => x.headers['webhook-id'])).toEqual([sent.body.delivery_id, sent.body.delivery_id, sent.body.delivery_id]);
+    const verify = documentedVerifier();
+    for (const x of r.received) expect(verify(ep.secret, x.headers, x.body, 300, Number(x.headers['webhook-timestamp']))).toBe(true);
+    const after = await call('GET', `/v1/webhooks/${ep.id}/deliveries`, { key: admin.key });
+    expect(after.body.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 3, last_status: 204, next_attempt_at: null });
+  });
+
+  it('per-endpoint order: a row waits while an older one of its endpoint is pending', async () => {
+    const r = await receiver((n) => (n === 0 ? 503 : 200));
+    const ep = await register(admin.key, r.url, ['booking.created']);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await call('POST', `/v1/webhooks/${ep.id}/test`, { key: admin.key })).body.event_id);
+    expect(await pass(0)).toBe(1);
+    expect(await pass(0)).toBe(0); // the second and third wait behind the first
+    for (let i = 1; i <= 4; i++) await pass(i * HOUR);
+    expect(r.received.map((x) => JSON.parse(x.body).id)).toEqual([ids[0], ids[0], ids[1], ids[2]]);
+  });
+
+  it('the sweeper drops delivered rows after the retention, never pending ones', async () => {
+    const r = await receiver((n) => (n === 0 ? 200 : 500));
+    const ep = await register(admin.key, r.url, ['booking.created']);
+    await call('POST', `/v1/webhooks/${ep.id}/test`, { key: admin.key });
+    await call('POST', `/v1/webhooks/${ep.id}/test`, { key: admin.key });
+    expect(await pass(0)).toBe(1);
+    expect(await pass(HOUR)).toBe(1); // the second fails: pending
+    const db = await getDb();
+    await sweepDeliveredWebhooks(db, new Date(Date.now() + DELIVERED_RETENTION_MS - HOUR));
+    expect(await rowsOf(ep.id)).toHaveLength(2);
+    await sweepDeliveredWebhooks(db, new Date(Date.now() + DELIVERED_RETENTION_MS + HOUR));
+    expect((await rowsOf(ep.id)).map((x) => x.status)).toEqual(['pending']);
+  });
+
+  it('two passes at once never send one row twice (lease)', async () => {
+    const r = await receiver();
+    const ep = await register(admin.key, r.url, ['booking.created']);
+    await call('POST', `/v1/webhooks/${ep.id}/test`, { key: admin.key });
+    const counts = await Promise.all([pass(0), pass(0), pass(0)]);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(r.received).toHaveLength(1);
+  });
+
+  it('after consecutive failures the endpoint is disabled, stops receiving, and the agent is told; re-enabling resumes', async () => {
+    const agent = await newAgent(admin, ['create_bookings']);
+    const r = await receiver(() => 500);
+    const ep = await register(agent.key, r.url, ['booking.created']);
+    expect((await book(agent.key, day.at('11:00'), day.at('11:30'))).status).toBe(201);
+    for (let i = 0; i < 3; i++) expect(await pass(i * HOUR, { disableAfter: 3 })).toBe(1);
+
+    const got = await call('GET', `/v1/webhooks/${ep.id}`, { key: agent.key });
+    expect(got.body).toMatchObject({ status: 'disabled', consecutive_failures: 3 });
+    expect(got.body.disabled_reason).toContain('3 consecutive failed deliveries');
+    const notes = await call('GET', '/v1/notifications', { key: agent.key });
+    expect(notes.body.notifications).toEqual([expect.objectContaining({ kind: 'webhook.disabled', data: expect.objectContaining({ webhook_id: ep.id, url: r.url, consecutive_failures: 3 }) })]);
+
+    expect((await book(agent.key, day.at('12:00'), day.at('12:30'))).status).toBe(201);
+    expect(await rowsOf(ep.id)).toHaveLength(1); // no new row for a disabled endpoint
+    expect(await pass(10 * HOUR)).toBe(0);
+    expect(r.received).toHaveLength(3);
+
+    const enabled = await call('PATCH', `/v1/webhooks/${ep.id}`, { key: agent.key, body: { enabled: true } });
+    expect(enabled.body).toMatchObject({ status: 'active', consecutive_failures: 0, disabled_reason: null });
+    expect(await pass(11 * HOUR)).toBe(1);
+    expect(r.received).toHaveLength(4);
+  });
+});
+
+describe('endpoints', () => {
+  it("an agent sees only its own endpoints; a subscription covers only its kinds", async () => {
+    const other = await newAgent(admin, ['create_bookings']);
+    const r = await receiver();
+    const ep = await register(admin.key, r.url, ['booking.cancelled']);
+    expectEnvelope(await call('GET', `/v1/webhooks/${ep.id}`, { key: other.key }), 404, 'WEBHOOK_NOT_FOUND');
+    expectEnvelope(await call('DELETE', `/v1/webhooks/${ep.id}`, { key: other.key }), 404, 'WEBHOOK_NOT_FOUND');
+    expect((await call('GET', '/v1/webhooks', { key: other.key })).body.webhooks).toEqual([]);
+    expect((await book(admin.key, day.at('14:00'), day.at('14:30'))).status).toBe(201);
+    expect(await rowsOf(ep.id)).toHaveLength(0);
+    expectEnvelope(await call('POST', '/v1/webhooks', { key: admin.key, body: { url: r.url, events: ['webhook.test'] } }), 400, 'invalid_request');
+    const del = await call('DELETE', `/v1/webhooks/${ep.id}`, { key: admin.key });
+    expect(del.body).toEqual({ id: ep.id, deleted: true });
+  });
+});
+
+describe('SSRF', () => {
+  const saved = process.env.WEBHOOKS_ALLOW_PRIVATE;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.WEBHOOKS_ALLOW_PRIVATE;
+    else process.env.WEBHOOKS_ALLOW_PRIVATE = saved;
+  });
+
+  it.each([
+    ['ftp://example.com/hook', 'SCHEME_NOT_ALLOWED'],
+    ['http://user:pw@example.com/hook', 'CREDENTIALS_IN_URL'],
+    ['http://127.0.0.1:3745/hook', 'PRIVATE_ADDRESS'],
+    ['http://localhost:3745/hook', 'PRIVATE_ADDRESS'],
+    ['http://169.254.169.254/latest/meta-data', 'PRIVATE_ADDRESS'],
+    ['http://10.1.2.3/hook', 'PRIVATE_ADDRESS'],
+    ['http://[::1]/hook', 'PRIVATE_ADDRESS'],
+    ['http://[fe80::1]/hook', 'PRIVATE_ADDRESS'],
+    ['http://[::ffff:192.168.0.1]/hook', 'PRIVATE_ADDRESS'],
+  ])('refuses %s (%s) when private targets are not allowed', async (url, reason) => {
+    process.env.WEBHOOKS_ALLOW_PRIVATE = '0';
+    const err = expectEnvelope(await call('POST', '/v1/webhooks', { key: admin.key, body: { url, events: ['booking.created'] } }), 400, 'WEBHOOK_URL_REFUSED');
+    expect(err.reason).toBe(reason);
+  });
+
+  it('accepts a public address; refuses a private one on PATCH; delivery re-checks the target', async () => {
+    process.env.WEBHOOKS_ALLOW_PRIVATE = '0';
+    const pub = await register(admin.key, 'https://93.184.215.14/hook', ['booking.created']);
+    expectEnvelope(await call('PATCH', `/v1/webhooks/${pub.id}`, { key: admin.key, body: { url: 'http://192.168.1.1/' } }), 400, 'WEBHOOK_URL_REFUSED');
+    expect(isPrivateAddress('8.8.8.8')).toBe(false);
+    expect(isPrivateAddress('100.64.0.1')).toBe(true);
+
+    process.env.WEBHOOKS_ALLOW_PRIVATE = '1';
+    const r = await receiver();
+    const ep = await register(admin.key, r.url, ['booking.created']);
+    await call('POST', `/v1/webhooks/${ep.id}/test`, { key: admin.key });
+    expect(await pass(0, { allowPrivate: false })).toBe(1);
+    expect(r.received).toHaveLength(0);
+    expect((await rowsOf(ep.id))[0]).toMatchObject({ status: 'pending', lastError: expect.stringContaining('refused') });
+  });
+});
