@@ -1090,6 +1090,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List this agent's webhook endpoints
+         * @description List this agent's webhook endpoints.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint (the signing secret is shown once)
+         * @description Register a webhook endpoint (the signing secret is shown once).
+         *
+         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint (status, consecutive failures, why it was disabled)
+         * @description Read a webhook endpoint (status, consecutive failures, why it was disabled).
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint (its undelivered deliveries are dropped)
+         * @description Delete a webhook endpoint (its undelivered deliveries are dropped).
+         *
+         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change URL, events or description; disable or re-enable
+         * @description Change URL, events or description; disable or re-enable.
+         *
+         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint's delivery log, newest first
+         * @description An endpoint's delivery log, newest first.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a signed webhook.test delivery to this endpoint
+         * @description Queue a signed webhook.test delivery to this endpoint.
+         *
+         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1117,6 +1217,28 @@ export interface components {
          * @enum {string}
          */
         ArbitrationReason: "NO_CAPACITY" | "WORKING_HOURS" | "OFF_DAY" | "SACRED_MEETING" | "MAX_DAILY_HOURS" | "PERMISSION_DENIED_PREEMPT" | "COUNTER_PROPOSED";
+        CreatedWebhook: {
+            id: string;
+            url: string;
+            description: string | null;
+            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+            /** @enum {string} */
+            status: "active" | "disabled";
+            consecutive_failures: number;
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 date-time
+             */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 date-time
+             */
+            created_at: string;
+            /** @description The signing secret (whsec_...): shown only in this response; null on an idempotent replay */
+            secret: string | null;
+        };
         ErrorDetails: {
             /** @description invalid_request, INVALID_SCHEDULE_RULES: each failing field */
             fields?: components["schemas"]["FieldIssue"][];
@@ -1147,7 +1269,7 @@ export interface components {
             pending_notifications: components["schemas"]["Notification"][];
         };
         /** @description An agent notification; `data` depends on `kind` */
-        Notification: components["schemas"]["Notification_hold_expired"] | components["schemas"]["Notification_booking_preempted"] | components["schemas"]["Notification_booking_cancelled"] | components["schemas"]["Notification_proposal_reviewed"];
+        Notification: components["schemas"]["Notification_hold_expired"] | components["schemas"]["Notification_booking_preempted"] | components["schemas"]["Notification_booking_cancelled"] | components["schemas"]["Notification_proposal_reviewed"] | components["schemas"]["Notification_webhook_disabled"];
         /** @description Another agent cancelled your booking */
         Notification_booking_cancelled: {
             id: string;
@@ -1276,6 +1398,79 @@ export interface components {
                 /** @description When declined */
                 reason?: string | null;
             };
+        };
+        /** @description One of your webhook endpoints was disabled after too many consecutive failed deliveries (re-enable it with PATCH /v1/webhooks/{id}) */
+        Notification_webhook_disabled: {
+            id: string;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 date-time
+             */
+            created_at: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "webhook.disabled";
+            data: {
+                webhook_id: string;
+                url: string;
+                consecutive_failures: number;
+                reason: string;
+            };
+        };
+        Webhook: {
+            id: string;
+            url: string;
+            description: string | null;
+            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+            /** @enum {string} */
+            status: "active" | "disabled";
+            consecutive_failures: number;
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 date-time
+             */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 date-time
+             */
+            created_at: string;
+        };
+        WebhookDelivery: {
+            /** @description Sent as Webhook-Id: the same on every attempt */
+            id: string;
+            event_id: string;
+            /** @enum {string} */
+            kind: "hold.expired" | "booking.preempted" | "booking.cancelled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created" | "webhook.test";
+            /** @enum {string} */
+            status: "pending" | "delivered";
+            attempts: number;
+            /** @description HTTP status of the last attempt (null: no answer) */
+            last_status: number | null;
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 date-time
+             */
+            last_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description When pending: the next attempt
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 date-time
+             */
+            delivered_at: string | null;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 date-time
+             */
+            created_at: string;
         };
     };
     responses: {
@@ -17807,6 +18002,1716 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "OWNER_NOT_FOUND";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `IDEMPOTENCY_IN_FLIGHT`: A request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_IN_FLIGHT";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the size limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "payload_too_large";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: This Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `internal_error`: The server failed; retry with exponential backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhooks: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "invalid_json";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unknown_api_key`: No API key, or not one this service issued; `api_key_revoked`: The API key was revoked; `agent_disabled`: The agent of this API key is disabled */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unknown_api_key" | "api_key_revoked" | "agent_disabled";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `payload_too_large`: The body exceeds the size limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "payload_too_large";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `internal_error`: The server failed; retry with exponential backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description http(s) URL that receives the signed POSTs (docs/webhooks.md) */
+                    url: string;
+                    /** @description Event kinds this endpoint receives */
+                    events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint; `secret` appears only in this response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON; `WEBHOOK_URL_REFUSED`: The webhook URL is not http(s), or points at a private, loopback or link-local address (see error.reason) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "invalid_json" | "WEBHOOK_URL_REFUSED";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unknown_api_key`: No API key, or not one this service issued; `api_key_revoked`: The API key was revoked; `agent_disabled`: The agent of this API key is disabled */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unknown_api_key" | "api_key_revoked" | "agent_disabled";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `IDEMPOTENCY_IN_FLIGHT`: A request with this Idempotency-Key is still running; `WEBHOOK_LIMIT_REACHED`: The agent has the most webhook endpoints allowed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_IN_FLIGHT" | "WEBHOOK_LIMIT_REACHED";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the size limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "payload_too_large";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: This Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `internal_error`: The server failed; retry with exponential backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "invalid_json";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unknown_api_key`: No API key, or not one this service issued; `api_key_revoked`: The API key was revoked; `agent_disabled`: The agent of this API key is disabled */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unknown_api_key" | "api_key_revoked" | "agent_disabled";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `WEBHOOK_NOT_FOUND`: No such webhook endpoint for this agent */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "WEBHOOK_NOT_FOUND";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `payload_too_large`: The body exceeds the size limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "payload_too_large";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `internal_error`: The server failed; retry with exponential backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {boolean} */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "invalid_json";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unknown_api_key`: No API key, or not one this service issued; `api_key_revoked`: The API key was revoked; `agent_disabled`: The agent of this API key is disabled */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unknown_api_key" | "api_key_revoked" | "agent_disabled";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `WEBHOOK_NOT_FOUND`: No such webhook endpoint for this agent */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "WEBHOOK_NOT_FOUND";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `IDEMPOTENCY_IN_FLIGHT`: A request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_IN_FLIGHT";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the size limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "payload_too_large";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: This Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `internal_error`: The server failed; retry with exponential backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description http(s) URL that receives the signed POSTs (docs/webhooks.md) */
+                    url?: string;
+                    /** @description Event kinds this endpoint receives */
+                    events?: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+                    description?: string | null;
+                    /** @description false disables; true re-enables a disabled endpoint (its pending deliveries resume in order) */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON; `WEBHOOK_URL_REFUSED`: The webhook URL is not http(s), or points at a private, loopback or link-local address (see error.reason) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "invalid_json" | "WEBHOOK_URL_REFUSED";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unknown_api_key`: No API key, or not one this service issued; `api_key_revoked`: The API key was revoked; `agent_disabled`: The agent of this API key is disabled */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unknown_api_key" | "api_key_revoked" | "agent_disabled";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `WEBHOOK_NOT_FOUND`: No such webhook endpoint for this agent */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "WEBHOOK_NOT_FOUND";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `IDEMPOTENCY_IN_FLIGHT`: A request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_IN_FLIGHT";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the size limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "payload_too_large";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_CONFLICT`: This Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "IDEMPOTENCY_CONFLICT";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `internal_error`: The server failed; retry with exponential backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deliveries */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["WebhookDelivery"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "invalid_json";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unknown_api_key`: No API key, or not one this service issued; `api_key_revoked`: The API key was revoked; `agent_disabled`: The agent of this API key is disabled */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unknown_api_key" | "api_key_revoked" | "agent_disabled";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `WEBHOOK_NOT_FOUND`: No such webhook endpoint for this agent */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "WEBHOOK_NOT_FOUND";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `payload_too_large`: The body exceeds the size limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "payload_too_large";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `internal_error`: The server failed; retry with exponential backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued; follow it in the delivery log */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery_id: string;
+                        event_id: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "invalid_json";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unknown_api_key`: No API key, or not one this service issued; `api_key_revoked`: The API key was revoked; `agent_disabled`: The agent of this API key is disabled */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unknown_api_key" | "api_key_revoked" | "agent_disabled";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `WEBHOOK_NOT_FOUND`: No such webhook endpoint for this agent */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "WEBHOOK_NOT_FOUND";
                             /** @description Human-readable; do not parse */
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];

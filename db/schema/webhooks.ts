@@ -15,7 +15,7 @@ export type WebhookDeliveryKind = (typeof WEBHOOK_DELIVERY_KINDS)[number];
 export const WEBHOOK_ENDPOINT_STATUSES = ['active', 'disabled'] as const;
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered'] as const;
 
-/** An agent's webhook endpoint. The signing secret is kept as is (it signs; it cannot be a hash) and shown once. */
+/** An agent's webhook endpoint. The signing secret signs, so it cannot be a hash: it is stored sealed (AES-256-GCM, server/domain/webhooks/secretStore.ts) and shown once. */
 export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {

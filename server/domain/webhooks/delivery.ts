@@ -6,6 +6,7 @@ import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import { leaseDueDeliveries, type LeasedDelivery } from '@/db/hot/webhooks';
 import { enqueueNotification } from '../notificationService';
 import { guardedLookup, literalHostRefused } from './urlSafety';
+import { openWebhookSecret } from './secretStore';
 import { signatureHeaders } from './signature';
 
 /** An endpoint is disabled after this many failed attempts in a row (docs/webhooks.md "Retries"). */
@@ -52,7 +53,7 @@ export function attemptDelivery(d: LeasedDelivery, allowPrivate: boolean, now: D
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'agent-scheduler-webhooks/1',
-      ...signatureHeaders(d.secret, d.id, d.body, now),
+      ...signatureHeaders(openWebhookSecret(d.secret), d.id, d.body, now),
     };
     const req = client.request(url, { method: 'POST', headers, agent: false, lookup: guardedLookup(allowPrivate), timeout: DELIVERY_TIMEOUT_MS }, (res) => {
       res.resume(); // the answer's body is not read

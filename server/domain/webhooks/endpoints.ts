@@ -5,6 +5,7 @@ import type { AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { isUuid, newId, randomToken, SECRET_PREFIX } from '../ids';
 import { eventBody } from './outbox';
+import { sealWebhookSecret } from './secretStore';
 import { assertPublicTarget } from './urlSafety';
 
 /**
@@ -77,7 +78,7 @@ export async function createWebhook(
       agentId: actor.agentId,
       url: input.url,
       description: input.description ?? null,
-      secret,
+      secret: sealWebhookSecret(secret),
       events: [...new Set(input.events)],
       createdAt: now,
       updatedAt: now,

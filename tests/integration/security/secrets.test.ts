@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/server/db';
 import { hashSecret, newId } from '@/server/domain/ids';
+import { webhookEndpoints } from '@/db/schema';
+import { openWebhookSecret } from '@/server/domain/webhooks/secretStore';
 import { api, uniqueEmail, type ApiOptions, type ApiResponse } from '../../helpers/app';
 import { buildWorld, ipPool, tokenOf, type World } from './world';
 
@@ -118,23 +120,29 @@ async function tableTexts(): Promise<Map<string, string>> {
 
 describe('secrets at rest', () => {
   it('saw a secret of every kind the API hands out', () => {
-    for (const prefix of ['ak_', 'rc_', 'pt_', 'cv_']) expect(secrets.some((s) => s.startsWith(prefix)), `no ${prefix} secret was handed out`).toBe(true);
-    expect(secrets.every((s) => /^(ak|rc|pt|cv)_[A-Za-z0-9_-]{40,}$/.test(s)), secrets.join(', ')).toBe(true);
+    for (const prefix of ['ak_', 'rc_', 'pt_', 'cv_', 'whsec_']) expect(secrets.some((s) => s.startsWith(prefix)), `no ${prefix} secret was handed out`).toBe(true);
+    expect(secrets.every((s) => /^(ak|rc|pt|cv|whsec)_[A-Za-z0-9_-]{40,}$/.test(s)), secrets.join(', ')).toBe(true);
   });
 
-  it('no table holds a plaintext secret, its random part or any 20-character piece of it; each is stored as its SHA-256', async () => {
+  it('no table holds a plaintext secret, its random part, its base64 or any 20-character piece of it; each is stored as its SHA-256 (signing secrets sealed)', async () => {
     const texts = await tableTexts();
     expect(texts.size).toBeGreaterThanOrEqual(15);
     const all = [...texts.values()].join('\n');
     const found: string[] = [];
     for (const secret of new Set(secrets)) {
-      const random = secret.slice(3);
+      const random = secret.slice(secret.indexOf('_') + 1);
       const needles = [secret, random, ...Array.from({ length: random.length - 19 }, (_, i) => random.slice(i, i + 20))];
       for (const [table, text] of texts) {
         const hit = needles.find((n) => text.includes(n));
         if (hit) found.push(`${table}: ${secret.slice(0, 11)}... (matched "${hit}")`);
       }
-      if (!all.includes(hashSecret(secret))) found.push(`${secret.slice(0, 11)}...: its SHA-256 is stored nowhere (where does it live?)`);
+      const base64 = Buffer.from(secret).toString('base64');
+      if (all.includes(base64.slice(0, 40))) found.push(`${secret.slice(0, 11)}...: stored as base64`);
+      if (secret.startsWith('whsec_')) {
+        // A signing secret cannot be a hash: it is stored sealed (AES-256-GCM) and must open to itself.
+        const sealed = (await (await getDb()).select({ secret: webhookEndpoints.secret }).from(webhookEndpoints)).map((r) => r.secret);
+        if (!sealed.some((v) => v.startsWith('{') && openWebhookSecret(v) === secret)) found.push(`${secret.slice(0, 11)}...: not stored sealed`);
+      } else if (!all.includes(hashSecret(secret))) found.push(`${secret.slice(0, 11)}...: its SHA-256 is stored nowhere (where does it live?)`);
     }
     expect(found).toEqual([]);
   });

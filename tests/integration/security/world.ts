@@ -35,6 +35,10 @@ export type World = {
   audienceId: string;
   audienceName: string;
   allocationId: string;
+  /** The owner's (internal) calendar. */
+  calendarId: string;
+  /** A webhook endpoint of the admin agent. */
+  webhookId: string;
   /** Agent proposal (POST /v1/booking-proposals), when the endpoint answers 201. */
   proposalId: string | null;
   /** Public proposal tokens (from status_url / contact_verification_url), when submission answers 201. */
@@ -121,6 +125,10 @@ export async function buildWorld(ip: () => string, opts: { customer?: TestCustom
   const audience = must(await call('POST', `${P}/audiences`, { key, body: { name: audienceName, members: [{ email: uniqueEmail('member') }] } }), 201, 'audience');
   const allocation = must(await call('POST', `${P}/allocations`, { key, body: { link_id: link.body.link_id, slug, limit: 5, period: 'week' } }), 201, 'allocation');
 
+  const calendars = must(await call('GET', `/v1/calendars?owner_email=${encodeURIComponent(ownerEmail)}`, { key }), 200, 'calendars');
+  const webhook = must(await call('POST', '/v1/webhooks', { key, body: { url: 'http://127.0.0.1:9/security-world', events: ['booking.created'] } }), 201, 'webhook');
+  secrets.push(webhook.body.secret);
+
   // Agent proposals and public submissions are being finished: use them where they answer.
   const proposal = await call('POST', '/v1/booking-proposals', {
     key,
@@ -165,6 +173,8 @@ export async function buildWorld(ip: () => string, opts: { customer?: TestCustom
     audienceId: audience.body.audience_id,
     audienceName,
     allocationId: allocation.body.allocation_id,
+    calendarId: calendars.body.calendars[0].calendar_id,
+    webhookId: webhook.body.id,
     proposalId: proposal.status === 201 ? proposal.body.proposal_id : null,
     statusToken,
     verificationToken,
