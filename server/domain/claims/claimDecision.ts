@@ -97,9 +97,14 @@ export type ClaimOperation<T> = {
   refuseWithoutLock?(db: Db): Promise<DomainError | null>;
 };
 
-/** Throw the refusal an operation can answer without the owner lock, if any. */
+/**
+ * Throw the refusal an operation can answer without the owner lock, if any. Only while
+ * another decision on the same key is queued or running in this process (a race): an
+ * uncontended claim goes straight to its transaction, without the extra read.
+ */
 export async function refuseEarly(db: Db, operation: ClaimOperation<unknown>): Promise<void> {
-  const refusal = operation.refuseWithoutLock ? await operation.refuseWithoutLock(db) : null;
+  if (!operation.refuseWithoutLock || !queues.has(operation.queueKey)) return;
+  const refusal = await operation.refuseWithoutLock(db);
   if (refusal) throw refusal;
 }
 

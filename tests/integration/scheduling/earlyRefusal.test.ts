@@ -6,9 +6,10 @@ import { newCustomer, type TestCustomer } from '../../helpers/app';
 import { call, claimsOf, directAgents, nextWeekday, ownerIdOf, setupOwner } from './fixtures';
 
 /**
- * A claim whose slot a plain read already shows taken is refused without the owner lock
- * (server/domain/claims/earlyRefusal.ts): the test holds the owner's row lock in another
- * transaction, and the refusal still arrives, with the locked path's 409 and audit row.
+ * During a race, a claim whose slot a plain read already shows taken is refused without
+ * the owner lock (server/domain/claims/earlyRefusal.ts): the test holds the owner's row lock
+ * in another transaction while a first request waits for it, and the refusals still arrive,
+ * with the locked path's 409 and audit rows.
  * PostgreSQL only: PGlite is one connection, so a second transaction cannot hold the lock.
  */
 const ON_POSTGRES = Boolean(process.env.DATABASE_URL);
@@ -29,6 +30,16 @@ async function withOwnerLocked<T>(ownerId: string, fn: () => Promise<T>): Promis
   });
 }
 
+/** Resolves once a session waits for a row lock (the first request, on the owner row). */
+async function waitForLockWaiter(ownerId: string): Promise<void> {
+  const db = await getDb();
+  for (;;) {
+    const rows = (await db.execute(sql`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%owners%' and datname = current_database()`)) as unknown as unknown[];
+    if (rows.length) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('refusals without the owner lock', () => {
   it('a booking and a candidate hold on a taken slot get their 409 while the owner is locked; the audit rows are written', async (ctx) => {
     if (!ON_POSTGRES) ctx.skip();
@@ -40,12 +51,18 @@ describe('refusals without the owner lock', () => {
     const won = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: owner, meeting_class: 'internal', ...slot } });
     expect(won.status, won.text).toBe(201);
 
-    const [booking, hold] = await withOwnerLocked(ownerId, () =>
-      Promise.all([
+    // A first request queues for the owner and waits on the lock; the next ones find the queue
+    // busy (a race) and are answered from a read while it still waits.
+    let first!: Promise<Awaited<ReturnType<typeof call>>>;
+    const [booking, hold] = await withOwnerLocked(ownerId, async () => {
+      first = call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: owner, meeting_class: 'internal', ...slot } });
+      await waitForLockWaiter(ownerId);
+      return Promise.all([
         call('POST', '/v1/bookings', { key: agent.key, body: { owner_email: owner, meeting_class: 'internal', ...slot } }),
         call('POST', '/v1/holds', { key: agent.key, body: { owner_email: owner, meeting_class: 'internal', hold_scope: 'candidate', candidate: slot } }),
-      ]),
-    );
+      ]);
+    });
+    expect((await first).status).toBe(409);
     for (const r of [booking, hold]) {
       expect(r.status, r.text).toBe(409);
       expect(r.body.error.code).toBe('ARBITRATION_REJECTED');
