@@ -15,7 +15,7 @@
  *       both requests).
  * Tables are VACUUM ANALYZEd after seeding and before every measurement (autovacuum may be off).
  *
- * Options: --sizes=a,b --rounds=N --histories=a,b --clients=N --duration=S --transports=socket,tcp
+ * Options: --keep (leave the seeded rows; deleting millions of claims takes minutes) --sizes=a,b --rounds=N --histories=a,b --clients=N --duration=S --transports=socket,tcp
  *   --app-dir=DIR (serve an already built app, e.g. an older commit's, instead of building this
  *   checkout) --label=TEXT (names the run in the output) --reuse-build --out=FILE (JSON results)
  * Environment: BENCH_DATABASE_URL (TCP, default postgres://postgres@127.0.0.1:5432/bench),
@@ -258,7 +258,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await cleanup(db, seeded.customerId);
+    if (!flag('keep')) await cleanup(db, seeded.customerId);
     await handle.close();
   }
   const out = opt('out');
