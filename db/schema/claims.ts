@@ -82,6 +82,9 @@ export const claims = pgTable(
     index('claims_agent_idem_idx').on(t.agentId, t.idempotencyKey),
     // The sweeper's look-up of holds whose time to live has passed.
     index('claims_active_hold_expiry_idx').on(t.expiresAt).where(sql`${t.kind} = 'hold' and ${t.status} = 'active'`),
+    // One owner's due holds, expired inside its claim transaction: the owner's active holds
+    // only, never its history (docs/operations.md, "Query plans").
+    index('claims_owner_active_hold_expiry_idx').on(t.ownerId, t.expiresAt).where(sql`${t.kind} = 'hold' and ${t.status} = 'active'`),
     // The owner and the meeting class belong to the claim's customer.
     foreignKey({ name: 'claims_owner_fk', columns: [t.customerId, t.ownerId], foreignColumns: [owners.customerId, owners.id] }).onDelete('cascade'),
     foreignKey({ name: 'claims_meeting_class_fk', columns: [t.customerId, t.meetingClassId], foreignColumns: [meetingClasses.customerId, meetingClasses.id] }).onDelete('restrict'),

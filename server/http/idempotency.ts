@@ -3,7 +3,7 @@ import type { Db } from '@/db/client';
 import { defer } from '@/db/hot/driver';
 import { completeKeyRecord, insertKeyRecord } from '@/db/hot/idempotency';
 import { idempotencyRecords } from '@/db/schema';
-import { runClaimTransaction, type ClaimOperation } from '@/server/domain/claims/claimDecision';
+import { refuseEarly, runClaimTransaction, type ClaimOperation } from '@/server/domain/claims/claimDecision';
 import { DomainError } from '@/server/domain/errors';
 import { newId, sha256Hex } from '@/server/domain/ids';
 
@@ -99,6 +99,7 @@ export async function runClaimWithAnswer<T>(
   record: { recordId: string; status: number; redact: string[] } | null,
 ): Promise<{ value: T; text: string | null }> {
   let text: string | null = null;
+  await refuseEarly(db, operation);
   const answer = await runClaimTransaction(
     db,
     async (tx) => {

@@ -9,6 +9,7 @@ import { enqueueNotification } from '../notificationService';
 import { writeAudit } from './audit';
 import { lockOwner, rulesWarnings, type ClaimRow } from './claimTarget';
 import { claimMadeWithKey, loadClaimTarget, ownerQueueKey, requestPolicy, runClaim, runClaimOperation, type Answer, type ClaimOperation } from './claimDecision';
+import { refuseWithoutLock } from './earlyRefusal';
 import { findHold } from './holdService';
 import { bookingView, holdStatus, type BookingView } from './views';
 import { assertBookingSpan } from './windows';
@@ -56,6 +57,7 @@ export function bookingClaim(actor: AgentActor, input: BookingInput, now: Date, 
   assertBookingSpan(input.start, input.end);
   return {
     queueKey: ownerQueueKey(actor.customerId, input.ownerEmail),
+    refuseWithoutLock: (db) => refuseWithoutLock(db, { action: 'booking.create', kind: 'booking', actor, input, start: input.start, end: input.end, now, idempotencyKey }),
     run: async (tx) => {
       // One pipeline: the owner lock comes first on the connection.
       const [{ target, around }, made] = await Promise.all([

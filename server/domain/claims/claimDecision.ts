@@ -9,7 +9,7 @@ import { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
 import { recordWebhookEvent } from '../webhooks/outbox';
 import { arbitrate, nextAvailable, VERDICT_CLAIMS_MARGIN_MS, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
-import { writeAudit, type AuditAction } from './audit';
+import { writeAudit, type AuditAction, type AuditEntry } from './audit';
 import { claimRow, insertClaim, type NewClaim, type OwnerRef } from './claimStore';
 import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 
@@ -88,10 +88,30 @@ export type Answer<T> = { ok: true; value: T } | { ok: false; error: DomainError
  * The caller opens the transaction: the REST wrapper (server/http/handler.ts), which stores
  * the idempotent answer as the transaction's last statement, or runClaimOperation.
  */
-export type ClaimOperation<T> = { queueKey: string; run(tx: Tx): Promise<Answer<T>> };
+export type ClaimOperation<T> = {
+  queueKey: string;
+  run(tx: Tx): Promise<Answer<T>>;
+  /**
+   * A refusal settled by a plain read before the queue and the owner lock
+   * (earlyRefusal.ts), or null: run it first (refuseEarly), then the transaction.
+   */
+  refuseWithoutLock?(db: Db): Promise<DomainError | null>;
+};
+
+/**
+ * Throw the refusal an operation can answer without the owner lock, if any. Only while
+ * another decision on the same key is queued or running in this process (a race): an
+ * uncontended claim goes straight to its transaction, without the extra read.
+ */
+export async function refuseEarly(db: Db, operation: ClaimOperation<unknown>): Promise<void> {
+  if (!operation.refuseWithoutLock || !queues.has(operation.queueKey)) return;
+  const refusal = await operation.refuseWithoutLock(db);
+  if (refusal) throw refusal;
+}
 
 /** Run a claim operation in a transaction of its own: its value, or its rejection thrown after commit. */
 export async function runClaimOperation<T>(db: Db, operation: ClaimOperation<T>): Promise<T> {
+  await refuseEarly(db, operation);
   const answer = await runClaimTransaction(db, (tx) => operation.run(tx), operation.queueKey);
   if (!answer.ok) throw answer.error;
   return answer.value;
@@ -165,14 +185,7 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
     at: now,
   };
   if (decision.outcome !== 'accept') {
-    const outcome = decision.outcome === 'counter_propose' ? 'counter_propose' : 'reject';
-    const reason = decision.outcome === 'past_time' ? 'PAST_TIME' : decision.reason;
-    defer(tx, writeAudit(tx, {
-      ...audit,
-      outcome,
-      reason,
-      details: decision.outcome === 'past_time' ? undefined : { failed_reason: decision.failedReason, alternatives: alternativesJson(decision.alternatives) },
-    }));
+    defer(tx, writeAudit(tx, rejectionAudit(audit, decision)));
     return { ok: false, error: decisionError(decision, around, { target, policy: request.policy, start, end, now: now.getTime() }) };
   }
 
@@ -190,6 +203,16 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
     defer(tx, recordWebhookEvent(tx, { agentId: claim.agentId, kind: holdId ? 'booking.confirmed' : 'booking.created', data, now }));
   }
   return { ok: true, row: claimRow(claim), preemptedIds, warnings: decision.warnings };
+}
+
+/** The audit row of a refused claim: its outcome, reason, and the alternatives its 409 offers. */
+export function rejectionAudit(audit: Omit<AuditEntry, 'outcome'>, decision: Exclude<Decision, { outcome: 'accept' }>): AuditEntry {
+  return {
+    ...audit,
+    outcome: decision.outcome === 'counter_propose' ? 'counter_propose' : 'reject',
+    reason: decision.outcome === 'past_time' ? 'PAST_TIME' : decision.reason,
+    details: decision.outcome === 'past_time' ? undefined : { failed_reason: decision.failedReason, alternatives: alternativesJson(decision.alternatives) },
+  };
 }
 
 /** Mark the claims that give way preempted and tell their agents. */

@@ -10,6 +10,7 @@ import { writeAudit } from './audit';
 import { claimRow, insertClaim } from './claimStore';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './claimTarget';
 import { claimMadeWithKey, loadAround, loadClaimTarget, ownerQueueKey, requestPolicy, runClaim, runClaimOperation, type Answer, type ClaimOperation } from './claimDecision';
+import { refuseWithoutLock } from './earlyRefusal';
 import { assertBookingSpan, noSlotsError, validateWindow } from './windows';
 import { holdView, type HoldView } from './views';
 
@@ -29,7 +30,13 @@ export function holdClaim(actor: AgentActor, input: HoldInput, now: Date, idempo
   } else {
     validateWindow(input.window, input.durationMinutes, now);
   }
-  return { queueKey: ownerQueueKey(actor.customerId, input.ownerEmail), run: (tx) => holdInTransaction(tx, actor, input, now, idempotencyKey) };
+  const candidate = input.scope === 'candidate' ? input.candidate : undefined;
+  return {
+    queueKey: ownerQueueKey(actor.customerId, input.ownerEmail),
+    // A window hold looks for a free stretch instead of one slot: it always goes the locked way.
+    refuseWithoutLock: candidate && ((db) => refuseWithoutLock(db, { action: 'hold.create', kind: 'hold', actor, input, start: candidate.start, end: candidate.end, now, idempotencyKey })),
+    run: (tx) => holdInTransaction(tx, actor, input, now, idempotencyKey),
+  };
 }
 
 export async function createHold(db: Db, actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null): Promise<HoldView> {
