@@ -3,7 +3,7 @@ import type { Executor } from '@/db/client';
 import { calendarEvents, calendars } from '@/db/schema';
 import { getConfig } from '@/server/config';
 import { DomainError } from '../errors';
-import { newId } from '../ids';
+import { isUuid, newId } from '../ids';
 import { getOwner } from '../ownerService';
 import { discoverCaldavCalendars, type CaldavSettings } from './caldav';
 import { exchangeGoogleCode } from './google';
@@ -76,8 +76,9 @@ export async function listCalendars(db: Executor, customerId: string, ownerEmail
 
 async function ownerCalendar(db: Executor, customerId: string, ownerEmail: string, calendarId: string): Promise<CalendarRow> {
   const owner = await getOwner(db, customerId, ownerEmail);
-  const [row] = await db.select().from(calendars).where(and(eq(calendars.id, calendarId), eq(calendars.ownerId, owner.id)));
-  if (!row) throw new DomainError('CALENDAR_NOT_FOUND', `${owner.email} has no calendar ${calendarId}`);
+  // A malformed id is just an unknown one (never a database error).
+  const [row] = isUuid(calendarId) ? await db.select().from(calendars).where(and(eq(calendars.id, calendarId), eq(calendars.ownerId, owner.id))) : [];
+  if (!row) throw new DomainError('CALENDAR_NOT_FOUND', `${owner.email} has no such calendar`);
   return row;
 }
 
