@@ -79,7 +79,7 @@ describe('calendar resolution', () => {
     const other = await setupOwner(admin, { timeZone: 'UTC' });
     expect((await call('PATCH', `/v1/calendars/${id}`, { key: admin.key, body: { owner_email: other, make_primary: true } })).body.error.code).toBe('CALENDAR_NOT_FOUND');
     // a malformed id is an unknown one: 404, never a database error
-    for (const bad of ['admin', 'cv_x', '..']) {
+    for (const bad of ['admin', 'cv_x', 'not-a-uuid']) {
       const r = await call('PATCH', `/v1/calendars/${bad}`, { key: admin.key, body: { owner_email: owner, check_conflicts: true } });
       expect([r.status, r.body.error.code]).toEqual([404, 'CALENDAR_NOT_FOUND']);
       const d = await call('DELETE', `/v1/calendars/${bad}?owner_email=${encodeURIComponent(owner)}`, { key: admin.key });
