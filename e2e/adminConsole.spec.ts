@@ -28,8 +28,8 @@ async function setPassword(email: string, password: string) {
 
 async function signIn(page: Page, who: { email: string; password: string }) {
   await page.goto(`${base}/api/auth/signin`);
-  await page.getByLabel('Email').fill(who.email);
-  await page.getByLabel('Password').fill(who.password);
+  await page.getByLabel('Email', { exact: true }).first().fill(who.email);
+  await page.getByLabel('Password', { exact: true }).fill(who.password);
   await page.getByRole('button', { name: /sign in/i }).click();
   await page.waitForURL((url) => !url.pathname.startsWith('/api/auth/signin'));
 }

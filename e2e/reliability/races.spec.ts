@@ -181,7 +181,7 @@ async function race(
   }
   // The audit log: every accepted decision on a slot is audited once, in the transaction that made it.
   const accepts = await world!.sql<{ start_at: Date; action: string }[]>`
-    select start_at, action from audit_log where owner_id = ${ownerId} and outcome = 'accept' and action not in ${world!.sql(['proposal.create', setupAction ?? 'none'])}`;
+    select start_at, action from audit_log where owner_id = ${ownerId} and outcome = 'accept' and start_at is not null and action not in ${world!.sql(['proposal.create', setupAction ?? 'none'])}`;
   for (let round = 0; round < ROUNDS; round++) {
     const slot = slotOf(round);
     const on = accepts.filter((a) => a.start_at.getTime() >= slot.startMs && a.start_at.getTime() < slot.endMs + 15 * 60_000);
