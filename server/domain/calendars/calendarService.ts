@@ -45,27 +45,7 @@ export async function connectCaldav(db: Executor, customerId: string, ownerEmail
   const settings: CaldavSettings = { serverUrl: input.serverUrl, username: input.username, calendarUrl: chosen.url };
   const credentials = sealSecret({ password: input.password });
   const existing = (await db.select().from(calendars).where(and(eq(calendars.ownerId, owner.id), eq(calendars.type, 'caldav')))).find((c) => sameUrl(String(c.settings.calendarUrl ?? ''), chosen.url));
-  const id = existing?.id ?? newId();
-  await db.transaction(async (tx) => {
-    if (input.makePrimary) await tx.update(calendars).set({ isPrimary: false, updatedAt: now }).where(and(eq(calendars.ownerId, owner.id), eq(calendars.isPrimary, true), ne(calendars.id, id)));
-    const fields = {
-      status: 'active' as const,
-      displayName: chosen.displayName,
-      settings,
-      credentials,
-      syncState: null,
-      lastSyncError: null,
-      syncLeaseUntil: null,
-      updatedAt: now,
-      ...(input.makePrimary ? { isPrimary: true } : {}),
-      ...(input.checkConflicts !== undefined ? { checkConflicts: input.checkConflicts } : {}),
-    };
-    if (existing) await tx.update(calendars).set(fields).where(eq(calendars.id, id));
-    else await tx.insert(calendars).values({ id, customerId, ownerId: owner.id, type: 'caldav', isPrimary: false, ...fields, createdAt: now });
-  });
-  const sync = await syncCalendar(db, id, now);
-  const [calendar] = await db.select().from(calendars).where(eq(calendars.id, id));
-  return { calendar, sync };
+  return storeConnection(db, { customerId, ownerId: owner.id, existing, type: 'caldav', displayName: chosen.displayName, settings, credentials, input }, now);
 }
 
 /** An owner's calendars, primary first. */
@@ -172,23 +152,44 @@ async function connectOAuth(
   }
   const calendarId = input.calendarId ?? 'primary';
   const existing = (await db.select().from(calendars).where(and(eq(calendars.ownerId, owner.id), eq(calendars.type, type)))).find((c) => c.settings.calendarId === calendarId);
-  const id = existing?.id ?? newId();
+  return storeConnection(db, { customerId, ownerId: owner.id, existing, type, displayName: calendarId, settings: { calendarId }, credentials: sealSecret(tokens), input }, now);
+}
+
+/**
+ * Store a connection (new, or a reconnect of the same provider calendar) as
+ * active with fresh credentials, make it primary if asked, and sync it once.
+ */
+async function storeConnection(
+  db: Executor,
+  c: {
+    customerId: string;
+    ownerId: string;
+    existing: CalendarRow | undefined;
+    type: string;
+    displayName: string;
+    settings: Record<string, unknown>;
+    credentials: ReturnType<typeof sealSecret>;
+    input: { makePrimary?: boolean; checkConflicts?: boolean };
+  },
+  now: Date,
+): Promise<{ calendar: CalendarRow; sync: SyncResult }> {
+  const id = c.existing?.id ?? newId();
   await db.transaction(async (tx) => {
-    if (input.makePrimary) await tx.update(calendars).set({ isPrimary: false, updatedAt: now }).where(and(eq(calendars.ownerId, owner.id), eq(calendars.isPrimary, true), ne(calendars.id, id)));
+    if (c.input.makePrimary) await tx.update(calendars).set({ isPrimary: false, updatedAt: now }).where(and(eq(calendars.ownerId, c.ownerId), eq(calendars.isPrimary, true), ne(calendars.id, id)));
     const fields = {
       status: 'active' as const,
-      displayName: calendarId,
-      settings: { calendarId },
-      credentials: sealSecret(tokens),
+      displayName: c.displayName,
+      settings: c.settings,
+      credentials: c.credentials,
       syncState: null,
       lastSyncError: null,
       syncLeaseUntil: null,
       updatedAt: now,
-      ...(input.makePrimary ? { isPrimary: true } : {}),
-      ...(input.checkConflicts !== undefined ? { checkConflicts: input.checkConflicts } : {}),
+      ...(c.input.makePrimary ? { isPrimary: true } : {}),
+      ...(c.input.checkConflicts !== undefined ? { checkConflicts: c.input.checkConflicts } : {}),
     };
-    if (existing) await tx.update(calendars).set(fields).where(eq(calendars.id, id));
-    else await tx.insert(calendars).values({ id, customerId, ownerId: owner.id, type, isPrimary: false, ...fields, createdAt: now });
+    if (c.existing) await tx.update(calendars).set(fields).where(eq(calendars.id, id));
+    else await tx.insert(calendars).values({ id, customerId: c.customerId, ownerId: c.ownerId, type: c.type, isPrimary: false, ...fields, createdAt: now });
   });
   const sync = await syncCalendar(db, id, now);
   const [calendar] = await db.select().from(calendars).where(eq(calendars.id, id));
