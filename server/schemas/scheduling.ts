@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { Email, Pagination, Timestamp, UtcDateTime, Warnings } from './common';
+import { Email, LocalFields, Pagination, Timestamp, UtcDateTime, Warnings } from './common';
 import { Alternative, ArbitrationReason, Notification } from './errors';
 
 const Duration = z.int().min(5).max(480);
 const Interval = z.strictObject({ start: UtcDateTime, end: UtcDateTime });
-const IsoInterval = z.object({ start: Timestamp, end: Timestamp });
+const IsoInterval = z.object({ start: Timestamp, end: Timestamp, ...LocalFields });
 const MeetingClassName = z.string().min(1).max(100);
 const CalendarType = z.string().min(1).max(40);
 const Attendees = z.array(z.strictObject({ email: Email, name: z.string().min(1).max(200).optional() })).max(50);
@@ -22,7 +22,7 @@ export const AvailabilitySearchBody = z.strictObject({
 export const AvailabilityResult = z.object({
   owner_email: z.string(),
   time_zone: z.string(),
-  slots: z.array(z.object({ start: Timestamp, end: Timestamp, preempts: z.boolean() })),
+  slots: z.array(z.object({ start: Timestamp, end: Timestamp, ...LocalFields, preempts: z.boolean() })),
   warnings: Warnings,
 });
 
@@ -40,6 +40,7 @@ export const Hold = z.object({
   hold_id: z.string(),
   hold_scope: z.enum(['candidate', 'window']),
   held_window: IsoInterval,
+  ...LocalFields,
   duration_minutes: z.int(),
   expires_at: Timestamp,
   expires_in_seconds: z.int().describe('Remaining time to live; use it for expiry checks'),
@@ -78,6 +79,7 @@ export const Booking = z.object({
   meeting_class: z.string().nullable(),
   start: Timestamp,
   end: Timestamp,
+  ...LocalFields,
   status: z.enum(['confirmed', 'cancelled', 'preempted']),
   calendar_type: z.string(),
   title: z.string().nullable(),

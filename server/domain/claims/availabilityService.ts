@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import type { AgentActor } from '../access';
 import { DomainError, invalidField } from '../errors';
-import { arbitrate, searchSlots, timeZoneName, type AlternativeReasonCode, type RejectReason } from '../scheduling';
+import { arbitrate, localSpan, searchSlots, timeZoneName, type AlternativeReasonCode, type RejectReason } from '../scheduling';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules } from './claimTarget';
 import { alternativesJson, requestPolicy } from './claimDecision';
 import { assertBookingSpan, DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, noSlotsError, validateWindow } from './windows';
@@ -23,7 +23,7 @@ export type AvailabilityInput = {
 export type AvailabilityResult = {
   owner_email: string;
   time_zone: string;
-  slots: { start: string; end: string; preempts: boolean }[];
+  slots: { start: string; end: string; start_local: string; end_local: string; preempts: boolean }[];
   warnings?: string[];
 };
 
@@ -60,7 +60,7 @@ export async function searchAvailability(db: Db, actor: AgentActor, input: Avail
   const out: AvailabilityResult = {
     owner_email: owner.email,
     time_zone: timeZoneName(owner.timeZone),
-    slots: result.slots.map((s) => ({ start: new Date(s.start).toISOString(), end: new Date(s.end).toISOString(), preempts: s.preempts })),
+    slots: result.slots.map((s) => ({ ...localSpan(s.start, s.end, owner.timeZone), preempts: s.preempts })),
   };
   if (result.warnings.length) out.warnings = result.warnings;
   return out;
@@ -69,7 +69,7 @@ export async function searchAvailability(db: Db, actor: AgentActor, input: Avail
 export type EvaluateResult = {
   outcome: 'accept' | 'reject' | 'counter_propose';
   reason?: RejectReason | 'COUNTER_PROPOSED' | 'PAST_TIME';
-  alternatives: { start: string; end: string; reason_code: AlternativeReasonCode }[];
+  alternatives: { start: string; end: string; start_local?: string; end_local?: string; reason_code: AlternativeReasonCode }[];
   would_preempt: string[];
   warnings?: string[];
 };
@@ -94,7 +94,7 @@ export async function evaluateBooking(
     if (decision.warnings.length) res.warnings = decision.warnings;
     return res;
   }
-  const res: EvaluateResult = { outcome: decision.outcome, reason: decision.reason, alternatives: alternativesJson(decision.alternatives), would_preempt: [] };
+  const res: EvaluateResult = { outcome: decision.outcome, reason: decision.reason, alternatives: alternativesJson(decision.alternatives, target.owner.timeZone), would_preempt: [] };
   if (decision.warnings.length) res.warnings = decision.warnings;
   return res;
 }

@@ -7,7 +7,7 @@ import { claims } from '@/db/schema';
 import { hasPermission, normalizeEmail, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
-import { arbitrate, nextAvailable, VERDICT_CLAIMS_MARGIN_MS, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
+import { arbitrate, localSpan, nextAvailable, VERDICT_CLAIMS_MARGIN_MS, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
 import { writeAudit, type AuditAction } from './audit';
 import { claimRow, insertClaim, type NewClaim, type OwnerRef } from './claimStore';
 import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
@@ -22,8 +22,9 @@ export function requestPolicy(actor: AgentActor, target: SchedulingTarget, polic
   };
 }
 
-export function alternativesJson(alts: readonly Alternative[]) {
-  return alts.map((a) => ({ start: iso(a.start), end: iso(a.end), reason_code: a.reason_code }));
+/** Alternatives as answered; with the owner's zone each also carries start_local/end_local. */
+export function alternativesJson(alts: readonly Alternative[], timeZone?: string) {
+  return alts.map((a) => (timeZone ? { ...localSpan(a.start, a.end, timeZone), reason_code: a.reason_code } : { start: iso(a.start), end: iso(a.end), reason_code: a.reason_code }));
 }
 
 const REASON_MESSAGES: Record<string, string> = {
@@ -38,7 +39,7 @@ const REASON_MESSAGES: Record<string, string> = {
 /** The 409 (or 422 PAST_TIME) a non-accepting decision answers. */
 export function decisionError(decision: Exclude<Decision, { outcome: 'accept' }>, claimsAround: readonly LoadedClaim[], ctx: { target: SchedulingTarget; policy: RequestPolicy; start: number; end: number; now: number }): DomainError {
   if (decision.outcome === 'past_time') return new DomainError('PAST_TIME', 'The requested start is in the past');
-  const alternatives = alternativesJson(decision.alternatives);
+  const alternatives = alternativesJson(decision.alternatives, ctx.target.owner.timeZone);
   const extra: Record<string, unknown> = { alternatives };
   if (decision.failedReason === 'WORKING_HOURS' || decision.failedReason === 'OFF_DAY') {
     const next = nextAvailable({
@@ -50,7 +51,7 @@ export function decisionError(decision: Exclude<Decision, { outcome: 'accept' }>
       from: ctx.start,
       latestStart: ctx.start + 72 * 3_600_000,
     });
-    extra.next_available = next ? { start: iso(next.start), end: iso(next.end) } : null;
+    extra.next_available = next ? localSpan(next.start, next.end, ctx.target.owner.timeZone) : null;
   }
   if (decision.warnings.length) extra.warnings = decision.warnings;
   const base = REASON_MESSAGES[decision.failedReason] ?? decision.failedReason;
