@@ -140,3 +140,16 @@ export const AuditResult = z.object({
   ),
   next_cursor: z.string().nullable(),
 });
+
+/** GET /v1/holds and GET /v1/bookings (docs/api.md "Reading back"). */
+const ClaimListFilters = {
+  owner_email: Email.optional(),
+  from: UtcDateTime.optional().describe('Only claims ending after this instant'),
+  to: UtcDateTime.optional().describe('Only claims starting before this instant'),
+  agent: z.union([z.literal('me'), z.string().min(1).max(64)]).optional().describe('`me` (this agent) or an agent id: only the claims that agent made'),
+  ...Pagination,
+};
+export const HoldListQuery = z.strictObject({ ...ClaimListFilters, status: Hold.shape.status.optional() });
+export const BookingListQuery = z.strictObject({ ...ClaimListFilters, status: Booking.shape.status.optional() });
+export const HoldList = z.object({ holds: z.array(Hold), next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end') });
+export const BookingList = z.object({ bookings: z.array(Booking), next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end') });

@@ -171,7 +171,7 @@ async function findBooking(db: Executor, actor: AgentActor, bookingId: string, l
   return { ...found, calendarType: found.calendarType ?? 'internal' };
 }
 
-async function preemptedBy(db: Executor, bookingId: string): Promise<string[]> {
+export async function preemptedBy(db: Executor, bookingId: string): Promise<string[]> {
   const rows = await db.select({ id: claims.id }).from(claims).where(and(eq(claims.preemptedByClaimId, bookingId), eq(claims.kind, 'booking')));
   return rows.map((r) => r.id);
 }

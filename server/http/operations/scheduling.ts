@@ -3,6 +3,7 @@ import { queryAudit } from '@/server/domain/claims/audit';
 import { searchAvailability, evaluateBooking } from '@/server/domain/claims/availabilityService';
 import { bookingClaim, cancelBooking, confirmClaim, getBooking } from '@/server/domain/claims/bookingService';
 import { getHold, holdClaim, releaseHold } from '@/server/domain/claims/holdService';
+import { listBookings, listHolds } from '@/server/domain/claims/readBack';
 import { drainNotifications } from '@/server/domain/notificationService';
 import { defineOperation } from '../operation';
 import { IdParams } from '@/server/schemas/common';
@@ -221,4 +222,42 @@ export const auditLogOp = defineOperation({
       }),
     };
   },
+});
+
+const listQuery = (q: { owner_email?: string; from?: string; to?: string; status?: string; agent?: string; limit: number; cursor?: string }) => ({
+  ownerEmail: q.owner_email,
+  from: q.from ? date(q.from) : undefined,
+  to: q.to ? date(q.to) : undefined,
+  status: q.status,
+  agent: q.agent,
+  limit: q.limit,
+  cursor: q.cursor,
+});
+
+export const listHoldsOp = defineOperation({
+  operationId: 'listHolds',
+  method: 'GET',
+  path: '/v1/holds',
+  summary: 'Holds in the caller\'s owner scope, by start (filters: owner_email, from, to, status, agent = me or an id)',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: ['read_availability', 'create_holds'],
+  query: S.HoldListQuery,
+  success: { status: 200, description: 'A page of holds', schema: S.HoldList },
+  errors: ['owner_scope_denied'],
+  handler: async ({ db, actor, query, now }) => ({ body: await listHolds(db, actor, listQuery(query), now) }),
+});
+
+export const listBookingsOp = defineOperation({
+  operationId: 'listBookings',
+  method: 'GET',
+  path: '/v1/bookings',
+  summary: 'Bookings in the caller\'s owner scope, by start (filters: owner_email, from, to, status, agent = me or an id)',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: ['read_availability', 'create_bookings'],
+  query: S.BookingListQuery,
+  success: { status: 200, description: 'A page of bookings', schema: S.BookingList },
+  errors: ['owner_scope_denied'],
+  handler: async ({ db, actor, query, now }) => ({ body: await listBookings(db, actor, listQuery(query), now) }),
 });
