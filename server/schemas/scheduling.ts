@@ -115,6 +115,7 @@ export const AuditQuery = z.strictObject({
   to: UtcDateTime.optional(),
   outcome: z.enum(['accept', 'reject', 'counter_propose']).optional(),
   action: z.string().max(64).optional(),
+  agent_id: z.string().min(1).max(64).optional().describe('`me` or an agent id: only what that agent did (its refusals included)'),
   ...Pagination,
 });
 export const AuditResult = z.object({

@@ -3,7 +3,7 @@ import type { Executor } from '@/db/client';
 import { auditLog } from '@/db/schema';
 import { insertAudit } from '@/db/hot/audit';
 import { invalidField } from '../errors';
-import { newId } from '../ids';
+import { isUuid, newId } from '../ids';
 
 export type AuditAction = 'hold.create' | 'booking.confirm' | 'booking.create' | 'booking.cancel' | 'proposal.review' | 'proposal.create';
 export type AuditOutcome = 'accept' | 'reject' | 'counter_propose';
@@ -102,6 +102,7 @@ export type AuditQuery = {
   to?: Date;
   outcome?: AuditOutcome;
   action?: string;
+  agentId?: string;
   limit: number;
   cursor?: string;
 };
@@ -129,6 +130,10 @@ export async function queryAudit(db: Executor, customerId: string, q: AuditQuery
   if (q.to) conds.push(lt(auditLog.at, q.to));
   if (q.outcome) conds.push(eq(auditLog.outcome, q.outcome));
   if (q.action) conds.push(eq(auditLog.action, q.action));
+  if (q.agentId) {
+    if (!isUuid(q.agentId)) return { entries: [], next_cursor: null };
+    conds.push(eq(auditLog.agentId, q.agentId));
+  }
   if (q.cursor) {
     const c = decodeCursor(q.cursor);
     conds.push(or(lt(auditLog.at, c.at), and(eq(auditLog.at, c.at), sql`${auditLog.id} < ${c.id}`))!);

@@ -76,3 +76,43 @@ describe('GET /v1/holds', () => {
     expect(released.body.holds).toEqual([]);
   });
 });
+
+describe('who am I, who else, and what did they do', () => {
+  it('GET /v1/agents/me names this agent, its scope, permissions, key prefix and budgets', async () => {
+    const scoped = await newAgent(admin, ['read_availability'], `user:${ownerA}`);
+    const me = await call('GET', '/v1/agents/me', { key: scoped.key });
+    expect(me.status, me.text).toBe(200);
+    expect(me.body).toMatchObject({ agent_id: scoped.agentId, owner_scope: `user:${ownerA}`, permissions: ['read_availability'] });
+    expect(scoped.key.startsWith(me.body.key_prefix)).toBe(true);
+    expect(me.body.rate_limits.holds).toEqual({ limit: 120, window_seconds: 60 });
+  });
+
+  it('GET /v1/agents needs manage_agents and lists every agent', async () => {
+    const plain = await newAgent(admin, ['read_availability'], 'org:*');
+    expectEnvelope(await call('GET', '/v1/agents', { key: plain.key }), 403, 'permission_denied:manage_agents');
+    const all = await call('GET', '/v1/agents', { key: admin.key });
+    expect(all.status, all.text).toBe(200);
+    expect(all.body.agents.map((a: { agent_id: string }) => a.agent_id)).toContain(plain.agentId);
+  });
+
+  it('GET /v1/meeting-classes is readable with read_availability', async () => {
+    const reader = await newAgent(admin, ['read_availability'], 'org:*');
+    const res = await call('GET', '/v1/meeting-classes', { key: reader.key });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.meeting_classes.map((c: { name: string }) => c.name)).toContain('internal');
+    const none = await newAgent(admin, ['create_holds'], 'org:*');
+    expectEnvelope(await call('GET', '/v1/meeting-classes', { key: none.key }), 403, 'permission_denied:manage_customer');
+  });
+
+  it('the audit log filters by agent_id (me or an id)', async () => {
+    const actor = await newAgent(admin, ['create_bookings', 'read_audit'], 'org:*');
+    const made = await book(actor.key, ownerB, '2027-02-05T10:00:00Z', '2027-02-05T10:30:00Z');
+    expect(made.status, made.text).toBe(201);
+    const mine = await call('GET', '/v1/audit-log?agent_id=me', { key: actor.key });
+    expect(mine.status, mine.text).toBe(200);
+    expect(mine.body.entries.length).toBeGreaterThan(0);
+    for (const e of mine.body.entries) expect(e.agent_id).toBe(actor.agentId);
+    const byId = await call('GET', `/v1/audit-log?agent_id=${actor.agentId}`, { key: admin.key });
+    expect(byId.body.entries.map((e: { id: string }) => e.id)).toEqual(mine.body.entries.map((e: { id: string }) => e.id));
+  });
+});
