@@ -67,7 +67,7 @@ const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
   attendee_limit_exceeded: { attendee_limit: z.int().describe('attendee_limit_exceeded: the most attendees allowed, counting the requester') },
 };
 
-const NotificationBase = { id: z.string(), created_at: Timestamp };
+const NotificationBase = { id: z.string(), seq: z.int().describe('Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed'), created_at: Timestamp };
 const notificationKind = <K extends NotificationKind, D extends z.ZodType>(kind: K, description: string, data: D) =>
   z.object({ ...NotificationBase, kind: z.literal(kind), data }).meta({ id: `Notification_${kind.replace('.', '_')}`, description });
 const NOTIFICATION_ITEMS = [

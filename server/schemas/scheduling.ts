@@ -105,6 +105,9 @@ export const EvaluateResult = z.object({
   warnings: Warnings,
 });
 
+export const NotificationsQuery = z.strictObject({
+  since: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Return items with a larger seq, delivered or not (kept 7 days), without draining'),
+});
 export const NotificationsResult = z.object({
   notifications: z.array(Notification),
 });

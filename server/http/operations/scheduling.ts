@@ -4,7 +4,7 @@ import { searchAvailability, evaluateBooking } from '@/server/domain/claims/avai
 import { bookingClaim, cancelBooking, confirmClaim, getBooking } from '@/server/domain/claims/bookingService';
 import { getHold, holdClaim, releaseHold } from '@/server/domain/claims/holdService';
 import { listBookings, listHolds } from '@/server/domain/claims/readBack';
-import { drainNotifications } from '@/server/domain/notificationService';
+import { drainNotifications, notificationsSince } from '@/server/domain/notificationService';
 import { defineOperation } from '../operation';
 import { IdParams } from '@/server/schemas/common';
 import * as S from '@/server/schemas/scheduling';
@@ -187,12 +187,15 @@ export const notificationsOp = defineOperation({
   operationId: 'drainNotifications',
   method: 'GET',
   path: '/v1/notifications',
-  summary: "Drain this agent's notification queue (oldest first, up to 50)",
+  summary: "Drain this agent's notification queue (oldest first, up to 50); with since=<seq>, read the items after it, delivered or not",
   tags: ['Scheduling'],
   auth: 'api_key',
-  success: { status: 200, description: 'Notifications, now marked delivered', schema: S.NotificationsResult },
+  query: S.NotificationsQuery,
+  success: { status: 200, description: 'Notifications (without since: now marked delivered)', schema: S.NotificationsResult },
   errors: [],
-  handler: async ({ db, actor, now }) => ({ body: { notifications: await drainNotifications(db, actor.agentId, now) } }),
+  handler: async ({ db, actor, query, now }) => ({
+    body: { notifications: query.since === undefined ? await drainNotifications(db, actor.agentId, now) : await notificationsSince(db, actor.agentId, query.since, now) },
+  }),
 });
 
 export const auditLogOp = defineOperation({
