@@ -13,12 +13,14 @@ export const AvailabilitySearchBody = z.strictObject({
   owner_email: Email.optional(),
   meeting_class: MeetingClassName,
   duration_minutes: Duration,
-  window: Interval,
+  window: Interval.optional().describe('The window to search; give this or windows[]'),
+  windows: z.array(Interval).min(1).max(14).optional().describe('Up to 14 windows searched as one: the union of their slots, by start (give this or window)'),
+  distinct: z.boolean().optional().describe('true: only slots that do not overlap each other (the earliest first), e.g. three options a person can choose from'),
   calendar_type: CalendarType.optional(),
   slot_step_minutes: z.int().min(5).max(60).optional(),
   max_results: z.int().min(1).max(500).optional(),
   next_available_lookahead_hours: z.int().min(1).max(100_000).optional().describe('1 to 72 (default 72); more answers LOOKAHEAD_EXCEEDS_MAXIMUM').meta({ maximum: 72 }), // documented as the server's limit
-});
+}).refine((b) => (b.window === undefined) !== (b.windows === undefined), { message: 'give exactly one of window and windows', path: ['window'] });
 export const AvailabilityResult = z.object({
   owner_email: z.string(),
   time_zone: z.string(),
