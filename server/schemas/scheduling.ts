@@ -118,7 +118,7 @@ export const AuditQuery = z.strictObject({
   owner_email: Email.optional(),
   from: UtcDateTime.optional(),
   to: UtcDateTime.optional(),
-  outcome: z.enum(['accept', 'reject', 'counter_propose']).optional(),
+  outcome: z.enum(['accept', 'reject', 'counter_propose', 'denied']).optional().describe('denied: a request refused for a missing permission or outside the owner scope (action request.denied, reason the code)'),
   action: z.string().max(64).optional(),
   agent_id: z.string().min(1).max(64).optional().describe('`me` or an agent id: only what that agent did (its refusals included)'),
   ...Pagination,

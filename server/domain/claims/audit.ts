@@ -5,8 +5,8 @@ import { insertAudit } from '@/db/hot/audit';
 import { invalidField } from '../errors';
 import { isUuid, newId } from '../ids';
 
-export type AuditAction = 'hold.create' | 'booking.confirm' | 'booking.create' | 'booking.cancel' | 'proposal.review' | 'proposal.create';
-export type AuditOutcome = 'accept' | 'reject' | 'counter_propose';
+export type AuditAction = 'hold.create' | 'booking.confirm' | 'booking.create' | 'booking.cancel' | 'proposal.review' | 'proposal.create' | 'request.denied';
+export type AuditOutcome = 'accept' | 'reject' | 'counter_propose' | 'denied';
 
 export type AuditEntry = {
   customerId: string;

@@ -116,3 +116,18 @@ describe('who am I, who else, and what did they do', () => {
     expect(byId.body.entries.map((e: { id: string }) => e.id)).toEqual(mine.body.entries.map((e: { id: string }) => e.id));
   });
 });
+
+describe('refusals of permission and scope are audited', () => {
+  it('writes outcome denied with the code, readable by the owner side', async () => {
+    const restricted = await newAgent(admin, ['read_availability'], `user:${ownerA}`);
+    expectEnvelope(await call('GET', '/v1/agents', { key: restricted.key }), 403, 'permission_denied:manage_agents');
+    expectEnvelope(await call('GET', `/v1/bookings?owner_email=${encodeURIComponent(ownerB)}`, { key: restricted.key }), 403, 'owner_scope_denied');
+    const log = await call('GET', `/v1/audit-log?agent_id=${restricted.agentId}&outcome=denied`, { key: admin.key });
+    expect(log.status, log.text).toBe(200);
+    expect(log.body.entries.map((e: { reason: string; action: string; outcome: string }) => [e.action, e.outcome, e.reason])).toEqual([
+      ['request.denied', 'denied', 'owner_scope_denied'],
+      ['request.denied', 'denied', 'permission_denied:manage_agents'],
+    ]);
+    expect(log.body.entries[1].details).toMatchObject({ operation: 'listAgents', method: 'GET', path: '/v1/agents' });
+  });
+});
