@@ -89,6 +89,7 @@ export const Booking = z.object({
   attendees: z.array(z.object({ email: z.string(), name: z.string().nullable(), response: z.string() })),
   created_at: Timestamp,
   preempted_booking_ids: z.array(z.string()),
+  preempted_claims: z.array(z.object({ id: z.string(), kind: z.enum(['hold', 'booking']) })).describe('What this booking pushed aside, with its kind (a hold id is looked up under /v1/holds)'),
   warnings: Warnings,
 });
 

@@ -63,12 +63,12 @@ export function bookingClaim(actor: AgentActor, input: BookingInput, now: Date, 
         loadClaimTarget(tx, actor.customerId, input, input.start, input.end, now),
         claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now),
       ]);
-      const answer = (row: ClaimRow, preemptedIds: string[], warnings: string[]) =>
-        bookingView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, preemptedIds, warnings });
+      const answer = (row: ClaimRow, preemptedIds: string[], warnings: string[], preemptedClaims?: { id: string; kind: 'hold' | 'booking' }[]) =>
+        bookingView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, preemptedIds, preemptedClaims, warnings });
       if (made && !made.holdId) return { ok: true, value: answer(made, await preemptedBy(tx, made.id), rulesWarnings(target.owner)) };
       const claim = newBooking({ actor, ownerId: target.owner.id, calendarId: target.calendar.id, meetingClassId: target.meetingClass.id, start: input.start, end: input.end, now, idempotencyKey }, input);
       const r = await runClaim(tx, { action: 'booking.create', target, policy: requestPolicy(actor, target), claim, now, around });
-      return r.ok ? { ok: true, value: answer(r.row, r.preemptedIds, r.warnings) } : r;
+      return r.ok ? { ok: true, value: answer(r.row, r.preemptedIds, r.warnings, r.preemptedClaims) } : r;
     },
   };
 }
@@ -128,7 +128,7 @@ async function confirmInTransaction(
   const claim = newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: hold.row.id }, input);
   const r = await runClaim(tx, { action: 'booking.confirm', target, policy: requestPolicy(actor, target), claim, now });
   if (!r.ok) return r;
-  return { ok: true, value: bookingView(r.row, { ownerEmail: owner.email, timeZone: owner.timeZone, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: r.preemptedIds, warnings: r.warnings }) };
+  return { ok: true, value: bookingView(r.row, { ownerEmail: owner.email, timeZone: owner.timeZone, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, warnings: r.warnings }) };
 }
 
 function assertSlotInHold(hold: ClaimRow, start: Date, end: Date, timeZone: string) {

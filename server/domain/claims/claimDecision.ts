@@ -77,7 +77,7 @@ export type ClaimRequest = {
 };
 
 /** What a decision returns: the accepted claim's row with what its answer needs, or the rejection (its audit row is written). */
-export type ClaimResult = { ok: true; row: ClaimRow; preemptedIds: string[]; warnings: string[] } | { ok: false; error: DomainError };
+export type ClaimResult = { ok: true; row: ClaimRow; preemptedIds: string[]; preemptedClaims: { id: string; kind: 'hold' | 'booking' }[]; warnings: string[] } | { ok: false; error: DomainError };
 
 /** A claim operation's value, or its rejection, returned from the transaction so its audit row commits. */
 export type Answer<T> = { ok: true; value: T } | { ok: false; error: DomainError };
@@ -184,7 +184,7 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
   const isHold = claim.kind === 'hold';
   defer(tx, insertClaim(tx, claim));
   defer(tx, writeAudit(tx, { ...audit, outcome: 'accept', holdId: isHold ? claim.id : holdId, bookingId: isHold ? null : claim.id, preemptedBookingIds: preemptedIds }));
-  return { ok: true, row: claimRow(claim), preemptedIds, warnings: decision.warnings };
+  return { ok: true, row: claimRow(claim), preemptedIds, preemptedClaims: preempted.map((p) => ({ id: p.id, kind: p.kind })), warnings: decision.warnings };
 }
 
 /** Mark the claims that give way preempted and tell their agents. */

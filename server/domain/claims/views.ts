@@ -36,6 +36,7 @@ export type BookingView = {
   attendees: { email: string; name: string | null; response: string }[];
   created_at: string;
   preempted_booking_ids: string[];
+  preempted_claims: { id: string; kind: 'hold' | 'booking' }[];
   warnings?: string[];
 };
 
@@ -69,7 +70,7 @@ export function holdView(row: ClaimRow, ctx: { ownerEmail: string; timeZone: str
 
 export function bookingView(
   row: ClaimRow,
-  ctx: { ownerEmail: string; timeZone: string; meetingClass: string | null; calendarType: string; preemptedIds?: string[]; warnings?: string[] },
+  ctx: { ownerEmail: string; timeZone: string; meetingClass: string | null; calendarType: string; preemptedIds?: string[]; preemptedClaims?: { id: string; kind: 'hold' | 'booking' }[]; warnings?: string[] },
 ): BookingView {
   const view: BookingView = {
     booking_id: row.id,
@@ -87,6 +88,7 @@ export function bookingView(
     attendees: row.attendees.map((a) => ({ email: a.email, name: a.name ?? null, response: a.response ?? 'needs_action' })),
     created_at: row.createdAt.toISOString(),
     preempted_booking_ids: ctx.preemptedIds ?? [],
+    preempted_claims: ctx.preemptedClaims ?? (ctx.preemptedIds ?? []).map((id) => ({ id, kind: 'booking' as const })),
   };
   if (ctx.warnings?.length) view.warnings = ctx.warnings;
   return view;
