@@ -3,7 +3,7 @@ import { check, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { idColumn, instant, oneOf } from './columns';
 import { customers } from './customers';
 
-export const AUDIT_OUTCOMES = ['accept', 'reject', 'counter_propose'] as const;
+export const AUDIT_OUTCOMES = ['accept', 'reject', 'counter_propose', 'denied'] as const;
 
 /**
  * One row per decision (accept, reject, counter_propose) and per

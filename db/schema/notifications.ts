@@ -1,4 +1,4 @@
-import { foreignKey, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, foreignKey, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { createdAt, idColumn, instant, oneOf } from './columns';
 import { agents } from './agents';
@@ -7,11 +7,16 @@ import { customers } from './customers';
 export const NOTIFICATION_KINDS = ['hold.expired', 'booking.preempted', 'booking.cancelled', 'proposal.reviewed', 'webhook.disabled'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
-/** Per-agent notification queue, drained oldest first into error envelopes and GET /v1/notifications. */
+/**
+ * Per-agent notification queue, drained oldest first into error envelopes and GET /v1/notifications.
+ * `seq` grows with every item (across agents); GET /v1/notifications?since=<seq> reads items after
+ * it, delivered or not, for 7 days (docs/api.md "Notifications").
+ */
 export const notifications = pgTable(
   'notifications',
   {
     id: idColumn(),
+    seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity().notNull(),
     customerId: uuid('customer_id').notNull().references(() => customers.id, { onDelete: 'cascade' }),
     agentId: uuid('agent_id').notNull(),
     kind: text('kind', { enum: NOTIFICATION_KINDS }).notNull(),
@@ -20,6 +25,7 @@ export const notifications = pgTable(
     deliveredAt: instant('delivered_at'),
   },
   (t) => [
+    index('notifications_agent_seq_idx').on(t.agentId, t.seq),
     index('notifications_pending_idx').on(t.agentId, t.createdAt, t.id).where(sql`${t.deliveredAt} is null`),
     foreignKey({ name: 'notifications_agent_fk', columns: [t.customerId, t.agentId], foreignColumns: [agents.customerId, agents.id] }).onDelete('cascade'),
     oneOf('notifications_kind_check', t.kind, NOTIFICATION_KINDS),

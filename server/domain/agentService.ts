@@ -202,3 +202,16 @@ export async function listAgentsWithKeys(db: Executor, customerId: string): Prom
       })),
   }));
 }
+
+/** GET /v1/agents: every agent of the customer, oldest first. */
+export async function listAgents(db: Executor, customerId: string): Promise<AgentView[]> {
+  const rows = await db.select().from(agents).where(eq(agents.customerId, customerId)).orderBy(agents.createdAt, agents.id);
+  return rows.map(agentView);
+}
+
+/** GET /v1/agents/me: the calling agent and the display prefix of the key it called with. */
+export async function describeSelf(db: Executor, customerId: string, agentId: string, keyId: string): Promise<AgentView & { key_id: string; key_prefix: string | null }> {
+  const agent = await getAgent(db, customerId, agentId);
+  const [key] = await db.select({ prefix: apiKeys.prefix }).from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.agentId, agentId)));
+  return { ...agentView(agent), key_id: keyId, key_prefix: key?.prefix ?? null };
+}

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { notifications, type NotificationKind } from '@/db/schema';
 import { newId } from './ids';
@@ -13,7 +13,7 @@ export type NotificationData = {
   'webhook.disabled': { webhook_id: string; url: string; consecutive_failures: number; reason: string };
 };
 
-export type NotificationItem = { [K in NotificationKind]: { id: string; kind: K; created_at: string; data: NotificationData[K] } }[NotificationKind];
+export type NotificationItem = { [K in NotificationKind]: { id: string; seq: number; kind: K; created_at: string; data: NotificationData[K] } }[NotificationKind];
 
 export const MAX_NOTIFICATIONS_PER_DRAIN = 50;
 
@@ -51,6 +51,27 @@ export async function drainNotifications(db: Executor, agentId: string, now: Dat
     .where(inArray(notifications.id, sql`(${pending})`))
     .returning();
   rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
-  // `data` was written by enqueueNotification for its kind.
-  return rows.map((r) => ({ id: r.id, kind: r.kind, created_at: r.createdAt.toISOString(), data: r.data }) as NotificationItem);
+  return rows.map(item);
+}
+
+type NotificationRow = typeof notifications.$inferSelect;
+// `data` was written by enqueueNotification for its kind.
+const item = (r: NotificationRow) => ({ id: r.id, seq: r.seq, kind: r.kind, created_at: r.createdAt.toISOString(), data: r.data }) as NotificationItem;
+
+/** How long an item stays readable through `since` (docs/api.md "Notifications"). */
+export const NOTIFICATION_RETENTION_MS = 7 * 24 * 3_600_000;
+
+/**
+ * GET /v1/notifications?since=<seq>: this agent's items after `since`, delivered or not, from the
+ * last 7 days, in sequence order (up to 50; call again with the last `seq` for more). A read: it
+ * changes no delivery state.
+ */
+export async function notificationsSince(db: Executor, agentId: string, since: number, now: Date): Promise<NotificationItem[]> {
+  const rows = await db
+    .select()
+    .from(notifications)
+    .where(and(eq(notifications.agentId, agentId), gt(notifications.seq, since), gte(notifications.createdAt, new Date(now.getTime() - NOTIFICATION_RETENTION_MS))))
+    .orderBy(asc(notifications.seq))
+    .limit(MAX_NOTIFICATIONS_PER_DRAIN);
+  return rows.map(item);
 }

@@ -94,3 +94,13 @@ export const MintedKey = z.object({
 });
 export const AgentKeyParams = z.strictObject({ id: z.string().min(1).max(64), key_id: z.string().min(1).max(64) });
 export const RevokedKey = z.object({ key_id: z.string(), revoked_at: Timestamp });
+
+const Budget = z.object({ limit: z.int().describe('Requests per window'), window_seconds: z.int() });
+export const AgentSelf = Agent.extend({
+  key_id: z.string().describe('The key this request was made with'),
+  key_prefix: z.string().nullable().describe("That key's display prefix"),
+  rate_limits: z
+    .object({ availability_search: Budget, holds: Budget, bookings: Budget, confirm: Budget, global: Budget.describe('Per client IP, every request no per-key policy covers') })
+    .describe('The budgets that apply to this key (docs/api.md "Rate limits")'),
+});
+export const AgentList = z.object({ agents: z.array(Agent) });

@@ -3,16 +3,28 @@ import { EARLIEST_INSTANT, LATEST_INSTANT, isSupportedInstant } from '@/server/d
 
 /** Shared request/response building blocks (the same schemas validate and document). */
 export const Email = z.email().max(254);
+const DATE_TIME_ACCEPTED = `an RFC 3339 date-time with Z or a UTC offset (YYYY-MM-DDTHH:MM:SS, then Z or +HH:MM / -HH:MM), from ${EARLIEST_INSTANT} to ${LATEST_INSTANT}`;
+/** The UTC spelling of an RFC 3339 date-time (the given precision kept; `Z` inputs unchanged). */
+export function toUtcSpelling(s: string): string {
+  if (s.endsWith('Z')) return s;
+  const iso = new Date(Date.parse(s)).toISOString();
+  return s.includes('.') ? iso : iso.replace('.000Z', 'Z');
+}
 /**
- * Every instant a request gives: UTC, and within the supported range (docs/api.md "Limits"), so
- * margins and lookaheads computed from it stay timestamps the database stores.
+ * Every instant a request gives: an RFC 3339 date-time with any offset, normalised to UTC (`Z`),
+ * and within the supported range (docs/api.md "Limits"), so margins and lookaheads computed from it
+ * stay timestamps the database stores.
  */
 export const UtcDateTime = z.iso
-  .datetime({ offset: false, precision: undefined })
-  .refine((s) => isSupportedInstant(Date.parse(s)), `must be between ${EARLIEST_INSTANT} and ${LATEST_INSTANT}`)
-  .describe(`UTC ISO 8601 date-time ending in Z, from ${EARLIEST_INSTANT} to ${LATEST_INSTANT}`);
+  .datetime({ offset: true, precision: undefined, error: `must be ${DATE_TIME_ACCEPTED}` })
+  .refine((s) => isSupportedInstant(Date.parse(s)), `must be ${DATE_TIME_ACCEPTED}`)
+  .transform(toUtcSpelling)
+  .describe(`RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from ${EARLIEST_INSTANT} to ${LATEST_INSTANT}`);
 /** A response timestamp (documented as `format: date-time`; the server always writes UTC with milliseconds). */
 export const Timestamp = z.iso.datetime().describe('UTC ISO 8601 date-time');
+/** An owner-local twin of a UTC timestamp: RFC 3339 with the owner's offset then (docs/api.md "Time zones"). */
+export const LocalDateTime = z.string().describe("The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00");
+export const LocalFields = { start_local: LocalDateTime, end_local: LocalDateTime };
 export const Weekday = z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
 export const LocalTime = z.string().regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'must be HH:MM (00:00 to 24:00)');
 export const Id = z.string().min(1).max(64);

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import type { NotificationKind } from '@/db/schema';
 import type { ErrorCode } from '@/server/domain/errorCodes';
 import type { AlternativeReasonCode, NoSlotsReason, RejectReason } from '@/server/domain/scheduling';
-import { Timestamp, Warnings } from './common';
+import { LocalDateTime, Timestamp, Warnings } from './common';
+
+const OptionalLocal = { start_local: LocalDateTime.optional(), end_local: LocalDateTime.optional() };
 
 /**
  * The error envelope's parts and the agent notification items, as the
@@ -23,9 +25,9 @@ const NO_SLOTS_REASONS = every<NoSlotsReason>()('NO_FREE_SLOTS', 'DAILY_HOURS_LI
 
 export const ArbitrationReason = z.enum(ARBITRATION_REASONS).meta({ id: 'ArbitrationReason', description: 'Why arbitration refused the slot (COUNTER_PROPOSED: alternatives[] holds slots it would accept)' });
 export const Alternative = z
-  .object({ start: Timestamp, end: Timestamp, reason_code: z.enum(ALTERNATIVE_REASON_CODES).describe('Why the requested slot failed') })
+  .object({ start: Timestamp, end: Timestamp, ...OptionalLocal, reason_code: z.enum(ALTERNATIVE_REASON_CODES).describe('Why the requested slot failed') })
   .meta({ id: 'Alternative', description: 'A slot arbitration would accept instead' });
-export const Slot = z.object({ start: Timestamp, end: Timestamp }).meta({ id: 'Slot' });
+export const Slot = z.object({ start: Timestamp, end: Timestamp, ...OptionalLocal }).meta({ id: 'Slot' });
 export const FieldIssue = z
   .object({ path: z.string().describe('Where the field is, e.g. body.window.start or query.cursor'), message: z.string(), code: z.string().optional().describe('Validator issue code') })
   .meta({ id: 'FieldIssue' });
@@ -38,7 +40,7 @@ export const ErrorDetails = z
   .meta({ id: 'ErrorDetails' });
 
 const NextAvailable = z
-  .object({ start: Timestamp, end: Timestamp })
+  .object({ start: Timestamp, end: Timestamp, ...OptionalLocal })
   .nullable()
   .describe('ARBITRATION_REJECTED for WORKING_HOURS or OFF_DAY, NO_SLOTS_AVAILABLE: the earliest acceptable slot within the lookahead (null: none)');
 
@@ -65,7 +67,7 @@ const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
   attendee_limit_exceeded: { attendee_limit: z.int().describe('attendee_limit_exceeded: the most attendees allowed, counting the requester') },
 };
 
-const NotificationBase = { id: z.string(), created_at: Timestamp };
+const NotificationBase = { id: z.string(), seq: z.int().describe('Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed'), created_at: Timestamp };
 const notificationKind = <K extends NotificationKind, D extends z.ZodType>(kind: K, description: string, data: D) =>
   z.object({ ...NotificationBase, kind: z.literal(kind), data }).meta({ id: `Notification_${kind.replace('.', '_')}`, description });
 const NOTIFICATION_ITEMS = [

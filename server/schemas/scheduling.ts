@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { Email, Pagination, Timestamp, UtcDateTime, Warnings } from './common';
+import { Email, LocalFields, Pagination, Timestamp, UtcDateTime, Warnings } from './common';
 import { Alternative, ArbitrationReason, Notification } from './errors';
 
 const Duration = z.int().min(5).max(480);
 const Interval = z.strictObject({ start: UtcDateTime, end: UtcDateTime });
-const IsoInterval = z.object({ start: Timestamp, end: Timestamp });
+const IsoInterval = z.object({ start: Timestamp, end: Timestamp, ...LocalFields });
 const MeetingClassName = z.string().min(1).max(100);
 const CalendarType = z.string().min(1).max(40);
 const Attendees = z.array(z.strictObject({ email: Email, name: z.string().min(1).max(200).optional() })).max(50);
@@ -13,16 +13,18 @@ export const AvailabilitySearchBody = z.strictObject({
   owner_email: Email.optional(),
   meeting_class: MeetingClassName,
   duration_minutes: Duration,
-  window: Interval,
+  window: Interval.optional().describe('The window to search; give this or windows[]'),
+  windows: z.array(Interval).min(1).max(14).optional().describe('Up to 14 windows searched as one: the union of their slots, by start (give this or window)'),
+  distinct: z.boolean().optional().describe('true: only slots that do not overlap each other (the earliest first), e.g. three options a person can choose from'),
   calendar_type: CalendarType.optional(),
   slot_step_minutes: z.int().min(5).max(60).optional(),
   max_results: z.int().min(1).max(500).optional(),
   next_available_lookahead_hours: z.int().min(1).max(100_000).optional().describe('1 to 72 (default 72); more answers LOOKAHEAD_EXCEEDS_MAXIMUM').meta({ maximum: 72 }), // documented as the server's limit
-});
+}).refine((b) => (b.window === undefined) !== (b.windows === undefined), { message: 'give exactly one of window and windows', path: ['window'] });
 export const AvailabilityResult = z.object({
   owner_email: z.string(),
   time_zone: z.string(),
-  slots: z.array(z.object({ start: Timestamp, end: Timestamp, preempts: z.boolean() })),
+  slots: z.array(z.object({ start: Timestamp, end: Timestamp, ...LocalFields, preempts: z.boolean() })),
   warnings: Warnings,
 });
 
@@ -40,6 +42,7 @@ export const Hold = z.object({
   hold_id: z.string(),
   hold_scope: z.enum(['candidate', 'window']),
   held_window: IsoInterval,
+  ...LocalFields,
   duration_minutes: z.int(),
   expires_at: Timestamp,
   expires_in_seconds: z.int().describe('Remaining time to live; use it for expiry checks'),
@@ -78,6 +81,7 @@ export const Booking = z.object({
   meeting_class: z.string().nullable(),
   start: Timestamp,
   end: Timestamp,
+  ...LocalFields,
   status: z.enum(['confirmed', 'cancelled', 'preempted']),
   calendar_type: z.string(),
   title: z.string().nullable(),
@@ -85,6 +89,7 @@ export const Booking = z.object({
   attendees: z.array(z.object({ email: z.string(), name: z.string().nullable(), response: z.string() })),
   created_at: Timestamp,
   preempted_booking_ids: z.array(z.string()),
+  preempted_claims: z.array(z.object({ id: z.string(), kind: z.enum(['hold', 'booking']) })).describe('What this booking pushed aside, with its kind (a hold id is looked up under /v1/holds)'),
   warnings: Warnings,
 });
 
@@ -103,6 +108,9 @@ export const EvaluateResult = z.object({
   warnings: Warnings,
 });
 
+export const NotificationsQuery = z.strictObject({
+  since: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Return items with a larger seq, delivered or not (kept 7 days), without draining'),
+});
 export const NotificationsResult = z.object({
   notifications: z.array(Notification),
 });
@@ -111,8 +119,9 @@ export const AuditQuery = z.strictObject({
   owner_email: Email.optional(),
   from: UtcDateTime.optional(),
   to: UtcDateTime.optional(),
-  outcome: z.enum(['accept', 'reject', 'counter_propose']).optional(),
+  outcome: z.enum(['accept', 'reject', 'counter_propose', 'denied']).optional().describe('denied: a request refused for a missing permission or outside the owner scope (action request.denied, reason the code)'),
   action: z.string().max(64).optional(),
+  agent_id: z.string().min(1).max(64).optional().describe('`me` or an agent id: only what that agent did (its refusals included)'),
   ...Pagination,
 });
 export const AuditResult = z.object({
@@ -138,3 +147,16 @@ export const AuditResult = z.object({
   ),
   next_cursor: z.string().nullable(),
 });
+
+/** GET /v1/holds and GET /v1/bookings (docs/api.md "Reading back"). */
+const ClaimListFilters = {
+  owner_email: Email.optional(),
+  from: UtcDateTime.optional().describe('Only claims ending after this instant'),
+  to: UtcDateTime.optional().describe('Only claims starting before this instant'),
+  agent: z.union([z.literal('me'), z.string().min(1).max(64)]).optional().describe('`me` (this agent) or an agent id: only the claims that agent made'),
+  ...Pagination,
+};
+export const HoldListQuery = z.strictObject({ ...ClaimListFilters, status: Hold.shape.status.optional() });
+export const BookingListQuery = z.strictObject({ ...ClaimListFilters, status: Booking.shape.status.optional() });
+export const HoldList = z.object({ holds: z.array(Hold), next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end') });
+export const BookingList = z.object({ bookings: z.array(Booking), next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end') });

@@ -1,4 +1,4 @@
-import { createAgentOp } from '@/server/http/operations/admin';
+import { createAgentOp, listAgentsOp } from '@/server/http/operations/admin';
 import { routes } from '@/server/http/handler';
 
-export const { GET, POST, PUT, PATCH, DELETE } = routes({ POST: createAgentOp });
+export const { GET, POST, PUT, PATCH, DELETE } = routes({ GET: listAgentsOp, POST: createAgentOp });

@@ -1,4 +1,4 @@
-import { createBookingOp } from '@/server/http/operations/scheduling';
+import { createBookingOp, listBookingsOp } from '@/server/http/operations/scheduling';
 import { routes } from '@/server/http/handler';
 
-export const { GET, POST, PUT, PATCH, DELETE } = routes({ POST: createBookingOp });
+export const { GET, POST, PUT, PATCH, DELETE } = routes({ GET: listBookingsOp, POST: createBookingOp });

@@ -3,10 +3,10 @@ import type { Executor } from '@/db/client';
 import { auditLog } from '@/db/schema';
 import { insertAudit } from '@/db/hot/audit';
 import { invalidField } from '../errors';
-import { newId } from '../ids';
+import { isUuid, newId } from '../ids';
 
-export type AuditAction = 'hold.create' | 'booking.confirm' | 'booking.create' | 'booking.cancel' | 'proposal.review' | 'proposal.create';
-export type AuditOutcome = 'accept' | 'reject' | 'counter_propose';
+export type AuditAction = 'hold.create' | 'booking.confirm' | 'booking.create' | 'booking.cancel' | 'proposal.review' | 'proposal.create' | 'request.denied';
+export type AuditOutcome = 'accept' | 'reject' | 'counter_propose' | 'denied';
 
 export type AuditEntry = {
   customerId: string;
@@ -139,11 +139,14 @@ export async function queryAudit(
 ): Promise<{ entries: (AuditView & { alternatives?: AuditAlternative[] })[]; next_cursor: string | null }> {
   const conds: SQL[] = [eq(auditLog.customerId, customerId)];
   if (q.ownerEmail) conds.push(eq(auditLog.ownerEmail, q.ownerEmail));
-  if (q.agentId) conds.push(eq(auditLog.agentId, q.agentId));
   if (q.from) conds.push(gte(auditLog.at, q.from));
   if (q.to) conds.push(lt(auditLog.at, q.to));
   if (q.outcome) conds.push(eq(auditLog.outcome, q.outcome));
   if (q.action) conds.push(eq(auditLog.action, q.action));
+  if (q.agentId) {
+    if (!isUuid(q.agentId)) return { entries: [], next_cursor: null };
+    conds.push(eq(auditLog.agentId, q.agentId));
+  }
   if (q.cursor) {
     const c = decodeCursor(q.cursor);
     conds.push(or(lt(auditLog.at, c.at), and(eq(auditLog.at, c.at), sql`${auditLog.id} < ${c.id}`))!);

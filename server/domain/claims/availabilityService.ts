@@ -1,10 +1,13 @@
 import type { Db } from '@/db/client';
 import type { AgentActor } from '../access';
 import { DomainError, invalidField } from '../errors';
-import { arbitrate, searchSlots, timeZoneName, type AlternativeReasonCode, type RejectReason } from '../scheduling';
+import { arbitrate, DEFAULT_MAX_RESULTS, localSpan, searchSlots, timeZoneName, type NoSlotsReason, type AlternativeReasonCode, type RejectReason } from '../scheduling';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules } from './claimTarget';
 import { alternativesJson, requestPolicy } from './claimDecision';
-import { assertBookingSpan, DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, noSlotsError, validateWindow } from './windows';
+import { assertBookingSpan, DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, noSlotsError, validateWindow, type NoSlotsContext } from './windows';
+
+/** The most slots one window's search yields (the max_results bound of the request schema). */
+const MAX_SEARCH_RESULTS = 500;
 
 const HOUR = 3_600_000;
 const DAY_MARGIN = 26 * HOUR;
@@ -15,6 +18,10 @@ export type AvailabilityInput = {
   calendarType?: string;
   durationMinutes: number;
   window: { start: Date; end: Date };
+  /** Several windows (up to 14) searched as one: the union of their slots (docs/api.md "Search"). */
+  windows?: { start: Date; end: Date }[];
+  /** Keep only slots that do not overlap an earlier kept one (earliest first). */
+  distinct?: boolean;
   stepMinutes?: number;
   maxResults?: number;
   lookaheadHours?: number;
@@ -23,7 +30,7 @@ export type AvailabilityInput = {
 export type AvailabilityResult = {
   owner_email: string;
   time_zone: string;
-  slots: { start: string; end: string; preempts: boolean }[];
+  slots: { start: string; end: string; start_local: string; end_local: string; preempts: boolean }[];
   warnings?: string[];
 };
 
@@ -38,30 +45,47 @@ export async function searchAvailability(db: Db, actor: AgentActor, input: Avail
     throw new DomainError('LOOKAHEAD_EXCEEDS_MAXIMUM', `next_available_lookahead_hours may be at most ${MAX_LOOKAHEAD_HOURS}`, { extra: { maximum_lookahead_hours: MAX_LOOKAHEAD_HOURS } });
   }
   const target = await loadTarget(db, actor.customerId, input, false);
-  validateWindow(input.window, input.durationMinutes, now);
+  const windows = input.windows?.length ? input.windows : [input.window];
+  for (const w of windows) validateWindow(w, input.durationMinutes, now);
   const { owner } = target;
   const rules = ownerRules(owner);
   const policy = requestPolicy(actor, target);
-  const claims = await loadClaims(db, owner.id, new Date(input.window.start.getTime() - DAY_MARGIN), new Date(input.window.end.getTime() + DAY_MARGIN), now);
-  const common = { rules, claims, now: now.getTime(), durationMinutes: input.durationMinutes, request: policy };
-  const result = searchSlots({
-    ...common,
-    window: { start: input.window.start.getTime(), end: input.window.end.getTime() },
-    stepMinutes: input.stepMinutes,
-    maxResults: input.maxResults,
-  });
-  if (result.slots.length === 0) {
-    throw await noSlotsError(
-      result.noSlots?.reason_code ?? 'NO_FREE_SLOTS',
-      { ...common, window: input.window, lookaheadHours, stepMinutes: input.stepMinutes, loadClaims: (from, to) => loadClaims(db, owner.id, from, to, now) },
-      result.warnings,
-    );
+  const maxResults = input.maxResults ?? DEFAULT_MAX_RESULTS;
+  const found = new Map<string, { start: number; end: number; preempts: boolean }>();
+  const warnings = new Set<string>();
+  let first: { reason: NoSlotsReason; common: Omit<NoSlotsContext, 'window' | 'lookaheadHours' | 'loadClaims'>; warnings: string[] } | undefined;
+  for (const window of windows) {
+    const claims = await loadClaims(db, owner.id, new Date(window.start.getTime() - DAY_MARGIN), new Date(window.end.getTime() + DAY_MARGIN), now);
+    const common = { rules, claims, now: now.getTime(), durationMinutes: input.durationMinutes, request: policy };
+    const result = searchSlots({
+      ...common,
+      window: { start: window.start.getTime(), end: window.end.getTime() },
+      stepMinutes: input.stepMinutes,
+      // distinct drops overlapping slots after the search, so it asks for the most the core gives.
+      maxResults: input.distinct ? MAX_SEARCH_RESULTS : maxResults,
+    });
+    for (const w of result.warnings) warnings.add(w);
+    for (const slot of result.slots) found.set(`${slot.start}|${slot.end}`, slot);
+    if (result.slots.length === 0 && !first) first = { reason: result.noSlots?.reason_code ?? 'NO_FREE_SLOTS', common, warnings: result.warnings };
+  }
+  let slots = [...found.values()].sort((a, b) => a.start - b.start || a.end - b.end);
+  if (input.distinct) {
+    const kept: typeof slots = [];
+    for (const slot of slots) if (!kept.length || slot.start >= kept[kept.length - 1].end) kept.push(slot);
+    slots = kept;
+  }
+  slots = slots.slice(0, maxResults);
+  if (slots.length === 0) {
+    const window = windows[0];
+    const f = first!;
+    throw await noSlotsError(f.reason, { ...f.common, window, lookaheadHours, stepMinutes: input.stepMinutes, loadClaims: (from, to) => loadClaims(db, owner.id, from, to, now) }, f.warnings);
   }
   const out: AvailabilityResult = {
     owner_email: owner.email,
     time_zone: timeZoneName(owner.timeZone),
-    slots: result.slots.map((s) => ({ start: new Date(s.start).toISOString(), end: new Date(s.end).toISOString(), preempts: s.preempts })),
+    slots: slots.map((s) => ({ ...localSpan(s.start, s.end, owner.timeZone), preempts: s.preempts })),
   };
+  const result = { warnings: [...warnings] };
   if (result.warnings.length) out.warnings = result.warnings;
   return out;
 }
@@ -69,7 +93,7 @@ export async function searchAvailability(db: Db, actor: AgentActor, input: Avail
 export type EvaluateResult = {
   outcome: 'accept' | 'reject' | 'counter_propose';
   reason?: RejectReason | 'COUNTER_PROPOSED' | 'PAST_TIME';
-  alternatives: { start: string; end: string; reason_code: AlternativeReasonCode }[];
+  alternatives: { start: string; end: string; start_local?: string; end_local?: string; reason_code: AlternativeReasonCode }[];
   would_preempt: string[];
   warnings?: string[];
 };
@@ -94,7 +118,7 @@ export async function evaluateBooking(
     if (decision.warnings.length) res.warnings = decision.warnings;
     return res;
   }
-  const res: EvaluateResult = { outcome: decision.outcome, reason: decision.reason, alternatives: alternativesJson(decision.alternatives), would_preempt: [] };
+  const res: EvaluateResult = { outcome: decision.outcome, reason: decision.reason, alternatives: alternativesJson(decision.alternatives, target.owner.timeZone), would_preempt: [] };
   if (decision.warnings.length) res.warnings = decision.warnings;
   return res;
 }

@@ -1,3 +1,4 @@
+import { localSpan } from '../scheduling';
 import { and, eq } from 'drizzle-orm';
 import type { Db, Executor, Tx } from '@/db/client';
 import { calendars, claims, meetingClasses, owners, type AttendeeJson } from '@/db/schema';
@@ -64,12 +65,12 @@ export function bookingClaim(actor: AgentActor, input: BookingInput, now: Date, 
         loadClaimTarget(tx, actor.customerId, input, input.start, input.end, now),
         claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now),
       ]);
-      const answer = (row: ClaimRow, preemptedIds: string[], warnings: string[]) =>
-        bookingView(row, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, preemptedIds, warnings });
+      const answer = (row: ClaimRow, preemptedIds: string[], warnings: string[], preemptedClaims?: { id: string; kind: 'hold' | 'booking' }[]) =>
+        bookingView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, preemptedIds, preemptedClaims, warnings });
       if (made && !made.holdId) return { ok: true, value: answer(made, await preemptedBy(tx, made.id), rulesWarnings(target.owner)) };
       const claim = newBooking({ actor, ownerId: target.owner.id, calendarId: target.calendar.id, meetingClassId: target.meetingClass.id, start: input.start, end: input.end, now, idempotencyKey }, input);
       const r = await runClaim(tx, { action: 'booking.create', target, policy: requestPolicy(actor, target), claim, now, around });
-      return r.ok ? { ok: true, value: answer(r.row, r.preemptedIds, r.warnings) } : r;
+      return r.ok ? { ok: true, value: answer(r.row, r.preemptedIds, r.warnings, r.preemptedClaims) } : r;
     },
   };
 }
@@ -114,13 +115,13 @@ async function confirmInTransaction(
   if (made && made.id === hold.row.promotedBookingId) {
     return {
       ok: true,
-      value: bookingView(made, { ownerEmail: hold.ownerEmail, meetingClass: hold.meetingClass, calendarType: hold.calendarType, preemptedIds: await preemptedBy(tx, made.id), warnings: rulesWarnings(owner) }),
+      value: bookingView(made, { ownerEmail: hold.ownerEmail, timeZone: hold.timeZone, meetingClass: hold.meetingClass, calendarType: hold.calendarType, preemptedIds: await preemptedBy(tx, made.id), warnings: rulesWarnings(owner) }),
     };
   }
   if (status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'This hold was already confirmed into a booking', { extra: { booking_id: hold.row.promotedBookingId } });
   if (status === 'expired') throw new DomainError('HOLD_EXPIRED', 'The hold expired before it was confirmed');
   if (status !== 'active') throw new DomainError('HOLD_NOT_ACTIVE', status === 'preempted' ? 'The hold was preempted by a higher-priority meeting' : 'The hold was released');
-  assertSlotInHold(hold.row, input.start, input.end);
+  assertSlotInHold(hold.row, input.start, input.end, hold.timeZone);
   if (hold.calendarStatus === 'reauth_required') throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${hold.calendarType} calendar of ${hold.ownerEmail} needs to be re-authorised`);
   if (hold.calendarStatus === 'disconnected') throw new DomainError('CALENDAR_NOT_FOUND', `The ${hold.calendarType} calendar of ${hold.ownerEmail} was disconnected`);
   const meetingClass = input.meetingClass ? await getMeetingClass(tx, actor.customerId, input.meetingClass) : await classById(tx, hold.row.meetingClassId!);
@@ -129,22 +130,22 @@ async function confirmInTransaction(
   const claim = newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: hold.row.id }, input);
   const r = await runClaim(tx, { action: 'booking.confirm', target, policy: requestPolicy(actor, target), claim, now });
   if (!r.ok) return r;
-  return { ok: true, value: bookingView(r.row, { ownerEmail: owner.email, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: r.preemptedIds, warnings: r.warnings }) };
+  return { ok: true, value: bookingView(r.row, { ownerEmail: owner.email, timeZone: owner.timeZone, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, warnings: r.warnings }) };
 }
 
-function assertSlotInHold(hold: ClaimRow, start: Date, end: Date) {
+function assertSlotInHold(hold: ClaimRow, start: Date, end: Date, timeZone: string) {
   const s = start.getTime();
   const e = end.getTime();
   if (hold.holdScope === 'candidate') {
     if (s !== hold.startAt.getTime() || e !== hold.endAt.getTime()) {
-      throw new DomainError('SLOT_OUTSIDE_HOLD', 'A candidate hold confirms only its exact start and end', { extra: { held_window: { start: hold.startAt.toISOString(), end: hold.endAt.toISOString() } } });
+      throw new DomainError('SLOT_OUTSIDE_HOLD', 'A candidate hold confirms only its exact start and end', { extra: { held_window: localSpan(hold.startAt, hold.endAt, timeZone) } });
     }
     return;
   }
   const duration = (hold.durationMinutes ?? 0) * 60_000;
   if (s < hold.startAt.getTime() || e > hold.endAt.getTime() || e - s !== duration) {
     throw new DomainError('SLOT_OUTSIDE_HOLD', `Confirm a slot of exactly ${hold.durationMinutes} minutes inside the held window`, {
-      extra: { held_window: { start: hold.startAt.toISOString(), end: hold.endAt.toISOString() }, duration_minutes: hold.durationMinutes },
+      extra: { held_window: localSpan(hold.startAt, hold.endAt, timeZone), duration_minutes: hold.durationMinutes },
     });
   }
 }
@@ -154,12 +155,12 @@ async function classById(db: Executor, id: string) {
   return row;
 }
 
-type BookingRecord = { row: ClaimRow; ownerEmail: string; meetingClass: string | null; calendarType: string };
+type BookingRecord = { row: ClaimRow; ownerEmail: string; timeZone: string; meetingClass: string | null; calendarType: string };
 
 async function findBooking(db: Executor, actor: AgentActor, bookingId: string, lock = false): Promise<BookingRecord> {
   if (!isUuid(bookingId)) throw new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
   const q = db
-    .select({ row: claims, ownerEmail: owners.email, meetingClass: meetingClasses.name, calendarType: calendars.type })
+    .select({ row: claims, ownerEmail: owners.email, timeZone: owners.timeZone, meetingClass: meetingClasses.name, calendarType: calendars.type })
     .from(claims)
     .innerJoin(owners, eq(owners.id, claims.ownerId))
     .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
@@ -172,7 +173,7 @@ async function findBooking(db: Executor, actor: AgentActor, bookingId: string, l
   return { ...found, calendarType: found.calendarType ?? 'internal' };
 }
 
-async function preemptedBy(db: Executor, bookingId: string): Promise<string[]> {
+export async function preemptedBy(db: Executor, bookingId: string): Promise<string[]> {
   const rows = await db.select({ id: claims.id }).from(claims).where(and(eq(claims.preemptedByClaimId, bookingId), eq(claims.kind, 'booking')));
   return rows.map((r) => r.id);
 }

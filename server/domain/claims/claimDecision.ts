@@ -8,7 +8,7 @@ import { hasPermission, normalizeEmail, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
 import { recordWebhookEvent } from '../webhooks/outbox';
-import { arbitrate, nextAvailable, VERDICT_CLAIMS_MARGIN_MS, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
+import { arbitrate, localSpan, nextAvailable, VERDICT_CLAIMS_MARGIN_MS, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
 import { writeAudit, type AuditAction, type AuditEntry } from './audit';
 import { claimRow, insertClaim, type NewClaim, type OwnerRef } from './claimStore';
 import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
@@ -23,8 +23,9 @@ export function requestPolicy(actor: AgentActor, target: SchedulingTarget, polic
   };
 }
 
-export function alternativesJson(alts: readonly Alternative[]) {
-  return alts.map((a) => ({ start: iso(a.start), end: iso(a.end), reason_code: a.reason_code }));
+/** Alternatives as answered; with the owner's zone each also carries start_local/end_local. */
+export function alternativesJson(alts: readonly Alternative[], timeZone?: string) {
+  return alts.map((a) => (timeZone ? { ...localSpan(a.start, a.end, timeZone), reason_code: a.reason_code } : { start: iso(a.start), end: iso(a.end), reason_code: a.reason_code }));
 }
 
 const REASON_MESSAGES: Record<string, string> = {
@@ -39,7 +40,7 @@ const REASON_MESSAGES: Record<string, string> = {
 /** The 409 (or 422 PAST_TIME) a non-accepting decision answers. */
 export function decisionError(decision: Exclude<Decision, { outcome: 'accept' }>, claimsAround: readonly LoadedClaim[], ctx: { target: SchedulingTarget; policy: RequestPolicy; start: number; end: number; now: number }): DomainError {
   if (decision.outcome === 'past_time') return new DomainError('PAST_TIME', 'The requested start is in the past');
-  const alternatives = alternativesJson(decision.alternatives);
+  const alternatives = alternativesJson(decision.alternatives, ctx.target.owner.timeZone);
   const extra: Record<string, unknown> = { alternatives };
   if (decision.failedReason === 'WORKING_HOURS' || decision.failedReason === 'OFF_DAY') {
     const next = nextAvailable({
@@ -51,7 +52,7 @@ export function decisionError(decision: Exclude<Decision, { outcome: 'accept' }>
       from: ctx.start,
       latestStart: ctx.start + 72 * 3_600_000,
     });
-    extra.next_available = next ? { start: iso(next.start), end: iso(next.end) } : null;
+    extra.next_available = next ? localSpan(next.start, next.end, ctx.target.owner.timeZone) : null;
   }
   if (decision.warnings.length) extra.warnings = decision.warnings;
   const base = REASON_MESSAGES[decision.failedReason] ?? decision.failedReason;
@@ -77,7 +78,7 @@ export type ClaimRequest = {
 };
 
 /** What a decision returns: the accepted claim's row with what its answer needs, or the rejection (its audit row is written). */
-export type ClaimResult = { ok: true; row: ClaimRow; preemptedIds: string[]; warnings: string[] } | { ok: false; error: DomainError };
+export type ClaimResult = { ok: true; row: ClaimRow; preemptedIds: string[]; preemptedClaims: { id: string; kind: 'hold' | 'booking' }[]; warnings: string[] } | { ok: false; error: DomainError };
 
 /** A claim operation's value, or its rejection, returned from the transaction so its audit row commits. */
 export type Answer<T> = { ok: true; value: T } | { ok: false; error: DomainError };
@@ -202,7 +203,7 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
     const data = { booking_id: claim.id, ...(holdId ? { hold_id: holdId } : {}), owner_email: target.owner.email, meeting_class: target.meetingClass.name, start: claim.startAt.toISOString(), end: claim.endAt.toISOString() };
     defer(tx, recordWebhookEvent(tx, { agentId: claim.agentId, kind: holdId ? 'booking.confirmed' : 'booking.created', data, now }));
   }
-  return { ok: true, row: claimRow(claim), preemptedIds, warnings: decision.warnings };
+  return { ok: true, row: claimRow(claim), preemptedIds, preemptedClaims: preempted.map((p) => ({ id: p.id, kind: p.kind })), warnings: decision.warnings };
 }
 
 /** The audit row of a refused claim: its outcome, reason, and the alternatives its 409 offers. */

@@ -71,7 +71,7 @@ async function holdInTransaction(tx: Tx, actor: AgentActor, input: HoldInput, no
     updatedAt: now,
   });
   const view = (row: ClaimRow, warnings: string[]) =>
-    holdView(row, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings });
+    holdView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings });
   if (made) return { ok: true, value: view(made, rulesWarnings(target.owner)) };
 
   if (input.scope === 'candidate') {
@@ -113,13 +113,13 @@ async function holdInTransaction(tx: Tx, actor: AgentActor, input: HoldInput, no
   return { ok: true, value: view(claimRow(claim), rulesWarnings(target.owner)) };
 }
 
-type HoldRecord = { row: ClaimRow; ownerEmail: string; meetingClass: string; calendarType: string; calendarStatus: string };
+type HoldRecord = { row: ClaimRow; ownerEmail: string; timeZone: string; meetingClass: string; calendarType: string; calendarStatus: string };
 
 /** A hold of this customer (foreign and unknown ids answer HOLD_NOT_FOUND), scope-checked. */
 export async function findHold(db: Executor, actor: AgentActor, holdId: string, lock = false): Promise<HoldRecord> {
   if (!isUuid(holdId)) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
   const q = db
-    .select({ row: claims, ownerEmail: owners.email, meetingClass: meetingClasses.name, calendarType: calendars.type, calendarStatus: calendars.status })
+    .select({ row: claims, ownerEmail: owners.email, timeZone: owners.timeZone, meetingClass: meetingClasses.name, calendarType: calendars.type, calendarStatus: calendars.status })
     .from(claims)
     .innerJoin(owners, eq(owners.id, claims.ownerId))
     .innerJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))

@@ -1,3 +1,4 @@
+import { localIso, localSpan, type LocalSpan } from '../scheduling';
 import type { ClaimRow } from './claimTarget';
 
 export type HoldStatus = 'active' | 'promoted' | 'expired' | 'released' | 'preempted';
@@ -5,7 +6,9 @@ export type HoldStatus = 'active' | 'promoted' | 'expired' | 'released' | 'preem
 export type HoldView = {
   hold_id: string;
   hold_scope: 'candidate' | 'window';
-  held_window: { start: string; end: string };
+  held_window: LocalSpan;
+  start_local: string;
+  end_local: string;
   duration_minutes: number;
   expires_at: string;
   expires_in_seconds: number;
@@ -24,6 +27,8 @@ export type BookingView = {
   meeting_class: string | null;
   start: string;
   end: string;
+  start_local: string;
+  end_local: string;
   status: 'confirmed' | 'cancelled' | 'preempted';
   calendar_type: string;
   title: string | null;
@@ -31,6 +36,7 @@ export type BookingView = {
   attendees: { email: string; name: string | null; response: string }[];
   created_at: string;
   preempted_booking_ids: string[];
+  preempted_claims: { id: string; kind: 'hold' | 'booking' }[];
   warnings?: string[];
 };
 
@@ -40,13 +46,15 @@ export function holdStatus(row: ClaimRow, now: Date): HoldStatus {
   return row.status as HoldStatus;
 }
 
-export function holdView(row: ClaimRow, ctx: { ownerEmail: string; meetingClass: string; calendarType: string; now: Date; warnings?: string[] }): HoldView {
+export function holdView(row: ClaimRow, ctx: { ownerEmail: string; timeZone: string; meetingClass: string; calendarType: string; now: Date; warnings?: string[] }): HoldView {
   const expiresAt = row.expiresAt ?? row.endAt;
   const status = holdStatus(row, ctx.now);
   const view: HoldView = {
     hold_id: row.id,
     hold_scope: row.holdScope ?? 'candidate',
-    held_window: { start: row.startAt.toISOString(), end: row.endAt.toISOString() },
+    held_window: localSpan(row.startAt, row.endAt, ctx.timeZone),
+    start_local: localIso(row.startAt.getTime(), ctx.timeZone),
+    end_local: localIso(row.endAt.getTime(), ctx.timeZone),
     duration_minutes: row.durationMinutes ?? Math.round((row.endAt.getTime() - row.startAt.getTime()) / 60_000),
     expires_at: expiresAt.toISOString(),
     expires_in_seconds: status === 'active' ? Math.max(0, Math.floor((expiresAt.getTime() - ctx.now.getTime()) / 1000)) : 0,
@@ -62,7 +70,7 @@ export function holdView(row: ClaimRow, ctx: { ownerEmail: string; meetingClass:
 
 export function bookingView(
   row: ClaimRow,
-  ctx: { ownerEmail: string; meetingClass: string | null; calendarType: string; preemptedIds?: string[]; warnings?: string[] },
+  ctx: { ownerEmail: string; timeZone: string; meetingClass: string | null; calendarType: string; preemptedIds?: string[]; preemptedClaims?: { id: string; kind: 'hold' | 'booking' }[]; warnings?: string[] },
 ): BookingView {
   const view: BookingView = {
     booking_id: row.id,
@@ -71,6 +79,8 @@ export function bookingView(
     meeting_class: ctx.meetingClass,
     start: row.startAt.toISOString(),
     end: row.endAt.toISOString(),
+    start_local: localIso(row.startAt.getTime(), ctx.timeZone),
+    end_local: localIso(row.endAt.getTime(), ctx.timeZone),
     status: row.status as BookingView['status'],
     calendar_type: ctx.calendarType,
     title: row.title,
@@ -78,6 +88,7 @@ export function bookingView(
     attendees: row.attendees.map((a) => ({ email: a.email, name: a.name ?? null, response: a.response ?? 'needs_action' })),
     created_at: row.createdAt.toISOString(),
     preempted_booking_ids: ctx.preemptedIds ?? [],
+    preempted_claims: ctx.preemptedClaims ?? (ctx.preemptedIds ?? []).map((id) => ({ id, kind: 'booking' as const })),
   };
   if (ctx.warnings?.length) view.warnings = ctx.warnings;
   return view;

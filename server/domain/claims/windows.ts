@@ -1,5 +1,5 @@
 import { DomainError, invalidField } from '../errors';
-import { nextAvailable, windowTooNarrow, type Claim, type NoSlotsReason, type OwnerRules, type RequestPolicy } from '../scheduling';
+import { localSpan, nextAvailable, windowTooNarrow, type Claim, type NoSlotsReason, type OwnerRules, type RequestPolicy } from '../scheduling';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -73,7 +73,7 @@ export async function noSlotsError(reason: NoSlotsReason, ctx: NoSlotsContext, w
   const next = nextAvailable({ ...ctx, claims, from, latestStart: lookaheadEnd });
   const extra: Record<string, unknown> = { reason_code: reason };
   if (next) {
-    extra.next_available = { start: new Date(next.start).toISOString(), end: new Date(next.end).toISOString() };
+    extra.next_available = localSpan(next.start, next.end, ctx.rules.timeZone);
   } else {
     const later = nextAvailable({ ...ctx, claims, from: lookaheadEnd + 1, latestStart: lookaheadEnd + BEYOND_LOOKAHEAD_MS });
     if (later) extra.next_available_exceeds_lookahead = true;

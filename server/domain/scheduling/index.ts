@@ -12,6 +12,7 @@ export {
 export { parseRRule, RRuleError, type ParsedRRule } from './rrule';
 export { validateOwnerRules, storedHardBlocks, blocksWithCheckpoints, type RuleIssue } from './validate';
 export { canonicalTimeZone, timeZoneName } from './timeZone';
+export { localIso, localSpan, type LocalSpan } from './localSpan';
 export * from './limits';
 export { arbitrate, decide, findAlternatives, ALTERNATIVES_RADIUS_MS, ALTERNATIVES_STEP_MINUTES, MAX_ALTERNATIVES, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
 export { evaluateSlot, type SlotVerdict, type FailedStage } from './evaluate';

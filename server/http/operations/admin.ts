@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { agentView, createAgent, mintApiKey, revokeApiKey, updateAgent } from '@/server/domain/agentService';
+import { agentView, createAgent, describeSelf, listAgents, mintApiKey, revokeApiKey, updateAgent } from '@/server/domain/agentService';
+import { RATE_LIMITS } from '@/server/rateLimit';
 import { createMeetingClass, listMeetingClasses, meetingClassView } from '@/server/domain/meetingClassService';
 import { createOwner, getOwner, ownerView, putScheduleRules, rulesView } from '@/server/domain/ownerService';
 import { defineOperation } from '../operation';
@@ -70,10 +71,10 @@ export const listMeetingClassesOp = defineOperation({
   operationId: 'listMeetingClasses',
   method: 'GET',
   path: '/v1/meeting-classes',
-  summary: "List the customer's meeting classes",
+  summary: "List the customer's meeting classes (names, priorities, policies)",
   tags: ['Administration'],
   auth: 'api_key',
-  permission: 'manage_customer',
+  permission: ['manage_customer', 'read_availability'],
   success: { status: 200, description: 'All classes', schema: z.object({ meeting_classes: z.array(S.MeetingClass) }) },
   errors: [],
   handler: async ({ db, actor }) => ({ body: { meeting_classes: (await listMeetingClasses(db, actor.customerId)).map(meetingClassView) } }),
@@ -139,4 +140,42 @@ export const revokeKeyOp = defineOperation({
   success: { status: 200, description: 'The revoked key', schema: S.RevokedKey },
   errors: ['AGENT_NOT_FOUND', 'API_KEY_NOT_FOUND', 'owner_scope_denied'],
   handler: async ({ db, actor, params, now }) => ({ body: await revokeApiKey(db, actor.customerId, actor, params.id, params.key_id, now) }),
+});
+
+const budget = (p: { limit: number; windowSeconds: number }) => ({ limit: p.limit, window_seconds: p.windowSeconds });
+
+export const getSelfOp = defineOperation({
+  operationId: 'getCurrentAgent',
+  method: 'GET',
+  path: '/v1/agents/me',
+  summary: 'The calling agent: id, name, owner scope, permissions, this key and its rate-limit budgets',
+  tags: ['Agents and keys'],
+  auth: 'api_key',
+  success: { status: 200, description: 'The calling agent', schema: S.AgentSelf },
+  errors: [],
+  handler: async ({ db, actor }) => ({
+    body: {
+      ...(await describeSelf(db, actor.customerId, actor.agentId, actor.keyId)),
+      rate_limits: {
+        availability_search: budget(RATE_LIMITS.availabilitySearch),
+        holds: budget(RATE_LIMITS.holds),
+        bookings: budget(RATE_LIMITS.bookings),
+        confirm: budget(RATE_LIMITS.confirm),
+        global: budget(RATE_LIMITS.global),
+      },
+    },
+  }),
+});
+
+export const listAgentsOp = defineOperation({
+  operationId: 'listAgents',
+  method: 'GET',
+  path: '/v1/agents',
+  summary: "The customer's agents",
+  tags: ['Agents and keys'],
+  auth: 'api_key',
+  permission: 'manage_agents',
+  success: { status: 200, description: 'Every agent', schema: S.AgentList },
+  errors: [],
+  handler: async ({ db, actor }) => ({ body: { agents: await listAgents(db, actor.customerId) } }),
 });

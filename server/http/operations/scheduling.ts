@@ -3,7 +3,8 @@ import { queryAudit } from '@/server/domain/claims/audit';
 import { searchAvailability, evaluateBooking } from '@/server/domain/claims/availabilityService';
 import { bookingClaim, cancelBooking, confirmClaim, getBooking } from '@/server/domain/claims/bookingService';
 import { getHold, holdClaim, releaseHold } from '@/server/domain/claims/holdService';
-import { drainNotifications } from '@/server/domain/notificationService';
+import { listBookings, listHolds } from '@/server/domain/claims/readBack';
+import { drainNotifications, notificationsSince } from '@/server/domain/notificationService';
 import { defineOperation } from '../operation';
 import { IdParams } from '@/server/schemas/common';
 import * as S from '@/server/schemas/scheduling';
@@ -36,7 +37,9 @@ export const searchAvailabilityOp = defineOperation({
         meetingClass: body.meeting_class,
         calendarType: body.calendar_type,
         durationMinutes: body.duration_minutes,
-        window: { start: date(body.window.start), end: date(body.window.end) },
+        window: body.window ? { start: date(body.window.start), end: date(body.window.end) } : { start: date(body.windows![0].start), end: date(body.windows![0].end) },
+        windows: body.windows?.map((w) => ({ start: date(w.start), end: date(w.end) })),
+        distinct: body.distinct,
         stepMinutes: body.slot_step_minutes,
         maxResults: body.max_results,
         lookaheadHours: body.next_available_lookahead_hours,
@@ -186,12 +189,15 @@ export const notificationsOp = defineOperation({
   operationId: 'drainNotifications',
   method: 'GET',
   path: '/v1/notifications',
-  summary: "Drain this agent's notification queue (oldest first, up to 50)",
+  summary: "Drain this agent's notification queue (oldest first, up to 50); with since=<seq>, read the items after it, delivered or not",
   tags: ['Scheduling'],
   auth: 'api_key',
-  success: { status: 200, description: 'Notifications, now marked delivered', schema: S.NotificationsResult },
+  query: S.NotificationsQuery,
+  success: { status: 200, description: 'Notifications (without since: now marked delivered)', schema: S.NotificationsResult },
   errors: [],
-  handler: async ({ db, actor, now }) => ({ body: { notifications: await drainNotifications(db, actor.agentId, now) } }),
+  handler: async ({ db, actor, query, now }) => ({
+    body: { notifications: query.since === undefined ? await drainNotifications(db, actor.agentId, now) : await notificationsSince(db, actor.agentId, query.since, now) },
+  }),
 });
 
 export const auditLogOp = defineOperation({
@@ -216,9 +222,48 @@ export const auditLogOp = defineOperation({
         to: query.to ? date(query.to) : undefined,
         outcome: query.outcome,
         action: query.action,
+        agentId: query.agent_id === 'me' ? actor.agentId : query.agent_id,
         limit: query.limit,
         cursor: query.cursor,
       }),
     };
   },
+});
+
+const listQuery = (q: { owner_email?: string; from?: string; to?: string; status?: string; agent?: string; limit: number; cursor?: string }) => ({
+  ownerEmail: q.owner_email,
+  from: q.from ? date(q.from) : undefined,
+  to: q.to ? date(q.to) : undefined,
+  status: q.status,
+  agent: q.agent,
+  limit: q.limit,
+  cursor: q.cursor,
+});
+
+export const listHoldsOp = defineOperation({
+  operationId: 'listHolds',
+  method: 'GET',
+  path: '/v1/holds',
+  summary: 'Holds in the caller\'s owner scope, by start (filters: owner_email, from, to, status, agent = me or an id)',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: ['read_availability', 'create_holds'],
+  query: S.HoldListQuery,
+  success: { status: 200, description: 'A page of holds', schema: S.HoldList },
+  errors: ['owner_scope_denied'],
+  handler: async ({ db, actor, query, now }) => ({ body: await listHolds(db, actor, listQuery(query), now) }),
+});
+
+export const listBookingsOp = defineOperation({
+  operationId: 'listBookings',
+  method: 'GET',
+  path: '/v1/bookings',
+  summary: 'Bookings in the caller\'s owner scope, by start (filters: owner_email, from, to, status, agent = me or an id)',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: ['read_availability', 'create_bookings'],
+  query: S.BookingListQuery,
+  success: { status: 200, description: 'A page of bookings', schema: S.BookingList },
+  errors: ['owner_scope_denied'],
+  handler: async ({ db, actor, query, now }) => ({ body: await listBookings(db, actor, listQuery(query), now) }),
 });

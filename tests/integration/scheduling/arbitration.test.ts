@@ -36,7 +36,7 @@ function rejected(res: ApiResponse, reason: string) {
   const err = expectEnvelope(res, 409, 'ARBITRATION_REJECTED');
   expect(err.reason, res.text).toBe(reason);
   expect(Array.isArray(res.body.alternatives)).toBe(true);
-  for (const alt of res.body.alternatives) expect(Object.keys(alt).sort()).toEqual(['end', 'reason_code', 'start']);
+  for (const alt of res.body.alternatives) expect(Object.keys(alt).sort()).toEqual(['end', 'end_local', 'reason_code', 'start', 'start_local']);
   return res.body as { alternatives: { start: string; end: string; reason_code: string }[]; next_available?: unknown };
 }
 
@@ -70,7 +70,7 @@ describe('NO_CAPACITY', () => {
     const owner = await setupOwner(admin, { timeZone: TZ });
     expect((await book(owner, 'external', mon.at('10:00'), mon.at('11:00'))).status).toBe(201);
     const body = rejected(await book(owner, 'internal', mon.at('10:00'), mon.at('11:00')), 'COUNTER_PROPOSED');
-    expect(body.alternatives).toEqual([
+    expect(body.alternatives).toMatchObject([
       { start: mon.at('09:00'), end: mon.at('10:00'), reason_code: 'capacity_conflict' },
       { start: mon.at('11:00'), end: mon.at('12:00'), reason_code: 'capacity_conflict' },
       { start: mon.at('11:15'), end: mon.at('12:15'), reason_code: 'capacity_conflict' },
@@ -99,8 +99,8 @@ describe('WORKING_HOURS and OFF_DAY', () => {
     const owner = await setupOwner(admin, { timeZone: TZ });
     const early = rejected(await book(owner, 'internal', mon.at('07:00'), mon.at('08:00')), 'COUNTER_PROPOSED');
     expect(early.alternatives.map((a) => a.reason_code)).toEqual(['working_hours', 'working_hours', 'working_hours']);
-    expect(early.alternatives[0]).toEqual({ start: mon.at('09:00'), end: mon.at('10:00'), reason_code: 'working_hours' });
-    expect(early.next_available).toEqual({ start: mon.at('09:00'), end: mon.at('10:00') });
+    expect(early.alternatives[0]).toMatchObject({ start: mon.at('09:00'), end: mon.at('10:00'), reason_code: 'working_hours' });
+    expect(early.next_available).toMatchObject({ start: mon.at('09:00'), end: mon.at('10:00') });
     await expectBookable(owner, 'internal', early.alternatives);
 
     const weekend = rejected(await book(owner, 'internal', sat.at('10:00'), sat.at('10:30')), 'COUNTER_PROPOSED');
@@ -151,7 +151,7 @@ describe('MAX_DAILY_HOURS', () => {
     const owner = await setupOwner(admin, { timeZone: TZ, maxDailyMeetingHours: 1 });
     expect((await book(owner, 'internal', mon.at('09:00'), mon.at('10:00'))).status).toBe(201);
     const body = rejected(await book(owner, 'internal', mon.at('11:00'), mon.at('12:00')), 'COUNTER_PROPOSED');
-    expect(body.alternatives).toEqual([
+    expect(body.alternatives).toMatchObject([
       { start: tue.at('09:00'), end: tue.at('10:00'), reason_code: 'daily_hours_limit' },
       { start: tue.at('09:15'), end: tue.at('10:15'), reason_code: 'daily_hours_limit' },
       { start: tue.at('09:30'), end: tue.at('10:30'), reason_code: 'daily_hours_limit' },

@@ -94,7 +94,7 @@ describe.each(CASES.map((c) => [c.name, c] as const))('DST over HTTP, next trans
     const res = await search(owners[tz], { duration_minutes: 480, slot_step_minutes: 60, window: { start: local(before[0]).at('00:00'), end: dayAfterAfter.at('00:00') } });
     expect(res.status, res.text).toBe(200);
     expect(res.body.time_zone).toBe(tz);
-    expect(res.body.slots).toEqual(days.map(([, nine, five]) => ({ start: nine, end: five, preempts: false })));
+    expect(res.body.slots).toMatchObject(days.map(([, nine, five]) => ({ start: nine, end: five, preempts: false })));
   });
 
   it.each(days.map((d) => [d[0], d] as const))('hourly slots on %s are the 8 local hours 09:00..17:00, contiguous in UTC', async (_date, [date, nine, five]) => {
@@ -102,7 +102,7 @@ describe.each(CASES.map((c) => [c.name, c] as const))('DST over HTTP, next trans
     const res = await search(owners[tz], { duration_minutes: 60, slot_step_minutes: 60, window: { start: local(date).at('00:00'), end: nextDay.at('00:00') } });
     expect(res.status, res.text).toBe(200);
     const expected = Array.from({ length: 8 }, (_, h) => ({ start: iso(Date.parse(nine) + h * HOUR), end: iso(Date.parse(nine) + (h + 1) * HOUR), preempts: false }));
-    expect(res.body.slots).toEqual(expected);
+    expect(res.body.slots).toMatchObject(expected);
     expect(res.body.slots[7].end).toBe(five);
   });
 
@@ -112,7 +112,7 @@ describe.each(CASES.map((c) => [c.name, c] as const))('DST over HTTP, next trans
     const res = await search(owners[tz], { duration_minutes: 30, window: { start: eve.at('18:00'), end: eve.at('23:00') } });
     expectEnvelope(res, 409, 'NO_SLOTS_AVAILABLE');
     expect(res.body.reason_code).toBe('WORKING_HOURS');
-    expect(res.body.next_available).toEqual({ start: nine, end: iso(Date.parse(nine) + HOUR / 2) });
+    expect(res.body.next_available).toMatchObject({ start: nine, end: iso(Date.parse(nine) + HOUR / 2) });
   });
 
   it('bookings on the transition day: local 09:00-10:00 and 16:00-17:00 are accepted; an hour either side is not', async () => {
@@ -123,8 +123,8 @@ describe.each(CASES.map((c) => [c.name, c] as const))('DST over HTTP, next trans
     const f = Date.parse(five);
     const early = await book(n - HOUR, n);
     expect(expectEnvelope(early, 409, 'ARBITRATION_REJECTED').reason).toBe('COUNTER_PROPOSED');
-    expect(early.body.alternatives[0]).toEqual({ start: nine, end: iso(n + HOUR), reason_code: 'working_hours' });
-    expect(early.body.next_available).toEqual({ start: nine, end: iso(n + HOUR) });
+    expect(early.body.alternatives[0]).toMatchObject({ start: nine, end: iso(n + HOUR), reason_code: 'working_hours' });
+    expect(early.body.next_available).toMatchObject({ start: nine, end: iso(n + HOUR) });
     const late = await book(f, f + HOUR);
     expect(expectEnvelope(late, 409, 'ARBITRATION_REJECTED').reason).toBe('COUNTER_PROPOSED');
 

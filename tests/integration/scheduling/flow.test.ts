@@ -16,7 +16,7 @@ describe('search -> hold -> confirm', () => {
     const search = await api('POST', '/v1/availability/search', { key: admin.key, body: { owner_email: owner, meeting_class: 'internal', duration_minutes: 30, window } });
     expect(search.status, search.text).toBe(200);
     expect(search.body.time_zone).toBe('Europe/Berlin');
-    expect(search.body.slots[0]).toEqual({ start: day.at('09:00'), end: day.at('09:30'), preempts: false });
+    expect(search.body.slots[0]).toMatchObject({ start: day.at('09:00'), end: day.at('09:30'), preempts: false });
 
     const hold = await api('POST', '/v1/holds', {
       key: admin.key,
@@ -76,7 +76,7 @@ describe('search -> hold -> confirm', () => {
       body: { owner_email: owner, meeting_class: 'internal', hold_scope: 'window', duration_minutes: 30, window: { start: day.at('09:00'), end: day.at('11:00') }, ttl_seconds: 60 },
     });
     expect(hold.status, hold.text).toBe(200);
-    expect(hold.body.held_window).toEqual({ start: day.at('10:00'), end: day.at('11:00') });
+    expect(hold.body.held_window).toMatchObject({ start: day.at('10:00'), end: day.at('11:00') });
     expectEnvelope(
       await api('POST', `/v1/bookings/${hold.body.hold_id}/confirm`, { key: admin.key, body: { start: day.at('10:00'), end: day.at('11:00') } }),
       422,

@@ -190,7 +190,7 @@ describe('SLOT_OUTSIDE_HOLD (422)', () => {
     ]) {
       const res = await confirm(held.body.hold_id, body);
       expectEnvelope(res, 422, 'SLOT_OUTSIDE_HOLD');
-      expect(res.body.held_window).toEqual({ start: day.at('10:00'), end: day.at('10:30') });
+      expect(res.body.held_window).toMatchObject({ start: day.at('10:00'), end: day.at('10:30') });
     }
     expect((await confirm(held.body.hold_id, { start: day.at('10:00'), end: day.at('10:30') })).status).toBe(200);
   });

@@ -1,0 +1,4 @@
+import { getSelfOp } from '@/server/http/operations/admin';
+import { routes } from '@/server/http/handler';
+
+export const { GET, POST, PUT, PATCH, DELETE } = routes({ GET: getSelfOp });
