@@ -135,7 +135,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The customer's agents
+         * @description The customer's agents.
+         *
+         *     Requires permission `manage_agents`.
+         */
+        get: operations["listAgents"];
         put?: never;
         /**
          * Create an agent (it can be granted only permissions and scope the caller has)
@@ -146,6 +152,26 @@ export interface paths {
          *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
          */
         post: operations["createAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling agent: id, name, owner scope, permissions, this key and its rate-limit budgets
+         * @description The calling agent: id, name, owner scope, permissions, this key and its rate-limit budgets.
+         */
+        get: operations["getCurrentAgent"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -345,7 +371,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Bookings in the caller's owner scope, by start (filters: owner_email, from, to, status, agent = me or an id)
+         * @description Bookings in the caller's owner scope, by start (filters: owner_email, from, to, status, agent = me or an id).
+         *
+         *     Requires permission `read_availability` or `create_bookings`.
+         */
+        get: operations["listBookings"];
         put?: never;
         /**
          * Book directly, without a hold
@@ -519,7 +551,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Holds in the caller's owner scope, by start (filters: owner_email, from, to, status, agent = me or an id)
+         * @description Holds in the caller's owner scope, by start (filters: owner_email, from, to, status, agent = me or an id).
+         *
+         *     Requires permission `read_availability` or `create_holds`.
+         */
+        get: operations["listHolds"];
         put?: never;
         /**
          * Hold a candidate slot, or the earliest free stretch of a window
@@ -576,10 +614,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the customer's meeting classes
-         * @description List the customer's meeting classes.
+         * List the customer's meeting classes (names, priorities, policies)
+         * @description List the customer's meeting classes (names, priorities, policies).
          *
-         *     Requires permission `manage_customer`.
+         *     Requires permission `manage_customer` or `read_availability`.
          */
         get: operations["listMeetingClasses"];
         put?: never;
@@ -606,8 +644,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Drain this agent's notification queue (oldest first, up to 50)
-         * @description Drain this agent's notification queue (oldest first, up to 50).
+         * Drain this agent's notification queue (oldest first, up to 50); with since=<seq>, read the items after it, delivered or not
+         * @description Drain this agent's notification queue (oldest first, up to 50); with since=<seq>, read the items after it, delivered or not.
          */
         get: operations["drainNotifications"];
         put?: never;
@@ -1206,6 +1244,10 @@ export interface components {
              * @description UTC ISO 8601 date-time
              */
             end: string;
+            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+            start_local?: string;
+            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+            end_local?: string;
             /**
              * @description Why the requested slot failed
              * @enum {string}
@@ -1273,6 +1315,8 @@ export interface components {
         /** @description Another agent cancelled your booking */
         Notification_booking_cancelled: {
             id: string;
+            /** @description Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed */
+            seq: number;
             /**
              * Format: date-time
              * @description UTC ISO 8601 date-time
@@ -1302,6 +1346,8 @@ export interface components {
         /** @description A higher-priority meeting pushed aside your booking or hold */
         Notification_booking_preempted: {
             id: string;
+            /** @description Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed */
+            seq: number;
             /**
              * Format: date-time
              * @description UTC ISO 8601 date-time
@@ -1336,6 +1382,8 @@ export interface components {
         /** @description One of your holds passed its time to live */
         Notification_hold_expired: {
             id: string;
+            /** @description Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed */
+            seq: number;
             /**
              * Format: date-time
              * @description UTC ISO 8601 date-time
@@ -1368,6 +1416,8 @@ export interface components {
         /** @description The owner reviewed a proposal you created */
         Notification_proposal_reviewed: {
             id: string;
+            /** @description Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed */
+            seq: number;
             /**
              * Format: date-time
              * @description UTC ISO 8601 date-time
@@ -1402,6 +1452,8 @@ export interface components {
         /** @description One of your webhook endpoints was disabled after too many consecutive failed deliveries (re-enable it with PATCH /v1/webhooks/{id}) */
         Notification_webhook_disabled: {
             id: string;
+            /** @description Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed */
+            seq: number;
             /**
              * Format: date-time
              * @description UTC ISO 8601 date-time
@@ -2360,12 +2412,12 @@ export interface operations {
                     requested_window?: {
                         /**
                          * Format: date-time
-                         * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                         * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                          */
                         start: string;
                         /**
                          * Format: date-time
-                         * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                         * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                          */
                         end: string;
                     };
@@ -2789,6 +2841,228 @@ export interface operations {
             };
         };
     };
+    listAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every agent */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agents: {
+                            agent_id: string;
+                            name: string;
+                            owner_scope: string;
+                            permissions: ("read_availability" | "create_holds" | "create_bookings" | "preempt" | "create_proposals" | "manage_agents" | "manage_customer" | "manage_public_scheduling" | "read_audit")[];
+                            disabled: boolean;
+                            /**
+                             * Format: date-time
+                             * @description UTC ISO 8601 date-time
+                             */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "invalid_json";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unknown_api_key`: No API key, or not one this service issued; `api_key_revoked`: The API key was revoked; `agent_disabled`: The agent of this API key is disabled */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unknown_api_key" | "api_key_revoked" | "agent_disabled";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `permission_denied:manage_agents`: The agent lacks a permission; the code sent is permission_denied:<perm> */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "permission_denied:manage_agents";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `payload_too_large`: The body exceeds the size limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "payload_too_large";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `internal_error`: The server failed; retry with exponential backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+        };
+    };
     createAgent: {
         parameters: {
             query?: never;
@@ -3017,6 +3291,233 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "IDEMPOTENCY_CONFLICT";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `internal_error`: The server failed; retry with exponential backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+        };
+    };
+    getCurrentAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling agent */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent_id: string;
+                        name: string;
+                        owner_scope: string;
+                        permissions: ("read_availability" | "create_holds" | "create_bookings" | "preempt" | "create_proposals" | "manage_agents" | "manage_customer" | "manage_public_scheduling" | "read_audit")[];
+                        disabled: boolean;
+                        /**
+                         * Format: date-time
+                         * @description UTC ISO 8601 date-time
+                         */
+                        created_at: string;
+                        /** @description The key this request was made with */
+                        key_id: string;
+                        /** @description That key's display prefix */
+                        key_prefix: string | null;
+                        /** @description The budgets that apply to this key (docs/api.md "Rate limits") */
+                        rate_limits: {
+                            availability_search: {
+                                /** @description Requests per window */
+                                limit: number;
+                                window_seconds: number;
+                            };
+                            holds: {
+                                /** @description Requests per window */
+                                limit: number;
+                                window_seconds: number;
+                            };
+                            bookings: {
+                                /** @description Requests per window */
+                                limit: number;
+                                window_seconds: number;
+                            };
+                            confirm: {
+                                /** @description Requests per window */
+                                limit: number;
+                                window_seconds: number;
+                            };
+                            /** @description Per client IP, every request no per-key policy covers */
+                            global: {
+                                /** @description Requests per window */
+                                limit: number;
+                                window_seconds: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "invalid_json";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unknown_api_key`: No API key, or not one this service issued; `api_key_revoked`: The API key was revoked; `agent_disabled`: The agent of this API key is disabled */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unknown_api_key" | "api_key_revoked" | "agent_disabled";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `payload_too_large`: The body exceeds the size limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "payload_too_large";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
                             /** @description Human-readable; do not parse */
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
@@ -4044,12 +4545,12 @@ export interface operations {
                     meeting_class: string;
                     /**
                      * Format: date-time
-                     * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                     * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                      */
                     start: string;
                     /**
                      * Format: date-time
-                     * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                     * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                      */
                     end: string;
                     calendar_type?: string;
@@ -4321,12 +4822,15 @@ export interface operations {
         parameters: {
             query?: {
                 owner_email?: string;
-                /** @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z */
+                /** @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z */
                 from?: string;
-                /** @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z */
+                /** @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z */
                 to?: string;
-                outcome?: "accept" | "reject" | "counter_propose";
+                /** @description denied: a request refused for a missing permission or outside the owner scope (action request.denied, reason the code) */
+                outcome?: "accept" | "reject" | "counter_propose" | "denied";
                 action?: string;
+                /** @description `me` or an agent id: only what that agent did (its refusals included) */
+                agent_id?: string;
                 limit?: number;
                 cursor?: string;
             };
@@ -4586,18 +5090,34 @@ export interface operations {
                     owner_email?: string;
                     meeting_class: string;
                     duration_minutes: number;
-                    window: {
+                    /** @description The window to search; give this or windows[] */
+                    window?: {
                         /**
                          * Format: date-time
-                         * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                         * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                          */
                         start: string;
                         /**
                          * Format: date-time
-                         * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                         * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                          */
                         end: string;
                     };
+                    /** @description Up to 14 windows searched as one: the union of their slots, by start (give this or window) */
+                    windows?: {
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                         */
+                        start: string;
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                         */
+                        end: string;
+                    }[];
+                    /** @description true: only slots that do not overlap each other (the earliest first), e.g. three options a person can choose from */
+                    distinct?: boolean;
                     calendar_type?: string;
                     slot_step_minutes?: number;
                     max_results?: number;
@@ -4631,6 +5151,10 @@ export interface operations {
                              * @description UTC ISO 8601 date-time
                              */
                             end: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local: string;
                             preempts: boolean;
                         }[];
                         /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
@@ -4786,6 +5310,10 @@ export interface operations {
                              * @description UTC ISO 8601 date-time
                              */
                             end: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local?: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local?: string;
                         } | null;
                         /** @description NO_SLOTS_AVAILABLE: true when the first free slot lies beyond the lookahead (next_available is then absent) */
                         next_available_exceeds_lookahead?: boolean;
@@ -4951,12 +5479,12 @@ export interface operations {
                     window: {
                         /**
                          * Format: date-time
-                         * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                         * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                          */
                         start: string;
                         /**
                          * Format: date-time
-                         * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                         * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                          */
                         end: string;
                     };
@@ -5154,6 +5682,10 @@ export interface operations {
                              * @description UTC ISO 8601 date-time
                              */
                             end: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local?: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local?: string;
                         } | null;
                         /** @description NO_SLOTS_AVAILABLE: true when the first free slot lies beyond the lookahead (next_available is then absent) */
                         next_available_exceeds_lookahead?: boolean;
@@ -5558,6 +6090,273 @@ export interface operations {
             };
         };
     };
+    listBookings: {
+        parameters: {
+            query?: {
+                owner_email?: string;
+                /** @description Only claims ending after this instant */
+                from?: string;
+                /** @description Only claims starting before this instant */
+                to?: string;
+                /** @description `me` (this agent) or an agent id: only the claims that agent made */
+                agent?: "me" | string;
+                limit?: number;
+                cursor?: string;
+                status?: "confirmed" | "cancelled" | "preempted";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of bookings */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bookings: {
+                            booking_id: string;
+                            hold_id: string | null;
+                            owner_email: string;
+                            meeting_class: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC ISO 8601 date-time
+                             */
+                            start: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC ISO 8601 date-time
+                             */
+                            end: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local: string;
+                            /** @enum {string} */
+                            status: "confirmed" | "cancelled" | "preempted";
+                            calendar_type: string;
+                            title: string | null;
+                            description: string | null;
+                            attendees: {
+                                email: string;
+                                name: string | null;
+                                response: string;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description UTC ISO 8601 date-time
+                             */
+                            created_at: string;
+                            preempted_booking_ids: string[];
+                            /** @description What this booking pushed aside, with its kind (a hold id is looked up under /v1/holds) */
+                            preempted_claims: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "hold" | "booking";
+                            }[];
+                            /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
+                            warnings?: string[];
+                        }[];
+                        /** @description Pass as `cursor` for the next page; null at the end */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "invalid_json";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unknown_api_key`: No API key, or not one this service issued; `api_key_revoked`: The API key was revoked; `agent_disabled`: The agent of this API key is disabled */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unknown_api_key" | "api_key_revoked" | "agent_disabled";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `owner_scope_denied`: The owner is outside this agent's owner_scope; `permission_denied:read_availability`: The agent lacks a permission; the code sent is permission_denied:<perm>; `permission_denied:create_bookings`: The agent lacks a permission; the code sent is permission_denied:<perm> */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "owner_scope_denied" | "permission_denied:read_availability" | "permission_denied:create_bookings";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `payload_too_large`: The body exceeds the size limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "payload_too_large";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `internal_error`: The server failed; retry with exponential backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+        };
+    };
     createBooking: {
         parameters: {
             query?: never;
@@ -5577,12 +6376,12 @@ export interface operations {
                     meeting_class: string;
                     /**
                      * Format: date-time
-                     * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                     * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                      */
                     start: string;
                     /**
                      * Format: date-time
-                     * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                     * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                      */
                     end: string;
                     attendees?: {
@@ -5622,6 +6421,10 @@ export interface operations {
                          * @description UTC ISO 8601 date-time
                          */
                         end: string;
+                        /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                        start_local: string;
+                        /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                        end_local: string;
                         /** @enum {string} */
                         status: "confirmed" | "cancelled" | "preempted";
                         calendar_type: string;
@@ -5638,6 +6441,12 @@ export interface operations {
                          */
                         created_at: string;
                         preempted_booking_ids: string[];
+                        /** @description What this booking pushed aside, with its kind (a hold id is looked up under /v1/holds) */
+                        preempted_claims: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "hold" | "booking";
+                        }[];
                         /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
                         warnings?: string[];
                     };
@@ -5792,6 +6601,10 @@ export interface operations {
                              * @description UTC ISO 8601 date-time
                              */
                             end: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local?: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local?: string;
                         } | null;
                         /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
                         warnings?: string[];
@@ -5970,6 +6783,10 @@ export interface operations {
                          * @description UTC ISO 8601 date-time
                          */
                         end: string;
+                        /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                        start_local: string;
+                        /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                        end_local: string;
                         /** @enum {string} */
                         status: "confirmed" | "cancelled" | "preempted";
                         calendar_type: string;
@@ -5986,6 +6803,12 @@ export interface operations {
                          */
                         created_at: string;
                         preempted_booking_ids: string[];
+                        /** @description What this booking pushed aside, with its kind (a hold id is looked up under /v1/holds) */
+                        preempted_claims: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "hold" | "booking";
+                        }[];
                         /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
                         warnings?: string[];
                     };
@@ -6250,6 +7073,10 @@ export interface operations {
                          * @description UTC ISO 8601 date-time
                          */
                         end: string;
+                        /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                        start_local: string;
+                        /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                        end_local: string;
                         /** @enum {string} */
                         status: "confirmed" | "cancelled" | "preempted";
                         calendar_type: string;
@@ -6266,6 +7093,12 @@ export interface operations {
                          */
                         created_at: string;
                         preempted_booking_ids: string[];
+                        /** @description What this booking pushed aside, with its kind (a hold id is looked up under /v1/holds) */
+                        preempted_claims: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "hold" | "booking";
+                        }[];
                         /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
                         warnings?: string[];
                     };
@@ -6561,12 +7394,12 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                     * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                      */
                     start: string;
                     /**
                      * Format: date-time
-                     * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                     * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                      */
                     end: string;
                     /** @description Defaults to the hold's class */
@@ -6608,6 +7441,10 @@ export interface operations {
                          * @description UTC ISO 8601 date-time
                          */
                         end: string;
+                        /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                        start_local: string;
+                        /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                        end_local: string;
                         /** @enum {string} */
                         status: "confirmed" | "cancelled" | "preempted";
                         calendar_type: string;
@@ -6624,6 +7461,12 @@ export interface operations {
                          */
                         created_at: string;
                         preempted_booking_ids: string[];
+                        /** @description What this booking pushed aside, with its kind (a hold id is looked up under /v1/holds) */
+                        preempted_claims: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "hold" | "booking";
+                        }[];
                         /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
                         warnings?: string[];
                     };
@@ -6780,6 +7623,10 @@ export interface operations {
                              * @description UTC ISO 8601 date-time
                              */
                             end: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local?: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local?: string;
                         } | null;
                         /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
                         warnings?: string[];
@@ -6903,6 +7750,10 @@ export interface operations {
                              * @description UTC ISO 8601 date-time
                              */
                             end: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local?: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local?: string;
                         };
                         /** @description SLOT_OUTSIDE_HOLD on a window hold: the held duration */
                         duration_minutes?: number;
@@ -8206,6 +9057,270 @@ export interface operations {
             };
         };
     };
+    listHolds: {
+        parameters: {
+            query?: {
+                owner_email?: string;
+                /** @description Only claims ending after this instant */
+                from?: string;
+                /** @description Only claims starting before this instant */
+                to?: string;
+                /** @description `me` (this agent) or an agent id: only the claims that agent made */
+                agent?: "me" | string;
+                limit?: number;
+                cursor?: string;
+                status?: "active" | "promoted" | "expired" | "released" | "preempted";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of holds */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        holds: {
+                            hold_id: string;
+                            /** @enum {string} */
+                            hold_scope: "candidate" | "window";
+                            held_window: {
+                                /**
+                                 * Format: date-time
+                                 * @description UTC ISO 8601 date-time
+                                 */
+                                start: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC ISO 8601 date-time
+                                 */
+                                end: string;
+                                /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                                start_local: string;
+                                /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                                end_local: string;
+                            };
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local: string;
+                            duration_minutes: number;
+                            /**
+                             * Format: date-time
+                             * @description UTC ISO 8601 date-time
+                             */
+                            expires_at: string;
+                            /** @description Remaining time to live; use it for expiry checks */
+                            expires_in_seconds: number;
+                            resolved_calendar_type: string;
+                            owner_email: string;
+                            meeting_class: string;
+                            /** @enum {string} */
+                            status: "active" | "promoted" | "expired" | "released" | "preempted";
+                            booking_id: string | null;
+                            /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
+                            warnings?: string[];
+                        }[];
+                        /** @description Pass as `cursor` for the next page; null at the end */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "invalid_json";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unknown_api_key`: No API key, or not one this service issued; `api_key_revoked`: The API key was revoked; `agent_disabled`: The agent of this API key is disabled */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unknown_api_key" | "api_key_revoked" | "agent_disabled";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `owner_scope_denied`: The owner is outside this agent's owner_scope; `permission_denied:read_availability`: The agent lacks a permission; the code sent is permission_denied:<perm>; `permission_denied:create_holds`: The agent lacks a permission; the code sent is permission_denied:<perm> */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "owner_scope_denied" | "permission_denied:read_availability" | "permission_denied:create_holds";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `payload_too_large`: The body exceeds the size limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "payload_too_large";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "unsupported_media_type";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+            /** @description `internal_error`: The server failed; retry with exponential backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Stable; clients switch on it
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description Human-readable; do not parse */
+                            message: string;
+                            details?: components["schemas"]["ErrorDetails"];
+                        };
+                        /** @description Always present; the agent notification queue, oldest first */
+                        pending_notifications: components["schemas"]["Notification"][];
+                    };
+                };
+            };
+        };
+    };
     createHold: {
         parameters: {
             query?: never;
@@ -8230,12 +9345,12 @@ export interface operations {
                     candidate: {
                         /**
                          * Format: date-time
-                         * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                         * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                          */
                         start: string;
                         /**
                          * Format: date-time
-                         * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                         * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                          */
                         end: string;
                     };
@@ -8252,12 +9367,12 @@ export interface operations {
                     window: {
                         /**
                          * Format: date-time
-                         * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                         * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                          */
                         start: string;
                         /**
                          * Format: date-time
-                         * @description UTC ISO 8601 date-time ending in Z, from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+                         * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                          */
                         end: string;
                     };
@@ -8291,7 +9406,15 @@ export interface operations {
                              * @description UTC ISO 8601 date-time
                              */
                             end: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local: string;
                         };
+                        /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                        start_local: string;
+                        /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                        end_local: string;
                         duration_minutes: number;
                         /**
                          * Format: date-time
@@ -8460,6 +9583,10 @@ export interface operations {
                              * @description UTC ISO 8601 date-time
                              */
                             end: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local?: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local?: string;
                         } | null;
                         /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
                         warnings?: string[];
@@ -8649,7 +9776,15 @@ export interface operations {
                              * @description UTC ISO 8601 date-time
                              */
                             end: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local: string;
                         };
+                        /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                        start_local: string;
+                        /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                        end_local: string;
                         duration_minutes: number;
                         /**
                          * Format: date-time
@@ -8922,7 +10057,15 @@ export interface operations {
                              * @description UTC ISO 8601 date-time
                              */
                             end: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local: string;
                         };
+                        /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                        start_local: string;
+                        /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                        end_local: string;
                         duration_minutes: number;
                         /**
                          * Format: date-time
@@ -9327,7 +10470,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `permission_denied:manage_customer`: The agent lacks a permission; the code sent is permission_denied:<perm> */
+            /** @description `permission_denied:manage_customer`: The agent lacks a permission; the code sent is permission_denied:<perm>; `permission_denied:read_availability`: The agent lacks a permission; the code sent is permission_denied:<perm> */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9343,7 +10486,7 @@ export interface operations {
                              * @description Stable; clients switch on it
                              * @enum {string}
                              */
-                            code: "permission_denied:manage_customer";
+                            code: "permission_denied:manage_customer" | "permission_denied:read_availability";
                             /** @description Human-readable; do not parse */
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];
@@ -9751,14 +10894,17 @@ export interface operations {
     };
     drainNotifications: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Return items with a larger seq, delivered or not (kept 7 days), without draining */
+                since?: number | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Notifications, now marked delivered */
+            /** @description Notifications (without since: now marked delivered) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
