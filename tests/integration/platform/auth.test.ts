@@ -55,7 +55,8 @@ describe('bearer authentication on /v1', () => {
 
 describe('permissions and owner scope', () => {
   it('answers 403 permission_denied:<perm> naming the missing permission', async () => {
-    const agent = await newAgent(admin, ['read_availability']);
+    // GET /v1/meeting-classes accepts manage_customer or read_availability; a refusal names the first
+    const agent = await newAgent(admin, ['create_holds']);
     const res = await api('GET', '/v1/meeting-classes', { key: agent.key });
     expectEnvelope(res, 403, 'permission_denied:manage_customer');
     const res2 = await api('POST', '/v1/agents', { key: agent.key, body: { name: 'x', owner_scope: 'org:*', permissions: [] } });
