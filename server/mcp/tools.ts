@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AnyOperation } from '@/server/http/operation';
 import { createAgentProposalOp, getAgentProposalOp } from '@/server/http/operations/proposals';
-import { getScheduleRulesOp } from '@/server/http/operations/admin';
+import { getScheduleRulesOp, getSelfOp } from '@/server/http/operations/admin';
 import {
   cancelBookingOp,
   confirmHoldOp,
@@ -10,6 +10,8 @@ import {
   evaluateOp,
   getBookingOp,
   getHoldOp,
+  listBookingsOp,
+  listHoldsOp,
   notificationsOp,
   releaseHoldOp,
   searchAvailabilityOp,
@@ -124,6 +126,27 @@ export const MCP_TOOLS: readonly McpTool[] = [
       REFUSALS +
       ' ' +
       RETRY,
+  },
+  {
+    name: 'list_my_bookings',
+    op: listBookingsOp,
+    description:
+      "Read back bookings: filter by owner_email, from/to, status, and agent ('me' for this agent's own). Cursor-paged (next_cursor). " +
+      'Use it after a restart or a lost answer to see what is already booked before booking again. ' +
+      REFUSALS,
+  },
+  {
+    name: 'list_my_holds',
+    op: listHoldsOp,
+    description:
+      "Read back holds: filter by owner_email, from/to, status (active, expired, promoted, ...), and agent ('me' for this agent's own). Cursor-paged. " +
+      'Use it to find a hold to confirm or release. ' +
+      REFUSALS,
+  },
+  {
+    name: 'who_am_i',
+    op: getSelfOp,
+    description: 'This agent: its id, name, owner scope (which calendar owners it may act for), permissions, key prefix and rate-limit budgets. ' + REFUSALS,
   },
   {
     name: 'get_booking_proposal',

@@ -17,6 +17,9 @@ export const EXPECTED_TOOLS = [
   'drain_notifications',
   'create_booking_proposal',
   'get_booking_proposal',
+  'list_my_bookings',
+  'list_my_holds',
+  'who_am_i',
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- structured content is asserted field by field
