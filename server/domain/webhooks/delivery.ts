@@ -50,10 +50,17 @@ export function attemptDelivery(d: LeasedDelivery, allowPrivate: boolean, now: D
     }
     if (literalHostRefused(url, allowPrivate)) return resolve({ ok: false, status: null, error: 'refused: private address' });
     const client = url.protocol === 'https:' ? https : http;
+    let secret: string;
+    try {
+      secret = openWebhookSecret(d.secret);
+    } catch {
+      // Sealed under a key this instance does not have (CALENDAR_SECRET_KEYS): a failed attempt, retried later.
+      return resolve({ ok: false, status: null, error: 'signing secret cannot be opened with the configured keys' });
+    }
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'agent-scheduler-webhooks/1',
-      ...signatureHeaders(openWebhookSecret(d.secret), d.id, d.body, now),
+      ...signatureHeaders(secret, d.id, d.body, now),
     };
     const req = client.request(url, { method: 'POST', headers, agent: false, lookup: guardedLookup(allowPrivate), timeout: DELIVERY_TIMEOUT_MS }, (res) => {
       res.resume(); // the answer's body is not read

@@ -30,11 +30,15 @@ async function withOwnerLocked<T>(ownerId: string, fn: () => Promise<T>): Promis
   });
 }
 
-/** Resolves once a session waits for a row lock (the first request, on the owner row). */
+/**
+ * Resolves once a session waits for a lock (the first request, on the owner row). Matched by
+ * wait state, not by query text: pg_stat_activity keeps only the first 1 kB of a statement,
+ * and the target statement's column list is longer than that.
+ */
 async function waitForLockWaiter(ownerId: string): Promise<void> {
   const db = await getDb();
   for (;;) {
-    const rows = (await db.execute(sql`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%owners%' and datname = current_database()`)) as unknown as unknown[];
+    const rows = (await db.execute(sql`select 1 from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database() and pid <> pg_backend_pid()`)) as unknown as unknown[];
     if (rows.length) return;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -75,7 +79,9 @@ describe('refusals without the owner lock', () => {
       ['booking.create', 'counter_propose', 'COUNTER_PROPOSED'],
       ['hold.create', 'counter_propose', 'COUNTER_PROPOSED'],
     ]);
-    for (const r of rows) expect((r.details as { alternatives: unknown[] }).alternatives).toEqual(r.action === 'booking.create' ? booking.body.alternatives : hold.body.alternatives);
+    // The audit keeps the UTC alternatives (answers add start_local/end_local for the agent).
+    const utc = (alts: { start: string; end: string; reason_code: string }[]) => alts.map(({ start, end, reason_code }) => ({ start, end, reason_code }));
+    for (const r of rows) expect((r.details as { alternatives: unknown[] }).alternatives).toEqual(utc(r.action === 'booking.create' ? booking.body.alternatives : hold.body.alternatives));
     expect((await claimsOf(admin, owner)).filter((c) => c.status === 'confirmed' || c.status === 'active')).toHaveLength(1);
   });
 

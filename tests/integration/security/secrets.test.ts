@@ -118,6 +118,15 @@ async function tableTexts(): Promise<Map<string, string>> {
   return out;
 }
 
+/** Does this sealed value open to `secret`? Rows sealed by other test files under other keys do not open here. */
+function opensTo(sealed: string, secret: string): boolean {
+  try {
+    return openWebhookSecret(sealed) === secret;
+  } catch {
+    return false;
+  }
+}
+
 describe('secrets at rest', () => {
   it('saw a secret of every kind the API hands out', () => {
     for (const prefix of ['ak_', 'rc_', 'pt_', 'cv_', 'whsec_']) expect(secrets.some((s) => s.startsWith(prefix)), `no ${prefix} secret was handed out`).toBe(true);
@@ -141,7 +150,7 @@ describe('secrets at rest', () => {
       if (secret.startsWith('whsec_')) {
         // A signing secret cannot be a hash: it is stored sealed (AES-256-GCM) and must open to itself.
         const sealed = (await (await getDb()).select({ secret: webhookEndpoints.secret }).from(webhookEndpoints)).map((r) => r.secret);
-        if (!sealed.some((v) => v.startsWith('{') && openWebhookSecret(v) === secret)) found.push(`${secret.slice(0, 11)}...: not stored sealed`);
+        if (!sealed.some((v) => v.startsWith('{') && opensTo(v, secret))) found.push(`${secret.slice(0, 11)}...: not stored sealed`);
       } else if (!all.includes(hashSecret(secret))) found.push(`${secret.slice(0, 11)}...: its SHA-256 is stored nowhere (where does it live?)`);
     }
     expect(found).toEqual([]);
