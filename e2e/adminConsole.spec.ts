@@ -31,7 +31,8 @@ async function signIn(page: Page, who: { email: string; password: string }) {
   await page.getByLabel('Email', { exact: true }).first().fill(who.email);
   await page.getByLabel('Password', { exact: true }).fill(who.password);
   await page.getByRole('button', { name: /sign in/i }).click();
-  await page.waitForURL((url) => !url.pathname.startsWith('/api/auth/signin'));
+  // Auth.js sends its sign-in page to the app's /signin: wait until the sign-in has left both.
+  await page.waitForURL((url) => !url.pathname.startsWith('/api/auth/signin') && !url.pathname.startsWith('/signin'));
 }
 
 /** No serious or critical axe violations on the page as it is now. */
