@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
-import { Check, Copy, KeyRound, Plus, TriangleAlert } from 'lucide-react';
+import { KeyRound, Plus } from 'lucide-react';
 import { Controller } from 'react-hook-form';
 import { useTRPC } from '@/app/providers';
 import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
@@ -12,6 +12,7 @@ import { useZodForm } from '@/components/ui/form';
 import { AgentCreateBody } from '@/server/schemas/admin';
 import { ConfirmButton } from './confirm-button';
 import { EmptyState } from './empty-state';
+import { SecretOnceDialog } from './secret-once-dialog';
 import { showServerError } from './server-errors';
 
 export type KeyRow = { key_id: string; name: string | null; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null };
@@ -226,19 +227,9 @@ function MintKey({ agentId, agentName }: { agentId: string; agentName: string })
   const mint = useMutation(trpc.admin.agents.mintKey.mutationOptions());
   const [name, setName] = useState('');
   const [key, setKey] = useState<string | null>(null);
-  const [copied, setCopied] = useState(false);
   const [error, setError] = useState<string | null>(null);
   return (
-    <Dialog
-      open={key !== null}
-      onOpenChange={(o) => {
-        if (!o) {
-          setKey(null);
-          setCopied(false);
-          router.refresh();
-        }
-      }}
-    >
+    <>
       <form
         className="flex flex-wrap items-end gap-2"
         onSubmit={async (e) => {
@@ -260,27 +251,16 @@ function MintKey({ agentId, agentName }: { agentId: string; agentName: string })
           <KeyRound aria-hidden /> Mint key
         </Button>
       </form>
-      <DialogContent title="Your new API key" description="Copy it now: it is shown only this once and cannot be retrieved later.">
-        <Alert tone="warn" className="mb-3">
-          <TriangleAlert aria-hidden />
-          Store it like a password. Anyone with this key can act as {agentName}.
-        </Alert>
-        <div className="flex items-center gap-2">
-          <code className="min-w-0 flex-1 break-all rounded-md border border-line bg-surface-2 px-3 py-2 text-sm" data-testid="minted-key">
-            {key}
-          </code>
-          <Button
-            variant="secondary"
-            onClick={async () => {
-              if (key) await navigator.clipboard?.writeText(key).catch(() => undefined);
-              setCopied(true);
-            }}
-          >
-            {copied ? <Check aria-hidden /> : <Copy aria-hidden />}
-            {copied ? 'Copied' : 'Copy'}
-          </Button>
-        </div>
-      </DialogContent>
-    </Dialog>
+      <SecretOnceDialog
+        title="Your new API key"
+        secret={key}
+        warning={`Store it like a password. Anyone with this key can act as ${agentName}.`}
+        testId="minted-key"
+        onClose={() => {
+          setKey(null);
+          router.refresh();
+        }}
+      />
+    </>
   );
 }

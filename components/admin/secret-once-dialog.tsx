@@ -5,7 +5,7 @@ import { Check, Copy, TriangleAlert } from 'lucide-react';
 import { Alert, Button, Dialog, DialogContent } from '@/components/ui';
 
 /** A secret shown exactly once (API key, requester credential): a warning, the value and a copy button. */
-export function SecretOnceDialog({ title, secret, warning, onClose }: { title: string; secret: string | null; warning: string; onClose: () => void }) {
+export function SecretOnceDialog({ title, secret, warning, onClose, testId = 'minted-secret' }: { title: string; secret: string | null; warning: string; onClose: () => void; testId?: string }) {
   const [copied, setCopied] = useState(false);
   return (
     <Dialog
@@ -23,7 +23,7 @@ export function SecretOnceDialog({ title, secret, warning, onClose }: { title: s
           {warning}
         </Alert>
         <div className="flex items-center gap-2">
-          <code className="min-w-0 flex-1 break-all rounded-md border border-line bg-surface-2 px-3 py-2 text-sm" data-testid="minted-secret">
+          <code className="min-w-0 flex-1 break-all rounded-md border border-line bg-surface-2 px-3 py-2 text-sm" data-testid={testId}>
             {secret}
           </code>
           <Button
