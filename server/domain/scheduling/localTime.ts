@@ -238,6 +238,17 @@ export class DayTable {
   }
 }
 
+/**
+ * The UTC offset (ms) in force in `timeZone` at `instant`, from the cached local day's offset
+ * segments (Temporal's tzdb offsets, computed once per zone and date): formatting many instants of
+ * one answer in the owner's zone costs a map look-up each, not a Temporal conversion.
+ */
+export function utcOffsetAt(timeZone: string, instant: number): number {
+  const day = localDayAt(timeZone, instant);
+  const seg = day.segments.find((s) => s.start <= instant && instant < s.end) ?? day.segments[day.segments.length - 1];
+  return seg.offsetMs;
+}
+
 /** The owner-local day containing `instant`: 23 h / 25 h long on DST days. */
 export function localDayBounds(timeZone: string, instant: number): { start: number; end: number } {
   const table = new DayTable(timeZone);
