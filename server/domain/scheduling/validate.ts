@@ -97,16 +97,35 @@ function dtstartIssues(dtstart: string, path: string): RuleIssue[] {
 /** COUNT checkpoints are computed up to here: a year past the last supported instant and its margins. */
 const CHECKPOINT_HORIZON_DAY = daysFromCivil(MAX_DTSTART_YEAR + 2, 1, 1);
 
+type RRuleHardBlock = Extract<HardBlock, { rrule: string }>;
+
+/**
+ * Memo: rule text and DTSTART -> the block's COUNT checkpoint (or none). The checkpoint depends on
+ * nothing else (the horizon is a constant), and computing it walks the rule's months since DTSTART
+ * (about 1 ms per rule from 1900), so saving the same rules again, or deciding on blocks stored
+ * before checkpoints existed, computes each one once per process.
+ */
+const checkpoints = new Map<string, RRuleHardBlock['count_checkpoint'] | null>();
+
+function withCheckpoint(b: RRuleHardBlock): RRuleHardBlock {
+  const key = `${b.rrule}|${b.dtstart}`;
+  let cp = checkpoints.get(key);
+  if (cp === undefined) {
+    cp = withCountCheckpoint(b, CHECKPOINT_HORIZON_DAY).count_checkpoint ?? null;
+    if (checkpoints.size >= 10_000) checkpoints.clear();
+    checkpoints.set(key, cp);
+  }
+  const { count_checkpoint: _previous, ...rest } = b;
+  return cp ? { ...rest, count_checkpoint: cp } : rest;
+}
+
 /**
  * Hard blocks as they are stored, for valid rules (validateOwnerRules returned []): each RRULE
  * block with its COUNT checkpoint, so no decision walks from DTSTART (rrule.ts).
  */
 export function storedHardBlocks(blocks: readonly HardBlock[]): HardBlock[] {
-  return blocks.map((b) => ('rrule' in b ? withCountCheckpoint(b, CHECKPOINT_HORIZON_DAY) : b));
+  return blocks.map((b) => ('rrule' in b ? withCheckpoint(b) : b));
 }
-
-/** Memo for blocks stored before checkpoints existed: rule text and DTSTART -> the block with its checkpoint. */
-const legacyCheckpoints = new Map<string, HardBlock>();
 
 /**
  * The blocks a decision expands: as stored, except that a COUNT rule stored without a checkpoint
@@ -116,15 +135,5 @@ const legacyCheckpoints = new Map<string, HardBlock>();
 export function blocksWithCheckpoints(blocks: HardBlock[]): HardBlock[] {
   const legacy = (b: HardBlock) => 'rrule' in b && !b.count_checkpoint && /COUNT=/i.test(b.rrule);
   if (!blocks.some(legacy)) return blocks;
-  return blocks.map((b) => {
-    if (!legacy(b) || !('rrule' in b)) return b;
-    const key = `${b.rrule}|${b.dtstart}`;
-    let done = legacyCheckpoints.get(key);
-    if (!done) {
-      done = withCountCheckpoint(b, CHECKPOINT_HORIZON_DAY);
-      if (legacyCheckpoints.size >= 10_000) legacyCheckpoints.clear();
-      legacyCheckpoints.set(key, done);
-    }
-    return { ...b, ...('count_checkpoint' in done ? { count_checkpoint: done.count_checkpoint } : {}) };
-  });
+  return blocks.map((b) => (legacy(b) && 'rrule' in b ? withCheckpoint(b) : b));
 }

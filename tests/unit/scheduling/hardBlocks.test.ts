@@ -342,3 +342,39 @@ describe('RRULE parsing and rule validation', () => {
     expect(validateOwnerRules(rules({ hardBlocks: [rr('FREQ=WEEKLY;BYDAY=MO', '2026-01-05T10:00')] }))).toEqual([]);
   });
 });
+
+describe('memoised RRULE expansion', () => {
+  it('equals the direct expansion for any rule, zone and window (memo hits and misses alike)', async () => {
+    const { expandRRuleBlock, expandRRuleRange } = await import('@/server/domain/scheduling/rrule');
+    const ruleArb = fc.constantFrom(
+      'FREQ=DAILY',
+      'FREQ=WEEKLY;BYDAY=MO,WE,FR',
+      'FREQ=WEEKLY;INTERVAL=2;BYDAY=TU',
+      'FREQ=MONTHLY;BYDAY=2TU',
+      'FREQ=MONTHLY;BYMONTHDAY=1,15,-1',
+      'FREQ=DAILY;COUNT=40',
+    );
+    fc.assert(
+      fc.property(
+        ruleArb,
+        fc.constantFrom('UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe'),
+        fc.integer({ min: 0, max: 600 }), // dtstart day offset from 2026-01-01
+        fc.integer({ min: 0, max: 1439 }), // dtstart minute of day
+        fc.integer({ min: 5, max: 1500 }), // duration (minutes; may run across days and chunks)
+        fc.integer({ min: 0, max: 900 * 24 }), // window start, hours after 2026-01-01
+        fc.integer({ min: 1, max: 40 * 24 }), // window length, hours
+        (rrule, zone, d, m, duration, fromH, lenH) => {
+          const c = new Date(Date.UTC(2026, 0, 1 + d));
+          const dtstart = `${c.toISOString().slice(0, 10)}T${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+          const block = { rrule, dtstart, duration_minutes: duration };
+          const from = Date.UTC(2026, 0, 1) + fromH * 3_600_000;
+          const to = from + lenH * 3_600_000;
+          const direct = expandRRuleRange(block, zone, from, to);
+          expect(expandRRuleBlock(block, zone, from, to)).toEqual(direct);
+          expect(expandRRuleBlock(block, zone, from, to)).toEqual(direct); // the second call reads the memo
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
