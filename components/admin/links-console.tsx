@@ -177,6 +177,7 @@ function LinkCard({ link, classNames }: { link: LinkRow; classNames: string[] })
                   </p>
                 </div>
                 <div className="flex items-center gap-2">
+                  <MeetingTypeDialog linkId={link.link_id} alias={link.alias} classNames={classNames} existing={t} />
                   {!t.enabled ? <Badge tone="neutral">disabled</Badge> : t.published ? <Badge tone="ok">published</Badge> : <Badge tone="warn">draft</Badge>}
                   <Link href={`/${link.alias}/${t.slug}`} className="inline-flex items-center gap-1 text-sm" target="_blank" rel="noreferrer">
                     View public page<span className="sr-only"> of {t.title}</span>
