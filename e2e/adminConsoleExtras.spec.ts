@@ -124,6 +124,7 @@ test.describe('administration console: invitations, meeting types, allocations, 
 
     await page.goto(`${base}/dashboard/admin/public-scheduling`);
     const card = page.getByTestId(`link-${alias}`);
+    await expect(card.getByTestId('type-allocation-intro')).toContainText('Allocation: 1 of 2 used this month');
     await card.getByRole('button', { name: 'Edit Intro call' }).click();
     let dialog = page.getByRole('dialog');
     await expect(dialog.getByLabel('Title')).toHaveValue('Intro call');
