@@ -48,8 +48,9 @@ test.describe('approving a free-text request', () => {
     await o.setViewportSize({ width: 1280, height: 900 });
     await o.goto('/dashboard');
     await o.getByTestId('proposal-card').filter({ hasText: email }).getByRole('link').first().click();
-    await expect(o.getByText('Half an hour about the engine drawings')).toBeVisible();
+    await expect(o).toHaveURL(/\/dashboard\/proposals\//);
     await expect(o.getByRole('group', { name: 'Book this request as' })).toBeVisible();
+    await expect(o.getByText('Half an hour about the engine drawings').first()).toBeVisible();
 
     // Finding times needs a class: the rule shows under the field.
     await o.getByRole('button', { name: 'Find free times' }).click();

@@ -142,7 +142,7 @@ export function OwnersConsole({ owners, timeZones }: { owners: OwnerRow[]; timeZ
               <Input type="email" autoComplete="off" {...register('email')} />
             </Field>
             <Field label="Name (optional)" error={formState.errors.name?.message}>
-              <Input autoComplete="off" {...register('name')} />
+              <Input autoComplete="off" {...register('name', { setValueAs: (v: string) => v.trim() || undefined })} />
             </Field>
             <Field label="Time zone" hint="Start typing to search." error={formState.errors.time_zone?.message}>
               <Input list="owner-time-zones" autoComplete="off" {...register('time_zone')} />
