@@ -180,7 +180,9 @@ function LinkCard({ link, classNames }: { link: LinkRow; classNames: string[] })
                   </p>
                   {t.allocations?.map((a) => (
                     <p key={a.allocation_id} className="text-xs" data-testid={`type-allocation-${t.slug}`}>
-                      <Link href="/dashboard/admin/requesters">Allocation</Link>
+                      <Link href="/dashboard/admin/requesters" className="underline">
+                        Allocation
+                      </Link>
                       {a.audience ? ` (${a.audience})` : ''}: {a.usage ? `${a.usage.used} of ${a.limit} used ${THIS_PERIOD[a.period]}` : `at most ${a.limit} per ${a.period}`}
                     </p>
                   ))}
