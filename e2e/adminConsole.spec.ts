@@ -1,14 +1,9 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import postgres from 'postgres';
 import { bootstrapKey } from './bootstrapKey';
-import { baseUrls, databaseUrl, PROJECT_ROOT, usesPostgres } from './servers';
-
-const run = promisify(execFile);
-const base = baseUrls[0];
+import { base, expectAccessible, rest as restCall, screenshots, setPassword, signIn } from './console';
+import { databaseUrl, usesPostgres } from './servers';
 
 /**
  * Issue 12: the owner's schedule settings and the customer's administration
@@ -18,43 +13,8 @@ const base = baseUrls[0];
 type Setup = { key: string; admin: { email: string; password: string }; member: { email: string; password: string }; suffix: string };
 let s: Setup;
 
-async function setPassword(email: string, password: string) {
-  await run('npm', ['run', '-s', 'cli', '--', 'set-password', '--email', email, '--password', password], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PGLITE_DIR: '', DB_DRIVER: '' },
-    timeout: 90_000,
-  });
-}
-
-async function signIn(page: Page, who: { email: string; password: string }) {
-  await page.goto(`${base}/api/auth/signin`);
-  await page.getByLabel('Email', { exact: true }).first().fill(who.email);
-  await page.getByLabel('Password', { exact: true }).fill(who.password);
-  await page.getByRole('button', { name: /sign in/i }).click();
-  // Auth.js sends its sign-in page to the app's /signin: wait until the sign-in has left both.
-  await page.waitForURL((url) => !url.pathname.startsWith('/api/auth/signin') && !url.pathname.startsWith('/signin'));
-}
-
-/** No serious or critical axe violations on the page as it is now. */
-async function expectAccessible(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  expect(bad, 'serious/critical axe violations').toEqual([]);
-}
-
-/** Desktop and phone screenshots into the Playwright output folder. */
-async function screenshots(page: Page, name: string) {
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({ path: test.info().outputPath(`${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: test.info().outputPath(`${name}-phone.png`), fullPage: true });
-  await expectAccessible(page);
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
 function rest(page: Page, method: 'get' | 'post' | 'put', path: string, data?: unknown, key = s.key) {
-  return page.request[method](`${base}${path}`, { headers: { Authorization: `Bearer ${key}`, 'Idempotency-Key': randomBytes(8).toString('hex') }, data });
+  return restCall(page, key, method, path, data);
 }
 
 test.describe('owner settings and the administration console', () => {

@@ -3,7 +3,8 @@
 import { useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
-import { KeyRound, Plus } from 'lucide-react';
+import Link from 'next/link';
+import { KeyRound, Plus, Webhook } from 'lucide-react';
 import { Controller } from 'react-hook-form';
 import { useTRPC } from '@/app/providers';
 import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
@@ -216,6 +217,9 @@ function AgentCard({ agent }: { agent: AgentRow }) {
           </ul>
         )}
         <MintKey agentId={agent.agent_id} agentName={agent.name} />
+        <Link href={`/dashboard/admin/agents/${agent.agent_id}/webhooks`} className="inline-flex items-center gap-1 self-start text-sm">
+          <Webhook className="size-4" aria-hidden /> Webhooks<span className="sr-only"> of {agent.name}</span>
+        </Link>
       </CardContent>
     </Card>
   );

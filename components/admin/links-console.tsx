@@ -17,7 +17,10 @@ import { EmptyState } from './empty-state';
 import { MeetingTypeDialog, type MeetingTypeRow } from './meeting-type-dialog';
 import { showServerError } from './server-errors';
 
-export type LinkRow = { link_id: string; alias: string; title: string | null; url: string; owner_email: string; meeting_types: MeetingTypeRow[] };
+type TypeAllocation = { allocation_id: string; audience: string | null; limit: number; period: 'day' | 'week' | 'month'; usage: { used: number } | null };
+export type LinkRow = { link_id: string; alias: string; title: string | null; url: string; owner_email: string; meeting_types: (MeetingTypeRow & { allocations?: TypeAllocation[] })[] };
+
+const THIS_PERIOD = { day: 'today', week: 'this week', month: 'this month' } as const;
 
 const LinkForm = LinkCreateBody.extend({ owner_email: Email });
 
@@ -175,8 +178,17 @@ function LinkCard({ link, classNames }: { link: LinkRow; classNames: string[] })
                     {t.audience ? ` (${t.audience})` : ''} · preempt {t.effective_preempt_policy === 'never' ? 'never' : 'lower'}
                     {t.attendee_limit ? ` · up to ${t.attendee_limit} people` : ''}
                   </p>
+                  {t.allocations?.map((a) => (
+                    <p key={a.allocation_id} className="text-xs" data-testid={`type-allocation-${t.slug}`}>
+                      <Link href="/dashboard/admin/requesters" className="underline">
+                        Allocation
+                      </Link>
+                      {a.audience ? ` (${a.audience})` : ''}: {a.usage ? `${a.usage.used} of ${a.limit} used ${THIS_PERIOD[a.period]}` : `at most ${a.limit} per ${a.period}`}
+                    </p>
+                  ))}
                 </div>
                 <div className="flex items-center gap-2">
+                  <MeetingTypeDialog linkId={link.link_id} alias={link.alias} classNames={classNames} existing={t} />
                   {!t.enabled ? <Badge tone="neutral">disabled</Badge> : t.published ? <Badge tone="ok">published</Badge> : <Badge tone="warn">draft</Badge>}
                   <Link href={`/${link.alias}/${t.slug}`} className="inline-flex items-center gap-1 text-sm" target="_blank" rel="noreferrer">
                     View public page<span className="sr-only"> of {t.title}</span>

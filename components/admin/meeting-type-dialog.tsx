@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
-import { Plus } from 'lucide-react';
+import { Pencil, Plus } from 'lucide-react';
 import { Controller } from 'react-hook-form';
 import { useTRPC } from '@/app/providers';
 import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
@@ -19,41 +19,85 @@ export type MeetingTypeRow = {
   duration_minutes: number[];
   meeting_class: string;
   attendee_limit: number | null;
+  public_preempt_policy: 'inherit' | 'never' | 'preempt_lower';
   effective_preempt_policy: 'never' | 'preempt_lower';
   visibility: 'public' | 'unlisted' | 'audience';
   audience: string | null;
   enabled: boolean;
   published: boolean;
+  credential_skips_verification: boolean;
 };
 
+/** Where a refusal whose code names no field belongs (the codes of POST/PATCH .../meeting-types). */
+const ERROR_FIELDS = {
+  duplicate_slug: 'slug',
+  duplicate_public_meeting_type: 'slug',
+  INVALID_MEETING_CLASS: 'meeting_class',
+  invalid_public_preempt_policy: 'public_preempt_policy',
+  not_found: 'audience',
+} as const;
 
-/** Add a meeting type to a link (admin.publicScheduling.meetingTypes.create, as POST .../meeting-types). */
-export function MeetingTypeDialog({ linkId, alias, classNames }: { linkId: string; alias: string; classNames: string[] }) {
+
+/**
+ * Add a meeting type to a link (admin.publicScheduling.meetingTypes.create,
+ * as POST .../meeting-types), or with `existing` change every field of one
+ * (.update, as PATCH .../meeting-types/{slug}); refusals show under the field
+ * they concern.
+ */
+export function MeetingTypeDialog({ linkId, alias, classNames, existing }: { linkId: string; alias: string; classNames: string[]; existing?: MeetingTypeRow }) {
   const trpc = useTRPC();
   const router = useRouter();
   const [open, setOpen] = useState(false);
   const create = useMutation(trpc.admin.publicScheduling.meetingTypes.create.mutationOptions());
-  const { register, handleSubmit, setError, formState, control, reset } = useZodForm(MeetingTypeCreateBody, {
-    defaultValues: { slug: '', title: '', duration_minutes: [30], meeting_class: classNames[0] ?? '', visibility: 'public', public_preempt_policy: 'inherit', enabled: true, published: true },
-  });
+  const update = useMutation(trpc.admin.publicScheduling.meetingTypes.update.mutationOptions());
+  const defaults = existing
+    ? {
+        slug: existing.slug,
+        title: existing.title,
+        duration_minutes: existing.duration_minutes,
+        meeting_class: existing.meeting_class,
+        attendee_limit: existing.attendee_limit,
+        visibility: existing.visibility,
+        audience: existing.audience ?? undefined,
+        public_preempt_policy: existing.public_preempt_policy,
+        enabled: existing.enabled,
+        published: existing.published,
+      }
+    : { slug: '', title: '', duration_minutes: [30], meeting_class: classNames[0] ?? '', visibility: 'public' as const, public_preempt_policy: 'inherit' as const, enabled: true, published: true };
+  const { register, handleSubmit, setError, formState, control, reset } = useZodForm(MeetingTypeCreateBody, { defaultValues: defaults });
   const onSubmit = handleSubmit(async (body) => {
     try {
-      await create.mutateAsync({ link_id: linkId, body });
-      reset();
+      if (existing) await update.mutateAsync({ link_id: linkId, slug: existing.slug, patch: { ...body, attendee_limit: body.attendee_limit ?? null, audience: body.audience ?? null } });
+      else await create.mutateAsync({ link_id: linkId, body });
+      if (!existing) reset();
       setOpen(false);
       router.refresh();
     } catch (err) {
-      showServerError(err, setError, 'root', { duplicate_slug: 'slug', INVALID_MEETING_CLASS: 'meeting_class' });
+      showServerError(err, setError, 'root', ERROR_FIELDS);
     }
   });
+  const onOpenChange = (o: boolean) => {
+    // Editing starts from the type as saved.
+    if (o && existing) reset(defaults);
+    setOpen(o);
+  };
   return (
-    <Dialog open={open} onOpenChange={setOpen}>
+    <Dialog open={open} onOpenChange={onOpenChange}>
       <DialogTrigger asChild>
-        <Button variant="secondary" size="sm" className="self-start">
-          <Plus aria-hidden /> Add meeting type
-        </Button>
+        {existing ? (
+          <Button variant="ghost" size="sm" aria-label={`Edit ${existing.title}`}>
+            <Pencil aria-hidden /> Edit
+          </Button>
+        ) : (
+          <Button variant="secondary" size="sm" className="self-start">
+            <Plus aria-hidden /> Add meeting type
+          </Button>
+        )}
       </DialogTrigger>
-      <DialogContent title={`New meeting type on /${alias}`} description="What requesters can propose through this link.">
+      <DialogContent
+        title={existing ? `Edit ${existing.title} on /${alias}` : `New meeting type on /${alias}`}
+        description={existing ? 'Every field can change; the same rules as when it was created.' : 'What requesters can propose through this link.'}
+      >
         <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
           <div className="grid gap-4 sm:grid-cols-2">
             <Field label="Title" error={formState.errors.title?.message}>
@@ -122,7 +166,7 @@ export function MeetingTypeDialog({ linkId, alias, classNames }: { linkId: strin
           {formState.errors.root && <Alert tone="danger">{formState.errors.root.message}</Alert>}
           <div className="flex justify-end">
             <Button type="submit" disabled={formState.isSubmitting}>
-              Add meeting type
+              {existing ? 'Save changes' : 'Add meeting type'}
             </Button>
           </div>
         </form>

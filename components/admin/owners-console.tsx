@@ -1,13 +1,15 @@
 'use client';
 
+import { useState } from 'react';
 import { useRouter } from 'next/navigation';
+import { MailCheck, Send } from 'lucide-react';
 import { useMutation } from '@tanstack/react-query';
 import { z } from 'zod';
 import { useTRPC } from '@/app/providers';
 import { Alert, Badge, Button, Card, CardContent, CardHeader, CardTitle, Field, Input } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { OwnerCreateBody } from '@/server/schemas/admin';
-import { showServerError } from './server-errors';
+import { domainErrorOf, showServerError } from './server-errors';
 
 export type OwnerRow = {
   owner_email: string;
@@ -15,40 +17,108 @@ export type OwnerRow = {
   time_zone: string;
   role: 'admin' | 'member';
   can_sign_in: boolean;
+  has_password: boolean;
+  invited_at: string | null;
   calendars: { type: string; status: string; display_name: string | null; is_primary: boolean }[];
 };
 
-const OwnerForm = OwnerCreateBody.extend({ role: z.enum(['admin', 'member']) });
+const OwnerForm = OwnerCreateBody.extend({ role: z.enum(['admin', 'member']), invite: z.boolean() });
+
+type Sent = { sent_to: string; expires_at: string };
+
+function when(iso: string): string {
+  return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
+}
+
+/** What an invitation mail did, in words. */
+function SentNotice({ sent }: { sent: Sent }) {
+  return (
+    <Alert tone="ok" data-testid="invitation-sent">
+      <MailCheck aria-hidden />
+      Invitation sent to {sent.sent_to}. The sign-in link in it works once, until {when(sent.expires_at)}.
+    </Alert>
+  );
+}
+
+/** Send (or re-send) an owner the invitation mail (admin.owners.sendInvitation). */
+function InviteButton({ owner, onSent }: { owner: OwnerRow; onSent: (s: Sent) => void }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const send = useMutation(trpc.admin.owners.sendInvitation.mutationOptions());
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <span className="flex flex-col items-start gap-1">
+      <Button
+        variant="secondary"
+        size="sm"
+        aria-label={`${owner.invited_at ? 'Re-send invitation to' : 'Send invitation to'} ${owner.owner_email}`}
+        disabled={send.isPending}
+        onClick={async () => {
+          setError(null);
+          try {
+            const r = await send.mutateAsync({ email: owner.owner_email });
+            onSent(r.invitation);
+            router.refresh();
+          } catch (err) {
+            setError(domainErrorOf(err).message);
+          }
+        }}
+      >
+        <Send aria-hidden />
+        {send.isPending ? 'Sending…' : owner.invited_at ? 'Re-send invitation' : 'Send invitation'}
+      </Button>
+      {error && (
+        <span role="alert" className="text-xs text-danger">
+          {error}
+        </span>
+      )}
+    </span>
+  );
+}
 
 /** Owners: who has calendars here, their role and calendars; add an owner (admin.owners.create, as POST /v1/owners). */
 export function OwnersConsole({ owners, timeZones }: { owners: OwnerRow[]; timeZones: string[] }) {
   const trpc = useTRPC();
   const router = useRouter();
   const create = useMutation(trpc.admin.owners.create.mutationOptions());
-  const { register, handleSubmit, setError, formState, reset } = useZodForm(OwnerForm, { defaultValues: { email: '', time_zone: 'UTC', role: 'member' } });
-  const onSubmit = handleSubmit(async (values) => {
+  const invite = useMutation(trpc.admin.owners.invite.mutationOptions());
+  const [sent, setSent] = useState<Sent | null>(null);
+  const { register, handleSubmit, setError, formState, reset, watch } = useZodForm(OwnerForm, { defaultValues: { email: '', time_zone: 'UTC', role: 'member', invite: true } });
+  const inviting = watch('invite');
+  const onSubmit = handleSubmit(async ({ invite: withInvitation, ...values }) => {
+    setSent(null);
     try {
-      await create.mutateAsync({ ...values, name: values.name || undefined });
+      const body = { ...values, name: values.name || undefined };
+      if (withInvitation) setSent((await invite.mutateAsync(body)).invitation);
+      else await create.mutateAsync(body);
       reset();
       router.refresh();
     } catch (err) {
       showServerError(err, setError, 'root', { OWNER_ALREADY_EXISTS: 'email', INVALID_TIME_ZONE: 'time_zone' });
+      // Created, but the mail failed: the list shows the owner with "Send invitation" to try again.
+      router.refresh();
     }
   });
   return (
     <div className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
       <ul className="flex flex-col gap-3" aria-label="Owners">
         {owners.map((o) => (
-          <li key={o.owner_email} className="rounded-lg border border-line bg-surface p-3 text-sm">
+          <li key={o.owner_email} data-testid={`owner-${o.owner_email}`} className="rounded-lg border border-line bg-surface p-3 text-sm">
             <div className="flex flex-wrap items-center gap-2">
               <span className="font-medium">{o.name ?? o.owner_email}</span>
               <Badge tone={o.role === 'admin' ? 'accent' : 'neutral'}>{o.role}</Badge>
               {!o.can_sign_in && <Badge tone="warn">no dashboard sign-in yet</Badge>}
+              {o.invited_at && !o.has_password && <Badge tone="neutral">invited {when(o.invited_at)}</Badge>}
             </div>
             <p className="text-muted">
               {o.name ? `${o.owner_email} · ` : ''}
               {o.time_zone}
             </p>
+            {!o.has_password && (
+              <div className="mt-2">
+                <InviteButton owner={o} onSent={setSent} />
+              </div>
+            )}
             <ul className="mt-2 flex flex-wrap gap-2" aria-label={`Calendars of ${o.owner_email}`}>
               {o.calendars.map((c, i) => (
                 <li key={i}>
@@ -64,7 +134,7 @@ export function OwnersConsole({ owners, timeZones }: { owners: OwnerRow[]; timeZ
       </ul>
       <Card className="lg:self-start">
         <CardHeader>
-          <CardTitle>Add an owner</CardTitle>
+          <CardTitle>Add or invite an owner</CardTitle>
         </CardHeader>
         <CardContent>
           <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
@@ -72,7 +142,7 @@ export function OwnersConsole({ owners, timeZones }: { owners: OwnerRow[]; timeZ
               <Input type="email" autoComplete="off" {...register('email')} />
             </Field>
             <Field label="Name (optional)" error={formState.errors.name?.message}>
-              <Input autoComplete="off" {...register('name')} />
+              <Input autoComplete="off" {...register('name', { setValueAs: (v: string) => v.trim() || undefined })} />
             </Field>
             <Field label="Time zone" hint="Start typing to search." error={formState.errors.time_zone?.message}>
               <Input list="owner-time-zones" autoComplete="off" {...register('time_zone')} />
@@ -91,10 +161,18 @@ export function OwnersConsole({ owners, timeZones }: { owners: OwnerRow[]; timeZ
                 <input type="radio" value="admin" className="size-4" {...register('role')} /> Admin (this console)
               </label>
             </fieldset>
+            <label className="flex items-start gap-2 text-sm">
+              <input type="checkbox" className="mt-0.5 size-4" {...register('invite')} />
+              <span>
+                Email an invitation
+                <span className="block text-xs text-muted">A sign-in link to the dashboard that works once, within 72 hours; you can re-send it.</span>
+              </span>
+            </label>
             {formState.errors.root && <Alert tone="danger">{formState.errors.root.message}</Alert>}
+            {sent && <SentNotice sent={sent} />}
             <div>
               <Button type="submit" disabled={formState.isSubmitting}>
-                Add owner
+                {inviting ? 'Add and invite' : 'Add owner'}
               </Button>
             </div>
           </form>

@@ -17,7 +17,36 @@ import { domainErrorOf, showServerError } from './server-errors';
 type Identity = { identity_id: string; email: string; domain: string | null };
 type Credential = { credential_id: string; identity_id: string; prefix: string; created_at: string; revoked_at: string | null };
 type Audience = { audience_id: string; name: string; members: ({ email: string } | { domain: string })[] };
-type Allocation = { allocation_id: string; link_id: string; slug: string; audience: string | null; limit: number; period: 'day' | 'week' | 'month' };
+type AllocationUsage = { used: number; limit: number; period_start: string; period_end: string; time_zone: string };
+type Allocation = { allocation_id: string; link_id: string; slug: string; audience: string | null; limit: number; period: 'day' | 'week' | 'month'; usage: AllocationUsage | null };
+
+const PERIOD_WORD = { day: 'today', week: 'this week', month: 'this month' } as const;
+
+/** The current period in the owner's zone, e.g. "24 Nov – 30 Nov" (the end is exclusive: its last day is shown). */
+function periodLabel(u: AllocationUsage): string {
+  const fmt = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: u.time_zone });
+  const first = fmt.format(new Date(u.period_start));
+  const last = fmt.format(new Date(new Date(u.period_end).getTime() - 1));
+  return first === last ? first : `${first} – ${last}`;
+}
+
+/** Used of limit in the current period, as words and a bar (the numbers come from admin.requesters.allocations.list). */
+function UsageMeter({ a }: { a: Allocation }) {
+  const u = a.usage;
+  if (!u) return null;
+  const full = u.used >= u.limit;
+  const pct = Math.min(100, Math.round((u.used / Math.max(1, u.limit)) * 100));
+  return (
+    <span className="flex w-full flex-col gap-1" data-testid={`allocation-usage-${a.slug}`}>
+      <span className={full ? 'font-medium text-danger' : 'text-muted'}>
+        {u.used} of {u.limit} used {PERIOD_WORD[a.period]} ({periodLabel(u)}, {u.time_zone}){full ? ': full, new requests are refused' : ''}
+      </span>
+      <span aria-hidden className="h-1.5 w-full max-w-xs overflow-hidden rounded-full bg-surface-2">
+        <span className={`block h-full ${full ? 'bg-danger' : 'bg-accent'}`} style={{ width: `${pct}%` }} />
+      </span>
+    </span>
+  );
+}
 export type TypeChoice = { link_id: string; alias: string; slug: string; title: string };
 
 const when = (iso: string) => new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
@@ -252,9 +281,12 @@ function AllocationsCard({ allocations, audiences, types }: { allocations: Alloc
           <ul className="flex flex-col gap-2" aria-label="Allocations">
             {allocations.map((a) => (
               <li key={a.allocation_id} className="flex flex-wrap items-center justify-between gap-2 rounded-md border border-line p-3 text-sm">
-                <span>
-                  <span className="font-mono">{label(a.link_id, a.slug)}</span>: at most {a.limit} per {a.period}
-                  {a.audience ? ` for ${a.audience}` : ''}
+                <span className="flex min-w-0 flex-1 flex-col gap-1">
+                  <span>
+                    <span className="font-mono">{label(a.link_id, a.slug)}</span>: at most {a.limit} per {a.period}
+                    {a.audience ? ` for ${a.audience}` : ''}
+                  </span>
+                  <UsageMeter a={a} />
                 </span>
                 <ConfirmButton
                   label={`Delete allocation on ${a.slug}`}

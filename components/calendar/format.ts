@@ -58,3 +58,29 @@ export function classColour(name: string | null): string {
   for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
   return `mc-${h % 8}`;
 }
+
+/** The offset of `timeZone` from UTC at instant `ms`, in ms (Intl only: no time zone library in the browser). */
+function zoneOffsetMs(ms: number, timeZone: string): number {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+      .formatToParts(new Date(ms))
+      .map((p) => [p.type, p.value]),
+  );
+  const asUtc = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  return asUtc - Math.floor(ms / 1000) * 1000;
+}
+
+/**
+ * A wall time in `timeZone` ("2026-11-30T10:00", as a datetime-local input
+ * gives it) as a UTC ISO instant, or null when it is not a date-time. A time
+ * skipped by a DST change lands just after the gap; a repeated one on its
+ * first occurrence.
+ */
+export function zonedWallTimeToIso(local: string, timeZone: string): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(local);
+  if (!m) return null;
+  const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]));
+  let guess = wall - zoneOffsetMs(wall, timeZone);
+  guess = wall - zoneOffsetMs(guess, timeZone);
+  return new Date(guess).toISOString();
+}

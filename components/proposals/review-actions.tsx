@@ -2,36 +2,61 @@
 
 import { useState } from 'react';
 import { useRouter } from 'next/navigation';
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
 import { TRPCClientError } from '@trpc/client';
-import { AlertTriangle, Check, X } from 'lucide-react';
+import { AlertTriangle, Check, Search, X } from 'lucide-react';
 import { useTRPC } from '@/app/providers';
 import type { AppRouter } from '@/server/trpc/router';
-import { DeclineProposalInput } from '@/server/trpc/schemas';
-import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, RadioCard, RadioGroup, Textarea } from '@/components/ui';
+import { ApprovalTimesQuery, DeclineProposalInput } from '@/server/trpc/schemas';
+import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input, RadioCard, RadioGroup, Textarea } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
-import { formatSpan } from '@/components/calendar/format';
+import { NativeSelect } from '@/components/admin/native-select';
+import { domainErrorOf } from '@/components/admin/server-errors';
+import { formatSpan, zonedWallTimeToIso } from '@/components/calendar/format';
 
 /** A time the owner may approve at, with what it runs into on the week (prepared by the page). */
 export type ReviewOption = { start: string; end: string; label: string; notes: string[] };
 
 type Rejection = { message: string; reason?: string; alternatives: ReviewOption[] };
 
+/** A free-text request names no class and maybe no time: the owner chooses both (proposals.approvalTimes finds free ones). */
+export type FreeTextChoice = { classes: { name: string; priority: number }[]; durationMinutes: number };
+
+const CUSTOM = 'custom';
+
+/** The free-text choice, validated with the procedure's own rules (ApprovalTimesQuery) plus what approving needs. */
+const FreeTextForm = ApprovalTimesQuery.pick({ duration_minutes: true })
+  .required()
+  .extend({ meeting_class: z.string().min(1, 'Choose a meeting class'), start_local: z.string() });
+
 /**
  * Approve at a chosen time (proposals.approve: arbitration runs on the
  * server) or decline with an optional reason (proposals.decline). A refusal
- * shows arbitration's reason and its alternatives as further options.
+ * shows arbitration's reason and its alternatives as further options. For a
+ * free-text request (`freeText`), the owner also picks the meeting class and
+ * the length, and either a free time found inside the requested window
+ * (proposals.approvalTimes) or a start of their own.
  */
-export function ReviewActions({ proposalId, options, timeZone }: { proposalId: string; options: ReviewOption[]; timeZone: string }) {
+export function ReviewActions({ proposalId, options, timeZone, freeText }: { proposalId: string; options: ReviewOption[]; timeZone: string; freeText?: FreeTextChoice }) {
   const trpc = useTRPC();
   const router = useRouter();
-  const [choice, setChoice] = useState(options[0] ? `${options[0].start}|${options[0].end}` : '');
+  const queryClient = useQueryClient();
+  const [choice, setChoice] = useState(options[0] ? `${options[0].start}|${options[0].end}` : freeText ? CUSTOM : '');
   const [rejection, setRejection] = useState<Rejection>();
+  const [found, setFound] = useState<{ options: ReviewOption[]; where: string } | null>(null);
+  const form = useZodForm(FreeTextForm, { defaultValues: { meeting_class: '', duration_minutes: freeText?.durationMinutes ?? 30, start_local: '' } });
   const approve = useMutation(
     trpc.proposals.approve.mutationOptions({
       onSuccess: () => router.refresh(),
       onError: (err) => {
         const domain = err instanceof TRPCClientError ? (err as TRPCClientError<AppRouter>).data?.domain : null;
+        const fields = (domain?.details as { fields?: { path: string; message: string }[] } | undefined)?.fields ?? [];
+        if (freeText && fields.length) {
+          // A field the domain names (meeting_class, start, end) goes under its control.
+          for (const f of fields) form.setError(f.path === 'meeting_class' ? 'meeting_class' : 'start_local', { type: 'server', message: f.message });
+          return;
+        }
         const alts = ((domain?.extra?.alternatives as { start: string; end: string; reason_code?: string }[] | undefined) ?? []).map((a) => ({
           start: a.start,
           end: a.end,
@@ -45,24 +70,81 @@ export function ReviewActions({ proposalId, options, timeZone }: { proposalId: s
       },
     }),
   );
-  const all = [...options, ...(rejection?.alternatives ?? [])];
-  const submit = () => {
-    const [start, end] = choice.split('|');
+  const all = [...options, ...(found?.options ?? []), ...(rejection?.alternatives ?? [])];
+  const send = (start: string | undefined, end: string | undefined, meetingClass?: string) => {
     setRejection((r) => (r ? { ...r, message: '' } : r));
-    approve.mutate({ proposal_id: proposalId, start, end });
+    approve.mutate({ proposal_id: proposalId, start, end, ...(meetingClass ? { meeting_class: meetingClass } : {}) });
   };
+  const submit = freeText
+    ? form.handleSubmit((v) => {
+        if (choice === CUSTOM) {
+          const start = zonedWallTimeToIso(v.start_local, timeZone);
+          if (!start) return form.setError('start_local', { message: 'Choose the day and time to book' });
+          send(start, new Date(new Date(start).getTime() + v.duration_minutes * 60_000).toISOString(), v.meeting_class);
+        } else {
+          const [start, end] = choice.split('|');
+          send(start, end, v.meeting_class);
+        }
+      })
+    : () => {
+        const [start, end] = choice.split('|');
+        send(start, end);
+      };
+  const findTimes = form.handleSubmit(async (v) => {
+    try {
+      const r = await queryClient.fetchQuery(trpc.proposals.approvalTimes.queryOptions({ proposal_id: proposalId, meeting_class: v.meeting_class, duration_minutes: v.duration_minutes }));
+      const opts = r.slots.map((t) => ({ start: t.start, end: t.end, label: formatSpan(t.start, t.end, timeZone), notes: t.preempts ? ['moves a lower-priority meeting'] : [] }));
+      setFound({ options: opts, where: r.from_requested_window ? 'inside the requested window' : 'in the coming days' });
+      if (opts[0]) setChoice(`${opts[0].start}|${opts[0].end}`);
+    } catch (err) {
+      form.setError('root', { message: domainErrorOf(err).message });
+    }
+  });
+  const radios = [...all.map((o) => `${o.start}|${o.end}`), ...(freeText ? [CUSTOM] : [])];
 
   return (
     <div className="flex flex-col gap-4">
-      {all.length === 0 && <p className="text-sm text-muted">This request names no time to approve at. Contact the requester, or decline it.</p>}
-      <fieldset className={all.length ? 'flex flex-col gap-2' : 'hidden'}>
+      {freeText && (
+        <fieldset className="flex flex-col gap-3" aria-describedby="free-text-help">
+          <legend className="mb-1 text-sm font-semibold">Book this request as</legend>
+          <p id="free-text-help" className="text-xs text-muted">
+            A request in the requester&apos;s own words: choose the meeting class and the length, then a free time or a start of your own.
+          </p>
+          <Field label="Meeting class" error={form.formState.errors.meeting_class?.message}>
+            <NativeSelect {...form.register('meeting_class')}>
+              <option value="">Choose a class</option>
+              {freeText.classes.map((c) => (
+                <option key={c.name} value={c.name}>
+                  {c.name} (priority {c.priority})
+                </option>
+              ))}
+            </NativeSelect>
+          </Field>
+          <Field label="Length (minutes)" error={form.formState.errors.duration_minutes?.message}>
+            <Input type="number" min={5} max={480} step={5} {...form.register('duration_minutes', { valueAsNumber: true })} />
+          </Field>
+          <div className="flex flex-col gap-1">
+            <Button type="button" variant="secondary" onClick={findTimes} className="self-start">
+              <Search aria-hidden /> Find free times
+            </Button>
+            {found && (
+              <p className="text-xs text-muted" role="status">
+                {found.options.length ? `${found.options.length} free times ${found.where}.` : `No free time ${found.where} at this length: try another length or a start of your own.`}
+              </p>
+            )}
+            {form.formState.errors.root && <Alert tone="danger">{form.formState.errors.root.message}</Alert>}
+          </div>
+        </fieldset>
+      )}
+      {radios.length === 0 && <p className="text-sm text-muted">This request names no time to approve at. Contact the requester, or decline it.</p>}
+      <fieldset className={radios.length ? 'flex flex-col gap-2' : 'hidden'}>
         <legend className="mb-2 text-sm font-semibold">Approve at</legend>
         <RadioGroup value={choice} onValueChange={setChoice} aria-label="Time to approve at">
           {all.map((o, i) => (
             <RadioCard key={`${o.start}|${o.end}`} value={`${o.start}|${o.end}`} data-testid={`option-${i + 1}`}>
               <span className="flex flex-col">
                 <span className="font-medium">
-                  {i < options.length ? `${i + 1}. ` : 'Alternative: '}
+                  {i < options.length ? `${i + 1}. ` : i < options.length + (found?.options.length ?? 0) ? 'Free: ' : 'Alternative: '}
                   {o.label}
                 </span>
                 {o.notes.map((n) => (
@@ -73,7 +155,17 @@ export function ReviewActions({ proposalId, options, timeZone }: { proposalId: s
               </span>
             </RadioCard>
           ))}
+          {freeText && (
+            <RadioCard value={CUSTOM} data-testid="option-custom">
+              <span className="font-medium">A start of my own (below)</span>
+            </RadioCard>
+          )}
         </RadioGroup>
+        {freeText && choice === CUSTOM && (
+          <Field label={`Start (${timeZone})`} error={form.formState.errors.start_local?.message}>
+            <Input type="datetime-local" {...form.register('start_local')} />
+          </Field>
+        )}
       </fieldset>
       {rejection?.message && (
         <Alert tone="danger" data-testid="approve-refused">

@@ -34,6 +34,11 @@ export const owners = pgTable(
      * password increments it, so every session issued before stops working.
      */
     sessionVersion: integer('session_version').notNull().default(0),
+    /**
+     * When an admin last emailed this owner an invitation (a sign-in link):
+     * an invited owner may sign in by emailed link without a password.
+     */
+    invitedAt: instant('invited_at'),
     workingHours: jsonb('working_hours').$type<WorkingHoursJson | null>(),
     hardBlocks: jsonb('hard_blocks').$type<HardBlockJson[]>().notNull().default([]),
     maxDailyMeetingHours: numeric('max_daily_meeting_hours', { mode: 'number' }),

@@ -107,12 +107,12 @@ export async function readOwnerSession(req: Request): Promise<OwnerSession | nul
 
 /**
  * The owner a session token names, while the session is still valid: the
- * owner exists, can sign in, and has not changed their password since the
+ * owner exists, can sign in (a password or an invitation), and has not changed their password since the
  * token was issued (tokens issued before session versions existed carry none: 0).
  */
 async function currentOwner(ownerId: string, sessionVersion: unknown) {
   const [owner] = await (await getDb()).select().from(owners).where(eq(owners.id, ownerId)).limit(1);
-  if (!owner || !owner.passwordHash) return null;
+  if (!owner || (!owner.passwordHash && !owner.invitedAt)) return null;
   const sv = typeof sessionVersion === 'number' ? sessionVersion : 0;
   return owner.sessionVersion === sv ? owner : null;
 }

@@ -18,6 +18,7 @@ export type AdminActor = AgentActor | OwnerActor | null;
 /** Administrative actions in the audit log (docs/api.md, "Audit log"). */
 export const ADMIN_ACTIONS = [
   'owner.create',
+  'owner.invite',
   'schedule_rules.replace',
   'meeting_class.create',
   'agent.create',

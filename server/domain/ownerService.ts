@@ -157,7 +157,10 @@ function overlappingRanges(workingHours: WorkingHoursJson | null): RuleIssue[] {
 
 export type OwnerListItem = OwnerView & {
   role: 'admin' | 'member';
+  /** A password, or an invitation (sign-in by emailed link). */
   can_sign_in: boolean;
+  has_password: boolean;
+  invited_at: string | null;
   calendars: { type: string; status: string; display_name: string | null; is_primary: boolean }[];
 };
 
@@ -170,9 +173,30 @@ export async function listOwners(db: Executor, customerId: string): Promise<Owne
   return rows.map((o) => ({
     ...ownerView(o),
     role: o.role,
-    can_sign_in: o.passwordHash !== null,
+    can_sign_in: o.passwordHash !== null || o.invitedAt !== null,
+    has_password: o.passwordHash !== null,
+    invited_at: o.invitedAt?.toISOString() ?? null,
     calendars: cals
       .filter((c) => c.ownerId === o.id)
       .map((c) => ({ type: c.type, status: c.status, display_name: c.displayName, is_primary: c.isPrimary })),
   }));
+}
+
+/**
+ * An admin invites an owner of the customer to the dashboard: from now on the
+ * owner may sign in by emailed link (without a password). Audited as
+ * owner.invite; the caller sends the link (it is a transport's secret).
+ * Inviting again (a re-sent invitation) moves `invited_at`.
+ */
+export async function inviteOwner(db: Executor, customerId: string, email: string, now: Date, actor: AdminActor = null): Promise<OwnerRow> {
+  return audited(
+    db,
+    actor,
+    async (tx) => {
+      const owner = await getOwner(tx, customerId, email);
+      const [row] = await tx.update(owners).set({ invitedAt: now, updatedAt: now }).where(eq(owners.id, owner.id)).returning();
+      return row;
+    },
+    (o) => ({ action: 'owner.invite', customerId, owner: o, details: { owner_email: o.email, role: o.role }, at: now }),
+  );
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNotNull, lt } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, lt, or } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { owners, verificationTokens } from '@/db/schema';
 import { normalizeEmail } from './access';
@@ -6,11 +6,14 @@ import type { SignedInOwner } from './passwords';
 
 /**
  * Dashboard sign-in by emailed link (Auth.js email provider, see
- * docs/dashboard.md). The link signs in an owner with dashboard access (a
- * password set by `cli set-password` or the demo seed): the same owners that
- * may sign in with a password. An email shared by owners of several
+ * docs/dashboard.md). The link signs in an owner with dashboard access: a
+ * password set by `cli set-password` or the demo seed, or an invitation an
+ * admin sent from the Owners page. An email shared by owners of several
  * customers signs in the oldest of them.
  */
+
+/** Owners with dashboard access: a password, or an invitation. */
+const hasDashboardAccess = or(isNotNull(owners.passwordHash), isNotNull(owners.invitedAt));
 
 function toSignedIn(o: typeof owners.$inferSelect): SignedInOwner {
   return { ownerId: o.id, customerId: o.customerId, email: o.email, role: o.role, sessionVersion: o.sessionVersion };
@@ -21,7 +24,7 @@ export async function ownerForSignInEmail(db: Executor, email: string): Promise<
   const [o] = await db
     .select()
     .from(owners)
-    .where(and(eq(owners.email, normalizeEmail(email)), isNotNull(owners.passwordHash)))
+    .where(and(eq(owners.email, normalizeEmail(email)), hasDashboardAccess))
     .orderBy(asc(owners.createdAt))
     .limit(1);
   return o ? toSignedIn(o) : null;
@@ -32,7 +35,7 @@ export async function ownerForSignInId(db: Executor, ownerId: string): Promise<S
   const [o] = await db
     .select()
     .from(owners)
-    .where(and(eq(owners.id, ownerId), isNotNull(owners.passwordHash)))
+    .where(and(eq(owners.id, ownerId), hasDashboardAccess))
     .limit(1);
   return o ? toSignedIn(o) : null;
 }

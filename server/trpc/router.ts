@@ -10,6 +10,7 @@ import { ownersRouter } from './routers/admin/owners';
 import { publicSchedulingRouter } from './routers/admin/publicScheduling';
 import { requestersRouter } from './routers/admin/requesters';
 import { scheduleRouter } from './routers/schedule';
+import { webhooksRouter } from './routers/admin/webhooks';
 
 /** The browser's API: the dashboard and the public booking pages (agents use the REST API under /v1). */
 export const appRouter = router({
@@ -25,6 +26,7 @@ export const appRouter = router({
     owners: ownersRouter,
     publicScheduling: publicSchedulingRouter,
     requesters: requestersRouter,
+    webhooks: webhooksRouter,
   }),
   session: router({
     /** The signed-in owner (UNAUTHORIZED when nobody is). */

@@ -69,3 +69,21 @@ export function signInLinkMessage(to: string, url: string, validMinutes: number)
     ].join('\n'),
   };
 }
+
+/** An admin invites an owner to the dashboard: a one-time sign-in link, valid for `hours`. */
+export function ownerInvitationMessage(to: string, url: string, m: { hours: number; ownerName: string | null; invitedBy: string }): MailMessage {
+  return {
+    to,
+    subject: "You're invited to the scheduling dashboard",
+    text: [
+      `${m.ownerName ? `Hello ${m.ownerName},` : 'Hello,'}`,
+      '',
+      `${m.invitedBy} invited you to the scheduling dashboard, where you review meeting requests and see your week.`,
+      `Open this link to sign in (it works once, within ${m.hours} hours):`,
+      url,
+      '',
+      'Later you can ask for a new sign-in link on the sign-in page with this email address.',
+      'If you did not expect this invitation, ignore this message.',
+    ].join('\n'),
+  };
+}

@@ -12,7 +12,13 @@ import { assertPublicTarget } from './urlSafety';
  * Webhook endpoints of an agent (docs/webhooks.md): each agent manages its own endpoints and
  * sees only them; no permission beyond a valid key is needed, since an endpoint receives only
  * what the agent could already drain from its notifications or read back about its own effects.
+ * An admin owner manages them too, from the dashboard (docs/dashboard.md "Webhooks"): the
+ * same functions with the agent named by id (`EndpointsOf`), after checking the agent is one
+ * of the customer's.
  */
+
+/** Whose endpoints: an agent's own key, or an admin acting for one of the customer's agents. */
+export type EndpointsOf = Pick<AgentActor, 'customerId' | 'agentId'>;
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type WebhookView = {
   id: string;
@@ -47,7 +53,7 @@ function notFound(): DomainError {
   return new DomainError('WEBHOOK_NOT_FOUND', 'No such webhook endpoint for this agent');
 }
 
-async function load(db: Db, actor: AgentActor, id: string): Promise<WebhookEndpointRow> {
+async function load(db: Db, actor: EndpointsOf, id: string): Promise<WebhookEndpointRow> {
   if (!isUuid(id)) throw notFound();
   const [row] = await db
     .select()
@@ -59,7 +65,7 @@ async function load(db: Db, actor: AgentActor, id: string): Promise<WebhookEndpo
 
 export async function createWebhook(
   db: Db,
-  actor: AgentActor,
+  actor: EndpointsOf,
   input: { url: string; events: WebhookEventKind[]; description?: string | null },
   allowPrivate: boolean,
   now: Date,
@@ -87,7 +93,7 @@ export async function createWebhook(
   return { ...webhookView(row), secret };
 }
 
-export async function listWebhooks(db: Db, actor: AgentActor): Promise<WebhookView[]> {
+export async function listWebhooks(db: Db, actor: EndpointsOf): Promise<WebhookView[]> {
   const rows = await db
     .select()
     .from(webhookEndpoints)
@@ -96,14 +102,14 @@ export async function listWebhooks(db: Db, actor: AgentActor): Promise<WebhookVi
   return rows.map(webhookView);
 }
 
-export async function getWebhook(db: Db, actor: AgentActor, id: string): Promise<WebhookView> {
+export async function getWebhook(db: Db, actor: EndpointsOf, id: string): Promise<WebhookView> {
   return webhookView(await load(db, actor, id));
 }
 
 /** Change URL, events or description; `enabled: true` re-enables a disabled endpoint (its pending rows resume, in order). */
 export async function updateWebhook(
   db: Db,
-  actor: AgentActor,
+  actor: EndpointsOf,
   id: string,
   patch: { url?: string; events?: WebhookEventKind[]; description?: string | null; enabled?: boolean },
   allowPrivate: boolean,
@@ -122,14 +128,14 @@ export async function updateWebhook(
 }
 
 /** Delete an endpoint and its outbox rows (undelivered ones are dropped). */
-export async function deleteWebhook(db: Db, actor: AgentActor, id: string): Promise<{ id: string; deleted: true }> {
+export async function deleteWebhook(db: Db, actor: EndpointsOf, id: string): Promise<{ id: string; deleted: true }> {
   const current = await load(db, actor, id);
   await db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, current.id));
   return { id: current.id, deleted: true };
 }
 
 /** Queue a `webhook.test` event to this endpoint alone (through the outbox, like any event). */
-export async function testWebhook(db: Db, actor: AgentActor, id: string, now: Date): Promise<{ delivery_id: string; event_id: string }> {
+export async function testWebhook(db: Db, actor: EndpointsOf, id: string, now: Date): Promise<{ delivery_id: string; event_id: string }> {
   const ep = await load(db, actor, id);
   const eventId = newId(now.getTime());
   const body = eventBody(eventId, 'webhook.test', { webhook_id: ep.id, message: 'Test delivery' }, now);
@@ -153,7 +159,7 @@ export type DeliveryView = {
 };
 
 /** The delivery log: newest first, `limit` at a time; `cursor` is the last id of the previous page. */
-export async function listDeliveries(db: Db, actor: AgentActor, id: string, limit: number, cursor?: string): Promise<{ deliveries: DeliveryView[]; next_cursor: string | null }> {
+export async function listDeliveries(db: Db, actor: EndpointsOf, id: string, limit: number, cursor?: string): Promise<{ deliveries: DeliveryView[]; next_cursor: string | null }> {
   const ep = await load(db, actor, id);
   let before: number | undefined;
   if (cursor) {

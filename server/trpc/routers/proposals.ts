@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { approveProposal, declineProposal, getProposalForReview, listPendingProposals, reviewerTimeZone } from '@/server/domain/publicScheduling/review';
+import { approvalTimes, approveProposal, declineProposal, getProposalForReview, listPendingProposals, reviewerTimeZone } from '@/server/domain/publicScheduling/review';
 import { ownerWeek, overlayCandidates } from '@/server/domain/calendar';
-import { ApproveProposalInput, DeclineProposalInput } from '../schemas';
+import { listMeetingClasses } from '@/server/domain/meetingClassService';
+import { ApprovalTimesQuery, ApproveProposalInput, DeclineProposalInput } from '../schemas';
 import { ownerProcedure, router } from '../init';
 
 /**
@@ -32,8 +33,17 @@ export const proposalsRouter = router({
       const now = ctx.now();
       const first = times[0]?.start;
       const week = await ownerWeek(db, ctx.owner, input.week ?? (first ? new Date(first) : undefined), now);
-      return { proposal, week, candidates: overlayCandidates(week, times) };
+      // A free-text request names no class: the owner chooses one of the customer's.
+      const meeting_classes = proposal.meeting_class ? [] : (await listMeetingClasses(db, ctx.owner.customerId)).map((c) => ({ name: c.name, priority: c.priority }));
+      return { proposal, week, candidates: overlayCandidates(week, times), meeting_classes };
     }),
+
+  /** Free times to approve at, as arbitration would accept them now for this approval (inside the requested window, else the coming days). */
+  approvalTimes: ownerProcedure
+    .input(ApprovalTimesQuery)
+    .query(async ({ ctx, input }) =>
+      approvalTimes(ctx.db, ctx.owner, { proposalId: input.proposal_id, meetingClass: input.meeting_class, durationMinutes: input.duration_minutes }, ctx.now()),
+    ),
 
   approve: ownerProcedure
     .input(ApproveProposalInput)

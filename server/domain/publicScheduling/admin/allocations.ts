@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gte, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gte, inArray, isNull, lt, sql } from 'drizzle-orm';
 import { Temporal } from 'temporal-polyfill';
 import type { Executor } from '@/db/client';
 import { allocations, audiences, bookingProposals, claims, owners, publicLinks, publicMeetingTypes, requesterIdentities } from '@/db/schema';
@@ -144,33 +144,68 @@ export async function checkAllocation(
     .where(eq(allocations.meetingTypeId, input.meetingTypeId));
   for (const { allocation: a, ownerId } of rows) {
     if (a.audienceId && !input.audienceIds.includes(a.audienceId)) continue;
-    const { start, end } = periodBounds(a.period, input.ownerTimeZone, input.at);
-    const requester = sql`lower(coalesce(${requesterIdentities.email}, ${bookingProposals.requesterEmail}))`;
-    const member = a.audienceId
-      ? sql`exists (select 1 from audience_members m left join verified_domains d on d.id = m.domain_id
-          where m.audience_id = ${a.audienceId}
-            and (m.email = ${requester} or (d.status = 'verified' and d.domain = split_part(${requester}, '@', 2))))`
-      : undefined;
-    // Driven by claims_owner_start_idx (owner, start); proposals joined by primary key.
-    const [{ n }] = await db
-      .select({ n: count() })
-      .from(claims)
-      .innerJoin(bookingProposals, eq(bookingProposals.id, claims.proposalId))
-      .leftJoin(requesterIdentities, eq(requesterIdentities.id, bookingProposals.requesterIdentityId))
-      .where(
-        allOf(
-          eq(claims.ownerId, ownerId),
-          gte(claims.startAt, start),
-          lt(claims.startAt, end),
-          eq(claims.kind, 'booking'),
-          eq(claims.status, 'confirmed'),
-          eq(claims.source, 'public'),
-          eq(bookingProposals.meetingTypeId, input.meetingTypeId),
-          member,
-        ),
-      );
+    const n = await countAllocationUse(db, a, ownerId, periodBounds(a.period, input.ownerTimeZone, input.at));
     if (n >= a.limit) {
       throw new DomainError('booking_limit_exceeded', `The booking limit for this meeting type is reached for this ${a.period}`);
     }
   }
+}
+
+/**
+ * How many bookings count against allocation `a` in the period [start, end):
+ * the confirmed public bookings through its meeting type that start in the
+ * period; for an audience allocation only those whose requester (identity
+ * email, else contact email) is a member. The one count both
+ * `checkAllocation` and the console's usage use.
+ */
+async function countAllocationUse(db: Executor, a: typeof allocations.$inferSelect, ownerId: string, period: { start: Date; end: Date }): Promise<number> {
+  const requester = sql`lower(coalesce(${requesterIdentities.email}, ${bookingProposals.requesterEmail}))`;
+  const member = a.audienceId
+    ? sql`exists (select 1 from audience_members m left join verified_domains d on d.id = m.domain_id
+        where m.audience_id = ${a.audienceId}
+          and (m.email = ${requester} or (d.status = 'verified' and d.domain = split_part(${requester}, '@', 2))))`
+    : undefined;
+  // Driven by claims_owner_start_idx (owner, start); proposals joined by primary key.
+  const [{ n }] = await db
+    .select({ n: count() })
+    .from(claims)
+    .innerJoin(bookingProposals, eq(bookingProposals.id, claims.proposalId))
+    .leftJoin(requesterIdentities, eq(requesterIdentities.id, bookingProposals.requesterIdentityId))
+    .where(
+      allOf(
+        eq(claims.ownerId, ownerId),
+        gte(claims.startAt, period.start),
+        lt(claims.startAt, period.end),
+        eq(claims.kind, 'booking'),
+        eq(claims.status, 'confirmed'),
+        eq(claims.source, 'public'),
+        eq(bookingProposals.meetingTypeId, a.meetingTypeId),
+        member,
+      ),
+    );
+  return n;
+}
+
+export type AllocationUsage = { used: number; limit: number; period_start: string; period_end: string; time_zone: string };
+
+/**
+ * The current use of each allocation: what `checkAllocation` would count now
+ * for a booking in the period containing `now` (the link owner's day, week or
+ * month). Keyed by allocation id.
+ */
+export async function allocationUsage(db: Executor, customerId: string, allocationIds: readonly string[], now: Date): Promise<Map<string, AllocationUsage>> {
+  const out = new Map<string, AllocationUsage>();
+  if (!allocationIds.length) return out;
+  const rows = await db
+    .select({ allocation: allocations, ownerId: owners.id, timeZone: owners.timeZone })
+    .from(allocations)
+    .innerJoin(publicLinks, eq(publicLinks.id, allocations.linkId))
+    .innerJoin(owners, eq(owners.id, publicLinks.ownerId))
+    .where(and(eq(allocations.customerId, customerId), inArray(allocations.id, [...allocationIds])));
+  for (const { allocation: a, ownerId, timeZone } of rows) {
+    const period = periodBounds(a.period, timeZone, now);
+    const used = await countAllocationUse(db, a, ownerId, period);
+    out.set(a.id, { used, limit: a.limit, period_start: period.start.toISOString(), period_end: period.end.toISOString(), time_zone: timeZone });
+  }
+  return out;
 }

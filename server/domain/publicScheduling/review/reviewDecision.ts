@@ -3,12 +3,13 @@ import type { Db, Executor } from '@/db/client';
 import { allocations, bookingProposals, meetingClasses, owners, publicMeetingTypes, requesterIdentities, type AttendeeJson } from '@/db/schema';
 import { normalizeEmail } from '../../access';
 import { runClaim, runClaimTransaction } from '../../claims/claimDecision';
-import { lockOwner, resolveCalendar } from '../../claims/claimTarget';
+import { loadClaims, lockOwner, ownerRules, resolveCalendar } from '../../claims/claimTarget';
 import { proposalOutcomeMessage, sendMail, type MailMessage } from '../../email';
 import { DomainError, invalidField } from '../../errors';
 import { newId } from '../../ids';
 import { getMeetingClass, type MeetingClassRow } from '../../meetingClassService';
 import { enqueueNotification } from '../../notificationService';
+import { searchSlots, type RequestPolicy } from '../../scheduling';
 import { audienceMembership, checkAllocation, effectivePreemptPolicy } from '../admin';
 import { findOwnProposal, type ProposalRow, type Reviewer } from './owner';
 
@@ -45,6 +46,76 @@ function chooseSlot(p: ProposalRow, input: ApproveInput): { start: Date; end: Da
   const minutes = (slot.end.getTime() - slot.start.getTime()) / 60_000;
   if (!(minutes >= 5 && minutes <= 480)) throw invalid('end', 'a booking spans 5 to 480 minutes (end after start)');
   return slot;
+}
+
+/**
+ * What an approval runs arbitration with: the class's priority and, for a
+ * public type, its effective preempt policy; the owner acts with authority,
+ * so lower-priority claims give way exactly when the policy is preempt_lower.
+ */
+function approvalPolicy(meetingClass: MeetingClassRow, type: TypeRow | undefined): RequestPolicy {
+  const preemptPolicy = type ? effectivePreemptPolicy(type, meetingClass) : meetingClass.preemptPolicy;
+  return { priority: meetingClass.priority, preemptPolicy, agentCanPreempt: preemptPolicy === 'preempt_lower' };
+}
+
+/** The class an approval books with: the one chosen, else the proposal's; a free-text proposal has none of its own. */
+async function approvalClass(db: Executor, reviewer: Reviewer, p: ProposalRow, chosen: string | undefined): Promise<MeetingClassRow> {
+  const meetingClass = chosen ? await getMeetingClass(db, reviewer.customerId, chosen) : p.meetingClassId ? await classById(db, p.meetingClassId) : null;
+  if (!meetingClass) throw invalid('meeting_class', 'a free-text proposal needs a meeting class to book with');
+  return meetingClass;
+}
+
+/** How far ahead approvalTimes looks when the proposal names no window of its own. */
+export const APPROVAL_SEARCH_DAYS = 7;
+
+export type ApprovalTimesInput = { proposalId: string; meetingClass?: string; durationMinutes?: number };
+export type ApprovalTimes = {
+  meeting_class: string;
+  duration_minutes: number;
+  /** Where the times were looked for: the requested window, else the coming APPROVAL_SEARCH_DAYS days. */
+  window: { start: string; end: string };
+  from_requested_window: boolean;
+  slots: { start: string; end: string; preempts: boolean }[];
+};
+
+/**
+ * Times the owner could approve a proposal at (the review page's choice for a
+ * free-text request): slots of `durationMinutes` (default the proposal's,
+ * else 30) that arbitration would accept now for this approval, with the same
+ * class and policy as approveProposal, inside the requested window (from
+ * now), or in the coming days when it names none or it has passed. No side
+ * effect; approving still runs arbitration.
+ */
+export async function approvalTimes(db: Db, reviewer: Reviewer, input: ApprovalTimesInput, now: Date): Promise<ApprovalTimes> {
+  const p = await findOwnProposal(db, reviewer, input.proposalId);
+  const meetingClass = await approvalClass(db, reviewer, p, input.meetingClass);
+  const duration = input.durationMinutes ?? p.durationMinutes ?? 30;
+  if (!(Number.isInteger(duration) && duration >= 5 && duration <= 480)) throw invalid('duration_minutes', 'a booking spans 5 to 480 minutes');
+  const [type]: (TypeRow | undefined)[] = p.meetingTypeId ? await db.select().from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
+  const [owner] = await db.select().from(owners).where(eq(owners.id, p.ownerId));
+  const requested = p.requestedStart && p.requestedEnd && p.requestedEnd > now ? { start: p.requestedStart > now ? p.requestedStart : now, end: p.requestedEnd } : null;
+  const window = requested ?? { start: now, end: new Date(now.getTime() + APPROVAL_SEARCH_DAYS * 86_400_000) };
+  const DAY = 26 * 3_600_000; // daily limits weigh the local days around the window
+  const claims = await loadClaims(db, owner.id, new Date(window.start.getTime() - DAY), new Date(window.end.getTime() + DAY), now);
+  const found = searchSlots({
+    rules: ownerRules(owner),
+    claims,
+    now: now.getTime(),
+    durationMinutes: duration,
+    request: approvalPolicy(meetingClass, type),
+    window: { start: window.start.getTime(), end: window.end.getTime() },
+    maxResults: 200,
+  });
+  // Distinct times, earliest first: each slot starts at or after the previous one ends.
+  const slots: { start: number; end: number; preempts: boolean }[] = [];
+  for (const slot of found.slots) if (!slots.length || slot.start >= slots[slots.length - 1].end) slots.push(slot);
+  return {
+    meeting_class: meetingClass.name,
+    duration_minutes: duration,
+    window: { start: window.start.toISOString(), end: window.end.toISOString() },
+    from_requested_window: requested !== null,
+    slots: slots.slice(0, 12).map((s) => ({ start: new Date(s.start).toISOString(), end: new Date(s.end).toISOString(), preempts: s.preempts })),
+  };
 }
 
 async function classById(db: Executor, id: string): Promise<MeetingClassRow> {
@@ -117,12 +188,7 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
     const p = await findOwnProposal(tx, reviewer, input.proposalId, true);
     if (p.status !== 'pending_review') throw notPending(p);
     const slot = chooseSlot(p, input);
-    const meetingClass = input.meetingClass
-      ? await getMeetingClass(tx, reviewer.customerId, input.meetingClass)
-      : p.meetingClassId
-        ? await classById(tx, p.meetingClassId)
-        : null;
-    if (!meetingClass) throw invalid('meeting_class', 'a free-text proposal needs a meeting class to book with');
+    const meetingClass = await approvalClass(tx, reviewer, p, input.meetingClass);
     const [type]: (TypeRow | undefined)[] = p.meetingTypeId ? await tx.select().from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
     const calendar = await resolveCalendar(tx, owner, undefined);
     if (type) {
@@ -134,14 +200,12 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
         now,
       });
     }
-    const preemptPolicy = type ? effectivePreemptPolicy(type, meetingClass) : meetingClass.preemptPolicy;
     const target = { owner, calendar, meetingClass };
     const attendees = attendeesOf(p);
     const outcome = await runClaim(tx, {
       action: 'proposal.review',
       target,
-      // The owner acts with authority: lower-priority claims give way exactly when the policy is preempt_lower.
-      policy: { priority: meetingClass.priority, preemptPolicy, agentCanPreempt: preemptPolicy === 'preempt_lower' },
+      policy: approvalPolicy(meetingClass, type),
       now,
       claim: {
         id: newId(now.getTime()),

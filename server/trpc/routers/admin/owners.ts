@@ -1,12 +1,35 @@
 import { z } from 'zod';
-import { createOwner, listOwners, ownerView } from '@/server/domain/ownerService';
+import { sendOwnerInvitation } from '@/server/auth/invitation';
+import type { OwnerActor } from '@/server/domain/adminAudit';
+import { createOwner, inviteOwner, listOwners, ownerView, type OwnerRow } from '@/server/domain/ownerService';
 import { OwnerCreateBody } from '@/server/schemas/admin';
-import { adminProcedure, router } from '../../init';
+import { Email } from '@/server/schemas/common';
+import { adminProcedure, router, type TrpcContext } from '../../init';
+import type { OwnerSession } from '@/server/auth/ownerSession';
 
-/** Calendar owners (POST /v1/owners), with role and calendars for the admin console. */
+const Role = z.enum(['admin', 'member']);
+
+/** Mark the owner invited (audited owner.invite) and mail the sign-in link. */
+async function invite(ctx: TrpcContext & { owner: OwnerSession }, email: string) {
+  const actor: OwnerActor = { kind: 'owner', ownerId: ctx.owner.ownerId, customerId: ctx.owner.customerId, email: ctx.owner.email };
+  const now = ctx.now();
+  const o: OwnerRow = await inviteOwner(ctx.db, ctx.owner.customerId, email, now, actor);
+  return sendOwnerInvitation(ctx.db, ctx.req, { email: o.email, ownerName: o.name, invitedBy: ctx.owner.email }, now);
+}
+
+/** Calendar owners (POST /v1/owners), with role and calendars for the admin console; invitations to the dashboard. */
 export const ownersRouter = router({
   list: adminProcedure.query(async ({ ctx }) => ({ owners: await listOwners(ctx.db, ctx.owner.customerId) })),
   create: adminProcedure
-    .input(OwnerCreateBody.extend({ role: z.enum(['admin', 'member']).optional() }))
+    .input(OwnerCreateBody.extend({ role: Role.optional() }))
     .mutation(async ({ ctx, input }) => ownerView(await createOwner(ctx.db, ctx.owner.customerId, input))),
+
+  /** Create the owner (the rules of POST /v1/owners) and email them a sign-in link to the dashboard. */
+  invite: adminProcedure.input(OwnerCreateBody.extend({ role: Role.optional() })).mutation(async ({ ctx, input }) => {
+    const o = await createOwner(ctx.db, ctx.owner.customerId, input);
+    return { owner: ownerView(o), invitation: await invite(ctx, o.email) };
+  }),
+
+  /** Email an existing owner a (new) invitation: a fresh one-time link; earlier unused links keep working until they expire. */
+  sendInvitation: adminProcedure.input(z.strictObject({ email: Email })).mutation(async ({ ctx, input }) => ({ invitation: await invite(ctx, input.email) })),
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { domains, links, meetingTypes } from '@/server/domain/publicScheduling/admin';
 import { getConfig } from '@/server/config';
 import { publicBaseUrl } from '@/server/request';
-import { DomainCreateBody, LinkCreateBody, MeetingTypeCreateBody } from '@/server/schemas/publicAdmin';
+import { DomainCreateBody, LinkCreateBody, MeetingTypeCreateBody, MeetingTypePatchBody } from '@/server/schemas/publicAdmin';
 import { Email, Id } from '@/server/schemas/common';
 import { adminProcedure, router } from '../../init';
 
@@ -45,6 +45,13 @@ export const publicSchedulingRouter = router({
       .input(z.strictObject({ link_id: Id, body: MeetingTypeCreateBody }))
       .mutation(async ({ ctx, input }) =>
         meetingTypes.meetingTypeView(await meetingTypes.createMeetingType(ctx.db, ctx.owner.customerId, null, input.link_id, input.body, ctx.now())),
+      ),
+
+    /** Change any field after creation (PATCH .../meeting-types/{slug}): the same checks, e.g. invalid_public_preempt_policy. */
+    update: adminProcedure
+      .input(z.strictObject({ link_id: Id, slug: z.string().min(1).max(100), patch: MeetingTypePatchBody }))
+      .mutation(async ({ ctx, input }) =>
+        meetingTypes.meetingTypeView(await meetingTypes.updateMeetingType(ctx.db, ctx.owner.customerId, null, input.link_id, input.slug, input.patch, ctx.now())),
       ),
   }),
 

@@ -39,7 +39,12 @@ export const requestersRouter = router({
   }),
 
   allocations: router({
-    list: adminProcedure.query(async ({ ctx }) => ({ allocations: (await allocations.listAllocations(ctx.db, ctx.owner.customerId, null, PAGE)).items.map(allocations.allocationView) })),
+    /** Each allocation with its use in the current period (allocations.allocationUsage: the count checkAllocation enforces). */
+    list: adminProcedure.query(async ({ ctx }) => {
+      const items = (await allocations.listAllocations(ctx.db, ctx.owner.customerId, null, PAGE)).items;
+      const usage = await allocations.allocationUsage(ctx.db, ctx.owner.customerId, items.map((r) => r.allocation.id), ctx.now());
+      return { allocations: items.map((r) => ({ ...allocations.allocationView(r), usage: usage.get(r.allocation.id) ?? null })) };
+    }),
     create: adminProcedure.input(AllocationCreateBody).mutation(async ({ ctx, input }) => allocations.allocationView(await allocations.createAllocation(ctx.db, ctx.owner.customerId, null, input, ctx.now()))),
     delete: adminProcedure
       .input(z.strictObject({ allocation_id: Id }))

@@ -6,17 +6,25 @@ import { serverTrpc } from '@/server/trpc/caller';
 
 export const metadata: Metadata = { title: 'Public scheduling · Agent Scheduler' };
 
-/** Public scheduling: links (.links.list, .meetingTypes.list per link), domains (.domains.list), owners and classes for the forms. */
+/** Public scheduling: links (.links.list, .meetingTypes.list per link, with allocations and usage), domains (.domains.list), owners and classes for the forms. */
 export default async function PublicSchedulingPage() {
   const trpc = await serverTrpc();
-  const [{ links }, { owners }, { meeting_classes }, { domains }] = await Promise.all([
+  const [{ links }, { owners }, { meeting_classes }, { domains }, { allocations }] = await Promise.all([
     trpc.admin.publicScheduling.links.list(),
     trpc.admin.owners.list(),
     trpc.admin.meetingClasses.list(),
     trpc.admin.publicScheduling.domains.list(),
+    trpc.admin.requesters.allocations.list(),
   ]);
   const withTypes = await Promise.all(
-    links.map(async (l) => ({ ...l, meeting_types: (await trpc.admin.publicScheduling.meetingTypes.list({ link_id: l.link_id })).meeting_types })),
+    links.map(async (l) => ({
+      ...l,
+      meeting_types: (await trpc.admin.publicScheduling.meetingTypes.list({ link_id: l.link_id })).meeting_types.map((t) => ({
+        ...t,
+        // Each type's allocations with their use this period (admin.requesters.allocations.list).
+        allocations: allocations.filter((a) => a.link_id === l.link_id && a.slug === t.slug),
+      })),
+    })),
   );
   return (
     <>

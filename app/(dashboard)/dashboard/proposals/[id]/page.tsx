@@ -22,7 +22,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
     throw err;
   });
   if (!review) notFound();
-  const { proposal: p, week, candidates } = review;
+  const { proposal: p, week, candidates, meeting_classes } = review;
   const tz = week.owner.time_zone;
   const titles = new Map(week.events.map((e) => [e.id, `${e.title ?? (e.kind === 'hold' ? 'a hold' : 'a booking')}${e.meeting_class ? ` (${e.meeting_class})` : ''}`]));
   const options: ReviewOption[] = candidates.map((c) => ({
@@ -58,7 +58,12 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
             </CardHeader>
             <CardContent>
               {pending ? (
-                <ReviewActions proposalId={p.proposal_id} options={options} timeZone={tz} />
+                <ReviewActions
+                  proposalId={p.proposal_id}
+                  options={options}
+                  timeZone={tz}
+                  freeText={p.meeting_class ? undefined : { classes: meeting_classes, durationMinutes: p.duration_minutes ?? 30 }}
+                />
               ) : p.status === 'booked' ? (
                 <Alert tone="ok" data-testid="review-outcome">
                   <CheckCircle2 aria-hidden />

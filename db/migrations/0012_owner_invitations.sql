@@ -1,0 +1,1 @@
+ALTER TABLE "owners" ADD COLUMN "invited_at" timestamp with time zone;
