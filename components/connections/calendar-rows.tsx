@@ -46,6 +46,8 @@ function CalendarItem({ calendar: c, oauthConfigured }: { calendar: CalendarRow;
   const trpc = useTRPC();
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
+  // Shown at once; put back if the change is refused.
+  const [checkConflicts, setCheckConflicts] = useState(c.check_conflicts);
   const update = useMutation(trpc.calendars.update.mutationOptions());
   const disconnect = useMutation(trpc.calendars.disconnect.mutationOptions());
   const name = c.display_name ?? TYPE_NAMES[c.type] ?? c.type;
@@ -58,8 +60,10 @@ function CalendarItem({ calendar: c, oauthConfigured }: { calendar: CalendarRow;
     try {
       await update.mutateAsync({ calendar_id: c.calendar_id, ...patch });
       router.refresh();
+      return true;
     } catch (err) {
       setError(domainErrorOf(err).message);
+      return false;
     }
   };
 
@@ -107,9 +111,13 @@ function CalendarItem({ calendar: c, oauthConfigured }: { calendar: CalendarRow;
           <input
             type="checkbox"
             className="size-4"
-            checked={c.check_conflicts}
+            checked={checkConflicts}
             disabled={update.isPending}
-            onChange={(e) => change({ check_conflicts: e.target.checked })}
+            onChange={async (e) => {
+              const next = e.target.checked;
+              setCheckConflicts(next);
+              if (!(await change({ check_conflicts: next }))) setCheckConflicts(!next);
+            }}
           />
           Check for conflicts (events on this calendar count as busy time)
         </label>
