@@ -80,7 +80,13 @@ function CalendarItem({ calendar: c, oauthConfigured }: { calendar: CalendarRow;
             <Badge tone={status.tone}>{status.label}</Badge>
           </div>
           <p className="mt-2 text-sm text-muted">
-            {!provider ? 'Kept in this service: bookings on it never leave the scheduler.' : c.last_synced_label ? <>Last sync: {c.last_synced_label}</> : 'Not synced yet'}
+            {!provider
+              ? 'Kept in this service: bookings on it never leave the scheduler.'
+              : c.status === 'disconnected'
+                ? 'Disconnected: nothing is synced and its events do not count as busy time.'
+                : c.last_synced_label
+                  ? <>Last sync: {c.last_synced_label}</>
+                  : 'Not synced yet'}
           </p>
         </div>
         <div className="flex flex-wrap items-center gap-2">
@@ -126,6 +132,11 @@ function CalendarItem({ calendar: c, oauthConfigured }: { calendar: CalendarRow;
         <Alert tone="danger" className="mt-3">
           The provider refused the stored credentials. Requests for your time answer CALENDAR_REAUTH_REQUIRED until you reconnect.
           {c.last_sync_error ? <> Last error: {c.last_sync_error}</> : null}
+        </Alert>
+      )}
+      {c.status === 'disconnected' && c.is_primary && (
+        <Alert tone="warn" className="mt-3">
+          This disconnected calendar is still your primary one: requests that book on the primary calendar answer CALENDAR_NOT_FOUND until you reconnect it or make another calendar primary.
         </Alert>
       )}
       {c.status === 'active' && c.last_sync_error && (
