@@ -67,6 +67,12 @@ function serverEnv(port: number): Record<string, string> {
     // Webhook receivers of the tests listen on loopback; every instance sharing the database
     // runs the delivery worker, so all of them must be allowed to reach it (docs/webhooks.md).
     WEBHOOKS_ALLOW_PRIVATE: '1',
+    // Connected calendars (e2e/dashboard-connections.spec.ts): the test's Radicale speaks plain http on
+    // loopback, and a changed CalDAV password shows within seconds (background sync every 5 s).
+    CALDAV_ALLOW_HTTP: '1',
+    CALENDAR_SYNC_INTERVAL_SECONDS: '5',
+    GOOGLE_CLIENT_ID: '',
+    MICROSOFT_CLIENT_ID: '',
   };
 }
 

@@ -6,9 +6,10 @@
  * Seeds one CalDAV calendar with N events (10 % weekly series of 8 instances, the rest single
  * 15-minute events, laid on a grid so no two instances overlap) in one PUT of the collection,
  * then measures on the embedded PGlite (in memory):
- *   - initial sync (ctag, time-range calendar-query of hrefs and etags, calendar-multiget, ical.js
- *     expansion, mirror insert): target <= 10 s for 5,000 events;
- *   - incremental sync after one new event (ctag changed, etag diff, one multiget): target <= 300 ms;
+ *   - initial sync (sync token, time-range calendar-query of hrefs and etags, calendar-multiget,
+ *     ical.js expansion, mirror insert): target <= 10 s for 5,000 events;
+ *   - incremental sync after one new event (one sync-collection REPORT from the stored token), five
+ *     times, each after its own new event: median and worst; target <= 300 ms;
  *   - availability search p50/p99 (72 h window inside the dense part) for the CalDAV owner (busy
  *     time read from the mirror) and for an internal-calendar owner holding the same instances as
  *     provider-source bookings: target CalDAV p99 <= 1.2 x internal p99.
@@ -91,13 +92,16 @@ async function main() {
     if (sync.outcome !== 'synced') throw new Error(`initial sync: ${JSON.stringify(sync)}`);
     const mirrored = (await db.select({ id: calendarEvents.id }).from(calendarEvents).where(eq(calendarEvents.calendarId, calendar.id))).length;
 
-    const extra = denseFrom - 2 * 86_400_000 + 95 * Q; // a quarter no series uses
-    await radicale.putEvent('one-more.ics', `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//bench//EN\r\nBEGIN:VEVENT\r\nUID:one-more\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:${ical(extra)}\r\nDTEND:${ical(extra + Q)}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n`);
-    const t1 = performance.now();
-    const inc = await syncCalendar(db, calendar.id, new Date());
-    const incrementalMs = performance.now() - t1;
-    if (inc.outcome !== 'synced' || inc.changed !== 1) throw new Error(`incremental sync: ${JSON.stringify(inc)}`);
-    instances.push({ start: extra, end: extra + Q });
+    const incremental: number[] = [];
+    for (let k = 0; k < 5; k++) {
+      const extra = denseFrom - (2 + k) * 86_400_000 + 95 * Q; // a quarter no series uses
+      await radicale.putEvent(`one-more-${k}.ics`, `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//bench//EN\r\nBEGIN:VEVENT\r\nUID:one-more-${k}\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:${ical(extra)}\r\nDTEND:${ical(extra + Q)}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n`);
+      const t1 = performance.now();
+      const inc = await syncCalendar(db, calendar.id, new Date());
+      incremental.push(performance.now() - t1);
+      if (inc.outcome !== 'synced' || inc.changed !== 1) throw new Error(`incremental sync: ${JSON.stringify(inc)}`);
+      instances.push({ start: extra, end: extra + Q });
+    }
 
     const [internalCal] = await db.select().from(calendars).where(eq(calendars.ownerId, internalOwner.id));
     const now = new Date();
@@ -124,7 +128,7 @@ async function main() {
     const internal = [...a, ...c];
     const out = [
       ['initial sync', `${EVENTS} events -> ${mirrored} mirror rows`, `${initialMs.toFixed(0)} ms`, '<= 10,000 ms'],
-      ['incremental sync', 'one new event', `${incrementalMs.toFixed(0)} ms`, '<= 300 ms'],
+      ['incremental sync', 'one new event, 5 times: median (worst)', `${pct(incremental, 50).toFixed(0)} ms (${Math.max(...incremental).toFixed(0)} ms)`, '<= 300 ms'],
       ['search p50 internal', `${ITER * 2} runs`, `${pct(internal, 50).toFixed(2)} ms`, ''],
       ['search p99 internal', '', `${pct(internal, 99).toFixed(2)} ms`, ''],
       ['search p50 caldav', `${ITER} runs`, `${pct(b, 50).toFixed(2)} ms`, ''],

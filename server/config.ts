@@ -57,6 +57,11 @@ export function getConfig() {
     calendarSyncTimeoutMs: Number(env.CALENDAR_SYNC_TIMEOUT_MS ?? 5000),
     /** How far ahead (days) recurring provider events are expanded into the mirror. */
     calendarHorizonDays: Number(env.CALENDAR_HORIZON_DAYS ?? 180),
+    /**
+     * CalDAV server URLs may be plain http: CALDAV_ALLOW_HTTP=1 allows, =0 refuses; unset, refused in
+     * production (passwords travel with every request) and allowed otherwise (docs/calendars.md).
+     */
+    caldavAllowHttp: env.CALDAV_ALLOW_HTTP === '1' || (env.CALDAV_ALLOW_HTTP !== '0' && env.NODE_ENV !== 'production'),
     /** Google Calendar OAuth client (docs/calendars.md); the URLs are overridable for tests' loopback fakes. */
     googleClientId: env.GOOGLE_CLIENT_ID || undefined,
     googleClientSecret: env.GOOGLE_CLIENT_SECRET || undefined,

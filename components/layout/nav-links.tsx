@@ -2,12 +2,13 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import { CalendarDays, Clock, Inbox, Settings } from 'lucide-react';
+import { CalendarDays, Clock, Inbox, Plug, Settings } from 'lucide-react';
 import { cn } from '@/components/ui/cn';
 
 const LINKS = [
   { href: '/dashboard', label: 'Inbox', icon: Inbox, match: (p: string) => p === '/dashboard' || p.startsWith('/dashboard/proposals') },
   { href: '/dashboard/calendar', label: 'Calendar', icon: CalendarDays, match: (p: string) => p.startsWith('/dashboard/calendar') },
+  { href: '/dashboard/connections', label: 'Connections', icon: Plug, match: (p: string) => p.startsWith('/dashboard/connections') },
   { href: '/dashboard/schedule', label: 'My schedule', icon: Clock, match: (p: string) => p.startsWith('/dashboard/schedule') },
   { href: '/dashboard/admin', label: 'Admin', icon: Settings, match: (p: string) => p.startsWith('/dashboard/admin'), adminOnly: true },
 ];

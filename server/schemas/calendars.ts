@@ -33,3 +33,26 @@ export const CalendarPatchBody = z
     check_conflicts: z.boolean().optional(),
   })
   .refine((b) => b.make_primary !== undefined || b.check_conflicts !== undefined, { message: 'Give make_primary or check_conflicts' });
+
+/** The dashboard's CalDAV connect form, step 1: the account (its calendars are listed to pick from). */
+export const CaldavAccountInput = z.strictObject({
+  server_url: z.url({ message: 'Enter the server address, e.g. https://caldav.example.com/' }).max(2000),
+  username: z.string().trim().min(1, 'Enter the user name').max(320),
+  password: z.string().min(1, 'Enter the password or app password').max(1000),
+});
+
+/** Step 2: the calendar(s) chosen from the account. */
+export const CaldavDashboardConnectInput = CaldavAccountInput.extend({
+  calendar_urls: z.array(z.url().max(2000)).min(1, 'Choose at least one calendar').max(20),
+  make_primary: z.boolean().optional(),
+  check_conflicts: z.boolean().optional(),
+});
+
+export const CaldavReconnectInput = z.strictObject({
+  calendar_id: z.string().min(1).max(64),
+  password: z.string().min(1, 'Enter the new password or app password').max(1000),
+});
+
+export const CalendarSettingsInput = z
+  .strictObject({ calendar_id: z.string().min(1).max(64), make_primary: z.literal(true).optional(), check_conflicts: z.boolean().optional() })
+  .refine((b) => b.make_primary !== undefined || b.check_conflicts !== undefined, { message: 'Give make_primary or check_conflicts' });

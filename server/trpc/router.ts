@@ -1,6 +1,7 @@
 import { checkHealth } from '@/server/health';
 import { ownerProcedure, publicProcedure, router } from './init';
 import { calendarRouter } from './routers/calendar';
+import { calendarsRouter } from './routers/calendars';
 import { proposalsRouter } from './routers/proposals';
 import { requesterRouter } from './routers/requester';
 import { agentsRouter } from './routers/admin/agents';
@@ -15,6 +16,8 @@ import { webhooksRouter } from './routers/admin/webhooks';
 /** The browser's API: the dashboard and the public booking pages (agents use the REST API under /v1). */
 export const appRouter = router({
   calendar: calendarRouter,
+  /** Connected calendars (CalDAV, Google, Microsoft 365). */
+  calendars: calendarsRouter,
   proposals: proposalsRouter,
   /** The public booking pages (no session). */
   requester: requesterRouter,

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
  * A loopback fake of the Google endpoints the calendar integration calls,
  * after the published request/response shapes: the OAuth token endpoint
  * (authorization_code with PKCE S256, refresh_token, `invalid_grant`) and
- * Calendar v3 events list (timeMin/timeMax or syncToken, 410 for a dropped
+ * authorization endpoint (`/authorize`, which consents at once and redirects
+ * back with a code), Calendar v3 calendarList, events list (timeMin/timeMax or syncToken, 410 for a dropped
  * token, cancelled items in deltas), insert and delete. Not the real service.
  */
 export type FakeEvent = { id: string; iCalUID: string; status: 'confirmed' | 'cancelled'; start: { dateTime: string }; end: { dateTime: string }; summary?: string; rev: number };
@@ -23,6 +24,10 @@ export type FakeGoogle = {
   addEvent(e: Omit<FakeEvent, 'rev' | 'status'>): void;
   cancelEvent(id: string): void;
   counts: { refresh: number; fullLists: number; deltaLists: number; gone410: number };
+  /** GET /authorize (the consent screen): `deny` answers the redirect with error=access_denied. */
+  authorize: { deny: boolean };
+  /** The query of every /authorize request (client_id, redirect_uri, state, code_challenge, ...). */
+  authorizeRequests: Record<string, string>[];
   close(): Promise<void>;
 };
 
@@ -34,6 +39,8 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
   let rev = 0;
   let tokenEpoch = 0;
   const counts = { refresh: 0, fullLists: 0, deltaLists: 0, gone410: 0 };
+  const authorize = { deny: false };
+  const authorizeRequests: Record<string, string>[] = [];
   const token = (p: string) => `${p}-${crypto.randomBytes(8).toString('hex')}`;
   const grant = () => {
     const a = token('at');
@@ -66,6 +73,32 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
         return send(res, 200, { access_token: grant(), expires_in: 3600, token_type: 'Bearer' });
       }
       return send(res, 400, { error: 'unsupported_grant_type' });
+    }
+    if (url.pathname === '/authorize' && req.method === 'GET') {
+      // The consent screen, already agreed: back to redirect_uri with a code bound to the PKCE challenge
+      // (or with ?error=access_denied when the test set `deny`).
+      const back = new URL(url.searchParams.get('redirect_uri') ?? '');
+      const state = url.searchParams.get('state') ?? '';
+      authorizeRequests.push(Object.fromEntries(url.searchParams));
+      if (authorize.deny) back.search = new URLSearchParams({ error: 'access_denied', state }).toString();
+      else if (url.searchParams.get('code_challenge_method') !== 'S256' || !url.searchParams.get('code_challenge')) back.search = new URLSearchParams({ error: 'invalid_request', state }).toString();
+      else {
+        const c = token('code');
+        codes.set(c, url.searchParams.get('code_challenge')!);
+        back.search = new URLSearchParams({ code: c, state, scope: url.searchParams.get('scope') ?? '' }).toString();
+      }
+      res.writeHead(302, { location: back.href }).end();
+      return;
+    }
+    if (url.pathname === '/calendar/v3/users/me/calendarList' && req.method === 'GET') {
+      if (!access.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))) return send(res, 401, { error: { code: 401, message: 'Invalid Credentials' } });
+      return send(res, 200, {
+        kind: 'calendar#calendarList',
+        items: [
+          { kind: 'calendar#calendarListEntry', id: 'owner@example.com', summary: 'owner@example.com', primary: true, accessRole: 'owner', timeZone: 'Europe/Berlin' },
+          { kind: 'calendar#calendarListEntry', id: 'team@group.calendar.google.com', summary: 'Team', accessRole: 'writer', timeZone: 'Europe/Berlin' },
+        ],
+      });
     }
     const m = /^\/calendar\/v3\/calendars\/([^/]+)\/events(?:\/([^/]+))?$/.exec(url.pathname);
     if (!m) return send(res, 404, { error: { code: 404 } });
@@ -113,6 +146,8 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
     url,
     events,
     counts,
+    authorize,
+    authorizeRequests,
     issueCode(challenge) {
       const c = token('code');
       codes.set(c, challenge);

@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A loopback fake of the Microsoft identity platform token endpoint and the
- * Graph calendar calls the integration makes, after their published shapes:
+ * authorization endpoint (`/authorize`: consents at once, redirects back with
+ * a code) and the Graph calendar calls the integration makes, after their
+ * published shapes: `/me/calendars`,
  * `calendarView/delta` (paged by `@odata.nextLink`, ending in
  * `@odata.deltaLink`; removals as `@removed`; 410 for a dropped delta token),
  * `POST /me/events` (Graph assigns id and iCalUId), `DELETE /me/events/{id}`.
@@ -69,7 +71,23 @@ export async function startFakeMicrosoft(): Promise<FakeMicrosoft> {
       }
       return send(res, 400, { error: 'unsupported_grant_type' });
     }
+    if (url.pathname === '/authorize' && req.method === 'GET') {
+      // The Microsoft identity platform's consent, already given: back to redirect_uri with a code for the PKCE challenge.
+      const back = new URL(url.searchParams.get('redirect_uri') ?? '');
+      const state = url.searchParams.get('state') ?? '';
+      if (url.searchParams.get('code_challenge_method') !== 'S256' || !url.searchParams.get('code_challenge')) back.search = new URLSearchParams({ error: 'invalid_request', state }).toString();
+      else {
+        const c = tok('code');
+        codes.set(c, url.searchParams.get('code_challenge')!);
+        back.search = new URLSearchParams({ code: c, state }).toString();
+      }
+      res.writeHead(302, { location: back.href }).end();
+      return;
+    }
     if (!access.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))) return send(res, 401, { error: { code: 'InvalidAuthenticationToken' } });
+    if (url.pathname === '/v1.0/me/calendars' && req.method === 'GET') {
+      return send(res, 200, { value: [{ id: 'AAMkCal1', name: 'Calendar', isDefaultCalendar: true, canEdit: true }, { id: 'AAMkCal2', name: 'Birthdays', isDefaultCalendar: false, canEdit: false }] });
+    }
     const view = (e: GraphEvent) => (e.removed ? { id: e.id, '@removed': { reason: 'deleted' } } : { id: e.id, iCalUId: e.iCalUId, subject: e.subject, showAs: 'busy', isAllDay: false, isCancelled: false, start: e.start, end: e.end });
     if (url.pathname === '/v1.0/me/calendarView/delta' && req.method === 'GET') {
       const token = url.searchParams.get('$deltatoken');

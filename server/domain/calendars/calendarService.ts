@@ -6,8 +6,8 @@ import { DomainError } from '../errors';
 import { isUuid, newId } from '../ids';
 import { getOwner } from '../ownerService';
 import { discoverCaldavCalendars, type CaldavSettings } from './caldav';
-import { exchangeGoogleCode } from './google';
-import { exchangeMicrosoftCode } from './microsoft';
+import { exchangeGoogleCode, listGoogleCalendars, type GoogleCredentials } from './google';
+import { exchangeMicrosoftCode, listMicrosoftCalendars, type MicrosoftCredentials } from './microsoft';
 import { ProviderAuthError, ProviderUnavailableError } from './provider';
 import { sealSecret } from './secrets';
 import { syncCalendar, type SyncResult } from './sync';
@@ -32,7 +32,7 @@ export type CaldavConnectInput = {
 
 export async function connectCaldav(db: Executor, customerId: string, ownerEmail: string, input: CaldavConnectInput, now: Date): Promise<{ calendar: CalendarRow; sync: SyncResult }> {
   const owner = await getOwner(db, customerId, ownerEmail);
-  if (getConfig().production && !/^https:/i.test(input.serverUrl)) throw new DomainError('invalid_request', 'server_url must be an https URL');
+  if (!getConfig().caldavAllowHttp && !/^https:/i.test(input.serverUrl)) throw new DomainError('invalid_request', 'server_url must be an https URL', { fields: [{ field: 'server_url', message: 'Use an https:// address' }] });
   let found: { url: string; displayName: string }[];
   try {
     found = await discoverCaldavCalendars({ serverUrl: input.serverUrl, username: input.username }, { password: input.password }, AbortSignal.timeout(15_000));
@@ -46,6 +46,25 @@ export async function connectCaldav(db: Executor, customerId: string, ownerEmail
   const credentials = sealSecret({ password: input.password });
   const existing = (await db.select().from(calendars).where(and(eq(calendars.ownerId, owner.id), eq(calendars.type, 'caldav')))).find((c) => sameUrl(String(c.settings.calendarUrl ?? ''), chosen.url));
   return storeConnection(db, { customerId, ownerId: owner.id, existing, type: 'caldav', displayName: chosen.displayName, settings, credentials, input }, now);
+}
+
+/** The calendars a CalDAV account offers (the dashboard's "pick calendar(s)" step); nothing is stored. */
+export async function discoverCaldav(input: { serverUrl: string; username: string; password: string }): Promise<{ url: string; displayName: string }[]> {
+  if (!getConfig().caldavAllowHttp && !/^https:/i.test(input.serverUrl)) throw new DomainError('invalid_request', 'server_url must be an https URL', { fields: [{ field: 'server_url', message: 'Use an https:// address' }] });
+  try {
+    return await discoverCaldavCalendars({ serverUrl: input.serverUrl, username: input.username }, { password: input.password }, AbortSignal.timeout(15_000));
+  } catch (err) {
+    if (err instanceof ProviderAuthError || err instanceof ProviderUnavailableError) throw new DomainError('invalid_request', `Could not connect the CalDAV account: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Reconnect a CalDAV calendar with a new password (same server, user and collection): it is active again after a good first sync. */
+export async function reconnectCaldav(db: Executor, customerId: string, ownerEmail: string, calendarId: string, password: string, now: Date): Promise<{ calendar: CalendarRow; sync: SyncResult }> {
+  const row = await ownerCalendar(db, customerId, ownerEmail, calendarId);
+  if (row.type !== 'caldav') throw new DomainError('invalid_request', 'Only a CalDAV calendar is reconnected with a password; reconnect other providers through their sign-in');
+  const s = row.settings as CaldavSettings;
+  return connectCaldav(db, customerId, ownerEmail, { serverUrl: s.serverUrl, username: s.username, password, calendarUrl: s.calendarUrl }, now);
 }
 
 /** An owner's calendars, primary first. */
@@ -125,12 +144,39 @@ export type GoogleConnectInput = OAuthConnectInput;
 
 /** The end of the Google OAuth flow: exchange the code (PKCE), store the sealed tokens, run the first sync. Reconnects an existing one. */
 export function connectGoogle(db: Executor, customerId: string, ownerEmail: string, input: OAuthConnectInput, now: Date) {
-  return connectOAuth(db, customerId, ownerEmail, 'google', () => exchangeGoogleCode(input, now), input, now);
+  return connectOAuth(
+    db,
+    customerId,
+    ownerEmail,
+    'google',
+    () => exchangeGoogleCode(input, now),
+    async (tokens) => {
+      const list = await listGoogleCalendars(tokens as GoogleCredentials, AbortSignal.timeout(15_000));
+      const wanted = input.calendarId ?? 'primary';
+      const found = wanted === 'primary' ? list.find((c) => c.primary) : list.find((c) => c.id === wanted);
+      if (!found && wanted !== 'primary') throw new DomainError('invalid_request', `The Google account has no writable calendar ${wanted}`);
+      return { calendarId: wanted, displayName: found?.name ?? 'Google Calendar' };
+    },
+    input,
+    now,
+  );
 }
 
 /** The same for Microsoft 365 (the calendar is the account's default calendar). */
 export function connectMicrosoft(db: Executor, customerId: string, ownerEmail: string, input: OAuthConnectInput, now: Date) {
-  return connectOAuth(db, customerId, ownerEmail, 'microsoft', () => exchangeMicrosoftCode(input, now), { ...input, calendarId: 'default' }, now);
+  return connectOAuth(
+    db,
+    customerId,
+    ownerEmail,
+    'microsoft',
+    () => exchangeMicrosoftCode(input, now),
+    async (tokens) => {
+      const list = await listMicrosoftCalendars(tokens as MicrosoftCredentials, AbortSignal.timeout(15_000));
+      return { calendarId: 'default', displayName: list.find((c) => c.primary)?.name ?? 'Outlook calendar' };
+    },
+    input,
+    now,
+  );
 }
 
 async function connectOAuth(
@@ -139,20 +185,26 @@ async function connectOAuth(
   ownerEmail: string,
   type: 'google' | 'microsoft',
   exchange: () => Promise<Record<string, unknown>>,
+  choose: (tokens: Record<string, unknown>) => Promise<{ calendarId: string; displayName: string }>,
   input: OAuthConnectInput,
   now: Date,
 ): Promise<{ calendar: CalendarRow; sync: SyncResult }> {
   const owner = await getOwner(db, customerId, ownerEmail);
   let tokens;
+  let chosen;
   try {
     tokens = await exchange();
+    // The account's calendars: the one connected is named after its entry.
+    chosen = await choose(tokens);
   } catch (err) {
-    if (err instanceof ProviderAuthError || err instanceof ProviderUnavailableError) throw new DomainError('invalid_request', `Could not connect the ${type} calendar: ${err.message}`);
+    const name = type === 'google' ? 'Google' : 'Microsoft 365';
+    if (err instanceof ProviderAuthError || err instanceof ProviderUnavailableError)
+      throw new DomainError('invalid_request', `Could not connect the ${name} calendar: ${err.message}`, { details: { oauth: err instanceof ProviderAuthError ? 'grant_refused' : 'provider_unavailable' } });
     throw err;
   }
-  const calendarId = input.calendarId ?? 'primary';
+  const { calendarId, displayName } = chosen;
   const existing = (await db.select().from(calendars).where(and(eq(calendars.ownerId, owner.id), eq(calendars.type, type)))).find((c) => c.settings.calendarId === calendarId);
-  return storeConnection(db, { customerId, ownerId: owner.id, existing, type, displayName: calendarId, settings: { calendarId }, credentials: sealSecret(tokens), input }, now);
+  return storeConnection(db, { customerId, ownerId: owner.id, existing, type, displayName, settings: { calendarId }, credentials: sealSecret(tokens), input }, now);
 }
 
 /**

@@ -55,6 +55,22 @@ export async function exchangeGoogleCode(input: { code: string; codeVerifier: st
   return { accessToken: t.access_token, refreshToken: t.refresh_token, expiresAt: now.getTime() + t.expires_in * 1000 };
 }
 
+/** The account's calendars the owner can write to (calendarList), primary first: the connect flow names and picks from these. */
+export async function listGoogleCalendars(creds: GoogleCredentials, signal?: AbortSignal): Promise<{ id: string; name: string; primary: boolean }[]> {
+  let res: Response;
+  try {
+    res = await fetch(`${getConfig().googleCalendarApi}/users/me/calendarList?minAccessRole=writer`, { headers: { authorization: `Bearer ${creds.accessToken}` }, signal });
+  } catch (err) {
+    throw new ProviderUnavailableError(`Google Calendar unreachable: ${(err as Error).message}`);
+  }
+  if (res.status === 401 || res.status === 403) throw new ProviderAuthError(`Google Calendar refused access (HTTP ${res.status})`);
+  if (!res.ok) throw new ProviderUnavailableError(`Google calendarList failed (HTTP ${res.status})`);
+  const body = (await res.json()) as { items?: { id: string; summary?: string; summaryOverride?: string; primary?: boolean }[] };
+  return (body.items ?? [])
+    .map((c) => ({ id: c.id, name: c.summaryOverride || c.summary || c.id, primary: c.primary === true }))
+    .sort((a, b) => Number(b.primary) - Number(a.primary));
+}
+
 const utc = (iso: string) => new Date(iso).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
 
 /** A Google event (one instance: singleEvents=true) as a one-VEVENT iCalendar object for the common expansion. */

@@ -55,6 +55,20 @@ export async function exchangeMicrosoftCode(input: { code: string; codeVerifier:
   return { accessToken: t.access_token, refreshToken: t.refresh_token, expiresAt: now.getTime() + t.expires_in * 1000 };
 }
 
+/** The account's calendars (Graph `/me/calendars`), the default one first; the service books into the default calendar. */
+export async function listMicrosoftCalendars(creds: MicrosoftCredentials, signal?: AbortSignal): Promise<{ id: string; name: string; primary: boolean }[]> {
+  let res: Response;
+  try {
+    res = await fetch(`${getConfig().microsoftGraphApi}/me/calendars`, { headers: { authorization: `Bearer ${creds.accessToken}` }, signal });
+  } catch (err) {
+    throw new ProviderUnavailableError(`Microsoft Graph unreachable: ${(err as Error).message}`);
+  }
+  if (res.status === 401 || res.status === 403) throw new ProviderAuthError(`Microsoft Graph refused access (HTTP ${res.status})`);
+  if (!res.ok) throw new ProviderUnavailableError(`Microsoft Graph /me/calendars failed (HTTP ${res.status})`);
+  const body = (await res.json()) as { value?: { id: string; name?: string; isDefaultCalendar?: boolean }[] };
+  return (body.value ?? []).map((c) => ({ id: c.id, name: c.name || c.id, primary: c.isDefaultCalendar === true })).sort((a, b) => Number(b.primary) - Number(a.primary));
+}
+
 const graphUtc = (s: string) => {
   const iso = /Z|[+-]\d\d:\d\d$/.test(s) ? s : `${s}Z`;
   return new Date(iso).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');

@@ -1,6 +1,7 @@
-import { and, eq, gt, inArray, lt, ne } from 'drizzle-orm';
+import { and, eq, ne } from 'drizzle-orm';
+import { providerBusyFacts } from '@/db/hot/mirror';
 import type { Executor } from '@/db/client';
-import { calendarEvents, calendars, owners } from '@/db/schema';
+import { calendars, owners } from '@/db/schema';
 import { getConfig } from '@/server/config';
 import { DomainError } from '../errors';
 import { normalizeEmail } from '../access';
@@ -63,23 +64,17 @@ function retryAfter(): number {
   return Math.max(1, Math.min(60, config.calendarSyncIntervalSeconds || 60));
 }
 
-/** Busy time from the owner's provider calendars overlapping [from, to); throws when it cannot be trusted. */
+/** Busy time from the owner's provider calendars overlapping [from, to); throws when it cannot be trusted. One statement (db/hot/mirror.ts). */
 export async function loadProviderBusy(db: Executor, owner: OwnerRef, from: Date, to: Date, now: Date): Promise<(Claim & { agentId: string | null })[]> {
-  const cals = await providerCalendars(db, owner);
-  if (!cals.length) return [];
+  const facts = await providerBusyFacts(db, typeof owner === 'string' ? owner : { customerId: owner.customerId, email: normalizeEmail(owner.email) }, from, to);
+  if (!facts.calendars.length) return [];
   const hardMs = getConfig().calendarHardStaleSeconds * 1000;
-  for (const c of cals) check(c, now, hardMs);
-  const ids = cals.filter((c) => c.checkConflicts).map((c) => c.id);
-  if (!ids.length) return [];
-  const rows = await db
-    .select({ start: calendarEvents.startAt, end: calendarEvents.endAt })
-    .from(calendarEvents)
-    .where(and(inArray(calendarEvents.calendarId, ids), lt(calendarEvents.startAt, to), gt(calendarEvents.endAt, from)))
-    .orderBy(calendarEvents.startAt);
+  for (const c of facts.calendars) check(c, now, hardMs);
+  const rows = facts.events.sort((a, b) => a.start - b.start);
   const merged: { start: number; end: number }[] = [];
   for (const r of rows) {
-    const s = r.start.getTime();
-    const e = r.end.getTime();
+    const s = r.start;
+    const e = r.end;
     const last = merged[merged.length - 1];
     if (last && s <= last.end) last.end = Math.max(last.end, e);
     else merged.push({ start: s, end: e });

@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { and, asc, eq, gt, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lt, ne, sql } from 'drizzle-orm';
 import { getDb, type Executor } from '@/server/db';
 import { insertAudit } from '@/db/hot/audit';
 import { claimFactsAround, claimIdMadeWithKey, claimRow, expireHolds, insertClaim, promoteHold, type NewClaim } from '@/db/hot/claims';
 import { completeKeyRecord, IDEMPOTENCY_RETENTION_MS, insertKeyRecord } from '@/db/hot/idempotency';
+import { providerBusyFacts } from '@/db/hot/mirror';
 import { loadTargetRow, pickCalendar } from '@/db/hot/target';
-import { auditLog, calendars, claims, idempotencyRecords, meetingClasses, owners } from '@/db/schema';
+import { auditLog, calendarEvents, calendars, claims, idempotencyRecords, meetingClasses, owners } from '@/db/schema';
 import { newId } from '@/server/domain/ids';
 import { createOwner } from '@/server/domain/ownerService';
 import { newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
@@ -263,5 +264,57 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     });
     await completeKeyRecord(db, claimKey.id, 201, '{"ok":true}');
     expect(await read()).toMatchObject({ state: 'done', lockedUntil: null, responseStatus: 201, responseBody: '{"ok":true}' });
+  });
+
+  it('PROVIDER_BUSY and PROVIDER_BUSY_BY_EMAIL: the provider calendars and the checked ones\' mirrored events in range, as Drizzle selects them', async () => {
+    const db = await getDb();
+    const o = await createOwner(db, admin.customerId, { email: uniqueEmail(), time_zone: 'UTC' });
+    const cal = (type: string, status: 'active' | 'reauth_required' | 'disconnected', checkConflicts: boolean) => ({
+      id: newId(),
+      customerId: admin.customerId,
+      ownerId: o.id,
+      type,
+      displayName: `${type} ${status}`,
+      status,
+      checkConflicts,
+      lastSyncedAt: status === 'active' ? T(1) : null,
+    });
+    const checked = cal('caldav', 'active', true);
+    const unchecked = cal('google', 'active', false);
+    const reauth = cal('microsoft', 'reauth_required', true);
+    const gone = cal('caldav', 'disconnected', true);
+    await db.insert(calendars).values([checked, unchecked, reauth, gone]);
+    const ev = (calendarId: string, s: number, e: number) => ({ id: newId(), calendarId, ownerId: o.id, resource: `r-${newId()}`, uid: `u-${newId()}`, startAt: T(s), endAt: T(e) });
+    await db.insert(calendarEvents).values([ev(checked.id, 9, 10), ev(checked.id, 11, 13), ev(checked.id, 20, 21), ev(checked.id, 5, 8), ev(unchecked.id, 9, 10), ev(reauth.id, 10, 11), ev(gone.id, 9, 10)]);
+    const from = T(8);
+    const to = T(12);
+
+    const expectedCalendars = await db
+      .select({ id: calendars.id, type: calendars.type, displayName: calendars.displayName, status: calendars.status, checkConflicts: calendars.checkConflicts, lastSyncedAt: calendars.lastSyncedAt, ownerEmail: owners.email })
+      .from(calendars)
+      .innerJoin(owners, eq(owners.id, calendars.ownerId))
+      .where(and(eq(owners.id, o.id), ne(calendars.type, 'internal'), ne(calendars.status, 'disconnected')));
+    const checkedIds = expectedCalendars.filter((c) => c.checkConflicts).map((c) => c.id);
+    const expectedEvents = (
+      await db
+        .select({ start: calendarEvents.startAt, end: calendarEvents.endAt })
+        .from(calendarEvents)
+        .where(and(inArray(calendarEvents.calendarId, checkedIds), lt(calendarEvents.startAt, to), gt(calendarEvents.endAt, from)))
+    ).map((r) => ({ start: r.start.getTime(), end: r.end.getTime() }));
+    const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+    const byStart = (a: { start: number; end: number }, b: { start: number; end: number }) => a.start - b.start || a.end - b.end;
+    expect(expectedCalendars).toHaveLength(3);
+    expect(expectedEvents.sort(byStart)).toEqual([
+      { start: T(9).getTime(), end: T(10).getTime() },
+      { start: T(10).getTime(), end: T(11).getTime() },
+      { start: T(11).getTime(), end: T(13).getTime() },
+    ]);
+    for (const ref of [o.id, { customerId: admin.customerId, email: o.email }]) {
+      const facts = await providerBusyFacts(db, ref, from, to);
+      expect(facts.calendars.sort(byId)).toEqual(expectedCalendars.sort(byId));
+      expect(facts.events.sort(byStart)).toEqual(expectedEvents);
+    }
+    // An owner with only the internal calendar: nothing.
+    expect(await providerBusyFacts(db, owner.id, from, to)).toEqual({ calendars: [], events: [] });
   });
 });

@@ -1,0 +1,61 @@
+import { calendarEvents, calendars, owners } from '../schema';
+import type { Executor } from '../client';
+import { names } from './columns';
+import { queryRows } from './driver';
+
+/**
+ * Provider busy time for one decision or search, in one statement (docs/calendars.md
+ * "Reading the mirror"): every connected provider calendar of the owner (not internal, not
+ * disconnected) with what the fail-closed check needs, and, for the ones marked "check for
+ * conflicts", their mirrored instances overlapping [from, to) (a left join, so a calendar
+ * without any still has its row). Sent beside the claims statement, it shares its round trip
+ * on a pipelined connection. The events are found through the owner's range index.
+ */
+const c = names(calendars);
+const e = names(calendarEvents);
+const o = names(owners);
+const ms = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
+
+function busyStatement(byEmail: boolean): string {
+  const who = byEmail ? `o.${o.customerId} = $1 and o.${o.email} = $4` : `o.${o.id} = $1`;
+  return `select c.${c.id} as id, c.${c.type} as type, c.${c.displayName} as display_name, c.${c.status} as status, c.${c.checkConflicts} as check_conflicts,
+    ${ms(`c.${c.lastSyncedAt}`)} as synced_ms, o.${o.email} as owner_email, ev.start_ms, ev.end_ms
+    from calendars c join owners o on o.${o.id} = c.${c.ownerId}
+    left join lateral (
+      select ${ms(`e.${e.startAt}`)} as start_ms, ${ms(`e.${e.endAt}`)} as end_ms from calendar_events e
+      where e.${e.ownerId} = c.${c.ownerId} and e.${e.calendarId} = c.${c.id} and e.${e.startAt} < $3::timestamptz and e.${e.endAt} > $2::timestamptz
+    ) ev on c.${c.checkConflicts}
+    where ${who} and c.${c.type} <> 'internal' and c.${c.status} <> 'disconnected'`;
+}
+export const PROVIDER_BUSY = busyStatement(false);
+export const PROVIDER_BUSY_BY_EMAIL = busyStatement(true);
+
+/** A provider calendar as the fail-closed check reads it. */
+export type ProviderCalendarFacts = { id: string; type: string; displayName: string | null; status: string; checkConflicts: boolean; lastSyncedAt: Date | null; ownerEmail: string };
+/** Its mirrored instances overlapping the range (epoch milliseconds; unordered). */
+export type ProviderBusyFacts = { calendars: ProviderCalendarFacts[]; events: { start: number; end: number }[] };
+
+export async function providerBusyFacts(db: Executor, owner: string | { customerId: string; email: string }, from: Date, to: Date): Promise<ProviderBusyFacts> {
+  const rows =
+    typeof owner === 'string'
+      ? await queryRows(db, PROVIDER_BUSY, [owner, from.toISOString(), to.toISOString()])
+      : await queryRows(db, PROVIDER_BUSY_BY_EMAIL, [owner.customerId, from.toISOString(), to.toISOString(), owner.email]);
+  const byId = new Map<string, ProviderCalendarFacts>();
+  const events: { start: number; end: number }[] = [];
+  for (const r of rows) {
+    const id = String(r.id);
+    if (!byId.has(id)) {
+      byId.set(id, {
+        id,
+        type: String(r.type),
+        displayName: (r.display_name as string | null) ?? null,
+        status: String(r.status),
+        checkConflicts: r.check_conflicts === true,
+        lastSyncedAt: r.synced_ms == null ? null : new Date(Number(r.synced_ms)),
+        ownerEmail: String(r.owner_email),
+      });
+    }
+    if (r.start_ms != null) events.push({ start: Number(r.start_ms), end: Number(r.end_ms) });
+  }
+  return { calendars: [...byId.values()], events };
+}
