@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Email, Timestamp, UtcDateTime } from './common';
+import { Email, LocalFields, Timestamp, UtcDateTime } from './common';
 
 /** Requester-facing shapes (docs/public-scheduling.md "Requesters"). */
 
@@ -23,7 +23,12 @@ export const SuggestedTimesQuery = z.strictObject({
   from: UtcDateTime.optional().describe('Default now'),
   to: UtcDateTime.optional().describe('Default from + 14 days; at most 31 days after from'),
 });
-export const SuggestedTimes = z.object({ suggested_times: z.array(IsoInterval).max(50) });
+export const SuggestedTimes = z.object({
+  suggested_times: z
+    .array(z.object({ start: Timestamp, end: Timestamp, ...LocalFields }))
+    .max(50)
+    .describe("Free times to propose; start_local/end_local are the same instants on the host's clock, with its UTC offset"),
+});
 
 export const ProposalSubmitBody = z.strictObject({
   requester_contact: z.strictObject({ email: Email, name: Name.optional() }),
