@@ -2454,7 +2454,7 @@ export interface operations {
                     /** @description Structured request: the type slug (with duration_minutes and requested_window) */
                     public_meeting_type?: string;
                     duration_minutes?: number;
-                    /** @description Structured request: exactly one of the suggested times */
+                    /** @description Structured request: exactly one of the suggested times (start and end; any RFC 3339 offset) */
                     requested_window?: {
                         /**
                          * Format: date-time
@@ -2466,6 +2466,16 @@ export interface operations {
                          * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                          */
                         end: string;
+                        /**
+                         * Format: date-time
+                         * @description Ignored (a suggested time may be sent back unchanged)
+                         */
+                        start_local?: string;
+                        /**
+                         * Format: date-time
+                         * @description Ignored
+                         */
+                        end_local?: string;
                     };
                     reason?: string;
                     /** @description Free-text request (no public_meeting_type): required */

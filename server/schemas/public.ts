@@ -39,7 +39,13 @@ export const ProposalSubmitBody = z.strictObject({
     .meta({ maxItems: 50 }), // documented as the server's limit
   public_meeting_type: z.string().min(1).max(64).optional().describe('Structured request: the type slug (with duration_minutes and requested_window)'),
   duration_minutes: Duration.optional(),
-  requested_window: Interval.optional().describe('Structured request: exactly one of the suggested times'),
+  requested_window: Interval.extend({
+    // A suggested time may be sent back as it came: its local twins are accepted and ignored.
+    start_local: UtcDateTime.optional().describe('Ignored (a suggested time may be sent back unchanged)'),
+    end_local: UtcDateTime.optional().describe('Ignored'),
+  })
+    .optional()
+    .describe('Structured request: exactly one of the suggested times (start and end; any RFC 3339 offset)'),
   reason: z.string().max(1000).optional(),
   message: z.string().max(5000).optional().describe('Free-text request (no public_meeting_type): required'),
 });

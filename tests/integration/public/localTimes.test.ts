@@ -76,6 +76,9 @@ describe('public suggested times', () => {
     const asLocal = { start: first.start_local, end: first.end_local };
     const ok = await pub('POST', `/public/schedules/${s.alias}/booking-proposals`, { ip: freshIp(), body: structured(slug, asLocal) });
     expect(ok.status, ok.text).toBe(201);
+    // sent back verbatim, local twins and all
+    const verbatim = await pub('POST', `/public/schedules/${s.alias}/booking-proposals`, { ip: freshIp(), body: structured(slug, first) });
+    expect(verbatim.status, verbatim.text).toBe(201);
     const lunchtimeOff = await pub('POST', `/public/schedules/${s.alias}/booking-proposals`, {
       ip: freshIp(),
       body: structured(slug, { start: '2027-11-01T07:00:00+01:00', end: '2027-11-01T07:30:00+01:00' }),
