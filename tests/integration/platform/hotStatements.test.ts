@@ -162,7 +162,7 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
   it('RELEASE_HOLD_PARTS: the active further ranges of an all_free hold, and nothing else, change status', async () => {
     const db = await getDb();
     const range = (m: number, over: Partial<NewClaim> = {}) =>
-      claim({ kind: 'hold', status: 'active', startAt: T(21, m), endAt: T(21, m + 10), holdScope: 'window', durationMinutes: 10, coverage: 'all_free', expiresAt: T(22), ...over });
+      claim({ kind: 'hold', status: 'active', startAt: T(2, m), endAt: T(2, m + 10), holdScope: 'window', durationMinutes: 10, coverage: 'all_free', expiresAt: T(22), ...over });
     const hold = range(0);
     const part = range(20, { partOfHoldId: hold.id });
     const other = range(40);
