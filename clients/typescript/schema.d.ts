@@ -1259,6 +1259,36 @@ export interface components {
          * @enum {string}
          */
         ArbitrationReason: "NO_CAPACITY" | "WORKING_HOURS" | "OFF_DAY" | "SACRED_MEETING" | "MAX_DAILY_HOURS" | "PERMISSION_DENIED_PREEMPT" | "COUNTER_PROPOSED";
+        /** @description What the requested slot collided with. Working hours, working days and the daily limit are reasons (reason, reason_code), not conflicts. */
+        Conflict: {
+            /** @enum {string} */
+            kind: "hard_block";
+            /** @description The hard block's label from the owner's rules (e.g. Lunch) */
+            label: string | null;
+        } | {
+            /** @enum {string} */
+            kind: "booking";
+            /** @description The booking's meeting class */
+            meeting_class: string | null;
+            /** @description That class's priority (higher wins) */
+            priority: number | null;
+            /** @description Protected: no priority moves it */
+            sacred: boolean;
+        } | {
+            /**
+             * @description Someone's hold (nothing more is said)
+             * @enum {string}
+             */
+            kind: "hold";
+        } | {
+            /** @enum {string} */
+            kind: "calendar_event";
+            /**
+             * @description Busy time of a connected provider calendar: always sacred
+             * @enum {boolean}
+             */
+            sacred: true;
+        };
         CreatedWebhook: {
             id: string;
             url: string;
@@ -1470,6 +1500,22 @@ export interface components {
                 consecutive_failures: number;
                 reason: string;
             };
+        };
+        Slot: {
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 date-time
+             */
+            start: string;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 date-time
+             */
+            end: string;
+            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+            start_local?: string;
+            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+            end_local?: string;
         };
         Webhook: {
             id: string;
@@ -2408,7 +2454,7 @@ export interface operations {
                     /** @description Structured request: the type slug (with duration_minutes and requested_window) */
                     public_meeting_type?: string;
                     duration_minutes?: number;
-                    /** @description Structured request: exactly one of the suggested times */
+                    /** @description Structured request: exactly one of the suggested times (start and end; any RFC 3339 offset) */
                     requested_window?: {
                         /**
                          * Format: date-time
@@ -2420,6 +2466,16 @@ export interface operations {
                          * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z
                          */
                         end: string;
+                        /**
+                         * Format: date-time
+                         * @description Ignored (a suggested time may be sent back unchanged)
+                         */
+                        start_local?: string;
+                        /**
+                         * Format: date-time
+                         * @description Ignored
+                         */
+                        end_local?: string;
                     };
                     reason?: string;
                     /** @description Free-text request (no public_meeting_type): required */
@@ -2666,6 +2722,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Free times to propose; start_local/end_local are the same instants on the host's clock, with its UTC offset */
                         suggested_times: {
                             /**
                              * Format: date-time
@@ -2677,6 +2734,10 @@ export interface operations {
                              * @description UTC ISO 8601 date-time
                              */
                             end: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local: string;
                         }[];
                     };
                 };
@@ -4573,6 +4634,8 @@ export interface operations {
                         outcome: "accept" | "reject" | "counter_propose";
                         reason?: components["schemas"]["ArbitrationReason"] | "PAST_TIME";
                         alternatives: components["schemas"]["Alternative"][];
+                        /** @description reject and counter_propose: what the slot collides with */
+                        conflicts?: components["schemas"]["Conflict"][];
                         would_preempt: string[];
                         /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
                         warnings?: string[];
@@ -6589,6 +6652,8 @@ export interface operations {
                         pending_notifications: components["schemas"]["Notification"][];
                         /** @description ARBITRATION_REJECTED: counter-proposed slots (empty on a plain reject) */
                         alternatives?: components["schemas"]["Alternative"][];
+                        /** @description ARBITRATION_REJECTED: what the requested slot collided with (hard blocks by label, bookings by class, priority and sacredness, holds, provider calendar events); empty when only working hours, working days or the daily limit refused it */
+                        conflicts?: components["schemas"]["Conflict"][];
                         /** @description ARBITRATION_REJECTED for WORKING_HOURS or OFF_DAY, NO_SLOTS_AVAILABLE: the earliest acceptable slot within the lookahead (null: none) */
                         next_available?: {
                             /**
@@ -7611,6 +7676,8 @@ export interface operations {
                         booking_id?: string;
                         /** @description ARBITRATION_REJECTED: counter-proposed slots (empty on a plain reject) */
                         alternatives?: components["schemas"]["Alternative"][];
+                        /** @description ARBITRATION_REJECTED: what the requested slot collided with (hard blocks by label, bookings by class, priority and sacredness, holds, provider calendar events); empty when only working hours, working days or the daily limit refused it */
+                        conflicts?: components["schemas"]["Conflict"][];
                         /** @description ARBITRATION_REJECTED for WORKING_HOURS or OFF_DAY, NO_SLOTS_AVAILABLE: the earliest acceptable slot within the lookahead (null: none) */
                         next_available?: {
                             /**
@@ -7738,7 +7805,7 @@ export interface operations {
                         };
                         /** @description Always present; the agent notification queue, oldest first */
                         pending_notifications: components["schemas"]["Notification"][];
-                        /** @description SLOT_OUTSIDE_HOLD: the held window */
+                        /** @description SLOT_OUTSIDE_HOLD: the held window (the first one of an all_free hold) */
                         held_window?: {
                             /**
                              * Format: date-time
@@ -7755,6 +7822,8 @@ export interface operations {
                             /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
                             end_local?: string;
                         };
+                        /** @description SLOT_OUTSIDE_HOLD on an all_free window hold: every held window; confirm a slot inside one of them */
+                        held_windows?: components["schemas"]["Slot"][];
                         /** @description SLOT_OUTSIDE_HOLD on a window hold: the held duration */
                         duration_minutes?: number;
                     };
@@ -9092,6 +9161,7 @@ export interface operations {
                             hold_id: string;
                             /** @enum {string} */
                             hold_scope: "candidate" | "window";
+                            /** @description The held range (of an all_free hold: the first of held_windows) */
                             held_window: {
                                 /**
                                  * Format: date-time
@@ -9108,6 +9178,28 @@ export interface operations {
                                 /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
                                 end_local: string;
                             };
+                            /** @description Every range the hold claims, by start: one, except for an all_free window hold */
+                            held_windows: {
+                                /**
+                                 * Format: date-time
+                                 * @description UTC ISO 8601 date-time
+                                 */
+                                start: string;
+                                /**
+                                 * Format: date-time
+                                 * @description UTC ISO 8601 date-time
+                                 */
+                                end: string;
+                                /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                                start_local: string;
+                                /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                                end_local: string;
+                            }[];
+                            /**
+                             * @description Window holds: how the window was held
+                             * @enum {string}
+                             */
+                            coverage?: "first_fit" | "all_free";
                             /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
                             start_local: string;
                             /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
@@ -9376,6 +9468,11 @@ export interface operations {
                          */
                         end: string;
                     };
+                    /**
+                     * @description first_fit (default): hold the earliest free stretch that fits the duration; all_free: hold every free stretch of the window that fits it (held_windows[]), so any of them can be confirmed
+                     * @enum {string}
+                     */
+                    coverage?: "first_fit" | "all_free";
                 };
             };
         };
@@ -9395,6 +9492,7 @@ export interface operations {
                         hold_id: string;
                         /** @enum {string} */
                         hold_scope: "candidate" | "window";
+                        /** @description The held range (of an all_free hold: the first of held_windows) */
                         held_window: {
                             /**
                              * Format: date-time
@@ -9411,6 +9509,28 @@ export interface operations {
                             /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
                             end_local: string;
                         };
+                        /** @description Every range the hold claims, by start: one, except for an all_free window hold */
+                        held_windows: {
+                            /**
+                             * Format: date-time
+                             * @description UTC ISO 8601 date-time
+                             */
+                            start: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC ISO 8601 date-time
+                             */
+                            end: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local: string;
+                        }[];
+                        /**
+                         * @description Window holds: how the window was held
+                         * @enum {string}
+                         */
+                        coverage?: "first_fit" | "all_free";
                         /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
                         start_local: string;
                         /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
@@ -9571,6 +9691,8 @@ export interface operations {
                         pending_notifications: components["schemas"]["Notification"][];
                         /** @description ARBITRATION_REJECTED: counter-proposed slots (empty on a plain reject) */
                         alternatives?: components["schemas"]["Alternative"][];
+                        /** @description ARBITRATION_REJECTED: what the requested slot collided with (hard blocks by label, bookings by class, priority and sacredness, holds, provider calendar events); empty when only working hours, working days or the daily limit refused it */
+                        conflicts?: components["schemas"]["Conflict"][];
                         /** @description ARBITRATION_REJECTED for WORKING_HOURS or OFF_DAY, NO_SLOTS_AVAILABLE: the earliest acceptable slot within the lookahead (null: none) */
                         next_available?: {
                             /**
@@ -9765,6 +9887,7 @@ export interface operations {
                         hold_id: string;
                         /** @enum {string} */
                         hold_scope: "candidate" | "window";
+                        /** @description The held range (of an all_free hold: the first of held_windows) */
                         held_window: {
                             /**
                              * Format: date-time
@@ -9781,6 +9904,28 @@ export interface operations {
                             /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
                             end_local: string;
                         };
+                        /** @description Every range the hold claims, by start: one, except for an all_free window hold */
+                        held_windows: {
+                            /**
+                             * Format: date-time
+                             * @description UTC ISO 8601 date-time
+                             */
+                            start: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC ISO 8601 date-time
+                             */
+                            end: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local: string;
+                        }[];
+                        /**
+                         * @description Window holds: how the window was held
+                         * @enum {string}
+                         */
+                        coverage?: "first_fit" | "all_free";
                         /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
                         start_local: string;
                         /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
@@ -10046,6 +10191,7 @@ export interface operations {
                         hold_id: string;
                         /** @enum {string} */
                         hold_scope: "candidate" | "window";
+                        /** @description The held range (of an all_free hold: the first of held_windows) */
                         held_window: {
                             /**
                              * Format: date-time
@@ -10062,6 +10208,28 @@ export interface operations {
                             /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
                             end_local: string;
                         };
+                        /** @description Every range the hold claims, by start: one, except for an all_free window hold */
+                        held_windows: {
+                            /**
+                             * Format: date-time
+                             * @description UTC ISO 8601 date-time
+                             */
+                            start: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC ISO 8601 date-time
+                             */
+                            end: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            start_local: string;
+                            /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                            end_local: string;
+                        }[];
+                        /**
+                         * @description Window holds: how the window was held
+                         * @enum {string}
+                         */
+                        coverage?: "first_fit" | "all_free";
                         /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
                         start_local: string;
                         /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */

@@ -34,12 +34,15 @@ export type ClaimFacts = {
   source: 'agent' | 'public' | 'provider';
   priority: number | null;
   sacred_age: number | null;
+  meeting_class: string | null;
+  coverage: string | null;
+  part_of_hold_id: string | null;
 };
 
 const ms = (column: string) => `(extract(epoch from c.${column}) * 1000)::float8`;
 const FACTS = `c.${c.id}, c.${c.kind}, c.${c.agentId} as agent_id, ${ms(c.startAt)} as start_ms, ${ms(c.endAt)} as end_ms, c.${c.holdScope} as hold_scope,
   c.${c.durationMinutes} as duration_minutes, ${ms(c.expiresAt)} as expires_ms, ${ms(c.createdAt)} as created_ms, c.${c.externalAccepted} as external_accepted,
-  c.${c.source}, m.${m.priority}, m.${m.sacredMeetingAgeHours} as sacred_age`;
+  c.${c.source}, m.${m.priority}, m.${m.sacredMeetingAgeHours} as sacred_age, m.${m.name} as meeting_class, c.${c.coverage}, c.${c.partOfHoldId} as part_of_hold_id`;
 const IN_RANGE = `c.${c.status} in ('active', 'confirmed') and tstzrange(c.${c.startAt}, c.${c.endAt}, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)')`;
 const FROM = `from claims c left join meeting_classes m on m.${m.id} = c.${c.meetingClassId}`;
 /** The owner named by customer ($1) and normalised email (the next parameter), before its id is known. */
@@ -60,7 +63,7 @@ export async function claimFactsAround(db: Executor, owner: OwnerRef, from: Date
   return rows as ClaimFacts[];
 }
 
-const EXPIRED_KEYS = ['id', 'customerId', 'agentId', 'startAt', 'endAt', 'expiresAt'] as const;
+const EXPIRED_KEYS = ['id', 'customerId', 'agentId', 'startAt', 'endAt', 'expiresAt', 'partOfHoldId'] as const;
 /** What a hold expiry tells its agent. */
 export type ExpiredHold = Pick<ClaimRow, (typeof EXPIRED_KEYS)[number]>;
 const toExpired = pickMapper(claims, EXPIRED_KEYS);
@@ -106,6 +109,13 @@ export const PROMOTE_HOLD = `update claims set ${c.status} = 'promoted', ${c.pro
 
 export async function promoteHold(db: Executor, holdId: string, bookingId: string, now: Date): Promise<void> {
   await queryRows(db, PROMOTE_HOLD, [holdId, bookingId, now.toISOString()]);
+}
+
+/** The further ranges of an all_free window hold let go: $1 hold, $2 new status, $3 reason, $4 now. */
+export const RELEASE_HOLD_PARTS = `update claims set ${c.status} = $2, ${c.statusReason} = $3, ${c.updatedAt} = $4 where ${c.partOfHoldId} = $1 and ${c.status} = 'active'`;
+
+export async function releaseHoldParts(db: Executor, holdId: string, status: 'released' | 'expired' | 'preempted', reason: string, now: Date): Promise<void> {
+  await queryRows(db, RELEASE_HOLD_PARTS, [holdId, status, reason, now.toISOString()]);
 }
 
 /**

@@ -35,6 +35,7 @@ export const CLAIM_STATUSES = ['active', 'promoted', 'expired', 'released', 'con
 export const HOLD_STATUSES = ['active', 'promoted', 'expired', 'released', 'preempted'] as const;
 export const BOOKING_STATUSES = ['confirmed', 'cancelled', 'preempted'] as const;
 export const HOLD_SCOPES = ['candidate', 'window'] as const;
+export const HOLD_COVERAGES = ['first_fit', 'all_free'] as const;
 export const CLAIM_SOURCES = ['agent', 'public', 'provider'] as const;
 export const ACTIVE_CLAIM_STATUSES = ['active', 'confirmed'] as const;
 export type ClaimStatus = (typeof CLAIM_STATUSES)[number];
@@ -61,6 +62,14 @@ export const claims = pgTable(
     durationMinutes: integer('duration_minutes'),
     expiresAt: instant('expires_at'),
     promotedBookingId: uuid('promoted_booking_id'),
+    /** Window holds: `first_fit` (one stretch) or `all_free` (every free stretch; null reads as first_fit). */
+    coverage: text('coverage', { enum: HOLD_COVERAGES }),
+    /**
+     * A further range of an `all_free` window hold: the hold (the row of its first range) it
+     * belongs to. It shares the hold's expiry and class, sits under the exclusion constraint
+     * like any claim, and is released when the hold is confirmed, released or gives way.
+     */
+    partOfHoldId: uuid('part_of_hold_id'),
     // --- booking fields
     holdId: uuid('hold_id'),
     source: text('source', { enum: CLAIM_SOURCES }).notNull().default('agent'),
@@ -80,6 +89,7 @@ export const claims = pgTable(
     index('claims_customer_idx').on(t.customerId, t.kind, t.createdAt),
     index('claims_owner_start_idx').on(t.ownerId, t.startAt),
     index('claims_agent_idem_idx').on(t.agentId, t.idempotencyKey),
+    index('claims_part_of_hold_idx').on(t.partOfHoldId).where(sql`${t.partOfHoldId} is not null`),
     // The sweeper's look-up of holds whose time to live has passed.
     index('claims_active_hold_expiry_idx').on(t.expiresAt).where(sql`${t.kind} = 'hold' and ${t.status} = 'active'`),
     // One owner's due holds, expired inside its claim transaction: the owner's active holds
@@ -91,6 +101,9 @@ export const claims = pgTable(
     oneOf('claims_kind_check', t.kind, CLAIM_KINDS),
     oneOf('claims_status_check', t.status, CLAIM_STATUSES),
     oneOf('claims_hold_scope_check', t.holdScope, HOLD_SCOPES),
+    oneOf('claims_coverage_check', t.coverage, HOLD_COVERAGES),
+    // Only window holds have a coverage, and only all_free ones have further ranges.
+    check('claims_coverage_fields', sql`(${t.coverage} is null or ${t.holdScope} = 'window') and (${t.partOfHoldId} is null or ${t.coverage} = 'all_free')`),
     oneOf('claims_source_check', t.source, CLAIM_SOURCES),
     check(
       'claims_kind_status',

@@ -28,7 +28,8 @@ export type McpTool = { name: string; op: AnyOperation; description: string };
 const REFUSALS =
   'A refusal comes back as a tool error (isError) whose structured content carries `status` and `error.code` (stable), ' +
   '`error.reason`, `error.message`, and, for ARBITRATION_REJECTED / NO_SLOTS_AVAILABLE, `alternatives` (slots that would be accepted: ' +
-  'offer or take one instead, unchanged) and `next_available` (the next slot that fits). permission_denied:<permission> means this key ' +
+  'offer or take one instead, unchanged), `next_available` (the next slot that fits) and, for ARBITRATION_REJECTED, `conflicts` (what the slot ' +
+  'collided with: a hard_block by its label such as Lunch, a booking by meeting_class/priority/sacred, a hold, a calendar_event; tell the user in those words). permission_denied:<permission> means this key ' +
   'lacks that permission: do not retry, tell the user. rate_limited carries `retry_after_seconds`: wait that long, then retry.';
 const RETRY = 'Mutating: pass the same `idempotency_key` when retrying after a lost answer so the effect happens once.';
 
@@ -47,7 +48,9 @@ export const MCP_TOOLS: readonly McpTool[] = [
     op: createHoldOp,
     description:
       'Reserve time for a short while (ttl_seconds) without booking: hold_scope "candidate" holds exactly one slot (candidate {start,end}); ' +
-      'hold_scope "window" holds the earliest free stretch of duration_minutes inside window {start,end}. Use it when a human must still agree; ' +
+      'hold_scope "window" holds the earliest free stretch of duration_minutes inside window {start,end}; with coverage "all_free" it holds every ' +
+      'free stretch of the window that fits (held_windows[]), so the person may still pick any free time in it, and confirm_hold releases the rest. ' +
+      'Use it when a human must still agree; ' +
       'then confirm_hold with the hold_id. ARBITRATION_REJECTED with alternatives means the slot is not available: hold one of the alternatives instead. ' +
       REFUSALS +
       ' ' +
@@ -57,7 +60,8 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'confirm_hold',
     op: confirmHoldOp,
     description:
-      'Turn an active hold into a booking: id is the hold_id, start/end the slot inside the hold (for a candidate hold, the held slot). ' +
+      'Turn an active hold into a booking: id is the hold_id, start/end the slot inside the hold (for a candidate hold, the held slot; for an all_free ' +
+      'window hold, inside any of its held_windows, the others are released). ' +
       'HOLD_EXPIRED / HOLD_NOT_ACTIVE mean the hold is gone: search and hold again. ' +
       REFUSALS +
       ' ' +

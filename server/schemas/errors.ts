@@ -28,6 +28,20 @@ export const Alternative = z
   .object({ start: Timestamp, end: Timestamp, ...OptionalLocal, reason_code: z.enum(ALTERNATIVE_REASON_CODES).describe('Why the requested slot failed') })
   .meta({ id: 'Alternative', description: 'A slot arbitration would accept instead' });
 export const Slot = z.object({ start: Timestamp, end: Timestamp, ...OptionalLocal }).meta({ id: 'Slot' });
+/** What a refused slot collided with (never another agent's private details; never on /public answers). */
+export const Conflict = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('hard_block'), label: z.string().nullable().describe("The hard block's label from the owner's rules (e.g. Lunch)") }),
+    z.object({
+      kind: z.literal('booking'),
+      meeting_class: z.string().nullable().describe("The booking's meeting class"),
+      priority: z.int().nullable().describe("That class's priority (higher wins)"),
+      sacred: z.boolean().describe('Protected: no priority moves it'),
+    }),
+    z.object({ kind: z.literal('hold').describe("Someone's hold (nothing more is said)") }),
+    z.object({ kind: z.literal('calendar_event'), sacred: z.literal(true).describe('Busy time of a connected provider calendar: always sacred') }),
+  ])
+  .meta({ id: 'Conflict', description: 'What the requested slot collided with. Working hours, working days and the daily limit are reasons (reason, reason_code), not conflicts.' });
 export const FieldIssue = z
   .object({ path: z.string().describe('Where the field is, e.g. body.window.start or query.cursor'), message: z.string(), code: z.string().optional().describe('Validator issue code') })
   .meta({ id: 'FieldIssue' });
@@ -48,6 +62,7 @@ const NextAvailable = z
 const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
   ARBITRATION_REJECTED: {
     alternatives: z.array(Alternative).describe('ARBITRATION_REJECTED: counter-proposed slots (empty on a plain reject)'),
+    conflicts: z.array(Conflict).describe('ARBITRATION_REJECTED: what the requested slot collided with (hard blocks by label, bookings by class, priority and sacredness, holds, provider calendar events); empty when only working hours, working days or the daily limit refused it'),
     next_available: NextAvailable,
     warnings: Warnings,
   },
@@ -63,7 +78,11 @@ const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
   },
   LOOKAHEAD_EXCEEDS_MAXIMUM: { maximum_lookahead_hours: z.int().describe('LOOKAHEAD_EXCEEDS_MAXIMUM: the largest lookahead allowed') },
   HOLD_ALREADY_PROMOTED: { booking_id: z.string().describe('HOLD_ALREADY_PROMOTED: the booking the hold became') },
-  SLOT_OUTSIDE_HOLD: { held_window: Slot.describe('SLOT_OUTSIDE_HOLD: the held window'), duration_minutes: z.int().describe('SLOT_OUTSIDE_HOLD on a window hold: the held duration') },
+  SLOT_OUTSIDE_HOLD: {
+    held_window: Slot.describe('SLOT_OUTSIDE_HOLD: the held window (the first one of an all_free hold)'),
+    held_windows: z.array(Slot).describe('SLOT_OUTSIDE_HOLD on an all_free window hold: every held window; confirm a slot inside one of them'),
+    duration_minutes: z.int().describe('SLOT_OUTSIDE_HOLD on a window hold: the held duration'),
+  },
   attendee_limit_exceeded: { attendee_limit: z.int().describe('attendee_limit_exceeded: the most attendees allowed, counting the requester') },
 };
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Email, Timestamp, UtcDateTime } from './common';
+import { Email, LocalFields, Timestamp, UtcDateTime } from './common';
 
 /** Requester-facing shapes (docs/public-scheduling.md "Requesters"). */
 
@@ -23,7 +23,12 @@ export const SuggestedTimesQuery = z.strictObject({
   from: UtcDateTime.optional().describe('Default now'),
   to: UtcDateTime.optional().describe('Default from + 14 days; at most 31 days after from'),
 });
-export const SuggestedTimes = z.object({ suggested_times: z.array(IsoInterval).max(50) });
+export const SuggestedTimes = z.object({
+  suggested_times: z
+    .array(z.object({ start: Timestamp, end: Timestamp, ...LocalFields }))
+    .max(50)
+    .describe("Free times to propose; start_local/end_local are the same instants on the host's clock, with its UTC offset"),
+});
 
 export const ProposalSubmitBody = z.strictObject({
   requester_contact: z.strictObject({ email: Email, name: Name.optional() }),
@@ -34,7 +39,13 @@ export const ProposalSubmitBody = z.strictObject({
     .meta({ maxItems: 50 }), // documented as the server's limit
   public_meeting_type: z.string().min(1).max(64).optional().describe('Structured request: the type slug (with duration_minutes and requested_window)'),
   duration_minutes: Duration.optional(),
-  requested_window: Interval.optional().describe('Structured request: exactly one of the suggested times'),
+  requested_window: Interval.extend({
+    // A suggested time may be sent back as it came: its local twins are accepted and ignored.
+    start_local: UtcDateTime.optional().describe('Ignored (a suggested time may be sent back unchanged)'),
+    end_local: UtcDateTime.optional().describe('Ignored'),
+  })
+    .optional()
+    .describe('Structured request: exactly one of the suggested times (start and end; any RFC 3339 offset)'),
   reason: z.string().max(1000).optional(),
   message: z.string().max(5000).optional().describe('Free-text request (no public_meeting_type): required'),
 });

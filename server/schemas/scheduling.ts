@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Email, LocalFields, Pagination, Timestamp, UtcDateTime, Warnings } from './common';
-import { Alternative, ArbitrationReason, Notification } from './errors';
+import { Alternative, ArbitrationReason, Conflict, Notification } from './errors';
 
 const Duration = z.int().min(5).max(480);
 const Interval = z.strictObject({ start: UtcDateTime, end: UtcDateTime });
@@ -36,12 +36,23 @@ const HoldCommon = {
 };
 export const HoldCreateBody = z.discriminatedUnion('hold_scope', [
   z.strictObject({ ...HoldCommon, hold_scope: z.literal('candidate'), candidate: Interval }),
-  z.strictObject({ ...HoldCommon, hold_scope: z.literal('window'), duration_minutes: Duration, window: Interval }),
+  z.strictObject({
+    ...HoldCommon,
+    hold_scope: z.literal('window'),
+    duration_minutes: Duration,
+    window: Interval,
+    coverage: z
+      .enum(['first_fit', 'all_free'])
+      .optional()
+      .describe('first_fit (default): hold the earliest free stretch that fits the duration; all_free: hold every free stretch of the window that fits it (held_windows[]), so any of them can be confirmed'),
+  }),
 ]);
 export const Hold = z.object({
   hold_id: z.string(),
   hold_scope: z.enum(['candidate', 'window']),
-  held_window: IsoInterval,
+  held_window: IsoInterval.describe('The held range (of an all_free hold: the first of held_windows)'),
+  held_windows: z.array(IsoInterval).describe('Every range the hold claims, by start: one, except for an all_free window hold'),
+  coverage: z.enum(['first_fit', 'all_free']).optional().describe('Window holds: how the window was held'),
   ...LocalFields,
   duration_minutes: z.int(),
   expires_at: Timestamp,
@@ -104,6 +115,7 @@ export const EvaluateResult = z.object({
   outcome: z.enum(['accept', 'reject', 'counter_propose']),
   reason: z.union([ArbitrationReason, z.literal('PAST_TIME')]).optional(),
   alternatives: z.array(Alternative),
+  conflicts: z.array(Conflict).optional().describe('reject and counter_propose: what the slot collides with'),
   would_preempt: z.array(z.string()),
   warnings: Warnings,
 });

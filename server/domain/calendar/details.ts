@@ -70,7 +70,11 @@ export async function claimDetails(db: Executor, reviewer: Reviewer, claimId: st
   } else if (c.status === 'cancelled') {
     history.push({ at: c.updatedAt.toISOString(), what: 'cancelled', text: `Cancelled${c.statusReason ? `: ${c.statusReason}` : ''}` });
   } else if (c.status === 'released' || c.status === 'expired' || c.status === 'promoted') {
-    const text = { released: 'Released by its agent', expired: 'Expired before it was confirmed', promoted: 'Confirmed as a booking' }[c.status];
+    // A further range of an all_free window hold is let go when the hold is confirmed elsewhere.
+    const text =
+      c.status === 'released' && c.statusReason === 'released on confirm'
+        ? 'Released when the hold was confirmed in another of its windows'
+        : { released: 'Released by its agent', expired: 'Expired before it was confirmed', promoted: 'Confirmed as a booking' }[c.status];
     history.push({ at: c.updatedAt.toISOString(), what: c.status, text });
   }
   return {

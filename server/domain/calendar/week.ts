@@ -154,6 +154,8 @@ export async function ownerWeek(db: Executor, reviewer: Reviewer, weekOf: string
       countedMinutes: c.kind === 'hold' && c.holdScope === 'window' && c.durationMinutes ? c.durationMinutes : (c.endAt.getTime() - c.startAt.getTime()) / 60_000,
       priority: 0,
       sacred: false,
+      // The ranges of an all_free window hold count its duration once.
+      group: c.partOfHoldId ?? (c.coverage === 'all_free' ? c.id : undefined),
     }));
   const clip = (list: Interval[], s: number, e: number) =>
     list.filter((i) => i.start < e && i.end > s).map((i) => ({ start: Math.max(i.start, s), end: Math.min(i.end, e) }));

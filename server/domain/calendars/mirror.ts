@@ -88,6 +88,7 @@ export async function loadProviderBusy(db: Executor, owner: OwnerRef, from: Date
     countedMinutes: (b.end - b.start) / 60_000,
     priority: Number.MAX_SAFE_INTEGER,
     sacred: true,
+    external: true,
   }));
 }
 

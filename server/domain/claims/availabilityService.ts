@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import type { AgentActor } from '../access';
 import { DomainError, invalidField } from '../errors';
-import { arbitrate, DEFAULT_MAX_RESULTS, localSpan, searchSlots, timeZoneName, type NoSlotsReason, type AlternativeReasonCode, type RejectReason } from '../scheduling';
+import { arbitrate, DEFAULT_MAX_RESULTS, localSpan, searchSlots, timeZoneName, type NoSlotsReason, type AlternativeReasonCode, type RejectReason, type Conflict } from '../scheduling';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules } from './claimTarget';
 import { alternativesJson, requestPolicy } from './claimDecision';
 import { assertBookingSpan, DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, noSlotsError, validateWindow, type NoSlotsContext } from './windows';
@@ -94,6 +94,7 @@ export type EvaluateResult = {
   outcome: 'accept' | 'reject' | 'counter_propose';
   reason?: RejectReason | 'COUNTER_PROPOSED' | 'PAST_TIME';
   alternatives: { start: string; end: string; start_local?: string; end_local?: string; reason_code: AlternativeReasonCode }[];
+  conflicts?: Conflict[];
   would_preempt: string[];
   warnings?: string[];
 };
@@ -118,7 +119,13 @@ export async function evaluateBooking(
     if (decision.warnings.length) res.warnings = decision.warnings;
     return res;
   }
-  const res: EvaluateResult = { outcome: decision.outcome, reason: decision.reason, alternatives: alternativesJson(decision.alternatives, target.owner.timeZone), would_preempt: [] };
+  const res: EvaluateResult = {
+    outcome: decision.outcome,
+    reason: decision.reason,
+    alternatives: alternativesJson(decision.alternatives, target.owner.timeZone),
+    conflicts: decision.conflicts,
+    would_preempt: [],
+  };
   if (decision.warnings.length) res.warnings = decision.warnings;
   return res;
 }

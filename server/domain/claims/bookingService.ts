@@ -11,8 +11,8 @@ import { writeAudit } from './audit';
 import { lockOwner, rulesWarnings, type ClaimRow } from './claimTarget';
 import { claimMadeWithKey, loadClaimTarget, ownerQueueKey, requestPolicy, runClaim, runClaimOperation, type Answer, type ClaimOperation } from './claimDecision';
 import { refuseWithoutLock } from './earlyRefusal';
-import { findHold } from './holdService';
-import { bookingView, holdStatus, type BookingView } from './views';
+import { findHold, holdParts } from './holdService';
+import { bookingView, holdStatus, type BookingView, type HoldRange } from './views';
 import { assertBookingSpan } from './windows';
 
 export type BookingDetails = {
@@ -121,19 +121,21 @@ async function confirmInTransaction(
   if (status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'This hold was already confirmed into a booking', { extra: { booking_id: hold.row.promotedBookingId } });
   if (status === 'expired') throw new DomainError('HOLD_EXPIRED', 'The hold expired before it was confirmed');
   if (status !== 'active') throw new DomainError('HOLD_NOT_ACTIVE', status === 'preempted' ? 'The hold was preempted by a higher-priority meeting' : 'The hold was released');
-  assertSlotInHold(hold.row, input.start, input.end, hold.timeZone);
+  // An all_free window hold: the slot may lie in any of its ranges; the others are released with the promotion.
+  const parts = await holdParts(tx, hold.row);
+  assertSlotInHold(hold.row, input.start, input.end, hold.timeZone, parts);
   if (hold.calendarStatus === 'reauth_required') throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${hold.calendarType} calendar of ${hold.ownerEmail} needs to be re-authorised`);
   if (hold.calendarStatus === 'disconnected') throw new DomainError('CALENDAR_NOT_FOUND', `The ${hold.calendarType} calendar of ${hold.ownerEmail} was disconnected`);
   const meetingClass = input.meetingClass ? await getMeetingClass(tx, actor.customerId, input.meetingClass) : await classById(tx, hold.row.meetingClassId!);
   const [calendar] = await tx.select().from(calendars).where(eq(calendars.id, hold.row.calendarId!));
   const target = { owner, calendar, meetingClass };
   const claim = newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: hold.row.id }, input);
-  const r = await runClaim(tx, { action: 'booking.confirm', target, policy: requestPolicy(actor, target), claim, now });
+  const r = await runClaim(tx, { action: 'booking.confirm', target, policy: requestPolicy(actor, target), claim, now, releaseHoldParts: parts.length > 0 });
   if (!r.ok) return r;
   return { ok: true, value: bookingView(r.row, { ownerEmail: owner.email, timeZone: owner.timeZone, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, warnings: r.warnings }) };
 }
 
-function assertSlotInHold(hold: ClaimRow, start: Date, end: Date, timeZone: string) {
+function assertSlotInHold(hold: ClaimRow, start: Date, end: Date, timeZone: string, parts: readonly HoldRange[] = []) {
   const s = start.getTime();
   const e = end.getTime();
   if (hold.holdScope === 'candidate') {
@@ -143,10 +145,11 @@ function assertSlotInHold(hold: ClaimRow, start: Date, end: Date, timeZone: stri
     return;
   }
   const duration = (hold.durationMinutes ?? 0) * 60_000;
-  if (s < hold.startAt.getTime() || e > hold.endAt.getTime() || e - s !== duration) {
-    throw new DomainError('SLOT_OUTSIDE_HOLD', `Confirm a slot of exactly ${hold.durationMinutes} minutes inside the held window`, {
-      extra: { held_window: localSpan(hold.startAt, hold.endAt, timeZone), duration_minutes: hold.durationMinutes },
-    });
+  const ranges = [hold, ...parts];
+  if (e - s !== duration || !ranges.some((r) => s >= r.startAt.getTime() && e <= r.endAt.getTime())) {
+    const extra: Record<string, unknown> = { held_window: localSpan(hold.startAt, hold.endAt, timeZone), duration_minutes: hold.durationMinutes };
+    if (parts.length) extra.held_windows = ranges.sort((a, b) => a.startAt.getTime() - b.startAt.getTime()).map((r) => localSpan(r.startAt, r.endAt, timeZone));
+    throw new DomainError('SLOT_OUTSIDE_HOLD', `Confirm a slot of exactly ${hold.durationMinutes} minutes inside ${parts.length ? 'one of the held windows' : 'the held window'}`, { extra });
   }
 }
 

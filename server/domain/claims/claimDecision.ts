@@ -1,4 +1,4 @@
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, or } from 'drizzle-orm';
 import type { Db, Executor, Tx } from '@/db/client';
 import { isConstraintViolation, PG_EXCLUSION_VIOLATION } from '@/db/errors';
 import { claimIdMadeWithKey, promoteHold } from '@/db/hot/claims';
@@ -10,7 +10,7 @@ import { enqueueNotification } from '../notificationService';
 import { recordWebhookEvent } from '../webhooks/outbox';
 import { arbitrate, localSpan, nextAvailable, VERDICT_CLAIMS_MARGIN_MS, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
 import { writeAudit, type AuditAction, type AuditEntry } from './audit';
-import { claimRow, insertClaim, type NewClaim, type OwnerRef } from './claimStore';
+import { claimRow, insertClaim, releaseHoldParts, type NewClaim, type OwnerRef } from './claimStore';
 import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -41,7 +41,8 @@ const REASON_MESSAGES: Record<string, string> = {
 export function decisionError(decision: Exclude<Decision, { outcome: 'accept' }>, claimsAround: readonly LoadedClaim[], ctx: { target: SchedulingTarget; policy: RequestPolicy; start: number; end: number; now: number }): DomainError {
   if (decision.outcome === 'past_time') return new DomainError('PAST_TIME', 'The requested start is in the past');
   const alternatives = alternativesJson(decision.alternatives, ctx.target.owner.timeZone);
-  const extra: Record<string, unknown> = { alternatives };
+  // conflicts[]: what the slot collided with, for agents (never on /public answers).
+  const extra: Record<string, unknown> = { alternatives, conflicts: decision.conflicts };
   if (decision.failedReason === 'WORKING_HOURS' || decision.failedReason === 'OFF_DAY') {
     const next = nextAvailable({
       rules: ownerRules(ctx.target.owner),
@@ -75,6 +76,8 @@ export type ClaimRequest = {
   claim: NewClaim;
   now: Date;
   around?: LoadedClaim[];
+  /** A confirm of an all_free window hold: its further ranges are released in the same transaction. */
+  releaseHoldParts?: boolean;
 };
 
 /** What a decision returns: the accepted claim's row with what its answer needs, or the rejection (its audit row is written). */
@@ -190,9 +193,11 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
     return { ok: false, error: decisionError(decision, around, { target, policy: request.policy, start, end, now: now.getTime() }) };
   }
 
-  const preempted = around.filter((c) => decision.preempt.includes(c.id));
+  // A hold gives way whole: the ranges of an all_free window hold are one claim (its id is the group's).
+  const preempted = givingWay(around.filter((c) => decision.preempt.includes(c.id)));
   if (preempted.length) await preempt(tx, preempted, claim, target, now);
   // The hold a confirm promotes leaves the exclusion constraint before its booking enters it (same pipeline, in order).
+  if (holdId && request.releaseHoldParts) defer(tx, releaseHoldParts(tx, holdId, 'released', 'released on confirm', now));
   if (holdId) defer(tx, promoteHold(tx, holdId, claim.id, now));
   const preemptedIds = preempted.map((p) => p.id);
   const isHold = claim.kind === 'hold';
@@ -216,12 +221,27 @@ export function rejectionAudit(audit: Omit<AuditEntry, 'outcome'>, decision: Exc
   };
 }
 
-/** Mark the claims that give way preempted and tell their agents. */
+/** The claims that give way, one per claim: ranges of one all_free hold become that hold (its id). */
+function givingWay(overlapping: LoadedClaim[]): LoadedClaim[] {
+  const seen = new Set<string>();
+  const out: LoadedClaim[] = [];
+  for (const c of overlapping) {
+    const id = c.group ?? c.id;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push(c.group ? { ...c, id } : c);
+  }
+  return out;
+}
+
+/** Mark the claims that give way preempted (every range of a hold) and tell their agents. */
 async function preempt(tx: Tx, preempted: LoadedClaim[], claim: NewClaim, target: SchedulingTarget, now: Date): Promise<void> {
+  const ids = preempted.map((p) => p.id);
+  const groups = preempted.filter((p) => p.group).map((p) => p.id);
   await tx
     .update(claims)
     .set({ status: 'preempted', statusReason: `preempted by ${target.meetingClass.name}`, preemptedByClaimId: claim.id, updatedAt: now })
-    .where(inArray(claims.id, preempted.map((p) => p.id)));
+    .where(groups.length ? or(inArray(claims.id, ids), inArray(claims.partOfHoldId, groups)) : inArray(claims.id, ids));
   for (const p of preempted) {
     if (!p.agentId) continue;
     await enqueueNotification(tx, {

@@ -2,7 +2,7 @@ import type { Executor } from '@/db/client';
 import { claimFactsAround, type OwnerRef } from '@/db/hot/claims';
 import { isSacred, type Claim } from '../scheduling';
 
-export { claimRow, insertClaim, type ClaimRow, type NewClaim, type OwnerRef } from '@/db/hot/claims';
+export { claimRow, insertClaim, releaseHoldParts, type ClaimRow, type NewClaim, type OwnerRef } from '@/db/hot/claims';
 
 /** A claim as the pure core sees it, plus the agent to tell if it is preempted. */
 export type LoadedClaim = Claim & { agentId: string | null };
@@ -31,6 +31,10 @@ export async function loadClaims(db: Executor, owner: OwnerRef, from: Date, to: 
       // A claim without a class (imported) can never be outranked.
       priority: c.priority ?? Number.MAX_SAFE_INTEGER,
       sacred: c.kind === 'booking' && isSacred({ createdAt: c.created_ms, externalAccepted: c.external_accepted, source: c.source }, c.sacred_age, nowMs),
+      meetingClass: c.meeting_class,
+      external: c.source === 'provider',
+      // The ranges of an all_free window hold count and give way together (docs/arbitration.md).
+      group: c.part_of_hold_id ?? (c.coverage === 'all_free' ? c.id : undefined),
     });
   }
   return out;

@@ -106,7 +106,8 @@ export async function loadTarget(
 export async function expireDueHolds(db: Executor, owner: OwnerRef | null, now: Date): Promise<number> {
   const expired = await expireHolds(db, owner, now);
   for (const hold of expired) {
-    if (!hold.agentId) continue;
+    // A further range of an all_free hold expires with its hold, which alone is announced.
+    if (!hold.agentId || hold.partOfHoldId) continue;
     await enqueueNotification(db, {
       customerId: hold.customerId,
       agentId: hold.agentId,

@@ -1,29 +1,46 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Db, Executor, Tx } from '@/db/client';
 import { defer } from '@/db/hot/driver';
 import { calendars, claims, meetingClasses, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
 import { DomainError, invalidField } from '../errors';
 import { isUuid, newId } from '../ids';
-import { findHoldStretch, searchSlots } from '../scheduling';
+import { findHoldStretches, searchSlots, type RequestPolicy } from '../scheduling';
 import { writeAudit } from './audit';
-import { claimRow, insertClaim } from './claimStore';
+import { claimRow, insertClaim, releaseHoldParts } from './claimStore';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './claimTarget';
 import { claimMadeWithKey, loadAround, loadClaimTarget, ownerQueueKey, requestPolicy, runClaim, runClaimOperation, type Answer, type ClaimOperation } from './claimDecision';
 import { refuseWithoutLock } from './earlyRefusal';
 import { assertBookingSpan, noSlotsError, validateWindow } from './windows';
-import { holdView, type HoldView } from './views';
+import { holdView, type HoldRange, type HoldView } from './views';
 
 export const DEFAULT_HOLD_TTL_SECONDS = 600;
+/** The most free stretches one all_free window hold claims (the earliest ones). */
+export const MAX_HELD_WINDOWS = 100;
+
+/**
+ * What a window hold weighs: only genuinely free time (it never preempts), so its search, its
+ * stretches and its next_available all refuse a slot another claim sits on, whatever its rank.
+ */
+export function freeTimeOnly(policy: RequestPolicy): RequestPolicy {
+  return { ...policy, agentCanPreempt: false, preemptPolicy: 'never' };
+}
 
 export type HoldInput = {
   ownerEmail: string;
   calendarType?: string;
   meetingClass: string;
   ttlSeconds?: number;
-} & ({ scope: 'candidate'; candidate: { start: Date; end: Date } } | { scope: 'window'; window: { start: Date; end: Date }; durationMinutes: number });
+} & (
+  | { scope: 'candidate'; candidate: { start: Date; end: Date } }
+  | { scope: 'window'; window: { start: Date; end: Date }; durationMinutes: number; coverage?: 'first_fit' | 'all_free' }
+);
 
-/** Create a candidate hold (exactly `candidate`) or a window hold (the earliest free stretch of the window that fits). */
+/**
+ * Create a candidate hold (exactly `candidate`) or a window hold: the earliest free stretch of
+ * the window that fits (`first_fit`), or every one (`all_free`: one claim range each, the first
+ * on the hold's own row, the others as rows naming it in part_of_hold_id).
+ */
 export function holdClaim(actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null): ClaimOperation<HoldView> {
   if (input.scope === 'candidate') {
     assertBookingSpan(input.candidate.start, input.candidate.end, 'candidate', 'candidate');
@@ -52,7 +69,7 @@ async function holdInTransaction(tx: Tx, actor: AgentActor, input: HoldInput, no
     claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now),
   ]);
   const policy = requestPolicy(actor, target);
-  const hold = (start: Date, end: Date, durationMinutes: number) => ({
+  const hold = (start: Date, end: Date, durationMinutes: number, range?: { coverage: 'first_fit' | 'all_free'; partOf?: string }) => ({
     id: newId(now.getTime()),
     customerId: actor.customerId,
     ownerId: target.owner.id,
@@ -66,13 +83,16 @@ async function holdInTransaction(tx: Tx, actor: AgentActor, input: HoldInput, no
     holdScope: input.scope,
     durationMinutes,
     expiresAt: new Date(now.getTime() + ttl),
-    idempotencyKey,
+    coverage: range?.coverage ?? null,
+    partOfHoldId: range?.partOf ?? null,
+    // The key names the hold's own row only (claimMadeWithKey finds the hold, not a range).
+    idempotencyKey: range?.partOf ? null : idempotencyKey,
     createdAt: now,
     updatedAt: now,
   });
-  const view = (row: ClaimRow, warnings: string[]) =>
-    holdView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings });
-  if (made) return { ok: true, value: view(made, rulesWarnings(target.owner)) };
+  const view = (row: ClaimRow, warnings: string[], parts?: readonly HoldRange[]) =>
+    holdView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings, parts });
+  if (made) return { ok: true, value: view(made, rulesWarnings(target.owner), await holdParts(tx, made)) };
 
   if (input.scope === 'candidate') {
     const { start, end } = input.candidate;
@@ -81,12 +101,14 @@ async function holdInTransaction(tx: Tx, actor: AgentActor, input: HoldInput, no
     return r.ok ? { ok: true, value: view(r.row, r.warnings) } : r;
   }
 
-  // Window hold: take genuinely free time only (never preempts).
+  // Window hold: take genuinely free time only (never preempts; its next_available neither).
   const { window, durationMinutes } = input;
+  const coverage = input.coverage ?? 'first_fit';
   const around = await loadAround(tx, target.owner.id, window.start, window.end, now, ARBITRATION_MARGIN_MS);
   const rules = ownerRules(target.owner);
-  const common = { rules, claims: around, now: now.getTime(), durationMinutes, request: policy };
-  const stretch = findHoldStretch({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() } });
+  const common = { rules, claims: around, now: now.getTime(), durationMinutes, request: freeTimeOnly(policy) };
+  const stretches = findHoldStretches({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() } }, coverage === 'all_free' ? MAX_HELD_WINDOWS : 1);
+  const stretch = stretches[0];
   const auditBase = {
     customerId: actor.customerId,
     agentId: actor.agentId,
@@ -107,10 +129,20 @@ async function holdInTransaction(tx: Tx, actor: AgentActor, input: HoldInput, no
     defer(tx, writeAudit(tx, { ...auditBase, outcome: 'reject', reason: `NO_SLOTS_AVAILABLE:${search.noSlots?.reason_code ?? 'NO_FREE_SLOTS'}`, start: window.start, end: window.end }));
     return { ok: false, error };
   }
-  const claim = hold(new Date(stretch.start), new Date(stretch.end), durationMinutes);
+  const claim = hold(new Date(stretch.start), new Date(stretch.end), durationMinutes, { coverage });
+  const parts = stretches.slice(1).map((r) => hold(new Date(r.start), new Date(r.end), durationMinutes, { coverage, partOf: claim.id }));
   defer(tx, insertClaim(tx, claim));
-  defer(tx, writeAudit(tx, { ...auditBase, outcome: 'accept', start: claim.startAt, end: claim.endAt, holdId: claim.id, details: { window: { start: window.start.toISOString(), end: window.end.toISOString() }, duration_minutes: durationMinutes } }));
-  return { ok: true, value: view(claimRow(claim), rulesWarnings(target.owner)) };
+  for (const part of parts) defer(tx, insertClaim(tx, part));
+  const details: Record<string, unknown> = { window: { start: window.start.toISOString(), end: window.end.toISOString() }, duration_minutes: durationMinutes };
+  if (coverage === 'all_free') Object.assign(details, { coverage, held_windows: stretches.map((r) => ({ start: new Date(r.start).toISOString(), end: new Date(r.end).toISOString() })) });
+  defer(tx, writeAudit(tx, { ...auditBase, outcome: 'accept', start: claim.startAt, end: claim.endAt, holdId: claim.id, details }));
+  return { ok: true, value: view(claimRow(claim), rulesWarnings(target.owner), parts) };
+}
+
+/** The further ranges of an all_free window hold (none for any other hold, without a query). */
+export async function holdParts(db: Executor, row: Pick<ClaimRow, 'id' | 'coverage'>): Promise<HoldRange[]> {
+  if (row.coverage !== 'all_free') return [];
+  return db.select({ startAt: claims.startAt, endAt: claims.endAt }).from(claims).where(eq(claims.partOfHoldId, row.id)).orderBy(asc(claims.startAt));
 }
 
 type HoldRecord = { row: ClaimRow; ownerEmail: string; timeZone: string; meetingClass: string; calendarType: string; calendarStatus: string };
@@ -124,7 +156,7 @@ export async function findHold(db: Executor, actor: AgentActor, holdId: string, 
     .innerJoin(owners, eq(owners.id, claims.ownerId))
     .innerJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
     .innerJoin(calendars, eq(calendars.id, claims.calendarId))
-    .where(and(eq(claims.id, holdId), eq(claims.customerId, actor.customerId), eq(claims.kind, 'hold')))
+    .where(and(eq(claims.id, holdId), eq(claims.customerId, actor.customerId), eq(claims.kind, 'hold'), isNull(claims.partOfHoldId)))
     .limit(1);
   const [found] = lock ? await q.for('update', { of: claims }) : await q;
   if (!found) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
@@ -134,7 +166,7 @@ export async function findHold(db: Executor, actor: AgentActor, holdId: string, 
 
 export async function getHold(db: Db, actor: AgentActor, holdId: string, now: Date): Promise<HoldView> {
   const h = await findHold(db, actor, holdId);
-  return holdView(h.row, { ...h, now });
+  return holdView(h.row, { ...h, now, parts: await holdParts(db, h.row) });
 }
 
 /** Release an active hold (DELETE). Releasing twice answers the released hold again. */
@@ -143,12 +175,14 @@ export async function releaseHold(db: Db, actor: AgentActor, holdId: string, now
     const first = await findHold(tx, actor, holdId);
     await lockOwner(tx, first.row.ownerId);
     const h = await findHold(tx, actor, holdId, true);
-    const view = holdView(h.row, { ...h, now });
+    const parts = await holdParts(tx, h.row);
+    const view = holdView(h.row, { ...h, now, parts });
     if (view.status === 'released') return view;
     if (view.status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'The hold was already confirmed into a booking; cancel the booking instead');
     if (view.status === 'expired') throw new DomainError('HOLD_EXPIRED', 'The hold expired before it was released');
     if (view.status === 'preempted') throw new DomainError('HOLD_NOT_ACTIVE', 'The hold was preempted by a higher-priority meeting');
     const [row] = await tx.update(claims).set({ status: 'released', statusReason: 'released by agent', updatedAt: now }).where(eq(claims.id, h.row.id)).returning();
-    return holdView(row, { ...h, now });
+    if (parts.length) await releaseHoldParts(tx, h.row.id, 'released', 'released by agent', now);
+    return holdView(row, { ...h, now, parts });
   });
 }

@@ -1,11 +1,11 @@
-import { and, asc, eq, gt, gte, lt, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, isNull, lt, or, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { calendars, claims, meetingClasses, owners } from '@/db/schema';
 import { parseOwnerScope, resolveOwnerEmail, type AgentActor } from '../access';
 import { invalidField } from '../errors';
 import { isUuid } from '../ids';
 import { preemptedBy } from './bookingService';
-import { bookingView, holdView, type BookingView, type HoldView } from './views';
+import { bookingView, holdView, type BookingView, type HoldRange, type HoldView } from './views';
 
 /**
  * Read back what agents did (docs/api.md "Reading back"): the customer's holds or bookings,
@@ -42,7 +42,8 @@ function decodeCursor(cursor: string): { at: Date; id: string } {
 async function page(db: Executor, actor: AgentActor, kind: 'hold' | 'booking', q: ClaimListQuery, now: Date) {
   const scoped = Boolean(q.ownerEmail) || parseOwnerScope(actor.ownerScope)?.kind === 'user';
   const ownerEmail = scoped ? resolveOwnerEmail(actor, q.ownerEmail) : undefined;
-  const conds: SQL[] = [eq(claims.customerId, actor.customerId), eq(claims.kind, kind)];
+  // The further ranges of an all_free window hold are read with their hold, never on their own.
+  const conds: SQL[] = [eq(claims.customerId, actor.customerId), eq(claims.kind, kind), isNull(claims.partOfHoldId)];
   if (ownerEmail) conds.push(eq(owners.email, ownerEmail));
   if (q.from) conds.push(gt(claims.endAt, q.from));
   if (q.to) conds.push(lt(claims.startAt, q.to));
@@ -75,8 +76,17 @@ async function page(db: Executor, actor: AgentActor, kind: 'hold' | 'booking', q
 
 export async function listHolds(db: Executor, actor: AgentActor, q: ClaimListQuery, now: Date): Promise<{ holds: HoldView[]; next_cursor: string | null }> {
   const p = await page(db, actor, 'hold', q, now);
+  const allFree = p.rows.filter((r) => r.row.coverage === 'all_free').map((r) => r.row.id);
+  const parts = new Map<string, HoldRange[]>();
+  if (allFree.length) {
+    const rows = await db
+      .select({ holdId: claims.partOfHoldId, startAt: claims.startAt, endAt: claims.endAt })
+      .from(claims)
+      .where(inArray(claims.partOfHoldId, allFree));
+    for (const r of rows) parts.set(r.holdId!, [...(parts.get(r.holdId!) ?? []), r]);
+  }
   return {
-    holds: p.rows.map((r) => holdView(r.row, { ownerEmail: r.ownerEmail, timeZone: r.timeZone, meetingClass: r.meetingClass ?? '', calendarType: r.calendarType ?? 'internal', now })),
+    holds: p.rows.map((r) => holdView(r.row, { ownerEmail: r.ownerEmail, timeZone: r.timeZone, meetingClass: r.meetingClass ?? '', calendarType: r.calendarType ?? 'internal', now, parts: parts.get(r.row.id) })),
     next_cursor: p.next_cursor,
   };
 }

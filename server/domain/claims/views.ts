@@ -7,6 +7,10 @@ export type HoldView = {
   hold_id: string;
   hold_scope: 'candidate' | 'window';
   held_window: LocalSpan;
+  /** Every range the hold claims, in start order (one, except for an all_free window hold). */
+  held_windows: LocalSpan[];
+  /** Window holds: first_fit or all_free. */
+  coverage?: 'first_fit' | 'all_free';
   start_local: string;
   end_local: string;
   duration_minutes: number;
@@ -46,13 +50,22 @@ export function holdStatus(row: ClaimRow, now: Date): HoldStatus {
   return row.status as HoldStatus;
 }
 
-export function holdView(row: ClaimRow, ctx: { ownerEmail: string; timeZone: string; meetingClass: string; calendarType: string; now: Date; warnings?: string[] }): HoldView {
+/** A range of a hold: the hold's own row, or a further range of an all_free window hold. */
+export type HoldRange = Pick<ClaimRow, 'startAt' | 'endAt'>;
+
+export function holdView(
+  row: ClaimRow,
+  ctx: { ownerEmail: string; timeZone: string; meetingClass: string; calendarType: string; now: Date; warnings?: string[]; parts?: readonly HoldRange[] },
+): HoldView {
   const expiresAt = row.expiresAt ?? row.endAt;
   const status = holdStatus(row, ctx.now);
+  const ranges = [row, ...(ctx.parts ?? [])].sort((a, b) => a.startAt.getTime() - b.startAt.getTime());
   const view: HoldView = {
     hold_id: row.id,
     hold_scope: row.holdScope ?? 'candidate',
     held_window: localSpan(row.startAt, row.endAt, ctx.timeZone),
+    held_windows: ranges.map((r) => localSpan(r.startAt, r.endAt, ctx.timeZone)),
+    ...(row.holdScope === 'window' ? { coverage: row.coverage ?? 'first_fit' } : {}),
     start_local: localIso(row.startAt.getTime(), ctx.timeZone),
     end_local: localIso(row.endAt.getTime(), ctx.timeZone),
     duration_minutes: row.durationMinutes ?? Math.round((row.endAt.getTime() - row.startAt.getTime()) / 60_000),

@@ -5,12 +5,14 @@
 import { SchedulingContext } from './schedulingContext';
 import { evaluateSlot } from './evaluate';
 import { HOUR } from './localTime';
+import { hardBlockIntervals } from './timeRules';
 import {
   WARNING_WORKING_HOURS_NOT_CONFIGURED,
   type Alternative,
   type AlternativeReasonCode,
   type ArbitrationContext,
   type ArbitrationRequest,
+  type Conflict,
   type Decision,
   type OwnerRules,
   type RejectReason,
@@ -81,6 +83,31 @@ export function findAlternatives(
 }
 
 /**
+ * What [start, end) collides with, for the `conflicts[]` of a refusal: each hard block by its label
+ * (in rule order), then each overlapping claim in start order as its kind and class's rank only
+ * (never an id, agent, title or attendee). A hold's several ranges, like repeated identical
+ * entries, are named once. Working hours and the daily limit are reasons, not conflicts.
+ */
+export function findConflicts(ctx: SchedulingContext, start: number, end: number): Conflict[] {
+  const out: Conflict[] = [];
+  if (ctx.overlapsHardBlock(start, end)) {
+    for (const block of ctx.rules.hardBlocks) {
+      if (hardBlockIntervals({ ...ctx.rules, hardBlocks: [block] }, start, end).length) out.push({ kind: 'hard_block', label: block.label ?? null });
+    }
+  }
+  for (const c of ctx.claims.overlapping(start, end)) {
+    if (c.external) out.push({ kind: 'calendar_event', sacred: true });
+    else if (c.kind === 'hold') out.push({ kind: 'hold' });
+    else out.push({ kind: 'booking', meeting_class: c.meetingClass ?? null, priority: c.priority === Number.MAX_SAFE_INTEGER ? null : c.priority, sacred: c.sacred });
+  }
+  const seen = new Set<string>();
+  return out.filter((c) => {
+    const key = JSON.stringify(c);
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+}
+
+/**
  * Decides a booking request. Order (first failure decides): past -> working day/hours -> hard
  * blocks -> overlapping claims -> daily limit -> accept (preempting lower-priority claims).
  * Throws RangeError when end <= start (the HTTP layer validates before calling).
@@ -108,6 +135,7 @@ export function decide(ctx: SchedulingContext, request: ArbitrationRequest): Dec
     reason: counter ? 'COUNTER_PROPOSED' : failedReason,
     failedReason,
     alternatives,
+    conflicts: findConflicts(ctx, request.start, request.end),
     warnings,
   };
 }

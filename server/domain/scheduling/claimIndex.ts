@@ -4,7 +4,7 @@
  * claims the database guarantees; still correct if some do overlap).
  */
 import { lowerBound } from './intervals';
-import { claimMsOnDay } from './timeRules';
+import { claimsMsOnDay } from './timeRules';
 import type { Claim } from './types';
 
 export class ClaimIndex {
@@ -15,7 +15,7 @@ export class ClaimIndex {
   constructor(claims: readonly Claim[], excludeIds: readonly string[] = []) {
     const excluded = new Set(excludeIds);
     this.sorted = claims
-      .filter((c) => !excluded.has(c.id) && c.end > c.start)
+      .filter((c) => !excluded.has(c.id) && !(c.group && excluded.has(c.group)) && c.end > c.start)
       .sort((a, b) => a.start - b.start || a.end - b.end || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     this.prefixMaxEnd = [];
     let max = -Infinity;
@@ -36,12 +36,15 @@ export class ClaimIndex {
     return out.reverse();
   }
 
-  /** Milliseconds booked on the local day [dayStart, dayEnd) (memoised per day). */
-  bookedMsOnDay(dayStart: number, dayEnd: number): number {
+  /**
+   * Milliseconds booked on the local day [dayStart, dayEnd) (claimsMsOnDay: a group counts once),
+   * memoised per day; `drop` (claim ids or groups that would give way) is left out, unmemoised.
+   */
+  bookedMsOnDay(dayStart: number, dayEnd: number, drop?: ReadonlySet<string>): number {
+    if (drop?.size) return claimsMsOnDay(this.overlapping(dayStart, dayEnd), dayStart, dayEnd, drop);
     const memo = this.dayMs.get(dayStart);
     if (memo !== undefined) return memo;
-    let ms = 0;
-    for (const c of this.overlapping(dayStart, dayEnd)) ms += claimMsOnDay(c, dayStart, dayEnd);
+    const ms = claimsMsOnDay(this.overlapping(dayStart, dayEnd), dayStart, dayEnd);
     this.dayMs.set(dayStart, ms);
     return ms;
   }

@@ -5,7 +5,7 @@
  */
 import type { SchedulingContext } from './schedulingContext';
 import { HOUR } from './localTime';
-import { claimMsOnDay, dayIsWorking } from './timeRules';
+import { dayIsWorking } from './timeRules';
 import type { Claim, RejectReason, RequestPolicy } from './types';
 
 /** The step of the decision order at which a slot failed. */
@@ -64,9 +64,9 @@ export function checkClaims(
 }
 
 /**
- * Step 5: for every local day the interval touches, booked ms that day (claimMsOnDay of every
- * active claim) minus what the preempted claims count that day, plus our part of that day, must not
- * exceed maxDailyMeetingHours. Exactly reaching the limit is allowed.
+ * Step 5: for every local day the interval touches, booked ms that day (claimsMsOnDay of every
+ * active claim but the preempted ones and their groups: a hold gives way whole), plus our part of
+ * that day, must not exceed maxDailyMeetingHours. Exactly reaching the limit is allowed.
  */
 export function checkDailyLimit(ctx: SchedulingContext, start: number, end: number, preempt: readonly Claim[]): boolean {
   const max = ctx.rules.maxDailyMeetingHours;
@@ -74,10 +74,10 @@ export function checkDailyLimit(ctx: SchedulingContext, start: number, end: numb
   const limitMs = Math.round(max * HOUR);
   ctx.ensure(start, end);
   const [a, b] = ctx.table.dayRange(start, end);
+  const drop = preempt.length ? new Set(preempt.map((p) => p.group ?? p.id)) : undefined;
   for (let i = a; i <= b; i++) {
     const day = ctx.table.days[i];
-    let ms = ctx.claims.bookedMsOnDay(day.start, day.end);
-    for (const p of preempt) ms -= claimMsOnDay(p, day.start, day.end);
+    let ms = ctx.claims.bookedMsOnDay(day.start, day.end, drop);
     ms += Math.min(end, day.end) - Math.max(start, day.start);
     if (ms > limitMs) return false;
   }

@@ -8,19 +8,21 @@ export {
   hardBlockIntervals,
   bookedMinutesOnLocalDay,
   claimMsOnDay,
+  claimsMsOnDay,
 } from './timeRules';
 export { parseRRule, RRuleError, type ParsedRRule } from './rrule';
 export { validateOwnerRules, storedHardBlocks, blocksWithCheckpoints, type RuleIssue } from './validate';
 export { canonicalTimeZone, timeZoneName } from './timeZone';
 export { localIso, localSpan, type LocalSpan } from './localSpan';
 export * from './limits';
-export { arbitrate, decide, findAlternatives, ALTERNATIVES_RADIUS_MS, ALTERNATIVES_STEP_MINUTES, MAX_ALTERNATIVES, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
+export { arbitrate, decide, findAlternatives, findConflicts, ALTERNATIVES_RADIUS_MS, ALTERNATIVES_STEP_MINUTES, MAX_ALTERNATIVES, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
 export { evaluateSlot, type SlotVerdict, type FailedStage } from './evaluate';
 export { SchedulingContext } from './schedulingContext';
 export {
   searchSlots,
   nextAvailable,
   findHoldStretch,
+  findHoldStretches,
   windowTooNarrow,
   DEFAULT_STEP_MINUTES,
   DEFAULT_MAX_RESULTS,

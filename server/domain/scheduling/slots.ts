@@ -145,7 +145,7 @@ export function nextAvailable(params: NextAvailableParams): Interval | null {
 export type HoldStretchParams = Common & { window: Interval };
 
 /**
- * The stretch a window hold claims: the earliest maximal contiguous stretch of
+ * The stretch a `first_fit` window hold claims: the earliest maximal contiguous stretch of
  * [max(window.start, now), window.end) that is working time (merged; everything when not
  * configured), outside hard blocks and free of EVERY active claim (choice: window holds never
  * preempt, they only take genuinely free time), at least durationMinutes long, and containing a
@@ -153,15 +153,27 @@ export type HoldStretchParams = Common & { window: Interval };
  * the daily limit is honoured). Null when no stretch qualifies.
  */
 export function findHoldStretch(params: HoldStretchParams): Interval | null {
+  return findHoldStretches(params, 1)[0] ?? null;
+}
+
+/**
+ * Every stretch findHoldStretch would consider, in start order (at most `limit`): what an
+ * `all_free` window hold claims. Each is checked on its own, as findHoldStretch checks the first;
+ * the hold counts its duration once, so the daily limit of one stretch does not depend on the
+ * others.
+ */
+export function findHoldStretches(params: HoldStretchParams, limit = Infinity): Interval[] {
   const length = durationMs(params.durationMinutes);
   const ctx = new SchedulingContext(params.rules, params.claims, params.now, params.excludeClaimIds);
   const from = Math.max(params.window.start, params.now);
   const to = params.window.end;
-  if (to - from < length) return null;
+  if (to - from < length) return [];
   ctx.ensure(from, to);
   const busy = mergeIntervals([...ctx.hardBlocksWithin(from, to), ...ctx.claims.overlapping(from, to)]);
   const free = subtractIntervals(ctx.workingWithin(from, to), busy);
+  const out: Interval[] = [];
   for (const stretch of free) {
+    if (out.length >= limit) break;
     if (stretch.end - stretch.start < length) continue;
     const starts = [stretch.start];
     const [a, b] = ctx.table.dayRange(stretch.start, stretch.end);
@@ -170,8 +182,8 @@ export function findHoldStretch(params: HoldStretchParams): Interval | null {
       if (dayStart + length <= stretch.end) starts.push(dayStart);
     }
     if (starts.some((s) => evaluateSlot(ctx, s, s + length, params.request).ok)) {
-      return { start: stretch.start, end: stretch.end };
+      out.push({ start: stretch.start, end: stretch.end });
     }
   }
-  return null;
+  return out;
 }

@@ -115,7 +115,38 @@ export function claimMsOnDay(claim: Pick<Claim, 'start' | 'end' | 'countedMinute
 }
 
 /**
- * Minutes booked on the local day [dayStart, dayEnd) by the given claims (see claimMsOnDay).
+ * Milliseconds the given claims count on the local day [dayStart, dayEnd): each its claimMsOnDay,
+ * except that the ranges of one group (an `all_free` window hold's several stretches) count
+ * together, capped once at the group's countedMinutes: the meeting lands in one of them.
+ * `drop`: claim ids or groups left out (what a decision would preempt).
+ */
+export function claimsMsOnDay(
+  claims: Iterable<Pick<Claim, 'id' | 'start' | 'end' | 'countedMinutes' | 'group'>>,
+  dayStart: number,
+  dayEnd: number,
+  drop?: ReadonlySet<string>,
+): number {
+  let ms = 0;
+  let groups: Map<string, { ms: number; cap: number }> | undefined;
+  for (const c of claims) {
+    if (drop && drop.has(c.group ?? c.id)) continue;
+    if (!c.group) {
+      ms += claimMsOnDay(c, dayStart, dayEnd);
+      continue;
+    }
+    const overlap = Math.min(c.end, dayEnd) - Math.max(c.start, dayStart);
+    if (overlap <= 0) continue;
+    groups ??= new Map();
+    const g = groups.get(c.group) ?? { ms: 0, cap: Math.max(0, c.countedMinutes) * MINUTE };
+    g.ms += overlap;
+    groups.set(c.group, g);
+  }
+  if (groups) for (const g of groups.values()) ms += Math.min(g.ms, g.cap);
+  return ms;
+}
+
+/**
+ * Minutes booked on the local day [dayStart, dayEnd) by the given claims (see claimsMsOnDay).
  * When dayEnd is omitted the owner-local day containing dayStart is used (via timeZone).
  */
 export function bookedMinutesOnLocalDay(
@@ -128,8 +159,5 @@ export function bookedMinutesOnLocalDay(
   let start = dayStart;
   let end = dayEnd;
   if (end === undefined) ({ start, end } = localDayBounds(timeZone, dayStart));
-  const excluded = new Set(excludeIds);
-  let ms = 0;
-  for (const c of claims) if (!excluded.has(c.id)) ms += claimMsOnDay(c, start, end);
-  return ms / MINUTE;
+  return claimsMsOnDay(claims, start, end, excludeIds.length ? new Set(excludeIds) : undefined) / MINUTE;
 }

@@ -56,6 +56,16 @@ export type Claim = {
   priority: number;
   /** Computed by isSacred() by the caller before arbitration; always false for holds. */
   sacred: boolean;
+  /** The meeting class's name, for the `conflicts[]` of a refusal (null or absent: none, e.g. imported busy time). */
+  meetingClass?: string | null;
+  /** Busy time of a provider calendar (or an event imported from one): a refusal names it `calendar_event`. */
+  external?: boolean;
+  /**
+   * The hold several claim ranges belong to (an `all_free` window hold claims one range per free
+   * stretch). Ranges of one group count their countedMinutes once per local day, are set aside
+   * together (excludeClaimIds names the group) and give way together.
+   */
+  group?: string;
 };
 
 export type PreemptPolicy = 'preempt_lower' | 'never';
@@ -102,6 +112,17 @@ export type AlternativeReasonCode =
 
 export type Alternative = { start: number; end: number; reason_code: AlternativeReasonCode };
 
+/**
+ * What a refused slot collided with (docs/arbitration.md "Conflicts"): never another agent's
+ * private details (no ids, attendees, titles or agent names). Working hours, working days and the
+ * daily limit are reasons, not conflicts.
+ */
+export type Conflict =
+  | { kind: 'hard_block'; label: string | null }
+  | { kind: 'booking'; meeting_class: string | null; priority: number | null; sacred: boolean }
+  | { kind: 'hold' }
+  | { kind: 'calendar_event'; sacred: true };
+
 export const WARNING_WORKING_HOURS_NOT_CONFIGURED = 'WORKING_HOURS_NOT_CONFIGURED';
 
 export type Decision =
@@ -113,6 +134,8 @@ export type Decision =
       reason: RejectReason | 'COUNTER_PROPOSED';
       failedReason: RejectReason;
       alternatives: Alternative[];
+      /** Everything the requested slot overlaps: hard blocks and other claims. */
+      conflicts: Conflict[];
       warnings: string[];
     };
 

@@ -67,7 +67,7 @@ export const createHoldOp = defineOperation({
     const input =
       body.hold_scope === 'candidate'
         ? { ...common, scope: 'candidate' as const, candidate: { start: date(body.candidate.start), end: date(body.candidate.end) } }
-        : { ...common, scope: 'window' as const, window: { start: date(body.window.start), end: date(body.window.end) }, durationMinutes: body.duration_minutes };
+        : { ...common, scope: 'window' as const, window: { start: date(body.window.start), end: date(body.window.end) }, durationMinutes: body.duration_minutes, coverage: body.coverage };
     return { body: await claim(holdClaim(actor, input, now, idempotencyKey)) };
   },
 });

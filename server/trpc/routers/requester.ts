@@ -103,14 +103,16 @@ export const requesterRouter = router({
     .query(async ({ ctx, input }) => {
       const db = ctx.db;
       const now = ctx.now();
-      return withCredential(ctx, async (bearer) =>
-        suggestedTimes(
+      // The booking page shows times on the requester's own clock: it takes the instants only.
+      return withCredential(ctx, async (bearer) => {
+        const r = await suggestedTimes(
           db,
           await loadPublicType(db, input.link, input.slug, bearer),
           { durationMinutes: input.duration_minutes, from: input.from ? new Date(input.from) : undefined, to: input.to ? new Date(input.to) : undefined },
           now,
-        ),
-      );
+        );
+        return { suggested_times: r.suggested_times.map(({ start, end }) => ({ start, end })) };
+      });
     }),
 
   /**

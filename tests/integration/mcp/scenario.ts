@@ -41,6 +41,8 @@ export async function searchHoldConfirm(client: Client, owner: string, at: (hhmm
   const hold = tools.find((t) => t.name === 'create_hold')!;
   expect(hold.inputSchema.type).toBe('object');
   expect(JSON.stringify(hold.inputSchema)).toContain('hold_scope');
+  expect(JSON.stringify(hold.inputSchema)).toContain('all_free');
+  expect(hold.description).toMatch(/all_free/);
   expect(hold.description).toMatch(/alternatives/);
   const confirmTool = tools.find((t) => t.name === 'confirm_hold')!;
   expect(Object.keys(confirmTool.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['id', 'start', 'end', 'idempotency_key']));
@@ -69,6 +71,9 @@ export async function searchHoldConfirm(client: Client, owner: string, at: (hhmm
   expect(refused.data.error).toMatchObject({ code: 'ARBITRATION_REJECTED', reason: expect.any(String) });
   expect(refused.data.alternatives.length).toBeGreaterThan(0);
   expect(refused.data.alternatives[0]).toMatchObject({ start: expect.any(String), end: expect.any(String), reason_code: expect.any(String) });
+  // conflicts[]: what the slot collided with (the booking just made, by class and rank only)
+  expect(refused.data.conflicts).toEqual([{ kind: 'booking', meeting_class: 'internal', priority: expect.any(Number), sacred: false }]);
+  expect(JSON.stringify(refused.data)).not.toContain(confirmed.data.booking_id);
   expect(Array.isArray(refused.data.pending_notifications)).toBe(true);
 
   // taking the first alternative, unchanged, books
@@ -76,6 +81,13 @@ export async function searchHoldConfirm(client: Client, owner: string, at: (hhmm
   const booked = await callTool(client, 'create_booking', { owner_email: owner, meeting_class: 'internal', start: alt.start, end: alt.end });
   expect(booked.isError, JSON.stringify(booked.data)).toBe(false);
   expect(booked.data.status).toBe('confirmed');
+
+  // an all_free window hold over the afternoon holds each free stretch and reads back with them
+  const whole = await callTool(client, 'create_hold', { owner_email: owner, meeting_class: 'internal', hold_scope: 'window', coverage: 'all_free', duration_minutes: 30, window: { start: at('13:00'), end: at('17:00') } });
+  expect(whole.isError, JSON.stringify(whole.data)).toBe(false);
+  expect(whole.data).toMatchObject({ coverage: 'all_free', held_windows: [{ start: at('13:00'), end: at('17:00') }] });
+  const read = await callTool(client, 'get_hold', { id: whole.data.hold_id });
+  expect(read.data.held_windows).toEqual(whole.data.held_windows);
 }
 
 /** A key without create_bookings: the permission error arrives as a tool error; reads still work. */

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { and, asc, eq, gt, inArray, lt, ne, sql } from 'drizzle-orm';
 import { getDb, type Executor } from '@/server/db';
 import { insertAudit } from '@/db/hot/audit';
-import { claimFactsAround, claimIdMadeWithKey, claimRow, expireHolds, insertClaim, promoteHold, type NewClaim } from '@/db/hot/claims';
+import { claimFactsAround, claimIdMadeWithKey, claimRow, expireHolds, insertClaim, promoteHold, releaseHoldParts, type NewClaim } from '@/db/hot/claims';
 import { completeKeyRecord, IDEMPOTENCY_RETENTION_MS, insertKeyRecord } from '@/db/hot/idempotency';
 import { providerBusyFacts } from '@/db/hot/mirror';
 import { loadTargetRow, pickCalendar } from '@/db/hot/target';
@@ -93,11 +93,11 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     const to = T(15);
     const expected = (
       await db
-        .select({ c: claims, priority: meetingClasses.priority, sacredAge: meetingClasses.sacredMeetingAgeHours })
+        .select({ c: claims, priority: meetingClasses.priority, sacredAge: meetingClasses.sacredMeetingAgeHours, className: meetingClasses.name })
         .from(claims)
         .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
         .where(and(eq(claims.ownerId, owner.id), inArray(claims.status, ['active', 'confirmed']), sql`tstzrange(${claims.startAt}, ${claims.endAt}, '[)') && tstzrange(${from.toISOString()}::timestamptz, ${to.toISOString()}::timestamptz, '[)')`))
-    ).map(({ c, priority, sacredAge }) => ({
+    ).map(({ c, priority, sacredAge, className }) => ({
       id: c.id,
       kind: c.kind,
       agent_id: c.agentId,
@@ -111,6 +111,9 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
       source: c.source,
       priority,
       sacred_age: sacredAge,
+      meeting_class: className,
+      coverage: c.coverage,
+      part_of_hold_id: c.partOfHoldId,
     }));
     const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
     expect(expected.map((c) => c.id)).toContain(inRange.id);
@@ -128,7 +131,7 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     await insertClaim(db, notDue);
     const pick = async (id: string) => {
       const r = await drizzleClaim(db, id);
-      return { id: r.id, customerId: r.customerId, agentId: r.agentId, startAt: r.startAt, endAt: r.endAt, expiresAt: r.expiresAt };
+      return { id: r.id, customerId: r.customerId, agentId: r.agentId, startAt: r.startAt, endAt: r.endAt, expiresAt: r.expiresAt, partOfHoldId: r.partOfHoldId };
     };
     expect(await db.transaction((tx) => expireHolds(tx, owner.id, now))).toEqual([await pick(byId.id)]);
     expect(await drizzleClaim(db, byId.id)).toMatchObject({ status: 'expired', statusReason: 'ttl_elapsed', updatedAt: now });
@@ -155,6 +158,20 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     const bookingId = booking.id;
     await promoteHold(db, hold.id, bookingId, T(0, 5));
     expect(await drizzleClaim(db, hold.id)).toEqual({ ...claimRow(hold), status: 'promoted', promotedBookingId: bookingId, updatedAt: T(0, 5) });
+  });
+
+  it('RELEASE_HOLD_PARTS: the active further ranges of an all_free hold, and nothing else, change status', async () => {
+    const db = await getDb();
+    const range = (m: number, over: Partial<NewClaim> = {}) =>
+      claim({ kind: 'hold', status: 'active', startAt: T(2, m), endAt: T(2, m + 10), holdScope: 'window', durationMinutes: 10, coverage: 'all_free', expiresAt: T(22), ...over });
+    const hold = range(0);
+    const part = range(20, { partOfHoldId: hold.id });
+    const other = range(40);
+    for (const c of [hold, part, other]) await insertClaim(db, c);
+    await releaseHoldParts(db, hold.id, 'released', 'released on confirm', T(0, 7));
+    expect(await drizzleClaim(db, part.id)).toEqual({ ...claimRow(part), status: 'released', statusReason: 'released on confirm', updatedAt: T(0, 7) });
+    expect((await drizzleClaim(db, hold.id)).status).toBe('active');
+    expect((await drizzleClaim(db, other.id)).status).toBe('active');
   });
 
   it('MADE_WITH_KEY: the claim an agent made with a key while the key is retained', async () => {

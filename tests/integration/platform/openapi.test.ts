@@ -148,6 +148,22 @@ describe('OpenAPI document', () => {
     for (const op of operations) for (const t of op.tags) expect(tags, op.operationId).toContain(t);
     expect(doc.tags.every((t: { description?: string }) => t.description)).toBe(true);
   });
+  it('describes conflicts[], all_free window holds and the local times of public suggested times', async () => {
+    const doc = (await api('GET', '/v1/openapi.json')).body;
+    const json = (v: unknown) => JSON.stringify(v);
+    expect(Object.keys(doc.components.schemas.Conflict.oneOf ?? doc.components.schemas.Conflict.anyOf)).toHaveLength(4);
+    expect(json(doc.components.schemas.Conflict)).toContain('hard_block');
+    const holdPost = doc.paths['/v1/holds'].post;
+    expect(json(holdPost.requestBody)).toContain('all_free');
+    expect(json(holdPost.responses['200'])).toContain('held_windows');
+    expect(json(holdPost.responses['409'])).toContain('#/components/schemas/Conflict');
+    expect(json(doc.paths['/v1/bookings'].post.responses['409'])).toContain('conflicts');
+    expect(json(doc.paths['/v1/arbitration/evaluate'].post.responses['200'])).toContain('conflicts');
+    const suggested = doc.paths['/public/schedules/{id}/meeting-types/{slug}/suggested-times'].get;
+    expect(json(suggested.responses['200'])).toContain('start_local');
+    // public refusals never document conflicts
+    for (const [status, r] of Object.entries(suggested.responses as Record<string, unknown>)) if (status !== '200') expect(json(r)).not.toContain('conflicts');
+  });
 });
 
 type Schema = {

@@ -49,14 +49,23 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 const LOCAL_TIME = /(?<![T\d:])\d{2}:\d{2}(?![\d:])/;
 const WORDS = /working_hours|hard_blocks|max_daily|priority|preempt|owner_email|owner_id|customer_id|link_id|proposal_id|meeting_class/i;
 
+const WORDS_EXTRA = /conflicts|hard_block|sacred/i;
+/**
+ * The one place a /public answer shows an offset: the start_local/end_local of a suggested time
+ * (docs/public-scheduling.md "Times"), a full RFC 3339 date-time with the host's offset. Only
+ * values of exactly that shape, under exactly those keys, are set aside before the scan.
+ */
+const LOCAL_FIELD = /"(start_local|end_local)":"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?[+-]\d{2}:\d{2}"/g;
+
 /** What a /public body must never show: internal ids, owner emails, owner rules, private scheduling words. */
-export function leaksIn(text: string): string[] {
+export function leaksIn(raw: string): string[] {
+  const text = raw.replace(LOCAL_FIELD, '"$1":"<local>"');
   const found: string[] = [];
   const uuid = UUID.exec(text);
   if (uuid) found.push(`uuid ${uuid[0]}`);
   const time = LOCAL_TIME.exec(text);
   if (time) found.push(`local time ${time[0]}`);
-  const word = WORDS.exec(text);
+  const word = WORDS.exec(text) ?? WORDS_EXTRA.exec(text);
   if (word) found.push(`word ${word[0]}`);
   for (const f of forbidden) if (f && text.toLowerCase().includes(f.toLowerCase())) found.push(`forbidden ${f}`);
   return found;

@@ -51,6 +51,12 @@ describe('public responses leak nothing', () => {
     expect(leaksIn('{"start":"09:00"}')).not.toEqual([]);
     expect(leaksIn('{"start":"2030-01-02T09:00:00.000Z"}')).toEqual([]);
     expect(leaksIn('<time>Wed, 02 Jan 2030 09:00:00 GMT</time>')).toEqual([]);
+    // a suggested time's local twins are allowed, with their offset; an offset anywhere else is not
+    expect(leaksIn('{"start":"2030-01-02T09:00:00.000Z","start_local":"2030-01-02T10:00:00+01:00","end_local":"2030-01-02T10:30:00+01:00"}')).toEqual([]);
+    expect(leaksIn('{"start":"2030-01-02T10:00:00+01:00"}')).not.toEqual([]);
+    expect(leaksIn('{"start_local":"10:00"}')).not.toEqual([]);
+    expect(leaksIn('{"start_local":"2030-01-02T10:00:00+01:00","working_hours":{}}')).not.toEqual([]);
+    expect(leaksIn('{"conflicts":[{"kind":"hold"}]}')).not.toEqual([]);
   });
 
   it('over a journey through every endpoint, state and error', async () => {

@@ -83,9 +83,11 @@ describe('suggested times', () => {
   it('offers free grid times inside working hours, at most 50, and only the durations of the type', async () => {
     const res = await pub('GET', `/public/schedules/${s.alias}/meeting-types/${slugPublic}/suggested-times?${win('08:00', '11:00')}&duration_minutes=60`);
     expect(res.status, res.text).toBe(200);
+    // the host's clock beside UTC (this owner is in UTC: offset +00:00)
+    const local = (hhmm: string) => `${day.date}T${hhmm}:00+00:00`;
     expect(res.body.suggested_times.slice(0, 2)).toEqual([
-      { start: day.at('09:00'), end: day.at('10:00') },
-      { start: day.at('09:30'), end: day.at('10:30') },
+      { start: day.at('09:00'), end: day.at('10:00'), start_local: local('09:00'), end_local: local('10:00') },
+      { start: day.at('09:30'), end: day.at('10:30'), start_local: local('09:30'), end_local: local('10:30') },
     ]);
     expect(res.body.suggested_times).toHaveLength(3);
     const wide = await pub('GET', `/public/schedules/${s.alias}/meeting-types/${slugPublic}/suggested-times`);

@@ -144,4 +144,65 @@ describe('races on PostgreSQL', () => {
       expect(rows.find((c) => c.id === w.booking_id)?.status).toBe('preempted');
     }
   });
+  it('64 agents race an all_free window hold while its holder confirms: no overlap, the confirm wins, only released time is taken', async (ctx) => {
+    if (!ON_POSTGRES) ctx.skip();
+    const owner = await setupOwner(admin, { timeZone: TZ });
+    const day = nextWeekday('wed', TZ);
+    const taken = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: owner, meeting_class: 'internal', start: day.at('14:00'), end: day.at('14:30') } });
+    expect(taken.status, taken.text).toBe(201);
+    const [holder] = await directAgents(admin, 1, ['create_holds', 'create_bookings']);
+    const hold = await call('POST', '/v1/holds', {
+      key: holder.key,
+      body: { owner_email: owner, meeting_class: 'internal', hold_scope: 'window', coverage: 'all_free', duration_minutes: 30, window: { start: day.at('13:00'), end: day.at('17:00') } },
+    });
+    expect(hold.status, hold.text).toBe(200);
+    expect(hold.body.held_windows).toHaveLength(2);
+    const agents = await directAgents(admin, 64, ['create_holds', 'create_bookings']);
+    // Four kinds of contender, all of the hold's own class (no preemption): a booking of the very
+    // slot the holder confirms, a booking of 13:00, a candidate hold of 16:00, a window hold.
+    const attempts = agents.map((a, i) => {
+      const kind = (['confirmedSlot', 'at13', 'candidate16', 'window'] as const)[i % 4];
+      const body =
+        kind === 'confirmedSlot'
+          ? { owner_email: owner, meeting_class: 'internal', start: day.at('15:00'), end: day.at('15:30') }
+          : kind === 'at13'
+            ? { owner_email: owner, meeting_class: 'internal', start: day.at('13:00'), end: day.at('13:30') }
+            : kind === 'candidate16'
+              ? { owner_email: owner, meeting_class: 'internal', hold_scope: 'candidate', candidate: { start: day.at('16:00'), end: day.at('16:30') } }
+              : { owner_email: owner, meeting_class: 'internal', hold_scope: 'window', duration_minutes: 30, window: { start: day.at('13:00'), end: day.at('17:00') } };
+      return { kind, send: () => call('POST', kind === 'candidate16' || kind === 'window' ? '/v1/holds' : '/v1/bookings', { key: a.key, body }) };
+    });
+    const [confirm, ...responses] = await Promise.all([
+      call('POST', `/v1/bookings/${hold.body.hold_id}/confirm`, { key: holder.key, body: { start: day.at('15:00'), end: day.at('15:30') } }),
+      ...attempts.map((a) => a.send()),
+    ]);
+    expect(confirm.status, confirm.text).toBe(200);
+    tally(responses);
+    const won = (kind: string) => responses.filter((r, i) => attempts[i].kind === kind && r.status < 300);
+    expect(won('confirmedSlot'), 'the confirmed slot is never taken by another').toHaveLength(0);
+    expect(won('at13').length).toBeLessThanOrEqual(1);
+    expect(won('candidate16').length).toBeLessThanOrEqual(1);
+    for (const r of responses.filter((x) => x.status >= 400)) expect(['ARBITRATION_REJECTED', 'NO_SLOTS_AVAILABLE']).toContain(r.body.error.code);
+
+    const rows = await claimsOf(admin, owner);
+    const live = rows.filter((c) => c.status === 'confirmed' || c.status === 'active').sort((a, b) => a.startAt.getTime() - b.startAt.getTime());
+    // no two active claims overlap
+    for (let i = 1; i < live.length; i++) expect(live[i].startAt.getTime(), `${live[i - 1].id} / ${live[i].id}`).toBeGreaterThanOrEqual(live[i - 1].endAt.getTime());
+    // exactly the expected winners: the first booking, the confirmed one, and one claim per winning contender
+    const winners = responses.filter((r) => r.status < 300);
+    expect(live).toHaveLength(2 + winners.length);
+    const winnerIds = new Set(winners.map((r) => r.body.booking_id ?? r.body.hold_id));
+    for (const c of live) expect([taken.body.booking_id, confirm.body.booking_id].includes(c.id) || winnerIds.has(c.id), c.id).toBe(true);
+    // every winner took only time the hold released (its ranges minus the confirmed slot)
+    const released = [
+      [day.at('13:00'), day.at('14:00')],
+      [day.at('14:30'), day.at('15:00')],
+      [day.at('15:30'), day.at('17:00')],
+    ].map(([a, b]) => [Date.parse(a), Date.parse(b)]);
+    for (const c of live.filter((x) => winnerIds.has(x.id))) {
+      expect(released.some(([a, b]) => c.startAt.getTime() >= a && c.endAt.getTime() <= b), `${c.startAt.toISOString()}-${c.endAt.toISOString()}`).toBe(true);
+    }
+    // the hold's own ranges: promoted and released, none left active
+    expect(rows.filter((c) => c.id === hold.body.hold_id || c.partOfHoldId === hold.body.hold_id).map((c) => c.status).sort()).toEqual(['promoted', 'released']);
+  });
 });

@@ -176,6 +176,7 @@ describe('arbitrate: alternatives', () => {
       reason: 'NO_CAPACITY',
       failedReason: 'NO_CAPACITY',
       alternatives: [],
+      conflicts: [{ kind: 'booking', meeting_class: null, priority: 99, sacred: false }],
       warnings: [],
     });
   });

@@ -2,7 +2,7 @@ import type { Executor } from '@/db/client';
 import { findMeetingType, listMeetingTypes, effectivePreemptPolicy, type LinkRecord, type MeetingTypeRecord } from '../admin';
 import { DomainError, isDomainError, invalidField } from '../../errors';
 import { loadClaims, ownerRules, resolveCalendar } from '../../claims/claimTarget';
-import { searchSlots, type RequestPolicy } from '../../scheduling';
+import { localSpan, searchSlots, type LocalSpan, type RequestPolicy } from '../../scheduling';
 import { loadPublicLink, publicNotFound, resolveRequester, typeListed, typeReachable, type Requester } from './access';
 
 const MINUTE = 60_000;
@@ -89,7 +89,7 @@ export async function suggestedTimes(
   ctx: PublicTypeContext,
   q: { durationMinutes?: number; from?: Date; to?: Date },
   now: Date,
-): Promise<{ suggested_times: { start: string; end: string }[] }> {
+): Promise<{ suggested_times: LocalSpan[] }> {
   const durations = ctx.type.type.durationMinutes;
   const duration = q.durationMinutes ?? Math.min(...durations);
   if (!durations.includes(duration)) throw badQuery('duration_minutes', `must be one of ${durations.join(', ')}`);
@@ -98,7 +98,9 @@ export async function suggestedTimes(
   if (!(to > from)) throw badQuery('to', 'must be after from');
   if (to.getTime() - from.getTime() > MAX_SUGGESTION_DAYS * DAY) throw badQuery('to', `at most ${MAX_SUGGESTION_DAYS} days after from`);
   const slots = await acceptableSlots(db, ctx, duration, { start: from, end: to }, now, MAX_SUGGESTED_TIMES);
-  return { suggested_times: slots.map((s) => ({ start: s.start.toISOString(), end: s.end.toISOString() })) };
+  // start_local/end_local: the host's wall clock with its offset, as every booking page shows it
+  // (docs/public-scheduling.md "Times"); the offset is neither an owner rule nor free/busy.
+  return { suggested_times: slots.map((s) => localSpan(s.start, s.end, ctx.link.owner.timeZone)) };
 }
 
 /**
