@@ -16,6 +16,8 @@
  * Tables are VACUUM ANALYZEd after seeding and before every measurement (autovacuum may be off).
  *
  * Options: --keep (leave the seeded rows; deleting millions of claims takes minutes) --sizes=a,b --rounds=N --histories=a,b --clients=N --duration=S --transports=socket,tcp
+ *   --no-contention / --no-history (skip a part) --server-prof=DIR (CPU profile of the server, written when it stops)
+ *   --workers=N (WEB_CONCURRENCY=N: scripts/serve.mjs forks N server processes)
  *   --app-dir=DIR (serve an already built app, e.g. an older commit's, instead of building this
  *   checkout) --label=TEXT (names the run in the output) --reuse-build --out=FILE (JSON results)
  * Environment: BENCH_DATABASE_URL (TCP, default postgres://postgres@127.0.0.1:5432/bench),
@@ -40,6 +42,10 @@ const CLIENTS = Number(opt('clients') ?? 32);
 const DURATION_S = Number(opt('duration') ?? 20);
 const TRANSPORTS = list('transports', 'socket,tcp');
 const LABEL = opt('label') ?? 'this checkout';
+/** Server processes (scripts/serve.mjs WEB_CONCURRENCY); unset: one. */
+const WORKERS = opt('workers') ? Number(opt('workers')) : 0;
+const SKIP_CONTENTION = flag('no-contention');
+const SKIP_HISTORY = flag('no-history');
 const TCP_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/bench';
 const SOCKET_DIR = process.env.BENCH_SOCKET_DIR || '/var/run/postgresql';
 const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
@@ -78,7 +84,23 @@ async function post(base: string, key: string, p: string, body: unknown): Promis
 
 /** Server process CPU (ms) used so far, and every postgres process's (host-wide: other tenants' too). */
 function cpuNow(pid: number) {
-  return { server: processCpuMs(pid) ?? 0, pg: postgresCpuByPid() };
+  return { server: treeCpuMs(pid), pg: postgresCpuByPid() };
+}
+
+/** CPU of a process and its children (the server processes of WEB_CONCURRENCY); a child that exited meanwhile is lost. */
+function treeCpuMs(pid: number): number {
+  let ms = processCpuMs(pid) ?? 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) ms += processCpuMs(Number(entry)) ?? 0;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ms;
 }
 
 /** PostgreSQL CPU between two marks: processes started since count from 0; those that exited are lost. */
@@ -232,7 +254,7 @@ async function main(): Promise<void> {
     const key = keyRing(keys);
     // History owners: CLIENTS per level, seeded once, shared by both transports (new slots each run).
     const historyTags = HISTORIES.map((h) => `hist${h}`);
-    for (let h = 0; h < HISTORIES.length; h++) {
+    for (let h = 0; h < (SKIP_HISTORY ? 0 : HISTORIES.length); h++) {
       const t = performance.now();
       const ids = await seedOwners(db, seeded, historyTags[h], CLIENTS);
       await seedHistory(db, seeded, ids, HISTORIES[h]);
@@ -240,9 +262,14 @@ async function main(): Promise<void> {
     }
     await vacuumTables(TCP_URL);
     for (const transport of TRANSPORTS) {
-      const server = await startServer(appDir, { ...(transport === 'socket' ? socketEnv() : { DATABASE_URL: TCP_URL }), REDIS_URL, TRUST_PROXY: '1', LOG_LEVEL: 'silent' });
+      const prof = opt('server-prof');
+      const server = await startServer(
+        appDir,
+        { ...(transport === 'socket' ? socketEnv() : { DATABASE_URL: TCP_URL }), REDIS_URL, TRUST_PROXY: '1', LOG_LEVEL: 'silent', ...(WORKERS ? { WEB_CONCURRENCY: String(WORKERS) } : {}) },
+        prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [],
+      );
       try {
-        for (const n of SIZES) {
+        for (const n of SKIP_CONTENTION ? [] : SIZES) {
           for (const mode of ['direct', 'hold+confirm'] as const) {
             const tag = `c${transport}${n}${mode === 'direct' ? 'd' : 'h'}`;
             await seedOwners(db, seeded, tag, ROUNDS);
@@ -250,7 +277,7 @@ async function main(): Promise<void> {
             contentionRows.push(await contention(server, transport, seeded, key, tag, n, mode));
           }
         }
-        for (let h = 0; h < HISTORIES.length; h++) {
+        for (let h = 0; h < (SKIP_HISTORY ? 0 : HISTORIES.length); h++) {
           for (const mode of ['direct', 'hold+confirm'] as const) historyRows.push(await history(server, transport, key, historyTags[h], HISTORIES[h], mode));
         }
       } finally {

@@ -6,7 +6,7 @@
  *   node scripts/serve.mjs          production (needs `next build` first; `npm start`)
  *   node scripts/serve.mjs --dev    development (also when NODE_ENV=development)
  *
- * Environment: PORT (default 3000), HOST (default 0.0.0.0), TRUST_PROXY.
+ * Environment: PORT (default 3000), HOST (default 0.0.0.0), TRUST_PROXY, API_COMPRESSION, WEB_CONCURRENCY.
  *
  * Client address: unless TRUST_PROXY is "1" or "true", every request's
  * X-Forwarded-For is overwritten with the socket's remote address (Next.js
@@ -14,6 +14,12 @@
  * and dodge per-IP rate limits), and client-sent X-Forwarded-Host/-Proto/-Port,
  * Forwarded and X-Real-IP are dropped (Next.js derives the request URL from
  * them). With TRUST_PROXY the proxy in front is trusted to set them.
+ *
+ * API answers (/v1/...) are sent uncompressed unless API_COMPRESSION is "1" or "true":
+ * they are small JSON, and Next.js gzips every answer in a stream of its own (a zlib
+ * context per response), which cost about a tenth of the server's CPU per request
+ * (docs/benchmarks.md, "Contention and history"); compress at the proxy if wanted.
+ * Pages and /public answers are compressed as before.
  *
  * A path with a malformed percent-escape is answered 400 `invalid_request`
  * in the error envelope here (Next.js would answer a plain-text 500).
@@ -75,6 +81,7 @@ export async function startServer(opts = {}) {
   const port = opts.port ?? Number(process.env.PORT || 3000);
   const host = opts.host ?? (process.env.HOST || '0.0.0.0');
   const trustProxy = process.env.TRUST_PROXY === '1' || process.env.TRUST_PROXY === 'true';
+  const compressApi = process.env.API_COMPRESSION === '1' || process.env.API_COMPRESSION === 'true';
 
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${process.env.PORT}`);
   if (!dev && !fs.existsSync(path.join(dir, '.next', 'BUILD_ID'))) {
@@ -106,6 +113,7 @@ export async function startServer(opts = {}) {
       req.headers['x-forwarded-for'] = socketAddress(req);
       for (const h of SPOOFABLE) delete req.headers[h];
     }
+    if (!compressApi && req.url?.startsWith('/v1/')) delete req.headers['accept-encoding'];
     handle(req, res).catch((err) => {
       console.error(JSON.stringify({ level: 'error', at: new Date().toISOString(), msg: 'unhandled request error', err: String(err?.stack ?? err) }));
       if (!res.headersSent) {
@@ -180,9 +188,54 @@ function installShutdown(server, app) {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
+/**
+ * WEB_CONCURRENCY=N (N > 1, production on PostgreSQL only): a primary process forks N
+ * server processes sharing the port (node:cluster), e.g. one per core. Each is a full
+ * instance (its own pool of DB_POOL_MAX connections, sweeper and webhook delivery, which are
+ * safe to run on several instances; per-owner in-memory queues become per process, the owner
+ * row lock stays the authority). SIGTERM/SIGINT go to every worker; the primary exits when
+ * they have. A worker that dies is not restarted: the primary then stops the others and exits
+ * non-zero, so a supervisor restarts the whole service.
+ */
+async function startCluster(workers) {
+  const { default: cluster } = await import('node:cluster');
+  if (cluster.isWorker) return startServer();
+  let stopping = false;
+  for (let i = 0; i < workers; i++) cluster.fork();
+  let ready = 0;
+  cluster.on('listening', () => {
+    if (++ready === workers) console.log(`> ${workers} server processes listening (WEB_CONCURRENCY)`);
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (!stopping) {
+      console.error(`> server process ${worker.process.pid} exited (${signal ?? code}); stopping the others`);
+      stopping = true;
+      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+      process.exitCode = 1;
+    }
+    if (!Object.keys(cluster.workers ?? {}).length) process.exit(process.exitCode ?? 0);
+  });
+  const stop = (signal) => {
+    if (stopping) return;
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
-  startServer().catch((err) => {
+  const workers = Number(process.env.WEB_CONCURRENCY || 1);
+  const dev = process.argv.includes('--dev') || process.env.NODE_ENV === 'development';
+  const start = async () => {
+    if (!(Number.isInteger(workers) && workers >= 1)) throw new Error(`WEB_CONCURRENCY must be a positive whole number, got ${process.env.WEB_CONCURRENCY}`);
+    if (workers === 1) return startServer();
+    if (dev) throw new Error('WEB_CONCURRENCY > 1 is for production builds only');
+    if (!process.env.DATABASE_URL || process.env.DB_DRIVER === 'pglite') throw new Error('WEB_CONCURRENCY > 1 needs PostgreSQL (DATABASE_URL): the embedded database serves one process');
+    return startCluster(workers);
+  };
+  start().catch((err) => {
     console.error(`serve: ${err?.message ?? err}`);
     process.exit(1);
   });

@@ -1,6 +1,5 @@
-import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { agents, apiKeys } from '@/db/schema';
+import { apiKeyByHash, touchApiKey } from '@/db/hot/access';
 import type { AgentActor } from './access';
 import { DomainError } from './errors';
 import { hashSecret, SECRET_PREFIX } from './ids';
@@ -16,27 +15,13 @@ export async function authenticateApiKey(db: Executor, token: string | null, now
   if (!token || !token.startsWith(SECRET_PREFIX.apiKey) || token.length > 200) {
     throw new DomainError('unknown_api_key', 'Missing or unknown API key');
   }
-  const [row] = await db
-    .select({
-      keyId: apiKeys.id,
-      revokedAt: apiKeys.revokedAt,
-      lastUsedAt: apiKeys.lastUsedAt,
-      agentId: agents.id,
-      customerId: agents.customerId,
-      ownerScope: agents.ownerScope,
-      permissions: agents.permissions,
-      disabled: agents.disabled,
-    })
-    .from(apiKeys)
-    .innerJoin(agents, eq(agents.id, apiKeys.agentId))
-    .where(eq(apiKeys.keyHash, hashSecret(token)))
-    .limit(1);
+  const row = await apiKeyByHash(db, hashSecret(token));
   if (!row) throw new DomainError('unknown_api_key', 'Missing or unknown API key');
   if (row.revokedAt) throw new DomainError('api_key_revoked', 'This API key has been revoked');
   if (row.disabled) throw new DomainError('agent_disabled', "This key's agent is disabled");
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     // Best effort bookkeeping; never fails the request.
-    await db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, row.keyId)).catch(() => {});
+    await touchApiKey(db, row.keyId, now).catch(() => {});
   }
   return {
     kind: 'agent',

@@ -1,4 +1,5 @@
-import { and, asc, eq, gt, gte, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, gte } from 'drizzle-orm';
+import { drainNotificationRows } from '@/db/hot/access';
 import type { Executor } from '@/db/client';
 import { notifications, type NotificationKind } from '@/db/schema';
 import { newId } from './ids';
@@ -38,18 +39,7 @@ export async function enqueueNotification(
  * (SKIP LOCKED).
  */
 export async function drainNotifications(db: Executor, agentId: string, now: Date = new Date()): Promise<NotificationItem[]> {
-  const pending = db
-    .select({ id: notifications.id })
-    .from(notifications)
-    .where(and(eq(notifications.agentId, agentId), isNull(notifications.deliveredAt)))
-    .orderBy(asc(notifications.createdAt), asc(notifications.id))
-    .limit(MAX_NOTIFICATIONS_PER_DRAIN)
-    .for('update', { skipLocked: true });
-  const rows = await db
-    .update(notifications)
-    .set({ deliveredAt: now })
-    .where(inArray(notifications.id, sql`(${pending})`))
-    .returning();
+  const rows = await drainNotificationRows(db, agentId, now, MAX_NOTIFICATIONS_PER_DRAIN);
   rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
   return rows.map(item);
 }

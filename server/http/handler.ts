@@ -210,6 +210,8 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     const status = statusOf(err);
     if (status >= 500) log.error('request failed', { requestId, operation: op.operationId, err: thrown });
     const body: ErrorBody = errorBody(err, fieldLocator(op));
+    // The agent's pending notifications are drained while the answer is stored (both are sent at once).
+    const draining = db && actor && !(err.code.startsWith('permission_denied') || err.code === 'owner_scope_denied') ? drain(db, actor) : null;
     if (db && idem) {
       try {
         if (status >= 500 || status === 429) await releaseIdempotent(db, idem.recordId);
@@ -221,7 +223,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     if (typeof err.extra?.retry_after_seconds === 'number') headers.set('retry-after', String(err.extra.retry_after_seconds));
     if (db && actor && (err.code.startsWith('permission_denied') || err.code === 'owner_scope_denied')) await auditDenied(db, actor, op, err.code, now);
     if (status === 401) headers.set('www-authenticate', `Bearer error="invalid_token", error_description="${err.code}"`);
-    const pending = db && actor ? await drain(db, actor) : [];
+    const pending = draining ? await draining : db && actor ? await drain(db, actor) : [];
     return jsonResponse(status, { ...body, pending_notifications: pending }, headers);
   }
 }

@@ -1,7 +1,6 @@
-import { and, eq, ne } from 'drizzle-orm';
-import { providerBusyFacts } from '@/db/hot/mirror';
 import type { Executor } from '@/db/client';
-import { calendars, owners } from '@/db/schema';
+import { providerCalendarRows } from '@/db/hot/access';
+import { providerBusyFacts } from '@/db/hot/mirror';
 import { getConfig } from '@/server/config';
 import { DomainError } from '../errors';
 import { normalizeEmail } from '../access';
@@ -23,20 +22,7 @@ export type OwnerRef = string | { customerId: string; email: string };
 type ProviderCalendar = { id: string; type: string; displayName: string | null; status: string; checkConflicts: boolean; lastSyncedAt: Date | null; ownerEmail: string };
 
 async function providerCalendars(db: Executor, owner: OwnerRef): Promise<ProviderCalendar[]> {
-  const who = typeof owner === 'string' ? eq(owners.id, owner) : and(eq(owners.customerId, owner.customerId), eq(owners.email, normalizeEmail(owner.email)));
-  return db
-    .select({
-      id: calendars.id,
-      type: calendars.type,
-      displayName: calendars.displayName,
-      status: calendars.status,
-      checkConflicts: calendars.checkConflicts,
-      lastSyncedAt: calendars.lastSyncedAt,
-      ownerEmail: owners.email,
-    })
-    .from(calendars)
-    .innerJoin(owners, eq(owners.id, calendars.ownerId))
-    .where(and(who, ne(calendars.type, 'internal'), ne(calendars.status, 'disconnected')));
+  return providerCalendarRows(db, typeof owner === 'string' ? owner : { customerId: owner.customerId, email: normalizeEmail(owner.email) });
 }
 
 export const calendarLabel = (c: { type: string; displayName: string | null }) => (c.displayName ? `${c.type} calendar "${c.displayName}"` : `${c.type} calendar`);

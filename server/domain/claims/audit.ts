@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { auditLog } from '@/db/schema';
-import { insertAudit } from '@/db/hot/audit';
+import { insertAudit, insertAuditRows, type NewAuditRow } from '@/db/hot/audit';
 import { invalidField } from '../errors';
 import { isUuid, newId } from '../ids';
 
@@ -29,9 +29,14 @@ export type AuditEntry = {
 
 /** One row per decision; call it inside the transaction that applies the decision. */
 export async function writeAudit(db: Executor, e: AuditEntry): Promise<string> {
-  const id = newId(e.at.getTime());
-  await insertAudit(db, {
-    id,
+  const row = auditRow(e);
+  await insertAudit(db, row);
+  return row.id;
+}
+
+function auditRow(e: AuditEntry): NewAuditRow {
+  return {
+    id: newId(e.at.getTime()),
     customerId: e.customerId,
     at: e.at,
     agentId: e.agentId,
@@ -48,8 +53,41 @@ export async function writeAudit(db: Executor, e: AuditEntry): Promise<string> {
     preemptedBookingIds: e.preemptedBookingIds ?? [],
     idempotencyKey: e.idempotencyKey ?? null,
     details: e.details ?? null,
-  });
-  return id;
+  };
+}
+
+/** Rows waiting for the grouped insert in flight, per database handle. */
+const grouped = new WeakMap<Executor, { inFlight: boolean; waiting: { row: NewAuditRow; done: (err?: unknown) => void }[] }>();
+const GROUP_MAX = 64;
+
+/**
+ * The audit row of a decision taken outside any transaction (a refusal without the lock,
+ * earlyRefusal.ts), written in autocommit and committed when this resolves. Rows written
+ * while an insert is in flight wait for it and then go out together, as one multi-row
+ * insert (group commit): a burst of refusals costs a few round trips, not one each.
+ */
+export function writeAuditGrouped(db: Executor, e: AuditEntry): Promise<string> {
+  const row = auditRow(e);
+  let g = grouped.get(db);
+  if (!g) grouped.set(db, (g = { inFlight: false, waiting: [] }));
+  const group = g;
+  const written = new Promise<string>((resolve, reject) => group.waiting.push({ row, done: (err) => (err === undefined ? resolve(row.id) : reject(err)) }));
+  const flush = () => {
+    if (group.inFlight || !group.waiting.length) return;
+    const batch = group.waiting.splice(0, GROUP_MAX);
+    group.inFlight = true;
+    insertAuditRows(db, batch.map((b) => b.row)).then(
+      () => settle(batch),
+      (err: unknown) => settle(batch, err ?? new Error('audit insert failed')),
+    );
+  };
+  const settle = (batch: typeof group.waiting, err?: unknown) => {
+    group.inFlight = false;
+    for (const b of batch) b.done(err);
+    flush();
+  };
+  flush();
+  return written;
 }
 
 export type AuditView = {

@@ -9,9 +9,10 @@ import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { writeAudit } from './audit';
 import { lockOwner, rulesWarnings, type ClaimRow } from './claimTarget';
+import { lockHoldForConfirm } from '@/db/hot/holds';
 import { claimMadeWithKey, loadClaimTarget, ownerQueueKey, requestPolicy, runClaim, runClaimOperation, type Answer, type ClaimOperation } from './claimDecision';
 import { refuseWithoutLock } from './earlyRefusal';
-import { findHold, holdParts } from './holdService';
+import { holdParts } from './holdService';
 import { bookingView, holdStatus, type BookingView, type HoldRange } from './views';
 import { assertBookingSpan } from './windows';
 
@@ -107,29 +108,32 @@ async function confirmInTransaction(
   now: Date,
   idempotencyKey: string | null,
 ): Promise<Answer<BookingView>> {
-  const first = await findHold(tx, actor, holdId);
-  const owner = await lockOwner(tx, first.row.ownerId);
-  const hold = await findHold(tx, actor, holdId, true);
-  const status = holdStatus(hold.row, now);
+  // One pipeline behind BEGIN: the owner lock, then the hold locked with its calendar and classes.
+  const locked = isUuid(holdId) ? await lockHoldForConfirm(tx, holdId, actor.customerId, input.meetingClass) : undefined;
+  if (!locked) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
+  const { owner, hold: row, calendar } = locked;
+  assertOwnerInScope(actor, owner.email);
+  const status = holdStatus(row, now);
   const made = status === 'promoted' ? await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now) : undefined;
-  if (made && made.id === hold.row.promotedBookingId) {
+  if (made && made.id === row.promotedBookingId) {
     return {
       ok: true,
-      value: bookingView(made, { ownerEmail: hold.ownerEmail, timeZone: hold.timeZone, meetingClass: hold.meetingClass, calendarType: hold.calendarType, preemptedIds: await preemptedBy(tx, made.id), warnings: rulesWarnings(owner) }),
+      value: bookingView(made, { ownerEmail: owner.email, timeZone: owner.timeZone, meetingClass: locked.holdClassName, calendarType: calendar.type, preemptedIds: await preemptedBy(tx, made.id), warnings: rulesWarnings(owner) }),
     };
   }
-  if (status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'This hold was already confirmed into a booking', { extra: { booking_id: hold.row.promotedBookingId } });
+  if (status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'This hold was already confirmed into a booking', { extra: { booking_id: row.promotedBookingId } });
   if (status === 'expired') throw new DomainError('HOLD_EXPIRED', 'The hold expired before it was confirmed');
   if (status !== 'active') throw new DomainError('HOLD_NOT_ACTIVE', status === 'preempted' ? 'The hold was preempted by a higher-priority meeting' : 'The hold was released');
   // An all_free window hold: the slot may lie in any of its ranges; the others are released with the promotion.
-  const parts = await holdParts(tx, hold.row);
-  assertSlotInHold(hold.row, input.start, input.end, hold.timeZone, parts);
-  if (hold.calendarStatus === 'reauth_required') throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${hold.calendarType} calendar of ${hold.ownerEmail} needs to be re-authorised`);
-  if (hold.calendarStatus === 'disconnected') throw new DomainError('CALENDAR_NOT_FOUND', `The ${hold.calendarType} calendar of ${hold.ownerEmail} was disconnected`);
-  const meetingClass = input.meetingClass ? await getMeetingClass(tx, actor.customerId, input.meetingClass) : await classById(tx, hold.row.meetingClassId!);
-  const [calendar] = await tx.select().from(calendars).where(eq(calendars.id, hold.row.calendarId!));
+  const parts = await holdParts(tx, row);
+  assertSlotInHold(row, input.start, input.end, owner.timeZone, parts);
+  if (calendar.status === 'reauth_required') throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${calendar.type} calendar of ${owner.email} needs to be re-authorised`);
+  if (calendar.status === 'disconnected') throw new DomainError('CALENDAR_NOT_FOUND', `The ${calendar.type} calendar of ${owner.email} was disconnected`);
+  // A named class that does not exist: getMeetingClass throws its error.
+  const meetingClass = locked.meetingClass ?? (await getMeetingClass(tx, actor.customerId, input.meetingClass!));
   const target = { owner, calendar, meetingClass };
-  const claim = newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: hold.row.id }, input);
+  const claim = newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: row.id }, input);
+  // runClaim loads the claims around (due holds expired) and re-runs arbitration with the hold set aside.
   const r = await runClaim(tx, { action: 'booking.confirm', target, policy: requestPolicy(actor, target), claim, now, releaseHoldParts: parts.length > 0 });
   if (!r.ok) return r;
   return { ok: true, value: bookingView(r.row, { ownerEmail: owner.email, timeZone: owner.timeZone, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, warnings: r.warnings }) };
@@ -151,11 +155,6 @@ function assertSlotInHold(hold: ClaimRow, start: Date, end: Date, timeZone: stri
     if (parts.length) extra.held_windows = ranges.sort((a, b) => a.startAt.getTime() - b.startAt.getTime()).map((r) => localSpan(r.startAt, r.endAt, timeZone));
     throw new DomainError('SLOT_OUTSIDE_HOLD', `Confirm a slot of exactly ${hold.durationMinutes} minutes inside ${parts.length ? 'one of the held windows' : 'the held window'}`, { extra });
   }
-}
-
-async function classById(db: Executor, id: string) {
-  const [row] = await db.select().from(meetingClasses).where(eq(meetingClasses.id, id));
-  return row;
 }
 
 type BookingRecord = { row: ClaimRow; ownerEmail: string; timeZone: string; meetingClass: string | null; calendarType: string };

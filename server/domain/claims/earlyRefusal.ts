@@ -2,11 +2,11 @@ import type { Db } from '@/db/client';
 import { claimIdMadeWithKey } from '@/db/hot/claims';
 import { normalizeEmail, type AgentActor } from '../access';
 import { DomainError } from '../errors';
-import { arbitrate, type RejectReason } from '../scheduling';
-import { writeAudit, type AuditAction } from './audit';
+import { arbitrate, type Decision, type RejectReason, type RequestPolicy } from '../scheduling';
+import { writeAuditGrouped, type AuditAction } from './audit';
 import { decisionError, rejectionAudit, requestPolicy } from './claimDecision';
 import { loadClaims } from './claimStore';
-import { ARBITRATION_MARGIN_MS, loadTarget, ownerRules } from './claimTarget';
+import { ARBITRATION_MARGIN_MS, loadTarget, ownerRules, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 
 /**
  * Refusals a plain read can settle: the slot is taken by a claim of higher or equal
@@ -43,30 +43,22 @@ export type EarlyClaim = {
 export async function refuseWithoutLock(db: Db, claim: EarlyClaim): Promise<DomainError | null> {
   const { actor, input, start, end, now } = claim;
   const owner = { customerId: actor.customerId, email: normalizeEmail(input.ownerEmail) };
-  let read;
-  try {
-    read = await db.transaction(
-      async (tx) => {
-        const [made, target, around] = await Promise.all([
-          claim.idempotencyKey ? claimIdMadeWithKey(tx, actor.agentId, claim.idempotencyKey, claim.kind, now) : undefined,
-          loadTarget(tx, actor.customerId, input, false),
-          loadClaims(tx, owner, new Date(start.getTime() - ARBITRATION_MARGIN_MS), new Date(end.getTime() + ARBITRATION_MARGIN_MS), now),
-        ]);
-        return made ? null : { target, around };
-      },
-      { isolationLevel: 'repeatable read', accessMode: 'read only' },
-    );
-  } catch (err) {
-    if (err instanceof DomainError) return null;
-    throw err;
-  }
-  if (!read) return null;
-  const { target, around } = read;
+  const shape = `${owner.customerId}|${owner.email}|${input.meetingClass}|${input.calendarType ?? ''}|${start.getTime()}|${end.getTime()}`;
+  const [made, read] = await Promise.all([
+    claim.idempotencyKey ? claimIdMadeWithKey(db, actor.agentId, claim.idempotencyKey, claim.kind, now) : undefined,
+    sharedRead(shape, () => readSnapshot(db, actor.customerId, input, owner, start, end)),
+  ]);
+  if (made || !read) return null;
+  const { target } = read;
   const policy = requestPolicy(actor, target);
-  const decision = arbitrate({ start: start.getTime(), end: end.getTime(), ...policy }, { now: now.getTime(), rules: ownerRules(target.owner), claims: around });
-  if (decision.outcome !== 'reject' && decision.outcome !== 'counter_propose') return null;
-  if (!SETTLED_BY_A_READ.has(decision.failedReason)) return null;
-  await writeAudit(
+  const policyKey = `${policy.priority}|${policy.preemptPolicy}|${policy.agentCanPreempt}`;
+  let verdict = read.verdicts.get(policyKey);
+  if (!verdict) {
+    verdict = judge(read, policy, start, end);
+    read.verdicts.set(policyKey, verdict);
+  }
+  if (!verdict) return null;
+  await writeAuditGrouped(
     db,
     rejectionAudit(
       {
@@ -82,8 +74,89 @@ export async function refuseWithoutLock(db: Db, claim: EarlyClaim): Promise<Doma
         idempotencyKey: claim.idempotencyKey,
         at: now,
       },
-      decision,
+      verdict.decision,
     ),
   );
-  return decisionError(decision, around, { target, policy, start: start.getTime(), end: end.getTime(), now: now.getTime() });
+  const e = verdict.error;
+  return new DomainError(e.code, e.message, { reason: e.reason, extra: e.extra });
+}
+
+type Refusal = { decision: Exclude<Decision, { outcome: 'accept' }>; error: DomainError };
+type Snapshot = { target: SchedulingTarget; around: LoadedClaim[]; at: number; verdicts: Map<string, Refusal | null> };
+
+/** The target and the claims +-98 h in one read-only snapshot, or null when the read raises a domain error (the locked path answers it). */
+async function readSnapshot(
+  db: Db,
+  customerId: string,
+  input: EarlyClaim['input'],
+  owner: { customerId: string; email: string },
+  start: Date,
+  end: Date,
+): Promise<Snapshot | null> {
+  // The read's own clock: later than the arrival of every request that shares it (sharedRead).
+  const at = new Date();
+  try {
+    return await db.transaction(
+      async (tx) => {
+        const [target, around] = await Promise.all([
+          loadTarget(tx, customerId, input, false),
+          loadClaims(tx, owner, new Date(start.getTime() - ARBITRATION_MARGIN_MS), new Date(end.getTime() + ARBITRATION_MARGIN_MS), at),
+        ]);
+        return { target, around, at: at.getTime(), verdicts: new Map() };
+      },
+      { isolationLevel: 'repeatable read', accessMode: 'read only' },
+    );
+  } catch (err) {
+    if (err instanceof DomainError) return null;
+    throw err;
+  }
+}
+
+/** The refusal a snapshot settles for this policy, or null (accept, or a reason only the lock may settle). */
+function judge(read: Snapshot, policy: RequestPolicy, start: Date, end: Date): Refusal | null {
+  const { target, around } = read;
+  const decision = arbitrate({ start: start.getTime(), end: end.getTime(), ...policy }, { now: read.at, rules: ownerRules(target.owner), claims: around });
+  if (decision.outcome !== 'reject' && decision.outcome !== 'counter_propose') return null;
+  if (!SETTLED_BY_A_READ.has(decision.failedReason)) return null;
+  return { decision, error: decisionError(decision, around, { target, policy, start: start.getTime(), end: end.getTime(), now: read.at }) };
+}
+
+/**
+ * Reads shared by concurrent requests for the same slot (same owner, class, calendar and
+ * times): a request joins a read that has not started yet, or starts one; never one that
+ * started before it arrived, so every answer comes from a snapshot taken while the request
+ * was in flight. At most one read per slot runs and one waits; a burst of N losers costs
+ * a few reads, and the verdict and its alternatives are computed once per read and policy.
+ */
+type Slot = { queued: { promise: Promise<Snapshot | null>; start: () => void } | null };
+const flights = new Map<string, Slot>();
+
+function sharedRead(key: string, read: () => Promise<Snapshot | null>): Promise<Snapshot | null> {
+  const slot = flights.get(key);
+  if (!slot) {
+    const fresh: Slot = { queued: null };
+    flights.set(key, fresh);
+    return run(key, fresh, read);
+  }
+  if (!slot.queued) {
+    let start!: () => void;
+    const promise = new Promise<Snapshot | null>((resolve, reject) => {
+      start = () => void run(key, slot, read).then(resolve, reject);
+    });
+    slot.queued = { promise, start };
+  }
+  return slot.queued.promise;
+}
+
+function run(key: string, slot: Slot, read: () => Promise<Snapshot | null>): Promise<Snapshot | null> {
+  const p = Promise.resolve().then(read);
+  const next = () => {
+    const q = slot.queued;
+    if (q) {
+      slot.queued = null;
+      q.start();
+    } else flights.delete(key);
+  };
+  p.then(next, next);
+  return p;
 }

@@ -1,13 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { and, asc, eq, gt, inArray, lt, ne, sql } from 'drizzle-orm';
 import { getDb, type Executor } from '@/server/db';
-import { insertAudit } from '@/db/hot/audit';
+import { insertAudit, insertAuditRows } from '@/db/hot/audit';
 import { claimFactsAround, claimIdMadeWithKey, claimRow, expireHolds, insertClaim, promoteHold, releaseHoldParts, type NewClaim } from '@/db/hot/claims';
 import { completeKeyRecord, IDEMPOTENCY_RETENTION_MS, insertKeyRecord } from '@/db/hot/idempotency';
 import { providerBusyFacts } from '@/db/hot/mirror';
 import { loadTargetRow, pickCalendar } from '@/db/hot/target';
-import { auditLog, calendarEvents, calendars, claims, idempotencyRecords, meetingClasses, owners } from '@/db/schema';
-import { newId } from '@/server/domain/ids';
+import { apiKeyByHash, drainNotificationRows, providerCalendarRows } from '@/db/hot/access';
+import { lockHoldForConfirm } from '@/db/hot/holds';
+import { agents, apiKeys, auditLog, calendarEvents, calendars, claims, idempotencyRecords, meetingClasses, notifications, owners } from '@/db/schema';
+import { hashSecret, newId } from '@/server/domain/ids';
 import { createOwner } from '@/server/domain/ownerService';
 import { newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
 
@@ -333,5 +335,67 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     }
     // An owner with only the internal calendar: nothing.
     expect(await providerBusyFacts(db, owner.id, from, to)).toEqual({ calendars: [], events: [] });
+  });
+
+  it('API_KEY_BY_HASH: the key and its agent as the Drizzle join reads them', async () => {
+    const db = await getDb();
+    const [ref] = await db
+      .select({ keyId: apiKeys.id, revokedAt: apiKeys.revokedAt, lastUsedAt: apiKeys.lastUsedAt, agentId: agents.id, customerId: agents.customerId, ownerScope: agents.ownerScope, permissions: agents.permissions, disabled: agents.disabled })
+      .from(apiKeys)
+      .innerJoin(agents, eq(agents.id, apiKeys.agentId))
+      .where(eq(apiKeys.keyHash, hashSecret(admin.key)));
+    expect(ref).toBeDefined();
+    expect(await apiKeyByHash(db, hashSecret(admin.key))).toEqual(ref);
+    await db.update(apiKeys).set({ revokedAt: T(1), lastUsedAt: T(2) }).where(eq(apiKeys.id, ref.keyId));
+    expect(await apiKeyByHash(db, hashSecret(admin.key))).toEqual({ ...ref, revokedAt: T(1), lastUsedAt: T(2) });
+    await db.update(apiKeys).set({ revokedAt: null, lastUsedAt: ref.lastUsedAt }).where(eq(apiKeys.id, ref.keyId));
+    expect(await apiKeyByHash(db, hashSecret('ak_nothing'))).toBeUndefined();
+  });
+
+  it('PROVIDER_CALENDARS_BY_ID / _BY_EMAIL: the owner\'s connected calendars other than the internal one', async () => {
+    const db = await getDb();
+    const now = new Date();
+    const id = newId();
+    await db.insert(calendars).values({ id, customerId: admin.customerId, ownerId: owner.id, type: 'caldav', displayName: 'Work', status: 'active', checkConflicts: true, isPrimary: false, lastSyncedAt: T(3), createdAt: now, updatedAt: now } as typeof calendars.$inferInsert);
+    const expected = [{ id, type: 'caldav', displayName: 'Work', status: 'active', checkConflicts: true, lastSyncedAt: T(3), ownerEmail: owner.email }];
+    expect(await providerCalendarRows(db, owner.id)).toEqual(expected);
+    expect(await providerCalendarRows(db, { customerId: admin.customerId, email: owner.email })).toEqual(expected);
+    await db.update(calendars).set({ status: 'disconnected' }).where(eq(calendars.id, id));
+    expect(await providerCalendarRows(db, owner.id)).toEqual([]);
+  });
+
+  it('DRAIN_NOTIFICATIONS: pending items delivered, as Drizzle reads them afterwards', async () => {
+    const db = await getDb();
+    const base = Date.now() - 60_000;
+    const ids = [newId(), newId()];
+    for (const [i, id] of ids.entries()) await db.insert(notifications).values({ id, customerId: admin.customerId, agentId: admin.agentId, kind: 'hold.expired', data: { hold_id: id, n: i }, createdAt: new Date(base + i) });
+    const at = new Date();
+    // UPDATE ... RETURNING has no order (drainNotifications sorts them).
+    const drained = (await drainNotificationRows(db, admin.agentId, at, 50)).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    expect(drained.map((r) => r.id)).toEqual(ids);
+    const after = await db.select().from(notifications).where(inArray(notifications.id, ids)).orderBy(asc(notifications.createdAt));
+    expect(drained).toEqual(after);
+    expect(after.every((r) => r.deliveredAt?.getTime() === at.getTime())).toBe(true);
+    expect(await drainNotificationRows(db, admin.agentId, at, 50)).toEqual([]);
+  });
+
+  it('LOCK_HOLD_OWNER and LOCK_HOLD: a confirm reads the hold, its owner, calendar and classes as Drizzle does', async () => {
+    const db = await getDb();
+    const target = await loadTargetRow(db, admin.customerId, { email: owner.email, meetingClass: CLASS }, false);
+    const hold = claim({ kind: 'hold', status: 'active', startAt: T(20), endAt: T(21), holdScope: 'candidate', expiresAt: T(23), calendarId: target!.calendar!.id, meetingClassId: classId });
+    await insertClaim(db, hold);
+    const locked = await db.transaction((tx) => lockHoldForConfirm(tx, hold.id, admin.customerId, undefined));
+    expect(locked).toEqual({ owner: target!.owner, hold: await drizzleClaim(db, hold.id), calendar: target!.calendar, holdClassName: CLASS, meetingClass: target!.meetingClass });
+    const named = await db.transaction((tx) => lockHoldForConfirm(tx, hold.id, admin.customerId, 'no-such-class'));
+    expect(named?.meetingClass).toBeNull();
+    expect(await db.transaction((tx) => lockHoldForConfirm(tx, newId(), admin.customerId, undefined))).toBeUndefined();
+  });
+
+  it('insertAuditRows: several rows in one statement read back as written', async () => {
+    const db = await getDb();
+    const rows = [0, 1, 2].map((i) => ({ id: newId(), customerId: admin.customerId, at: T(5, i), agentId: admin.agentId, ownerId: owner.id, ownerEmail: owner.email, action: 'booking.create', outcome: 'reject' as const, reason: 'NO_CAPACITY', details: { i } }));
+    await insertAuditRows(db, rows);
+    const back = await db.select().from(auditLog).where(inArray(auditLog.id, rows.map((r) => r.id))).orderBy(asc(auditLog.at));
+    expect(back.map((r) => [r.id, r.at, r.details, r.preemptedBookingIds])).toEqual(rows.map((r) => [r.id, r.at, r.details, []]));
   });
 });

@@ -85,6 +85,47 @@ describe('refusals without the owner lock', () => {
     expect((await claimsOf(admin, owner)).filter((c) => c.status === 'confirmed' || c.status === 'active')).toHaveLength(1);
   });
 
+  it('many losers of one slot share the read and the verdict, and each still gets the same 409 and an audit row of its own', async (ctx) => {
+    if (!ON_POSTGRES) ctx.skip();
+    const owner = await setupOwner(admin, { timeZone: TZ });
+    const ownerId = await ownerIdOf(admin, owner);
+    const agents = await directAgents(admin, 3, ['create_bookings', 'create_holds']);
+    const day = nextWeekday('tue', TZ);
+    const slot = { start: day.at('14:00'), end: day.at('15:00') };
+    const won = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: owner, meeting_class: 'internal', ...slot } });
+    expect(won.status, won.text).toBe(201);
+
+    let first!: Promise<Awaited<ReturnType<typeof call>>>;
+    const losers = await withOwnerLocked(ownerId, async () => {
+      first = call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: owner, meeting_class: 'internal', ...slot } });
+      await waitForLockWaiter(ownerId);
+      return Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          call('POST', '/v1/bookings', { key: agents[i % 3].key, body: { owner_email: owner, meeting_class: 'internal', ...slot }, idempotencyKey: `share-${i}` }),
+        ),
+      );
+    });
+    expect((await first).status).toBe(409);
+    for (const r of losers) {
+      expect(r.status, r.text).toBe(409);
+      expect(r.body.error.code).toBe('ARBITRATION_REJECTED');
+      expect(r.body.alternatives).toEqual(losers[0].body.alternatives);
+      expect(r.body.alternatives.length).toBeGreaterThan(0);
+    }
+    const db = await getDb();
+    const rows = await db.select().from(auditLog).where(and(eq(auditLog.ownerId, ownerId), eq(auditLog.action, 'booking.create'), eq(auditLog.outcome, 'counter_propose')));
+    // One row per loser (the first request, refused under the lock, has its own too), each with its own key.
+    const keyed = rows.filter((r) => r.idempotencyKey?.startsWith('share-'));
+    expect(keyed.map((r) => r.idempotencyKey).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `share-${i}`).sort());
+    expect(new Set(keyed.map((r) => r.id)).size).toBe(12);
+    for (const r of keyed) expect(r.agentId).toBe(agents[Number(r.idempotencyKey!.slice(6)) % 3].agentId);
+    // A replay of a loser's key answers its stored 409.
+    const replay = await call('POST', '/v1/bookings', { key: agents[0].key, body: { owner_email: owner, meeting_class: 'internal', ...slot }, idempotencyKey: 'share-0' });
+    expect(replay.status).toBe(409);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect((await claimsOf(admin, owner)).filter((c) => c.status === 'confirmed' || c.status === 'active')).toHaveLength(1);
+  });
+
   it('a retry whose booking was made with its Idempotency-Key (answer not stored) finds the booking instead of being refused by it', async (ctx) => {
     if (!ON_POSTGRES) ctx.skip();
     const owner = await setupOwner(admin, { timeZone: TZ });

@@ -1,0 +1,90 @@
+import { agents, apiKeys, calendars, notifications, owners } from '../schema';
+import type { Executor } from '../client';
+import { names, pickList, pickMapper } from './columns';
+import { queryRows } from './driver';
+
+/**
+ * The statements every agent request runs around its operation (server/http/handler.ts):
+ * the API key look-up, the owner's provider calendars (the calendar gate and the busy time
+ * of every claim decision) and the drain of pending notifications on an error answer.
+ * Constant texts as named prepared statements, so they cost no query building.
+ */
+const k = names(apiKeys);
+const a = names(agents);
+const c = names(calendars);
+const o = names(owners);
+const n = names(notifications);
+
+export const API_KEY_BY_HASH = `select k.${k.id} as key_id, k.${k.revokedAt} as revoked_at, k.${k.lastUsedAt} as last_used_at, a.${a.id} as agent_id,
+  a.${a.customerId} as customer_id, a.${a.ownerScope} as owner_scope, a.${a.permissions} as permissions, a.${a.disabled} as disabled
+  from api_keys k join agents a on a.${a.id} = k.${k.agentId} where k.${k.keyHash} = $1 limit 1`;
+
+export type ApiKeyRow = {
+  keyId: string;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  agentId: string;
+  customerId: string;
+  ownerScope: string;
+  permissions: (typeof agents.$inferSelect)['permissions'];
+  disabled: boolean;
+};
+
+const instant = (v: unknown): Date | null => (v === null || v === undefined ? null : (apiKeys.revokedAt.mapFromDriverValue(v as string) as Date));
+
+/** The key with this hash and its agent, or undefined. */
+export async function apiKeyByHash(db: Executor, keyHash: string): Promise<ApiKeyRow | undefined> {
+  const [r] = await queryRows(db, API_KEY_BY_HASH, [keyHash]);
+  if (!r) return undefined;
+  return {
+    keyId: r.key_id as string,
+    revokedAt: instant(r.revoked_at),
+    lastUsedAt: instant(r.last_used_at),
+    agentId: r.agent_id as string,
+    customerId: r.customer_id as string,
+    ownerScope: r.owner_scope as string,
+    permissions: agents.permissions.mapFromDriverValue(r.permissions as string[]) as ApiKeyRow['permissions'],
+    disabled: r.disabled as boolean,
+  };
+}
+
+export const TOUCH_API_KEY = `update api_keys set ${k.lastUsedAt} = $2 where ${k.id} = $1`;
+
+export async function touchApiKey(db: Executor, keyId: string, at: Date): Promise<void> {
+  await queryRows(db, TOUCH_API_KEY, [keyId, at.toISOString()]);
+}
+
+const PROVIDER_COLUMNS = `c.${c.id}, c.${c.type}, c.${c.displayName} as display_name, c.${c.status}, c.${c.checkConflicts} as check_conflicts,
+  c.${c.lastSyncedAt} as last_synced_at, o.${o.email} as owner_email`;
+const PROVIDER_WHERE = `c.${c.type} <> 'internal' and c.${c.status} <> 'disconnected'`;
+export const PROVIDER_CALENDARS_BY_ID = `select ${PROVIDER_COLUMNS} from calendars c join owners o on o.${o.id} = c.${c.ownerId} where o.${o.id} = $1 and ${PROVIDER_WHERE}`;
+export const PROVIDER_CALENDARS_BY_EMAIL = `select ${PROVIDER_COLUMNS} from calendars c join owners o on o.${o.id} = c.${c.ownerId}
+  where o.${o.customerId} = $1 and o.${o.email} = $2 and ${PROVIDER_WHERE}`;
+
+export type ProviderCalendarRow = { id: string; type: string; displayName: string | null; status: string; checkConflicts: boolean; lastSyncedAt: Date | null; ownerEmail: string };
+
+/** An owner's connected calendars other than the internal one (by id, or by customer and normalised email). */
+export async function providerCalendarRows(db: Executor, owner: string | { customerId: string; email: string }): Promise<ProviderCalendarRow[]> {
+  const rows =
+    typeof owner === 'string' ? await queryRows(db, PROVIDER_CALENDARS_BY_ID, [owner]) : await queryRows(db, PROVIDER_CALENDARS_BY_EMAIL, [owner.customerId, owner.email]);
+  return rows.map((r) => ({
+    id: r.id as string,
+    type: r.type as string,
+    displayName: (r.display_name as string | null) ?? null,
+    status: r.status as string,
+    checkConflicts: r.check_conflicts as boolean,
+    lastSyncedAt: instant(r.last_synced_at),
+    ownerEmail: r.owner_email as string,
+  }));
+}
+
+/** Deliver (mark) up to $3 of an agent's pending notifications, oldest first, skipping rows another drain holds. */
+export const DRAIN_NOTIFICATIONS = `update notifications set ${n.deliveredAt} = $2 where ${n.id} in (
+  select ${n.id} from notifications where ${n.agentId} = $1 and ${n.deliveredAt} is null order by ${n.createdAt} asc, ${n.id} asc limit $3 for update skip locked)
+  returning ${pickList(notifications, ['id', 'seq', 'customerId', 'agentId', 'kind', 'data', 'createdAt', 'deliveredAt'])}`;
+const toNotification = pickMapper(notifications, ['id', 'seq', 'customerId', 'agentId', 'kind', 'data', 'createdAt', 'deliveredAt']);
+
+export async function drainNotificationRows(db: Executor, agentId: string, now: Date, max: number): Promise<(typeof notifications.$inferSelect)[]> {
+  const rows = await queryRows(db, DRAIN_NOTIFICATIONS, [agentId, now.toISOString(), max]);
+  return rows.map(toNotification);
+}
