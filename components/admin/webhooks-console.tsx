@@ -7,36 +7,16 @@ import { Pencil, Plus, Power, Send, ShieldAlert } from 'lucide-react';
 import { useTRPC } from '@/app/providers';
 import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
+import type { DeliveryView, WebhookView } from '@/server/domain/webhooks/endpoints';
 import { WebhookCreateBody } from '@/server/schemas/webhooks';
 import { ConfirmButton } from './confirm-button';
 import { EmptyState } from './empty-state';
 import { SecretOnceDialog } from './secret-once-dialog';
 import { domainErrorOf, showServerError } from './server-errors';
 
-export type WebhookRow = {
-  id: string;
-  url: string;
-  description: string | null;
-  events: string[];
-  status: 'active' | 'disabled';
-  consecutive_failures: number;
-  disabled_reason: string | null;
-  disabled_at: string | null;
-  created_at: string;
-};
-
-export type DeliveryRow = {
-  id: string;
-  kind: string;
-  status: 'pending' | 'delivered';
-  attempts: number;
-  last_status: number | null;
-  last_error: string | null;
-  last_attempt_at: string | null;
-  next_attempt_at: string | null;
-  delivered_at: string | null;
-  created_at: string;
-};
+/** The rows the page hands in: the domain's views (docs/webhooks.md). */
+export type WebhookRow = WebhookView;
+export type DeliveryRow = DeliveryView;
 
 /** The event kinds an endpoint can subscribe to, one line each (docs/webhooks.md "Events"). */
 const EVENT_HELP: [string, string][] = [
