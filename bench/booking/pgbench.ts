@@ -24,6 +24,9 @@ const RETENTION_S = IDEMPOTENCY_RETENTION_MS / 1000;
 
 /** A statement of the service with its $n parameters replaced by pgbench expressions, on one line. */
 function pgbenchStatement(text: string, args: string[], gset?: string): string {
+  const used = new Set([...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
+  // A column added to the table must be added here too (positional), or the script breaks.
+  if (used.size !== args.length) throw new Error(`pgbench statement takes ${used.size} parameters, ${args.length} given: ${text.slice(0, 60)}`);
   const line = text.replace(/\$(\d+)/g, (_, n: string) => args[Number(n) - 1]).replace(/\s+/g, ' ');
   return gset === undefined ? `${line};` : `${line} \\gset${gset ? ' ' + gset : ''}`;
 }
@@ -67,7 +70,7 @@ function pgbenchScript(withKey: boolean): string {
       'null', 'null', 'null', 'null', 'null', "'agent'", 'null', 'null', "'[]'", 'false', 'null', 'null', 'null', key, 'now()', 'now()',
     ]),
     pgbenchStatement(INSERT_AUDIT, [
-      'gen_random_uuid()', ':cust', 'now()', ':agent', ':o_id', ':o_email', "'booking.create'", "'accept'", 'null', ':m_name', start, end,
+      'gen_random_uuid()', ':cust', 'now()', ':agent', ':o_id', ':o_email', 'null', 'null', "'booking.create'", "'accept'", 'null', ':m_name', start, end,
       'null', bookingId, "'{}'", key, 'null',
     ]),
   );
