@@ -28,7 +28,7 @@ describe('the full public journey', () => {
     const day = nextWeekday('thu', 'UTC');
     const sugg = await pub('GET', `/public/schedules/${s.alias}/meeting-types/${slug}/suggested-times?from=${day.at('09:00')}&to=${day.at('12:00')}`);
     expect(sugg.status, sugg.text).toBe(200);
-    expect(sugg.body.suggested_times[0]).toEqual({ start: day.at('09:00'), end: day.at('09:30') });
+    expect(sugg.body.suggested_times[0]).toEqual({ start: day.at('09:00'), end: day.at('09:30'), start_local: day.at('09:00').replace('.000Z', '+00:00'), end_local: day.at('09:30').replace('.000Z', '+00:00') });
     const slot = sugg.body.suggested_times[1];
 
     const requester = uniqueEmail('journey');
@@ -62,7 +62,7 @@ describe('the full public journey', () => {
     const owner = await ownerCaller(s);
     const pending = await owner.proposals.listPending();
     expect(pending.proposals).toHaveLength(1);
-    expect(pending.proposals[0]).toMatchObject({ origin: 'public', requester: { email: requester, name: 'Grace' }, requested_window: slot, message: 'Hello!', meeting_type: { slug: 'intro' } });
+    expect(pending.proposals[0]).toMatchObject({ origin: 'public', requester: { email: requester, name: 'Grace' }, requested_window: { start: slot.start, end: slot.end }, message: 'Hello!', meeting_type: { slug: 'intro' } });
     const approved = await owner.proposals.approve({ proposal_id: pending.proposals[0].proposal_id });
     expect(approved).toMatchObject({ status: 'booked', start: slot.start, end: slot.end });
     const booking = await call('GET', `/v1/bookings/${approved.booking_id}`, { key: s.admin.key });

@@ -73,7 +73,7 @@ describe('owner review of public proposals', () => {
     const slug = await meetingType(s, { duration_minutes: [30] });
     const c = await pendingReview(s, slug);
     // meanwhile an agent books the same time at the same priority
-    const taken = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: s.ownerEmail, meeting_class: 'external', ...c.slot } });
+    const taken = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: s.ownerEmail, meeting_class: 'external', start: c.slot.start, end: c.slot.end } });
     expect(taken.status, taken.text).toBe(201);
     const owner = await ownerCaller(s);
     await expect(owner.proposals.approve({ proposal_id: c.proposalId })).rejects.toMatchObject(cause('ARBITRATION_REJECTED', { reason: 'COUNTER_PROPOSED' }));
@@ -91,8 +91,8 @@ describe('owner review of public proposals', () => {
     const never = await meetingType(s, { meeting_class: 'internal', duration_minutes: [30], public_preempt_policy: 'never' });
     const a = await pendingReview(s, lower, nextWeekday('mon', 'UTC'));
     const b = await pendingReview(s, never, nextWeekday('tue', 'UTC'));
-    const focusA = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: s.ownerEmail, meeting_class: 'focus', ...a.slot } });
-    const focusB = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: s.ownerEmail, meeting_class: 'focus', ...b.slot } });
+    const focusA = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: s.ownerEmail, meeting_class: 'focus', start: a.slot.start, end: a.slot.end } });
+    const focusB = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: s.ownerEmail, meeting_class: 'focus', start: b.slot.start, end: b.slot.end } });
     expect([focusA.status, focusB.status]).toEqual([201, 201]);
     const owner = await ownerCaller(s);
     const ok = await owner.proposals.approve({ proposal_id: a.proposalId });
