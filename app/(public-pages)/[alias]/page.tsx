@@ -1,12 +1,12 @@
 import type { Metadata } from 'next';
 import { cache } from 'react';
 import Link from 'next/link';
-import { ChevronRight, Clock } from 'lucide-react';
 import { Card } from '@/components/ui/card';
 import { PageHeader } from '@/components/ui/page-header';
 import { minutesList } from '@/components/public/durations';
 import { CredentialForm } from '@/components/public/credential-form';
 import { FreeTextRequest } from '@/components/public/free-text-request';
+import { ChevronRight, Clock } from '@/components/public/icons';
 import { isLimited, loadOr404 } from '@/components/public/load';
 import { Limited, REQUESTER_DESCRIPTION } from '@/components/public/limited';
 import { serverTrpc } from '@/server/trpc/caller';

@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import { cache } from 'react';
-import { ArrowLeft, Users } from 'lucide-react';
 import { PageHeader } from '@/components/ui/page-header';
 import { BookingFlow } from '@/components/public/booking-flow';
+import { ArrowLeft, Users } from '@/components/public/icons';
 import { isLimited, loadOr404 } from '@/components/public/load';
 import { Limited, REQUESTER_DESCRIPTION } from '@/components/public/limited';
 import { serverTrpc } from '@/server/trpc/caller';
