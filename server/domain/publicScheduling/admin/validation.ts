@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import { DomainError } from '../../errors';
 
 /**
@@ -41,22 +42,6 @@ export function validateAlias(alias: string): string {
 export const SLUG_RE = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 const LABEL_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-
-/**
- * An internationalized host name in its ASCII (punycode) form, '' when it has
- * none: the WHATWG URL parser's IDNA conversion (what `node:url`'s
- * domainToASCII does), so this module also bundles for the browser (the
- * dashboard's forms validate with it) under webpack as well as Turbopack.
- */
-function domainToASCII(host: string): string {
-  try {
-    const url = new URL(`http://${host}`);
-    // Only a bare host: anything the parser read as a path, port or user (e.g. after a backslash) is no domain.
-    return url.href === `http://${url.hostname}/` ? url.hostname : '';
-  } catch {
-    return '';
-  }
-}
 
 /**
  * A domain name as customers type it, normalized: trimmed, lower-cased, one
