@@ -212,11 +212,18 @@ async function main() {
       { name: 'Owner inbox', kind: 'owner', url: `${base}${INBOX_PATH}` },
       { name: 'Week view, 300 events', kind: 'owner', url: `${base}${WEEK_PATH.replace('{monday}', seeded.monday)}` },
     ];
+    // Sign in once: each cold browser load gets the session cookie (signing in per load runs into the sign-in rate limit).
     const ownerContext = await browser.newContext();
-    const ownerCookie = (await login(ownerContext)) ? await cookieHeader(ownerContext) : null;
+    const signedIn = await login(ownerContext);
+    const ownerCookie = signedIn ? await cookieHeader(ownerContext) : null;
+    const sessionCookies = signedIn ? await ownerContext.cookies() : [];
     await ownerContext.close();
+    const withSession = async (c: BrowserContext) => {
+      await c.addCookies(sessionCookies);
+      return signedIn;
+    };
     for (const spec of specs) {
-      const auth = spec.kind === 'owner' ? login : null;
+      const auth = spec.kind === 'owner' ? withSession : null;
       if (spec.kind === 'owner') {
         const probe = await fetch(spec.url, { headers: { accept: 'text/html', cookie: ownerCookie ?? '' }, redirect: 'manual' });
         await probe.arrayBuffer();
