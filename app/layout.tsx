@@ -1,6 +1,5 @@
 import type { Metadata, Viewport } from 'next';
 import type { ReactNode } from 'react';
-import { Providers } from './providers';
 import './globals.css';
 
 export const metadata: Metadata = {
@@ -11,11 +10,16 @@ export const metadata: Metadata = {
 
 export const viewport: Viewport = { width: 'device-width', initialScale: 1 };
 
+/**
+ * The root layout carries no client providers: the dashboard's layout and the
+ * landing page's status line wrap themselves in <Providers> (tRPC + TanStack
+ * Query); the public pages use the lighter vanilla client (components/public/api.ts).
+ */
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <body className="min-h-dvh bg-bg text-fg antialiased">
-        <Providers>{children}</Providers>
+        {children}
       </body>
     </html>
   );

@@ -1,4 +1,5 @@
 import { Origin } from './origin';
+import { Providers } from './providers';
 import { ServiceStatus } from './service-status';
 import './landing.css';
 
@@ -30,7 +31,9 @@ export default function Home() {
           the agent’s permissions, and answers accept, reject or counter-propose with alternatives. External requesters
           send booking proposals through public scheduling links, and the calendar owner reviews them.
         </p>
-        <ServiceStatus />
+        <Providers>
+          <ServiceStatus />
+        </Providers>
         <nav className="links" aria-label="Reference">
           <a href="/v1/openapi.json">OpenAPI 3.1 document</a>
           <a href="/api/health">Health check</a>

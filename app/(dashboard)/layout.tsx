@@ -1,5 +1,6 @@
 import { redirect } from 'next/navigation';
 import type { ReactNode } from 'react';
+import { Providers } from '@/app/providers';
 import { DashboardShell } from '@/components/layout/dashboard-shell';
 import { serverTrpc } from '@/server/trpc/caller';
 
@@ -13,5 +14,9 @@ export const dynamic = 'force-dynamic';
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const me = await (await serverTrpc()).session.me().catch(() => null);
   if (!me) redirect('/signin');
-  return <DashboardShell ownerEmail={me.owner_email} isAdmin={me.role === 'admin'}>{children}</DashboardShell>;
+  return (
+    <Providers>
+      <DashboardShell ownerEmail={me.owner_email} isAdmin={me.role === 'admin'}>{children}</DashboardShell>
+    </Providers>
+  );
 }

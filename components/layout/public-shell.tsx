@@ -1,4 +1,4 @@
-import { CalendarClock } from 'lucide-react';
+import { CalendarClock } from '@/components/public/icons';
 import type { ReactNode } from 'react';
 
 /**

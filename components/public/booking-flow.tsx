@@ -1,13 +1,11 @@
 'use client';
 
-import { useQuery } from '@tanstack/react-query';
-import { CalendarX2, ChevronLeft, ChevronRight } from 'lucide-react';
-import { useEffect, useRef, useState } from 'react';
-import { useTRPC } from '@/app/providers';
+import { useEffect, useId, useRef, useState } from 'react';
 import { Alert } from '@/components/ui/alert';
-import { Button } from '@/components/ui/button';
-import { RadioCard, RadioGroup } from '@/components/ui/radio-group';
+import { buttonClasses } from '@/components/ui/button-classes';
+import { requesterApi } from './api';
 import { minutesLabel } from './durations';
+import { CalendarX2, ChevronLeft, ChevronRight } from './icons';
 import { LazyRequestForm, preloadRequestForm } from './lazy-request-form';
 import { Submitted, type SubmittedInfo } from './submitted';
 import { formatDay, formatRange, formatTime, useTimeZone, zoneName } from './time';
@@ -33,7 +31,6 @@ type Props = {
  * the chosen time, then the next step.
  */
 export function BookingFlow({ link, slug, title, durations, attendeeLimit, ownerName, initialTimes }: Props) {
-  const trpc = useTRPC();
   const [tz, setTz] = useTimeZone();
   const [duration, setDuration] = useState(durations[0]);
   const [slot, setSlot] = useState<Slot | null>(null);
@@ -42,14 +39,10 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
   // Pages of suggestions: each starts where the previous one ended (the API answers at most 50 times).
   const [pages, setPages] = useState<string[]>([]);
   const from = pages.at(-1);
-  const times = useQuery({
-    ...trpc.requester.suggestedTimes.queryOptions({ link, slug, duration_minutes: duration, ...(from ? { from } : {}) }),
-    enabled: tz !== null,
-    staleTime: 30_000,
-    ...(initialTimes && duration === durations[0] && !from ? { initialData: { suggested_times: initialTimes, credential_rejected: false } } : {}),
-  });
-  const slotsShown = times.data?.suggested_times ?? [];
+  const times = useSuggestedTimes({ link, slug, duration, from, enabled: tz !== null, initial: initialTimes && { duration: durations[0], slots: initialTimes } });
+  const slotsShown = times.slots;
   const detailsHeading = useRef<HTMLHeadingElement>(null);
+  const lengthName = useId();
 
   useEffect(() => {
     if (slot) detailsHeading.current?.focus();
@@ -65,29 +58,36 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
             Pick a time
           </h2>
           {durations.length > 1 && (
-            <RadioGroup
-              aria-label="How long"
-              value={String(duration)}
-              onValueChange={(v) => {
-                setDuration(Number(v));
-                setSlot(null);
-                setPages([]);
-              }}
-              className="grid grid-cols-2 gap-2 sm:grid-cols-3"
-            >
+            // Native radio buttons: arrow keys move between them, Tab leaves the group.
+            <div role="radiogroup" aria-label="How long" className="grid grid-cols-2 gap-2 sm:grid-cols-3">
               {durations.map((d) => (
-                <RadioCard key={d} value={String(d)}>
-                  {minutesLabel(d)}
-                </RadioCard>
+                <label
+                  key={d}
+                  className="flex w-full cursor-pointer items-center gap-3 rounded-md border border-line bg-surface px-3 py-2 text-sm hover:bg-surface-2 has-checked:border-accent has-checked:bg-accent-soft has-focus-visible:outline-2 has-focus-visible:outline-accent"
+                >
+                  <input
+                    type="radio"
+                    name={lengthName}
+                    value={d}
+                    checked={duration === d}
+                    onChange={() => {
+                      setDuration(d);
+                      setSlot(null);
+                      setPages([]);
+                    }}
+                    className="size-4 shrink-0 accent-accent focus-visible:outline-none"
+                  />
+                  <span className="flex-1">{minutesLabel(d)}</span>
+                </label>
               ))}
-            </RadioGroup>
+            </div>
           )}
           {tz && <TimeZonePicker value={tz} onChange={setTz} />}
           {notice && <Alert tone="warn">{notice}</Alert>}
           <TimeList
             tz={tz}
-            loading={tz === null || times.isPending}
-            failed={times.isError}
+            loading={tz === null || times.loading}
+            failed={times.failed}
             slots={slotsShown}
             selected={slot}
             onSelect={(s) => {
@@ -96,19 +96,19 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
             }}
             link={link}
           />
-          {!times.isPending && (pages.length > 0 || slotsShown.length >= MAX_SHOWN) && (
+          {!times.loading && (pages.length > 0 || slotsShown.length >= MAX_SHOWN) && (
             <div className="flex flex-wrap gap-2">
               {pages.length > 0 && (
-                <Button variant="secondary" onClick={() => setPages((p) => p.slice(0, -1))}>
+                <button type="button" className={buttonClasses('secondary')} onClick={() => setPages((p) => p.slice(0, -1))}>
                   <ChevronLeft aria-hidden />
                   Earlier times
-                </Button>
+                </button>
               )}
               {slotsShown.length >= MAX_SHOWN && (
-                <Button variant="secondary" onClick={() => setPages((p) => [...p, slotsShown.at(-1)!.end])}>
+                <button type="button" className={buttonClasses('secondary')} onClick={() => setPages((p) => [...p, slotsShown.at(-1)!.end])}>
                   Later times
                   <ChevronRight aria-hidden />
-                </Button>
+                </button>
               )}
             </div>
           )}
@@ -125,9 +125,9 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
               <span className="font-medium">{title}</span>, {formatRange(slot.start, slot.end, tz)}{' '}
               <span className="text-muted">({zoneName(tz, new Date(slot.start))})</span>
             </p>
-            <Button variant="ghost" size="sm" onClick={() => setSlot(null)}>
+            <button type="button" className={buttonClasses('ghost', 'sm')} onClick={() => setSlot(null)}>
               Change time
-            </Button>
+            </button>
           </div>
           <LazyRequestForm
             link={link}
@@ -137,7 +137,7 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
             onTimeTaken={() => {
               setSlot(null);
               setNotice('Sorry, that time was just taken. Please pick another one.');
-              void times.refetch();
+              times.refetch();
             }}
           />
         </section>
@@ -188,16 +188,16 @@ function TimeList(props: {
               const on = selected?.start === s.start && selected.end === s.end;
               return (
                 <li key={s.start}>
-                  <Button
-                    variant={on ? 'primary' : 'secondary'}
-                    className="w-full"
+                  <button
+                    type="button"
+                    className={buttonClasses(on ? 'primary' : 'secondary', 'md', 'w-full')}
                     aria-pressed={on}
                     aria-label={`${day}, ${formatTime(s.start, tz)}`}
                     data-start={s.start}
                     onClick={() => props.onSelect(s)}
                   >
                     {formatTime(s.start, tz)}
-                  </Button>
+                  </button>
                 </li>
               );
             })}
@@ -206,4 +206,57 @@ function TimeList(props: {
       ))}
     </div>
   );
+}
+
+/** How long a page of suggestions is shown again without asking (the server's answer moves as times are taken). */
+const FRESH_MS = 30_000;
+type Loaded = { slots: Slot[]; at: number };
+
+/**
+ * The suggested times for a length and page, through the requester API
+ * (./api.ts). The first page of the first length comes with the HTML; a page
+ * fetched in the last 30 s is shown again without a request; `refetch` asks
+ * again (the times shown stay until the answer arrives).
+ */
+function useSuggestedTimes(q: { link: string; slug: string; duration: number; from?: string; enabled: boolean; initial?: { duration: number; slots: Slot[] } }) {
+  const { link, slug, duration, from, enabled } = q;
+  const [cache] = useState(() => new Map<string, Loaded>(q.initial ? [[`${q.initial.duration}|`, { slots: q.initial.slots, at: Date.now() }]] : []));
+  const [, setLoads] = useState(0); // a new answer in the cache re-renders
+  const [failedKey, setFailedKey] = useState<string | null>(null);
+  const [round, setRound] = useState(0); // bumped by refetch()
+  const key = `${duration}|${from ?? ''}`;
+
+  useEffect(() => {
+    if (!enabled) return;
+    const hit = cache.get(key);
+    if (hit && Date.now() - hit.at < FRESH_MS) return;
+    let live = true;
+    requesterApi()
+      .then(({ requester }) => requester.suggestedTimes.query({ link, slug, duration_minutes: duration, ...(from ? { from } : {}) }))
+      .then(
+        (r) => {
+          cache.set(key, { slots: r.suggested_times, at: Date.now() });
+          if (live) setLoads((n) => n + 1);
+        },
+        () => {
+          if (live) setFailedKey(key);
+        },
+      );
+    return () => {
+      live = false;
+    };
+  }, [cache, enabled, key, round, link, slug, duration, from]);
+
+  const hit = cache.get(key);
+  const failed = !hit && failedKey === key;
+  return {
+    slots: hit?.slots ?? [],
+    loading: !hit && !failed,
+    failed,
+    refetch: () => {
+      const h = cache.get(key);
+      if (h) h.at = 0;
+      setRound((r) => r + 1);
+    },
+  };
 }

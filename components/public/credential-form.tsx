@@ -1,14 +1,13 @@
 'use client';
 
-import { useMutation } from '@tanstack/react-query';
-import { KeyRound } from 'lucide-react';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { useTRPC } from '@/app/providers';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
+import { requesterApi } from './api';
+import { KeyRound } from './icons';
 import { domainCode } from './time';
 
 /**
@@ -17,15 +16,13 @@ import { domainCode } from './time';
  * an HttpOnly cookie by the server, never in the address bar.
  */
 export function CredentialForm({ link, saved, rejected }: { link: string; saved: boolean; rejected: boolean }) {
-  const trpc = useTRPC();
   const router = useRouter();
-  const use = useMutation(trpc.requester.useCredential.mutationOptions());
-  const forget = useMutation(trpc.requester.forgetCredential.mutationOptions());
+  const [sending, setSending] = useState(false);
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | undefined>();
 
   const onForget = async () => {
-    await forget.mutateAsync();
+    await (await requesterApi()).requester.forgetCredential.mutate();
     router.refresh();
   };
 
@@ -57,19 +54,22 @@ export function CredentialForm({ link, saved, rejected }: { link: string; saved:
           onSubmit={async (e) => {
             e.preventDefault();
             setError(undefined);
+            setSending(true);
             try {
-              await use.mutateAsync({ link, credential: value.trim() });
+              await (await requesterApi()).requester.useCredential.mutate({ link, credential: value.trim() });
               setValue('');
               router.refresh();
             } catch (err) {
               setError(domainCode(err) === 'rate_limited' ? 'Too many attempts. Please try again in a minute.' : 'This key is not valid for this page.');
+            } finally {
+              setSending(false);
             }
           }}
         >
           <Field label="Access key" error={error} className="flex-1" hint="Some meetings are only offered to people with a key.">
             <Input value={value} onChange={(e) => setValue(e.target.value)} autoComplete="off" spellCheck={false} required />
           </Field>
-          <Button type="submit" variant="secondary" disabled={use.isPending || !value.trim()}>
+          <Button type="submit" variant="secondary" disabled={sending || !value.trim()}>
             Use key
           </Button>
         </form>

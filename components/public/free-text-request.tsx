@@ -1,8 +1,8 @@
 'use client';
 
-import { PenLine } from 'lucide-react';
 import { useState } from 'react';
 import { Button } from '@/components/ui/button';
+import { PenLine } from './icons';
 import { LazyRequestForm, preloadRequestForm } from './lazy-request-form';
 import { Submitted, type SubmittedInfo } from './submitted';
 

@@ -1,27 +1,39 @@
 'use client';
 
-import dynamic from 'next/dynamic';
+import { lazy, Suspense, type ComponentProps } from 'react';
+import { preloadApi } from './api';
 
 /**
  * The request form (react-hook-form and the zod schemas) loads when it is
  * needed, not with the page: a requester first looks at times, and the
  * public pages stay inside their JavaScript budget (docs/benchmarks.md).
- * `preloadRequestForm` starts the download early, on the first interaction.
+ * `preloadRequestForm` starts the download early (with the tRPC client it
+ * submits through), on the first interaction. React.lazy rather than
+ * next/dynamic (whose loader is more client code): the form only ever
+ * renders in the browser, after a click.
  */
 const load = () => import('./request-form');
 
-export const LazyRequestForm = dynamic(() => load().then((m) => m.RequestForm), {
-  ssr: false,
-  loading: () => (
-    <p className="text-sm text-muted" aria-busy="true">
-      Loading the form…
-    </p>
-  ),
-});
+const RequestForm = lazy(() => load().then((m) => ({ default: m.RequestForm })));
+
+export function LazyRequestForm(props: ComponentProps<typeof RequestForm>) {
+  return (
+    <Suspense
+      fallback={
+        <p className="text-sm text-muted" aria-busy="true">
+          Loading the form…
+        </p>
+      }
+    >
+      <RequestForm {...props} />
+    </Suspense>
+  );
+}
 
 let started = false;
 export function preloadRequestForm(): void {
   if (started) return;
   started = true;
   void load();
+  preloadApi();
 }

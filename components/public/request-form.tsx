@@ -1,17 +1,16 @@
 'use client';
 
-import { useMutation } from '@tanstack/react-query';
-import { Plus, Trash2 } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { useFieldArray } from 'react-hook-form';
 import { z } from 'zod';
-import { useTRPC } from '@/app/providers';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Input, Textarea } from '@/components/ui/input';
 import { useZodForm } from '@/components/ui/form';
 import { ProposalSubmitBody } from '@/server/schemas/public';
+import { requesterApi } from './api';
+import { Plus, Trash2 } from './icons';
 import { domainCode } from './time';
 
 /**
@@ -42,8 +41,6 @@ type Props = {
 };
 
 export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTaken, focusFirst }: Props) {
-  const trpc = useTRPC();
-  const submit = useMutation(trpc.requester.submit.mutationOptions());
   const [failure, setFailure] = useState<string | null>(null);
   const form = useZodForm(structured ? FormSchema : FormSchema.extend({ message: z.string().trim().min(1, 'Please say what you would like to meet about').max(5000) }), {
     defaultValues: { name: '', email: '', attendees: [], message: '' },
@@ -61,7 +58,8 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
     setFailure(null);
     const values = v as z.output<typeof FormSchema>;
     try {
-      const out = await submit.mutateAsync({
+      const { requester } = await requesterApi();
+      const out = await requester.submit.mutate({
         link,
         requester_contact: { email: values.email, name: values.name },
         attendees: values.attendees.map((a) => ({ email: a.email })),

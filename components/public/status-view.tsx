@@ -1,14 +1,13 @@
 'use client';
 
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { CalendarCheck2, CalendarX2, Clock, Hourglass, MailQuestion, Undo2 } from 'lucide-react';
-import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { useTRPC } from '@/app/providers';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { PublicProposalPage } from '@/server/domain/publicScheduling/requester';
 import { Alert } from '@/components/ui/alert';
 import { Badge, type BadgeTone } from '@/components/ui/badge';
-import { Button, buttonClasses } from '@/components/ui/button';
+import { buttonClasses } from '@/components/ui/button-classes';
 import { Card, CardContent } from '@/components/ui/card';
+import { preloadApi, requesterApi } from './api';
+import { CalendarCheck2, CalendarX2, Clock, Hourglass, MailQuestion, Undo2 } from './icons';
 import { domainCode, formatRange, useTimeZone, zoneName } from './time';
 import { TimeZonePicker } from './time-zone-picker';
 
@@ -63,34 +62,51 @@ const WORDS: Record<Status, { badge: string; tone: BadgeTone; icon: ReactNode; h
 
 const PENDING: Status[] = ['pending_requester_verification', 'pending_review'];
 
-/** The status page's body: refreshed every few seconds while pending, with a withdraw button while allowed. */
+/**
+ * The status page's body: asks again every few seconds while pending (only
+ * while the page is visible, and at once when it becomes visible again), with
+ * a withdraw button while allowed. Through the requester API (./api.ts).
+ */
 export function StatusView({ token, initial }: { token: string; initial: PublicProposalPage }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const [tz, setTz] = useTimeZone();
+  const [view, setView] = useState(initial);
   const [failure, setFailure] = useState<string | null>(null);
-  const options = trpc.requester.status.queryOptions({ token });
-  const q = useQuery({
-    ...options,
-    initialData: initial,
-    staleTime: 0,
-    refetchInterval: (query) => (query.state.data && PENDING.includes(query.state.data.status) ? STATUS_REFRESH_MS : false),
-    refetchIntervalInBackground: false,
-  });
-  const withdraw = useMutation(trpc.requester.withdraw.mutationOptions());
-  const view = q.data;
+  const [busy, setBusy] = useState(false);
   const w = WORDS[view.status];
   const owner = view.owner_name ?? 'The calendar owner';
   const ownerLower = view.owner_name ?? 'the calendar owner';
+  const pending = PENDING.includes(view.status);
+
+  const refresh = useCallback(async () => {
+    const { requester } = await requesterApi();
+    setView(await requester.status.query({ token }));
+  }, [token]);
+
+  useEffect(() => {
+    if (!pending) return;
+    const again = () => {
+      if (document.visibilityState === 'visible') refresh().catch(() => undefined); // the next round tries again
+    };
+    const timer = setInterval(again, STATUS_REFRESH_MS);
+    document.addEventListener('visibilitychange', again);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener('visibilitychange', again);
+    };
+  }, [pending, refresh]);
 
   const onWithdraw = async () => {
     setFailure(null);
+    setBusy(true);
     try {
-      queryClient.setQueryData(options.queryKey, await withdraw.mutateAsync({ token }));
+      const { requester } = await requesterApi();
+      setView(await requester.withdraw.mutate({ token }));
     } catch (err) {
       const code = domainCode(err);
-      if (code === 'not_pending') await q.refetch();
+      if (code === 'not_pending') await refresh().catch(() => undefined);
       else setFailure(code === 'rate_limited' ? 'Too many attempts. Please try again in a minute.' : 'The request could not be withdrawn. Please try again.');
+    } finally {
+      setBusy(false);
     }
   };
 
@@ -128,7 +144,7 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
               <code className="text-xs">{view.status}</code>
             </dd>
           </dl>
-          {PENDING.includes(view.status) && (
+          {pending && (
             <p className="flex items-center gap-1.5 text-xs text-muted">
               <Clock className="size-3.5" aria-hidden />
               This page checks for news every few seconds.
@@ -140,7 +156,7 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
       {view.start && tz && <TimeZonePicker value={tz} onChange={setTz} />}
       {failure && <Alert tone="danger">{failure}</Alert>}
 
-      {view.withdrawable && <WithdrawControl owner={owner} busy={withdraw.isPending} onWithdraw={onWithdraw} />}
+      {view.withdrawable && <WithdrawControl owner={owner} busy={busy} onWithdraw={onWithdraw} />}
     </div>
   );
 }
@@ -156,7 +172,10 @@ function WithdrawControl({ owner, busy, onWithdraw }: { owner: string; busy: boo
   const opener = useRef<HTMLButtonElement>(null);
   const wasAsking = useRef(false);
   useEffect(() => {
-    if (asking) question.current?.focus();
+    if (asking) {
+      question.current?.focus();
+      preloadApi();
+    }
     else if (wasAsking.current) opener.current?.focus();
     wasAsking.current = asking;
   }, [asking]);
@@ -187,12 +206,12 @@ function WithdrawControl({ owner, busy, onWithdraw }: { owner: string; busy: boo
         {owner} will no longer see it. This cannot be undone.
       </p>
       <div className="flex flex-wrap gap-2">
-        <Button variant="danger" disabled={busy} onClick={onWithdraw}>
+        <button type="button" className={buttonClasses('danger')} disabled={busy} onClick={onWithdraw}>
           Yes, withdraw
-        </Button>
-        <Button variant="secondary" onClick={() => setAsking(false)}>
+        </button>
+        <button type="button" className={buttonClasses('secondary')} onClick={() => setAsking(false)}>
           Keep it
-        </Button>
+        </button>
       </div>
     </div>
   );

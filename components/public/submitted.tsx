@@ -1,5 +1,5 @@
-import { MailCheck } from 'lucide-react';
 import { Card, CardContent } from '@/components/ui/card';
+import { MailCheck } from './icons';
 
 export type SubmittedInfo = { email: string; statusUrl: string };
 

@@ -1,9 +1,8 @@
 'use client';
 
-import { Globe } from 'lucide-react';
 import { useId } from 'react';
-import { controlClasses } from '@/components/ui/input';
-import { Label } from '@/components/ui/label';
+import { controlClasses } from '@/components/ui/control-classes';
+import { Globe } from './icons';
 import { timeZones, zoneName } from './time';
 
 /** Which zone times are shown in: a native select (hundreds of options stay light and keyboard-friendly). */
@@ -11,10 +10,10 @@ export function TimeZonePicker({ value, onChange }: { value: string; onChange: (
   const id = useId();
   return (
     <div className="flex flex-col gap-1.5">
-      <Label htmlFor={id} className="flex items-center gap-1.5">
+      <label htmlFor={id} className="flex items-center gap-1.5 text-sm font-medium text-fg">
         <Globe className="size-4 text-muted" aria-hidden />
         Your time zone
-      </Label>
+      </label>
       <select id={id} className={`${controlClasses} h-10`} value={value} onChange={(e) => onChange(e.target.value)} aria-describedby={`${id}-hint`}>
         {timeZones(value).map((tz) => (
           <option key={tz} value={tz}>

@@ -3,10 +3,9 @@
 import type { ComponentProps } from 'react';
 import { useFieldControl } from './field';
 import { cn } from './cn';
+import { controlClasses } from './control-classes';
 
-export const controlClasses =
-  'w-full rounded-md border border-line bg-surface px-3 text-sm text-fg placeholder:text-muted ' +
-  'aria-[invalid=true]:border-danger disabled:opacity-60';
+export { controlClasses };
 
 export function Input({ className, ...props }: ComponentProps<'input'>) {
   const field = useFieldControl();

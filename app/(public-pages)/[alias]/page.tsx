@@ -1,11 +1,12 @@
 import type { Metadata } from 'next';
+import { cache } from 'react';
 import Link from 'next/link';
-import { ChevronRight, Clock } from 'lucide-react';
 import { Card } from '@/components/ui/card';
 import { PageHeader } from '@/components/ui/page-header';
 import { minutesList } from '@/components/public/durations';
 import { CredentialForm } from '@/components/public/credential-form';
 import { FreeTextRequest } from '@/components/public/free-text-request';
+import { ChevronRight, Clock } from '@/components/public/icons';
 import { isLimited, loadOr404 } from '@/components/public/load';
 import { Limited, REQUESTER_DESCRIPTION } from '@/components/public/limited';
 import { serverTrpc } from '@/server/trpc/caller';
@@ -15,9 +16,8 @@ export const dynamic = 'force-dynamic';
 
 type Params = { params: Promise<{ alias: string }> };
 
-async function load(alias: string) {
-  return loadOr404(async () => (await serverTrpc()).requester.schedule({ link: alias }));
-}
+/** Once per request: generateMetadata and the page share it (React `cache`). */
+const load = cache(async (alias: string) => loadOr404(async () => (await serverTrpc()).requester.schedule({ link: alias })));
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
   const data = await load((await params).alias);

@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
-import { ArrowLeft, Users } from 'lucide-react';
+import { cache } from 'react';
 import { PageHeader } from '@/components/ui/page-header';
 import { BookingFlow } from '@/components/public/booking-flow';
+import { ArrowLeft, Users } from '@/components/public/icons';
 import { isLimited, loadOr404 } from '@/components/public/load';
 import { Limited, REQUESTER_DESCRIPTION } from '@/components/public/limited';
 import { serverTrpc } from '@/server/trpc/caller';
@@ -12,9 +12,8 @@ export const dynamic = 'force-dynamic';
 
 type Params = { params: Promise<{ alias: string; slug: string }> };
 
-async function load(p: { alias: string; slug: string }) {
-  return loadOr404(async () => (await serverTrpc()).requester.meetingType({ link: p.alias, slug: p.slug }));
-}
+/** Once per request: generateMetadata and the page share it (React `cache`, keyed by the arguments). */
+const load = cache(async (alias: string, slug: string) => loadOr404(async () => (await serverTrpc()).requester.meetingType({ link: alias, slug })));
 
 /** The first page of suggestions for the shortest length, sent with the HTML (the browser formats them in its zone). */
 async function firstTimes(p: { alias: string; slug: string }) {
@@ -26,21 +25,23 @@ async function firstTimes(p: { alias: string; slug: string }) {
 }
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
-  const data = await load(await params);
+  const p = await params;
+  const data = await load(p.alias, p.slug);
   if (isLimited(data)) return { title: 'Book a meeting', description: REQUESTER_DESCRIPTION };
   return { title: data.owner_name ? `${data.title} with ${data.owner_name}` : data.title, description: REQUESTER_DESCRIPTION };
 }
 
 export default async function MeetingTypePage({ params }: Params) {
   const p = await params;
-  const [data, initialTimes] = await Promise.all([load(p), firstTimes(p)]);
+  const [data, initialTimes] = await Promise.all([load(p.alias, p.slug), firstTimes(p)]);
   if (isLimited(data)) return <Limited />;
   return (
     <div className="flex flex-col gap-6">
-      <Link href={`/${p.alias}`} className="flex items-center gap-1 self-start text-sm">
+      {/* A plain link (a full page load), not next/link: its client code is not worth it here (docs/benchmarks.md). */}
+      <a href={`/${p.alias}`} className="flex items-center gap-1 self-start text-sm">
         <ArrowLeft className="size-4" aria-hidden />
         All meetings
-      </Link>
+      </a>
       <PageHeader
         title={data.title}
         description={
