@@ -7,6 +7,7 @@ import { Pencil, Plus, Power, Send, ShieldAlert } from 'lucide-react';
 import { useTRPC } from '@/app/providers';
 import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
+import { WEBHOOK_MANUAL_DISABLE_REASON } from '@/db/schema';
 import type { DeliveryView, WebhookView } from '@/server/domain/webhooks/endpoints';
 import { WebhookCreateBody } from '@/server/schemas/webhooks';
 import { ConfirmButton } from './confirm-button';
@@ -152,7 +153,7 @@ function EndpointCard({ agentId, endpoint: w, deliveries }: { agentId: string; e
     ),
   );
   const rows = (log.data?.deliveries ?? deliveries) as DeliveryRow[];
-  const autoDisabled = w.status === 'disabled' && w.disabled_reason !== 'disabled by the agent';
+  const autoDisabled = w.status === 'disabled' && w.disabled_reason !== WEBHOOK_MANUAL_DISABLE_REASON;
   return (
     <Card data-testid={`webhook-${w.url}`}>
       <CardHeader>

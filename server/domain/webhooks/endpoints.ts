@@ -1,6 +1,6 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { webhookDeliveries, webhookEndpoints, type WebhookDeliveryKind, type WebhookEventKind } from '@/db/schema';
+import { WEBHOOK_MANUAL_DISABLE_REASON, webhookDeliveries, webhookEndpoints, type WebhookDeliveryKind, type WebhookEventKind } from '@/db/schema';
 import type { AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { isUuid, newId, randomToken, SECRET_PREFIX } from '../ids';
@@ -122,7 +122,7 @@ export async function updateWebhook(
   if (patch.events !== undefined) set.events = [...new Set(patch.events)];
   if (patch.description !== undefined) set.description = patch.description;
   if (patch.enabled === true && current.status === 'disabled') Object.assign(set, { status: 'active', consecutiveFailures: 0, disabledAt: null, disabledReason: null });
-  if (patch.enabled === false && current.status === 'active') Object.assign(set, { status: 'disabled', disabledAt: now, disabledReason: 'disabled by the agent' });
+  if (patch.enabled === false && current.status === 'active') Object.assign(set, { status: 'disabled', disabledAt: now, disabledReason: WEBHOOK_MANUAL_DISABLE_REASON });
   const [row] = await db.update(webhookEndpoints).set(set).where(eq(webhookEndpoints.id, current.id)).returning();
   return webhookView(row);
 }
