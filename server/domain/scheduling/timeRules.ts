@@ -5,7 +5,7 @@
 import { parseLocalTime } from './civil';
 import { clipIntervals, mergeIntervals } from './intervals';
 import { DayTable, DAY, MINUTE, localDayBounds, type LocalDay } from './localTime';
-import { expandRRuleBlock } from './rrule';
+import { expandRRuleBlock } from './rruleMemo';
 import type { Claim, HardBlock, Interval, OwnerRules } from './types';
 
 export { localDayBounds };

@@ -345,7 +345,8 @@ describe('RRULE parsing and rule validation', () => {
 
 describe('memoised RRULE expansion', () => {
   it('equals the direct expansion for any rule, zone and window (memo hits and misses alike)', async () => {
-    const { expandRRuleBlock, expandRRuleRange } = await import('@/server/domain/scheduling/rrule');
+    const { expandRRuleRange } = await import('@/server/domain/scheduling/rrule');
+    const { expandRRuleBlock } = await import('@/server/domain/scheduling/rruleMemo');
     const ruleArb = fc.constantFrom(
       'FREQ=DAILY',
       'FREQ=WEEKLY;BYDAY=MO,WE,FR',
