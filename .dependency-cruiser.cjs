@@ -1,6 +1,6 @@
 /**
  * Layer rules (docs/architecture.md "Layers"), checked in CI by
- * tests/unit/layers.test.ts: `app -> server/http | server/trpc -> server/domain -> db`,
+ * tests/unit/architecture/layers.test.ts: `app -> server/http | server/trpc -> server/domain -> db`,
  * no import cycles.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -53,6 +53,13 @@ module.exports = {
       severity: 'error',
       comment: 'Routes and pages sit on top; nothing below imports them.',
       from: { path: '^(server|db)/' },
+      to: { path: '^app/' },
+    },
+    {
+      name: 'components-not-to-app',
+      severity: 'error',
+      comment: 'Components are used by pages; a component never imports a route or page module.',
+      from: { path: '^components/' },
       to: { path: '^app/' },
     },
   ],

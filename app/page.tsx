@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { Origin } from './origin';
-import { Providers } from './providers';
+import { Providers } from '@/components/trpc-provider';
 import { ServiceStatus } from './service-status';
 import './landing.css';
 

@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { useTRPC } from './providers';
+import { useTRPC } from '@/components/trpc-provider';
 
 /** Live service status (database, rate limiter) from the tRPC `system.health` procedure, refreshed every 15 s. */
 export function ServiceStatus() {

@@ -1,6 +1,6 @@
 import { redirect } from 'next/navigation';
 import type { ReactNode } from 'react';
-import { Providers } from '@/app/providers';
+import { Providers } from '@/components/trpc-provider';
 import { DashboardShell } from '@/components/layout/dashboard-shell';
 import { serverTrpc } from '@/server/trpc/caller';
 

@@ -6,7 +6,7 @@ import { useMutation } from '@tanstack/react-query';
 import Link from 'next/link';
 import { KeyRound, Plus, Webhook } from 'lucide-react';
 import { Controller } from 'react-hook-form';
-import { useTRPC } from '@/app/providers';
+import { useTRPC } from '@/components/trpc-provider';
 import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';

@@ -6,7 +6,7 @@ import { useRouter } from 'next/navigation';
 import { useMutation, useQuery, useQueryClient, skipToken } from '@tanstack/react-query';
 import { Check, ExternalLink, Plus, X } from 'lucide-react';
 import { Controller, useWatch } from 'react-hook-form';
-import { useTRPC } from '@/app/providers';
+import { useTRPC } from '@/components/trpc-provider';
 import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input } from '@/components/ui';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';

@@ -5,7 +5,7 @@ import { useRouter } from 'next/navigation';
 import { MailCheck, Send } from 'lucide-react';
 import { useMutation } from '@tanstack/react-query';
 import { z } from 'zod';
-import { useTRPC } from '@/app/providers';
+import { useTRPC } from '@/components/trpc-provider';
 import { Alert, Badge, Button, Card, CardContent, CardHeader, CardTitle, Field, Input } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { OwnerCreateBody } from '@/server/schemas/admin';

@@ -5,7 +5,7 @@ import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
 import { KeyRound } from 'lucide-react';
 import { z } from 'zod';
-import { useTRPC } from '@/app/providers';
+import { useTRPC } from '@/components/trpc-provider';
 import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, Textarea } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { AllocationCreateBody, AudienceCreateBody, IdentityCreateBody } from '@/server/schemas/publicAdmin';

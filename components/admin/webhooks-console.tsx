@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Pencil, Plus, Power, Send, ShieldAlert } from 'lucide-react';
-import { useTRPC } from '@/app/providers';
+import { useTRPC } from '@/components/trpc-provider';
 import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { WEBHOOK_MANUAL_DISABLE_REASON } from '@/db/schema';

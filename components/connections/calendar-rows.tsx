@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
-import { useTRPC } from '@/app/providers';
+import { useTRPC } from '@/components/trpc-provider';
 import { ConfirmButton } from '@/components/admin/confirm-button';
 import { domainErrorOf } from '@/components/admin/server-errors';
 import { Alert, Badge, Button, Card, buttonClasses, type BadgeTone } from '@/components/ui';

@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
-import { useTRPC } from '@/app/providers';
+import { useTRPC } from '@/components/trpc-provider';
 import { showServerError } from '@/components/admin/server-errors';
 import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';

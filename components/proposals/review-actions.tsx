@@ -6,7 +6,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { TRPCClientError } from '@trpc/client';
 import { AlertTriangle, Check, Search, X } from 'lucide-react';
-import { useTRPC } from '@/app/providers';
+import { useTRPC } from '@/components/trpc-provider';
 import type { AppRouter } from '@/server/trpc/router';
 import { ApprovalTimesQuery, DeclineProposalInput } from '@/server/trpc/schemas';
 import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input, RadioCard, RadioGroup, Textarea } from '@/components/ui';

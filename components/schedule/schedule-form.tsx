@@ -5,7 +5,7 @@ import { useFieldArray, useWatch, type Control, type UseFormRegister, type Field
 import { keepPreviousData, skipToken, useMutation, useQuery } from '@tanstack/react-query';
 import { Plus, Trash2 } from 'lucide-react';
 import type { z } from 'zod';
-import { useTRPC } from '@/app/providers';
+import { useTRPC } from '@/components/trpc-provider';
 import { showServerError } from '@/components/admin/server-errors';
 import { Alert, Button, Field, Input } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';

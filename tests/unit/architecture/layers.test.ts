@@ -16,7 +16,7 @@ describe('layers', () => {
     const bin = path.join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
     let out = '';
     try {
-      out = execFileSync(process.execPath, [bin, 'app', 'server', 'db', 'scripts', 'instrumentation.ts', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
+      out = execFileSync(process.execPath, [bin, 'app', 'components', 'server', 'db', 'scripts', 'instrumentation.ts', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string };
       out = `${e.stdout ?? ''}${e.stderr ?? ''}`;
