@@ -121,13 +121,17 @@ async function run(db: Executor, calendar: CalendarRow, timeZone: string, provid
   return { changed: listed.changed.length, removed: listed.removed.length };
 }
 
-/** Create the provider events of this calendar's confirmed future bookings; delete those of bookings no longer confirmed. */
+/**
+ * Create the provider events of this calendar's confirmed future bookings; delete those of bookings no longer confirmed.
+ * The bookings are found through the owner's index (a calendar's bookings are its owner's): claims have no index by
+ * calendar, and every sync runs this, so it must not read other owners' claims (docs/benchmarks.md "Connected calendars").
+ */
 async function writeBack(db: Executor, calendar: CalendarRow, provider: CalendarProvider, now: Date, signal: AbortSignal, net: Net) {
   const pending = await db
     .select({ id: claims.id, startAt: claims.startAt, endAt: claims.endAt, title: claims.title, description: claims.description })
     .from(claims)
     .leftJoin(calendarBookingEvents, and(eq(calendarBookingEvents.claimId, claims.id), eq(calendarBookingEvents.calendarId, calendar.id)))
-    .where(and(eq(claims.calendarId, calendar.id), eq(claims.kind, 'booking'), eq(claims.status, 'confirmed'), gt(claims.endAt, now), isNull(calendarBookingEvents.id)));
+    .where(and(eq(claims.ownerId, calendar.ownerId), eq(claims.calendarId, calendar.id), eq(claims.kind, 'booking'), eq(claims.status, 'confirmed'), gt(claims.endAt, now), isNull(calendarBookingEvents.id)));
   for (const b of pending) {
     const uid = bookingUid(b.id);
     const ref = await net(provider.putBookingEvent({ uid, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', description: b.description, sequence: 0 }, null, signal));
