@@ -31,6 +31,9 @@
  *   --week-path=P      default /dashboard/calendar?week={monday} ({monday}: the seeded week's Monday, YYYY-MM-DD)
  *   --verbose          name each load's LCP element (--verbose-js: list each script and its gzip size)
  *   --no-docs          do not write docs/benchmarks.md
+ *   --server-only      skip the browser loads (server response times only; for profiling, implies --no-docs)
+ *   --serve            seed, sign in, print the pages' URLs and the owner's cookie, and serve until SIGUSR2 (no measurements; tsx itself exits on SIGINT, leaving the server)
+ *   --cpu-prof=DIR     run the server under `node --cpu-prof` and write its profile into DIR (open in Chrome DevTools)
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -50,6 +53,8 @@ const PORT = Number(args.get('port') ?? 3325);
 const INBOX_PATH = args.get('inbox-path') ?? '/dashboard';
 const WEEK_PATH = args.get('week-path') ?? '/dashboard/calendar?week={monday}';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const SERVER_ONLY = args.has('server-only');
+const CPU_PROF = args.get('cpu-prof');
 const TARGETS = { publicJsKb: 120, publicLcpMs: 1500, ownerLcpMs: 2000, p99Ms: 100 };
 
 type PageSpec = { name: string; kind: 'public' | 'owner'; url: string; accept?: string; /** Also time until this selector exists (content rendered in the browser). */ ready?: string };
@@ -164,7 +169,20 @@ async function browserLoad(browser: Browser, spec: PageSpec, login: ((c: Browser
   }
 }
 
-async function serverTimes(spec: PageSpec, cookie: string | null): Promise<ReturnType<typeof stats>> {
+/** CPU time (ms) the server process has used, all threads and its main thread alone (Linux /proc; null elsewhere). */
+function serverCpuMs(pid: number | undefined): { all: number; main: number } | null {
+  try {
+    const ticks = (stat: string) => {
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, USER_HZ 100
+    };
+    return { all: ticks(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')), main: ticks(fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) };
+  } catch {
+    return null;
+  }
+}
+
+async function serverTimes(spec: PageSpec, cookie: string | null, serverPid?: number): Promise<ReturnType<typeof stats>> {
   const headers: Record<string, string> = { accept: spec.accept ?? 'text/html' };
   if (cookie) headers.cookie = cookie;
   const once = async () => {
@@ -176,7 +194,14 @@ async function serverTimes(spec: PageSpec, cookie: string | null): Promise<Retur
   };
   for (let i = 0; i < 5; i++) await once();
   const samples: number[] = [];
+  const t0 = process.hrtime.bigint();
+  const cpu0 = serverCpuMs(serverPid);
   for (let i = 0; i < LOADS; i++) samples.push(await once());
+  const cpu1 = serverCpuMs(serverPid);
+  // On-CPU time per load: unlike the response time, hardly moved by other processes on a shared host.
+  if (cpu0 && cpu1) log(`  ${spec.name}: server CPU ${fmt((cpu1.all - cpu0.all) / LOADS)} ms per load (main thread ${fmt((cpu1.main - cpu0.main) / LOADS)} ms)`);
+  // The measured loads' span on the monotonic clock the CPU profile's timestamps use (µs), to cut the profile per page.
+  if (CPU_PROF) fs.appendFileSync(path.join(path.resolve(CPU_PROF), 'windows.jsonl'), JSON.stringify({ page: spec.name, startUs: Number(t0 / 1000n), endUs: Number(process.hrtime.bigint() / 1000n) }) + '\n');
   return stats(samples);
 }
 
@@ -196,7 +221,9 @@ async function main() {
   const app = prepareApp(ROOT, stage, { reuse: args.has('reuse-build'), inPlace: args.has('in-place'), noBuild: args.has('no-build') });
   const pgliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-pages-db-'));
   const demo = cli(app.dir, path.join(pgliteDir, 'pglite'), ['seed-demo', '--json']);
-  const server = await startServer(app.dir, { PGLITE_DIR: path.join(pgliteDir, 'pglite'), LOG_LEVEL: 'silent' }, [], PORT);
+  if (CPU_PROF) fs.mkdirSync(path.resolve(CPU_PROF), { recursive: true });
+  const nodeArgs = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF)}`] : [];
+  const server = await startServer(app.dir, { PGLITE_DIR: path.join(pgliteDir, 'pglite'), LOG_LEVEL: 'silent' }, nodeArgs, PORT);
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   const results: PageResult[] = [];
   const skipped: string[] = [];
@@ -218,6 +245,12 @@ async function main() {
     const ownerCookie = signedIn ? await cookieHeader(ownerContext) : null;
     const sessionCookies = signedIn ? await ownerContext.cookies() : [];
     await ownerContext.close();
+    if (args.has('serve')) {
+      // Seeded and signed in: keep serving for a profiler or curl until interrupted.
+      process.stdout.write(JSON.stringify({ pages: specs.map((s) => s.url), ownerCookie }, null, 2) + `\nServing; SIGUSR2 to this process (pid ${process.pid}) stops.\n`);
+      await new Promise<void>((resolve) => process.once('SIGUSR2', () => resolve()));
+      return;
+    }
     const withSession = async (c: BrowserContext) => {
       await c.addCookies(sessionCookies);
       return signedIn;
@@ -234,10 +267,11 @@ async function main() {
       }
       log(`  ${spec.name}: browser loads`);
       const loads = [];
-      for (let i = 0; i < LCP_LOADS; i++) loads.push(await browserLoad(browser, spec, auth));
+      for (let i = 0; i < (SERVER_ONLY ? 0 : LCP_LOADS); i++) loads.push(await browserLoad(browser, spec, auth));
       log(`  ${spec.name}: ${LOADS} server loads`);
-      const serverMs = await serverTimes(spec, spec.kind === 'owner' ? ownerCookie : null);
-      results.push({ ...spec, status: loads[0].status, jsGzipKb: loads[0].jsBytes / 1024, jsFiles: loads[0].jsFiles, lcpMs: loads.map((l) => l.lcp), readyMs: loads.map((l) => l.ready), serverMs });
+      const serverMs = await serverTimes(spec, spec.kind === 'owner' ? ownerCookie : null, server.child.pid);
+      log(`  ${spec.name}: server p50 ${fmt(serverMs.p50)} ms, p99 ${fmt(serverMs.p99)} ms`);
+      results.push({ ...spec, status: loads[0]?.status ?? 200, jsGzipKb: (loads[0]?.jsBytes ?? 0) / 1024, jsFiles: loads[0]?.jsFiles ?? 0, lcpMs: loads.map((l) => l.lcp), readyMs: loads.map((l) => l.ready), serverMs });
     }
   } finally {
     await browser.close();
@@ -245,6 +279,7 @@ async function main() {
     fs.rmSync(pgliteDir, { recursive: true, force: true });
   }
 
+  if (args.has('serve')) return;
   const rows = results.map((r) => {
     const lcp = stats(r.lcpMs.filter((v) => !Number.isNaN(v)));
     const lcpTarget = r.kind === 'public' ? TARGETS.publicLcpMs : TARGETS.ownerLcpMs;
@@ -287,7 +322,7 @@ async function main() {
     ...(skipped.length ? [`Not measured: ${skipped.join('; ')}.`, ''] : []),
   ].join('\n');
   process.stdout.write(`\n${section}\n`);
-  if (!args.has('no-docs')) writeMarkedSection(path.join(ROOT, 'docs/benchmarks.md'), 'pages', 'bench/pages.ts', section);
+  if (!args.has('no-docs') && !SERVER_ONLY) writeMarkedSection(path.join(ROOT, 'docs/benchmarks.md'), 'pages', 'bench/pages.ts', section);
 }
 
 main().catch((err) => {

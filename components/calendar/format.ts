@@ -46,6 +46,19 @@ export function minutesIntoDay(iso: string, dayStartIso: string, timeZone: strin
   return wall === 0 && elapsedMs > 0 ? 1440 : wall;
 }
 
+/**
+ * Wall-clock minutes into one owner-local day [dayStart, dayEnd) for instants
+ * (epoch ms), as minutesIntoDay counts them: 0 at or before the start, 1440 at
+ * the end. A day of exactly 24 hours has no offset change, so its wall clock is
+ * the elapsed time (no Intl call per event); a DST day (23 or 25 hours) asks Intl.
+ */
+export function dayClock(dayStartIso: string, dayEndIso: string, timeZone: string): (ms: number) => number {
+  const start = Date.parse(dayStartIso);
+  const end = Date.parse(dayEndIso);
+  if (end - start !== 86_400_000) return (ms) => minutesIntoDay(new Date(ms).toISOString(), dayStartIso, timeZone);
+  return (ms) => (ms <= start ? 0 : ms >= end ? 1440 : Math.floor((ms - start) / 60_000));
+}
+
 export function formatHours(minutes: number): string {
   const h = minutes / 60;
   return Number.isInteger(h) ? `${h} h` : `${h.toFixed(1)} h`;

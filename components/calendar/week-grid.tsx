@@ -1,9 +1,10 @@
-import Link from 'next/link';
-import { AlertTriangle, Lock } from 'lucide-react';
+import { AlertTriangle } from 'lucide-react';
 import type { CandidateOverlay, WeekEvent, WeekView } from '@/server/domain/calendar';
 import { cn } from '@/components/ui/cn';
-import { classColour, formatDay, formatHours, formatRange, minutesIntoDay } from './format';
+import { classColour, dayClock, formatDay, formatHours, formatRange } from './format';
 import { placeInLanes } from './lanes';
+import { SoftLinks } from './soft-links';
+import { DayEvents, type PlacedEvent } from './day-events';
 
 const HOUR_PX = 44;
 const DEFAULT_FIRST = 8 * 60;
@@ -13,12 +14,14 @@ type Props = {
   week: WeekView;
   /** A proposal's candidate times, drawn over the week (numbered as in the list beside it). */
   candidates?: CandidateOverlay[];
-  /** Where a click on a booking goes (its details); none: blocks are not links. */
-  eventHref?: (id: string) => string;
+  /** Where a click on a booking goes (its details): this followed by the booking's id; none: blocks are not links. */
+  eventLinkBase?: string;
   selectedEventId?: string;
 };
 
 type Piece = { top: number; bottom: number };
+const hhmm = (minutes: number) => `${String(Math.floor(minutes / 60) % 24).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+type Timed = { start: string; end: string; s: number; e: number };
 
 /**
  * The week as a time grid, rendered on the server: one column per owner-local
@@ -26,27 +29,44 @@ type Piece = { top: number; bottom: number };
  * meeting class (sacred ones carry a lock), cancelled and preempted ones
  * faded and struck through, a proposal's candidates outlined on top (red when
  * they run into something). Scrolls sideways on a narrow screen.
+ *
+ * Kept lean for a week of hundreds of events (docs/benchmarks.md "Browser
+ * pages: findings"): instants are parsed once, a day's wall clock is
+ * arithmetic unless the day has a DST change, the block's look is one CSS
+ * class (globals.css .week-event), a block is a plain link that
+ * SoftLinks navigates client-side, not a next/link each, and the blocks
+ * travel to the browser as compact rows (DayEvents).
  */
-export function WeekGrid({ week, candidates = [], eventHref, selectedEventId }: Props) {
+export function WeekGrid({ week, candidates = [], eventLinkBase, selectedEventId }: Props) {
   const tz = week.owner.time_zone;
-  const minutes = (iso: string, day: WeekView['days'][number]) => minutesIntoDay(iso, day.start, tz);
-  const clipTo = (s: string, e: string, day: WeekView['days'][number]): Piece | null => {
-    if (Date.parse(e) <= Date.parse(day.start) || Date.parse(s) >= Date.parse(day.end)) return null;
-    const top = Date.parse(s) <= Date.parse(day.start) ? 0 : minutes(s, day);
-    const bottom = Date.parse(e) >= Date.parse(day.end) ? 1440 : minutes(e, day);
-    return bottom > top ? { top, bottom } : null;
-  };
+  const timed = <T extends { start: string; end: string }>(list: T[]): (T & Timed)[] => list.map((x) => ({ ...x, s: Date.parse(x.start), e: Date.parse(x.end) }));
+  const events = timed(week.events);
+  const cands = timed(candidates).map((c, i) => ({ ...c, n: i + 1 }));
+  // Each day's share of every span, in wall-clock minutes of that day, and its "10:00–11:30" label.
+  const days = week.days.map((day) => {
+    const from = Date.parse(day.start);
+    const to = Date.parse(day.end);
+    const clock = dayClock(day.start, day.end, tz);
+    // Inside a 24-hour day the label is the wall clock already placed; else (a DST day, a span crossing midnight) Intl's.
+    const plain = to - from === 86_400_000;
+    const clip = <T extends Timed>(list: T[]): (T & Piece & { label: string })[] =>
+      list.flatMap((x) => {
+        if (x.e <= from || x.s >= to) return [];
+        const top = x.s <= from ? 0 : clock(x.s);
+        const bottom = x.e >= to ? 1440 : clock(x.e);
+        const label = plain && x.s >= from && x.e <= to ? `${hhmm(top)}–${hhmm(bottom)}` : formatRange(x.start, x.end, tz);
+        return bottom > top ? [{ ...x, top, bottom, label }] : [];
+      });
+    return { day, working: clip(timed(day.working)), blocks: clip(timed(day.blocks)), events: clip(events), cands: clip(cands) };
+  });
 
   // Visible hours: the usual day, widened to whatever the week holds.
   let first = DEFAULT_FIRST;
   let last = DEFAULT_LAST;
-  for (const day of week.days) {
-    for (const span of [...day.working, ...week.events, ...candidates]) {
-      const p = clipTo(span.start, span.end, day);
-      if (p) {
-        first = Math.min(first, Math.floor(p.top / 60) * 60);
-        last = Math.max(last, Math.ceil(p.bottom / 60) * 60);
-      }
+  for (const d of days) {
+    for (const p of [...d.working, ...d.events, ...d.cands]) {
+      first = Math.min(first, Math.floor(p.top / 60) * 60);
+      last = Math.max(last, Math.ceil(p.bottom / 60) * 60);
     }
   }
   const height = ((last - first) / 60) * HOUR_PX;
@@ -55,7 +75,7 @@ export function WeekGrid({ week, candidates = [], eventHref, selectedEventId }: 
   const limitMinutes = week.owner.max_daily_meeting_hours != null ? week.owner.max_daily_meeting_hours * 60 : null;
 
   return (
-    <div
+    <SoftLinks
       className="overflow-x-auto rounded-lg border border-line bg-surface"
       role="region"
       aria-label={`Week of ${formatDay(week.days[0].start, tz)}, times in ${tz}`}
@@ -91,127 +111,64 @@ export function WeekGrid({ week, candidates = [], eventHref, selectedEventId }: 
           ))}
         </div>
 
-        {week.days.map((day) => {
-          const events = placeInLanes(
-            week.events.flatMap((e) => {
-              const p = clipTo(e.start, e.end, day);
-              return p ? [{ ...p, event: e }] : [];
-            }),
-          );
-          return (
-            <div key={day.date} className="relative border-l border-line" style={{ height, background: 'var(--off-hours)' }}>
-              {day.working.map((w) => {
-                const p = clipTo(w.start, w.end, day);
-                return p && <div key={w.start} className="absolute inset-x-0 bg-surface" style={{ top: y(p.top), height: y(p.bottom) - y(p.top) }} aria-hidden />;
-              })}
-              {hours.map((h) => (
-                <div key={h} className="absolute inset-x-0 border-t border-line/70" style={{ top: y(h) }} aria-hidden />
-              ))}
-              {day.blocks.map((b) => {
-                const p = clipTo(b.start, b.end, day);
-                return (
-                  p && (
-                    <div
-                      key={b.start}
-                      className="absolute inset-x-0 flex items-start justify-end px-1 text-[10px] text-muted"
-                      style={{ top: y(p.top), height: y(p.bottom) - y(p.top), background: 'var(--blocked)' }}
-                      title={`Blocked ${formatRange(b.start, b.end, tz)}`}
-                    >
-                      <span aria-hidden>Blocked</span>
-                    </div>
-                  )
-                );
-              })}
-              {events.map((pl) => (
-                <EventBlock
-                  key={pl.event.id}
-                  event={pl.event}
-                  tz={tz}
+        {days.map(({ day, working, blocks, events: dayEvents, cands: dayCands }) => (
+          <div key={day.date} className="relative border-l border-line" style={{ height, background: 'var(--off-hours)' }}>
+            {working.map((w) => (
+              <div key={w.start} className="absolute inset-x-0 bg-surface" style={{ top: y(w.top), height: y(w.bottom) - y(w.top) }} aria-hidden />
+            ))}
+            {/* The hour lines: one repeating background (globals.css .week-hour-lines), not a line element per hour. */}
+            <div className="week-hour-lines" style={{ backgroundSize: `100% ${HOUR_PX}px` }} aria-hidden />
+            {blocks.map((b) => (
+              <div
+                key={b.start}
+                className="absolute inset-x-0 flex items-start justify-end px-1 text-[10px] text-muted"
+                style={{ top: y(b.top), height: y(b.bottom) - y(b.top), background: 'var(--blocked)' }}
+                title={`Blocked ${b.label}`}
+              >
+                <span aria-hidden>Blocked</span>
+              </div>
+            ))}
+            <DayEvents events={placeInLanes(dayEvents).map((pl) => placed(pl, y, selectedEventId))} linkBase={eventLinkBase} />
+            {placeInLanes(dayCands).map(({ conflicts, in_hard_block, outside_working_hours, n, top, bottom, lane, lanes }) => {
+              const conflict = conflicts.length > 0 || in_hard_block || outside_working_hours;
+              return (
+                <div
+                  key={`cand-${n}`}
+                  data-testid={`candidate-overlay-${n}`}
+                  data-conflict={conflict ? 'true' : 'false'}
+                  className={cn(
+                    'pointer-events-none absolute z-10 rounded-md border-2 border-dashed text-[11px] font-semibold',
+                    conflict ? 'border-danger bg-danger/10 text-danger' : 'border-accent bg-accent/15 text-accent',
+                  )}
                   style={{
-                    top: y(pl.top),
-                    height: Math.max(18, y(pl.bottom) - y(pl.top) - 1),
-                    left: `calc(${(pl.lane / pl.lanes) * 100}% + 2px)`,
-                    width: `calc(${100 / pl.lanes}% - 4px)`,
+                    top: y(top),
+                    height: Math.max(18, y(bottom) - y(top)),
+                    // The right half of the day: the bookings underneath stay readable on the left.
+                    left: `calc(${45 + (lane / lanes) * 55}% + 1px)`,
+                    width: `calc(${55 / lanes}% - 2px)`,
                   }}
-                  href={eventHref?.(pl.event.id)}
-                  selected={pl.event.id === selectedEventId}
-                />
-              ))}
-              {placeInLanes(
-                candidates.flatMap((c, i) => {
-                  const p = clipTo(c.start, c.end, day);
-                  return p ? [{ ...p, c, n: i + 1 }] : [];
-                }),
-              ).map(({ c, n, top, bottom, lane, lanes }) => {
-                const conflict = c.conflicts.length > 0 || c.in_hard_block || c.outside_working_hours;
-                return (
-                  <div
-                    key={`cand-${n}`}
-                    data-testid={`candidate-overlay-${n}`}
-                    data-conflict={conflict ? 'true' : 'false'}
-                    className={cn(
-                      'pointer-events-none absolute z-10 rounded-md border-2 border-dashed text-[11px] font-semibold',
-                      conflict ? 'border-danger bg-danger/10 text-danger' : 'border-accent bg-accent/15 text-accent',
-                    )}
-                    style={{
-                      top: y(top),
-                      height: Math.max(18, y(bottom) - y(top)),
-                      // The right half of the day: the bookings underneath stay readable on the left.
-                      left: `calc(${45 + (lane / lanes) * 55}% + 1px)`,
-                      width: `calc(${55 / lanes}% - 2px)`,
-                    }}
-                    aria-hidden
-                  >
-                    <span className="m-0.5 inline-flex items-center gap-0.5 rounded-sm bg-surface px-0.5">
-                      {conflict && <AlertTriangle className="size-3" />}
-                      {n}
-                    </span>
-                  </div>
-                );
-              })}
-            </div>
-          );
-        })}
+                  aria-hidden
+                >
+                  <span className="m-0.5 inline-flex items-center gap-0.5 rounded-sm bg-surface px-0.5">
+                    {conflict && <AlertTriangle className="size-3" />}
+                    {n}
+                  </span>
+                </div>
+              );
+            })}
+          </div>
+        ))}
       </div>
-    </div>
+    </SoftLinks>
   );
 }
 
-function EventBlock({ event, tz, style, href, selected }: { event: WeekEvent; tz: string; style: React.CSSProperties; href?: string; selected: boolean }) {
-  const ended = event.status === 'cancelled' || event.status === 'preempted';
-  const title = event.title ?? (event.kind === 'hold' ? 'Hold' : 'Booking');
-  // The visible text is the accessible name; what colour and icons say is added for screen readers.
-  const body = (
-    <>
-      <span className="flex items-center gap-1 font-semibold">
-        {event.sacred && <Lock className="size-3 shrink-0" aria-hidden />}
-        <span className={cn('truncate', ended && 'line-through')}>{title}</span>
-      </span>
-      <span className="block truncate">
-        <span className="sr-only">, </span>
-        {formatRange(event.start, event.end, tz)}
-        {event.meeting_class && ` · ${event.meeting_class}`}
-        {event.kind === 'hold' && ' · hold'}
-        {ended && ` · ${event.status}`}
-        {event.sacred && <span className="sr-only"> · sacred</span>}
-      </span>
-    </>
-  );
-  const className = cn(
-    classColour(event.meeting_class),
-    'absolute overflow-hidden rounded-md border-l-4 px-1.5 py-0.5 text-[11px] leading-tight no-underline',
-    event.kind === 'hold' || ended ? 'border border-dashed' : '',
-    ended ? 'text-muted' : 'text-fg',
-    selected ? 'ring-2 ring-focus' : '',
-  );
-  const styled = { ...style, background: ended ? 'var(--surface-2)' : 'var(--mc-soft)', borderColor: 'var(--mc)', zIndex: ended ? 1 : 2 };
-  return href ? (
-    <Link href={href} scroll={false} className={className} style={styled} data-testid={`event-${event.id}`}>
-      {body}
-    </Link>
-  ) : (
-    <div className={className} style={styled} data-testid={`event-${event.id}`}>
-      {body}
-    </div>
-  );
+/** A block's row for DayEvents: its text, placement and classes (what colour, hold, ended and selected look like is CSS). */
+function placed(pl: WeekEvent & Piece & { label: string; lane: number; lanes: number }, y: (m: number) => number, selectedId?: string): PlacedEvent {
+  const ended = pl.status === 'cancelled' || pl.status === 'preempted';
+  const title = pl.title ?? (pl.kind === 'hold' ? 'Hold' : 'Booking');
+  const detail = `${pl.label}${pl.meeting_class ? ` · ${pl.meeting_class}` : ''}${pl.kind === 'hold' ? ' · hold' : ''}${ended ? ` · ${pl.status}` : ''}`;
+  const classes = cn(classColour(pl.meeting_class), pl.kind === 'hold' && 'hold', ended && 'ended', pl.id === selectedId && 'selected');
+  const px = (v: number) => Math.round(v * 10) / 10; // "7.3", not "7.333333333333333", in each row
+  return [pl.id, title, detail, px(y(pl.top)), px(Math.max(18, y(pl.bottom) - y(pl.top) - 1)), pl.lane, pl.lanes, classes, pl.sacred ? 1 : 0];
 }

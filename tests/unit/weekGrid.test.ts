@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { placeInLanes } from '@/components/calendar/lanes';
-import { classColour, formatRange, minutesIntoDay } from '@/components/calendar/format';
+import { classColour, dayClock, formatRange, minutesIntoDay } from '@/components/calendar/format';
 
 describe('week grid layout', () => {
   it('puts overlapping blocks side by side and lets a later block reuse a freed lane', () => {
@@ -21,6 +21,22 @@ describe('week grid layout', () => {
     expect(minutesIntoDay('2026-03-29T22:00:00.000Z', dayStart, 'Europe/Berlin')).toBe(1440); // next midnight
     expect(minutesIntoDay(dayStart, dayStart, 'Europe/Berlin')).toBe(0);
     expect(formatRange('2026-03-29T08:00:00.000Z', '2026-03-29T09:30:00.000Z', 'Europe/Berlin')).toBe('10:00–11:30');
+  });
+
+  it('a day clock counts as minutesIntoDay does, by arithmetic on a 24-hour day and through Intl on a DST day', () => {
+    const cases: [string, string, string][] = [
+      ['2026-03-28T23:00:00.000Z', '2026-03-29T22:00:00.000Z', 'Europe/Berlin'], // 23 h
+      ['2026-10-24T22:00:00.000Z', '2026-10-25T23:00:00.000Z', 'Europe/Berlin'], // 25 h
+      ['2026-11-30T23:00:00.000Z', '2026-12-01T23:00:00.000Z', 'Europe/Berlin'], // 24 h
+      ['2026-12-01T18:30:00.000Z', '2026-12-02T18:30:00.000Z', 'Asia/Kolkata'], // 24 h, a half-hour offset
+    ];
+    for (const [start, end, tz] of cases) {
+      const clock = dayClock(start, end, tz);
+      for (let ms = Date.parse(start) + 60_000; ms < Date.parse(end); ms += 37 * 60_000) {
+        expect(clock(ms)).toBe(minutesIntoDay(new Date(ms).toISOString(), start, tz));
+      }
+      expect(clock(Date.parse(start))).toBe(0);
+    }
   });
 
   it('gives a class the same colour every time', () => {

@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, lt, or } from 'drizzle-orm';
+import { and, eq, gt, inArray, lt, or, sql } from 'drizzle-orm';
 import { Temporal } from 'temporal-polyfill';
 import type { Executor } from '@/db/client';
 import { agents, claims, meetingClasses, owners } from '@/db/schema';
@@ -92,10 +92,31 @@ export function weekStartFor(timeZone: string, weekOf: string | Date | undefined
   return { start: mondayOf(day), today };
 }
 
-/** Bookings and unexpired active holds of the owner overlapping [from, to), with class and agent names. */
+/**
+ * Bookings and unexpired active holds of the owner overlapping [from, to), with class and agent
+ * names: only the columns the week shows or counts (a week can hold hundreds; the attendees
+ * are counted in the database, not read), docs/benchmarks.md "Browser pages: findings".
+ */
 async function claimsBetween(db: Executor, ownerId: string, from: Date, to: Date, now: Date) {
   return db
-    .select({ c: claims, className: meetingClasses.name, priority: meetingClasses.priority, sacredAge: meetingClasses.sacredMeetingAgeHours, agentName: agents.name })
+    .select({
+      c: {
+        id: claims.id,
+        kind: claims.kind,
+        status: claims.status,
+        startAt: claims.startAt,
+        endAt: claims.endAt,
+        title: claims.title,
+        source: claims.source,
+        createdAt: claims.createdAt,
+        externalAccepted: claims.externalAccepted,
+        holdScope: claims.holdScope,
+        durationMinutes: claims.durationMinutes,
+        coverage: claims.coverage,
+        partOfHoldId: claims.partOfHoldId,
+        attendeeCount: sql<number>`jsonb_array_length(${claims.attendees})`.mapWith(Number),
+      },
+      className: meetingClasses.name, priority: meetingClasses.priority, sacredAge: meetingClasses.sacredMeetingAgeHours, agentName: agents.name })
     .from(claims)
     .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
     .leftJoin(agents, eq(agents.id, claims.agentId))
@@ -141,7 +162,7 @@ export async function ownerWeek(db: Executor, reviewer: Reviewer, weekOf: string
       c.kind === 'booking' && c.status === 'confirmed' && isSacred({ createdAt: c.createdAt.getTime(), externalAccepted: c.externalAccepted, source: c.source }, sacredAge, nowMs),
     source: c.source,
     agent: agentName,
-    attendees: c.attendees.length,
+    attendees: c.attendeeCount,
   }));
   // The daily limit counts active claims only, as arbitration does (a window hold counts its duration).
   const counted: Claim[] = rows

@@ -61,6 +61,9 @@ const perToken = perIp.input(z.strictObject({ token: Token })).use(async ({ ctx,
   return next();
 });
 
+/** The booking page shows times on the requester's own clock: it takes the instants only. */
+const instants = (r: { suggested_times: { start: string; end: string }[] }) => r.suggested_times.map(({ start, end }) => ({ start, end }));
+
 /** Run `fn` with the saved credential; if it is rejected (not_found) but works anonymously, say so. */
 async function withCredential<T>(ctx: TrpcContext, fn: (bearer: string | null) => Promise<T>): Promise<T & { credential_rejected: boolean }> {
   const bearer = credentialFromCookies(ctx.headers);
@@ -81,12 +84,21 @@ export const requesterRouter = router({
       return withCredential(ctx, async (bearer) => ({ ...(await publicSchedule(db, input.link, bearer)), has_credential: bearer !== null }));
     }),
 
-  /** A meeting type's page: title, durations and how many people may come. */
+  /**
+   * A meeting type's page: title, durations and how many people may come; with
+   * `suggested_times: true` also the first page of suggestions for the shortest
+   * length (as `suggestedTimes` without arguments), so the page makes one call,
+   * one link and type look-up and one rate-limit count (docs/benchmarks.md "Browser pages: findings").
+   */
   meetingType: perIp
-    .input(z.strictObject({ link: Link, slug: Slug }))
+    .input(z.strictObject({ link: Link, slug: Slug, suggested_times: z.boolean().optional() }))
     .query(async ({ ctx, input }) => {
       const db = ctx.db;
-      return withCredential(ctx, async (bearer) => meetingTypePage(await loadPublicType(db, input.link, input.slug, bearer)));
+      const now = ctx.now();
+      return withCredential(ctx, async (bearer) => {
+        const type = await loadPublicType(db, input.link, input.slug, bearer);
+        return { ...meetingTypePage(type), ...(input.suggested_times ? { suggested_times: instants(await suggestedTimes(db, type, {}, now)) } : {}) };
+      });
     }),
 
   /** Up to 50 free times (UTC); the page shows them in the requester's zone. */
@@ -103,7 +115,6 @@ export const requesterRouter = router({
     .query(async ({ ctx, input }) => {
       const db = ctx.db;
       const now = ctx.now();
-      // The booking page shows times on the requester's own clock: it takes the instants only.
       return withCredential(ctx, async (bearer) => {
         const r = await suggestedTimes(
           db,
@@ -111,7 +122,7 @@ export const requesterRouter = router({
           { durationMinutes: input.duration_minutes, from: input.from ? new Date(input.from) : undefined, to: input.to ? new Date(input.to) : undefined },
           now,
         );
-        return { suggested_times: r.suggested_times.map(({ start, end }) => ({ start, end })) };
+        return { suggested_times: instants(r) };
       });
     }),
 

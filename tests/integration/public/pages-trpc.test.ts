@@ -60,7 +60,7 @@ function browser(opts: { ip?: string; cookie?: string } = {}) {
   return {
     resHeaders,
     schedule: (link: string) => record('schedule', r.schedule({ link })),
-    meetingType: (link: string, slug: string) => record('meetingType', r.meetingType({ link, slug })),
+    meetingType: (link: string, slug: string, withTimes?: boolean) => record('meetingType', r.meetingType({ link, slug, ...(withTimes ? { suggested_times: true } : {}) })),
     suggestedTimes: (input: Parameters<typeof r.suggestedTimes>[0]) => record('suggestedTimes', r.suggestedTimes(input)),
     submit: (input: Parameters<typeof r.submit>[0]) => record('submit', r.submit(input)),
     status: (token: string) => record('status', r.status({ token })),
@@ -130,6 +130,9 @@ describe('public page procedures', () => {
       credential_rejected: false,
     });
     expect(await browser().meetingType(s.alias, 'secret')).toMatchObject({ slug: 'secret' });
+    // The page's one call: the type and the first page of suggestions, as suggestedTimes answers them.
+    const withTimes = await browser().meetingType(s.alias, 'intro', true);
+    expect(withTimes.suggested_times).toEqual((await browser().suggestedTimes({ link: s.alias, slug: 'intro' })).suggested_times);
     await expect(browser().meetingType(s.alias, 'nope')).rejects.toMatchObject(cause('not_found'));
     await expect(browser().meetingType(`x${s.alias}`, 'intro')).rejects.toMatchObject(cause('not_found'));
   });

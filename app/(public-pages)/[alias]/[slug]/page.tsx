@@ -12,17 +12,12 @@ export const dynamic = 'force-dynamic';
 
 type Params = { params: Promise<{ alias: string; slug: string }> };
 
-/** Once per request: generateMetadata and the page share it (React `cache`, keyed by the arguments). */
-const load = cache(async (alias: string, slug: string) => loadOr404(async () => (await serverTrpc()).requester.meetingType({ link: alias, slug })));
-
-/** The first page of suggestions for the shortest length, sent with the HTML (the browser formats them in its zone). */
-async function firstTimes(p: { alias: string; slug: string }) {
-  try {
-    return (await (await serverTrpc()).requester.suggestedTimes({ link: p.alias, slug: p.slug })).suggested_times;
-  } catch {
-    return undefined; // the browser asks again (and shows what went wrong)
-  }
-}
+/**
+ * Once per request: generateMetadata and the page share it (React `cache`, keyed by the
+ * arguments). One call: the type and the first page of suggestions for the shortest length,
+ * sent with the HTML (the browser formats them in its zone).
+ */
+const load = cache(async (alias: string, slug: string) => loadOr404(async () => (await serverTrpc()).requester.meetingType({ link: alias, slug, suggested_times: true })));
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
   const p = await params;
@@ -33,7 +28,7 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 
 export default async function MeetingTypePage({ params }: Params) {
   const p = await params;
-  const [data, initialTimes] = await Promise.all([load(p.alias, p.slug), firstTimes(p)]);
+  const data = await load(p.alias, p.slug);
   if (isLimited(data)) return <Limited />;
   return (
     <div className="flex flex-col gap-6">
@@ -58,7 +53,7 @@ export default async function MeetingTypePage({ params }: Params) {
         Pick a length and a time below, then tell {data.owner_name ?? 'the calendar owner'} who you are. You confirm your email address, and{' '}
         {data.owner_name ?? 'the owner'} then accepts or declines your request.
       </p>
-      <BookingFlow link={p.alias} slug={data.slug} title={data.title} durations={data.duration_minutes} attendeeLimit={data.attendee_limit} ownerName={data.owner_name} initialTimes={initialTimes} />
+      <BookingFlow link={p.alias} slug={data.slug} title={data.title} durations={data.duration_minutes} attendeeLimit={data.attendee_limit} ownerName={data.owner_name} initialTimes={data.suggested_times} />
     </div>
   );
 }

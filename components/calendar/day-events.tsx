@@ -1,0 +1,49 @@
+'use client';
+
+import { Lock } from 'lucide-react';
+
+/**
+ * One placed booking or hold of a day column, as the server computed it (layout only):
+ * [id, title, detail, top px, height px, lane, lanes, classes (colour, hold, ended, selected), sacred].
+ */
+export type PlacedEvent = [id: string, title: string, detail: string, top: number, height: number, lane: number, lanes: number, classes: string, sacred: 0 | 1];
+
+/**
+ * A day column's bookings and holds, drawn from compact rows. A client
+ * component only for the size of the page: a server component's blocks travel
+ * twice, as HTML and again as the React tree in the page's flight data, and a
+ * week can hold hundreds; as rows the second copy is about a fifth of the tree
+ * (docs/benchmarks.md "Browser pages: findings"). The HTML is rendered on the
+ * server all the same. Links (`linkBase` + id) are plain links that the
+ * surrounding SoftLinks navigates client-side; the look is globals.css .week-event.
+ */
+export function DayEvents({ events, linkBase }: { events: PlacedEvent[]; linkBase?: string }) {
+  return events.map(([id, title, detail, top, height, lane, lanes, classes, sacred]) => {
+    // The visible text is the accessible name; what colour and icons say is added for screen readers.
+    const body = (
+      <>
+        <span>
+          {sacred ? <Lock className="size-3 shrink-0" aria-hidden /> : null}
+          {title}
+        </span>
+        <span>
+          <span className="sr-only">, </span>
+          {detail}
+          {sacred ? <span className="sr-only"> · sacred</span> : null}
+        </span>
+      </>
+    );
+    // One lane (the usual case): the column's full width (the CSS default); side by side: a share of it.
+    const style = lanes > 1 ? { top, height, left: `calc(${(lane / lanes) * 100}% + 2px)`, width: `calc(${100 / lanes}% - 4px)` } : { top, height };
+    const className = `week-event ${classes}`;
+    return linkBase !== undefined ? (
+      <a key={id} href={linkBase + id} className={className} style={style}>
+        {body}
+      </a>
+    ) : (
+      <div key={id} className={className} style={style}>
+        {body}
+      </div>
+    );
+  });
+}
