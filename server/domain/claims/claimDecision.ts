@@ -7,6 +7,7 @@ import { claims } from '@/db/schema';
 import { hasPermission, normalizeEmail, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
+import type { CalendarGate } from '../calendars/mirror';
 import { recordWebhookEvent } from '../webhooks/outbox';
 import { arbitrate, localSpan, nextAvailable, VERDICT_CLAIMS_MARGIN_MS, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
 import { writeAudit, type AuditAction, type AuditEntry } from './audit';
@@ -94,12 +95,18 @@ export type Answer<T> = { ok: true; value: T } | { ok: false; error: DomainError
  */
 export type ClaimOperation<T> = {
   queueKey: string;
-  run(tx: Tx): Promise<Answer<T>>;
+  /** `gate`: the calendar gate checked in the claim's own reads (CalendarGateNeeded; only where `gatesCalendars`). */
+  run(tx: Tx, gate?: CalendarGate): Promise<Answer<T>>;
   /**
    * A refusal settled by a plain read before the queue and the owner lock
    * (earlyRefusal.ts), or null: run it first (refuseEarly), then the transaction.
    */
-  refuseWithoutLock?(db: Db): Promise<DomainError | null>;
+  refuseWithoutLock?(db: Db, gate?: CalendarGate): Promise<DomainError | null>;
+  /**
+   * The claim checks the calendar gate of the owner it names in its own reads when given one
+   * (server/http/idempotency.ts runClaimWithAnswer); otherwise the wrapper runs the gate first.
+   */
+  gatesCalendars?: boolean;
 };
 
 /**
@@ -107,10 +114,19 @@ export type ClaimOperation<T> = {
  * another decision on the same key is queued or running in this process (a race): an
  * uncontended claim goes straight to its transaction, without the extra read.
  */
-export async function refuseEarly(db: Db, operation: ClaimOperation<unknown>): Promise<void> {
+export async function refuseEarly(db: Db, operation: ClaimOperation<unknown>, gate?: CalendarGate): Promise<void> {
   if (!operation.refuseWithoutLock || !queues.has(operation.queueKey)) return;
-  const refusal = await operation.refuseWithoutLock(db);
+  const refusal = await operation.refuseWithoutLock(db, gate);
   if (refusal) throw refusal;
+  // The decision running now may be taking this very slot (the read above came before its
+  // COMMIT): wait for it in memory, outside the queue, and read once more. Losers of a race
+  // that arrived before the winner committed are then refused together by one shared read,
+  // not one by one under the lock (docs/architecture.md, "Refusals without the lock").
+  const head = running.get(operation.queueKey);
+  if (!head) return;
+  await head;
+  const second = await operation.refuseWithoutLock(db, gate);
+  if (second) throw second;
 }
 
 /** Run a claim operation in a transaction of its own: its value, or its rejection thrown after commit. */
@@ -127,10 +143,10 @@ export async function runClaimOperation<T>(db: Db, operation: ClaimOperation<T>)
  * (VERDICT_CLAIMS_MARGIN_MS); a rejection loads the wider range its alternatives need
  * (runClaim).
  */
-export function loadAround(tx: Executor, owner: OwnerRef, start: Date, end: Date, now: Date, margin = VERDICT_CLAIMS_MARGIN_MS): Promise<LoadedClaim[]> {
+export function loadAround(tx: Executor, owner: OwnerRef, start: Date, end: Date, now: Date, margin = VERDICT_CLAIMS_MARGIN_MS, gate?: CalendarGate): Promise<LoadedClaim[]> {
   return Promise.all([
     expireDueHolds(tx, owner, now),
-    loadClaims(tx, owner, new Date(start.getTime() - margin), new Date(end.getTime() + margin), now),
+    loadClaims(tx, owner, new Date(start.getTime() - margin), new Date(end.getTime() + margin), now, gate),
   ]).then(([, around]) => around);
 }
 
@@ -138,7 +154,8 @@ export function loadAround(tx: Executor, owner: OwnerRef, start: Date, end: Date
  * A claim on an owner named by email (direct booking, candidate hold): the
  * locked owner with its calendar and meeting class, and the claims around
  * [start, end) with due holds expired, sent as one pipeline. The owner lock
- * is taken first, so the rest reads under it. Errors are loadTarget's.
+ * is taken first, so the rest reads under it. Errors are loadTarget's (and, with
+ * `gate`, CalendarGateNeeded).
  */
 export async function loadClaimTarget(
   tx: Executor,
@@ -147,9 +164,10 @@ export async function loadClaimTarget(
   start: Date,
   end: Date,
   now: Date,
+  gate?: CalendarGate,
 ): Promise<{ target: SchedulingTarget; around: LoadedClaim[] }> {
   const owner = { customerId, email: normalizeEmail(input.ownerEmail) };
-  const [target, around] = await Promise.all([loadTarget(tx, customerId, input, true), loadAround(tx, owner, start, end, now)]);
+  const [target, around] = await Promise.all([loadTarget(tx, customerId, input, true), loadAround(tx, owner, start, end, now, VERDICT_CLAIMS_MARGIN_MS, gate)]);
   return { target, around };
 }
 
@@ -284,6 +302,8 @@ export async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>,
 }
 
 const queues = new Map<string, Promise<void>>();
+/** Per key, the decision running now: settles when it has finished (committed or rolled back). */
+const running = new Map<string, Promise<void>>();
 
 /** The queue key of claims on one owner named by email. */
 export function ownerQueueKey(customerId: string, ownerEmail: string): string {
@@ -304,9 +324,11 @@ export async function inQueue<T>(key: string, fn: () => Promise<T>): Promise<T> 
   queues.set(key, mine);
   try {
     await previous;
+    running.set(key, mine);
     return await fn();
   } finally {
     done?.();
+    if (running.get(key) === mine) running.delete(key);
     if (queues.get(key) === mine) queues.delete(key);
   }
 }

@@ -7,7 +7,8 @@ import type { Db } from '@/db/client';
 import { getDb } from '@/server/db';
 import { preparedStatements } from '@/db/drivers/preparedStatements';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
-import { bookingClaim } from '@/server/domain/claims/bookingService';
+import { bookingClaim, confirmClaim } from '@/server/domain/claims/bookingService';
+import { holdClaim } from '@/server/domain/claims/holdService';
 import { beginIdempotent, requestFingerprint, runClaimWithAnswer } from '@/server/http/idempotency';
 import { driver, newCustomer } from '../../helpers/app';
 import { nextWeekday, setupOwner } from '../scheduling/fixtures';
@@ -75,11 +76,35 @@ describe('round trips', () => {
         db,
         bookingClaim(actor, { ownerEmail, meetingClass: 'external', start: new Date(body.start), end: new Date(body.end) }, now, `rt-${hhmm}`),
         { recordId: begun.recordId, status: 201, redact: [] },
+        // The REST wrapper's calendar gate, checked in the claim's own reads: no round trip of its own.
+        { owner: { customerId: admin.customerId, email: ownerEmail }, now },
       );
       expect(value.status).toBe('confirmed');
       return { keyTrips, claimTrips: trips() };
     };
     await book('09:00', '09:30'); // prepares every statement on the connection (a first use costs a round trip more)
     expect(await book('10:00', '10:30')).toEqual({ keyTrips: 1, claimTrips: 2 });
+  });
+
+  it('a confirm: two for its transaction (the locks and the claims around in one pipeline; the writes and COMMIT)', async () => {
+    const url = process.env.DATABASE_URL;
+    if ((await driver()) !== 'postgres' || !url || !new URL(url).hostname) return;
+    const admin = await newCustomer();
+    const ownerEmail = await setupOwner(admin);
+    const actor = await authenticateApiKey(await getDb(), admin.key, new Date());
+    const day = nextWeekday('thu', 'UTC');
+    const { db, trips, reset } = await countingDb(url);
+
+    const holdThenConfirm = async (hhmm: string, endHhmm: string) => {
+      const now = new Date();
+      const slot = { start: new Date(day.at(hhmm)), end: new Date(day.at(endHhmm)) };
+      const { value: hold } = await runClaimWithAnswer(db, holdClaim(actor, { ownerEmail, meetingClass: 'external', scope: 'candidate', candidate: slot }, now, `h-${hhmm}`), null);
+      reset();
+      const { value } = await runClaimWithAnswer(db, confirmClaim(actor, hold.hold_id, slot, now, `c-${hhmm}`), null);
+      expect(value.status).toBe('confirmed');
+      return trips();
+    };
+    await holdThenConfirm('09:00', '09:30'); // prepares every statement on the connection
+    expect(await holdThenConfirm('10:00', '10:30')).toBe(2);
   });
 });
