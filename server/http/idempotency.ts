@@ -147,6 +147,7 @@ async function claimWithAnswer<T>(
       return a;
     },
     operation.queueKey,
+    operation.slot,
   );
   if (!answer.ok) throw answer.error;
   return { value: answer.value, text };

@@ -61,6 +61,7 @@ export function bookingClaim(actor: AgentActor, input: BookingInput, now: Date, 
     queueKey: ownerQueueKey(actor.customerId, input.ownerEmail),
     refuseWithoutLock: (db, gate) => refuseWithoutLock(db, { action: 'booking.create', kind: 'booking', actor, input, start: input.start, end: input.end, now, idempotencyKey }, gate),
     gatesCalendars: true,
+    slot: `${input.start.getTime()}|${input.end.getTime()}`,
     run: async (tx, gate) => {
       // One pipeline: the owner lock comes first on the connection.
       const [{ target, around }, made] = await Promise.all([

@@ -107,6 +107,8 @@ export type ClaimOperation<T> = {
    * (server/http/idempotency.ts runClaimWithAnswer); otherwise the wrapper runs the gate first.
    */
   gatesCalendars?: boolean;
+  /** The slot it claims (start and end), when one: losers of the same slot wait for a running decision on it (refuseEarly). */
+  slot?: string;
 };
 
 /**
@@ -121,10 +123,11 @@ export async function refuseEarly(db: Db, operation: ClaimOperation<unknown>, ga
   // The decision running now may be taking this very slot (the read above came before its
   // COMMIT): wait for it in memory, outside the queue, and read once more. Losers of a race
   // that arrived before the winner committed are then refused together by one shared read,
-  // not one by one under the lock (docs/architecture.md, "Refusals without the lock").
+  // not one by one under the lock (docs/architecture.md, "Refusals without the lock"). A
+  // request for another slot of the owner goes straight to the queue.
   const head = running.get(operation.queueKey);
-  if (!head) return;
-  await head;
+  if (!head || !operation.slot || head.slot !== operation.slot) return;
+  await head.done;
   const second = await operation.refuseWithoutLock(db, gate);
   if (second) throw second;
 }
@@ -132,7 +135,7 @@ export async function refuseEarly(db: Db, operation: ClaimOperation<unknown>, ga
 /** Run a claim operation in a transaction of its own: its value, or its rejection thrown after commit. */
 export async function runClaimOperation<T>(db: Db, operation: ClaimOperation<T>): Promise<T> {
   await refuseEarly(db, operation);
-  const answer = await runClaimTransaction(db, (tx) => operation.run(tx), operation.queueKey);
+  const answer = await runClaimTransaction(db, (tx) => operation.run(tx), operation.queueKey, operation.slot);
   if (!answer.ok) throw answer.error;
   return answer.value;
 }
@@ -285,7 +288,7 @@ async function preempt(tx: Tx, preempted: LoadedClaim[], claim: NewClaim, target
  * not take it; then the whole decision runs once more to answer the true
  * reason, and a second collision is answered as NO_CAPACITY, never a 500.
  */
-export async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueKey?: string): Promise<T> {
+export async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueKey?: string, slot?: string): Promise<T> {
   const run = async () => {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -298,12 +301,12 @@ export async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>,
       }
     }
   };
-  return queueKey ? inQueue(queueKey, run) : run();
+  return queueKey ? inQueue(queueKey, run, slot) : run();
 }
 
 const queues = new Map<string, Promise<void>>();
-/** Per key, the decision running now: settles when it has finished (committed or rolled back). */
-const running = new Map<string, Promise<void>>();
+/** Per key, the decision running now and its slot: `done` settles when it has finished (committed or rolled back). */
+const running = new Map<string, { done: Promise<void>; slot?: string }>();
 
 /** The queue key of claims on one owner named by email. */
 export function ownerQueueKey(customerId: string, ownerEmail: string): string {
@@ -317,18 +320,19 @@ export function ownerQueueKey(customerId: string, ownerEmail: string): string {
  * (which would stall other owners and the health check): waiters wait here,
  * in memory, and at most one per key and instance waits in the database.
  */
-export async function inQueue<T>(key: string, fn: () => Promise<T>): Promise<T> {
+export async function inQueue<T>(key: string, fn: () => Promise<T>, slot?: string): Promise<T> {
   const previous = queues.get(key) ?? Promise.resolve();
   let done!: () => void;
   const mine = previous.then(() => new Promise<void>((resolve) => (done = resolve)));
+  const head = { done: mine, slot };
   queues.set(key, mine);
   try {
     await previous;
-    running.set(key, mine);
+    running.set(key, head);
     return await fn();
   } finally {
     done?.();
-    if (running.get(key) === mine) running.delete(key);
+    if (running.get(key) === head) running.delete(key);
     if (queues.get(key) === mine) queues.delete(key);
   }
 }

@@ -55,6 +55,7 @@ export function holdClaim(actor: AgentActor, input: HoldInput, now: Date, idempo
     refuseWithoutLock: candidate && ((db, gate) => refuseWithoutLock(db, { action: 'hold.create', kind: 'hold', actor, input, start: candidate.start, end: candidate.end, now, idempotencyKey }, gate)),
     // A candidate hold checks the calendar gate in its pipeline; a window hold's gate runs first.
     gatesCalendars: !!candidate,
+    slot: candidate && `${candidate.start.getTime()}|${candidate.end.getTime()}`,
     run: (tx, gate) => holdInTransaction(tx, actor, input, now, idempotencyKey, candidate ? gate : undefined),
   };
 }

@@ -337,7 +337,7 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
       { start: T(10).getTime(), end: T(11).getTime() },
       { start: T(11).getTime(), end: T(13).getTime() },
     ]);
-    const held = { id: newId(), customerId: admin.customerId, ownerId: o.id, kind: 'hold' as const, status: 'active' as const, startAt: T(30), endAt: T(30, 30), holdScope: 'candidate', expiresAt: T(31), createdAt: T(0), updatedAt: T(0) };
+    const held = { id: newId(), customerId: admin.customerId, ownerId: o.id, kind: 'hold' as const, status: 'active' as const, startAt: T(30), endAt: T(30, 30), holdScope: 'candidate' as const, expiresAt: T(31), createdAt: T(0), updatedAt: T(0) };
     await insertClaim(db, held);
     for (const ref of [o.id, { customerId: admin.customerId, email: o.email }, { customerId: admin.customerId, holdId: held.id }]) {
       const facts = await providerBusyFacts(db, ref, from, to);

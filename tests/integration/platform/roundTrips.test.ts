@@ -20,9 +20,9 @@ import { nextWeekday, setupOwner } from '../scheduling/fixtures';
  * the stored answer and COMMIT in another). With the API-key look-up, four. Counted on the
  * connection's socket: a round trip is a write after the server last answered.
  */
-let close: (() => Promise<void>) | null = null;
+const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {
-  await close?.();
+  for (const close of closers) await close();
 });
 
 async function countingDb(url: string): Promise<{ db: Db; trips: () => number; reset: () => void }> {
@@ -49,20 +49,27 @@ async function countingDb(url: string): Promise<{ db: Db; trips: () => number; r
     },
   };
   const sql = postgres(url, options as postgres.Options<Record<string, postgres.PostgresType>>);
-  close = () => sql.end({ timeout: 5 });
+  closers.push(() => sql.end({ timeout: 5 }));
   // As db/drivers/postgres.ts opens it.
   return { db: drizzle(preparedStatements(sql)) as unknown as Db, trips: () => trips, reset: () => (trips = 0) };
 }
 
+/** A fresh customer, owner and agent, and a counting connection; null on PGlite (no round trips; the counter needs TCP). */
+async function counted() {
+  const url = process.env.DATABASE_URL;
+  if ((await driver()) !== 'postgres' || !url || !new URL(url).hostname) return null;
+  const admin = await newCustomer();
+  const ownerEmail = await setupOwner(admin);
+  const actor = await authenticateApiKey(await getDb(), admin.key, new Date());
+  return { admin, ownerEmail, actor, ...(await countingDb(url)) };
+}
+
 describe('round trips', () => {
   it('a keyed booking: one for the key, two for its transaction', async () => {
-    const url = process.env.DATABASE_URL;
-    if ((await driver()) !== 'postgres' || !url || !new URL(url).hostname) return; // PGlite has no round trips; the counter needs TCP
-    const admin = await newCustomer();
-    const ownerEmail = await setupOwner(admin);
-    const actor = await authenticateApiKey(await getDb(), admin.key, new Date());
+    const c = await counted();
+    if (!c) return;
+    const { admin, ownerEmail, actor, db, trips, reset } = c;
     const day = nextWeekday('wed', 'UTC');
-    const { db, trips, reset } = await countingDb(url);
 
     const book = async (hhmm: string, endHhmm: string) => {
       const now = new Date();
@@ -87,13 +94,10 @@ describe('round trips', () => {
   });
 
   it('a confirm: two for its transaction (the locks and the claims around in one pipeline; the writes and COMMIT)', async () => {
-    const url = process.env.DATABASE_URL;
-    if ((await driver()) !== 'postgres' || !url || !new URL(url).hostname) return;
-    const admin = await newCustomer();
-    const ownerEmail = await setupOwner(admin);
-    const actor = await authenticateApiKey(await getDb(), admin.key, new Date());
+    const c = await counted();
+    if (!c) return;
+    const { ownerEmail, actor, db, trips, reset } = c;
     const day = nextWeekday('thu', 'UTC');
-    const { db, trips, reset } = await countingDb(url);
 
     const holdThenConfirm = async (hhmm: string, endHhmm: string) => {
       const now = new Date();
