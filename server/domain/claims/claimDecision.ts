@@ -113,11 +113,14 @@ export type ClaimOperation<T> = {
 
 /**
  * Throw the refusal an operation can answer without the owner lock, if any. Only while
- * another decision on the same key is queued or running in this process (a race): an
- * uncontended claim goes straight to its transaction, without the extra read.
+ * another decision on the same key and slot is queued or running in this process (a race
+ * for the slot): an uncontended claim, or one for another slot of a busy owner, goes
+ * straight to its transaction, without the extra read.
  */
 export async function refuseEarly(db: Db, operation: ClaimOperation<unknown>, gate?: CalendarGate): Promise<void> {
-  if (!operation.refuseWithoutLock || !queues.has(operation.queueKey)) return;
+  const { queueKey, slot } = operation;
+  // A race for this very slot only: a claim for another slot of a busy owner would pay a read the lock settles anyway.
+  if (!operation.refuseWithoutLock || !slot || !queuedSlots.get(queueKey)?.has(slot)) return;
   const refusal = await operation.refuseWithoutLock(db, gate);
   if (refusal) throw refusal;
   // The decision running now may be taking this very slot (the read above came before its
@@ -125,8 +128,8 @@ export async function refuseEarly(db: Db, operation: ClaimOperation<unknown>, ga
   // that arrived before the winner committed are then refused together by one shared read,
   // not one by one under the lock (docs/architecture.md, "Refusals without the lock"). A
   // request for another slot of the owner goes straight to the queue.
-  const head = running.get(operation.queueKey);
-  if (!head || !operation.slot || head.slot !== operation.slot) return;
+  const head = running.get(queueKey);
+  if (!head || head.slot !== slot) return;
   await head.done;
   const second = await operation.refuseWithoutLock(db, gate);
   if (second) throw second;
@@ -305,6 +308,8 @@ export async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>,
 }
 
 const queues = new Map<string, Promise<void>>();
+/** Per key, the slots of the decisions queued or running (and how many of each). */
+const queuedSlots = new Map<string, Map<string, number>>();
 /** Per key, the decision running now and its slot: `done` settles when it has finished (committed or rolled back). */
 const running = new Map<string, { done: Promise<void>; slot?: string }>();
 
@@ -326,6 +331,11 @@ export async function inQueue<T>(key: string, fn: () => Promise<T>, slot?: strin
   const mine = previous.then(() => new Promise<void>((resolve) => (done = resolve)));
   const head = { done: mine, slot };
   queues.set(key, mine);
+  if (slot) {
+    const slots = queuedSlots.get(key) ?? new Map<string, number>();
+    slots.set(slot, (slots.get(slot) ?? 0) + 1);
+    queuedSlots.set(key, slots);
+  }
   try {
     await previous;
     running.set(key, head);
@@ -333,6 +343,13 @@ export async function inQueue<T>(key: string, fn: () => Promise<T>, slot?: strin
   } finally {
     done?.();
     if (running.get(key) === head) running.delete(key);
+    const slots = slot ? queuedSlots.get(key) : undefined;
+    if (slots) {
+      const n = (slots.get(slot!) ?? 1) - 1;
+      if (n > 0) slots.set(slot!, n);
+      else slots.delete(slot!);
+      if (!slots.size) queuedSlots.delete(key);
+    }
     if (queues.get(key) === mine) queues.delete(key);
   }
 }
