@@ -67,7 +67,8 @@ function pgbenchScript(withKey: boolean): string {
     pgbenchStatement(AROUND_BY_EMAIL, [':cust', `to_timestamp(:s - ${margin})`, `to_timestamp(:e + ${margin})`, email]),
     pgbenchStatement(INSERT_CLAIM, [
       bookingId, ':cust', ':o_id', ':c_id', ':agent', ':m_id', "'booking'", "'confirmed'", start, end,
-      'null', 'null', 'null', 'null', 'null', "'agent'", 'null', 'null', "'[]'", 'false', 'null', 'null', 'null', key, 'now()', 'now()',
+      // hold_scope, duration_minutes, expires_at, promoted_booking_id, coverage, part_of_hold_id, hold_id
+      'null', 'null', 'null', 'null', 'null', 'null', 'null', "'agent'", 'null', 'null', "'[]'", 'false', 'null', 'null', 'null', key, 'now()', 'now()',
     ]),
     pgbenchStatement(INSERT_AUDIT, [
       'gen_random_uuid()', ':cust', 'now()', ':agent', ':o_id', ':o_email', 'null', 'null', "'booking.create'", "'accept'", 'null', ':m_name', start, end,

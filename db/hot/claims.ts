@@ -48,18 +48,28 @@ const FROM = `from claims c left join meeting_classes m on m.${m.id} = c.${c.mee
 /** The owner named by customer ($1) and normalised email (the next parameter), before its id is known. */
 const ownerByEmail = (n: number) => `(select ${o.id} from owners where ${o.customerId} = $1 and ${o.email} = $${n})`;
 
+/** The owner of the hold $h of customer $cu (a confirm, before the hold is read). */
+export const ownerByHold = (h: number, cu: number) => `(select ${c.ownerId} from claims where ${c.id} = $${h} and ${c.customerId} = $${cu} and ${c.kind} = 'hold')`;
+
 export const AROUND = `select ${FACTS} ${FROM} where c.${c.ownerId} = $1 and ${IN_RANGE}`;
 export const AROUND_BY_EMAIL = `select ${FACTS} ${FROM} where c.${c.ownerId} = ${ownerByEmail(4)} and ${IN_RANGE}`;
+export const AROUND_BY_HOLD = `select ${FACTS} ${FROM} where c.${c.ownerId} = ${ownerByHold(1, 4)} and ${IN_RANGE}`;
 
-/** An owner by id, or by customer and (normalised) email before its id is known. */
-export type OwnerRef = string | { customerId: string; email: string };
+/**
+ * An owner by id, by customer and (normalised) email before its id is known, or as the
+ * owner of a hold of the customer (a confirm sends its reads with the hold's lock).
+ */
+export type OwnerRef = string | { customerId: string; email: string } | { customerId: string; holdId: string };
 
 /** Active claims of an owner overlapping [from, to) (expired holds included; the clock judges them). */
 export async function claimFactsAround(db: Executor, owner: OwnerRef, from: Date, to: Date): Promise<ClaimFacts[]> {
+  const range = [from.toISOString(), to.toISOString()];
   const rows =
     typeof owner === 'string'
-      ? await queryRows(db, AROUND, [owner, from.toISOString(), to.toISOString()])
-      : await queryRows(db, AROUND_BY_EMAIL, [owner.customerId, from.toISOString(), to.toISOString(), owner.email]);
+      ? await queryRows(db, AROUND, [owner, ...range])
+      : 'holdId' in owner
+        ? await queryRows(db, AROUND_BY_HOLD, [owner.holdId, ...range, owner.customerId])
+        : await queryRows(db, AROUND_BY_EMAIL, [owner.customerId, ...range, owner.email]);
   return rows as ClaimFacts[];
 }
 
@@ -73,6 +83,7 @@ const expire = (where: string) =>
   `update claims set ${c.status} = 'expired', ${c.statusReason} = 'ttl_elapsed', ${c.updatedAt} = $1 where ${where} returning ${pickList(claims, EXPIRED_KEYS)}`;
 export const EXPIRE_BY_ID = expire(`${DUE} and ${c.ownerId} = $2`);
 export const EXPIRE_BY_EMAIL = expire(`${DUE} and ${c.ownerId} = (select ${o.id} from owners where ${o.customerId} = $2 and ${o.email} = $3)`);
+export const EXPIRE_BY_HOLD = expire(`${DUE} and ${c.ownerId} = ${ownerByHold(2, 3)}`);
 /** The sweeper's: up to 500 due holds of any owner, skipping rows a decision in progress holds. */
 export const EXPIRE_SWEEP = expire(`${c.id} in (select ${c.id} from claims where ${DUE} limit 500 for update skip locked)`);
 
@@ -87,7 +98,9 @@ export async function expireHolds(db: Executor, owner: OwnerRef | null, now: Dat
       ? await queryRows(db, EXPIRE_SWEEP, [at])
       : typeof owner === 'string'
         ? await queryRows(db, EXPIRE_BY_ID, [at, owner])
-        : await queryRows(db, EXPIRE_BY_EMAIL, [at, owner.customerId, owner.email]);
+        : 'holdId' in owner
+          ? await queryRows(db, EXPIRE_BY_HOLD, [at, owner.holdId, owner.customerId])
+          : await queryRows(db, EXPIRE_BY_EMAIL, [at, owner.customerId, owner.email]);
   return rows.map(toExpired);
 }
 

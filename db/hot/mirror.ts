@@ -1,5 +1,6 @@
 import { calendarEvents, calendars, owners } from '../schema';
 import type { Executor } from '../client';
+import { ownerByHold, type OwnerRef } from './claims';
 import { names } from './columns';
 import { queryRows } from './driver';
 
@@ -16,8 +17,8 @@ const e = names(calendarEvents);
 const o = names(owners);
 const ms = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
 
-function busyStatement(byEmail: boolean): string {
-  const who = byEmail ? `o.${o.customerId} = $1 and o.${o.email} = $4` : `o.${o.id} = $1`;
+function busyStatement(by: 'id' | 'email' | 'hold'): string {
+  const who = by === 'email' ? `o.${o.customerId} = $1 and o.${o.email} = $4` : by === 'hold' ? `o.${o.id} = ${ownerByHold(1, 4)}` : `o.${o.id} = $1`;
   return `select c.${c.id} as id, c.${c.type} as type, c.${c.displayName} as display_name, c.${c.status} as status, c.${c.checkConflicts} as check_conflicts,
     ${ms(`c.${c.lastSyncedAt}`)} as synced_ms, o.${o.email} as owner_email, ev.start_ms, ev.end_ms
     from calendars c join owners o on o.${o.id} = c.${c.ownerId}
@@ -27,19 +28,23 @@ function busyStatement(byEmail: boolean): string {
     ) ev on c.${c.checkConflicts}
     where ${who} and c.${c.type} <> 'internal' and c.${c.status} <> 'disconnected'`;
 }
-export const PROVIDER_BUSY = busyStatement(false);
-export const PROVIDER_BUSY_BY_EMAIL = busyStatement(true);
+export const PROVIDER_BUSY = busyStatement('id');
+export const PROVIDER_BUSY_BY_EMAIL = busyStatement('email');
+export const PROVIDER_BUSY_BY_HOLD = busyStatement('hold');
 
 /** A provider calendar as the fail-closed check reads it. */
 export type ProviderCalendarFacts = { id: string; type: string; displayName: string | null; status: string; checkConflicts: boolean; lastSyncedAt: Date | null; ownerEmail: string };
 /** Its mirrored instances overlapping the range (epoch milliseconds; unordered). */
 export type ProviderBusyFacts = { calendars: ProviderCalendarFacts[]; events: { start: number; end: number }[] };
 
-export async function providerBusyFacts(db: Executor, owner: string | { customerId: string; email: string }, from: Date, to: Date): Promise<ProviderBusyFacts> {
+export async function providerBusyFacts(db: Executor, owner: OwnerRef, from: Date, to: Date): Promise<ProviderBusyFacts> {
+  const range = [from.toISOString(), to.toISOString()];
   const rows =
     typeof owner === 'string'
-      ? await queryRows(db, PROVIDER_BUSY, [owner, from.toISOString(), to.toISOString()])
-      : await queryRows(db, PROVIDER_BUSY_BY_EMAIL, [owner.customerId, from.toISOString(), to.toISOString(), owner.email]);
+      ? await queryRows(db, PROVIDER_BUSY, [owner, ...range])
+      : 'holdId' in owner
+        ? await queryRows(db, PROVIDER_BUSY_BY_HOLD, [owner.holdId, ...range, owner.customerId])
+        : await queryRows(db, PROVIDER_BUSY_BY_EMAIL, [owner.customerId, ...range, owner.email]);
   const byId = new Map<string, ProviderCalendarFacts>();
   const events: { start: number; end: number }[] = [];
   for (const r of rows) {

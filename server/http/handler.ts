@@ -11,7 +11,7 @@ import { getConfig } from '@/server/config';
 import { log } from '@/server/log';
 import { readJsonBody } from './body';
 import { errorBody, jsonResponse, jsonTextResponse, statusOf, toDomainError, validationError, type ErrorBody } from './envelope';
-import { beginIdempotent, completeIdempotent, redact, releaseIdempotent, requestFingerprint, runClaimWithAnswer, validIdempotencyKey } from './idempotency';
+import { beginIdempotent, completeIdempotent, gateRefusals, redact, releaseIdempotent, requestFingerprint, runClaimWithAnswer, validIdempotencyKey } from './idempotency';
 import { HTTP_METHODS, isMutating, type AnyOperation, type HandlerResult, type HttpMethod } from './operation';
 import { applyRateLimits, setRateLimitHeaders, type LimitPlan } from './limits';
 import { clientIpOf, publicBaseUrl } from '@/server/request';
@@ -158,7 +158,9 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
 
     // 6. owner scope
     const ownerEmail = op.ownerEmail && actor ? resolveOwnerEmail(actor, op.ownerEmail(input)) : '';
-    if (ownerEmail && actor && op.calendarGate !== false) await ensureCalendarsUsable(db, { customerId: actor.customerId, email: ownerEmail }, now);
+    // The calendar gate: here, or (calendarGate 'claim') in the claim's own reads (runClaimWithAnswer).
+    const gateOwner = ownerEmail && actor && op.calendarGate !== false ? { owner: { customerId: actor.customerId, email: ownerEmail }, now } : undefined;
+    if (gateOwner && op.calendarGate !== 'claim') await ensureCalendarsUsable(db, gateOwner.owner, now);
 
     // 7. idempotency
     const idemKey = req.headers.get('idempotency-key');
@@ -182,7 +184,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     // 8. the operation (a claiming one runs in a transaction the wrapper opens, which stores the answer)
     const stored: { status: number; text: string | null } = { status: op.success.status, text: null };
     const claim = async <T>(operation: ClaimOperation<T>): Promise<T> => {
-      const done = await runClaimWithAnswer(db!, operation, idem && { recordId: idem.recordId, status: op.success.status, redact: idem.redact });
+      const done = await runClaimWithAnswer(db!, operation, idem && { recordId: idem.recordId, status: op.success.status, redact: idem.redact }, op.calendarGate === 'claim' ? gateOwner : undefined);
       stored.text = done.text;
       return done.value;
     };
@@ -214,7 +216,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     const draining = db && actor && !(err.code.startsWith('permission_denied') || err.code === 'owner_scope_denied') ? drain(db, actor) : null;
     if (db && idem) {
       try {
-        if (status >= 500 || status === 429) await releaseIdempotent(db, idem.recordId);
+        if (status >= 500 || status === 429 || (thrown instanceof Error && gateRefusals.has(thrown))) await releaseIdempotent(db, idem.recordId);
         else await completeIdempotent(db, idem.recordId, status, JSON.stringify(body));
       } catch (storeErr) {
         log.error('idempotency bookkeeping failed', { requestId, err: storeErr });

@@ -66,8 +66,13 @@ export type OperationSpec<B, Q, P, A extends AuthMode, R = z.ZodType | undefined
   rateLimit?: { policy: RateLimitName; by: 'key' | 'ip' | ((raw: { params: Record<string, string>; clientIp: string; db: Db }) => Promise<string | null>) };
   /** The calendar owner this call acts on, read from the input; the wrapper resolves and scope-checks it. */
   ownerEmail?: (input: OperationInput<B, Q, P>) => string | undefined | null;
-  /** Calls naming an owner first sync that owner's stale calendars and fail closed on unusable ones (docs/calendars.md); false skips it (calendar status itself). */
-  calendarGate?: false;
+  /**
+   * Calls naming an owner first sync that owner's stale calendars and fail closed on unusable
+   * ones (docs/calendars.md); false skips it (calendar status itself); 'claim': the handler
+   * always runs its decision through `claim`, which checks the gate in the claim's own reads
+   * (server/http/idempotency.ts runClaimWithAnswer).
+   */
+  calendarGate?: false | 'claim';
   body?: B;
   query?: Q;
   params?: P;

@@ -17,11 +17,13 @@ import { syncCalendar } from './sync';
  * CALENDAR_REAUTH_REQUIRED, a mirror older than the hard bound
  * CALENDAR_UNAVAILABLE.
  */
-export type OwnerRef = string | { customerId: string; email: string };
+export type NamedOwner = string | { customerId: string; email: string };
+/** An owner, or (a confirm, before the hold is read) the owner of a hold of the customer. */
+export type OwnerRef = NamedOwner | { customerId: string; holdId: string };
 
 type ProviderCalendar = { id: string; type: string; displayName: string | null; status: string; checkConflicts: boolean; lastSyncedAt: Date | null; ownerEmail: string };
 
-async function providerCalendars(db: Executor, owner: OwnerRef): Promise<ProviderCalendar[]> {
+async function providerCalendars(db: Executor, owner: NamedOwner): Promise<ProviderCalendar[]> {
   return providerCalendarRows(db, typeof owner === 'string' ? owner : { customerId: owner.customerId, email: normalizeEmail(owner.email) });
 }
 
@@ -50,10 +52,32 @@ function retryAfter(): number {
   return Math.max(1, Math.min(60, config.calendarSyncIntervalSeconds || 60));
 }
 
+/**
+ * The calendar gate folded into a claim transaction (docs/calendars.md, "How fresh, and what fails closed"):
+ * a claim the REST wrapper runs with `CalendarGate` checks, in the statement that loads the
+ * busy time anyway, that ensureCalendarsUsable would have nothing to do (every provider
+ * calendar active and synced within the freshness bound). When it would, this is thrown: the
+ * transaction rolls back, the wrapper runs ensureCalendarsUsable outside any transaction (sync,
+ * or the same fail-closed error) and runs the claim again without the gate. Never answered.
+ */
+export type CalendarGate = { freshMs: number };
+
+export class CalendarGateNeeded extends DomainError {
+  constructor() {
+    super('internal_error', 'A provider calendar must be synced or checked before this claim (caught by the REST wrapper)');
+  }
+}
+
+/** The gate of a claim the REST wrapper runs for an owner-naming call. */
+export function calendarGate(): CalendarGate {
+  return { freshMs: getConfig().calendarFreshSeconds * 1000 };
+}
+
 /** Busy time from the owner's provider calendars overlapping [from, to); throws when it cannot be trusted. One statement (db/hot/mirror.ts). */
-export async function loadProviderBusy(db: Executor, owner: OwnerRef, from: Date, to: Date, now: Date): Promise<(Claim & { agentId: string | null })[]> {
-  const facts = await providerBusyFacts(db, typeof owner === 'string' ? owner : { customerId: owner.customerId, email: normalizeEmail(owner.email) }, from, to);
+export async function loadProviderBusy(db: Executor, owner: OwnerRef, from: Date, to: Date, now: Date, gate?: CalendarGate): Promise<(Claim & { agentId: string | null })[]> {
+  const facts = await providerBusyFacts(db, typeof owner === 'string' || 'holdId' in owner ? owner : { customerId: owner.customerId, email: normalizeEmail(owner.email) }, from, to);
   if (!facts.calendars.length) return [];
+  if (gate && facts.calendars.some((c) => c.status !== 'active' || !c.lastSyncedAt || now.getTime() - c.lastSyncedAt.getTime() > gate.freshMs)) throw new CalendarGateNeeded();
   const hardMs = getConfig().calendarHardStaleSeconds * 1000;
   for (const c of facts.calendars) check(c, now, hardMs);
   const rows = facts.events.sort((a, b) => a.start - b.start);
@@ -85,7 +109,7 @@ export async function loadProviderBusy(db: Executor, owner: OwnerRef, from: Date
  * transaction so a calendar marked `reauth_required` stays marked. A no-op
  * for owners with only the internal calendar, or not (yet) existing.
  */
-export async function ensureCalendarsUsable(db: Executor, owner: OwnerRef, now: Date): Promise<void> {
+export async function ensureCalendarsUsable(db: Executor, owner: NamedOwner, now: Date): Promise<void> {
   const cals = await providerCalendars(db, owner);
   if (!cals.length) return;
   const config = getConfig();

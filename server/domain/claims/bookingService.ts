@@ -8,9 +8,9 @@ import { isUuid, newId } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { writeAudit } from './audit';
-import { lockOwner, rulesWarnings, type ClaimRow } from './claimTarget';
-import { lockHoldForConfirm } from '@/db/hot/holds';
-import { claimMadeWithKey, loadClaimTarget, ownerQueueKey, requestPolicy, runClaim, runClaimOperation, type Answer, type ClaimOperation } from './claimDecision';
+import { lockOwner, rulesWarnings, type ClaimRow, type LoadedClaim } from './claimTarget';
+import { lockHoldForConfirm, type LockedHold } from '@/db/hot/holds';
+import { claimMadeWithKey, loadAround, loadClaimTarget, ownerQueueKey, requestPolicy, runClaim, runClaimOperation, type Answer, type ClaimOperation } from './claimDecision';
 import { refuseWithoutLock } from './earlyRefusal';
 import { holdParts } from './holdService';
 import { bookingView, holdStatus, type BookingView, type HoldRange } from './views';
@@ -59,11 +59,13 @@ export function bookingClaim(actor: AgentActor, input: BookingInput, now: Date, 
   assertBookingSpan(input.start, input.end);
   return {
     queueKey: ownerQueueKey(actor.customerId, input.ownerEmail),
-    refuseWithoutLock: (db) => refuseWithoutLock(db, { action: 'booking.create', kind: 'booking', actor, input, start: input.start, end: input.end, now, idempotencyKey }),
-    run: async (tx) => {
+    refuseWithoutLock: (db, gate) => refuseWithoutLock(db, { action: 'booking.create', kind: 'booking', actor, input, start: input.start, end: input.end, now, idempotencyKey }, gate),
+    gatesCalendars: true,
+    slot: `${input.start.getTime()}|${input.end.getTime()}`,
+    run: async (tx, gate) => {
       // One pipeline: the owner lock comes first on the connection.
       const [{ target, around }, made] = await Promise.all([
-        loadClaimTarget(tx, actor.customerId, input, input.start, input.end, now),
+        loadClaimTarget(tx, actor.customerId, input, input.start, input.end, now, gate),
         claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now),
       ]);
       const answer = (row: ClaimRow, preemptedIds: string[], warnings: string[], preemptedClaims?: { id: string; kind: 'hold' | 'booking' }[]) =>
@@ -108,8 +110,30 @@ async function confirmInTransaction(
   now: Date,
   idempotencyKey: string | null,
 ): Promise<Answer<BookingView>> {
-  // One pipeline behind BEGIN: the owner lock, then the hold locked with its calendar and classes.
-  const locked = isUuid(holdId) ? await lockHoldForConfirm(tx, holdId, actor.customerId, input.meetingClass) : undefined;
+  // One pipeline behind BEGIN: the owner lock, then the hold locked with its calendar and
+  // classes, then (under that lock) the hold owner's due holds expired and the claims and
+  // provider busy time around the slot, the reads runClaim would otherwise send next.
+  const valid = isUuid(holdId);
+  const locking = valid ? lockHoldForConfirm(tx, holdId, actor.customerId, input.meetingClass) : undefined;
+  const around = valid && input.end > input.start ? loadAround(tx, { customerId: actor.customerId, holdId }, input.start, input.end, now) : undefined;
+  around?.catch(() => {}); // handled here; awaited by confirmLocked or below
+  try {
+    return await confirmLocked(tx, actor, await locking, input, now, idempotencyKey, around);
+  } finally {
+    // Whatever the answer, the reads (and the expiry's notifications) finish inside the transaction.
+    await around?.catch(() => {});
+  }
+}
+
+async function confirmLocked(
+  tx: Tx,
+  actor: AgentActor,
+  locked: LockedHold | undefined,
+  input: BookingDetails & { start: Date; end: Date; meetingClass?: string },
+  now: Date,
+  idempotencyKey: string | null,
+  around: Promise<LoadedClaim[]> | undefined,
+): Promise<Answer<BookingView>> {
   if (!locked) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
   const { owner, hold: row, calendar } = locked;
   assertOwnerInScope(actor, owner.email);
@@ -133,8 +157,8 @@ async function confirmInTransaction(
   const meetingClass = locked.meetingClass ?? (await getMeetingClass(tx, actor.customerId, input.meetingClass!));
   const target = { owner, calendar, meetingClass };
   const claim = newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: row.id }, input);
-  // runClaim loads the claims around (due holds expired) and re-runs arbitration with the hold set aside.
-  const r = await runClaim(tx, { action: 'booking.confirm', target, policy: requestPolicy(actor, target), claim, now, releaseHoldParts: parts.length > 0 });
+  // Arbitration re-runs on the claims around (due holds expired) with the hold set aside.
+  const r = await runClaim(tx, { action: 'booking.confirm', target, policy: requestPolicy(actor, target), claim, now, around: await around, releaseHoldParts: parts.length > 0 });
   if (!r.ok) return r;
   return { ok: true, value: bookingView(r.row, { ownerEmail: owner.email, timeZone: owner.timeZone, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, warnings: r.warnings }) };
 }

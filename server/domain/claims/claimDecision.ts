@@ -7,6 +7,7 @@ import { claims } from '@/db/schema';
 import { hasPermission, normalizeEmail, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
+import type { CalendarGate } from '../calendars/mirror';
 import { recordWebhookEvent } from '../webhooks/outbox';
 import { arbitrate, localSpan, nextAvailable, VERDICT_CLAIMS_MARGIN_MS, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
 import { writeAudit, type AuditAction, type AuditEntry } from './audit';
@@ -94,29 +95,50 @@ export type Answer<T> = { ok: true; value: T } | { ok: false; error: DomainError
  */
 export type ClaimOperation<T> = {
   queueKey: string;
-  run(tx: Tx): Promise<Answer<T>>;
+  /** `gate`: the calendar gate checked in the claim's own reads (CalendarGateNeeded; only where `gatesCalendars`). */
+  run(tx: Tx, gate?: CalendarGate): Promise<Answer<T>>;
   /**
    * A refusal settled by a plain read before the queue and the owner lock
    * (earlyRefusal.ts), or null: run it first (refuseEarly), then the transaction.
    */
-  refuseWithoutLock?(db: Db): Promise<DomainError | null>;
+  refuseWithoutLock?(db: Db, gate?: CalendarGate): Promise<DomainError | null>;
+  /**
+   * The claim checks the calendar gate of the owner it names in its own reads when given one
+   * (server/http/idempotency.ts runClaimWithAnswer); otherwise the wrapper runs the gate first.
+   */
+  gatesCalendars?: boolean;
+  /** The slot it claims (start and end), when one: losers of the same slot wait for a running decision on it (refuseEarly). */
+  slot?: string;
 };
 
 /**
  * Throw the refusal an operation can answer without the owner lock, if any. Only while
- * another decision on the same key is queued or running in this process (a race): an
- * uncontended claim goes straight to its transaction, without the extra read.
+ * another decision on the same key and slot is queued or running in this process (a race
+ * for the slot): an uncontended claim, or one for another slot of a busy owner, goes
+ * straight to its transaction, without the extra read.
  */
-export async function refuseEarly(db: Db, operation: ClaimOperation<unknown>): Promise<void> {
-  if (!operation.refuseWithoutLock || !queues.has(operation.queueKey)) return;
-  const refusal = await operation.refuseWithoutLock(db);
+export async function refuseEarly(db: Db, operation: ClaimOperation<unknown>, gate?: CalendarGate): Promise<void> {
+  const { queueKey, slot } = operation;
+  // A race for this very slot only: a claim for another slot of a busy owner would pay a read the lock settles anyway.
+  if (!operation.refuseWithoutLock || !slot || !queuedSlots.get(queueKey)?.has(slot)) return;
+  const refusal = await operation.refuseWithoutLock(db, gate);
   if (refusal) throw refusal;
+  // The decision running now may be taking this very slot (the read above came before its
+  // COMMIT): wait for it in memory, outside the queue, and read once more. Losers of a race
+  // that arrived before the winner committed are then refused together by one shared read,
+  // not one by one under the lock (docs/architecture.md, "Refusals without the lock"). A
+  // request for another slot of the owner goes straight to the queue.
+  const head = running.get(queueKey);
+  if (!head || head.slot !== slot) return;
+  await head.done;
+  const second = await operation.refuseWithoutLock(db, gate);
+  if (second) throw second;
 }
 
 /** Run a claim operation in a transaction of its own: its value, or its rejection thrown after commit. */
 export async function runClaimOperation<T>(db: Db, operation: ClaimOperation<T>): Promise<T> {
   await refuseEarly(db, operation);
-  const answer = await runClaimTransaction(db, (tx) => operation.run(tx), operation.queueKey);
+  const answer = await runClaimTransaction(db, (tx) => operation.run(tx), operation.queueKey, operation.slot);
   if (!answer.ok) throw answer.error;
   return answer.value;
 }
@@ -127,10 +149,10 @@ export async function runClaimOperation<T>(db: Db, operation: ClaimOperation<T>)
  * (VERDICT_CLAIMS_MARGIN_MS); a rejection loads the wider range its alternatives need
  * (runClaim).
  */
-export function loadAround(tx: Executor, owner: OwnerRef, start: Date, end: Date, now: Date, margin = VERDICT_CLAIMS_MARGIN_MS): Promise<LoadedClaim[]> {
+export function loadAround(tx: Executor, owner: OwnerRef, start: Date, end: Date, now: Date, margin = VERDICT_CLAIMS_MARGIN_MS, gate?: CalendarGate): Promise<LoadedClaim[]> {
   return Promise.all([
     expireDueHolds(tx, owner, now),
-    loadClaims(tx, owner, new Date(start.getTime() - margin), new Date(end.getTime() + margin), now),
+    loadClaims(tx, owner, new Date(start.getTime() - margin), new Date(end.getTime() + margin), now, gate),
   ]).then(([, around]) => around);
 }
 
@@ -138,7 +160,8 @@ export function loadAround(tx: Executor, owner: OwnerRef, start: Date, end: Date
  * A claim on an owner named by email (direct booking, candidate hold): the
  * locked owner with its calendar and meeting class, and the claims around
  * [start, end) with due holds expired, sent as one pipeline. The owner lock
- * is taken first, so the rest reads under it. Errors are loadTarget's.
+ * is taken first, so the rest reads under it. Errors are loadTarget's (and, with
+ * `gate`, CalendarGateNeeded).
  */
 export async function loadClaimTarget(
   tx: Executor,
@@ -147,9 +170,10 @@ export async function loadClaimTarget(
   start: Date,
   end: Date,
   now: Date,
+  gate?: CalendarGate,
 ): Promise<{ target: SchedulingTarget; around: LoadedClaim[] }> {
   const owner = { customerId, email: normalizeEmail(input.ownerEmail) };
-  const [target, around] = await Promise.all([loadTarget(tx, customerId, input, true), loadAround(tx, owner, start, end, now)]);
+  const [target, around] = await Promise.all([loadTarget(tx, customerId, input, true), loadAround(tx, owner, start, end, now, VERDICT_CLAIMS_MARGIN_MS, gate)]);
   return { target, around };
 }
 
@@ -267,7 +291,7 @@ async function preempt(tx: Tx, preempted: LoadedClaim[], claim: NewClaim, target
  * not take it; then the whole decision runs once more to answer the true
  * reason, and a second collision is answered as NO_CAPACITY, never a 500.
  */
-export async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueKey?: string): Promise<T> {
+export async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueKey?: string, slot?: string): Promise<T> {
   const run = async () => {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -280,10 +304,14 @@ export async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>,
       }
     }
   };
-  return queueKey ? inQueue(queueKey, run) : run();
+  return queueKey ? inQueue(queueKey, run, slot) : run();
 }
 
 const queues = new Map<string, Promise<void>>();
+/** Per key, the slots of the decisions queued or running (and how many of each). */
+const queuedSlots = new Map<string, Map<string, number>>();
+/** Per key, the decision running now and its slot: `done` settles when it has finished (committed or rolled back). */
+const running = new Map<string, { done: Promise<void>; slot?: string }>();
 
 /** The queue key of claims on one owner named by email. */
 export function ownerQueueKey(customerId: string, ownerEmail: string): string {
@@ -297,16 +325,31 @@ export function ownerQueueKey(customerId: string, ownerEmail: string): string {
  * (which would stall other owners and the health check): waiters wait here,
  * in memory, and at most one per key and instance waits in the database.
  */
-export async function inQueue<T>(key: string, fn: () => Promise<T>): Promise<T> {
+export async function inQueue<T>(key: string, fn: () => Promise<T>, slot?: string): Promise<T> {
   const previous = queues.get(key) ?? Promise.resolve();
   let done!: () => void;
   const mine = previous.then(() => new Promise<void>((resolve) => (done = resolve)));
+  const head = { done: mine, slot };
   queues.set(key, mine);
+  if (slot) {
+    const slots = queuedSlots.get(key) ?? new Map<string, number>();
+    slots.set(slot, (slots.get(slot) ?? 0) + 1);
+    queuedSlots.set(key, slots);
+  }
   try {
     await previous;
+    running.set(key, head);
     return await fn();
   } finally {
     done?.();
+    if (running.get(key) === head) running.delete(key);
+    const slots = slot ? queuedSlots.get(key) : undefined;
+    if (slots) {
+      const n = (slots.get(slot!) ?? 1) - 1;
+      if (n > 0) slots.set(slot!, n);
+      else slots.delete(slot!);
+      if (!slots.size) queuedSlots.delete(key);
+    }
     if (queues.get(key) === mine) queues.delete(key);
   }
 }

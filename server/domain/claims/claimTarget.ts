@@ -9,7 +9,7 @@ import { enqueueNotification } from '../notificationService';
 import { normalizeEmail } from '../access';
 import { ALTERNATIVES_RADIUS_MS, blocksWithCheckpoints, VERDICT_CLAIMS_MARGIN_MS, type OwnerRules } from '../scheduling';
 
-import { loadProviderBusy } from '../calendars/mirror';
+import { loadProviderBusy, type CalendarGate } from '../calendars/mirror';
 import { loadClaims as loadOwnClaims, type LoadedClaim } from './claimStore';
 
 export type { ClaimRow, LoadedClaim } from './claimStore';
@@ -17,10 +17,11 @@ export type { ClaimRow, LoadedClaim } from './claimStore';
 /**
  * Active claims of an owner overlapping [from, to), and the busy time of its
  * provider calendars from the synced mirror (docs/calendars.md). Both are sent
- * together, so on a pipelined connection they cost one round trip.
+ * together, so on a pipelined connection they cost one round trip. With `gate`,
+ * the calendar gate's check too (CalendarGateNeeded).
  */
-export async function loadClaims(db: Executor, owner: OwnerRef, from: Date, to: Date, now: Date): Promise<LoadedClaim[]> {
-  const [own, busy] = await Promise.all([loadOwnClaims(db, owner, from, to, now), loadProviderBusy(db, owner, from, to, now)]);
+export async function loadClaims(db: Executor, owner: OwnerRef, from: Date, to: Date, now: Date, gate?: CalendarGate): Promise<LoadedClaim[]> {
+  const [own, busy] = await Promise.all([loadOwnClaims(db, owner, from, to, now), loadProviderBusy(db, owner, from, to, now, gate)]);
   return busy.length ? [...own, ...busy] : own;
 }
 

@@ -5,8 +5,8 @@ import { DomainError } from '../errors';
 import { arbitrate, type Decision, type RejectReason, type RequestPolicy } from '../scheduling';
 import { writeAuditGrouped, type AuditAction } from './audit';
 import { decisionError, rejectionAudit, requestPolicy } from './claimDecision';
-import { loadClaims } from './claimStore';
-import { ARBITRATION_MARGIN_MS, loadTarget, ownerRules, type LoadedClaim, type SchedulingTarget } from './claimTarget';
+import type { CalendarGate } from '../calendars/mirror';
+import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 
 /**
  * Refusals a plain read can settle: the slot is taken by a claim of higher or equal
@@ -40,13 +40,14 @@ export type EarlyClaim = {
  * Idempotency-Key (the retry must find it, not be refused by it), and whenever the read
  * raises an error (the locked path answers it).
  */
-export async function refuseWithoutLock(db: Db, claim: EarlyClaim): Promise<DomainError | null> {
+export async function refuseWithoutLock(db: Db, claim: EarlyClaim, gate?: CalendarGate): Promise<DomainError | null> {
   const { actor, input, start, end, now } = claim;
   const owner = { customerId: actor.customerId, email: normalizeEmail(input.ownerEmail) };
-  const shape = `${owner.customerId}|${owner.email}|${input.meetingClass}|${input.calendarType ?? ''}|${start.getTime()}|${end.getTime()}`;
+  // With the calendar gate, a mirror the gate would sync first refuses nothing (the locked way syncs it).
+  const shape = `${owner.customerId}|${owner.email}|${input.meetingClass}|${input.calendarType ?? ''}|${start.getTime()}|${end.getTime()}|${gate?.freshMs ?? ''}`;
   const [made, read] = await Promise.all([
     claim.idempotencyKey ? claimIdMadeWithKey(db, actor.agentId, claim.idempotencyKey, claim.kind, now) : undefined,
-    sharedRead(shape, () => readSnapshot(db, actor.customerId, input, owner, start, end)),
+    sharedRead(shape, () => readSnapshot(db, actor.customerId, input, owner, start, end, gate)),
   ]);
   if (made || !read) return null;
   const { target } = read;
@@ -84,7 +85,11 @@ export async function refuseWithoutLock(db: Db, claim: EarlyClaim): Promise<Doma
 type Refusal = { decision: Exclude<Decision, { outcome: 'accept' }>; error: DomainError };
 type Snapshot = { target: SchedulingTarget; around: LoadedClaim[]; at: number; verdicts: Map<string, Refusal | null> };
 
-/** The target and the claims +-98 h in one read-only snapshot, or null when the read raises a domain error (the locked path answers it). */
+/**
+ * The target and the claims +-98 h (with the provider busy time, as the locked path weighs it) in one
+ * read-only snapshot, or null when the read raises a domain error (the locked path answers it; with
+ * `gate`, also when the calendar gate has work to do).
+ */
 async function readSnapshot(
   db: Db,
   customerId: string,
@@ -92,6 +97,7 @@ async function readSnapshot(
   owner: { customerId: string; email: string },
   start: Date,
   end: Date,
+  gate: CalendarGate | undefined,
 ): Promise<Snapshot | null> {
   // The read's own clock: later than the arrival of every request that shares it (sharedRead).
   const at = new Date();
@@ -100,7 +106,7 @@ async function readSnapshot(
       async (tx) => {
         const [target, around] = await Promise.all([
           loadTarget(tx, customerId, input, false),
-          loadClaims(tx, owner, new Date(start.getTime() - ARBITRATION_MARGIN_MS), new Date(end.getTime() + ARBITRATION_MARGIN_MS), at),
+          loadClaims(tx, owner, new Date(start.getTime() - ARBITRATION_MARGIN_MS), new Date(end.getTime() + ARBITRATION_MARGIN_MS), at, gate),
         ]);
         return { target, around, at: at.getTime(), verdicts: new Map() };
       },

@@ -11,6 +11,7 @@ import { claimRow, insertClaim, releaseHoldParts } from './claimStore';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './claimTarget';
 import { claimMadeWithKey, loadAround, loadClaimTarget, ownerQueueKey, requestPolicy, runClaim, runClaimOperation, type Answer, type ClaimOperation } from './claimDecision';
 import { refuseWithoutLock } from './earlyRefusal';
+import type { CalendarGate } from '../calendars/mirror';
 import { assertBookingSpan, noSlotsError, validateWindow } from './windows';
 import { holdView, type HoldRange, type HoldView } from './views';
 
@@ -51,8 +52,11 @@ export function holdClaim(actor: AgentActor, input: HoldInput, now: Date, idempo
   return {
     queueKey: ownerQueueKey(actor.customerId, input.ownerEmail),
     // A window hold looks for a free stretch instead of one slot: it always goes the locked way.
-    refuseWithoutLock: candidate && ((db) => refuseWithoutLock(db, { action: 'hold.create', kind: 'hold', actor, input, start: candidate.start, end: candidate.end, now, idempotencyKey })),
-    run: (tx) => holdInTransaction(tx, actor, input, now, idempotencyKey),
+    refuseWithoutLock: candidate && ((db, gate) => refuseWithoutLock(db, { action: 'hold.create', kind: 'hold', actor, input, start: candidate.start, end: candidate.end, now, idempotencyKey }, gate)),
+    // A candidate hold checks the calendar gate in its pipeline; a window hold's gate runs first.
+    gatesCalendars: !!candidate,
+    slot: candidate && `${candidate.start.getTime()}|${candidate.end.getTime()}`,
+    run: (tx, gate) => holdInTransaction(tx, actor, input, now, idempotencyKey, candidate ? gate : undefined),
   };
 }
 
@@ -60,10 +64,10 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
   return runClaimOperation(db, holdClaim(actor, input, now, idempotencyKey));
 }
 
-async function holdInTransaction(tx: Tx, actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null): Promise<Answer<HoldView>> {
+async function holdInTransaction(tx: Tx, actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null, gate?: CalendarGate): Promise<Answer<HoldView>> {
   const ttl = (input.ttlSeconds ?? DEFAULT_HOLD_TTL_SECONDS) * 1000;
   // Candidate holds load everything in one pipeline (the owner lock first); window holds look wider below.
-  const loaded = input.scope === 'candidate' ? loadClaimTarget(tx, actor.customerId, input, input.candidate.start, input.candidate.end, now) : undefined;
+  const loaded = input.scope === 'candidate' ? loadClaimTarget(tx, actor.customerId, input, input.candidate.start, input.candidate.end, now, gate) : undefined;
   const [target, made] = await Promise.all([
     loaded ? loaded.then((l) => l.target) : loadTarget(tx, actor.customerId, input, true),
     claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now),

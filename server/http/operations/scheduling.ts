@@ -60,6 +60,7 @@ export const createHoldOp = defineOperation({
   rateLimit: { policy: 'holds', by: 'key' },
   body: S.HoldCreateBody,
   ownerEmail: ({ body }) => body.owner_email,
+  calendarGate: 'claim',
   success: { status: 200, description: 'The hold', schema: S.Hold },
   errors: [...ARBITRATION, 'WINDOW_TOO_NARROW', 'NO_SLOTS_AVAILABLE', ...TARGET],
   handler: async ({ actor, ownerEmail, body, now, idempotencyKey, claim }) => {
@@ -129,6 +130,7 @@ export const createBookingOp = defineOperation({
   rateLimit: { policy: 'bookings', by: 'key' },
   body: S.BookingCreateBody,
   ownerEmail: ({ body }) => body.owner_email,
+  calendarGate: 'claim',
   success: { status: 201, description: 'The booking', schema: S.Booking },
   errors: [...ARBITRATION, ...TARGET],
   handler: async ({ actor, ownerEmail, body, now, idempotencyKey, claim }) => ({

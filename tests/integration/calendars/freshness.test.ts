@@ -127,6 +127,21 @@ describe('freshness', () => {
     expect((await overlapping()).body.error.code).toBe('CALENDAR_REAUTH_REQUIRED'); // until reconnected
   });
 
+  it('a calendar refusal of a keyed booking is not stored under its key: the retry after reconnecting is decided anew', async () => {
+    await setSynced(ago(30));
+    fake.mode = 'auth';
+    const idempotencyKey = `gate-${newId()}`;
+    const booking = { owner_email: owner, meeting_class: 'external', start: day.at('16:00'), end: day.at('16:30') };
+    const refused = await call('POST', '/v1/bookings', { key: admin.key, body: booking, idempotencyKey });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.error.code).toBe('CALENDAR_REAUTH_REQUIRED');
+    fake.mode = 'ok';
+    await setSynced(new Date()); // reconnected
+    const retried = await call('POST', '/v1/bookings', { key: admin.key, body: booking, idempotencyKey });
+    expect(retried.status, retried.text).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+  });
+
   it('one sync of a calendar at a time: a held lease turns a second sync away', async () => {
     const db = await getDb();
     await db.update(calendars).set({ syncLeaseUntil: new Date(Date.now() + 60_000) }).where(eq(calendars.id, calendarId));

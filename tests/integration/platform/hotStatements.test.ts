@@ -121,6 +121,11 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     expect(expected.map((c) => c.id)).toContain(inRange.id);
     expect((await claimFactsAround(db, owner.id, from, to)).sort(byId)).toEqual(expected.sort(byId));
     expect((await claimFactsAround(db, { customerId: admin.customerId, email: owner.email }, from, to)).sort(byId)).toEqual(expected);
+    // AROUND_BY_HOLD: the owner named by one of its holds (a confirm's pipeline); another customer's hold names no one.
+    const held = claim({ kind: 'hold', status: 'active', startAt: T(22), endAt: T(22, 30), holdScope: 'candidate', expiresAt: T(23) });
+    await insertClaim(db, held);
+    expect((await claimFactsAround(db, { customerId: admin.customerId, holdId: held.id }, from, to)).sort(byId)).toEqual(expected);
+    expect(await claimFactsAround(db, { customerId: newId(), holdId: held.id }, from, to)).toEqual([]);
   });
 
   it('EXPIRE_BY_ID, EXPIRE_BY_EMAIL and EXPIRE_SWEEP: due active holds expired, returned as Drizzle reads them afterwards', async () => {
@@ -142,6 +147,10 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     const byEmail = hold(19, T(5));
     await insertClaim(db, byEmail);
     expect(await db.transaction((tx) => expireHolds(tx, { customerId: admin.customerId, email: owner.email }, now))).toEqual([await pick(byEmail.id)]);
+
+    const byHold = hold(21, T(5));
+    await insertClaim(db, byHold);
+    expect(await db.transaction((tx) => expireHolds(tx, { customerId: admin.customerId, holdId: notDue.id }, now))).toEqual([await pick(byHold.id)]);
 
     const swept = hold(20, T(5));
     await insertClaim(db, swept);
@@ -328,7 +337,9 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
       { start: T(10).getTime(), end: T(11).getTime() },
       { start: T(11).getTime(), end: T(13).getTime() },
     ]);
-    for (const ref of [o.id, { customerId: admin.customerId, email: o.email }]) {
+    const held = { id: newId(), customerId: admin.customerId, ownerId: o.id, kind: 'hold' as const, status: 'active' as const, startAt: T(30), endAt: T(30, 30), holdScope: 'candidate' as const, expiresAt: T(31), createdAt: T(0), updatedAt: T(0) };
+    await insertClaim(db, held);
+    for (const ref of [o.id, { customerId: admin.customerId, email: o.email }, { customerId: admin.customerId, holdId: held.id }]) {
       const facts = await providerBusyFacts(db, ref, from, to);
       expect(facts.calendars.sort(byId)).toEqual(expectedCalendars.sort(byId));
       expect(facts.events.sort(byStart)).toEqual(expectedEvents);

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { getDb } from '@/server/db';
-import { AROUND, AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, EXPIRE_BY_ID, MADE_WITH_KEY } from '@/db/hot/claims';
+import { AROUND, AROUND_BY_EMAIL, AROUND_BY_HOLD, EXPIRE_BY_EMAIL, EXPIRE_BY_HOLD, EXPIRE_BY_ID, MADE_WITH_KEY } from '@/db/hot/claims';
 import { agents, meetingClasses } from '@/db/schema';
 import { newId } from '@/server/domain/ids';
 import { createOwner } from '@/server/domain/ownerService';
@@ -20,6 +20,7 @@ const DAY = 86_400_000;
 let admin: TestCustomer;
 let owner: { id: string; email: string };
 let agentId: string;
+let holdId: string;
 const future = new Date(Date.now() + 30 * DAY);
 future.setUTCHours(0, 0, 0, 0);
 
@@ -55,6 +56,8 @@ beforeAll(async () => {
       ${future.toISOString()}::timestamptz + i * interval '1 hour', ${future.toISOString()}::timestamptz + i * interval '1 hour' + interval '30 minutes',
       case when i % 2 = 0 then 'candidate' end, case when i % 2 = 0 then ${now}::timestamptz + i * interval '1 minute' end, now(), now()
     from generate_series(1, 8) as i`);
+  const held = await db.execute(sql`select id from claims where owner_id = ${owner.id} and kind = 'hold' and status = 'active' limit 1`);
+  holdId = String(((Array.isArray(held) ? held : (held as { rows: unknown[] }).rows) as { id: string }[])[0].id);
   await db.execute(sql`analyze claims`);
 });
 
@@ -99,6 +102,8 @@ describe(`hot statements on an owner with ${HISTORY} past claims`, () => {
       for (const [from, to] of [slot(), day(), pastDay()]) {
         expect(await access(AROUND, [owner.id, from, to], mode)).toEqual(['claims_no_overlap']);
         expect(await access(AROUND_BY_EMAIL, [admin.customerId, from, to, owner.email], mode)).toEqual(['claims_no_overlap']);
+        // A confirm's: the owner found through the hold's primary key.
+        expect((await access(AROUND_BY_HOLD, [holdId, from, to, admin.customerId], mode)).sort()).toEqual(['claims_no_overlap', 'claims_pkey']);
       }
     });
 
@@ -106,6 +111,7 @@ describe(`hot statements on an owner with ${HISTORY} past claims`, () => {
       const now = new Date().toISOString();
       expect(await access(EXPIRE_BY_ID, [now, owner.id], mode)).toEqual(['claims_owner_active_hold_expiry_idx']);
       expect(await access(EXPIRE_BY_EMAIL, [now, admin.customerId, owner.email], mode)).toEqual(['claims_owner_active_hold_expiry_idx']);
+      expect((await access(EXPIRE_BY_HOLD, [now, holdId, admin.customerId], mode)).sort()).toEqual(['claims_owner_active_hold_expiry_idx', 'claims_pkey']);
     });
 
     it(`a claim made with an Idempotency-Key is found by agent and key (${mode})`, async () => {

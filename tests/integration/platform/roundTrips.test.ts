@@ -7,7 +7,8 @@ import type { Db } from '@/db/client';
 import { getDb } from '@/server/db';
 import { preparedStatements } from '@/db/drivers/preparedStatements';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
-import { bookingClaim } from '@/server/domain/claims/bookingService';
+import { bookingClaim, confirmClaim } from '@/server/domain/claims/bookingService';
+import { holdClaim } from '@/server/domain/claims/holdService';
 import { beginIdempotent, requestFingerprint, runClaimWithAnswer } from '@/server/http/idempotency';
 import { driver, newCustomer } from '../../helpers/app';
 import { nextWeekday, setupOwner } from '../scheduling/fixtures';
@@ -19,9 +20,9 @@ import { nextWeekday, setupOwner } from '../scheduling/fixtures';
  * the stored answer and COMMIT in another). With the API-key look-up, four. Counted on the
  * connection's socket: a round trip is a write after the server last answered.
  */
-let close: (() => Promise<void>) | null = null;
+const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {
-  await close?.();
+  for (const close of closers) await close();
 });
 
 async function countingDb(url: string): Promise<{ db: Db; trips: () => number; reset: () => void }> {
@@ -48,20 +49,27 @@ async function countingDb(url: string): Promise<{ db: Db; trips: () => number; r
     },
   };
   const sql = postgres(url, options as postgres.Options<Record<string, postgres.PostgresType>>);
-  close = () => sql.end({ timeout: 5 });
+  closers.push(() => sql.end({ timeout: 5 }));
   // As db/drivers/postgres.ts opens it.
   return { db: drizzle(preparedStatements(sql)) as unknown as Db, trips: () => trips, reset: () => (trips = 0) };
 }
 
+/** A fresh customer, owner and agent, and a counting connection; null on PGlite (no round trips; the counter needs TCP). */
+async function counted() {
+  const url = process.env.DATABASE_URL;
+  if ((await driver()) !== 'postgres' || !url || !new URL(url).hostname) return null;
+  const admin = await newCustomer();
+  const ownerEmail = await setupOwner(admin);
+  const actor = await authenticateApiKey(await getDb(), admin.key, new Date());
+  return { admin, ownerEmail, actor, ...(await countingDb(url)) };
+}
+
 describe('round trips', () => {
   it('a keyed booking: one for the key, two for its transaction', async () => {
-    const url = process.env.DATABASE_URL;
-    if ((await driver()) !== 'postgres' || !url || !new URL(url).hostname) return; // PGlite has no round trips; the counter needs TCP
-    const admin = await newCustomer();
-    const ownerEmail = await setupOwner(admin);
-    const actor = await authenticateApiKey(await getDb(), admin.key, new Date());
+    const c = await counted();
+    if (!c) return;
+    const { admin, ownerEmail, actor, db, trips, reset } = c;
     const day = nextWeekday('wed', 'UTC');
-    const { db, trips, reset } = await countingDb(url);
 
     const book = async (hhmm: string, endHhmm: string) => {
       const now = new Date();
@@ -75,11 +83,32 @@ describe('round trips', () => {
         db,
         bookingClaim(actor, { ownerEmail, meetingClass: 'external', start: new Date(body.start), end: new Date(body.end) }, now, `rt-${hhmm}`),
         { recordId: begun.recordId, status: 201, redact: [] },
+        // The REST wrapper's calendar gate, checked in the claim's own reads: no round trip of its own.
+        { owner: { customerId: admin.customerId, email: ownerEmail }, now },
       );
       expect(value.status).toBe('confirmed');
       return { keyTrips, claimTrips: trips() };
     };
     await book('09:00', '09:30'); // prepares every statement on the connection (a first use costs a round trip more)
     expect(await book('10:00', '10:30')).toEqual({ keyTrips: 1, claimTrips: 2 });
+  });
+
+  it('a confirm: two for its transaction (the locks and the claims around in one pipeline; the writes and COMMIT)', async () => {
+    const c = await counted();
+    if (!c) return;
+    const { ownerEmail, actor, db, trips, reset } = c;
+    const day = nextWeekday('thu', 'UTC');
+
+    const holdThenConfirm = async (hhmm: string, endHhmm: string) => {
+      const now = new Date();
+      const slot = { start: new Date(day.at(hhmm)), end: new Date(day.at(endHhmm)) };
+      const { value: hold } = await runClaimWithAnswer(db, holdClaim(actor, { ownerEmail, meetingClass: 'external', scope: 'candidate', candidate: slot }, now, `h-${hhmm}`), null);
+      reset();
+      const { value } = await runClaimWithAnswer(db, confirmClaim(actor, hold.hold_id, slot, now, `c-${hhmm}`), null);
+      expect(value.status).toBe('confirmed');
+      return trips();
+    };
+    await holdThenConfirm('09:00', '09:30'); // prepares every statement on the connection
+    expect(await holdThenConfirm('10:00', '10:30')).toBe(2);
   });
 });
