@@ -255,6 +255,7 @@ async function main() {
       await c.addCookies(sessionCookies);
       return signedIn;
     };
+    const measured: { spec: PageSpec; auth: typeof withSession | null }[] = [];
     for (const spec of specs) {
       const auth = spec.kind === 'owner' ? withSession : null;
       if (spec.kind === 'owner') {
@@ -265,12 +266,23 @@ async function main() {
           continue;
         }
       }
-      log(`  ${spec.name}: browser loads`);
-      const loads = [];
-      for (let i = 0; i < (SERVER_ONLY ? 0 : LCP_LOADS); i++) loads.push(await browserLoad(browser, spec, auth));
+      measured.push({ spec, auth });
+    }
+    // Server response times first, for every page, while Chromium is idle: a throttled browser
+    // load leaves the browser's processes busy for a while after it, and on two cores that
+    // work would be timed as the server's (docs/benchmarks.md "Browser pages: findings").
+    const serverMsByPage = new Map<string, ReturnType<typeof stats>>();
+    for (const { spec } of measured) {
       log(`  ${spec.name}: ${LOADS} server loads`);
       const serverMs = await serverTimes(spec, spec.kind === 'owner' ? ownerCookie : null, server.child.pid);
       log(`  ${spec.name}: server p50 ${fmt(serverMs.p50)} ms, p99 ${fmt(serverMs.p99)} ms`);
+      serverMsByPage.set(spec.name, serverMs);
+    }
+    for (const { spec, auth } of measured) {
+      log(`  ${spec.name}: browser loads`);
+      const loads = [];
+      for (let i = 0; i < (SERVER_ONLY ? 0 : LCP_LOADS); i++) loads.push(await browserLoad(browser, spec, auth));
+      const serverMs = serverMsByPage.get(spec.name)!;
       results.push({ ...spec, status: loads[0]?.status ?? 200, jsGzipKb: (loads[0]?.jsBytes ?? 0) / 1024, jsFiles: loads[0]?.jsFiles ?? 0, lcpMs: loads.map((l) => l.lcp), readyMs: loads.map((l) => l.ready), serverMs });
     }
   } finally {
