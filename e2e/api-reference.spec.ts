@@ -8,6 +8,9 @@ import { bootstrapKey } from './bootstrapKey';
  * bearer key given under Authorize.
  */
 test('the API reference works offline and its "try it" sends the bearer key', async ({ page, request }) => {
+  // Swagger UI renders the whole document (68 operations) in the browser; on two cores shared
+  // with the other Playwright workers one run took 35 s to show the title and 7 s per click.
+  test.setTimeout(150_000);
   const blocked: string[] = [];
   await page.route('**/*', (route) => {
     const host = new URL(route.request().url()).hostname;
