@@ -32,6 +32,7 @@ import { openPostgres } from '@/db/drivers/postgres';
 import { cleanup, mintKeys, seedCustomer, seedOwners, type Seeded } from './booking/seed';
 import { flag, MIGRATIONS, opt, ownerEmail, ROOT, CLASS } from './booking/options';
 import { fmt, loadAvg, log, postgresCpuByPid, processCpuMs, stats, vacuumTables } from './lib/measure';
+import { requestJson, type JsonAnswer } from './lib/httpClient';
 import { prepareApp, startServer, stopServer, type RunningServer } from './lib/nextServer';
 
 const list = (name: string, def: string) => (opt(name) ?? def).split(',').filter(Boolean);
@@ -41,6 +42,8 @@ const HISTORIES = list('histories', '1000,10000,100000').map(Number);
 const CLIENTS = Number(opt('clients') ?? 32);
 const DURATION_S = Number(opt('duration') ?? 20);
 const TRANSPORTS = list('transports', 'socket,tcp');
+/** Seconds each path runs, unmeasured, before the first history row of a server. */
+const WARMUP_S = 3;
 const LABEL = opt('label') ?? 'this checkout';
 /** Server processes (scripts/serve.mjs WEB_CONCURRENCY); unset: one. */
 const WORKERS = opt('workers') ? Number(opt('workers')) : 0;
@@ -71,15 +74,8 @@ function keyRing(keys: string[]) {
 
 const randomIp = () => `10.${(Math.random() * 256) | 0}.${(Math.random() * 256) | 0}.${((Math.random() * 254) | 0) + 1}`;
 
-async function post(base: string, key: string, p: string, body: unknown): Promise<{ status: number; body: any; ms: number }> {
-  const t0 = performance.now();
-  const res = await fetch(base + p, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-forwarded-for': randomIp(), 'idempotency-key': crypto.randomUUID() },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, ms: performance.now() - t0 };
+function post(base: string, key: string, p: string, body: unknown): Promise<JsonAnswer> {
+  return requestJson(base, 'POST', p, { authorization: `Bearer ${key}`, 'x-forwarded-for': randomIp(), 'idempotency-key': crypto.randomUUID() }, body);
 }
 
 /** Server process CPU (ms) used so far, and every postgres process's (host-wide: other tenants' too). */
@@ -190,17 +186,19 @@ async function seedHistory(db: Awaited<ReturnType<typeof openPostgres>>['db'], s
   }
 }
 
-async function history(server: RunningServer, transport: string, key: () => string, tag: string, historyCount: number, mode: 'direct' | 'hold+confirm'): Promise<HistoryRow> {
-  await vacuumTables(TCP_URL);
+async function history(server: RunningServer, transport: string, key: () => string, tag: string, historyCount: number, mode: 'direct' | 'hold+confirm', warmup = false): Promise<HistoryRow> {
+  if (!warmup) await vacuumTables(TCP_URL);
   const load = loadAvg();
   const latencies: number[] = [];
   const errors = new Map<number, number>();
   let bookings = 0;
   const t0 = performance.now();
-  const until = t0 + DURATION_S * 1000;
+  const until = t0 + (warmup ? WARMUP_S : DURATION_S) * 1000;
   // Slots after the contention day, one per owner and request, 40 a day; each transport and path
-  // has its own 60 days.
-  const offset = 2 + TRANSPORTS.indexOf(transport) * 120 + (mode === 'direct' ? 0 : 60);
+  // has its own 60 days, the warm-up its own 30 days after them.
+  const offset = warmup
+    ? 2 + TRANSPORTS.length * 120 + TRANSPORTS.indexOf(transport) * 60 + (mode === 'direct' ? 0 : 30)
+    : 2 + TRANSPORTS.indexOf(transport) * 120 + (mode === 'direct' ? 0 : 60);
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, c) => {
       const owner = ownerEmail(tag, c);
@@ -218,7 +216,10 @@ async function history(server: RunningServer, transport: string, key: () => stri
         if (r.status === 200 || r.status === 201) {
           bookings++;
           latencies.push(r.ms);
-        } else errors.set(r.status, (errors.get(r.status) ?? 0) + 1);
+        } else {
+          if (!errors.size && !warmup) log(`  first error: ${r.status} ${JSON.stringify(r.body).slice(0, 400)}`);
+          errors.set(r.status, (errors.get(r.status) ?? 0) + 1);
+        }
       }
     }),
   );
@@ -236,6 +237,7 @@ async function history(server: RunningServer, transport: string, key: () => stri
     errors: errors.size ? [...errors].map(([st, n]) => `${n} x ${st}`).join(', ') : '0',
     load,
   };
+  if (warmup) return row;
   log(`  ${transport} ${mode} history ${historyCount}: ${fmt(row.perSecond)} bookings/s, p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, errors ${row.errors}`);
   return row;
 }
@@ -249,7 +251,7 @@ async function main(): Promise<void> {
   const contentionRows: ContentionRow[] = [];
   const historyRows: HistoryRow[] = [];
   try {
-    const perTransport = 2 * ROUNDS * SIZES.reduce((a, b) => a + b, 0) * 2 + HISTORIES.length * 2 * DURATION_S * 600;
+    const perTransport = 2 * ROUNDS * SIZES.reduce((a, b) => a + b, 0) * 2 + (HISTORIES.length * DURATION_S + WARMUP_S) * 2 * 600;
     const keys = await mintKeys(db, seeded, Math.ceil((perTransport * TRANSPORTS.length) / PER_KEY) + 10);
     const key = keyRing(keys);
     // History owners: CLIENTS per level, seeded once, shared by both transports (new slots each run).
@@ -277,6 +279,8 @@ async function main(): Promise<void> {
             contentionRows.push(await contention(server, transport, seeded, key, tag, n, mode));
           }
         }
+        // Both paths warm up first (JIT, connections), so the first row measured is not the slower for it.
+        if (!SKIP_HISTORY) for (const mode of ['direct', 'hold+confirm'] as const) await history(server, transport, key, historyTags[0], HISTORIES[0], mode, true);
         for (let h = 0; h < (SKIP_HISTORY ? 0 : HISTORIES.length); h++) {
           for (const mode of ['direct', 'hold+confirm'] as const) historyRows.push(await history(server, transport, key, historyTags[h], HISTORIES[h], mode));
         }

@@ -1,0 +1,46 @@
+/**
+ * A light HTTP client for the benchmarks that drive the server from the same two cores:
+ * node:http over keep-alive connections. `fetch` (undici, through web streams) costs the client
+ * about 1 ms of CPU per request here, a fifth of what the server spends on a booking, and that
+ * CPU is taken from the server and PostgreSQL (docs/benchmarks.md, "Contention and history").
+ */
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 1024 });
+
+export type JsonAnswer = { status: number; body: any; ms: number };
+
+/** Send `body` as JSON (none for GET) and parse the JSON answer; `ms` is the time to the last byte. */
+export function requestJson(baseUrl: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<JsonAnswer> {
+  const t0 = performance.now();
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  const url = new URL(path, baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method,
+        headers: payload ? { ...headers, 'content-type': 'application/json', 'content-length': String(payload.length) } : headers,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          try {
+            resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null, ms: performance.now() - t0 });
+          } catch (err) {
+            reject(new Error(`${method} ${path}: ${res.statusCode} answered no JSON: ${text.slice(0, 200)} (${String(err)})`));
+          }
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
