@@ -72,6 +72,37 @@ function malformedPath(res) {
 }
 
 /**
+ * An uncompressed /v1 answer goes out in one write: Next.js flushes the headers on their own
+ * and then writes each chunk of the body and the end as they come, two or three system calls
+ * per answer (docs/benchmarks.md, "Contention and history"). /v1 answers are small JSON
+ * documents, none of them streamed, so the body is held until Next.js ends the response, and
+ * node:http then sends the headers, the body and the end together.
+ */
+function sendInOneWrite(res) {
+  const chunks = [];
+  const { write, end } = res;
+  const hold = (chunk, encoding) => {
+    if (chunk !== undefined && chunk !== null) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? encoding : 'utf8') : Buffer.from(chunk));
+  };
+  res.flushHeaders = () => {};
+  res.write = (chunk, encoding, cb) => {
+    hold(chunk, encoding);
+    const done = typeof encoding === 'function' ? encoding : cb;
+    if (done) process.nextTick(done);
+    return true;
+  };
+  res.end = (chunk, encoding, cb) => {
+    if (typeof chunk === 'function') [chunk, cb] = [undefined, chunk];
+    else if (typeof encoding === 'function') [encoding, cb] = [undefined, encoding];
+    hold(chunk, encoding);
+    res.write = write;
+    res.end = end;
+    delete res.flushHeaders;
+    return chunks.length ? end.call(res, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), cb) : end.call(res, cb);
+  };
+}
+
+/**
  * Start the server. Resolves once it is listening.
  * @param {{ dev?: boolean, port?: number, host?: string, dir?: string, onReady?: (url: string) => void }} [opts]
  */
@@ -113,7 +144,10 @@ export async function startServer(opts = {}) {
       req.headers['x-forwarded-for'] = socketAddress(req);
       for (const h of SPOOFABLE) delete req.headers[h];
     }
-    if (!compressApi && req.url?.startsWith('/v1/')) delete req.headers['accept-encoding'];
+    if (!compressApi && req.url?.startsWith('/v1/')) {
+      delete req.headers['accept-encoding'];
+      if (req.method !== 'HEAD') sendInOneWrite(res);
+    }
     handle(req, res).catch((err) => {
       console.error(JSON.stringify({ level: 'error', at: new Date().toISOString(), msg: 'unhandled request error', err: String(err?.stack ?? err) }));
       if (!res.headersSent) {
