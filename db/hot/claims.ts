@@ -61,16 +61,22 @@ export const AROUND_BY_HOLD = `select ${FACTS} ${FROM} where c.${c.ownerId} = ${
  */
 export type OwnerRef = string | { customerId: string; email: string } | { customerId: string; holdId: string };
 
+/**
+ * How a statement names its owner, one text per form of OwnerRef: the owner's first
+ * parameter (its id, the hold's id, or the customer) and, for the two other forms, a second
+ * one later in the list (the customer, or the email).
+ */
+export type OwnerForms = { id: string; email: string; hold: string };
+export function byOwner(owner: OwnerRef, texts: OwnerForms): { text: string; first: string; rest: string[] } {
+  if (typeof owner === 'string') return { text: texts.id, first: owner, rest: [] };
+  if ('holdId' in owner) return { text: texts.hold, first: owner.holdId, rest: [owner.customerId] };
+  return { text: texts.email, first: owner.customerId, rest: [owner.email] };
+}
+
 /** Active claims of an owner overlapping [from, to) (expired holds included; the clock judges them). */
 export async function claimFactsAround(db: Executor, owner: OwnerRef, from: Date, to: Date): Promise<ClaimFacts[]> {
-  const range = [from.toISOString(), to.toISOString()];
-  const rows =
-    typeof owner === 'string'
-      ? await queryRows(db, AROUND, [owner, ...range])
-      : 'holdId' in owner
-        ? await queryRows(db, AROUND_BY_HOLD, [owner.holdId, ...range, owner.customerId])
-        : await queryRows(db, AROUND_BY_EMAIL, [owner.customerId, ...range, owner.email]);
-  return rows as ClaimFacts[];
+  const s = byOwner(owner, { id: AROUND, email: AROUND_BY_EMAIL, hold: AROUND_BY_HOLD });
+  return (await queryRows(db, s.text, [s.first, from.toISOString(), to.toISOString(), ...s.rest])) as ClaimFacts[];
 }
 
 const EXPIRED_KEYS = ['id', 'customerId', 'agentId', 'startAt', 'endAt', 'expiresAt', 'partOfHoldId'] as const;
@@ -93,15 +99,9 @@ export const EXPIRE_SWEEP = expire(`${c.id} in (select ${c.id} from claims where
  */
 export async function expireHolds(db: Executor, owner: OwnerRef | null, now: Date): Promise<ExpiredHold[]> {
   const at = now.toISOString();
-  const rows =
-    owner === null
-      ? await queryRows(db, EXPIRE_SWEEP, [at])
-      : typeof owner === 'string'
-        ? await queryRows(db, EXPIRE_BY_ID, [at, owner])
-        : 'holdId' in owner
-          ? await queryRows(db, EXPIRE_BY_HOLD, [at, owner.holdId, owner.customerId])
-          : await queryRows(db, EXPIRE_BY_EMAIL, [at, owner.customerId, owner.email]);
-  return rows.map(toExpired);
+  if (owner === null) return (await queryRows(db, EXPIRE_SWEEP, [at])).map(toExpired);
+  const s = byOwner(owner, { id: EXPIRE_BY_ID, email: EXPIRE_BY_EMAIL, hold: EXPIRE_BY_HOLD });
+  return (await queryRows(db, s.text, [at, s.first, ...s.rest])).map(toExpired);
 }
 
 const INSERT = insertStatement(claims);

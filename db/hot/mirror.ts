@@ -1,6 +1,6 @@
 import { calendarEvents, calendars, owners } from '../schema';
 import type { Executor } from '../client';
-import { ownerByHold, type OwnerRef } from './claims';
+import { byOwner, ownerByHold, type OwnerRef } from './claims';
 import { names } from './columns';
 import { queryRows } from './driver';
 
@@ -38,13 +38,8 @@ export type ProviderCalendarFacts = { id: string; type: string; displayName: str
 export type ProviderBusyFacts = { calendars: ProviderCalendarFacts[]; events: { start: number; end: number }[] };
 
 export async function providerBusyFacts(db: Executor, owner: OwnerRef, from: Date, to: Date): Promise<ProviderBusyFacts> {
-  const range = [from.toISOString(), to.toISOString()];
-  const rows =
-    typeof owner === 'string'
-      ? await queryRows(db, PROVIDER_BUSY, [owner, ...range])
-      : 'holdId' in owner
-        ? await queryRows(db, PROVIDER_BUSY_BY_HOLD, [owner.holdId, ...range, owner.customerId])
-        : await queryRows(db, PROVIDER_BUSY_BY_EMAIL, [owner.customerId, ...range, owner.email]);
+  const s = byOwner(owner, { id: PROVIDER_BUSY, email: PROVIDER_BUSY_BY_EMAIL, hold: PROVIDER_BUSY_BY_HOLD });
+  const rows = await queryRows(db, s.text, [s.first, from.toISOString(), to.toISOString(), ...s.rest]);
   const byId = new Map<string, ProviderCalendarFacts>();
   const events: { start: number; end: number }[] = [];
   for (const r of rows) {

@@ -11,7 +11,7 @@ import { getConfig } from '@/server/config';
 import { log } from '@/server/log';
 import { readJsonBody } from './body';
 import { errorBody, jsonResponse, jsonTextResponse, statusOf, toDomainError, validationError, type ErrorBody } from './envelope';
-import { beginIdempotent, completeIdempotent, gateRefusals, redact, releaseIdempotent, requestFingerprint, runClaimWithAnswer, validIdempotencyKey } from './idempotency';
+import { beginIdempotent, completeIdempotent, GateRefusal, redact, releaseIdempotent, requestFingerprint, runClaimWithAnswer, validIdempotencyKey } from './idempotency';
 import { HTTP_METHODS, isMutating, type AnyOperation, type HandlerResult, type HttpMethod } from './operation';
 import { applyRateLimits, setRateLimitHeaders, type LimitPlan } from './limits';
 import { clientIpOf, publicBaseUrl } from '@/server/request';
@@ -207,7 +207,10 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     if (stored.text !== null && stored.status === status) return jsonTextResponse(status, stored.text, headers);
     if (idem) await completeIdempotent(db, idem.recordId, status, JSON.stringify(redact(result.body, idem.redact)));
     return jsonResponse(status, result.body, headers);
-  } catch (thrown) {
+  } catch (caught) {
+    // A refusal of the calendar gate run inside the claim is answered like any other, but frees the key.
+    const gateRefused = caught instanceof GateRefusal;
+    const thrown = gateRefused ? caught.refusal : caught;
     const err = toDomainError(thrown);
     const status = statusOf(err);
     if (status >= 500) log.error('request failed', { requestId, operation: op.operationId, err: thrown });
@@ -216,7 +219,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     const draining = db && actor && !(err.code.startsWith('permission_denied') || err.code === 'owner_scope_denied') ? drain(db, actor) : null;
     if (db && idem) {
       try {
-        if (status >= 500 || status === 429 || (thrown instanceof Error && gateRefusals.has(thrown))) await releaseIdempotent(db, idem.recordId);
+        if (status >= 500 || status === 429 || gateRefused) await releaseIdempotent(db, idem.recordId);
         else await completeIdempotent(db, idem.recordId, status, JSON.stringify(body));
       } catch (storeErr) {
         log.error('idempotency bookkeeping failed', { requestId, err: storeErr });

@@ -98,8 +98,9 @@ export async function completeIdempotent(db: Db, recordId: string, status: numbe
  * this runs. An operation that `gatesCalendars` checks it in the reads it sends anyway (no round
  * trip for an owner with only the internal calendar); when there is work (a sync, or a
  * calendar failing closed) it rolls back, the gate runs here outside any transaction and the
- * claim runs again. Other operations get the gate first. The gate's refusals are not stored
- * under the key (gateRefusals), as when the gate ran before the key was claimed.
+ * claim runs again. Other operations get the gate first. The gate's refusals come wrapped in a
+ * GateRefusal: the wrapper answers them, and frees the key instead of storing them, as when the
+ * gate ran before the key was claimed.
  */
 export async function runClaimWithAnswer<T>(
   db: Db,
@@ -111,8 +112,7 @@ export async function runClaimWithAnswer<T>(
     try {
       await ensureCalendarsUsable(db, gateOwner!.owner, gateOwner!.now);
     } catch (err) {
-      if (err instanceof Error) gateRefusals.add(err);
-      throw err;
+      throw new GateRefusal(err);
     }
   };
   if (gateOwner && !operation.gatesCalendars) await gate();
@@ -125,8 +125,12 @@ export async function runClaimWithAnswer<T>(
   }
 }
 
-/** Refusals of the calendar gate run by runClaimWithAnswer: the wrapper frees the key instead of storing them. */
-export const gateRefusals = new WeakSet<Error>();
+/** A refusal of the calendar gate run by runClaimWithAnswer (`refusal`, what the gate threw): answered, never stored under the key. */
+export class GateRefusal extends Error {
+  constructor(readonly refusal: unknown) {
+    super('the calendar gate refused the claim');
+  }
+}
 
 async function claimWithAnswer<T>(
   db: Db,
