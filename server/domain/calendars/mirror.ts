@@ -1,5 +1,6 @@
 import type { Executor } from '@/db/client';
 import { providerCalendarRows } from '@/db/hot/access';
+import type { OwnerRef } from '@/db/hot/claims';
 import { providerBusyFacts } from '@/db/hot/mirror';
 import { getConfig } from '@/server/config';
 import { DomainError } from '../errors';
@@ -18,8 +19,6 @@ import { syncCalendar } from './sync';
  * CALENDAR_UNAVAILABLE.
  */
 export type NamedOwner = string | { customerId: string; email: string };
-/** An owner, or (a confirm, before the hold is read) the owner of a hold of the customer. */
-export type OwnerRef = NamedOwner | { customerId: string; holdId: string };
 
 type ProviderCalendar = { id: string; type: string; displayName: string | null; status: string; checkConflicts: boolean; lastSyncedAt: Date | null; ownerEmail: string };
 

@@ -10,7 +10,7 @@ import { enqueueNotification } from '../notificationService';
 import { writeAudit } from './audit';
 import { lockOwner, rulesWarnings, type ClaimRow, type LoadedClaim } from './claimTarget';
 import { lockHoldForConfirm, type LockedHold } from '@/db/hot/holds';
-import { claimMadeWithKey, loadAround, loadClaimTarget, ownerQueueKey, requestPolicy, runClaim, runClaimOperation, type Answer, type ClaimOperation } from './claimDecision';
+import { claimMadeWithKey, loadAround, loadClaimTarget, ownerQueueKey, requestPolicy, runClaim, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimDecision';
 import { refuseWithoutLock } from './earlyRefusal';
 import { holdParts } from './holdService';
 import { bookingView, holdStatus, type BookingView, type HoldRange } from './views';
@@ -61,7 +61,7 @@ export function bookingClaim(actor: AgentActor, input: BookingInput, now: Date, 
     queueKey: ownerQueueKey(actor.customerId, input.ownerEmail),
     refuseWithoutLock: (db, gate) => refuseWithoutLock(db, { action: 'booking.create', kind: 'booking', actor, input, start: input.start, end: input.end, now, idempotencyKey }, gate),
     gatesCalendars: true,
-    slot: `${input.start.getTime()}|${input.end.getTime()}`,
+    slot: slotKey(input.start, input.end),
     run: async (tx, gate) => {
       // One pipeline: the owner lock comes first on the connection.
       const [{ target, around }, made] = await Promise.all([

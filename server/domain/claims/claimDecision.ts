@@ -135,6 +135,9 @@ export async function refuseEarly(db: Db, operation: ClaimOperation<unknown>, ga
   if (second) throw second;
 }
 
+/** The `slot` of a claim operation: its start and end. */
+export const slotKey = (start: Date, end: Date): string => `${start.getTime()}|${end.getTime()}`;
+
 /** Run a claim operation in a transaction of its own: its value, or its rejection thrown after commit. */
 export async function runClaimOperation<T>(db: Db, operation: ClaimOperation<T>): Promise<T> {
   await refuseEarly(db, operation);

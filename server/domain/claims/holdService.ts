@@ -9,7 +9,7 @@ import { findHoldStretches, searchSlots, type RequestPolicy } from '../schedulin
 import { writeAudit } from './audit';
 import { claimRow, insertClaim, releaseHoldParts } from './claimStore';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './claimTarget';
-import { claimMadeWithKey, loadAround, loadClaimTarget, ownerQueueKey, requestPolicy, runClaim, runClaimOperation, type Answer, type ClaimOperation } from './claimDecision';
+import { claimMadeWithKey, loadAround, loadClaimTarget, ownerQueueKey, requestPolicy, runClaim, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimDecision';
 import { refuseWithoutLock } from './earlyRefusal';
 import type { CalendarGate } from '../calendars/mirror';
 import { assertBookingSpan, noSlotsError, validateWindow } from './windows';
@@ -55,7 +55,7 @@ export function holdClaim(actor: AgentActor, input: HoldInput, now: Date, idempo
     refuseWithoutLock: candidate && ((db, gate) => refuseWithoutLock(db, { action: 'hold.create', kind: 'hold', actor, input, start: candidate.start, end: candidate.end, now, idempotencyKey }, gate)),
     // A candidate hold checks the calendar gate in its pipeline; a window hold's gate runs first.
     gatesCalendars: !!candidate,
-    slot: candidate && `${candidate.start.getTime()}|${candidate.end.getTime()}`,
+    slot: candidate && slotKey(candidate.start, candidate.end),
     run: (tx, gate) => holdInTransaction(tx, actor, input, now, idempotencyKey, candidate ? gate : undefined),
   };
 }
