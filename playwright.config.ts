@@ -104,7 +104,8 @@ export default defineConfig({
     browserName: 'chromium',
     headless: true,
     launchOptions: {
-      executablePath: '/usr/bin/chromium',
+      // npm test hands the Chromium it found on PATH (scripts/test-prepare.mjs); Debian's by default.
+      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     },
     trace: 'retain-on-failure',

@@ -10,7 +10,7 @@ const pg = process.env.TEST_DATABASE_URL;
 export default defineConfig({
   resolve: { alias },
   test: {
-    reporters: ['default', 'json'],
+    reporters: ['default', 'json', './tests/helpers/skipReporter.ts'],
     outputFile: { json: '.test-results/vitest.json' },
     projects: [
       { resolve: { alias }, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node' } },

@@ -116,7 +116,7 @@ function banner(url, db, demo, freshlySeeded) {
       `    npm run cli -- bootstrap --customer "My Co"${db.id.startsWith('pglite:') ? '   (stop this server first: the embedded database allows one process)' : ''}`,
     );
   }
-  lines.push('', `  API reference  ${url}/v1/openapi.json`, '');
+  lines.push('', `  API reference  ${url}/docs/api   (OpenAPI document: ${url}/v1/openapi.json)`, '');
   const width = Math.max(...lines.map((l) => l.length)) + 2;
   const rule = '-'.repeat(Math.min(width, 120));
   console.log([rule, ...lines, rule].join('\n'));

@@ -10,18 +10,27 @@
  * TEST_DATABASE_URL (PostgreSQL) also runs the integration tests on it and
  * starts two e2e server instances on it (E2E_DATABASE_URL), sharing Redis from
  * TEST_REDIS_URL or REDIS_URL (E2E_REDIS_URL).
+ *
+ * Before any runner starts, scripts/test-prepare.mjs (the step .ci/run shares)
+ * makes sure the programs the suites start are there (Chromium, Radicale),
+ * installing them where the machine allows, or stops with one line naming the
+ * command to run. Skipped tests are grouped in the summary by what they need
+ * (tests/helpers/skipReporter.ts writes vitest's notes; Playwright's skip
+ * annotations come with its report).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EXIT_MISSING, prepare } from './test-prepare.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const RESULTS = path.join(ROOT, '.test-results');
 const VITEST_REPORT = path.join(RESULTS, 'vitest.json'); // written by vitest.config.ts's json reporter
 const PLAYWRIGHT_REPORT = path.join(RESULTS, 'playwright.json'); // written by playwright.config.ts's json reporter
+const VITEST_SKIPS = path.join(RESULTS, 'vitest-skips.json'); // written by tests/helpers/skipReporter.ts
 
 function runNode(label, script, args, env) {
   console.log(`\n=== ${label}: ${path.relative(ROOT, script)} ${args.join(' ')}\n`);
@@ -81,6 +90,59 @@ function playwrightCounts(report) {
   return { passed, failed, skipped, notes };
 }
 
+/** What a skipped test needs, from its note: the setting that runs it, in `npm test`'s own terms. */
+export function skipReason(note) {
+  const text = String(note ?? '');
+  const db = /(TEST|E2E)_DATABASE_URL|PostgreSQL/.test(text);
+  const redis = /(TEST|E2E)_REDIS_URL|\bRedis\b/.test(text);
+  if (db && redis) return 'needs TEST_DATABASE_URL and TEST_REDIS_URL';
+  if (db) return 'needs TEST_DATABASE_URL';
+  if (redis) return 'needs TEST_REDIS_URL';
+  return text ? text.split('\n')[0] : 'skipped without a note';
+}
+
+/** Vitest's skipped tests as {file, reason}. With TEST_DATABASE_URL set, PostgreSQL-only tests skipped on PGlite ran on PostgreSQL. */
+function vitestSkips(skipsReport, env) {
+  return (skipsReport?.skips ?? []).map((s) => {
+    let reason = skipReason(s.note);
+    if (env.TEST_DATABASE_URL && reason === 'needs TEST_DATABASE_URL' && s.project === 'integration-pglite') {
+      reason = 'PostgreSQL only: skipped on PGlite, run by integration-pg';
+    }
+    return { file: s.file, reason };
+  });
+}
+
+/** Playwright's skipped tests as {file, reason}, the reason from the test's skip annotation. */
+function playwrightSkips(report) {
+  const out = [];
+  const walk = (suite) => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) {
+        if (t.status !== 'skipped') continue;
+        const note = (t.annotations ?? []).find((a) => a.type === 'skip' || a.type === 'fixme')?.description;
+        out.push({ file: path.join('e2e', spec.file ?? suite.file ?? '?'), reason: skipReason(note) });
+      }
+    }
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  for (const suite of report?.suites ?? []) walk(suite);
+  return out;
+}
+
+/** Lines naming each reason with its count and files (`file (n)`), for the summary. */
+export function skipLines(skips) {
+  const byReason = new Map();
+  for (const s of skips) {
+    const files = byReason.get(s.reason) ?? new Map();
+    files.set(s.file, (files.get(s.file) ?? 0) + 1);
+    byReason.set(s.reason, files);
+  }
+  return [...byReason].map(([reason, files]) => {
+    const n = [...files.values()].reduce((a, b) => a + b, 0);
+    return `skipped ${n}, ${reason}: ${[...files].map(([f, c]) => `${f} (${c})`).join(', ')}`;
+  });
+}
+
 function summarize(label, result, report, count) {
   if (!report) {
     const why = result.signal ? `killed by ${result.signal}` : `exit code ${result.code}`;
@@ -95,10 +157,18 @@ function summarize(label, result, report, count) {
 }
 
 async function main() {
-  fs.mkdirSync(RESULTS, { recursive: true });
-  for (const f of [VITEST_REPORT, PLAYWRIGHT_REPORT]) fs.rmSync(f, { force: true });
+  // Prerequisites first: a missing program stops the run here, not as a failing test file.
+  const ready = prepare();
+  if (!ready.ok) {
+    console.error(ready.line);
+    process.exitCode = EXIT_MISSING;
+    return;
+  }
 
-  const env = { ...process.env };
+  fs.mkdirSync(RESULTS, { recursive: true });
+  for (const f of [VITEST_REPORT, PLAYWRIGHT_REPORT, VITEST_SKIPS]) fs.rmSync(f, { force: true });
+
+  const env = { ...process.env, ...ready.env };
   if (env.TEST_DATABASE_URL) {
     env.E2E_DATABASE_URL ||= env.TEST_DATABASE_URL;
     const redis = env.TEST_REDIS_URL || env.REDIS_URL;
@@ -113,6 +183,7 @@ async function main() {
   const vitestStarted = Date.now();
   const vitest = await runNode('vitest', vitestBin, ['run'], env);
   const vitestReport = fresh(readJson(VITEST_REPORT), vitestStarted, (r) => Number(r.startTime));
+  const vitestSkipReport = fresh(readJson(VITEST_SKIPS), vitestStarted, (r) => Number(r.startTime));
 
   const playwrightCli = path.join(path.dirname(require.resolve('@playwright/test/package.json')), 'cli.js');
   const playwrightStarted = Date.now();
@@ -120,24 +191,36 @@ async function main() {
   const playwrightReport = fresh(readJson(PLAYWRIGHT_REPORT), playwrightStarted, (r) => Date.parse(r.stats?.startTime));
 
   const rows = [
-    ['vitest', summarize('vitest', vitest, vitestReport, vitestCounts)],
-    ['playwright', summarize('playwright', playwright, playwrightReport, playwrightCounts)],
+    ['vitest', summarize('vitest', vitest, vitestReport, vitestCounts), vitestSkips(vitestSkipReport, env)],
+    ['playwright', summarize('playwright', playwright, playwrightReport, playwrightCounts), playwrightSkips(playwrightReport)],
   ];
   const total = { passed: 0, failed: 0, skipped: 0 };
+  let needsServices = false;
   console.log('\n=== summary');
-  for (const [label, c] of rows) {
+  for (const [label, c, skips] of rows) {
     console.log(`${label.padEnd(10)} ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`);
     for (const n of c.notes) console.log(`           ${n}`);
+    for (const line of skipLines(skips)) console.log(`           ${line}`);
+    needsServices ||= skips.some((s) => s.reason.startsWith('needs TEST_'));
     total.passed += c.passed;
     total.failed += c.failed;
     total.skipped += c.skipped;
+  }
+  if (needsServices) {
+    console.log(
+      'To run the skipped tests too: TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test ' +
+        'TEST_REDIS_URL=redis://127.0.0.1:6379 npm test (a PostgreSQL database and a Redis of your own; .ci/run starts both)',
+    );
   }
   console.log(`${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
   process.exitCode = total.failed > 0 ? 1 : 0;
 }
 
-main().catch((err) => {
-  console.error(`test-all: ${err?.stack ?? err}`);
-  console.log('0 passed, 1 failed, 0 skipped');
-  process.exitCode = 1;
-});
+const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  main().catch((err) => {
+    console.error(`test-all: ${err?.stack ?? err}`);
+    console.log('0 passed, 1 failed, 0 skipped');
+    process.exitCode = 1;
+  });
+}

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 /**
- * A real Radicale (Debian `radicale`, /usr/bin/radicale) on a free loopback
+ * A real Radicale (Debian `radicale`: RADICALE_PATH as found by npm test's
+ * preparation step, scripts/test-prepare.mjs, else /usr/bin/radicale) on a free loopback
  * port in a temporary folder, with htpasswd (plain) authentication. The
  * password file is re-read on every login, so `setPassword` takes effect on
  * the next request. Ports: RADICALE_PORTS (`from-to`, default 3510-3519).
@@ -47,7 +48,7 @@ export async function startRadicale(user = 'alice', password = 'secret-one'): Pr
     config,
     `[server]\nhosts = 127.0.0.1:${port}\n[auth]\ntype = htpasswd\nhtpasswd_filename = ${users}\nhtpasswd_encryption = plain\ndelay = 0\n[rights]\ntype = owner_only\n[storage]\nfilesystem_folder = ${path.join(dir, 'collections')}\n[logging]\nlevel = warning\n`,
   );
-  const child: ChildProcess = spawn('/usr/bin/radicale', ['--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.env.RADICALE_PATH || '/usr/bin/radicale', ['--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d) => (stderr += String(d)));
   const base = `http://127.0.0.1:${port}`;

@@ -6,6 +6,7 @@ import { claims, owners } from '@/db/schema';
 import { newId } from '@/server/domain/ids';
 import { createOwner } from '@/server/domain/ownerService';
 import { driver, newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
+import { NEEDS_POSTGRES_FOR_RACES } from '../../helpers/skips';
 
 let admin: TestCustomer;
 let ownerId: string;
@@ -68,7 +69,7 @@ describe('the database refuses overlapping active claims (exclusion constraint)'
   });
 
   it('lets exactly one of 50 concurrent overlapping inserts win (PostgreSQL)', async (ctx) => {
-    if ((await driver()) !== 'postgres') ctx.skip(); // PGlite is one connection: a race there proves nothing
+    if ((await driver()) !== 'postgres') ctx.skip(NEEDS_POSTGRES_FOR_RACES);
     const db = await getDb();
     const owner = await createOwner(db, admin.customerId, { email: uniqueEmail('race'), time_zone: 'UTC' });
     const results = await Promise.allSettled(

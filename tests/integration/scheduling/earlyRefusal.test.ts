@@ -4,6 +4,7 @@ import { getDb } from '@/server/db';
 import { auditLog, idempotencyRecords } from '@/db/schema';
 import { newCustomer, type TestCustomer } from '../../helpers/app';
 import { call, claimsOf, directAgents, nextWeekday, ownerIdOf, setupOwner } from './fixtures';
+import { NEEDS_POSTGRES_FOR_RACES } from '../../helpers/skips';
 
 /**
  * During a race, a claim whose slot a plain read already shows taken is refused without
@@ -46,7 +47,7 @@ async function waitForLockWaiter(ownerId: string): Promise<void> {
 
 describe('refusals without the owner lock', () => {
   it('a booking and a candidate hold on a taken slot get their 409 while the owner is locked; the audit rows are written', async (ctx) => {
-    if (!ON_POSTGRES) ctx.skip();
+    if (!ON_POSTGRES) ctx.skip(NEEDS_POSTGRES_FOR_RACES);
     const owner = await setupOwner(admin, { timeZone: TZ });
     const ownerId = await ownerIdOf(admin, owner);
     const [agent] = await directAgents(admin, 1, ['create_bookings', 'create_holds']);
@@ -86,7 +87,7 @@ describe('refusals without the owner lock', () => {
   });
 
   it('many losers of one slot share the read and the verdict, and each still gets the same 409 and an audit row of its own', async (ctx) => {
-    if (!ON_POSTGRES) ctx.skip();
+    if (!ON_POSTGRES) ctx.skip(NEEDS_POSTGRES_FOR_RACES);
     const owner = await setupOwner(admin, { timeZone: TZ });
     const ownerId = await ownerIdOf(admin, owner);
     const agents = await directAgents(admin, 3, ['create_bookings', 'create_holds']);
@@ -127,7 +128,7 @@ describe('refusals without the owner lock', () => {
   });
 
   it('a retry whose booking was made with its Idempotency-Key (answer not stored) finds the booking instead of being refused by it', async (ctx) => {
-    if (!ON_POSTGRES) ctx.skip();
+    if (!ON_POSTGRES) ctx.skip(NEEDS_POSTGRES_FOR_RACES);
     const owner = await setupOwner(admin, { timeZone: TZ });
     const [agent] = await directAgents(admin, 1, ['create_bookings']);
     const day = nextWeekday('thu', TZ);

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@/server/domain/ids';
 import { newCustomer, type ApiResponse, type TestCustomer } from '../../helpers/app';
 import { call, claimsOf, directAgents, nextWeekday, setupOwner } from './fixtures';
+import { NEEDS_POSTGRES_FOR_RACES } from '../../helpers/skips';
 
 /**
  * Concurrency on real PostgreSQL (the integration-pg project). On PGlite
@@ -44,7 +45,7 @@ function burst(n: number, keys: string[], send: (key: string, i: number) => Prom
 
 describe('races on PostgreSQL', () => {
   it('100 concurrent direct bookings of one slot: exactly one 201, 99 x 409, no 5xx, one confirmed claim', async (ctx) => {
-    if (!ON_POSTGRES) ctx.skip();
+    if (!ON_POSTGRES) ctx.skip(NEEDS_POSTGRES_FOR_RACES);
     const owner = await setupOwner(admin, { timeZone: TZ });
     const agents = await directAgents(admin, 10, ['create_bookings']);
     const day = nextWeekday('mon', TZ);
@@ -63,7 +64,7 @@ describe('races on PostgreSQL', () => {
   });
 
   it('100 agents confirm the same hold at once: one 200, 99 x 409 HOLD_ALREADY_PROMOTED, one booking', async (ctx) => {
-    if (!ON_POSTGRES) ctx.skip();
+    if (!ON_POSTGRES) ctx.skip(NEEDS_POSTGRES_FOR_RACES);
     const owner = await setupOwner(admin, { timeZone: TZ });
     const day = nextWeekday('tue', TZ);
     const slot = { start: day.at('10:00'), end: day.at('10:30') };
@@ -83,7 +84,7 @@ describe('races on PostgreSQL', () => {
   });
 
   it('100 concurrent candidate holds on one slot: exactly one 200, 99 x 409, one active hold', async (ctx) => {
-    if (!ON_POSTGRES) ctx.skip();
+    if (!ON_POSTGRES) ctx.skip(NEEDS_POSTGRES_FOR_RACES);
     const owner = await setupOwner(admin, { timeZone: TZ });
     const agents = await directAgents(admin, 10, ['create_holds']);
     const day = nextWeekday('wed', TZ);
@@ -98,7 +99,7 @@ describe('races on PostgreSQL', () => {
   });
 
   it('20 concurrent POST /v1/bookings with one Idempotency-Key: one booking; each answer is the 201 (or its replay) or IDEMPOTENCY_IN_FLIGHT', async (ctx) => {
-    if (!ON_POSTGRES) ctx.skip();
+    if (!ON_POSTGRES) ctx.skip(NEEDS_POSTGRES_FOR_RACES);
     const owner = await setupOwner(admin, { timeZone: TZ });
     const [agent] = await directAgents(admin, 1, ['create_bookings']);
     const day = nextWeekday('thu', TZ);
@@ -123,7 +124,7 @@ describe('races on PostgreSQL', () => {
   });
 
   it('mixed priorities racing for one slot end with one active booking, of the highest class; every other winner was preempted', async (ctx) => {
-    if (!ON_POSTGRES) ctx.skip();
+    if (!ON_POSTGRES) ctx.skip(NEEDS_POSTGRES_FOR_RACES);
     const owner = await setupOwner(admin, { timeZone: TZ });
     const agents = await directAgents(admin, 10, ['create_bookings', 'preempt']);
     const day = nextWeekday('fri', TZ);
@@ -145,7 +146,7 @@ describe('races on PostgreSQL', () => {
     }
   });
   it('64 agents race an all_free window hold while its holder confirms: no overlap, the confirm wins, only released time is taken', async (ctx) => {
-    if (!ON_POSTGRES) ctx.skip();
+    if (!ON_POSTGRES) ctx.skip(NEEDS_POSTGRES_FOR_RACES);
     const owner = await setupOwner(admin, { timeZone: TZ });
     const day = nextWeekday('wed', TZ);
     const taken = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: owner, meeting_class: 'internal', start: day.at('14:00'), end: day.at('14:30') } });
