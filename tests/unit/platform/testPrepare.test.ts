@@ -25,7 +25,7 @@ function run(script: string, pathDirs: string[], extraEnv: Record<string, string
   const started = performance.now();
   const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', script)], {
     cwd: ROOT,
-    env: { HOME: os.tmpdir(), PATH: pathDirs.join(path.delimiter), ...extraEnv } as NodeJS.ProcessEnv,
+    env: { HOME: os.tmpdir(), NODE_ENV: 'test', PATH: pathDirs.join(path.delimiter), ...extraEnv },
     encoding: 'utf8',
     timeout: 60_000,
   });
