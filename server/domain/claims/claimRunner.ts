@@ -6,7 +6,7 @@ import { DomainError } from '../errors';
 
 /**
  * The claim runner: the one path every claim takes (direct booking, hold, confirm, proposal
- * approval) and the proposal decline with it (docs/architecture.md, "Deciding on time").
+ * approval) and the proposal decline with it (docs/architecture.md, "One claim path").
  * The caller hands it an operation (ClaimOperation: a queue key and a core that runs in a
  * transaction it is handed and returns an Answer) and gets the value back, or the rejection
  * thrown after commit. The runner owns what lies around the core: the calendar gate of the
