@@ -5,7 +5,7 @@
  * round trip; claim insert, audit row, the stored response and COMMIT in the next): no query
  * builder, no row mapping, no arbitration. It shows what a Node process on this driver costs by
  * itself, between pgbench (C) and the service's code path. It is not a strict ceiling: it has no
- * per-owner queue (inQueue in server/domain/claims/claimDecision.ts), so two callers on one owner wait
+ * per-owner queue (inQueue in server/domain/claims/claimRunner.ts), so two callers on one owner wait
  * for the owner's row lock inside PostgreSQL, holding their connections, where the service
  * queues them in memory.
  */

@@ -124,7 +124,7 @@ const DOCS_NOTES = [
   'per operation (other users\' sessions included; n/a for PGlite, which runs inside the bench process).',
   'host busy: share of both cores busy while measuring. "ok" counts operations finished inside the',
   'measured window (HTTP: 2xx responses). In-process latency includes the wait in the per-owner',
-  'in-memory queue (`inQueue` in server/domain/claims/claimDecision.ts); HTTP latency is autocannon\'s.',
+  'in-memory queue (`inQueue` in server/domain/claims/claimRunner.ts); HTTP latency is autocannon\'s.',
 ];
 
 /** Print the run's facts and both tables; with `writeDocs`, replace the section in docs/benchmarks.md. */

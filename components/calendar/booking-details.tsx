@@ -1,5 +1,5 @@
 import { Lock } from 'lucide-react';
-import type { ClaimDetails } from '@/server/domain/calendar';
+import type { ClaimDetails } from '@/server/domain/weekView';
 import { Badge } from '@/components/ui/badge';
 import { classColour, formatDateTime, formatSpan } from './format';
 

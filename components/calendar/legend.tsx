@@ -1,5 +1,5 @@
 import { Lock } from 'lucide-react';
-import type { WeekView } from '@/server/domain/calendar';
+import type { WeekView } from '@/server/domain/weekView';
 import { classColour } from './format';
 
 /** The meeting classes on screen and what the shading means. */

@@ -1,5 +1,5 @@
 import { AlertTriangle } from 'lucide-react';
-import type { CandidateOverlay, WeekEvent, WeekView } from '@/server/domain/calendar';
+import type { CandidateOverlay, WeekEvent, WeekView } from '@/server/domain/weekView';
 import { cn } from '@/components/ui/cn';
 import { classColour, dayClock, formatDay, formatHours, formatRange } from './format';
 import { placeInLanes } from './lanes';

@@ -3,8 +3,7 @@ import type { Db } from '@/db/client';
 import { defer } from '@/db/hot/driver';
 import { completeKeyRecord, insertKeyRecord } from '@/db/hot/idempotency';
 import { idempotencyRecords } from '@/db/schema';
-import { refuseEarly, runClaimTransaction, type ClaimOperation } from '@/server/domain/claims/claimDecision';
-import { calendarGate, CalendarGateNeeded, ensureCalendarsUsable, type CalendarGate, type NamedOwner } from '@/server/domain/calendars/mirror';
+import { runClaimOperation, type ClaimOperation, type GateOwner } from '@/server/domain/claims/claimRunner';
 import { DomainError } from '@/server/domain/errors';
 import { newId, sha256Hex } from '@/server/domain/ids';
 
@@ -88,73 +87,29 @@ export async function completeIdempotent(db: Db, recordId: string, status: numbe
 }
 
 /**
- * Run a claiming operation (server/domain/claims/claimDecision.ts) in a transaction opened
- * here and, for a claimed key, store its success answer (`status`, the value less `redact`ed
- * fields) as the transaction's last statement: it goes out with the claim, its audit row and
- * COMMIT, so the effect and its replayable answer commit together. Returns the value and, with
- * a record, the JSON text to answer (stored unless redacted); a rejection is thrown after commit.
+ * Run a claiming operation through the claim runner (server/domain/claims/claimRunner.ts) and,
+ * for a claimed key, store its success answer (`status`, the value less `redact`ed fields) as
+ * the transaction's last statement: it goes out with the claim, its audit row and COMMIT, so
+ * the effect and its replayable answer commit together. Returns the value and, with a record,
+ * the JSON text to answer (stored unless redacted); a rejection is thrown after commit.
  *
  * `gateOwner`: the owner an owner-naming call acts on, whose calendar gate (docs/calendars.md)
- * this runs. An operation that `gatesCalendars` checks it in the reads it sends anyway (no round
- * trip for an owner with only the internal calendar); when there is work (a sync, or a
- * calendar failing closed) it rolls back, the gate runs here outside any transaction and the
- * claim runs again. Other operations get the gate first. The gate's refusals come wrapped in a
- * GateRefusal: the wrapper answers them, and frees the key instead of storing them, as when the
- * gate ran before the key was claimed.
+ * the runner runs. Its refusals come wrapped in a GateRefusal: the wrapper answers them, and
+ * frees the key instead of storing them, as when the gate ran before the key was claimed.
  */
 export async function runClaimWithAnswer<T>(
   db: Db,
   operation: ClaimOperation<T>,
   record: { recordId: string; status: number; redact: string[] } | null,
-  gateOwner?: { owner: NamedOwner; now: Date },
+  gateOwner?: GateOwner,
 ): Promise<{ value: T; text: string | null }> {
-  const gate = async () => {
-    try {
-      await ensureCalendarsUsable(db, gateOwner!.owner, gateOwner!.now);
-    } catch (err) {
-      throw new GateRefusal(err);
-    }
-  };
-  if (gateOwner && !operation.gatesCalendars) await gate();
-  try {
-    return await claimWithAnswer(db, operation, record, gateOwner && operation.gatesCalendars ? calendarGate() : undefined);
-  } catch (err) {
-    if (!(err instanceof CalendarGateNeeded)) throw err;
-    await gate();
-    return claimWithAnswer(db, operation, record, undefined);
-  }
-}
-
-/** A refusal of the calendar gate run by runClaimWithAnswer (`refusal`, what the gate threw): answered, never stored under the key. */
-export class GateRefusal extends Error {
-  constructor(readonly refusal: unknown) {
-    super('the calendar gate refused the claim');
-  }
-}
-
-async function claimWithAnswer<T>(
-  db: Db,
-  operation: ClaimOperation<T>,
-  record: { recordId: string; status: number; redact: string[] } | null,
-  gate: CalendarGate | undefined,
-): Promise<{ value: T; text: string | null }> {
+  if (!record) return { value: await runClaimOperation(db, operation, gateOwner), text: null };
   let text: string | null = null;
-  await refuseEarly(db, operation, gate);
-  const answer = await runClaimTransaction(
-    db,
-    async (tx) => {
-      const a = await operation.run(tx, gate);
-      if (a.ok && record) {
-        text = JSON.stringify(a.value);
-        defer(tx, completeKeyRecord(tx, record.recordId, record.status, record.redact.length ? JSON.stringify(redact(a.value, record.redact)) : text));
-      }
-      return a;
-    },
-    operation.queueKey,
-    operation.slot,
-  );
-  if (!answer.ok) throw answer.error;
-  return { value: answer.value, text };
+  const value = await runClaimOperation(db, operation, gateOwner, (tx, v) => {
+    text = JSON.stringify(v);
+    defer(tx, completeKeyRecord(tx, record.recordId, record.status, record.redact.length ? JSON.stringify(redact(v, record.redact)) : text));
+  });
+  return { value, text };
 }
 
 /** A response body less fields never stored (secrets shown once); a replay answers them as null. */

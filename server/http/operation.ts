@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import type { AgentActor, PermissionRequirement } from '@/server/domain/access';
-import type { ClaimOperation } from '@/server/domain/claims/claimDecision';
+import type { ClaimOperation } from '@/server/domain/claims/claimRunner';
 import type { ErrorCode, PermissionDeniedCode } from '@/server/domain/errorCodes';
 import type { RateLimitName } from './limits';
 

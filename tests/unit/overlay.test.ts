@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { overlayCandidates } from '@/server/domain/calendar/overlay';
-import type { WeekView } from '@/server/domain/calendar';
+import { overlayCandidates } from '@/server/domain/weekView/overlay';
+import type { WeekView } from '@/server/domain/weekView';
 
 const day = (date: string, working: { start: string; end: string }[], blocks: { start: string; end: string }[] = []) => ({
   date,

@@ -3,7 +3,8 @@ import type { AgentActor } from '../access';
 import { DomainError, invalidField } from '../errors';
 import { arbitrate, DEFAULT_MAX_RESULTS, localSpan, searchSlots, timeZoneName, type NoSlotsReason, type AlternativeReasonCode, type RejectReason, type Conflict } from '../scheduling';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules } from './claimTarget';
-import { alternativesJson, requestPolicy } from './claimDecision';
+import { requestPolicy } from './claimDecision';
+import { alternativesJson } from './rejection';
 import { assertBookingSpan, DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, noSlotsError, validateWindow, type NoSlotsContext } from './windows';
 
 /** The most slots one window's search yields (the max_results bound of the request schema). */

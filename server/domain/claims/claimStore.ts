@@ -1,5 +1,7 @@
+import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { claimFactsAround, type OwnerRef } from '@/db/hot/claims';
+import { claimFactsAround, claimIdMadeWithKey, type ClaimRow, type OwnerRef } from '@/db/hot/claims';
+import { claims } from '@/db/schema';
 import { isSacred, type Claim } from '../scheduling';
 
 export { claimRow, insertClaim, releaseHoldParts, type ClaimRow, type NewClaim, type OwnerRef } from '@/db/hot/claims';
@@ -38,4 +40,18 @@ export async function loadClaims(db: Executor, owner: OwnerRef, from: Date, to: 
     });
   }
   return out;
+}
+
+/**
+ * The claim this agent already made with this Idempotency-Key, if any. The
+ * wrapper replays finished keys itself; this covers a process that died after
+ * committing the effect but before storing the response: the retry takes the
+ * key over and must find the effect instead of colliding with it.
+ */
+export async function claimMadeWithKey(tx: Executor, agentId: string, idempotencyKey: string | null, kind: 'hold' | 'booking', now: Date): Promise<ClaimRow | undefined> {
+  if (!idempotencyKey) return undefined;
+  const id = await claimIdMadeWithKey(tx, agentId, idempotencyKey, kind, now);
+  if (!id) return undefined;
+  const [row] = await tx.select().from(claims).where(eq(claims.id, id));
+  return row;
 }

@@ -119,3 +119,37 @@ export async function expireDueHolds(db: Executor, owner: OwnerRef | null, now: 
   }
   return expired.length;
 }
+
+/**
+ * Expire the owner's due holds and load the claims within `margin` of [start, end), in one
+ * round trip (the update runs first). The default is what a verdict weighs
+ * (VERDICT_CLAIMS_MARGIN_MS); a rejection loads the wider range its alternatives need
+ * (runClaim).
+ */
+export function loadAround(tx: Executor, owner: OwnerRef, start: Date, end: Date, now: Date, margin = VERDICT_CLAIMS_MARGIN_MS, gate?: CalendarGate): Promise<LoadedClaim[]> {
+  return Promise.all([
+    expireDueHolds(tx, owner, now),
+    loadClaims(tx, owner, new Date(start.getTime() - margin), new Date(end.getTime() + margin), now, gate),
+  ]).then(([, around]) => around);
+}
+
+/**
+ * A claim on an owner named by email (direct booking, candidate hold): the
+ * locked owner with its calendar and meeting class, and the claims around
+ * [start, end) with due holds expired, sent as one pipeline. The owner lock
+ * is taken first, so the rest reads under it. Errors are loadTarget's (and, with
+ * `gate`, CalendarGateNeeded).
+ */
+export async function loadClaimTarget(
+  tx: Executor,
+  customerId: string,
+  input: { ownerEmail: string; calendarType?: string; meetingClass: string },
+  start: Date,
+  end: Date,
+  now: Date,
+  gate?: CalendarGate,
+): Promise<{ target: SchedulingTarget; around: LoadedClaim[] }> {
+  const owner = { customerId, email: normalizeEmail(input.ownerEmail) };
+  const [target, around] = await Promise.all([loadTarget(tx, customerId, input, true), loadAround(tx, owner, start, end, now, VERDICT_CLAIMS_MARGIN_MS, gate)]);
+  return { target, around };
+}

@@ -4,7 +4,8 @@ import { normalizeEmail, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { arbitrate, type Decision, type RejectReason, type RequestPolicy } from '../scheduling';
 import { writeAuditGrouped, type AuditAction } from './audit';
-import { decisionError, rejectionAudit, requestPolicy } from './claimDecision';
+import { requestPolicy } from './claimDecision';
+import { decisionError, rejectionAudit } from './rejection';
 import type { CalendarGate } from '../calendars/mirror';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 

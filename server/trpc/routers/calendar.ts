@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { claimDetails, ownerWeek } from '@/server/domain/calendar';
+import { claimDetails, ownerWeek } from '@/server/domain/weekView';
 import { ownerProcedure, router } from '../init';
 
 /** The signed-in owner's calendar: a week of bookings, holds, rules and daily hours; one booking's details and history. */

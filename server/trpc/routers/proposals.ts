@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { approvalTimes, approveProposal, declineProposal, getProposalForReview, listPendingProposals, reviewerTimeZone } from '@/server/domain/publicScheduling/review';
-import { ownerWeek, overlayCandidates } from '@/server/domain/calendar';
+import { ownerWeek, overlayCandidates } from '@/server/domain/weekView';
 import { listMeetingClasses } from '@/server/domain/meetingClassService';
 import { ApprovalTimesQuery, ApproveProposalInput, DeclineProposalInput } from '../schemas';
 import { ownerProcedure, router } from '../init';

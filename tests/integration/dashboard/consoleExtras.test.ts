@@ -145,6 +145,23 @@ describe('allocation usage', () => {
   });
 });
 
+describe('the context clock of admin deletions', () => {
+  it('dates the audit rows of deleting an allocation and an audience by ctx.now(), not the wall clock', async () => {
+    const slug = await meetingType(s, { duration_minutes: [30] });
+    const fixed = new Date('2031-03-04T05:06:07.000Z');
+    const caller = await ownerCaller(s, 'admin', () => fixed);
+    const audience = await caller.admin.requesters.audiences.create({ name: `clock-${Date.now()}`, members: [] });
+    const a = await caller.admin.requesters.allocations.create({ link_id: s.linkId, slug, limit: 2, period: 'week' });
+    await caller.admin.requesters.allocations.delete({ allocation_id: a.allocation_id });
+    await caller.admin.requesters.audiences.delete({ audience_id: audience.audience_id });
+    const rows = await (await getDb())
+      .select({ action: auditLog.action, at: auditLog.at })
+      .from(auditLog)
+      .where(and(eq(auditLog.customerId, admin.customerId), eq(auditLog.at, fixed)));
+    expect(rows.map((r) => r.action).sort()).toEqual(['allocation.create', 'allocation.delete', 'audience.create', 'audience.delete']);
+  });
+});
+
 describe("an agent's webhooks, managed by an admin", () => {
   it('creates (secret once), lists, tests, shows the delivery log, disables, re-enables and deletes, through the domain of /v1/webhooks', async () => {
     const caller = await ownerCaller(s, 'admin');

@@ -1,7 +1,7 @@
-import { and, asc, count, eq, gte, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, count, eq, exists, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { Temporal } from 'temporal-polyfill';
 import type { Executor } from '@/db/client';
-import { allocations, audiences, bookingProposals, claims, owners, publicLinks, publicMeetingTypes, requesterIdentities } from '@/db/schema';
+import { allocations, audienceMembers, audiences, bookingProposals, claims, owners, publicLinks, publicMeetingTypes, requesterIdentities, verifiedDomains } from '@/db/schema';
 import { assertOwnerInScope } from '../../access';
 import { audited, type AdminAction, type AdminChange } from '../../adminAudit';
 import { DomainError } from '../../errors';
@@ -89,7 +89,7 @@ export async function listAllocations(db: Executor, customerId: string, actor: A
   return pageOf(rows, q.limit);
 }
 
-export async function deleteAllocation(db: Executor, customerId: string, actor: Actor, allocationId: string, now: Date = new Date()): Promise<AllocationRecord> {
+export async function deleteAllocation(db: Executor, customerId: string, actor: Actor, allocationId: string, now: Date): Promise<AllocationRecord> {
   return audited(
     db,
     actor,
@@ -160,10 +160,20 @@ export async function checkAllocation(
  */
 async function countAllocationUse(db: Executor, a: typeof allocations.$inferSelect, ownerId: string, period: { start: Date; end: Date }): Promise<number> {
   const requester = sql`lower(coalesce(${requesterIdentities.email}, ${bookingProposals.requesterEmail}))`;
+  // audienceMembership's rule, as a correlated subquery over each counted booking's requester.
   const member = a.audienceId
-    ? sql`exists (select 1 from audience_members m left join verified_domains d on d.id = m.domain_id
-        where m.audience_id = ${a.audienceId}
-          and (m.email = ${requester} or (d.status = 'verified' and d.domain = split_part(${requester}, '@', 2))))`
+    ? exists(
+        db
+          .select({ one: sql`1` })
+          .from(audienceMembers)
+          .leftJoin(verifiedDomains, eq(verifiedDomains.id, audienceMembers.domainId))
+          .where(
+            and(
+              eq(audienceMembers.audienceId, a.audienceId),
+              or(eq(audienceMembers.email, requester), and(eq(verifiedDomains.status, 'verified'), eq(verifiedDomains.domain, sql`split_part(${requester}, '@', 2)`))),
+            ),
+          ),
+      )
     : undefined;
   // Driven by claims_owner_start_idx (owner, start); proposals joined by primary key.
   const [{ n }] = await db

@@ -163,7 +163,7 @@ async function changeAudience(
  * must be changed first (409 audience_in_use says which), so deleting never
  * silently widens who may see an audience-only type.
  */
-export async function deleteAudience(db: Executor, customerId: string, actor: Actor, audienceId: string, now: Date = new Date()): Promise<AudienceRecord> {
+export async function deleteAudience(db: Executor, customerId: string, actor: Actor, audienceId: string, now: Date): Promise<AudienceRecord> {
   return audited(db, actor, (tx) => removeAudience(tx, customerId, actor, audienceId), (r) => audienceChange('audience.delete', r, now));
 }
 

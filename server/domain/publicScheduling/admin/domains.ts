@@ -121,7 +121,7 @@ export async function verifyDomain(db: Executor, customerId: string, actor: Acto
 }
 
 /** Delete a domain nothing refers to; identities or audience members using it: 409 domain_in_use. */
-export async function deleteDomain(db: Executor, customerId: string, actor: Actor, domainId: string, now: Date = new Date()): Promise<DomainRow> {
+export async function deleteDomain(db: Executor, customerId: string, actor: Actor, domainId: string, now: Date): Promise<DomainRow> {
   return audited(db, actor, (tx) => removeDomain(tx, customerId, actor, domainId), (d) => domainChange('domain.delete', d, now));
 }
 

@@ -1,17 +1,19 @@
 import { and, eq, isNotNull } from 'drizzle-orm';
-import type { Db, Executor } from '@/db/client';
+import type { Db, Executor, Tx } from '@/db/client';
 import { allocations, bookingProposals, meetingClasses, owners, publicMeetingTypes, requesterIdentities, type AttendeeJson } from '@/db/schema';
 import { normalizeEmail } from '../../access';
-import { runClaim, runClaimTransaction } from '../../claims/claimDecision';
+import type { CalendarGate } from '../../calendars/mirror';
+import { runClaim } from '../../claims/claimDecision';
+import { GateRefusal, ownerQueueKey, runClaimOperation, type Answer } from '../../claims/claimRunner';
 import { loadClaims, lockOwner, ownerRules, resolveCalendar } from '../../claims/claimTarget';
 import { proposalOutcomeMessage, sendMail, type MailMessage } from '../../email';
 import { DomainError, invalidField } from '../../errors';
-import { newId } from '../../ids';
+import { isUuid, newId } from '../../ids';
 import { getMeetingClass, type MeetingClassRow } from '../../meetingClassService';
 import { enqueueNotification } from '../../notificationService';
 import { searchSlots, type RequestPolicy } from '../../scheduling';
 import { audienceMembership, checkAllocation, effectivePreemptPolicy } from '../admin';
-import { findOwnProposal, type ProposalRow, type Reviewer } from './owner';
+import { findOwnProposal, proposalNotFound, type ProposalRow, type Reviewer } from './owner';
 
 type TypeRow = typeof publicMeetingTypes.$inferSelect;
 
@@ -172,6 +174,28 @@ async function notifyAgent(db: Executor, p: ProposalRow, data: Record<string, un
 }
 
 /**
+ * The owner of a proposal of this reviewer, named as the claim runner queues and gates it
+ * (the owner's queue and calendar gate, as an agent's booking on them); PROPOSAL_NOT_FOUND
+ * for anything else. Read before the queue, outside the decision's transaction.
+ */
+async function proposalOwner(db: Executor, reviewer: Reviewer, proposalId: string): Promise<{ customerId: string; email: string }> {
+  if (!isUuid(proposalId)) throw proposalNotFound();
+  const [row] = await db
+    .select({ email: owners.email })
+    .from(bookingProposals)
+    .innerJoin(owners, eq(owners.id, bookingProposals.ownerId))
+    .where(and(eq(bookingProposals.id, proposalId.toLowerCase()), eq(bookingProposals.customerId, reviewer.customerId), eq(bookingProposals.ownerId, reviewer.ownerId)))
+    .limit(1);
+  if (!row) throw proposalNotFound();
+  return { customerId: reviewer.customerId, email: row.email };
+}
+
+/** A refusal of the calendar gate answers as itself (a caller without an Idempotency-Key; claimRunner.ts). */
+function gateRefusalAnswered(err: unknown): never {
+  throw err instanceof GateRefusal ? err.refusal : err;
+}
+
+/**
  * The owner approves: arbitration runs as for any booking (action
  * proposal.review) with the proposal's class and, for a public type, its
  * effective preempt policy; the owner acts with authority, so lower-priority
@@ -179,12 +203,14 @@ async function notifyAgent(db: Executor, p: ProposalRow, data: Record<string, un
  * that is full refuses first (booking_limit_exceeded). Accepted: the booking
  * (source public for public proposals) and the proposal (booked) commit
  * together. Rejected: the audited arbitration error is thrown and the
- * proposal stays pending_review.
+ * proposal stays pending_review. It runs through the claim runner as an agent's booking
+ * does: on the owner's queue, behind the owner's calendar gate (a stale provider mirror is
+ * synced first; one that cannot be trusted refuses with the same 409/503).
  */
 export async function approveProposal(db: Db, reviewer: Reviewer, input: ApproveInput, now: Date): Promise<ReviewResult> {
-  const out = await runClaimTransaction(db, async (tx) => {
-    const first = await findOwnProposal(tx, reviewer, input.proposalId);
-    const owner = await lockOwner(tx, first.ownerId);
+  const named = await proposalOwner(db, reviewer, input.proposalId);
+  const approval = async (tx: Tx, gate?: CalendarGate): Promise<Answer<{ result: ReviewResult; mail: MailMessage | null }>> => {
+    const owner = await lockOwner(tx, reviewer.ownerId);
     const p = await findOwnProposal(tx, reviewer, input.proposalId, true);
     if (p.status !== 'pending_review') throw notPending(p);
     const slot = chooseSlot(p, input);
@@ -207,6 +233,7 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
       target,
       policy: approvalPolicy(meetingClass, type),
       now,
+      gate,
       claim: {
         id: newId(now.getTime()),
         customerId: p.customerId,
@@ -228,7 +255,7 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
         updatedAt: now,
       },
     });
-    if (!outcome.ok) return { error: outcome.error };
+    if (!outcome.ok) return outcome;
     await tx.update(bookingProposals).set({ status: 'booked', bookingId: outcome.row.id, updatedAt: now }).where(eq(bookingProposals.id, p.id));
     await notifyAgent(tx, p, { status: 'booked', booking_id: outcome.row.id, owner_email: owner.email, start: slot.start.toISOString(), end: slot.end.toISOString() }, now);
     const result: ReviewResult = {
@@ -240,24 +267,29 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
       preempted_booking_ids: outcome.preemptedIds,
     };
     if (outcome.warnings.length) result.warnings = outcome.warnings;
-    return { result, mail: await mailFor(tx, p, { status: 'booked', start: slot.start, end: slot.end }) };
-  }, `proposal:${input.proposalId}`);
-  if ('error' in out) throw out.error;
+    return { ok: true, value: { result, mail: await mailFor(tx, p, { status: 'booked', start: slot.start, end: slot.end }) } };
+  };
+  const out = await runClaimOperation(db, { queueKey: ownerQueueKey(named.customerId, named.email), gatesCalendars: true, run: approval }, { owner: named, now }).catch(gateRefusalAnswered);
   if (out.mail) await sendMail(out.mail);
   return out.result;
 }
 
-/** The owner declines (optional reason, told to the requester by mail or to the agent by notification). */
+/**
+ * The owner declines (optional reason, told to the requester by mail or to the agent by
+ * notification). It runs in the claim runner's transaction, on the owner's queue, as an
+ * approval of the same proposal does; the mail goes out after commit.
+ */
 export async function declineProposal(db: Db, reviewer: Reviewer, input: { proposalId: string; reason?: string | null }, now: Date): Promise<ReviewResult> {
-  const out = await db.transaction(async (tx) => {
+  const owner = await proposalOwner(db, reviewer, input.proposalId);
+  const decline = async (tx: Tx): Promise<Answer<{ p: ProposalRow; mail: MailMessage | null }>> => {
     const p = await findOwnProposal(tx, reviewer, input.proposalId, true);
     if (p.status !== 'pending_review') throw notPending(p);
     const reason = input.reason?.trim() || null;
     await tx.update(bookingProposals).set({ status: 'declined', declineReason: reason, updatedAt: now }).where(eq(bookingProposals.id, p.id));
-    const [owner] = await tx.select({ email: owners.email }).from(owners).where(eq(owners.id, p.ownerId));
     await notifyAgent(tx, p, { status: 'declined', owner_email: owner.email, reason }, now);
-    return { p, mail: await mailFor(tx, p, { status: 'declined', reason }) };
-  });
+    return { ok: true, value: { p, mail: await mailFor(tx, p, { status: 'declined', reason }) } };
+  };
+  const out = await runClaimOperation(db, { queueKey: ownerQueueKey(owner.customerId, owner.email), run: decline });
   if (out.mail) await sendMail(out.mail);
   return { proposal_id: out.p.id, status: 'declined', booking_id: null, start: null, end: null, preempted_booking_ids: [] };
 }

@@ -64,6 +64,6 @@ export const publicSchedulingRouter = router({
       .mutation(async ({ ctx, input }) => domains.domainView(await domains.verifyDomain(ctx.db, ctx.owner.customerId, null, input.domain_id, getConfig().dnsResolver, ctx.now()))),
     delete: adminProcedure
       .input(z.strictObject({ domain_id: Id }))
-      .mutation(async ({ ctx, input }) => domains.domainView(await domains.deleteDomain(ctx.db, ctx.owner.customerId, null, input.domain_id))),
+      .mutation(async ({ ctx, input }) => domains.domainView(await domains.deleteDomain(ctx.db, ctx.owner.customerId, null, input.domain_id, ctx.now()))),
   }),
 });

@@ -35,7 +35,7 @@ export const requestersRouter = router({
     create: adminProcedure.input(AudienceCreateBody).mutation(async ({ ctx, input }) => audiences.audienceView(await audiences.createAudience(ctx.db, ctx.owner.customerId, null, input, ctx.now()))),
     delete: adminProcedure
       .input(z.strictObject({ audience_id: Id }))
-      .mutation(async ({ ctx, input }) => audiences.audienceView(await audiences.deleteAudience(ctx.db, ctx.owner.customerId, null, input.audience_id))),
+      .mutation(async ({ ctx, input }) => audiences.audienceView(await audiences.deleteAudience(ctx.db, ctx.owner.customerId, null, input.audience_id, ctx.now()))),
   }),
 
   allocations: router({
@@ -48,6 +48,6 @@ export const requestersRouter = router({
     create: adminProcedure.input(AllocationCreateBody).mutation(async ({ ctx, input }) => allocations.allocationView(await allocations.createAllocation(ctx.db, ctx.owner.customerId, null, input, ctx.now()))),
     delete: adminProcedure
       .input(z.strictObject({ allocation_id: Id }))
-      .mutation(async ({ ctx, input }) => allocations.allocationView(await allocations.deleteAllocation(ctx.db, ctx.owner.customerId, null, input.allocation_id))),
+      .mutation(async ({ ctx, input }) => allocations.allocationView(await allocations.deleteAllocation(ctx.db, ctx.owner.customerId, null, input.allocation_id, ctx.now()))),
   }),
 });

@@ -1,0 +1,201 @@
+import type { Db, Tx } from '@/db/client';
+import { isConstraintViolation, PG_EXCLUSION_VIOLATION } from '@/db/errors';
+import { runTransaction } from '@/db/hot/driver';
+import { calendarGate, CalendarGateNeeded, ensureCalendarsUsable, type CalendarGate, type NamedOwner } from '../calendars/mirror';
+import { DomainError } from '../errors';
+
+/**
+ * The claim runner: the one path every claim takes (direct booking, hold, confirm, proposal
+ * approval) and the proposal decline with it (docs/architecture.md, "One claim path").
+ * The caller hands it an operation (ClaimOperation: a queue key and a core that runs in a
+ * transaction it is handed and returns an Answer) and gets the value back, or the rejection
+ * thrown after commit. The runner owns what lies around the core: the calendar gate of the
+ * owner the claim names (synced first, or refused with the same 409/503 on every path), the
+ * refusals without the lock, the in-process queue per owner, the transaction, and the one
+ * retry when the exclusion constraint fires. Deciding the claim inside the transaction is
+ * claimDecision.ts's.
+ */
+
+/** A claim operation's value, or its rejection, returned from the transaction so its audit row commits. */
+export type Answer<T> = { ok: true; value: T } | { ok: false; error: DomainError };
+
+/**
+ * A claiming operation ready to run: the transaction's queue key (inQueue) and its core,
+ * which runs in a transaction it is handed and returns its answer. runClaimOperation opens
+ * the transaction; the REST wrapper (server/http/idempotency.ts) adds the idempotent answer
+ * as the transaction's last statement.
+ */
+export type ClaimOperation<T> = {
+  queueKey: string;
+  /** `gate`: the calendar gate checked in the claim's own reads (CalendarGateNeeded; only where `gatesCalendars`). */
+  run(tx: Tx, gate?: CalendarGate): Promise<Answer<T>>;
+  /**
+   * A refusal settled by a plain read before the queue and the owner lock
+   * (earlyRefusal.ts), or null: run it first (refuseEarly), then the transaction.
+   */
+  refuseWithoutLock?(db: Db, gate?: CalendarGate): Promise<DomainError | null>;
+  /**
+   * The claim checks the calendar gate of the owner it names in its own reads when given one
+   * (runClaimOperation with a GateOwner); otherwise the runner runs the gate first.
+   */
+  gatesCalendars?: boolean;
+  /** The slot it claims (start and end), when one: losers of the same slot wait for a running decision on it (refuseEarly). */
+  slot?: string;
+};
+
+/**
+ * Throw the refusal an operation can answer without the owner lock, if any. Only while
+ * another decision on the same key and slot is queued or running in this process (a race
+ * for the slot): an uncontended claim, or one for another slot of a busy owner, goes
+ * straight to its transaction, without the extra read.
+ */
+async function refuseEarly(db: Db, operation: ClaimOperation<unknown>, gate?: CalendarGate): Promise<void> {
+  const { queueKey, slot } = operation;
+  // A race for this very slot only: a claim for another slot of a busy owner would pay a read the lock settles anyway.
+  if (!operation.refuseWithoutLock || !slot || !queuedSlots.get(queueKey)?.has(slot)) return;
+  const refusal = await operation.refuseWithoutLock(db, gate);
+  if (refusal) throw refusal;
+  // The decision running now may be taking this very slot (the read above came before its
+  // COMMIT): wait for it in memory, outside the queue, and read once more. Losers of a race
+  // that arrived before the winner committed are then refused together by one shared read,
+  // not one by one under the lock (docs/architecture.md, "Refusals without the lock"). A
+  // request for another slot of the owner goes straight to the queue.
+  const head = running.get(queueKey);
+  if (!head || head.slot !== slot) return;
+  await head.done;
+  const second = await operation.refuseWithoutLock(db, gate);
+  if (second) throw second;
+}
+
+/** The `slot` of a claim operation: its start and end. */
+export const slotKey = (start: Date, end: Date): string => `${start.getTime()}|${end.getTime()}`;
+
+/** The owner whose calendar gate a claim runs behind (docs/calendars.md), and the clock it is judged by. */
+export type GateOwner = { owner: NamedOwner; now: Date };
+
+/**
+ * A refusal of the calendar gate (`refusal`, what the gate threw): the REST wrapper answers
+ * it and frees the Idempotency-Key instead of storing it, as when the gate runs before the
+ * key is claimed; a caller without a key answers `refusal` itself.
+ */
+export class GateRefusal extends Error {
+  constructor(readonly refusal: unknown) {
+    super('the calendar gate refused the claim');
+  }
+}
+
+/**
+ * Run a claim operation: its value, or its rejection thrown after commit (the rejection's
+ * audit row commits). With `gateOwner`, the owner's calendar gate: an operation that
+ * `gatesCalendars` checks it in the reads it sends anyway (no round trip for an owner with
+ * only the internal calendar); when there is work (a sync, or a calendar failing closed) its
+ * transaction rolls back, the gate runs here outside any transaction and the claim runs
+ * again. Other operations get the gate first. The gate's refusals are thrown as GateRefusal.
+ * `onAccept`: called in the transaction with an accepted value, for statements that go out
+ * last, with COMMIT (the REST wrapper's idempotent answer).
+ */
+export async function runClaimOperation<T>(db: Db, operation: ClaimOperation<T>, gateOwner?: GateOwner, onAccept?: (tx: Tx, value: T) => void): Promise<T> {
+  if (gateOwner && !operation.gatesCalendars) await runGate(db, gateOwner);
+  try {
+    return await decide(db, operation, gateOwner && operation.gatesCalendars ? calendarGate() : undefined, onAccept);
+  } catch (err) {
+    if (!(err instanceof CalendarGateNeeded)) throw err;
+    await runGate(db, gateOwner!);
+    return decide(db, operation, undefined, onAccept);
+  }
+}
+
+async function runGate(db: Db, { owner, now }: GateOwner): Promise<void> {
+  try {
+    await ensureCalendarsUsable(db, owner, now);
+  } catch (err) {
+    throw new GateRefusal(err);
+  }
+}
+
+async function decide<T>(db: Db, operation: ClaimOperation<T>, gate: CalendarGate | undefined, onAccept: ((tx: Tx, value: T) => void) | undefined): Promise<T> {
+  await refuseEarly(db, operation, gate);
+  const answer = await runClaimTransaction(
+    db,
+    onAccept
+      ? async (tx) => {
+          const a = await operation.run(tx, gate);
+          if (a.ok) onAccept(tx, a.value);
+          return a;
+        }
+      : (tx) => operation.run(tx, gate),
+    operation.queueKey,
+    operation.slot,
+  );
+  if (!answer.ok) throw answer.error;
+  return answer.value;
+}
+
+/**
+ * Run a claiming transaction. The owner lock makes decisions of one owner
+ * sequential, so the exclusion constraint fires only against writers that do
+ * not take it; then the whole decision runs once more to answer the true
+ * reason, and a second collision is answered as NO_CAPACITY, never a 500.
+ */
+async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueKey?: string, slot?: string): Promise<T> {
+  const run = async () => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await runTransaction(db, fn);
+      } catch (err) {
+        if (!isConstraintViolation(err, PG_EXCLUSION_VIOLATION)) throw err;
+        if (attempt >= 1) {
+          throw new DomainError('ARBITRATION_REJECTED', 'The slot was just taken by a concurrent request', { reason: 'NO_CAPACITY', extra: { alternatives: [] } });
+        }
+      }
+    }
+  };
+  return queueKey ? inQueue(queueKey, run, slot) : run();
+}
+
+const queues = new Map<string, Promise<void>>();
+/** Per key, the slots of the decisions queued or running (and how many of each). */
+const queuedSlots = new Map<string, Map<string, number>>();
+/** Per key, the decision running now and its slot: `done` settles when it has finished (committed or rolled back). */
+const running = new Map<string, { done: Promise<void>; slot?: string }>();
+
+/** The queue key of claims on one owner named by email. */
+export function ownerQueueKey(customerId: string, ownerEmail: string): string {
+  return `owner:${customerId}:${ownerEmail.trim().toLowerCase()}`;
+}
+
+/**
+ * Run claim decisions with the same key (an owner, a hold) one at a time in
+ * this process. Correctness comes from the owner row lock; this only keeps a
+ * burst for one owner from parking every pooled connection on that lock
+ * (which would stall other owners and the health check): waiters wait here,
+ * in memory, and at most one per key and instance waits in the database.
+ */
+async function inQueue<T>(key: string, fn: () => Promise<T>, slot?: string): Promise<T> {
+  const previous = queues.get(key) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = previous.then(() => new Promise<void>((resolve) => (done = resolve)));
+  const head = { done: mine, slot };
+  queues.set(key, mine);
+  if (slot) {
+    const slots = queuedSlots.get(key) ?? new Map<string, number>();
+    slots.set(slot, (slots.get(slot) ?? 0) + 1);
+    queuedSlots.set(key, slots);
+  }
+  try {
+    await previous;
+    running.set(key, head);
+    return await fn();
+  } finally {
+    done?.();
+    if (running.get(key) === head) running.delete(key);
+    const slots = slot ? queuedSlots.get(key) : undefined;
+    if (slots) {
+      const n = (slots.get(slot!) ?? 1) - 1;
+      if (n > 0) slots.set(slot!, n);
+      else slots.delete(slot!);
+      if (!slots.size) queuedSlots.delete(key);
+    }
+    if (queues.get(key) === mine) queues.delete(key);
+  }
+}
