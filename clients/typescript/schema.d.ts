@@ -5181,6 +5181,8 @@ export interface operations {
                     }[];
                     /** @description true: only slots that do not overlap each other (the earliest first), e.g. three options a person can choose from */
                     distinct?: boolean;
+                    /** @description At most this many slots starting on each of the owner's local days (the earliest of each day): options spread over the days searched */
+                    max_per_day?: number;
                     calendar_type?: string;
                     slot_step_minutes?: number;
                     max_results?: number;
