@@ -686,8 +686,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a calendar owner (with an internal primary calendar)
-         * @description Create a calendar owner (with an internal primary calendar).
+         * Create a calendar owner (with an internal primary calendar), optionally with its schedule rules
+         * @description Create a calendar owner (with an internal primary calendar), optionally with its schedule rules.
          *
          *     Requires permission `manage_customer`.
          *
@@ -1370,6 +1370,10 @@ export interface components {
                  * @description UTC ISO 8601 date-time
                  */
                 end: string;
+                /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                start_local: string;
+                /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
+                end_local: string;
                 reason: string | null;
             };
         };
@@ -5181,6 +5185,8 @@ export interface operations {
                     }[];
                     /** @description true: only slots that do not overlap each other (the earliest first), e.g. three options a person can choose from */
                     distinct?: boolean;
+                    /** @description At most this many slots starting on each of the owner's local days (the earliest of each day): options spread over the days searched */
+                    max_per_day?: number;
                     calendar_type?: string;
                     slot_step_minutes?: number;
                     max_results?: number;
@@ -11426,6 +11432,51 @@ export interface operations {
                     name?: string;
                     /** @description IANA time zone, e.g. Europe/Berlin */
                     time_zone: string;
+                    /** @description The schedule rules in the same call (as PUT /v1/schedule-rules); absent or null: not configured (no restriction) */
+                    working_hours?: {
+                        mon?: {
+                            start: string;
+                            end: string;
+                        }[];
+                        tue?: {
+                            start: string;
+                            end: string;
+                        }[];
+                        wed?: {
+                            start: string;
+                            end: string;
+                        }[];
+                        thu?: {
+                            start: string;
+                            end: string;
+                        }[];
+                        fri?: {
+                            start: string;
+                            end: string;
+                        }[];
+                        sat?: {
+                            start: string;
+                            end: string;
+                        }[];
+                        sun?: {
+                            start: string;
+                            end: string;
+                        }[];
+                    } | null;
+                    hard_blocks?: ({
+                        days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                        start: string;
+                        end: string;
+                        label?: string;
+                    } | {
+                        /** @description RFC 5545 RRULE, e.g. FREQ=WEEKLY;BYDAY=MO,WE */
+                        rrule: string;
+                        /** @description Owner-local start YYYY-MM-DDTHH:MM */
+                        dtstart: string;
+                        duration_minutes: number;
+                        label?: string;
+                    })[];
+                    max_daily_meeting_hours?: number | null;
                 };
             };
         };
@@ -11448,7 +11499,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON; `INVALID_TIME_ZONE`: Not an IANA time zone */
+            /** @description `invalid_request`: The request failed validation; error.details.fields names each failing field; `invalid_json`: The body is not valid JSON; `INVALID_TIME_ZONE`: Not an IANA time zone; `INVALID_SCHEDULE_RULES`: The schedule rules are inconsistent; error.details.fields names each issue */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11465,7 +11516,7 @@ export interface operations {
                              * @description Stable; clients switch on it
                              * @enum {string}
                              */
-                            code: "invalid_request" | "invalid_json" | "INVALID_TIME_ZONE";
+                            code: "invalid_request" | "invalid_json" | "INVALID_TIME_ZONE" | "INVALID_SCHEDULE_RULES";
                             /** @description Human-readable; do not parse */
                             message: string;
                             details?: components["schemas"]["ErrorDetails"];

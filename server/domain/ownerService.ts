@@ -59,14 +59,26 @@ export function rulesView(o: OwnerRow): RulesView {
 export async function createOwner(
   db: Executor,
   customerId: string,
-  input: { email: string; name?: string | null; time_zone: string; role?: 'admin' | 'member' },
+  input: { email: string; name?: string | null; time_zone: string; role?: 'admin' | 'member' } & Partial<Omit<RulesInput, 'time_zone'>>,
   actor: AdminActor = null,
+  now: Date = new Date(),
 ): Promise<OwnerRow> {
+  // Schedule rules given with the owner are applied in the same transaction: an invalid rule
+  // creates nobody (docs/api.md "Owners").
+  const withRules = input.working_hours != null || Boolean(input.hard_blocks?.length) || input.max_daily_meeting_hours != null;
   return audited(
     db,
     actor,
-    (tx) => insertOwner(tx, customerId, input),
-    (o) => ({ action: 'owner.create', customerId, owner: o, details: { ...ownerView(o), role: o.role }, at: new Date() }),
+    async (tx) => {
+      const owner = await insertOwner(tx, customerId, input);
+      if (!withRules) return owner;
+      const rules = { working_hours: input.working_hours ?? null, hard_blocks: input.hard_blocks, max_daily_meeting_hours: input.max_daily_meeting_hours };
+      return replaceScheduleRules(tx, customerId, owner.email, rules, now);
+    },
+    (o) => {
+      const { working_days: _derived, warnings: _warnings, owner_email: _email, time_zone: _zone, ...rules } = rulesView(o);
+      return { action: 'owner.create', customerId, owner: o, details: { ...ownerView(o), role: o.role, ...(withRules ? rules : {}) }, at: now };
+    },
   );
 }
 

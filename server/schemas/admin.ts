@@ -30,6 +30,11 @@ export const OwnerCreateBody = z.strictObject({
   email: Email,
   name: z.string().min(1).max(200).optional(),
   time_zone: z.string().min(1).max(64).describe('IANA time zone, e.g. Europe/Berlin'),
+  working_hours: WorkingHours.nullable()
+    .optional()
+    .describe('The schedule rules in the same call (as PUT /v1/schedule-rules); absent or null: not configured (no restriction)'),
+  hard_blocks: z.array(HardBlock).max(MAX_HARD_BLOCKS).optional(),
+  max_daily_meeting_hours: z.number().positive().max(24).nullable().optional(),
 });
 export const Owner = z.object({ owner_email: z.string(), name: z.string().nullable(), time_zone: z.string() });
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { NotificationKind } from '@/db/schema';
 import type { ErrorCode } from '@/server/domain/errorCodes';
 import type { AlternativeReasonCode, NoSlotsReason, RejectReason } from '@/server/domain/scheduling';
-import { LocalDateTime, Timestamp, Warnings } from './common';
+import { LocalDateTime, LocalFields, Timestamp, Warnings } from './common';
 
 const OptionalLocal = { start_local: LocalDateTime.optional(), end_local: LocalDateTime.optional() };
 
@@ -104,7 +104,11 @@ const NOTIFICATION_ITEMS = [
       preempted_by_meeting_class: z.string(),
     }),
   ),
-  notificationKind('booking.cancelled', 'Another agent cancelled your booking', z.object({ booking_id: z.string(), owner_email: z.string(), start: Timestamp, end: Timestamp, reason: z.string().nullable() })),
+  notificationKind(
+    'booking.cancelled',
+    'Another agent cancelled your booking',
+    z.object({ booking_id: z.string(), owner_email: z.string(), start: Timestamp, end: Timestamp, ...LocalFields, reason: z.string().nullable() }),
+  ),
   notificationKind(
     'proposal.reviewed',
     'The owner reviewed a proposal you created',

@@ -16,6 +16,7 @@ export const AvailabilitySearchBody = z.strictObject({
   window: Interval.optional().describe('The window to search; give this or windows[]'),
   windows: z.array(Interval).min(1).max(14).optional().describe('Up to 14 windows searched as one: the union of their slots, by start (give this or window)'),
   distinct: z.boolean().optional().describe('true: only slots that do not overlap each other (the earliest first), e.g. three options a person can choose from'),
+  max_per_day: z.int().min(1).max(96).optional().describe("At most this many slots starting on each of the owner's local days (the earliest of each day): options spread over the days searched"),
   calendar_type: CalendarType.optional(),
   slot_step_minutes: z.int().min(5).max(60).optional(),
   max_results: z.int().min(1).max(500).optional(),

@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import type { AgentActor } from '../access';
 import { DomainError, invalidField } from '../errors';
-import { arbitrate, DEFAULT_MAX_RESULTS, localSpan, searchSlots, timeZoneName, type NoSlotsReason, type AlternativeReasonCode, type RejectReason, type Conflict } from '../scheduling';
+import { arbitrate, capPerDay, DEFAULT_MAX_RESULTS, distinctSlots, localSpan, searchSlots, timeZoneName, type NoSlotsReason, type AlternativeReasonCode, type RejectReason, type Conflict } from '../scheduling';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules } from './claimTarget';
 import { requestPolicy } from './claimDecision';
 import { alternativesJson } from './rejection';
@@ -23,6 +23,8 @@ export type AvailabilityInput = {
   windows?: { start: Date; end: Date }[];
   /** Keep only slots that do not overlap an earlier kept one (earliest first). */
   distinct?: boolean;
+  /** At most this many slots starting on each owner-local day (docs/api.md "Options a person can choose from"). */
+  maxPerDay?: number;
   stepMinutes?: number;
   maxResults?: number;
   lookaheadHours?: number;
@@ -62,19 +64,16 @@ export async function searchAvailability(db: Db, actor: AgentActor, input: Avail
       ...common,
       window: { start: window.start.getTime(), end: window.end.getTime() },
       stepMinutes: input.stepMinutes,
-      // distinct drops overlapping slots after the search, so it asks for the most the core gives.
-      maxResults: input.distinct ? MAX_SEARCH_RESULTS : maxResults,
+      // distinct and max_per_day drop slots after the search, so they ask for the most the core gives.
+      maxResults: input.distinct || input.maxPerDay ? MAX_SEARCH_RESULTS : maxResults,
     });
     for (const w of result.warnings) warnings.add(w);
     for (const slot of result.slots) found.set(`${slot.start}|${slot.end}`, slot);
     if (result.slots.length === 0 && !first) first = { reason: result.noSlots?.reason_code ?? 'NO_FREE_SLOTS', common, warnings: result.warnings };
   }
   let slots = [...found.values()].sort((a, b) => a.start - b.start || a.end - b.end);
-  if (input.distinct) {
-    const kept: typeof slots = [];
-    for (const slot of slots) if (!kept.length || slot.start >= kept[kept.length - 1].end) kept.push(slot);
-    slots = kept;
-  }
+  if (input.distinct) slots = distinctSlots(slots);
+  if (input.maxPerDay) slots = capPerDay(slots, input.maxPerDay, owner.timeZone);
   slots = slots.slice(0, maxResults);
   if (slots.length === 0) {
     const window = windows[0];

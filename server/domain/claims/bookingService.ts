@@ -240,7 +240,7 @@ export async function cancelBooking(db: Db, actor: AgentActor, bookingId: string
         customerId: row.customerId,
         agentId: row.agentId,
         kind: 'booking.cancelled',
-        data: { booking_id: row.id, owner_email: b.ownerEmail, start: row.startAt.toISOString(), end: row.endAt.toISOString(), reason: reason ?? null },
+        data: { booking_id: row.id, owner_email: b.ownerEmail, ...localSpan(row.startAt, row.endAt, b.timeZone), reason: reason ?? null },
         now,
       });
     }

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import type { Db, Executor, Tx } from '@/db/client';
 import { defer } from '@/db/hot/driver';
 import { calendars, claims, meetingClasses, owners } from '@/db/schema';
@@ -150,6 +150,16 @@ export async function holdParts(db: Executor, row: Pick<ClaimRow, 'id' | 'covera
   return db.select({ startAt: claims.startAt, endAt: claims.endAt }).from(claims).where(eq(claims.partOfHoldId, row.id)).orderBy(asc(claims.startAt));
 }
 
+/** The booked range of each promoted hold among `rows` (holdView shows a promoted hold as its booking). */
+export async function promotedBookings(db: Executor, rows: readonly Pick<ClaimRow, 'id' | 'status' | 'promotedBookingId'>[]): Promise<Map<string, HoldRange>> {
+  const byBooking = new Map(rows.filter((r) => r.status === 'promoted' && r.promotedBookingId).map((r) => [r.promotedBookingId!, r.id]));
+  const out = new Map<string, HoldRange>();
+  if (!byBooking.size) return out;
+  const booked = await db.select({ id: claims.id, startAt: claims.startAt, endAt: claims.endAt }).from(claims).where(inArray(claims.id, [...byBooking.keys()]));
+  for (const b of booked) out.set(byBooking.get(b.id)!, { startAt: b.startAt, endAt: b.endAt });
+  return out;
+}
+
 type HoldRecord = { row: ClaimRow; ownerEmail: string; timeZone: string; meetingClass: string; calendarType: string; calendarStatus: string };
 
 /** A hold of this customer (foreign and unknown ids answer HOLD_NOT_FOUND), scope-checked. */
@@ -171,7 +181,8 @@ export async function findHold(db: Executor, actor: AgentActor, holdId: string, 
 
 export async function getHold(db: Db, actor: AgentActor, holdId: string, now: Date): Promise<HoldView> {
   const h = await findHold(db, actor, holdId);
-  return holdView(h.row, { ...h, now, parts: await holdParts(db, h.row) });
+  const booking = (await promotedBookings(db, [h.row])).get(h.row.id);
+  return holdView(h.row, { ...h, now, booking, parts: booking ? [] : await holdParts(db, h.row) });
 }
 
 /** Release an active hold (DELETE). Releasing twice answers the released hold again. */

@@ -5,6 +5,7 @@ import { parseOwnerScope, resolveOwnerEmail, type AgentActor } from '../access';
 import { invalidField } from '../errors';
 import { isUuid } from '../ids';
 import { preemptedBy } from './bookingService';
+import { promotedBookings } from './holdService';
 import { bookingView, holdView, type BookingView, type HoldRange, type HoldView } from './views';
 
 /**
@@ -85,8 +86,11 @@ export async function listHolds(db: Executor, actor: AgentActor, q: ClaimListQue
       .where(inArray(claims.partOfHoldId, allFree));
     for (const r of rows) parts.set(r.holdId!, [...(parts.get(r.holdId!) ?? []), r]);
   }
+  const booked = await promotedBookings(db, p.rows.map((r) => r.row));
   return {
-    holds: p.rows.map((r) => holdView(r.row, { ownerEmail: r.ownerEmail, timeZone: r.timeZone, meetingClass: r.meetingClass ?? '', calendarType: r.calendarType ?? 'internal', now, parts: parts.get(r.row.id) })),
+    holds: p.rows.map((r) =>
+      holdView(r.row, { ownerEmail: r.ownerEmail, timeZone: r.timeZone, meetingClass: r.meetingClass ?? '', calendarType: r.calendarType ?? 'internal', now, parts: parts.get(r.row.id), booking: booked.get(r.row.id) }),
+    ),
     next_cursor: p.next_cursor,
   };
 }

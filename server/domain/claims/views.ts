@@ -55,19 +55,33 @@ export type HoldRange = Pick<ClaimRow, 'startAt' | 'endAt'>;
 
 export function holdView(
   row: ClaimRow,
-  ctx: { ownerEmail: string; timeZone: string; meetingClass: string; calendarType: string; now: Date; warnings?: string[]; parts?: readonly HoldRange[] },
+  ctx: {
+    ownerEmail: string;
+    timeZone: string;
+    meetingClass: string;
+    calendarType: string;
+    now: Date;
+    warnings?: string[];
+    parts?: readonly HoldRange[];
+    /** A promoted hold's booking: the hold reads back as the time it became (docs/api.md "Reading back"). */
+    booking?: HoldRange;
+  },
 ): HoldView {
   const expiresAt = row.expiresAt ?? row.endAt;
   const status = holdStatus(row, ctx.now);
-  const ranges = [row, ...(ctx.parts ?? [])].sort((a, b) => a.startAt.getTime() - b.startAt.getTime());
+  // Once promoted, the rest of a window (and an all_free hold's other ranges) was released: what
+  // the hold claims now is the booked slot.
+  const promoted = status === 'promoted' && ctx.booking ? ctx.booking : null;
+  const main = promoted ?? row;
+  const ranges = promoted ? [promoted] : [row, ...(ctx.parts ?? [])].sort((a, b) => a.startAt.getTime() - b.startAt.getTime());
   const view: HoldView = {
     hold_id: row.id,
     hold_scope: row.holdScope ?? 'candidate',
-    held_window: localSpan(row.startAt, row.endAt, ctx.timeZone),
+    held_window: localSpan(main.startAt, main.endAt, ctx.timeZone),
     held_windows: ranges.map((r) => localSpan(r.startAt, r.endAt, ctx.timeZone)),
     ...(row.holdScope === 'window' ? { coverage: row.coverage ?? 'first_fit' } : {}),
-    start_local: localIso(row.startAt.getTime(), ctx.timeZone),
-    end_local: localIso(row.endAt.getTime(), ctx.timeZone),
+    start_local: localIso(main.startAt.getTime(), ctx.timeZone),
+    end_local: localIso(main.endAt.getTime(), ctx.timeZone),
     duration_minutes: row.durationMinutes ?? Math.round((row.endAt.getTime() - row.startAt.getTime()) / 60_000),
     expires_at: expiresAt.toISOString(),
     expires_in_seconds: status === 'active' ? Math.max(0, Math.floor((expiresAt.getTime() - ctx.now.getTime()) / 1000)) : 0,

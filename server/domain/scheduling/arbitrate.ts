@@ -53,7 +53,8 @@ export function warningsFor(rules: OwnerRules): string[] {
  * Up to 3 acceptable slots of the request's length nearest to its start: on the owner-local
  * 15-minute grid, starting at or after now and within 72 h (inclusive) of the requested start in
  * either direction. Nearest by |alt.start - request.start|, ties to the earlier one; the result is
- * sorted by start. Each is accepted by evaluateSlot (hence by arbitrate) with the same request.
+ * sorted by start. No two overlap (a slot overlapping a nearer one already offered is passed over,
+ * as a `distinct` search does). Each is accepted by evaluateSlot (hence by arbitrate) with the same request.
  */
 export function findAlternatives(
   ctx: SchedulingContext,
@@ -76,6 +77,8 @@ export function findAlternatives(
     if (right >= grid.length || (left >= 0 && request.start - grid[left] <= grid[right] - request.start)) t = grid[left--];
     else t = grid[right++];
     if (t === request.start) continue; // the requested slot itself just failed
+    // Distinct, like a `distinct` search: no alternative overlaps one already offered (a nearer one).
+    if (found.some((f) => t < f + length && f < t + length)) continue;
     if (evaluateSlot(ctx, t, t + length, request).ok) found.push(t);
   }
   const reason_code = REASON_CODES[failedReason];

@@ -14,6 +14,7 @@ export { parseRRule, RRuleError, type ParsedRRule } from './rrule';
 export { validateOwnerRules, storedHardBlocks, blocksWithCheckpoints, type RuleIssue } from './validate';
 export { canonicalTimeZone, timeZoneName } from './timeZone';
 export { localIso, localSpan, type LocalSpan } from './localSpan';
+export { capPerDay, distinctSlots, localDay } from './spread';
 export * from './limits';
 export { arbitrate, decide, findAlternatives, findConflicts, ALTERNATIVES_RADIUS_MS, ALTERNATIVES_STEP_MINUTES, MAX_ALTERNATIVES, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
 export { evaluateSlot, type SlotVerdict, type FailedStage } from './evaluate';

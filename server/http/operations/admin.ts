@@ -11,15 +11,15 @@ export const createOwnerOp = defineOperation({
   operationId: 'createOwner',
   method: 'POST',
   path: '/v1/owners',
-  summary: 'Create a calendar owner (with an internal primary calendar)',
+  summary: 'Create a calendar owner (with an internal primary calendar), optionally with its schedule rules',
   tags: ['Administration'],
   auth: 'api_key',
   permission: 'manage_customer',
   body: S.OwnerCreateBody,
   ownerEmail: ({ body }) => body.email,
   success: { status: 201, description: 'The new owner', schema: S.Owner },
-  errors: ['INVALID_TIME_ZONE', 'OWNER_ALREADY_EXISTS', 'owner_scope_denied'],
-  handler: async ({ db, actor, body }) => ({ body: ownerView(await createOwner(db, actor.customerId, body, actor)) }),
+  errors: ['INVALID_TIME_ZONE', 'OWNER_ALREADY_EXISTS', 'INVALID_SCHEDULE_RULES', 'owner_scope_denied'],
+  handler: async ({ db, actor, body, now }) => ({ body: ownerView(await createOwner(db, actor.customerId, body, actor, now)) }),
 });
 
 export const getScheduleRulesOp = defineOperation({

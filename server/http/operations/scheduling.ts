@@ -40,6 +40,7 @@ export const searchAvailabilityOp = defineOperation({
         window: body.window ? { start: date(body.window.start), end: date(body.window.end) } : { start: date(body.windows![0].start), end: date(body.windows![0].end) },
         windows: body.windows?.map((w) => ({ start: date(w.start), end: date(w.end) })),
         distinct: body.distinct,
+        maxPerDay: body.max_per_day,
         stepMinutes: body.slot_step_minutes,
         maxResults: body.max_results,
         lookaheadHours: body.next_available_lookahead_hours,

@@ -54,6 +54,25 @@ describe('owners and schedule rules', () => {
     expect(none.body.working_days).toEqual([]);
   });
 
+  it('takes the schedule rules in the creating call, and creates nobody when they are invalid', async () => {
+    const email = uniqueEmail();
+    const rules = {
+      working_hours: { mon: [{ start: '09:00', end: '17:00' }], tue: [{ start: '09:00', end: '17:00' }] },
+      hard_blocks: [{ days: ['mon'], start: '12:00', end: '13:00', label: 'lunch' }],
+      max_daily_meeting_hours: 5,
+    };
+    const bad = await api('POST', '/v1/owners', { key: admin.key, body: { email, time_zone: 'Europe/Berlin', working_hours: { mon: [{ start: '17:00', end: '09:00' }] } } });
+    expectEnvelope(bad, 400, 'INVALID_SCHEDULE_RULES');
+    expectEnvelope(await api('GET', `/v1/schedule-rules?owner_email=${encodeURIComponent(email)}`, { key: admin.key }), 404, 'OWNER_NOT_FOUND');
+
+    const res = await api('POST', '/v1/owners', { key: admin.key, body: { email, time_zone: 'Europe/Berlin', ...rules } });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toEqual({ owner_email: email, name: null, time_zone: 'Europe/Berlin' });
+    const read = await api('GET', `/v1/schedule-rules?owner_email=${encodeURIComponent(email)}`, { key: admin.key });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual({ owner_email: email, time_zone: 'Europe/Berlin', working_days: ['mon', 'tue'], ...rules, working_hours: { ...rules.working_hours, wed: [], thu: [], fri: [], sat: [], sun: [] } });
+  });
+
   it('rejects malformed rules', async () => {
     const email = uniqueEmail();
     await api('POST', '/v1/owners', { key: admin.key, body: { email, time_zone: 'UTC' } });

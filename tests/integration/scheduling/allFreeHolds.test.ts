@@ -97,7 +97,12 @@ describe('coverage: all_free', () => {
     expect((await book(other, owner, day.at('13:00'), day.at('13:30'))).status).toBe(201);
     expect((await book(other, owner, day.at('16:00'), day.at('16:30'))).status).toBe(201);
     const read = await call('GET', `/v1/holds/${hold.hold_id}`, { key: holder });
-    expect(read.body).toMatchObject({ status: 'promoted', booking_id: confirmed.body.booking_id, held_windows: hold.held_windows });
+    // read back, a promoted hold shows the booking it became: the rest of the window was released
+    const booked = { start: confirmed.body.start, end: confirmed.body.end, start_local: confirmed.body.start_local, end_local: confirmed.body.end_local };
+    expect(read.body).toMatchObject({ status: 'promoted', booking_id: confirmed.body.booking_id, held_window: booked, held_windows: [booked], start_local: booked.start_local, end_local: booked.end_local });
+    const listed = await call('GET', `/v1/holds?owner_email=${encodeURIComponent(owner)}&status=promoted`, { key: holder });
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.holds.find((h: { hold_id: string }) => h.hold_id === hold.hold_id)).toMatchObject({ held_windows: [booked], start_local: booked.start_local });
   });
 
   it("daily minutes count the hold's duration once, not per stretch", async () => {

@@ -66,14 +66,14 @@ describe('NO_CAPACITY', () => {
     expect(rejected(await book(owner, 'external', mon.at('09:00'), mon.at('09:30')), 'NO_CAPACITY').alternatives).toEqual([]);
   });
 
-  it('COUNTER_PROPOSED replaces it when alternatives exist: the 3 nearest, each capacity_conflict and each bookable', async () => {
+  it('COUNTER_PROPOSED replaces it when alternatives exist: the 3 nearest that do not overlap, each capacity_conflict and each bookable', async () => {
     const owner = await setupOwner(admin, { timeZone: TZ });
     expect((await book(owner, 'external', mon.at('10:00'), mon.at('11:00'))).status).toBe(201);
     const body = rejected(await book(owner, 'internal', mon.at('10:00'), mon.at('11:00')), 'COUNTER_PROPOSED');
     expect(body.alternatives).toMatchObject([
       { start: mon.at('09:00'), end: mon.at('10:00'), reason_code: 'capacity_conflict' },
       { start: mon.at('11:00'), end: mon.at('12:00'), reason_code: 'capacity_conflict' },
-      { start: mon.at('11:15'), end: mon.at('12:15'), reason_code: 'capacity_conflict' },
+      { start: mon.at('12:00'), end: mon.at('13:00'), reason_code: 'capacity_conflict' },
     ]);
     await expectBookable(owner, 'internal', body.alternatives);
   });
@@ -153,8 +153,8 @@ describe('MAX_DAILY_HOURS', () => {
     const body = rejected(await book(owner, 'internal', mon.at('11:00'), mon.at('12:00')), 'COUNTER_PROPOSED');
     expect(body.alternatives).toMatchObject([
       { start: tue.at('09:00'), end: tue.at('10:00'), reason_code: 'daily_hours_limit' },
-      { start: tue.at('09:15'), end: tue.at('10:15'), reason_code: 'daily_hours_limit' },
-      { start: tue.at('09:30'), end: tue.at('10:30'), reason_code: 'daily_hours_limit' },
+      { start: tue.at('10:00'), end: tue.at('11:00'), reason_code: 'daily_hours_limit' },
+      { start: tue.at('11:00'), end: tue.at('12:00'), reason_code: 'daily_hours_limit' },
     ]);
     await expectBookable(owner, 'internal', body.alternatives);
   });

@@ -121,6 +121,8 @@ describe('cancelling bookings and booking.cancelled', () => {
     expect((await call('POST', `/v1/bookings/${b2.body.booking_id}/cancel`, { key: maker.key, body: {} })).status).toBe(200);
     const notes = await drain(maker.key);
     expect(notes.map((n) => [n.kind, n.data.booking_id])).toEqual([['booking.cancelled', b1.body.booking_id]]);
+    // the owner-local times, as in every other answer about a booking
+    expect(notes[0].data).toMatchObject({ start: b1.body.start, end: b1.body.end, start_local: b1.body.start_local, end_local: b1.body.end_local });
   });
 
   it('unknown, malformed and foreign booking ids are 404 BOOKING_NOT_FOUND; a preempted booking cannot be cancelled', async () => {

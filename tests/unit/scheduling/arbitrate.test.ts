@@ -73,7 +73,7 @@ describe('arbitrate: daily limit', () => {
       claims: [booked('2026-06-01T13:00', '2026-06-01T14:30')],
     });
     expect(d).toMatchObject({ outcome: 'counter_propose', failedReason: 'MAX_DAILY_HOURS' });
-    expect(altsOf(d)).toEqual(['2026-06-02T07:00Z/daily_hours_limit', '2026-06-02T07:15Z/daily_hours_limit', '2026-06-02T07:30Z/daily_hours_limit']);
+    expect(altsOf(d)).toEqual(['2026-06-02T07:00Z/daily_hours_limit', '2026-06-02T08:00Z/daily_hours_limit', '2026-06-02T09:00Z/daily_hours_limit']);
   });
 
   it('a request spanning midnight is checked against both days', () => {
@@ -120,7 +120,7 @@ describe('arbitrate: working time details', () => {
     });
     const d = run(req('2026-06-06T03:00', '2026-06-06T04:00'), { rules: open, claims: [claim(L('2026-06-06T03:00'), L('2026-06-06T04:00'), { priority: 9 })] });
     expect(d).toMatchObject({ outcome: 'counter_propose', warnings: ['WORKING_HOURS_NOT_CONFIGURED'] });
-    expect(altsOf(d)).toEqual(['2026-06-05T23:45Z/capacity_conflict', '2026-06-06T00:00Z/capacity_conflict', '2026-06-06T02:00Z/capacity_conflict']);
+    expect(altsOf(d)).toEqual(['2026-06-05T23:00Z/capacity_conflict', '2026-06-06T00:00Z/capacity_conflict', '2026-06-06T02:00Z/capacity_conflict']);
   });
 
   it('rejects end <= start as a programming error', () => {
@@ -129,23 +129,23 @@ describe('arbitrate: working time details', () => {
 });
 
 describe('arbitrate: alternatives', () => {
-  it('OFF_DAY on Saturday: the nearest three are Friday afternoon', () => {
+  it('OFF_DAY on Saturday: the nearest three that do not overlap are Friday afternoon', () => {
     const d = run(req('2026-06-06T10:00', '2026-06-06T10:30'));
-    expect(altsOf(d)).toEqual(['2026-06-05T14:00Z/off_day', '2026-06-05T14:15Z/off_day', '2026-06-05T14:30Z/off_day']);
+    expect(altsOf(d)).toEqual(['2026-06-05T13:30Z/off_day', '2026-06-05T14:00Z/off_day', '2026-06-05T14:30Z/off_day']);
   });
 
   it('WORKING_HOURS: nearest after 09:00, and before 17:00', () => {
     expect(altsOf(run(req('2026-06-01T08:30', '2026-06-01T09:30')))).toEqual([
-      '2026-06-01T07:00Z/working_hours', '2026-06-01T07:15Z/working_hours', '2026-06-01T07:30Z/working_hours',
+      '2026-06-01T07:00Z/working_hours', '2026-06-01T08:00Z/working_hours', '2026-06-01T09:00Z/working_hours',
     ]);
     expect(altsOf(run(req('2026-06-01T16:30', '2026-06-01T17:30')))).toEqual([
-      '2026-06-01T13:30Z/working_hours', '2026-06-01T13:45Z/working_hours', '2026-06-01T14:00Z/working_hours',
+      '2026-06-01T12:00Z/working_hours', '2026-06-01T13:00Z/working_hours', '2026-06-01T14:00Z/working_hours',
     ]);
   });
 
   it('hard block: skips slots overlapping the block on both sides', () => {
     expect(altsOf(run(req('2026-06-01T12:30', '2026-06-01T13:00'), { rules: lunch }))).toEqual([
-      '2026-06-01T09:30Z/capacity_conflict', '2026-06-01T11:00Z/capacity_conflict', '2026-06-01T11:15Z/capacity_conflict',
+      '2026-06-01T09:30Z/capacity_conflict', '2026-06-01T11:00Z/capacity_conflict', '2026-06-01T11:30Z/capacity_conflict',
     ]);
   });
 
@@ -158,7 +158,7 @@ describe('arbitrate: alternatives', () => {
   it('alternatives never start before now, and keep the requested length', () => {
     const now = L('2026-06-01T16:05');
     const d = run(req('2026-06-01T16:15', '2026-06-01T16:45'), { now, claims: [claim(L('2026-06-01T16:00'), L('2026-06-01T17:00'), { priority: 9 })] });
-    expect(altsOf(d)).toEqual(['2026-06-02T07:00Z/capacity_conflict', '2026-06-02T07:15Z/capacity_conflict', '2026-06-02T07:30Z/capacity_conflict']);
+    expect(altsOf(d)).toEqual(['2026-06-02T07:00Z/capacity_conflict', '2026-06-02T07:30Z/capacity_conflict', '2026-06-02T08:00Z/capacity_conflict']);
     for (const a of 'alternatives' in d ? d.alternatives : []) expect(a.end - a.start).toBe(30 * MIN);
   });
 
@@ -166,7 +166,7 @@ describe('arbitrate: alternatives', () => {
     const r = rules({ timeZone: 'Asia/Kathmandu' });
     const start = at('2026-06-01T08:30+05:45');
     const d = arbitrate({ start, end: start + 60 * MIN, ...POLICY }, { now: NOW, rules: r, claims: [] });
-    expect(altsOf(d)).toEqual(['2026-06-01T03:15Z/working_hours', '2026-06-01T03:30Z/working_hours', '2026-06-01T03:45Z/working_hours']);
+    expect(altsOf(d)).toEqual(['2026-06-01T03:15Z/working_hours', '2026-06-01T04:15Z/working_hours', '2026-06-01T05:15Z/working_hours']);
   });
 
   it('no acceptable slot within 72 h -> reject with empty alternatives even for counter-proposable reasons', () => {
@@ -184,7 +184,7 @@ describe('arbitrate: alternatives', () => {
   it('non-counter-proposable failures still list alternatives with their reason_code', () => {
     const d = run(req('2026-06-01T10:00', '2026-06-01T11:00'), { claims: [claim(L('2026-06-01T10:00'), L('2026-06-01T11:00'), { sacred: true })] });
     expect(d).toMatchObject({ outcome: 'reject', reason: 'SACRED_MEETING' });
-    expect(altsOf(d)).toEqual(['2026-06-01T07:00Z/sacred_meeting', '2026-06-01T09:00Z/sacred_meeting', '2026-06-01T09:15Z/sacred_meeting']);
+    expect(altsOf(d)).toEqual(['2026-06-01T07:00Z/sacred_meeting', '2026-06-01T09:00Z/sacred_meeting', '2026-06-01T10:00Z/sacred_meeting']);
   });
 
   it('every alternative is itself accepted by arbitrate', () => {

@@ -240,7 +240,7 @@ describe('arbitrate properties', () => {
     );
   });
 
-  it('alternatives are the nearest acceptable quarter-hour slots (ties to the earlier)', () => {
+  it('alternatives are the nearest acceptable quarter-hour slots (ties to the earlier) that overlap no nearer one', () => {
     fc.assert(
       fc.property(scenarioArb, (s) => {
         const req: ArbitrationRequest = { start: s.startMin, end: s.startMin + s.durationMin * MIN, ...s.policy };
@@ -251,11 +251,15 @@ describe('arbitrate properties', () => {
           rules: s.rules, claims: s.claims, now: s.now, durationMinutes: len / MIN, request: s.policy, stepMinutes: 15, maxResults: 10_000,
           window: { start: Math.max(s.now, req.start - 72 * H), end: req.start + 72 * H + len },
         }).slots.map((x) => x.start).filter((t) => t !== req.start);
-        const expected = all
-          .sort((a, b) => Math.abs(a - req.start) - Math.abs(b - req.start) || a - b)
-          .slice(0, 3)
-          .sort((a, b) => a - b);
+        const expected: number[] = [];
+        for (const t of all.sort((a, b) => Math.abs(a - req.start) - Math.abs(b - req.start) || a - b)) {
+          if (expected.length === 3) break;
+          if (!expected.some((f) => t < f + len && f < t + len)) expected.push(t);
+        }
+        expected.sort((a, b) => a - b);
         expect(d.alternatives.map((a) => a.start)).toEqual(expected);
+        // distinct, like a `distinct` search
+        for (let i = 1; i < d.alternatives.length; i++) expect(d.alternatives[i].start).toBeGreaterThanOrEqual(d.alternatives[i - 1].end);
       }),
       { numRuns: 60 },
     );
