@@ -614,8 +614,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the customer's meeting classes (names, priorities, policies)
-         * @description List the customer's meeting classes (names, priorities, policies).
+         * List the customer's meeting classes (names, priorities, policies) and the calendar owners the caller may act for
+         * @description List the customer's meeting classes (names, priorities, policies) and the calendar owners the caller may act for.
          *
          *     Requires permission `manage_customer` or `read_availability`.
          */
@@ -4665,6 +4665,8 @@ export interface operations {
                         };
                         /** @description Always present; the agent notification queue, oldest first */
                         pending_notifications: components["schemas"]["Notification"][];
+                        /** @description INVALID_MEETING_CLASS: the meeting class names registered for this customer */
+                        valid_meeting_classes?: string[];
                     };
                 };
             };
@@ -5153,7 +5155,7 @@ export interface operations {
                     owner_email?: string;
                     meeting_class: string;
                     duration_minutes: number;
-                    /** @description The window to search; give this or windows[] */
+                    /** @description Give this or windows */
                     window?: {
                         /**
                          * Format: date-time
@@ -5166,7 +5168,7 @@ export interface operations {
                          */
                         end: string;
                     };
-                    /** @description Up to 14 windows searched as one: the union of their slots, by start (give this or window) */
+                    /** @description Up to 14 windows searched as one (give this or window) */
                     windows?: {
                         /**
                          * Format: date-time
@@ -5179,12 +5181,12 @@ export interface operations {
                          */
                         end: string;
                     }[];
-                    /** @description true: only slots that do not overlap each other (the earliest first), e.g. three options a person can choose from */
+                    /** @description true: only slots that do not overlap each other */
                     distinct?: boolean;
                     calendar_type?: string;
                     slot_step_minutes?: number;
                     max_results?: number;
-                    /** @description 1 to 72 (default 72); more answers LOOKAHEAD_EXCEEDS_MAXIMUM */
+                    /** @description Default 72; more answers LOOKAHEAD_EXCEEDS_MAXIMUM */
                     next_available_lookahead_hours?: number;
                 };
             };
@@ -5250,6 +5252,8 @@ export interface operations {
                         pending_notifications: components["schemas"]["Notification"][];
                         /** @description LOOKAHEAD_EXCEEDS_MAXIMUM: the largest lookahead allowed */
                         maximum_lookahead_hours?: number;
+                        /** @description INVALID_MEETING_CLASS: the meeting class names registered for this customer */
+                        valid_meeting_classes?: string[];
                     };
                 };
             };
@@ -5618,6 +5622,8 @@ export interface operations {
                         };
                         /** @description Always present; the agent notification queue, oldest first */
                         pending_notifications: components["schemas"]["Notification"][];
+                        /** @description INVALID_MEETING_CLASS: the meeting class names registered for this customer */
+                        valid_meeting_classes?: string[];
                     };
                 };
             };
@@ -6157,11 +6163,11 @@ export interface operations {
         parameters: {
             query?: {
                 owner_email?: string;
-                /** @description Only claims ending after this instant */
+                /** @description Claims ending after this */
                 from?: string;
-                /** @description Only claims starting before this instant */
+                /** @description Claims starting before this */
                 to?: string;
-                /** @description `me` (this agent) or an agent id: only the claims that agent made */
+                /** @description `me` or an agent id: only its claims */
                 agent?: "me" | string;
                 limit?: number;
                 cursor?: string;
@@ -6539,6 +6545,8 @@ export interface operations {
                         };
                         /** @description Always present; the agent notification queue, oldest first */
                         pending_notifications: components["schemas"]["Notification"][];
+                        /** @description INVALID_MEETING_CLASS: the meeting class names registered for this customer */
+                        valid_meeting_classes?: string[];
                     };
                 };
             };
@@ -7561,6 +7569,8 @@ export interface operations {
                         };
                         /** @description Always present; the agent notification queue, oldest first */
                         pending_notifications: components["schemas"]["Notification"][];
+                        /** @description INVALID_MEETING_CLASS: the meeting class names registered for this customer */
+                        valid_meeting_classes?: string[];
                     };
                 };
             };
@@ -9130,11 +9140,11 @@ export interface operations {
         parameters: {
             query?: {
                 owner_email?: string;
-                /** @description Only claims ending after this instant */
+                /** @description Claims ending after this */
                 from?: string;
-                /** @description Only claims starting before this instant */
+                /** @description Claims starting before this */
                 to?: string;
-                /** @description `me` (this agent) or an agent id: only the claims that agent made */
+                /** @description `me` or an agent id: only its claims */
                 agent?: "me" | string;
                 limit?: number;
                 cursor?: string;
@@ -9469,7 +9479,7 @@ export interface operations {
                         end: string;
                     };
                     /**
-                     * @description first_fit (default): hold the earliest free stretch that fits the duration; all_free: hold every free stretch of the window that fits it (held_windows[]), so any of them can be confirmed
+                     * @description first_fit (default): the earliest free stretch; all_free: every free stretch (held_windows)
                      * @enum {string}
                      */
                     coverage?: "first_fit" | "all_free";
@@ -9578,6 +9588,8 @@ export interface operations {
                         };
                         /** @description Always present; the agent notification queue, oldest first */
                         pending_notifications: components["schemas"]["Notification"][];
+                        /** @description INVALID_MEETING_CLASS: the meeting class names registered for this customer */
+                        valid_meeting_classes?: string[];
                     };
                 };
             };
@@ -10564,7 +10576,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description All classes */
+            /** @description All classes, and the owners in the caller's owner_scope */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10582,6 +10594,14 @@ export interface operations {
                             preempt_policy: "preempt_lower" | "never";
                             sacred_meeting_age_hours: number;
                         }[];
+                        /** @description The calendar owners the caller's owner_scope covers (by email; at most 200): the owner_email values it may use */
+                        owners: {
+                            owner_email: string;
+                            name: string | null;
+                            time_zone: string;
+                        }[];
+                        /** @description true when the scope covers more owners than listed */
+                        owners_truncated: boolean;
                     };
                 };
             };
@@ -11063,7 +11083,7 @@ export interface operations {
     drainNotifications: {
         parameters: {
             query?: {
-                /** @description Return items with a larger seq, delivered or not (kept 7 days), without draining */
+                /** @description Items after this seq, delivered or not (kept 7 days); does not drain */
                 since?: number | null;
             };
             header?: never;
@@ -16837,6 +16857,8 @@ export interface operations {
                         };
                         /** @description Always present; the agent notification queue, oldest first */
                         pending_notifications: components["schemas"]["Notification"][];
+                        /** @description INVALID_MEETING_CLASS: the meeting class names registered for this customer */
+                        valid_meeting_classes?: string[];
                     };
                 };
             };
@@ -17462,6 +17484,8 @@ export interface operations {
                         };
                         /** @description Always present; the agent notification queue, oldest first */
                         pending_notifications: components["schemas"]["Notification"][];
+                        /** @description INVALID_MEETING_CLASS: the meeting class names registered for this customer */
+                        valid_meeting_classes?: string[];
                     };
                 };
             };

@@ -64,6 +64,12 @@ export const MeetingClass = z.object({
   sacred_meeting_age_hours: z.int(),
 });
 
+export const MeetingClassList = z.object({
+  meeting_classes: z.array(MeetingClass),
+  owners: z.array(Owner).describe("The calendar owners the caller's owner_scope covers (by email; at most 200): the owner_email values it may use"),
+  owners_truncated: z.boolean().describe('true when the scope covers more owners than listed'),
+});
+
 const Permission = z.enum(PERMISSIONS);
 const OwnerScope = z.string().min(1).max(260).describe('"org:*" or "user:<email>"');
 export const AgentCreateBody = z.strictObject({

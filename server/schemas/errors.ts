@@ -76,6 +76,7 @@ const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
     window_duration_minutes: z.int().describe('WINDOW_TOO_NARROW: the window length'),
     required_duration_minutes: z.int().describe('WINDOW_TOO_NARROW: the requested duration'),
   },
+  INVALID_MEETING_CLASS: { valid_meeting_classes: z.array(z.string()).describe('INVALID_MEETING_CLASS: the meeting class names registered for this customer') },
   LOOKAHEAD_EXCEEDS_MAXIMUM: { maximum_lookahead_hours: z.int().describe('LOOKAHEAD_EXCEEDS_MAXIMUM: the largest lookahead allowed') },
   HOLD_ALREADY_PROMOTED: { booking_id: z.string().describe('HOLD_ALREADY_PROMOTED: the booking the hold became') },
   SLOT_OUTSIDE_HOLD: {

@@ -13,13 +13,13 @@ export const AvailabilitySearchBody = z.strictObject({
   owner_email: Email.optional(),
   meeting_class: MeetingClassName,
   duration_minutes: Duration,
-  window: Interval.optional().describe('The window to search; give this or windows[]'),
-  windows: z.array(Interval).min(1).max(14).optional().describe('Up to 14 windows searched as one: the union of their slots, by start (give this or window)'),
-  distinct: z.boolean().optional().describe('true: only slots that do not overlap each other (the earliest first), e.g. three options a person can choose from'),
+  window: Interval.optional().describe('Give this or windows'),
+  windows: z.array(Interval).min(1).max(14).optional().describe('Up to 14 windows searched as one (give this or window)'),
+  distinct: z.boolean().optional().describe('true: only slots that do not overlap each other'),
   calendar_type: CalendarType.optional(),
   slot_step_minutes: z.int().min(5).max(60).optional(),
   max_results: z.int().min(1).max(500).optional(),
-  next_available_lookahead_hours: z.int().min(1).max(100_000).optional().describe('1 to 72 (default 72); more answers LOOKAHEAD_EXCEEDS_MAXIMUM').meta({ maximum: 72 }), // documented as the server's limit
+  next_available_lookahead_hours: z.int().min(1).max(100_000).optional().describe('Default 72; more answers LOOKAHEAD_EXCEEDS_MAXIMUM').meta({ maximum: 72 }), // documented as the server's limit
 }).refine((b) => (b.window === undefined) !== (b.windows === undefined), { message: 'give exactly one of window and windows', path: ['window'] });
 export const AvailabilityResult = z.object({
   owner_email: z.string(),
@@ -44,7 +44,7 @@ export const HoldCreateBody = z.discriminatedUnion('hold_scope', [
     coverage: z
       .enum(['first_fit', 'all_free'])
       .optional()
-      .describe('first_fit (default): hold the earliest free stretch that fits the duration; all_free: hold every free stretch of the window that fits it (held_windows[]), so any of them can be confirmed'),
+      .describe('first_fit (default): the earliest free stretch; all_free: every free stretch (held_windows)'),
   }),
 ]);
 export const Hold = z.object({
@@ -121,7 +121,7 @@ export const EvaluateResult = z.object({
 });
 
 export const NotificationsQuery = z.strictObject({
-  since: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Return items with a larger seq, delivered or not (kept 7 days), without draining'),
+  since: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Items after this seq, delivered or not (kept 7 days); does not drain'),
 });
 export const NotificationsResult = z.object({
   notifications: z.array(Notification),
@@ -163,9 +163,9 @@ export const AuditResult = z.object({
 /** GET /v1/holds and GET /v1/bookings (docs/api.md "Reading back"). */
 const ClaimListFilters = {
   owner_email: Email.optional(),
-  from: UtcDateTime.optional().describe('Only claims ending after this instant'),
-  to: UtcDateTime.optional().describe('Only claims starting before this instant'),
-  agent: z.union([z.literal('me'), z.string().min(1).max(64)]).optional().describe('`me` (this agent) or an agent id: only the claims that agent made'),
+  from: UtcDateTime.optional().describe('Claims ending after this'),
+  to: UtcDateTime.optional().describe('Claims starting before this'),
+  agent: z.union([z.literal('me'), z.string().min(1).max(64)]).optional().describe('`me` or an agent id: only its claims'),
   ...Pagination,
 };
 export const HoldListQuery = z.strictObject({ ...ClaimListFilters, status: Hold.shape.status.optional() });
