@@ -44,9 +44,18 @@ export const STRICT_FORMATS = ['date-time', 'time', 'date', 'duration', 'email',
 /** The general description of a date-time input (common.ts UtcDateTime): said once, in the server instructions, instead. */
 const DEFAULT_DATE_TIME_DESCRIPTION = /^RFC 3339 date-time/;
 
+/** The zod schema as JSON Schema, with the shared pieces (`$defs`, e.g. DateTimeInput) inlined: not every host resolves `$ref`. */
 function jsonSchemaOf(schema: z.ZodType): JsonSchema {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return rest;
+  const { $schema: _drop, $defs, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+  const inline = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(inline);
+    if (!v || typeof v !== 'object') return v;
+    const { $ref, ...own } = v as JsonSchema & { $ref?: string };
+    const target = typeof $ref === 'string' ? $defs?.[$ref.replace('#/$defs/', '')] : undefined;
+    const merged = target ? { ...(inline(target) as JsonSchema), ...own } : own;
+    return Object.fromEntries(Object.entries(merged).map(([k, x]) => [k, inline(x)]));
+  };
+  return inline(rest) as JsonSchema;
 }
 
 const isNull = (s: JsonSchema) => s.type === 'null';

@@ -31,7 +31,7 @@ export const OwnerCreateBody = z.strictObject({
   name: z.string().min(1).max(200).optional(),
   time_zone: z.string().min(1).max(64).describe('IANA time zone, e.g. Europe/Berlin'),
 });
-export const Owner = z.object({ owner_email: z.string(), name: z.string().nullable(), time_zone: z.string() });
+export const Owner = z.object({ owner_email: z.string(), name: z.string().nullable(), time_zone: z.string() }).meta({ id: 'Owner' });
 
 export const RulesQuery = z.strictObject({ owner_email: Email.optional() });
 export const RulesPutBody = z.strictObject({
@@ -49,7 +49,7 @@ export const Rules = z.object({
   hard_blocks: z.array(HardBlock),
   max_daily_meeting_hours: z.number().nullable(),
   warnings: Warnings,
-});
+}).meta({ id: 'Rules' });
 
 export const MeetingClassCreateBody = z.strictObject({
   name: z.string().min(1).max(100),
@@ -62,7 +62,7 @@ export const MeetingClass = z.object({
   priority: z.int(),
   preempt_policy: z.enum(['preempt_lower', 'never']),
   sacred_meeting_age_hours: z.int(),
-});
+}).meta({ id: 'MeetingClass' });
 
 export const MeetingClassList = z.object({
   meeting_classes: z.array(MeetingClass),
@@ -90,7 +90,7 @@ export const Agent = z.object({
   permissions: z.array(Permission),
   disabled: z.boolean(),
   created_at: Timestamp,
-});
+}).meta({ id: 'Agent' });
 export const KeyCreateBody = z.strictObject({ name: z.string().min(1).max(200).optional() });
 export const MintedKey = z.object({
   key_id: z.string(),

@@ -136,14 +136,15 @@ export const Notification = z.discriminatedUnion('kind', NOTIFICATION_ITEMS).met
 export function errorEnvelopeFor(codes: readonly [string, ...string[]], catalogued: readonly ErrorCode[]) {
   const extras: Record<string, z.ZodType> = {};
   for (const code of catalogued) for (const [k, v] of Object.entries(CODE_EXTRAS[code] ?? {})) extras[k] ??= v.optional();
+  // (the meaning of code, message and pending_notifications is said once, in the document's description)
   return z.object({
     error: z.object({
-      code: z.enum(codes).describe('Stable; clients switch on it'),
-      message: z.string().describe('Human-readable; do not parse'),
+      code: z.enum(codes),
+      message: z.string(),
       ...(catalogued.includes('ARBITRATION_REJECTED') ? { reason: ArbitrationReason.optional() } : {}),
       details: ErrorDetails.optional(),
     }),
-    pending_notifications: z.array(Notification).describe('Always present; the agent notification queue, oldest first'),
+    pending_notifications: z.array(Notification),
     ...extras,
   });
 }

@@ -63,7 +63,7 @@ export const Hold = z.object({
   status: z.enum(['active', 'promoted', 'expired', 'released', 'preempted']),
   booking_id: z.string().nullable(),
   warnings: Warnings,
-});
+}).meta({ id: 'Hold' });
 
 const BookingDetails = {
   attendees: Attendees.optional(),
@@ -102,7 +102,7 @@ export const Booking = z.object({
   preempted_booking_ids: z.array(z.string()),
   preempted_claims: z.array(z.object({ id: z.string(), kind: z.enum(['hold', 'booking']) })).describe('What this booking pushed aside, with its kind (a hold id is looked up under /v1/holds)'),
   warnings: Warnings,
-});
+}).meta({ id: 'Booking' });
 
 export const EvaluateBody = z.strictObject({
   owner_email: Email.optional(),
