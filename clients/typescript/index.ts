@@ -31,3 +31,16 @@ export function createSchedulerClient(opts: SchedulerClientOptions): SchedulerCl
     fetch: retryingFetch(base, opts.retry),
   });
 }
+
+/**
+ * A refusal as a union discriminated on its code: each error body of the document is one
+ * schema per `error.code` (`Error_<code>`), so `{ code, body }` narrows in a `switch (e.code)`
+ * (TypeScript does not narrow a union by the nested `error.code`), and `body` is that code's
+ * own envelope: `alternatives`, `conflicts`, `next_available`, ... where the code has them.
+ */
+export type CodedError<E> = E extends { error: { code: infer C } } ? (C extends string ? { code: C; body: E } : never) : never;
+
+/** `error` of an openapi-fetch answer as a CodedError (undefined when the call succeeded). */
+export function codedError<E extends { error: { code: string } }>(error: E | undefined): CodedError<E> | undefined {
+  return error === undefined ? undefined : ({ code: error.error.code, body: error } as CodedError<E>);
+}

@@ -50,13 +50,19 @@ export async function listMeetingClasses(db: Executor, customerId: string): Prom
   return db.select().from(meetingClasses).where(eq(meetingClasses.customerId, customerId)).orderBy(asc(meetingClasses.name));
 }
 
-/** The customer's class with this name, or INVALID_MEETING_CLASS (classes are customer-scoped). */
+/** The customer's class with this name, or INVALID_MEETING_CLASS naming the valid ones in `valid_meeting_classes` (classes are customer-scoped). */
 export async function getMeetingClass(db: Executor, customerId: string, name: string): Promise<MeetingClassRow> {
   const [row] = await db
     .select()
     .from(meetingClasses)
     .where(and(eq(meetingClasses.customerId, customerId), eq(meetingClasses.name, name)))
     .limit(1);
-  if (!row) throw new DomainError('INVALID_MEETING_CLASS', `meeting_class ${JSON.stringify(name)} is not registered for this customer`);
+  if (!row) {
+    // the refusal names the valid classes, so an agent that guessed can pick one
+    const valid = (await listMeetingClasses(db, customerId)).map((c) => c.name);
+    throw new DomainError('INVALID_MEETING_CLASS', `meeting_class ${JSON.stringify(name)} is not registered for this customer; valid: ${valid.map((v) => JSON.stringify(v)).join(', ') || 'none (register one with POST /v1/meeting-classes)'}`, {
+      extra: { valid_meeting_classes: valid },
+    });
+  }
   return row;
 }

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
 import { calendars, owners, type HardBlockJson, type Weekday, type WorkingHoursJson } from '@/db/schema';
-import { normalizeEmail } from './access';
+import { normalizeEmail, parseOwnerScope } from './access';
 import { audited, type AdminActor } from './adminAudit';
 import { DomainError } from './errors';
 import { newId } from './ids';
@@ -113,6 +113,26 @@ export async function findOwner(db: Executor, customerId: string, email: string)
     .where(and(eq(owners.customerId, customerId), eq(owners.email, normalizeEmail(email))))
     .limit(1);
   return owner;
+}
+
+/** At most this many owners are listed for an agent (GET /v1/meeting-classes `owners`). */
+export const OWNERS_IN_SCOPE_LIMIT = 200;
+
+/**
+ * The calendar owners an agent's owner_scope covers, by email: every owner of
+ * the customer for `org:*`, the one owner for `user:<email>` (none when it does
+ * not exist). At most OWNERS_IN_SCOPE_LIMIT; `truncated` says there are more.
+ */
+export async function ownersInScope(db: Executor, customerId: string, ownerScope: string): Promise<{ owners: OwnerView[]; truncated: boolean }> {
+  const scope = parseOwnerScope(ownerScope);
+  if (!scope) return { owners: [], truncated: false };
+  const rows = await db
+    .select()
+    .from(owners)
+    .where(scope.kind === 'org' ? eq(owners.customerId, customerId) : and(eq(owners.customerId, customerId), eq(owners.email, scope.email)))
+    .orderBy(asc(owners.email))
+    .limit(OWNERS_IN_SCOPE_LIMIT + 1);
+  return { owners: rows.slice(0, OWNERS_IN_SCOPE_LIMIT).map(ownerView), truncated: rows.length > OWNERS_IN_SCOPE_LIMIT };
 }
 
 export async function getOwner(db: Executor, customerId: string, email: string): Promise<OwnerRow> {

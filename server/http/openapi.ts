@@ -1,4 +1,5 @@
 import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 extendZodWithOpenApi(z);
@@ -56,20 +57,37 @@ type HeaderName = keyof typeof HEADERS;
 const headerRefs = (names: HeaderName[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
 const COMMON_HEADERS: HeaderName[] = ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
 
-function errorResponses(op: AnyOperation): Record<string, ResponseConfig> {
+/** The component names of an error code's body and of a shared error response. */
+const codeSchemaName = (code: string) => `Error_${code.replace(':', '.')}`;
+const catalogued = (code: string) => (code.startsWith('permission_denied:') ? 'permission_denied' : code) as ErrorCode;
+
+/**
+ * The error responses of one operation, as references to shared components
+ * (docs/architecture.md "Response shapes and the OpenAPI document"): each
+ * (status, codes, replayable) combination is one response component, shared by
+ * every operation that answers exactly those codes there; its body is a
+ * `oneOf` of one schema per code (`Error_<code>`: `error.code` that one code,
+ * plus the top-level details that code adds), so a client narrows on the code.
+ */
+function errorResponses(op: AnyOperation, shared: Map<string, ResponseConfig>): Record<string, ResponseConfig> {
   const byStatus = new Map<number, string[]>();
   for (const code of errorCodesOf(op)) byStatus.set(statusForCode(code), [...(byStatus.get(statusForCode(code)) ?? []), code]);
   const out: Record<string, ResponseConfig> = {};
   for (const [status, codes] of [...byStatus.entries()].sort((a, b) => a[0] - b[0])) {
-    const catalogued = codes.map((c) => (c.startsWith('permission_denied:') ? 'permission_denied' : c) as ErrorCode);
     const names: HeaderName[] = [...COMMON_HEADERS, ...(status === 429 ? (['Retry-After'] as const) : []), ...(status === 401 ? (['WWW-Authenticate'] as const) : [])];
     // A stored 4xx is replayed too (same Idempotency-Key).
-    if (isIdempotent(op) && status < 500 && status !== 429) names.push('Idempotent-Replayed');
-    out[status] = {
-      description: codes.map((c) => `\`${c}\`: ${ERROR_CODES[catalogued[codes.indexOf(c)]].description}`).join('; '),
-      headers: headerRefs(names) as ResponseConfig['headers'],
-      content: { 'application/json': { schema: errorEnvelopeFor(codes as [string, ...string[]], catalogued) } },
-    };
+    const replayable = isIdempotent(op) && status < 500 && status !== 429;
+    if (replayable) names.push('Idempotent-Replayed');
+    const sorted = [...codes].sort();
+    const name = `Error${status}_${createHash('sha256').update(`${sorted.join(',')}|${replayable}`).digest('hex').slice(0, 8)}`;
+    if (!shared.has(name)) {
+      shared.set(name, {
+        description: `${sorted.map((c) => `\`${c}\``).join(', ')} (each body schema says when)`,
+        headers: headerRefs(names) as ResponseConfig['headers'],
+        content: { 'application/json': { schema: { oneOf: sorted.map((c) => ({ $ref: `#/components/schemas/${codeSchemaName(c)}` })) } } },
+      });
+    }
+    out[status] = { $ref: `#/components/responses/${name}` } as unknown as ResponseConfig;
   }
   out['405'] = { $ref: '#/components/responses/MethodNotAllowed' } as unknown as ResponseConfig;
   return out;
@@ -99,6 +117,15 @@ export function buildOpenApiDocument(operations: readonly AnyOperation[], server
     content: { 'application/json': { schema: { $ref: '#/components/schemas/MethodNotAllowedEnvelope' } } },
   });
   registry.register('MethodNotAllowedEnvelope', errorEnvelopeFor(['method_not_allowed'], ['method_not_allowed']));
+  const sharedResponses = new Map<string, ResponseConfig>();
+  const idempotencyKey = registry.registerParameter(
+    'IdempotencyKey',
+    z.string().min(1).max(255).optional().openapi({ param: { name: 'Idempotency-Key', in: 'header' }, description: '1 to 255 visible ASCII characters; retries with the same key are safe' }),
+  );
+  const codes = new Set(operations.flatMap(errorCodesOf));
+  for (const code of [...codes].sort()) {
+    registry.register(codeSchemaName(code), errorEnvelopeFor([code], [catalogued(code)]).meta({ description: `\`${code}\`: ${ERROR_CODES[catalogued(code)].description}` }));
+  }
 
   for (const op of operations) {
     const responses: Record<string, ResponseConfig> = {
@@ -107,7 +134,7 @@ export function buildOpenApiDocument(operations: readonly AnyOperation[], server
         headers: headerRefs([...COMMON_HEADERS, ...(isIdempotent(op) ? (['Idempotent-Replayed'] as const) : [])]) as ResponseConfig['headers'],
         ...(op.success.schema ? { content: { 'application/json': { schema: op.success.schema } } } : {}),
       },
-      ...errorResponses(op),
+      ...errorResponses(op, sharedResponses),
     };
     registry.registerPath({
       method: op.method.toLowerCase() as 'get',
@@ -120,12 +147,14 @@ export function buildOpenApiDocument(operations: readonly AnyOperation[], server
       request: {
         ...(op.params ? { params: op.params } : {}),
         ...(op.query ? { query: op.query } : {}),
-        ...(isIdempotent(op) ? { headers: z.object({ 'Idempotency-Key': z.string().min(1).max(255).optional().describe('1 to 255 visible ASCII characters; retries with the same key are safe') }) } : {}),
+        ...(isIdempotent(op) ? { headers: z.object({ 'Idempotency-Key': idempotencyKey }) } : {}),
         ...(op.body ? { body: { required: true, content: { 'application/json': { schema: op.body } } } } : {}),
       },
       responses,
     });
   }
+
+  for (const [name, response] of [...sharedResponses.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) registry.registerComponent('responses', name, response as Parameters<typeof registry.registerComponent<'responses'>>[2]);
 
   const generator = new OpenApiGeneratorV31(registry.definitions);
   return generator.generateDocument({
@@ -135,7 +164,7 @@ export function buildOpenApiDocument(operations: readonly AnyOperation[], server
       version: '1.0.0',
       description:
         "Agents find, hold and book time on calendar owners' calendars; every booking decision is arbitrated and explained. Requesters propose meetings through public links.\n\n" +
-        'Every error answers the envelope `{error: {code, message, reason?, details?}, pending_notifications: [...], ...}`; `error.code` is one of the codes each response lists. ' +
+        'Every error answers the envelope `{error: {code, message, reason?, details?}, pending_notifications: [...], ...}`: `error.code` is stable (switch on it) and one of the codes each response lists, one body schema per code (`Error_<code>`, shared by every operation answering it, with the details that code adds); `error.message` is human-readable (do not parse); `pending_notifications` is always present (the agent notification queue, oldest first). ' +
         'Unknown paths answer 404 `not_found` and unsupported methods 405 `method_not_allowed` (with `Allow`) in the same envelope. Every response carries `RateLimit-*` headers; 429 adds `Retry-After`.',
       contact: { name: 'The operator of this service' },
     },

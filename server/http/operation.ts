@@ -90,6 +90,12 @@ export type OperationSpec<B, Q, P, A extends AuthMode, R = z.ZodType | undefined
    * a replay answers them as null.
    */
   idempotency?: false | { redact?: string[] };
+  /**
+   * Whether a call changes state (default: every method but GET). Declared where
+   * the method misleads: a POST that only reads (a search), a GET that consumes
+   * (draining the notification queue). MCP tool annotations read it (server/mcp/tools.ts).
+   */
+  writes?: boolean;
   // Method syntax (bivariant) so specific operations fit AnyOperation.
   handler(ctx: HandlerContext<B, Q, P, A>): Promise<HandlerResult<R>>;
 };
@@ -106,6 +112,11 @@ export function defineOperation<
   R extends z.ZodType | undefined = undefined,
 >(spec: OperationSpec<B, Q, P, A, R>): OperationSpec<B, Q, P, A, R> {
   return spec;
+}
+
+/** Whether the operation changes state (`writes`, else by its method). */
+export function operationWrites(op: Pick<AnyOperation, 'method' | 'writes'>): boolean {
+  return op.writes ?? op.method !== 'GET';
 }
 
 export function isMutating(method: HttpMethod): boolean {

@@ -47,6 +47,20 @@ export async function executeOperation(op: AnyOperation, args: Record<string, un
   const text = await res.text();
   const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
   const retryAfter = res.headers.get('retry-after');
-  const out = res.status >= 400 && retryAfter ? { ...parsed, retry_after_seconds: Number(retryAfter) } : parsed;
+  const out = res.status >= 400 && retryAfter ? withRetryAfter(parsed, Number(retryAfter)) : parsed;
   return { ok: res.status < 400, status: res.status, body: out };
+}
+
+/**
+ * A tool result carries no HTTP headers: the wait a REST answer gives in
+ * Retry-After becomes `retry_after_seconds`, and a message that points at the
+ * header points at that field instead.
+ */
+export function withRetryAfter(body: Record<string, unknown>, seconds: number): Record<string, unknown> {
+  const error = body.error as { message?: unknown } | undefined;
+  const message =
+    typeof error?.message === 'string' && error.message.includes('Retry-After')
+      ? error.message.replaceAll('Retry-After', `retry_after_seconds (${seconds})`)
+      : undefined;
+  return { ...body, ...(message ? { error: { ...error, message } } : {}), retry_after_seconds: seconds };
 }

@@ -1,24 +1,19 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { executeOperation, type CallerContext } from './execute';
-import { MCP_TOOLS, toolInputSchema } from './tools';
+import { MCP_INSTRUCTIONS, MCP_TOOLS, toolAnnotations, toolInputSchema } from './tools';
 
 const TOOL_LIST = MCP_TOOLS.map((t) => ({
   name: t.name,
-  title: t.op.summary,
   description: t.description,
   inputSchema: toolInputSchema(t.op) as { type: 'object'; [k: string]: unknown },
-  annotations: {
-    readOnlyHint: t.op.method === 'GET' || t.op.idempotency === false,
-    destructiveHint: t.op.method === 'DELETE' || t.name === 'cancel_booking',
-    idempotentHint: t.op.method === 'GET' || t.op.idempotency === false,
-    openWorldHint: false,
-  },
+  annotations: toolAnnotations(t),
 }));
 
 /**
  * An MCP server for one caller (one agent key). Tools are REST operations
- * (server/mcp/tools.ts); a refusal is a tool error (isError) whose structured
+ * (server/mcp/tools.ts); the rules common to every tool are its `instructions`
+ * (sent at initialize); a refusal is a tool error (isError) whose structured
  * content is the REST error body plus its HTTP status.
  */
 export function createMcpServer(caller: CallerContext, version = '0.1.0'): Server {
@@ -26,9 +21,7 @@ export function createMcpServer(caller: CallerContext, version = '0.1.0'): Serve
     { name: 'agent-scheduler', version },
     {
       capabilities: { tools: {} },
-      instructions:
-        'Scheduling tools for an AI agent acting with an API key. Typical flow: search_availability, create_hold, confirm_hold (or create_booking). ' +
-        'Refusals are tool errors with a stable error.code; ARBITRATION_REJECTED carries alternatives to take instead. Drain notifications regularly.',
+      instructions: MCP_INSTRUCTIONS,
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOL_LIST }));

@@ -1,7 +1,10 @@
 import { z } from 'zod';
-import type { AnyOperation } from '@/server/http/operation';
+import { operationWrites, type AnyOperation } from '@/server/http/operation';
+import { dropNulls, IDEMPOTENCY_ARG } from './schema';
+
+export { IDEMPOTENCY_ARG, toolInputSchema } from './schema';
 import { createAgentProposalOp, getAgentProposalOp } from '@/server/http/operations/proposals';
-import { getScheduleRulesOp, getSelfOp } from '@/server/http/operations/admin';
+import { getScheduleRulesOp, getSelfOp, listMeetingClassesOp } from '@/server/http/operations/admin';
 import {
   cancelBookingOp,
   confirmHoldOp,
@@ -21,182 +24,141 @@ import {
  * The MCP tools (docs/agents.md "MCP"): each one is a REST operation, called
  * through the same wrapper (server/mcp/execute.ts), so permissions, owner
  * scope, rate limits, idempotency and audit cannot differ from REST. The
- * descriptions are written for a model.
+ * descriptions are written for a model and say only what is particular to
+ * the tool (at most 400 characters); the rules common to every tool are said
+ * once, in the server's `instructions` (MCP_INSTRUCTIONS).
+ *
+ * Annotations (toolAnnotations) follow what the operation does: `writes`
+ * (server/http/operation.ts: every method but GET unless declared), plus the
+ * tool's own `destructive` (it may remove or displace something: a cancel, a
+ * release, a booking that may preempt a lower-priority one) and `idempotent`
+ * (the same call again has no further effect) where the method does not say it.
  */
-export type McpTool = { name: string; op: AnyOperation; description: string };
+export type McpTool = { name: string; op: AnyOperation; description: string; destructive?: true; idempotent?: true };
 
-const REFUSALS =
-  'A refusal comes back as a tool error (isError) whose structured content carries `status` and `error.code` (stable), ' +
-  '`error.reason`, `error.message`, and, for ARBITRATION_REJECTED / NO_SLOTS_AVAILABLE, `alternatives` (slots that would be accepted: ' +
-  'offer or take one instead, unchanged), `next_available` (the next slot that fits) and, for ARBITRATION_REJECTED, `conflicts` (what the slot ' +
-  'collided with: a hard_block by its label such as Lunch, a booking by meeting_class/priority/sacred, a hold, a calendar_event; tell the user in those words). permission_denied:<permission> means this key ' +
-  'lacks that permission: do not retry, tell the user. rate_limited carries `retry_after_seconds`: wait that long, then retry.';
-const RETRY = 'Mutating: pass the same `idempotency_key` when retrying after a lost answer so the effect happens once.';
+export const MCP_INSTRUCTIONS = [
+  'Scheduling tools for an AI agent acting with an API key. Typical flow: list_meeting_classes (valid meeting_class names and owner_email values), search_availability, create_hold, confirm_hold (or create_booking).',
+  'Rules for every tool:',
+  "- Times: inputs are RFC 3339 date-times with Z or an offset (e.g. 2030-01-07T14:00:00+01:00); answers give UTC (Z) plus start_local/end_local in the owner's time zone. owner_email may be omitted by an agent scoped to one owner.",
+  '- Optional arguments may be omitted or null.',
+  '- A refusal is a tool error (isError) whose structured content has status, error.code (stable: switch on it), error.message and error.reason. ARBITRATION_REJECTED and NO_SLOTS_AVAILABLE carry alternatives (slots that would be accepted: offer or take one unchanged), next_available (the next slot that fits: search again from it) and conflicts (what the slot collided with: a hard block by its label, a booking by class, priority and sacredness, a hold, a calendar event; tell the person in those words). INVALID_MEETING_CLASS carries valid_meeting_classes.',
+  '- permission_denied:<permission> and owner_scope_denied: this key may not do it; do not retry, tell the person.',
+  '- rate_limited: wait the number of seconds in retry_after_seconds (a field of the result), then retry the same call.',
+  '- Mutating tools take idempotency_key: pass your own and reuse it when retrying a call whose answer you lost, so the effect happens once.',
+  '- Every refusal carries pending_notifications; call drain_notifications regularly and act on each item.',
+].join('\n');
 
 export const MCP_TOOLS: readonly McpTool[] = [
+  {
+    name: 'list_meeting_classes',
+    op: listMeetingClassesOp,
+    description: 'Valid meeting_class names, and the owners (owner_email) this agent may act for. Call it first when unsure of either.',
+  },
   {
     name: 'search_availability',
     op: searchAvailabilityOp,
     description:
-      "Find slots in an owner's calendar that arbitration would accept now, within a window, for a meeting class and duration. " +
-      'Use it first, before holding or booking. Nothing is reserved: hold a slot (create_hold) to keep it while you ask the user. ' +
-      'No slot answers NO_SLOTS_AVAILABLE with reason_code and next_available: search again from next_available. ' +
-      REFUSALS,
+      'Slots arbitration would accept now for meeting_class and duration_minutes in window (or windows). Reserves nothing.',
   },
   {
     name: 'create_hold',
     op: createHoldOp,
+    destructive: true,
     description:
-      'Reserve time for a short while (ttl_seconds) without booking: hold_scope "candidate" holds exactly one slot (candidate {start,end}); ' +
-      'hold_scope "window" holds the earliest free stretch of duration_minutes inside window {start,end}; with coverage "all_free" it holds every ' +
-      'free stretch of the window that fits (held_windows[]), so the person may still pick any free time in it, and confirm_hold releases the rest. ' +
-      'Use it when a human must still agree; ' +
-      'then confirm_hold with the hold_id. ARBITRATION_REJECTED with alternatives means the slot is not available: hold one of the alternatives instead. ' +
-      REFUSALS +
-      ' ' +
-      RETRY,
+      'Reserve time while a person decides: hold_scope "candidate" holds candidate; "window" holds duration_minutes in window (coverage "all_free": every free stretch). Confirm before ttl_seconds pass.',
   },
   {
     name: 'confirm_hold',
     op: confirmHoldOp,
+    destructive: true,
     description:
-      'Turn an active hold into a booking: id is the hold_id, start/end the slot inside the hold (for a candidate hold, the held slot; for an all_free ' +
-      'window hold, inside any of its held_windows, the others are released). ' +
-      'HOLD_EXPIRED / HOLD_NOT_ACTIVE mean the hold is gone: search and hold again. ' +
-      REFUSALS +
-      ' ' +
-      RETRY,
+      'Book start/end inside a hold (id: hold_id; a window hold: inside one of held_windows, the rest is released). HOLD_EXPIRED: hold again.',
   },
   {
     name: 'create_booking',
     op: createBookingOp,
-    description:
-      'Book a slot directly, without a hold, when you already know the slot and have the authority to commit it. ' +
-      'ARBITRATION_REJECTED with alternatives is a counter-proposal: book one of the alternatives (exactly as given) or ask the user. ' +
-      REFUSALS +
-      ' ' +
-      RETRY,
+    destructive: true,
+    description: 'Book a slot without a hold; with the preempt permission it displaces lower-priority bookings.',
   },
   {
     name: 'evaluate_booking',
     op: evaluateOp,
-    description:
-      'Dry run: the decision (accept, reject or counter_propose, with reason and alternatives) a booking of this slot would get now. ' +
-      'No side effect and nothing reserved; the answer can change by the time you book. ' +
-      REFUSALS,
+    description: 'Dry run: the decision a booking of this slot would get now (accept, reject, counter_propose).',
   },
   {
     name: 'cancel_booking',
     op: cancelBookingOp,
-    description: 'Cancel a booking by booking_id, with an optional reason. BOOKING_NOT_ACTIVE means it is already cancelled. ' + REFUSALS + ' ' + RETRY,
+    destructive: true,
+    idempotent: true,
+    description: 'Cancel a booking (id: booking_id).',
   },
   {
     name: 'get_hold',
     op: getHoldOp,
-    description: 'Read a hold by hold_id: its status (active, promoted, expired, released, preempted), slot and expiry. ' + REFUSALS,
+    description: 'Read a hold (id: hold_id): status, held windows, expiry, booking_id.',
   },
   {
     name: 'release_hold',
     op: releaseHoldOp,
-    description: 'Release an active hold you no longer need, so the time is free for others before the hold expires. ' + REFUSALS + ' ' + RETRY,
+    destructive: true,
+    description: 'Release a hold (id: hold_id) you no longer need.',
   },
   {
     name: 'get_booking',
     op: getBookingOp,
-    description: 'Read a booking by booking_id: its slot, status and meeting class. ' + REFUSALS,
+    description: 'Read a booking (id: booking_id).',
   },
   {
     name: 'get_schedule_rules',
     op: getScheduleRulesOp,
-    description:
-      "Read an owner's schedule rules: time zone, working hours, working days, hard blocks and maximum daily meeting hours. " +
-      'Use it to explain a WORKING_HOURS, OFF_DAY or MAX_DAILY_HOURS refusal, or to pick sensible windows. ' +
-      REFUSALS,
+    description: "An owner's time zone, working hours, hard blocks and daily hour limit.",
   },
   {
     name: 'drain_notifications',
     op: notificationsOp,
     description:
-      "Take this agent's pending notifications (oldest first, up to 50; they are then marked delivered): bookings preempted by higher-priority ones, " +
-      'proposals reviewed by the owner, and similar. Call it regularly and act on each one (e.g. rebook a preempted meeting). ' +
-      REFUSALS,
+      'Take pending notifications (up to 50: preempted bookings, expired holds, reviewed proposals), marking them delivered.',
   },
   {
     name: 'create_booking_proposal',
     op: createAgentProposalOp,
-    description:
-      'Ask the owner instead of booking: up to 5 candidate slots in the window go to the owner for review. Use it when you may not book directly ' +
-      'or the owner should decide. The outcome arrives as a proposal.reviewed notification (drain_notifications) or via get_booking_proposal. ' +
-      REFUSALS +
-      ' ' +
-      RETRY,
-  },
-  {
-    name: 'list_my_bookings',
-    op: listBookingsOp,
-    description:
-      "Read back bookings: filter by owner_email, from/to, status, and agent ('me' for this agent's own). Cursor-paged (next_cursor). " +
-      'Use it after a restart or a lost answer to see what is already booked before booking again. ' +
-      REFUSALS,
-  },
-  {
-    name: 'list_my_holds',
-    op: listHoldsOp,
-    description:
-      "Read back holds: filter by owner_email, from/to, status (active, expired, promoted, ...), and agent ('me' for this agent's own). Cursor-paged. " +
-      'Use it to find a hold to confirm or release. ' +
-      REFUSALS,
-  },
-  {
-    name: 'who_am_i',
-    op: getSelfOp,
-    description: 'This agent: its id, name, owner scope (which calendar owners it may act for), permissions, key prefix and rate-limit budgets. ' + REFUSALS,
+    description: 'Ask the owner to pick among up to 5 candidate slots in window; the outcome comes as a proposal.reviewed notification.',
   },
   {
     name: 'get_booking_proposal',
     op: getAgentProposalOp,
-    description: "Read a booking proposal's status (pending, booked, declined, ...), its candidates and, once booked, booking_id. " + REFUSALS,
+    description: 'Read a proposal (id: proposal_id): status, candidates, booking_id.',
+  },
+  {
+    name: 'list_my_bookings',
+    op: listBookingsOp,
+    description: 'List bookings (cursor-paged). Check it after a lost answer before booking again.',
+  },
+  {
+    name: 'list_my_holds',
+    op: listHoldsOp,
+    description: 'List holds (cursor-paged).',
+  },
+  {
+    name: 'who_am_i',
+    op: getSelfOp,
+    description: 'This agent: owner_scope, permissions, rate limits.',
   },
 ];
 
-/** Added to every mutating tool's input: the Idempotency-Key of the call (one is generated when absent). */
-export const IDEMPOTENCY_ARG = 'idempotency_key';
-
-type JsonSchema = { type?: string; properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
-
-function jsonSchemaOf(schema: z.ZodType): JsonSchema {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return rest;
+/** The MCP annotations of a tool, from what its operation does (see McpTool). */
+export function toolAnnotations(t: McpTool) {
+  // destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP spec)
+  if (!operationWrites(t.op)) return { readOnlyHint: true, openWorldHint: false };
+  return {
+    readOnlyHint: false,
+    destructiveHint: t.op.method === 'DELETE' || t.destructive === true,
+    idempotentHint: t.op.method === 'DELETE' || t.op.method === 'PUT' || t.idempotent === true,
+    openWorldHint: false,
+  };
 }
 
-/**
- * The tool's input schema: the operation's path, query and body schemas
- * flattened into one object (a body that is a union of objects stays one,
- * typed as an object; operations with such a body have no path or query).
- */
-export function toolInputSchema(op: AnyOperation): JsonSchema {
-  const parts = [op.params, op.query, op.body].filter(Boolean).map((s) => jsonSchemaOf(s as z.ZodType));
-  let out: JsonSchema;
-  if (parts.length === 1 && !parts[0].properties) out = { ...parts[0], type: 'object' };
-  else {
-    out = { type: 'object', properties: {}, required: [], additionalProperties: false };
-    for (const p of parts) {
-      if (p.type !== 'object' || !p.properties) throw new Error(`${op.operationId}: only object schemas can be flattened into a tool input`);
-      Object.assign(out.properties!, p.properties);
-      out.required!.push(...(p.required ?? []));
-    }
-  }
-  if (op.method !== 'GET' && op.idempotency !== false) {
-    const idem = { type: 'string', minLength: 1, maxLength: 255, description: 'Idempotency-Key of this call; reuse it when retrying the same call' };
-    const withIdem = (s: JsonSchema): JsonSchema => ({ ...s, properties: { ...(s.properties ?? {}), [IDEMPOTENCY_ARG]: idem } });
-    out = withIdem(out);
-    // a union's branches are closed objects: each one admits the argument too
-    for (const k of ['anyOf', 'oneOf'] as const) if (Array.isArray(out[k])) out = { ...out, [k]: (out[k] as JsonSchema[]).map(withIdem) };
-  }
-  return out;
-}
-
-/** Splits a tool's arguments back into path params, query and body by the operation's schemas. */
+/** Splits a tool's arguments back into path params, query and body by the operation's schemas (nulls for absent optional fields dropped). */
 export function splitArguments(op: AnyOperation, args: Record<string, unknown>) {
   const keysOf = (s: unknown) => (s instanceof z.ZodObject ? Object.keys(s.shape) : []);
   const paramKeys = new Set(keysOf(op.params));
@@ -205,7 +167,7 @@ export function splitArguments(op: AnyOperation, args: Record<string, unknown>) 
   const query = new URLSearchParams();
   const body: Record<string, unknown> = {};
   let idempotencyKey: string | undefined;
-  for (const [k, v] of Object.entries(args)) {
+  for (const [k, v] of Object.entries(dropNulls(op, args))) {
     if (k === IDEMPOTENCY_ARG && typeof v === 'string') idempotencyKey = v;
     else if (paramKeys.has(k)) params[k] = String(v);
     else if (queryKeys.has(k)) {

@@ -36,7 +36,7 @@ export const OwnerCreateBody = z.strictObject({
   hard_blocks: z.array(HardBlock).max(MAX_HARD_BLOCKS).optional(),
   max_daily_meeting_hours: z.number().positive().max(24).nullable().optional(),
 });
-export const Owner = z.object({ owner_email: z.string(), name: z.string().nullable(), time_zone: z.string() });
+export const Owner = z.object({ owner_email: z.string(), name: z.string().nullable(), time_zone: z.string() }).meta({ id: 'Owner' });
 
 export const RulesQuery = z.strictObject({ owner_email: Email.optional() });
 export const RulesPutBody = z.strictObject({
@@ -54,7 +54,7 @@ export const Rules = z.object({
   hard_blocks: z.array(HardBlock),
   max_daily_meeting_hours: z.number().nullable(),
   warnings: Warnings,
-});
+}).meta({ id: 'Rules' });
 
 export const MeetingClassCreateBody = z.strictObject({
   name: z.string().min(1).max(100),
@@ -67,6 +67,12 @@ export const MeetingClass = z.object({
   priority: z.int(),
   preempt_policy: z.enum(['preempt_lower', 'never']),
   sacred_meeting_age_hours: z.int(),
+}).meta({ id: 'MeetingClass' });
+
+export const MeetingClassList = z.object({
+  meeting_classes: z.array(MeetingClass),
+  owners: z.array(Owner).describe("The calendar owners the caller's owner_scope covers (by email; at most 200): the owner_email values it may use"),
+  owners_truncated: z.boolean().describe('true when the scope covers more owners than listed'),
 });
 
 const Permission = z.enum(PERMISSIONS);
@@ -89,7 +95,7 @@ export const Agent = z.object({
   permissions: z.array(Permission),
   disabled: z.boolean(),
   created_at: Timestamp,
-});
+}).meta({ id: 'Agent' });
 export const KeyCreateBody = z.strictObject({ name: z.string().min(1).max(200).optional() });
 export const MintedKey = z.object({
   key_id: z.string(),

@@ -12,7 +12,7 @@ export const Calendar = z.object({
   check_conflicts: z.boolean().describe("This calendar's events count as busy time"),
   last_synced_at: z.iso.datetime().nullable().describe('Last successful sync (provider calendars); the mirror is as fresh as this'),
   last_sync_error: z.string().nullable(),
-});
+}).meta({ id: 'Calendar' });
 
 export const CalendarList = z.object({ calendars: z.array(Calendar) });
 

@@ -19,11 +19,13 @@ export const UtcDateTime = z.iso
   .datetime({ offset: true, precision: undefined, error: `must be ${DATE_TIME_ACCEPTED}` })
   .refine((s) => isSupportedInstant(Date.parse(s)), `must be ${DATE_TIME_ACCEPTED}`)
   .transform(toUtcSpelling)
-  .describe(`RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC), from ${EARLIEST_INSTANT} to ${LATEST_INSTANT}`);
+  .meta({ id: 'DateTimeInput', description: 'RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC; docs/api.md "Limits" gives the range)' });
 /** A response timestamp (documented as `format: date-time`; the server always writes UTC with milliseconds). */
-export const Timestamp = z.iso.datetime().describe('UTC ISO 8601 date-time');
+export const Timestamp = z.iso.datetime().meta({ id: 'Timestamp', description: 'UTC ISO 8601 date-time' });
 /** An owner-local twin of a UTC timestamp: RFC 3339 with the owner's offset then (docs/api.md "Time zones"). */
-export const LocalDateTime = z.string().describe("The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00");
+export const LocalDateTime = z
+  .string()
+  .meta({ id: 'LocalDateTime', description: "The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00" });
 export const LocalFields = { start_local: LocalDateTime, end_local: LocalDateTime };
 export const Weekday = z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
 export const LocalTime = z.string().regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'must be HH:MM (00:00 to 24:00)');

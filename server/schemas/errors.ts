@@ -76,6 +76,7 @@ const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
     window_duration_minutes: z.int().describe('WINDOW_TOO_NARROW: the window length'),
     required_duration_minutes: z.int().describe('WINDOW_TOO_NARROW: the requested duration'),
   },
+  INVALID_MEETING_CLASS: { valid_meeting_classes: z.array(z.string()).describe('INVALID_MEETING_CLASS: the meeting class names registered for this customer') },
   LOOKAHEAD_EXCEEDS_MAXIMUM: { maximum_lookahead_hours: z.int().describe('LOOKAHEAD_EXCEEDS_MAXIMUM: the largest lookahead allowed') },
   HOLD_ALREADY_PROMOTED: { booking_id: z.string().describe('HOLD_ALREADY_PROMOTED: the booking the hold became') },
   SLOT_OUTSIDE_HOLD: {
@@ -139,14 +140,15 @@ export const Notification = z.discriminatedUnion('kind', NOTIFICATION_ITEMS).met
 export function errorEnvelopeFor(codes: readonly [string, ...string[]], catalogued: readonly ErrorCode[]) {
   const extras: Record<string, z.ZodType> = {};
   for (const code of catalogued) for (const [k, v] of Object.entries(CODE_EXTRAS[code] ?? {})) extras[k] ??= v.optional();
+  // (the meaning of code, message and pending_notifications is said once, in the document's description)
   return z.object({
     error: z.object({
-      code: z.enum(codes).describe('Stable; clients switch on it'),
-      message: z.string().describe('Human-readable; do not parse'),
+      code: z.enum(codes),
+      message: z.string(),
       ...(catalogued.includes('ARBITRATION_REJECTED') ? { reason: ArbitrationReason.optional() } : {}),
       details: ErrorDetails.optional(),
     }),
-    pending_notifications: z.array(Notification).describe('Always present; the agent notification queue, oldest first'),
+    pending_notifications: z.array(Notification),
     ...extras,
   });
 }

@@ -77,4 +77,4 @@ export const AgentProposal = z.object({
   candidates: z.array(IsoInterval),
   booking_id: z.string().optional().describe('Present once booked'),
   warnings: z.array(z.string()).optional(),
-});
+}).meta({ id: 'AgentProposal' });

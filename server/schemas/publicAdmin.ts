@@ -38,7 +38,7 @@ export const Link = z.object({
   created_at: Timestamp,
   updated_at: Timestamp,
   deleted_at: Timestamp.optional().describe('Only in the answer to DELETE'),
-});
+}).meta({ id: 'Link' });
 export const LinkList = z.object({ links: z.array(Link), next_cursor: Cursor });
 
 // --- meeting types
@@ -84,7 +84,7 @@ export const MeetingType = z.object({
   credential_skips_verification: z.boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}).meta({ id: 'MeetingType' });
 export const MeetingTypeList = z.object({ meeting_types: z.array(MeetingType), next_cursor: Cursor });
 
 // --- domains
@@ -99,7 +99,7 @@ export const Domain = z.object({
   }),
   created_at: Timestamp,
   verified_at: Timestamp.nullable(),
-});
+}).meta({ id: 'Domain' });
 export const DomainList = z.object({ domains: z.array(Domain), next_cursor: Cursor });
 
 // --- requester identities and credentials
@@ -129,7 +129,7 @@ export const Audience = z.object({
   name: z.string(),
   members: z.array(z.union([z.object({ email: z.string() }), z.object({ domain: z.string() })])),
   created_at: Timestamp,
-});
+}).meta({ id: 'Audience' });
 export const AudienceList = z.object({ audiences: z.array(Audience), next_cursor: Cursor });
 
 // --- allocations

@@ -13,14 +13,14 @@ export const AvailabilitySearchBody = z.strictObject({
   owner_email: Email.optional(),
   meeting_class: MeetingClassName,
   duration_minutes: Duration,
-  window: Interval.optional().describe('The window to search; give this or windows[]'),
-  windows: z.array(Interval).min(1).max(14).optional().describe('Up to 14 windows searched as one: the union of their slots, by start (give this or window)'),
-  distinct: z.boolean().optional().describe('true: only slots that do not overlap each other (the earliest first), e.g. three options a person can choose from'),
-  max_per_day: z.int().min(1).max(96).optional().describe("At most this many slots starting on each of the owner's local days (the earliest of each day): options spread over the days searched"),
+  window: Interval.optional().describe('Give this or windows'),
+  windows: z.array(Interval).min(1).max(14).optional().describe('Up to 14 windows searched as one (give this or window)'),
+  distinct: z.boolean().optional().describe('true: only slots that do not overlap each other'),
+  max_per_day: z.int().min(1).max(96).optional().describe('At most this many slots starting on each owner-local day: options spread over the days searched'),
   calendar_type: CalendarType.optional(),
   slot_step_minutes: z.int().min(5).max(60).optional(),
   max_results: z.int().min(1).max(500).optional(),
-  next_available_lookahead_hours: z.int().min(1).max(100_000).optional().describe('1 to 72 (default 72); more answers LOOKAHEAD_EXCEEDS_MAXIMUM').meta({ maximum: 72 }), // documented as the server's limit
+  next_available_lookahead_hours: z.int().min(1).max(100_000).optional().describe('Default 72; more answers LOOKAHEAD_EXCEEDS_MAXIMUM').meta({ maximum: 72 }), // documented as the server's limit
 }).refine((b) => (b.window === undefined) !== (b.windows === undefined), { message: 'give exactly one of window and windows', path: ['window'] });
 export const AvailabilityResult = z.object({
   owner_email: z.string(),
@@ -45,7 +45,7 @@ export const HoldCreateBody = z.discriminatedUnion('hold_scope', [
     coverage: z
       .enum(['first_fit', 'all_free'])
       .optional()
-      .describe('first_fit (default): hold the earliest free stretch that fits the duration; all_free: hold every free stretch of the window that fits it (held_windows[]), so any of them can be confirmed'),
+      .describe('first_fit (default): the earliest free stretch; all_free: every free stretch (held_windows)'),
   }),
 ]);
 export const Hold = z.object({
@@ -64,7 +64,7 @@ export const Hold = z.object({
   status: z.enum(['active', 'promoted', 'expired', 'released', 'preempted']),
   booking_id: z.string().nullable(),
   warnings: Warnings,
-});
+}).meta({ id: 'Hold' });
 
 const BookingDetails = {
   attendees: Attendees.optional(),
@@ -103,7 +103,7 @@ export const Booking = z.object({
   preempted_booking_ids: z.array(z.string()),
   preempted_claims: z.array(z.object({ id: z.string(), kind: z.enum(['hold', 'booking']) })).describe('What this booking pushed aside, with its kind (a hold id is looked up under /v1/holds)'),
   warnings: Warnings,
-});
+}).meta({ id: 'Booking' });
 
 export const EvaluateBody = z.strictObject({
   owner_email: Email.optional(),
@@ -122,7 +122,7 @@ export const EvaluateResult = z.object({
 });
 
 export const NotificationsQuery = z.strictObject({
-  since: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Return items with a larger seq, delivered or not (kept 7 days), without draining'),
+  since: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Items after this seq, delivered or not (kept 7 days); does not drain'),
 });
 export const NotificationsResult = z.object({
   notifications: z.array(Notification),
@@ -164,9 +164,9 @@ export const AuditResult = z.object({
 /** GET /v1/holds and GET /v1/bookings (docs/api.md "Reading back"). */
 const ClaimListFilters = {
   owner_email: Email.optional(),
-  from: UtcDateTime.optional().describe('Only claims ending after this instant'),
-  to: UtcDateTime.optional().describe('Only claims starting before this instant'),
-  agent: z.union([z.literal('me'), z.string().min(1).max(64)]).optional().describe('`me` (this agent) or an agent id: only the claims that agent made'),
+  from: UtcDateTime.optional().describe('Claims ending after this'),
+  to: UtcDateTime.optional().describe('Claims starting before this'),
+  agent: z.union([z.literal('me'), z.string().min(1).max(64)]).optional().describe('`me` or an agent id: only its claims'),
   ...Pagination,
 };
 export const HoldListQuery = z.strictObject({ ...ClaimListFilters, status: Hold.shape.status.optional() });

@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { agentView, createAgent, describeSelf, listAgents, mintApiKey, revokeApiKey, updateAgent } from '@/server/domain/agentService';
 import { RATE_LIMITS } from '@/server/rateLimit';
 import { createMeetingClass, listMeetingClasses, meetingClassView } from '@/server/domain/meetingClassService';
-import { createOwner, getOwner, ownerView, putScheduleRules, rulesView } from '@/server/domain/ownerService';
+import { createOwner, getOwner, ownersInScope, ownerView, putScheduleRules, rulesView } from '@/server/domain/ownerService';
 import { defineOperation } from '../operation';
 import { IdParams } from '@/server/schemas/common';
 import * as S from '@/server/schemas/admin';
@@ -71,13 +70,16 @@ export const listMeetingClassesOp = defineOperation({
   operationId: 'listMeetingClasses',
   method: 'GET',
   path: '/v1/meeting-classes',
-  summary: "List the customer's meeting classes (names, priorities, policies)",
+  summary: "List the customer's meeting classes (names, priorities, policies) and the calendar owners the caller may act for",
   tags: ['Administration'],
   auth: 'api_key',
   permission: ['manage_customer', 'read_availability'],
-  success: { status: 200, description: 'All classes', schema: z.object({ meeting_classes: z.array(S.MeetingClass) }) },
+  success: { status: 200, description: 'All classes, and the owners in the caller\'s owner_scope', schema: S.MeetingClassList },
   errors: [],
-  handler: async ({ db, actor }) => ({ body: { meeting_classes: (await listMeetingClasses(db, actor.customerId)).map(meetingClassView) } }),
+  handler: async ({ db, actor }) => {
+    const [classes, inScope] = await Promise.all([listMeetingClasses(db, actor.customerId), ownersInScope(db, actor.customerId, actor.ownerScope)]);
+    return { body: { meeting_classes: classes.map(meetingClassView), owners: inScope.owners, owners_truncated: inScope.truncated } };
+  },
 });
 
 export const createAgentOp = defineOperation({

@@ -24,6 +24,7 @@ export const searchAvailabilityOp = defineOperation({
   permission: 'read_availability',
   rateLimit: { policy: 'availabilitySearch', by: 'key' },
   idempotency: false,
+  writes: false,
   body: S.AvailabilitySearchBody,
   ownerEmail: ({ body }) => body.owner_email,
   success: { status: 200, description: 'Candidate slots', schema: S.AvailabilityResult },
@@ -179,6 +180,7 @@ export const evaluateOp = defineOperation({
   auth: 'api_key',
   permission: 'read_availability',
   idempotency: false,
+  writes: false,
   body: S.EvaluateBody,
   ownerEmail: ({ body }) => body.owner_email,
   success: { status: 200, description: 'The decision', schema: S.EvaluateResult },
@@ -196,6 +198,7 @@ export const notificationsOp = defineOperation({
   tags: ['Scheduling'],
   auth: 'api_key',
   query: S.NotificationsQuery,
+  writes: true, // drains: the items answered are marked delivered
   success: { status: 200, description: 'Notifications (without since: now marked delivered)', schema: S.NotificationsResult },
   errors: [],
   handler: async ({ db, actor, query, now }) => ({

@@ -3,6 +3,7 @@ import { newId } from '@/server/domain/ids';
 import { api, newCustomer, uniqueEmail } from '../../helpers/app';
 import { directAgents } from '../scheduling/fixtures';
 import { ALL_PERMISSIONS, buildWorld, type World } from '../security/world';
+import { documentedCodes } from '../../helpers/openapiDoc';
 import { HOSTILE_SEGMENTS } from './harness';
 import type { Hints, Schema } from './schema';
 
@@ -28,7 +29,7 @@ export async function documentOperations(): Promise<{ doc: { components?: { sche
   const res = await api('GET', '/v1/openapi.json');
   if (res.status !== 200) throw new Error(`openapi.json: ${res.status}`);
   const ops: DocOp[] = [];
-  type DocResponse = { content?: Record<string, { schema?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } } }> };
+  type DocResponse = { $ref?: string; content?: Record<string, { schema?: unknown }> };
   type DocEntry = { operationId: string; security?: unknown[]; parameters?: DocParam[]; requestBody?: { content?: Record<string, { schema?: Schema }> }; responses: Record<string, DocResponse> };
   for (const [path, item] of Object.entries(res.body.paths as Record<string, Record<string, DocEntry>>)) {
     for (const [method, op] of Object.entries(item)) {
@@ -40,7 +41,7 @@ export async function documentOperations(): Promise<{ doc: { components?: { sche
         params: (op.parameters ?? []) as DocParam[],
         body: op.requestBody?.content?.['application/json']?.schema,
         codes: Object.fromEntries(
-          Object.entries(op.responses).map(([status, r]) => [status, r.content?.['application/json']?.schema?.properties?.error?.properties?.code?.enum ?? []]),
+          Object.entries(op.responses).map(([status, r]) => [status, documentedCodes(res.body, r)]),
         ),
       });
     }

@@ -56,6 +56,9 @@ describe('MCP over Streamable HTTP', () => {
       if (r.isError) limited = r.data;
     }
     expect(limited).toMatchObject({ status: 429, error: { code: 'rate_limited' }, retry_after_seconds: expect.any(Number) });
+    // a tool result has no headers: the message points at the field that carries the wait
+    expect(limited!.error.message).toContain(`retry_after_seconds (${limited!.retry_after_seconds})`);
+    expect(limited!.error.message).not.toContain('Retry-After');
     const rest = await api('POST', '/v1/availability/search', { key: scoped.key, ip: FILE_IP, body: { owner_email: owner, meeting_class: 'internal', duration_minutes: 30, window: { start: at('09:00'), end: at('10:00') } } });
     expect(rest.status).toBe(429);
   });
@@ -68,6 +71,62 @@ describe('MCP over Streamable HTTP', () => {
     const audit = await api('GET', `/v1/audit-log?owner_email=${encodeURIComponent(owner)}&limit=200`, { key: admin.key, ip: FILE_IP });
     expect(audit.status, audit.text).toBe(200);
     expect(JSON.stringify(audit.body)).toContain(booked.data.booking_id);
+  });
+
+  it('tools/list over HTTP is at most 12 KB, with plain object schemas and drain_notifications not read-only', async () => {
+    const res = await POST(
+      new Request('http://scheduler.test/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-forwarded-for': FILE_IP, authorization: `Bearer ${admin.key}`, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      }),
+    );
+    const text = await res.text();
+    expect(res.status, text).toBe(200);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(12 * 1024);
+    const { tools } = JSON.parse(text).result as { tools: { name: string; description: string; inputSchema: Record<string, unknown>; annotations: Record<string, boolean> }[] };
+    for (const t of tools) {
+      expect(t.inputSchema.type, t.name).toBe('object');
+      for (const k of ['oneOf', 'anyOf', 'allOf', 'enum', 'not']) expect(t.inputSchema, t.name).not.toHaveProperty(k);
+      expect(t.description.length, t.name).toBeLessThanOrEqual(400);
+    }
+    expect(tools.find((t) => t.name === 'drain_notifications')!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
+  });
+
+  it('drain_notifications consumes: a second call does not answer the same items', async () => {
+    const client = await connect(admin.key);
+    const at = nextWeekday('tue', 'Europe/Berlin').at;
+    const booked = await callTool(client, 'create_booking', { owner_email: owner, meeting_class: 'internal', start: at('15:00'), end: at('15:30') });
+    expect(booked.isError, JSON.stringify(booked.data)).toBe(false);
+    const other = await newAgent(admin, ['create_bookings'], 'org:*');
+    expect((await api('POST', `/v1/bookings/${booked.data.booking_id}/cancel`, { key: other.key, ip: FILE_IP, body: {} })).status).toBe(200);
+    const first = await callTool(client, 'drain_notifications', { since: null });
+    expect(first.data.notifications.map((n: { kind: string }) => n.kind)).toContain('booking.cancelled');
+    const second = await callTool(client, 'drain_notifications', {});
+    expect(second.data.notifications).toEqual([]);
+  });
+
+  it('INVALID_MEETING_CLASS names the valid classes (tool error and REST alike)', async () => {
+    const client = await connect(admin.key);
+    const at = nextWeekday('tue', 'Europe/Berlin').at;
+    const args = { owner_email: owner, meeting_class: 'meeting', duration_minutes: 30, window: { start: at('09:00'), end: at('12:00') } };
+    const bad = await callTool(client, 'search_availability', args);
+    expect(bad.data).toMatchObject({ status: 400, error: { code: 'INVALID_MEETING_CLASS' }, valid_meeting_classes: expect.arrayContaining(['internal']) });
+    expect(bad.data.error.message).toContain('"internal"');
+    const rest = await api('POST', '/v1/availability/search', { key: admin.key, ip: FILE_IP, body: args });
+    expect(rest.status).toBe(400);
+    expect(rest.body.valid_meeting_classes).toEqual(bad.data.valid_meeting_classes);
+  });
+
+  it('list_meeting_classes lists only the owners in the agent scope', async () => {
+    const scoped = await newAgent(admin, ['read_availability'], `user:${owner}`);
+    const listed = await callTool(await connect(scoped.key), 'list_meeting_classes', {});
+    expect(listed.isError, JSON.stringify(listed.data)).toBe(false);
+    expect(listed.data.owners).toHaveLength(1);
+    expect(listed.data.owners[0]).toMatchObject({ owner_email: owner, time_zone: 'Europe/Berlin' });
+    expect(listed.data.owners_truncated).toBe(false);
+    const all = await callTool(await connect(admin.key), 'list_meeting_classes', {});
+    expect(all.data.owners.map((o: { owner_email: string }) => o.owner_email)).toContain(owner);
   });
 
   it('a validation failure names the failing field as on REST', async () => {

@@ -2,8 +2,9 @@ import { expect } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-/** The tools docs/agents.md lists (issue 15's read-backs do not exist yet). */
+/** The tools docs/agents.md lists. */
 export const EXPECTED_TOOLS = [
+  'list_meeting_classes',
   'search_availability',
   'create_hold',
   'confirm_hold',
@@ -40,10 +41,18 @@ export async function searchHoldConfirm(client: Client, owner: string, at: (hhmm
   expect(tools.map((t) => t.name).sort()).toEqual([...EXPECTED_TOOLS].sort());
   const hold = tools.find((t) => t.name === 'create_hold')!;
   expect(hold.inputSchema.type).toBe('object');
-  expect(JSON.stringify(hold.inputSchema)).toContain('hold_scope');
+  expect(hold.inputSchema).not.toHaveProperty('oneOf');
+  expect(Object.keys(hold.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['hold_scope', 'candidate', 'window', 'duration_minutes', 'coverage']));
   expect(JSON.stringify(hold.inputSchema)).toContain('all_free');
   expect(hold.description).toMatch(/all_free/);
-  expect(hold.description).toMatch(/alternatives/);
+  // the rules every tool shares arrive once, at initialize
+  expect(client.getInstructions()).toMatch(/alternatives/);
+  expect(client.getInstructions()).toMatch(/retry_after_seconds/);
+  // the valid meeting classes and the owners in scope
+  const classes = await callTool(client, 'list_meeting_classes', {});
+  expect(classes.isError, JSON.stringify(classes.data)).toBe(false);
+  expect(classes.data.meeting_classes.map((c: { name: string }) => c.name)).toContain('internal');
+  expect(classes.data.owners.map((o: { owner_email: string }) => o.owner_email)).toContain(owner);
   const confirmTool = tools.find((t) => t.name === 'confirm_hold')!;
   expect(Object.keys(confirmTool.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['id', 'start', 'end', 'idempotency_key']));
 
@@ -53,7 +62,9 @@ export async function searchHoldConfirm(client: Client, owner: string, at: (hhmm
   const slot = search.data.slots[0];
   expect(slot).toMatchObject({ start: at('09:00'), end: at('09:30') });
 
-  const held = await callTool(client, 'create_hold', { owner_email: owner, meeting_class: 'internal', hold_scope: 'candidate', candidate: { start: slot.start, end: slot.end } });
+  // a strict host sends every field, null where unused: the same hold
+  const unused = { calendar_type: null, ttl_seconds: null, duration_minutes: null, window: null, coverage: null, idempotency_key: null };
+  const held = await callTool(client, 'create_hold', { ...unused, owner_email: owner, meeting_class: 'internal', hold_scope: 'candidate', candidate: { start: slot.start, end: slot.end } });
   expect(held.isError, JSON.stringify(held.data)).toBe(false);
   expect(held.data).toMatchObject({ hold_scope: 'candidate', status: 'active' });
 

@@ -7,6 +7,7 @@ import { HTTP_METHODS, type AnyOperation } from '@/server/http/operation';
 import { operations } from '@/server/http/operations';
 import { api } from '../../helpers/app';
 import { listRouteFiles, openApiPathOf } from '../../helpers/routes';
+import { documentedCodes, mergedEnvelope, resolveResponse } from '../../helpers/openapiDoc';
 
 describe('OpenAPI document', () => {
   it('is served at /v1/openapi.json as OpenAPI 3.1 with every operation and its error codes', async () => {
@@ -18,15 +19,16 @@ describe('OpenAPI document', () => {
       expect(entry, `${op.method} ${op.path} missing from the document`).toBeDefined();
       expect(entry.operationId).toBe(op.operationId);
       const described = Object.entries(entry.responses as Record<string, { description: string }>)
-        .map(([status, r]) => `${status} ${r.description}`)
+        .map(([status, r]) => `${status} ${resolveResponse(res.body, r).description}`)
         .join('\n');
       for (const code of op.errors) expect(described, `${op.operationId} should document ${code}`).toContain(code);
     }
     const ownerPost = res.body.paths['/v1/owners'].post;
-    expect(ownerPost.responses['401'].description).toContain('unknown_api_key');
-    expect(ownerPost.responses['403'].description).toContain('permission_denied:manage_customer');
-    expect(ownerPost.responses['429'].description).toContain('rate_limited');
-    expect(ownerPost.responses['422'].description).toContain('IDEMPOTENCY_CONFLICT');
+    const described = (status: string) => resolveResponse(res.body, ownerPost.responses[status]).description;
+    expect(described('401')).toContain('unknown_api_key');
+    expect(described('403')).toContain('permission_denied:manage_customer');
+    expect(described('429')).toContain('rate_limited');
+    expect(described('422')).toContain('IDEMPOTENCY_CONFLICT');
     expect(ownerPost.requestBody.content['application/json'].schema).toBeDefined();
   });
 
@@ -53,9 +55,9 @@ describe('OpenAPI document', () => {
     for (const op of operations) {
       const entry = doc.paths[op.path][op.method.toLowerCase()];
       const documented: string[] = [];
-      for (const [status, r] of Object.entries(entry.responses as Record<string, { content?: { 'application/json': { schema: Schema } } }>)) {
+      for (const [status, r] of Object.entries(entry.responses as Record<string, { $ref?: string }>)) {
         if (status.startsWith('2') || status === '405') continue;
-        const codes: string[] = r.content!['application/json'].schema.properties!.error.properties!.code.enum!;
+        const codes = documentedCodes(doc, r);
         for (const c of codes) expect(statusForCode(c), `${op.operationId} ${c}`).toBe(Number(status));
         documented.push(...codes);
       }
@@ -63,7 +65,7 @@ describe('OpenAPI document', () => {
       for (const code of op.errors) if (code !== 'permission_denied') expect(documented, `${op.operationId} ${code}`).toContain(code);
       for (const perm of op.permission ? requiredPermissions(op.permission) : []) expect(documented).toContain(`permission_denied:${perm}`);
     }
-    const createAgent = doc.paths['/v1/agents'].post.responses['403'].content['application/json'].schema.properties.error.properties.code.enum;
+    const createAgent = documentedCodes(doc, doc.paths['/v1/agents'].post.responses['403']);
     expect(createAgent).toEqual(expect.arrayContaining(PERMISSIONS.map((p) => `permission_denied:${p}`)));
     expect(doc.paths['/v1/holds/{id}'].get.responses['409']).toBeUndefined();
   });
@@ -71,13 +73,14 @@ describe('OpenAPI document', () => {
   it('types the error details: reason enum, alternatives, reason_code, next_available, window sizes, fields; notifications by kind', async () => {
     const doc = (await api('GET', '/v1/openapi.json')).body;
     const schemas = doc.components.schemas;
-    const envelope = (path: string, method: string, status: number) => doc.paths[path][method].responses[status].content['application/json'].schema;
+    const envelope = (path: string, method: string, status: number) => mergedEnvelope(doc, doc.paths[path][method].responses[status]);
     const booking409 = envelope('/v1/bookings', 'post', 409);
     expect(booking409.properties.error.properties.reason).toEqual({ $ref: '#/components/schemas/ArbitrationReason' });
     expect(schemas.ArbitrationReason.enum).toEqual(expect.arrayContaining(['NO_CAPACITY', 'WORKING_HOURS', 'OFF_DAY', 'SACRED_MEETING', 'MAX_DAILY_HOURS', 'PERMISSION_DENIED_PREEMPT', 'COUNTER_PROPOSED']));
     expect(booking409.properties.alternatives.items).toEqual({ $ref: '#/components/schemas/Alternative' });
     expect(schemas.Alternative.properties.reason_code.enum).toContain('capacity_conflict');
-    expect(schemas.Alternative.properties.start.format).toBe('date-time');
+    expect(schemas.Alternative.properties.start).toEqual({ $ref: '#/components/schemas/Timestamp' });
+    expect(schemas.Timestamp.format).toBe('date-time');
     const search409 = envelope('/v1/availability/search', 'post', 409);
     expect(search409.properties.reason_code.enum).toEqual(expect.arrayContaining(['NO_FREE_SLOTS', 'HARD_BLOCK']));
     expect(search409.properties.next_available.type).toEqual(['object', 'null']);
@@ -102,11 +105,12 @@ describe('OpenAPI document', () => {
     expect(doc.components.responses.MethodNotAllowed.headers.Allow).toEqual({ $ref: '#/components/headers/Allow' });
     for (const op of operations) {
       const responses = doc.paths[op.path][op.method.toLowerCase()].responses as Record<string, { headers?: Record<string, unknown>; $ref?: string }>;
-      for (const [status, r] of Object.entries(responses)) {
+      for (const [status, ref] of Object.entries(responses)) {
         if (status === '405') {
-          expect(r.$ref).toBe('#/components/responses/MethodNotAllowed');
+          expect(ref.$ref).toBe('#/components/responses/MethodNotAllowed');
           continue;
         }
+        const r = resolveResponse(doc, ref);
         expect(Object.keys(r.headers ?? {}), `${op.operationId} ${status}`).toEqual(expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
         if (status === '429') expect(r.headers).toHaveProperty('Retry-After');
         if (status === '401') expect(r.headers).toHaveProperty('WWW-Authenticate');
@@ -155,14 +159,15 @@ describe('OpenAPI document', () => {
     expect(json(doc.components.schemas.Conflict)).toContain('hard_block');
     const holdPost = doc.paths['/v1/holds'].post;
     expect(json(holdPost.requestBody)).toContain('all_free');
-    expect(json(holdPost.responses['200'])).toContain('held_windows');
-    expect(json(holdPost.responses['409'])).toContain('#/components/schemas/Conflict');
-    expect(json(doc.paths['/v1/bookings'].post.responses['409'])).toContain('conflicts');
+    expect(holdPost.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Hold' });
+    expect(json(doc.components.schemas.Hold)).toContain('held_windows');
+    expect(json(mergedEnvelope(doc, holdPost.responses['409']))).toContain('#/components/schemas/Conflict');
+    expect(json(mergedEnvelope(doc, doc.paths['/v1/bookings'].post.responses['409']))).toContain('conflicts');
     expect(json(doc.paths['/v1/arbitration/evaluate'].post.responses['200'])).toContain('conflicts');
     const suggested = doc.paths['/public/schedules/{id}/meeting-types/{slug}/suggested-times'].get;
     expect(json(suggested.responses['200'])).toContain('start_local');
     // public refusals never document conflicts
-    for (const [status, r] of Object.entries(suggested.responses as Record<string, unknown>)) if (status !== '200') expect(json(r)).not.toContain('conflicts');
+    for (const [status, r] of Object.entries(suggested.responses as Record<string, { $ref?: string }>)) if (status !== '200') expect(json(mergedEnvelope(doc, r))).not.toContain('conflicts');
   });
 });
 

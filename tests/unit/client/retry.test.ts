@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSchedulerClient, retryAfterMs, retryingFetch } from '@/clients/typescript';
+import { codedError, createSchedulerClient, retryAfterMs, retryingFetch } from '@/clients/typescript';
 
 /** A fake fetch answering the given statuses in turn, recording each request. */
 function fakeFetch(answers: (number | Error | { status: number; headers: Record<string, string> })[]) {
@@ -102,5 +102,29 @@ describe('createSchedulerClient', () => {
     expect(seen[0].url).toBe('http://api.test/v1/bookings');
     expect(seen[0].idem).toBeTruthy();
     expect(seen[1].idem).toBe(seen[0].idem);
+  });
+});
+
+describe('codedError', () => {
+  it('narrows a refusal on its code to that code\'s own body (alternatives only where ARBITRATION_REJECTED can be)', async () => {
+    const body = { error: { code: 'ARBITRATION_REJECTED', message: 'x', reason: 'COUNTER_PROPOSED' }, pending_notifications: [], alternatives: [{ start: '2030-01-07T09:30:00.000Z', end: '2030-01-07T10:00:00.000Z', reason_code: 'capacity_conflict' }] };
+    const client = createSchedulerClient({ baseUrl: 'http://api.test', apiKey: 'ak_test', fetch: async () => new Response(JSON.stringify(body), { status: 409, headers: { 'content-type': 'application/json' } }), retry: { maxRetries: 0 } });
+    const { error } = await client.POST('/v1/bookings', { body: { owner_email: 'o@example.com', meeting_class: 'internal', start: '2030-01-07T09:00:00Z', end: '2030-01-07T09:30:00Z' } });
+    const e = codedError(error);
+    let alternatives: number | undefined;
+    switch (e?.code) {
+      case 'ARBITRATION_REJECTED':
+        alternatives = e.body.alternatives?.length; // reachable without `'alternatives' in e`
+        break;
+      // @ts-expect-error a code POST /v1/bookings never answers is not a case
+      case 'HOLD_NOT_FOUND':
+        break;
+      case 'INVALID_MEETING_CLASS':
+        // @ts-expect-error alternatives are not part of this code's body
+        void e.body.alternatives;
+        break;
+    }
+    expect(alternatives).toBe(1);
+    expect(codedError(undefined)).toBeUndefined();
   });
 });

@@ -1,0 +1,28 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { buildOpenApiDocument } from '@/server/http/openapi';
+import { operations } from '@/server/http/operations';
+
+/**
+ * The published contract stays light enough for Swagger UI and the TypeScript compiler
+ * (docs/architecture.md "Response shapes and the OpenAPI document"): error envelopes,
+ * error responses, headers and the shared resource shapes are components referenced by
+ * every operation, not copies.
+ */
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+
+it('/v1/openapi.json is at most 300 kB as served, and references its shared pieces', () => {
+  const doc = buildOpenApiDocument(operations, 'http://localhost:3000');
+  const served = JSON.stringify(doc); // Response.json: compact
+  expect(Buffer.byteLength(served)).toBeLessThanOrEqual(300_000);
+  const plain = JSON.parse(served) as { paths: Record<string, Record<string, { responses: Record<string, { $ref?: string }> }>> };
+  for (const [p, item] of Object.entries(plain.paths))
+    for (const [m, op] of Object.entries(item))
+      for (const [status, r] of Object.entries(op.responses)) if (Number(status) >= 400) expect(r.$ref, `${m} ${p} ${status}`).toMatch(/^#\/components\/responses\//);
+});
+
+it('clients/typescript/schema.d.ts is at most 6,000 lines', () => {
+  const lines = fs.readFileSync(path.join(ROOT, 'clients/typescript/schema.d.ts'), 'utf8').split('\n').length;
+  expect(lines).toBeLessThanOrEqual(6000);
+});
