@@ -4,6 +4,7 @@ import { usesPostgres } from './servers';
 
 test.describe('journey 3 (owner): review proposals on the week view', () => {
   test.skip(!usesPostgres, 'needs E2E_DATABASE_URL: the CLI sets the password on the database the server uses');
+  test.setTimeout(150_000);
 
   test('the conflict overlay shows; a candidate is approved; a second proposal is declined', async ({ page }, info) => {
     const owner = await dashboardOwner(page.request, 'review');

@@ -32,3 +32,9 @@ export const ApprovalTimesQuery = z.strictObject({
   meeting_class: z.string().min(1).max(100).optional(),
   duration_minutes: z.int('Give the length in whole minutes').min(5, 'At least 5 minutes').max(480, 'At most 480 minutes (8 hours)').optional(),
 });
+
+/** The owner cancels a booking from its details: the reason goes to its agent and attendees. */
+export const CancelBookingInput = z.strictObject({
+  booking_id: z.string().min(1).max(64),
+  reason: z.string().trim().min(1, 'Say why, so the attendees know').max(1000, 'Keep the reason under 1000 characters'),
+});
