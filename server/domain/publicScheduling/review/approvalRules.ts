@@ -1,10 +1,11 @@
 import { inArray, eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { claims, meetingClasses } from '@/db/schema';
+import { claims, meetingClasses, type bookingProposals } from '@/db/schema';
 import { DomainError } from '../../errors';
 import { arbitrate, type RequestPolicy } from '../../scheduling';
 import { ownerRules, type LoadedClaim } from '../../claims/claimTarget';
-import type { ProposalRow } from './owner';
+
+type ProposalRow = typeof bookingProposals.$inferSelect;
 
 /**
  * Two rules of an owner's approval (docs/dashboard.md "Review"): the title the
