@@ -4,6 +4,7 @@ import { usesPostgres } from './servers';
 
 test.describe('journey 3 (owner): review proposals on the week view', () => {
   test.skip(!usesPostgres, 'needs E2E_DATABASE_URL: the CLI sets the password on the database the server uses');
+  test.setTimeout(150_000);
 
   test('the conflict overlay shows; a candidate is approved; a second proposal is declined', async ({ page }, info) => {
     const owner = await dashboardOwner(page.request, 'review');
@@ -15,7 +16,8 @@ test.describe('journey 3 (owner): review proposals on the week view', () => {
       duration_minutes: 60,
       window: { start: berlin(2, '09:30'), end: berlin(2, '11:30') },
       attendees: [{ email: 'gavin@hooli.example', name: 'Gavin Belson' }],
-      message: 'Intro call about the pilot',
+      title: 'Intro call about the pilot',
+      message: 'Gavin would like to walk through the pilot plan.',
     });
     const second = await owner.api('POST', '/v1/booking-proposals', {
       owner_email: owner.email,
@@ -23,7 +25,7 @@ test.describe('journey 3 (owner): review proposals on the week view', () => {
       duration_minutes: 30,
       window: { start: berlin(3, '14:00'), end: berlin(3, '15:00') },
       attendees: [{ email: 'lee@demo.example' }],
-      message: 'Roadmap sync',
+      title: 'Roadmap sync',
     });
 
     await signInWithPassword(page, owner);
@@ -35,7 +37,7 @@ test.describe('journey 3 (owner): review proposals on the week view', () => {
     const overlays = page.locator('[data-testid^="candidate-overlay-"]');
     await expect(overlays).toHaveCount(first.candidates.length);
     await expect(page.locator('[data-testid^="candidate-overlay-"][data-conflict="true"]').first()).toBeVisible();
-    await expect(page.getByTestId('option-1')).toContainText('overlaps 1:1 with Sam (internal)');
+    await expect(page.getByTestId('option-1')).toContainText('Would cancel “1:1 with Sam”');
     await expectAccessible(page, 'week view with a proposal');
     await snap(page, info, '01-review-conflict');
 
@@ -83,7 +85,7 @@ test.describe('journey 3 (owner): review proposals on the week view', () => {
       duration_minutes: 30,
       window: { start: berlin(4, '14:00'), end: berlin(4, '15:00') },
       attendees: [],
-      message: 'Quick check-in',
+      title: 'Quick check-in',
     });
     // After the proposal was made, a higher-priority meeting takes the whole window.
     await owner.api('POST', '/v1/bookings', { owner_email: owner.email, meeting_class: 'external', start: berlin(4, '14:00'), end: berlin(4, '15:00'), title: 'Board call' });

@@ -145,7 +145,7 @@ function AgentCard({ agent }: { agent: AgentRow }) {
   const update = useMutation(trpc.admin.agents.update.mutationOptions());
   const revoke = useMutation(trpc.admin.agents.revokeKey.mutationOptions());
   return (
-    <Card data-testid={`agent-${agent.name}`}>
+    <Card data-testid={`agent-${agent.name}`} id={`agent-${agent.agent_id}`} className="scroll-mt-4 target:ring-2 target:ring-accent">
       <CardHeader>
         <div className="flex flex-wrap items-center justify-between gap-2">
           <CardTitle>{agent.name}</CardTitle>

@@ -54,7 +54,7 @@ export function MeetingClassesConsole({ classes }: { classes: MeetingClassRow[] 
               </thead>
               <tbody className="divide-y divide-line">
                 {sorted.map((c) => (
-                  <tr key={c.name}>
+                  <tr key={c.name} id={`class-${c.name}`} className="target:bg-accent-soft">
                     <td className="px-3 py-2 font-medium">{c.name}</td>
                     <td className="px-3 py-2 tabular-nums">{c.priority}</td>
                     <td className="px-3 py-2">{c.preempt_policy === 'preempt_lower' ? 'Yes' : 'Never'}</td>

@@ -1,4 +1,6 @@
+import Link from 'next/link';
 import { Lock } from 'lucide-react';
+import { CancelBooking } from './cancel-booking';
 import type { ClaimDetails } from '@/server/domain/weekView';
 import { Badge } from '@/components/ui/badge';
 import { classColour, formatDateTime, formatSpan } from './format';
@@ -6,7 +8,8 @@ import { classColour, formatDateTime, formatSpan } from './format';
 const STATUS_TONE = { confirmed: 'ok', active: 'accent', cancelled: 'neutral', preempted: 'danger' } as const;
 
 /** A booking's or hold's details and history (shown in the calendar's dialog). */
-export function BookingDetails({ claim, timeZone }: { claim: ClaimDetails; timeZone: string }) {
+/** `admin`: the owner may open the agent's and the class's pages (the administration console). */
+export function BookingDetails({ claim, timeZone, admin = false }: { claim: ClaimDetails; timeZone: string; admin?: boolean }) {
   return (
     <div className="flex flex-col gap-4 text-sm">
       <div className="flex flex-wrap items-center gap-2">
@@ -28,7 +31,7 @@ export function BookingDetails({ claim, timeZone }: { claim: ClaimDetails; timeZ
           {claim.meeting_class ? (
             <span className={`${classColour(claim.meeting_class)} inline-flex items-center gap-1.5`}>
               <span className="size-2.5 rounded-full" style={{ background: 'var(--mc)' }} aria-hidden />
-              {claim.meeting_class}
+              {admin ? <Link href={`/dashboard/admin/meeting-classes#class-${encodeURIComponent(claim.meeting_class)}`}>{claim.meeting_class}</Link> : claim.meeting_class}
               {claim.priority != null && <span className="text-muted">(priority {claim.priority})</span>}
             </span>
           ) : (
@@ -36,7 +39,19 @@ export function BookingDetails({ claim, timeZone }: { claim: ClaimDetails; timeZ
           )}
         </dd>
         <dt className="text-muted">Agent</dt>
-        <dd>{claim.agent ? claim.agent.name : claim.source === 'public' ? 'Public booking page' : 'none'}</dd>
+        <dd>
+          {claim.agent ? (
+            admin ? (
+              <Link href={`/dashboard/admin/agents#agent-${claim.agent.id}`}>{claim.agent.name}</Link>
+            ) : (
+              claim.agent.name
+            )
+          ) : claim.source === 'public' ? (
+            'Public booking page'
+          ) : (
+            'none'
+          )}
+        </dd>
         {claim.expires_at && (
           <>
             <dt className="text-muted">Hold expires</dt>
@@ -65,6 +80,11 @@ export function BookingDetails({ claim, timeZone }: { claim: ClaimDetails; timeZ
           </>
         )}
       </dl>
+      {claim.kind === 'booking' && claim.status === 'confirmed' && (
+        <div className="flex flex-wrap gap-2">
+          <CancelBooking bookingId={claim.id} title={claim.title ?? 'this booking'} />
+        </div>
+      )}
       <section aria-labelledby="history-heading">
         <h3 id="history-heading" className="mb-2 font-semibold">
           History

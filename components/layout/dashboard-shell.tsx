@@ -7,7 +7,8 @@ import { SignOutButton } from './sign-out-button';
 /**
  * The signed-in owner's frame: a skip link, the service mark, the sections
  * (Inbox, Calendar), who is signed in and a sign-out button. On a phone the
- * header wraps into two rows; the content column keeps the full width.
+ * sections fold into a "Menu" button under 640 px (one header row); the
+ * content column keeps the full width.
  */
 export function DashboardShell({ ownerEmail, isAdmin = false, children }: { ownerEmail: string; isAdmin?: boolean; children: ReactNode }) {
   return (

@@ -4,12 +4,9 @@ import { Badge } from '@/components/ui/badge';
 import { formatSpan } from '@/components/calendar/format';
 
 /** What a proposal asks for: who, with whom, the message, the requested window and the candidate times. */
+/** The proposal's title: the one its booking will take on approval (the domain's approvalTitle). */
 export function proposalTitle(p: PendingProposalView): string {
-  if (p.meeting_type) return p.meeting_type.title;
-  const said = p.message?.split(/(?<=[.!?])\s|\n/)[0]?.trim();
-  if (said && said.length <= 70) return said.replace(/[.!]$/, '');
-  const who = p.requester?.name ?? p.requester?.email ?? p.agent_name ?? 'an agent';
-  return `Meeting request from ${who}`;
+  return p.title;
 }
 
 export function ProposalFacts({ p, timeZone, showCandidates = true }: { p: PendingProposalView; timeZone: string; showCandidates?: boolean }) {

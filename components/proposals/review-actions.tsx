@@ -15,8 +15,14 @@ import { NativeSelect } from '@/components/admin/native-select';
 import { domainErrorOf } from '@/components/admin/server-errors';
 import { formatSpan, zonedWallTimeToIso } from '@/components/calendar/format';
 
-/** A time the owner may approve at, with what it runs into on the week (prepared by the page). */
-export type ReviewOption = { start: string; end: string; label: string; notes: string[] };
+/** A meeting approving would cancel (proposals.approvalVerdicts, or the server's PREEMPTION_NOT_CONFIRMED). */
+export type Displaced = { id: string; kind: 'booking' | 'hold'; title: string | null; start: string; end: string; meeting_class: string | null; attendees: { email: string; name: string | null }[] };
+
+/**
+ * A time the owner may approve at, with what it runs into on the week (prepared by the page) and,
+ * when known, what approving would do now: free, or cancel the `displaced` meetings.
+ */
+export type ReviewOption = { start: string; end: string; label: string; notes: string[]; displaced?: Displaced[] };
 
 type Rejection = { message: string; reason?: string; alternatives: ReviewOption[] };
 
@@ -42,15 +48,24 @@ export function ReviewActions({ proposalId, options, timeZone, freeText }: { pro
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const [choice, setChoice] = useState(options[0] ? `${options[0].start}|${options[0].end}` : freeText ? CUSTOM : '');
+  // The first time that moves nothing aside is the default (docs/dashboard.md "Review").
+  const firstFree = options.find((o) => !o.displaced?.length && !o.notes.length) ?? options.find((o) => !o.displaced?.length) ?? options[0];
+  const [choice, setChoice] = useState(firstFree ? `${firstFree.start}|${firstFree.end}` : freeText ? CUSTOM : '');
   const [rejection, setRejection] = useState<Rejection>();
+  // Approving at the chosen time would cancel these meetings: asked once more, sent with their ids.
+  const [confirming, setConfirming] = useState<{ start: string; end: string; meetingClass?: string; displaced: Displaced[] } | null>(null);
   const [found, setFound] = useState<{ options: ReviewOption[]; where: string } | null>(null);
   const form = useZodForm(FreeTextForm, { defaultValues: { meeting_class: '', duration_minutes: freeText?.durationMinutes ?? 30, start_local: '' } });
   const approve = useMutation(
     trpc.proposals.approve.mutationOptions({
       onSuccess: () => router.refresh(),
-      onError: (err) => {
+      onError: (err, vars) => {
         const domain = err instanceof TRPCClientError ? (err as TRPCClientError<AppRouter>).data?.domain : null;
+        if (domain?.code === 'PREEMPTION_NOT_CONFIRMED' && vars.start && vars.end) {
+          // The time started to collide since the page was drawn (or was not checked): ask with what it would cancel.
+          setConfirming({ start: vars.start, end: vars.end, meetingClass: vars.meeting_class, displaced: (domain.extra?.displaced as Displaced[] | undefined) ?? [] });
+          return;
+        }
         const fields = (domain?.details as { fields?: { path: string; message: string }[] } | undefined)?.fields ?? [];
         if (freeText && fields.length) {
           // A field the domain names (meeting_class, start, end) goes under its control.
@@ -73,7 +88,20 @@ export function ReviewActions({ proposalId, options, timeZone, freeText }: { pro
   const all = [...options, ...(found?.options ?? []), ...(rejection?.alternatives ?? [])];
   const send = (start: string | undefined, end: string | undefined, meetingClass?: string) => {
     setRejection((r) => (r ? { ...r, message: '' } : r));
+    const known = all.find((o) => o.start === start && o.end === end)?.displaced;
+    if (start && end && known?.length) return setConfirming({ start, end, meetingClass, displaced: known });
+    setConfirming(null);
     approve.mutate({ proposal_id: proposalId, start, end, ...(meetingClass ? { meeting_class: meetingClass } : {}) });
+  };
+  const confirmAndSend = () => {
+    if (!confirming) return;
+    approve.mutate({
+      proposal_id: proposalId,
+      start: confirming.start,
+      end: confirming.end,
+      ...(confirming.meetingClass ? { meeting_class: confirming.meetingClass } : {}),
+      confirm_preemption: confirming.displaced.map((d) => d.id),
+    });
   };
   const submit = freeText
     ? form.handleSubmit((v) => {
@@ -139,7 +167,14 @@ export function ReviewActions({ proposalId, options, timeZone, freeText }: { pro
       {radios.length === 0 && <p className="text-sm text-muted">This request names no time to approve at. Contact the requester, or decline it.</p>}
       <fieldset className={radios.length ? 'flex flex-col gap-2' : 'hidden'}>
         <legend className="mb-2 text-sm font-semibold">Approve at</legend>
-        <RadioGroup value={choice} onValueChange={setChoice} aria-label="Time to approve at">
+        <RadioGroup
+          value={choice}
+          onValueChange={(v) => {
+            setChoice(v);
+            setConfirming(null);
+          }}
+          aria-label="Time to approve at"
+        >
           {all.map((o, i) => (
             <RadioCard key={`${o.start}|${o.end}`} value={`${o.start}|${o.end}`} data-testid={`option-${i + 1}`}>
               <span className="flex flex-col">
@@ -147,6 +182,13 @@ export function ReviewActions({ proposalId, options, timeZone, freeText }: { pro
                   {i < options.length ? `${i + 1}. ` : i < options.length + (found?.options.length ?? 0) ? 'Free: ' : 'Alternative: '}
                   {o.label}
                 </span>
+                {o.displaced?.length ? (
+                  <span className="flex items-center gap-1 text-xs font-medium text-danger">
+                    <AlertTriangle className="size-3" aria-hidden /> Would cancel {o.displaced.map((d) => `“${d.title ?? (d.kind === 'hold' ? 'a hold' : 'a booking')}”`).join(', ')}
+                  </span>
+                ) : i < options.length && !o.notes.length ? (
+                  <span className="text-xs text-ok">Free: moves nothing</span>
+                ) : null}
                 {o.notes.map((n) => (
                   <span key={n} className="flex items-center gap-1 text-xs text-danger">
                     <AlertTriangle className="size-3" aria-hidden /> {n}
@@ -174,14 +216,61 @@ export function ReviewActions({ proposalId, options, timeZone, freeText }: { pro
           {rejection.alternatives.length > 0 ? ' Pick one of the alternatives above and approve again.' : ' Choose another time or decline.'}
         </Alert>
       )}
-      <div className="flex flex-wrap gap-2">
-        <Button onClick={submit} disabled={!choice || approve.isPending}>
-          <Check aria-hidden />
-          {approve.isPending ? 'Approving…' : 'Approve'}
-        </Button>
-        <DeclineDialog proposalId={proposalId} />
-      </div>
+      {confirming ? (
+        <PreemptionConfirm
+          displaced={confirming.displaced}
+          timeZone={timeZone}
+          pending={approve.isPending}
+          onConfirm={confirmAndSend}
+          onCancel={() => setConfirming(null)}
+        />
+      ) : (
+        <div className="flex flex-wrap gap-2">
+          <Button onClick={submit} disabled={!choice || approve.isPending}>
+            <Check aria-hidden />
+            {approve.isPending ? 'Approving…' : 'Approve'}
+          </Button>
+          <DeclineDialog proposalId={proposalId} />
+        </div>
+      )}
     </div>
+  );
+}
+
+/** Approving here cancels other meetings: say exactly which (title, time, attendees, class) and ask. */
+function PreemptionConfirm({ displaced, timeZone, pending, onConfirm, onCancel }: { displaced: Displaced[]; timeZone: string; pending: boolean; onConfirm: () => void; onCancel: () => void }) {
+  return (
+    <section
+      aria-labelledby="preempt-heading"
+      data-testid="preempt-confirm"
+      className="flex flex-col gap-3 rounded-md border border-danger bg-danger-soft p-3 text-sm"
+      ref={(el) => el?.querySelector<HTMLElement>('h3')?.focus()}
+    >
+      <h3 id="preempt-heading" tabIndex={-1} className="font-semibold text-danger outline-none">
+        <AlertTriangle className="mr-1 inline size-4 align-[-0.15em]" aria-hidden />
+        Approving at this time cancels {displaced.length === 1 ? 'this meeting' : `these ${displaced.length} meetings`}
+      </h3>
+      <ul className="flex flex-col gap-2">
+        {displaced.map((d) => (
+          <li key={d.id} className="rounded border border-line bg-surface p-2 text-fg">
+            <p className="font-medium">{d.title ?? (d.kind === 'hold' ? 'A hold' : 'A booking')}</p>
+            <p>{formatSpan(d.start, d.end, timeZone)}</p>
+            <p className="text-muted">
+              Class: {d.meeting_class ?? 'none'} · {d.attendees.length ? `Attendees: ${d.attendees.map((a) => (a.name ? `${a.name} <${a.email}>` : a.email)).join(', ')}` : 'No attendees'}
+            </p>
+          </li>
+        ))}
+      </ul>
+      <p className="text-fg">Its agent and attendees are told it was cancelled, and why.</p>
+      <div className="flex flex-wrap gap-2">
+        <Button variant="danger" onClick={onConfirm} disabled={pending}>
+          {pending ? 'Approving…' : displaced.length === 1 ? 'Cancel it and approve' : 'Cancel them and approve'}
+        </Button>
+        <Button variant="secondary" onClick={onCancel}>
+          Choose another time
+        </Button>
+      </div>
+    </section>
   );
 }
 

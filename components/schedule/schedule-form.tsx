@@ -6,11 +6,12 @@ import { keepPreviousData, skipToken, useMutation, useQuery } from '@tanstack/re
 import { Plus, Trash2 } from 'lucide-react';
 import type { z } from 'zod';
 import { useTRPC } from '@/components/trpc-provider';
-import { showServerError } from '@/components/admin/server-errors';
+import { domainErrorOf, showServerError } from '@/components/admin/server-errors';
 import { Alert, Button, Field, Input } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { RulesPutBody } from '@/server/schemas/admin';
 import { WeekPreview, type PreviewDay } from './week-preview';
+import { nextRange } from './next-range';
 
 /** The same body PUT /v1/schedule-rules validates, without owner_email (always the signed-in owner). */
 const ScheduleRulesForm = RulesPutBody.omit({ owner_email: true });
@@ -80,7 +81,12 @@ export function ScheduleForm({ initial, initialPreview, timeZones }: { initial: 
       await save.mutateAsync(values);
       setSaved('Saved. Agents are offered times under these rules from now on.');
     } catch (err) {
-      showServerError(err, setError, 'root');
+      // Each refusal goes under the field it names; the form keeps every edit, so nothing is typed twice.
+      const d = domainErrorOf(err);
+      if (d.details?.fields?.length) {
+        showServerError(err, setError, 'root');
+        setError('root', { type: 'server', message: 'Not saved: fix what is marked above and save again. Your other changes are still here.' });
+      } else showServerError(err, setError, 'root');
     }
   });
 
@@ -145,6 +151,8 @@ type RowProps = {
 
 function DayRanges({ day, name, control, register, errors, issueAt }: RowProps & { day: Day; name: string }) {
   const { fields, append, remove, replace } = useFieldArray({ control, name: `working_hours.${day}` as 'working_hours.mon' });
+  const current = (useWatch({ control, name: `working_hours.${day}` as 'working_hours.mon' }) ?? []) as { start: string; end: string }[];
+  const proposal = nextRange(current);
   const working = fields.length > 0;
   const dayErrors = (errors.working_hours as Record<string, unknown> | undefined)?.[day] as
     | ({ message?: string; start?: { message?: string }; end?: { message?: string } } | undefined)[]
@@ -193,9 +201,10 @@ function DayRanges({ day, name, control, register, errors, issueAt }: RowProps &
         })}
         {working && (
           <div>
-            <Button variant="ghost" size="sm" onClick={() => append({ start: '13:00', end: '17:00' })}>
+            <Button variant="ghost" size="sm" disabled={!proposal} onClick={() => proposal && append(proposal)}>
               <Plus aria-hidden /> Add range to {name}
             </Button>
+            {!proposal && <span className="ml-2 text-xs text-muted">The day is full.</span>}
           </div>
         )}
       </div>

@@ -38,6 +38,8 @@ export const bookingProposals = pgTable(
     candidates: jsonb('candidates').$type<{ start: string; end: string }[]>().notNull().default([]),
     reason: text('reason'),
     message: text('message'),
+    /** The meeting's title as the agent named it (agent proposals); the booking made on approval keeps it (docs/dashboard.md "Review"). */
+    title: text('title'),
     accessTokenHash: text('access_token_hash'),
     /** The booking made on approval (foreign key, deferred: migration 0006_database_invariants). */
     bookingId: uuid('booking_id'),

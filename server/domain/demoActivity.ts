@@ -43,13 +43,13 @@ export async function seedDemoActivity(db: Db, input: { customerId: string; owne
 
   const proposals = [
     // Its candidates run into the 1:1 (internal, lower priority): the overlay shows the conflict.
-    { day: 0, from: '13:30', to: '15:30', minutes: 60, cls: 'external', message: 'Intro call with Hooli about the pilot.', attendees: [{ email: 'gavin@hooli.example', name: 'Gavin Belson' }] },
+    { day: 0, from: '13:30', to: '15:30', minutes: 60, cls: 'external', title: 'Intro call with Hooli about the pilot', message: 'Gavin would like to walk through the pilot plan.', attendees: [{ email: 'gavin@hooli.example', name: 'Gavin Belson' }] },
     { day: 1, from: '10:30', to: '12:00', minutes: 30, cls: 'internal', message: 'Can we go over the roadmap before Friday?', attendees: [{ email: 'lee@demo.example', name: 'Lee' }] },
     { day: 3, from: '09:00', to: '12:00', minutes: 45, cls: 'external', message: 'Vendor demo requested by procurement.', attendees: [{ email: 'sales@vandelay.example', name: 'Art Vandelay' }, { email: 'procurement@demo.example' }] },
   ];
   let proposed = 0;
   for (const p of proposals) {
-    await createAgentProposal(db, actor, { ownerEmail: input.ownerEmail, meetingClass: p.cls, durationMinutes: p.minutes, window: { start: at(p.day, p.from), end: at(p.day, p.to) }, attendees: p.attendees, message: p.message }, now);
+    await createAgentProposal(db, actor, { ownerEmail: input.ownerEmail, meetingClass: p.cls, durationMinutes: p.minutes, window: { start: at(p.day, p.from), end: at(p.day, p.to) }, attendees: p.attendees, message: p.message, title: p.title }, now);
     proposed++;
   }
   return { bookings: booked, proposals: proposed };

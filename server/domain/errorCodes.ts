@@ -50,6 +50,7 @@ export const ERROR_CODES = {
   PROPOSAL_NOT_FOUND: { status: 404, description: 'No such booking proposal for this customer' },
   PROPOSAL_NOT_PENDING: { status: 409, description: 'The proposal was already reviewed or withdrawn' },
   ARBITRATION_REJECTED: { status: 409, description: 'Arbitration refused the slot; see error.reason, alternatives and next_available' },
+  PREEMPTION_NOT_CONFIRMED: { status: 409, description: 'Approving at this time would cancel the meetings in displaced[]; the owner must confirm them (dashboard only)' },
   // administration
   OWNER_NOT_FOUND: { status: 404, description: 'No such calendar owner for this customer' },
   OWNER_ALREADY_EXISTS: { status: 409, description: 'An owner with this email exists' },

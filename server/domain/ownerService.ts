@@ -6,7 +6,7 @@ import { normalizeEmail, parseOwnerScope } from './access';
 import { audited, type AdminActor } from './adminAudit';
 import { DomainError } from './errors';
 import { newId } from './ids';
-import { canonicalTimeZone, storedHardBlocks, timeZoneName, validateOwnerRules, type RuleIssue } from './scheduling';
+import { canonicalTimeZone, storedHardBlocks, timeZoneName, validateOwnerRules } from './scheduling';
 
 export const WEEKDAYS: readonly Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 
@@ -31,7 +31,9 @@ export type RulesInput = {
 /** The zone to store: its IANA spelling, or 400 INVALID_TIME_ZONE. */
 function storableTimeZone(tz: string): string {
   const name = canonicalTimeZone(tz);
-  if (name === null) throw new DomainError('INVALID_TIME_ZONE', `Unknown IANA time zone: ${tz}`);
+  if (name === null) {
+    throw new DomainError('INVALID_TIME_ZONE', `Unknown IANA time zone: ${tz}`, { fields: [{ field: 'time_zone', message: `"${tz}" is not a time zone we know: choose one from the list, such as Europe/Berlin` }] });
+  }
   return name;
 }
 
@@ -161,7 +163,7 @@ async function replaceScheduleRules(db: Executor, customerId: string, email: str
     ? (Object.fromEntries(WEEKDAYS.map((d) => [d, input.working_hours![d] ?? []])) as WorkingHoursJson)
     : null;
   const hardBlocks = input.hard_blocks ?? [];
-  const issues = [...validateOwnerRules({ timeZone, workingHours, hardBlocks, maxDailyMeetingHours: input.max_daily_meeting_hours ?? null }), ...overlappingRanges(workingHours)];
+  const issues = validateOwnerRules({ timeZone, workingHours, hardBlocks, maxDailyMeetingHours: input.max_daily_meeting_hours ?? null });
   if (issues.length) {
     throw new DomainError('INVALID_SCHEDULE_RULES', `${issues[0].path}: ${issues[0].message}`, { details: { fields: issues } });
   }
@@ -171,20 +173,6 @@ async function replaceScheduleRules(db: Executor, customerId: string, email: str
     .where(eq(owners.id, owner.id))
     .returning();
   return updated;
-}
-
-/** Ranges of one weekday must not overlap (the arbiter would merge them; an owner most likely mistyped). */
-function overlappingRanges(workingHours: WorkingHoursJson | null): RuleIssue[] {
-  if (!workingHours) return [];
-  const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
-  const issues: RuleIssue[] = [];
-  for (const day of WEEKDAYS) {
-    const sorted = [...(workingHours[day] ?? [])].sort((a, b) => minutes(a.start) - minutes(b.start));
-    for (let i = 1; i < sorted.length; i++) {
-      if (minutes(sorted[i].start) < minutes(sorted[i - 1].end)) issues.push({ path: `working_hours.${day}`, message: 'ranges overlap' });
-    }
-  }
-  return issues;
 }
 
 export type OwnerListItem = OwnerView & {

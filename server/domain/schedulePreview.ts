@@ -57,7 +57,7 @@ export function previewWeek(draft: DraftRules, fallbackTimeZone: string, now: Da
     : null;
   const hardBlocks = draft.hard_blocks ?? [];
   if (timeZone === null) {
-    return { time_zone: requested, days: [], issues: [{ path: 'time_zone', message: `unknown IANA time zone "${requested}"` }], working_hours_configured: !!workingHours };
+    return { time_zone: requested, days: [], issues: [{ path: 'time_zone', message: `"${requested}" is not a time zone we know: choose one from the list, such as Europe/Berlin` }], working_hours_configured: !!workingHours };
   }
   const rules: OwnerRules = { timeZone, workingHours, hardBlocks, maxDailyMeetingHours: draft.max_daily_meeting_hours ?? null };
   const issues = validateOwnerRules(rules);

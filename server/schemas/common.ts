@@ -28,7 +28,9 @@ export const LocalDateTime = z
   .meta({ id: 'LocalDateTime', description: "The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00" });
 export const LocalFields = { start_local: LocalDateTime, end_local: LocalDateTime };
 export const Weekday = z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']);
-export const LocalTime = z.string().regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'must be HH:MM (00:00 to 24:00)');
+/** A wall-clock time HH:MM (24:00 allowed as an end); the dashboard's error map words its refusal for the browser's clock. */
+export const LOCAL_TIME_PATTERN = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
+export const LocalTime = z.string().regex(LOCAL_TIME_PATTERN, 'must be HH:MM (00:00 to 24:00)');
 export const Id = z.string().min(1).max(64);
 export const IdParams = z.strictObject({ id: Id });
 

@@ -103,11 +103,12 @@ const NOTIFICATION_ITEMS = [
       start: Timestamp,
       end: Timestamp,
       preempted_by_meeting_class: z.string(),
+      reason: z.string().describe('Why, in words (e.g. which meeting the owner approved in its place)'),
     }),
   ),
   notificationKind(
     'booking.cancelled',
-    'Another agent cancelled your booking',
+    'Another agent, or the owner in the dashboard, cancelled your booking',
     z.object({ booking_id: z.string(), owner_email: z.string(), start: Timestamp, end: Timestamp, ...LocalFields, reason: z.string().nullable() }),
   ),
   notificationKind(

@@ -68,6 +68,7 @@ export const AgentProposalBody = z.strictObject({
   meeting_class: z.string().min(1).max(100),
   duration_minutes: Duration,
   window: Interval,
+  title: z.string().trim().min(1).max(300).optional().describe("The meeting's title; the booking made on approval keeps it (default: the class with the first attendee)"),
   attendees: z.array(z.strictObject({ email: Email, name: Name.optional() })).max(50),
   message: z.string().max(5000).optional(),
 });

@@ -7,6 +7,18 @@ export const ApproveProposalInput = z.strictObject({
   start: UtcDateTime.optional().describe('Default: the requested time, else the first candidate'),
   end: UtcDateTime.optional(),
   meeting_class: z.string().min(1).max(100).optional().describe("Default: the proposal's; required for a free-text request"),
+  confirm_preemption: z
+    .array(z.string().min(1).max(64))
+    .max(50)
+    .optional()
+    .describe('The meetings (ids) the owner agreed to cancel for this time; any other that would give way refuses the approval (PREEMPTION_NOT_CONFIRMED)'),
+});
+
+/** What approving at these times would do (free, preempting what, refused): the review page's decision panel. */
+export const ApprovalVerdictsQuery = z.strictObject({
+  proposal_id: z.string().min(1).max(64),
+  meeting_class: z.string().min(1).max(100).optional(),
+  times: z.array(z.strictObject({ start: UtcDateTime, end: UtcDateTime })).max(50),
 });
 
 export const DeclineProposalInput = z.strictObject({
@@ -19,4 +31,10 @@ export const ApprovalTimesQuery = z.strictObject({
   proposal_id: z.string().min(1).max(64),
   meeting_class: z.string().min(1).max(100).optional(),
   duration_minutes: z.int('Give the length in whole minutes').min(5, 'At least 5 minutes').max(480, 'At most 480 minutes (8 hours)').optional(),
+});
+
+/** The owner cancels a booking from its details: the reason goes to its agent and attendees. */
+export const CancelBookingInput = z.strictObject({
+  booking_id: z.string().min(1).max(64),
+  reason: z.string().trim().min(1, 'Say why, so the attendees know').max(1000, 'Keep the reason under 1000 characters'),
 });

@@ -24,6 +24,8 @@ export type InvitationInput = {
   start: Date;
   end: Date;
   title: string;
+  /** CANCEL: why, in words (the booking's status reason: the owner's cancellation reason, or what replaced it). */
+  reason?: string | null;
   now: Date;
 };
 
@@ -53,7 +55,7 @@ export function invitationIcs(i: InvitationInput): string {
   return cal.toString() + '\r\n';
 }
 
-type Due = { id: string; startAt: Date; endAt: Date; title: string | null; attendees: { email: string; name?: string | null }[]; ownerEmail: string; ownerName: string | null };
+type Due = { id: string; startAt: Date; endAt: Date; title: string | null; reason: string | null; attendees: { email: string; name?: string | null }[]; ownerEmail: string; ownerName: string | null };
 
 async function mailAll(i: InvitationInput): Promise<void> {
   const content = invitationIcs(i);
@@ -62,7 +64,7 @@ async function mailAll(i: InvitationInput): Promise<void> {
     await sendMail({
       to: a.email,
       subject: i.method === 'CANCEL' ? `Cancelled: ${i.title}` : `Invitation: ${i.title}`,
-      text: i.method === 'CANCEL' ? `This meeting was cancelled: ${i.title}, ${when}.` : `You are invited by ${i.organizer.email}: ${i.title}, ${when}.`,
+      text: i.method === 'CANCEL' ? `This meeting was cancelled: ${i.title}, ${when}.${i.reason ? `\nReason: ${i.reason}` : ''}` : `You are invited by ${i.organizer.email}: ${i.title}, ${when}.`,
       icalEvent: { method: i.method, content },
     });
   }
@@ -70,7 +72,7 @@ async function mailAll(i: InvitationInput): Promise<void> {
 
 /** Send due invitations and cancellations (up to `limit` each); returns how many bookings were handled. */
 export async function sendDueInvitations(db: Executor, now: Date, limit = 100): Promise<{ requests: number; cancels: number }> {
-  const cols = { id: claims.id, startAt: claims.startAt, endAt: claims.endAt, title: claims.title, attendees: claims.attendees, ownerEmail: owners.email, ownerName: owners.name };
+  const cols = { id: claims.id, startAt: claims.startAt, endAt: claims.endAt, title: claims.title, reason: claims.statusReason, attendees: claims.attendees, ownerEmail: owners.email, ownerName: owners.name };
   const newBookings: Due[] = await db
     .select(cols)
     .from(claims)
@@ -100,7 +102,7 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100): 
       .where(and(eq(bookingInvitations.claimId, b.id), eq(bookingInvitations.method, 'REQUEST')))
       .returning();
     if (!claimed) continue;
-    await mailAll({ method: 'CANCEL', uid: b.uid, sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', now });
+    await mailAll({ method: 'CANCEL', uid: b.uid, sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', reason: b.reason, now });
   }
   return { requests: newBookings.length, cancels: ended.length };
 }

@@ -51,6 +51,8 @@ export type ClaimRequest = {
   releaseHoldParts?: boolean;
   /** Without `around`: the calendar gate checked in the read of the claims around (CalendarGateNeeded; the runner passes it). */
   gate?: CalendarGate;
+  /** Why what gives way is moved aside, in words (its status reason, and `reason` of booking.preempted); default: "preempted by <class>". */
+  preemptionReason?: string;
 };
 
 /** What a decision returns: the accepted claim's row with what its answer needs, or the rejection (its audit row is written). */
@@ -98,7 +100,7 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
 
   // A hold gives way whole: the ranges of an all_free window hold are one claim (its id is the group's).
   const preempted = givingWay(around.filter((c) => decision.preempt.includes(c.id)));
-  if (preempted.length) await preempt(tx, preempted, claim, target, now);
+  if (preempted.length) await preempt(tx, preempted, claim, target, now, request.preemptionReason);
   // The hold a confirm promotes leaves the exclusion constraint before its booking enters it (same pipeline, in order).
   if (holdId && request.releaseHoldParts) defer(tx, releaseHoldParts(tx, holdId, 'released', 'released on confirm', now));
   if (holdId) defer(tx, promoteHold(tx, holdId, claim.id, now));
@@ -128,12 +130,12 @@ function givingWay(overlapping: LoadedClaim[]): LoadedClaim[] {
 }
 
 /** Mark the claims that give way preempted (every range of a hold) and tell their agents. */
-async function preempt(tx: Tx, preempted: LoadedClaim[], claim: NewClaim, target: SchedulingTarget, now: Date): Promise<void> {
+async function preempt(tx: Tx, preempted: LoadedClaim[], claim: NewClaim, target: SchedulingTarget, now: Date, reason = `preempted by ${target.meetingClass.name}`): Promise<void> {
   const ids = preempted.map((p) => p.id);
   const groups = preempted.filter((p) => p.group).map((p) => p.id);
   await tx
     .update(claims)
-    .set({ status: 'preempted', statusReason: `preempted by ${target.meetingClass.name}`, preemptedByClaimId: claim.id, updatedAt: now })
+    .set({ status: 'preempted', statusReason: reason, preemptedByClaimId: claim.id, updatedAt: now })
     .where(groups.length ? or(inArray(claims.id, ids), inArray(claims.partOfHoldId, groups)) : inArray(claims.id, ids));
   for (const p of preempted) {
     if (!p.agentId) continue;
@@ -148,6 +150,7 @@ async function preempt(tx: Tx, preempted: LoadedClaim[], claim: NewClaim, target
         start: iso(p.start),
         end: iso(p.end),
         preempted_by_meeting_class: target.meetingClass.name,
+        reason,
       },
       now,
     });

@@ -25,17 +25,28 @@ export function validateOwnerRules(rules: OwnerRules): RuleIssue[] {
   try {
     Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(rules.timeZone);
   } catch {
-    issues.push({ path: 'time_zone', message: `unknown IANA time zone "${rules.timeZone}"` });
+    issues.push({ path: 'time_zone', message: `"${rules.timeZone}" is not a time zone we know: choose one from the list, such as Europe/Berlin` });
   }
   if (rules.workingHours) {
     for (const day of WEEKDAYS) {
+      const valid: { i: number; a: number; b: number }[] = [];
       (rules.workingHours[day] ?? []).forEach((r, i) => {
         const a = timeOk(r.start, false);
         const b = timeOk(r.end, true);
         const path = `working_hours.${day}[${i}]`;
         if (a === null || b === null) issues.push({ path, message: 'times must be HH:MM (end may be 24:00)' });
         else if (b <= a) issues.push({ path, message: 'start must be before end' });
+        else valid.push({ i, a, b });
       });
+      // Ranges of one day must not overlap (the arbiter would merge them; an owner most likely
+      // mistyped): the later-starting range of each overlapping pair is named, so a form shows
+      // the refusal under it and a preview can leave just that range out.
+      valid.sort((x, y) => x.a - y.a || x.i - y.i);
+      let reach = -1;
+      for (const r of valid) {
+        if (r.a < reach) issues.push({ path: `working_hours.${day}[${r.i}]`, message: 'overlaps another range of this day' });
+        reach = Math.max(reach, r.b);
+      }
     }
   }
   if (rules.hardBlocks.length > MAX_HARD_BLOCKS) {

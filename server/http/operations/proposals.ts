@@ -27,6 +27,7 @@ export const createAgentProposalOp = defineOperation({
         window: { start: new Date(body.window.start), end: new Date(body.window.end) },
         attendees: body.attendees,
         message: body.message,
+        title: body.title,
       },
       now,
     ),

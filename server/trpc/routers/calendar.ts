@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { claimDetails, ownerWeek } from '@/server/domain/weekView';
+import { cancelOwnBooking, claimDetails, ownerWeek } from '@/server/domain/weekView';
+import { CancelBookingInput } from '../schemas';
 import { ownerProcedure, router } from '../init';
 
 /** The signed-in owner's calendar: a week of bookings, holds, rules and daily hours; one booking's details and history. */
@@ -11,4 +12,9 @@ export const calendarRouter = router({
   claim: ownerProcedure
     .input(z.strictObject({ id: z.string().min(1).max(64) }))
     .query(async ({ ctx, input }) => claimDetails(ctx.db, ctx.owner, input.id, ctx.now())),
+
+  /** The owner cancels a confirmed booking with a reason (its agent and attendees are told, with the reason). */
+  cancel: ownerProcedure
+    .input(CancelBookingInput)
+    .mutation(async ({ ctx, input }) => cancelOwnBooking(ctx.db, ctx.owner, { bookingId: input.booking_id, reason: input.reason }, ctx.now())),
 });

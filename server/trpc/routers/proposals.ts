@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { approvalTimes, approveProposal, declineProposal, getProposalForReview, listPendingProposals, reviewerTimeZone } from '@/server/domain/publicScheduling/review';
+import { approvalTimes, approvalVerdicts, approveProposal, declineProposal, getProposalForReview, listPendingProposals, reviewerTimeZone } from '@/server/domain/publicScheduling/review';
 import { ownerWeek, overlayCandidates } from '@/server/domain/weekView';
 import { listMeetingClasses } from '@/server/domain/meetingClassService';
-import { ApprovalTimesQuery, ApproveProposalInput, DeclineProposalInput } from '../schemas';
+import { ApprovalTimesQuery, ApprovalVerdictsQuery, ApproveProposalInput, DeclineProposalInput } from '../schemas';
 import { ownerProcedure, router } from '../init';
 
 /**
@@ -35,7 +35,9 @@ export const proposalsRouter = router({
       const week = await ownerWeek(db, ctx.owner, input.week ?? (first ? new Date(first) : undefined), now);
       // A free-text request names no class: the owner chooses one of the customer's.
       const meeting_classes = proposal.meeting_class ? [] : (await listMeetingClasses(db, ctx.owner.customerId)).map((c) => ({ name: c.name, priority: c.priority }));
-      return { proposal, week, candidates: overlayCandidates(week, times), meeting_classes };
+      // What approving at each time would do now (free / preempting what / refused): the panel defaults to a free one.
+      const verdicts = proposal.status === 'pending_review' ? await approvalVerdicts(db, ctx.owner, { proposalId: proposal.proposal_id, times }, now) : [];
+      return { proposal, week, candidates: overlayCandidates(week, times), verdicts, meeting_classes };
     }),
 
   /** Free times to approve at, as arbitration would accept them now for this approval (inside the requested window, else the coming days). */
@@ -44,6 +46,11 @@ export const proposalsRouter = router({
     .query(async ({ ctx, input }) =>
       approvalTimes(ctx.db, ctx.owner, { proposalId: input.proposal_id, meetingClass: input.meeting_class, durationMinutes: input.duration_minutes }, ctx.now()),
     ),
+
+  /** What approving at these times would do now, with the chosen class (free, preempting what, refused). */
+  approvalVerdicts: ownerProcedure
+    .input(ApprovalVerdictsQuery)
+    .query(async ({ ctx, input }) => approvalVerdicts(ctx.db, ctx.owner, { proposalId: input.proposal_id, times: input.times, meetingClass: input.meeting_class }, ctx.now())),
 
   approve: ownerProcedure
     .input(ApproveProposalInput)
@@ -56,6 +63,7 @@ export const proposalsRouter = router({
           start: input.start ? new Date(input.start) : undefined,
           end: input.end ? new Date(input.end) : undefined,
           meetingClass: input.meeting_class,
+          confirmPreemption: input.confirm_preemption,
         },
         ctx.now(),
       ),

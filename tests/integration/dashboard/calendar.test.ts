@@ -118,3 +118,45 @@ describe('proposals.review', () => {
     expect(listed.proposals.map((p) => p.proposal_id)).toEqual([ids[1], ids[0]]);
   });
 });
+
+describe('calendar.cancel (issue 23 item 9)', () => {
+  it('cancels a confirmed booking with a reason its agent and attendees receive; the time is free again', async () => {
+    const email = await setupOwner(admin, { timeZone: TZ });
+    const thu = nextWeekday('thu', TZ);
+    const b = await book(email, 'internal', thu.at('10:00'), thu.at('11:00'), 'Planning');
+    const { sendDueInvitations } = await import('@/server/domain/calendars/invitations');
+    const { useSmtp } = await import('../public/fixtures');
+    const smtp = await useSmtp();
+    // the attendees were invited first
+    await sendDueInvitations(await getDb(), new Date());
+    const caller = await ownerOf(email);
+    await expect(caller.calendar.cancel({ booking_id: b.booking_id, reason: '   ' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    const details = await caller.calendar.cancel({ booking_id: b.booking_id, reason: 'I am travelling that day' });
+    expect(details).toMatchObject({ id: b.booking_id, status: 'cancelled' });
+    expect(details.history.at(-1)).toMatchObject({ what: 'cancelled', text: 'Cancelled: I am travelling that day' });
+    // the agent that booked it hears why
+    const notes = await call('GET', '/v1/notifications', { key: admin.key });
+    expect(notes.body.notifications).toContainEqual(
+      expect.objectContaining({ kind: 'booking.cancelled', data: expect.objectContaining({ booking_id: b.booking_id, owner_email: email, reason: 'I am travelling that day' }) }),
+    );
+    // audited as the owner's (no agent)
+    const audit = await call('GET', `/v1/audit-log?owner_email=${encodeURIComponent(email)}&action=booking.cancel`, { key: admin.key });
+    expect(audit.body.entries[0]).toMatchObject({ action: 'booking.cancel', outcome: 'accept', agent_id: null, booking_id: b.booking_id });
+    // the attendees' cancellation mail carries the reason
+    try {
+      await sendDueInvitations(await getDb(), new Date());
+      const mail = await smtp.waitFor('guest@example.com', { subject: /Cancelled: Planning/ });
+      expect(mail.text).toContain('Reason: I am travelling that day');
+    } finally {
+      delete process.env.SMTP_URL;
+      (await import('@/server/domain/email')).closeMailer();
+      await smtp.close();
+    }
+    // the time is free again, and a second cancel is refused
+    expect((await book(email, 'internal', thu.at('10:00'), thu.at('11:00'), 'Other')).preempted_booking_ids).toEqual([]);
+    await expect(caller.calendar.cancel({ booking_id: b.booking_id, reason: 'again' })).rejects.toMatchObject({ cause: { code: 'BOOKING_NOT_ACTIVE' } });
+    // another owner cannot see or cancel it
+    const other = await ownerOf(await setupOwner(admin, { timeZone: TZ }));
+    await expect(other.calendar.cancel({ booking_id: b.booking_id, reason: 'x' })).rejects.toMatchObject({ cause: { code: 'BOOKING_NOT_FOUND' } });
+  });
+});

@@ -40,6 +40,8 @@ describe('owner review of public proposals', () => {
     expect(approved).toMatchObject({ status: 'booked', start: c.slot.start, end: c.slot.end, preempted_booking_ids: [] });
     const [claim] = await (await getDb()).select().from(claims).where(eq(claims.id, approved.booking_id!));
     expect(claim).toMatchObject({ kind: 'booking', status: 'confirmed', source: 'public', proposalId: c.proposalId, agentId: null, externalAccepted: true });
+    // The booking keeps the request's title: the meeting type's, with the requester.
+    expect(claim.title).toMatch(/^Intro call with \S+/);
     expect(claim.attendees[0]).toMatchObject({ email: c.requester, response: 'accepted' });
     const audit = await call('GET', `/v1/audit-log?owner_email=${encodeURIComponent(s.ownerEmail)}&action=proposal.review`, { key: admin.key });
     expect(audit.body.entries[0]).toMatchObject({ action: 'proposal.review', outcome: 'accept', agent_id: null, booking_id: approved.booking_id });
@@ -95,13 +97,26 @@ describe('owner review of public proposals', () => {
     const focusB = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: s.ownerEmail, meeting_class: 'focus', start: b.slot.start, end: b.slot.end } });
     expect([focusA.status, focusB.status]).toEqual([201, 201]);
     const owner = await ownerCaller(s);
-    const ok = await owner.proposals.approve({ proposal_id: a.proposalId });
+    // The review page knows beforehand what approving would move aside.
+    const [verdict] = await owner.proposals.approvalVerdicts({ proposal_id: a.proposalId, times: [{ start: a.slot.start, end: a.slot.end }] });
+    expect(verdict).toMatchObject({ verdict: 'preempts', displaced: [{ id: focusA.body.booking_id, kind: 'booking', meeting_class: 'focus', start: a.slot.start, end: a.slot.end }] });
+    // Not without the owner's confirmation of exactly that meeting (a stale page cannot bump silently).
+    await expect(owner.proposals.approve({ proposal_id: a.proposalId })).rejects.toMatchObject(
+      cause('PREEMPTION_NOT_CONFIRMED', { extra: { displaced: [expect.objectContaining({ id: focusA.body.booking_id, meeting_class: 'focus' })] } }),
+    );
+    await expect(owner.proposals.approve({ proposal_id: a.proposalId, confirm_preemption: [b.proposalId] })).rejects.toMatchObject(cause('PREEMPTION_NOT_CONFIRMED'));
+    expect((await call('GET', `/v1/bookings/${focusA.body.booking_id}`, { key: admin.key })).body.status).toBe('confirmed');
+    expect((await pubUrl('GET', a.status_url)).body.status).toBe('pending_review');
+    const ok = await owner.proposals.approve({ proposal_id: a.proposalId, confirm_preemption: [focusA.body.booking_id] });
     expect(ok.preempted_booking_ids).toEqual([focusA.body.booking_id]);
     expect((await call('GET', `/v1/bookings/${focusA.body.booking_id}`, { key: admin.key })).body.status).toBe('preempted');
     await expect(owner.proposals.approve({ proposal_id: b.proposalId })).rejects.toMatchObject(cause('ARBITRATION_REJECTED'));
-    // the agent whose booking gave way hears of it
+    // the agent whose booking gave way hears of it, and why in words
     const notes = await call('GET', '/v1/notifications', { key: admin.key });
-    expect(notes.body.notifications.map((n: { kind: string; data: { booking_id?: string } }) => [n.kind, n.data.booking_id])).toContainEqual(['booking.preempted', focusA.body.booking_id]);
+    const note = notes.body.notifications.find((n: { kind: string; data: { booking_id?: string } }) => n.kind === 'booking.preempted' && n.data.booking_id === focusA.body.booking_id);
+    expect(note.data.reason).toMatch(/approved ".+ with .+" \(internal, a higher priority\) at this time/);
+    const [gone] = await (await getDb()).select().from(claims).where(eq(claims.id, focusA.body.booking_id));
+    expect(gone.statusReason).toBe(note.data.reason);
   });
 
   it('refuses with 409 booking_limit_exceeded when an allocation is full', async () => {
@@ -175,7 +190,7 @@ describe('agent proposals (/v1/booking-proposals)', () => {
 
     const owner = await ownerCaller(s);
     const listed = (await owner.proposals.listPending()).proposals.find((p) => p.proposal_id === id)!;
-    expect(listed).toMatchObject({ origin: 'agent', agent_id: agent.agentId, meeting_class: 'internal', requested_window: window, message: 'Quarterly sync', requester: null });
+    expect(listed).toMatchObject({ origin: 'agent', agent_id: agent.agentId, meeting_class: 'internal', requested_window: window, message: 'Quarterly sync', requester: null, title: 'Internal meeting with X' });
     const approved = await owner.proposals.approve({ proposal_id: id, start: created.body.candidates[2].start, end: created.body.candidates[2].end });
     const got = await call('GET', `/v1/booking-proposals/${id}`, { key: agent.key });
     expect(got.body).toMatchObject({ status: 'booked', booking_id: approved.booking_id });
@@ -184,7 +199,7 @@ describe('agent proposals (/v1/booking-proposals)', () => {
       expect.objectContaining({ kind: 'proposal.reviewed', data: { proposal_id: id, status: 'booked', booking_id: approved.booking_id, owner_email: s.ownerEmail, start: created.body.candidates[2].start, end: created.body.candidates[2].end } }),
     ]);
     const [claim] = await (await getDb()).select().from(claims).where(eq(claims.id, approved.booking_id!));
-    expect(claim).toMatchObject({ source: 'agent', agentId: agent.agentId, proposalId: id });
+    expect(claim).toMatchObject({ source: 'agent', agentId: agent.agentId, proposalId: id, title: 'Internal meeting with X' });
 
     // a declined one notifies too
     const second = await call('POST', '/v1/booking-proposals', { key: agent.key, body: { owner_email: s.ownerEmail, meeting_class: 'internal', duration_minutes: 30, window, attendees: [] } });
@@ -192,6 +207,28 @@ describe('agent proposals (/v1/booking-proposals)', () => {
     expect((await call('GET', `/v1/booking-proposals/${second.body.proposal_id}`, { key: agent.key })).body.status).toBe('declined');
     const more = await call('GET', '/v1/notifications', { key: agent.key });
     expect(more.body.notifications[0]).toMatchObject({ kind: 'proposal.reviewed', data: { proposal_id: second.body.proposal_id, status: 'declined', reason: 'No' } });
+  });
+
+  it("keeps the agent's title on the booking and in the attendees' invitation", async () => {
+    const s = await publicOwner(admin);
+    const agent = await newAgent(admin, ['create_proposals']);
+    const day = nextWeekday('thu', 'UTC');
+    const attendee = uniqueEmail('hooli');
+    const title = 'Intro call with Hooli about the pilot';
+    const created = await call('POST', '/v1/booking-proposals', {
+      key: agent.key,
+      body: { owner_email: s.ownerEmail, meeting_class: 'external', duration_minutes: 30, window: { start: day.at('09:00'), end: day.at('12:00') }, title, attendees: [{ email: attendee, name: 'Gavin' }] },
+    });
+    expect(created.status, created.text).toBe(201);
+    const owner = await ownerCaller(s);
+    expect((await owner.proposals.listPending()).proposals.find((p) => p.proposal_id === created.body.proposal_id)?.title).toBe(title);
+    const approved = await owner.proposals.approve({ proposal_id: created.body.proposal_id });
+    const [claim] = await (await getDb()).select().from(claims).where(eq(claims.id, approved.booking_id!));
+    expect(claim.title).toBe(title);
+    const { sendDueInvitations } = await import('@/server/domain/calendars/invitations');
+    await sendDueInvitations(await getDb(), new Date());
+    const mail = await smtp.waitFor(attendee, { subject: /Invitation/ });
+    expect(mail.subject).toBe(`Invitation: ${title}`);
   });
 
   it('answers the search errors, the permission, and PROPOSAL_NOT_FOUND for foreign ids', async () => {

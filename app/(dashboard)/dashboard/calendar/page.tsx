@@ -21,7 +21,7 @@ export default async function CalendarPage({ searchParams }: { searchParams: Sea
   const requested = one(sp.week);
   const week = await trpc.calendar.week(requested && /^\d{4}-\d{2}-\d{2}$/.test(requested) ? { week: requested } : undefined);
   const bookingId = one(sp.booking);
-  const claim = bookingId ? await trpc.calendar.claim({ id: bookingId }).catch(() => null) : null;
+  const [claim, me] = await Promise.all([bookingId ? trpc.calendar.claim({ id: bookingId }).catch(() => null) : null, bookingId ? trpc.session.me().catch(() => null) : null]);
   const tz = week.owner.time_zone;
   const here = `/dashboard/calendar?week=${week.week_start}`;
   const lastDay = week.days[6];
@@ -65,7 +65,7 @@ export default async function CalendarPage({ searchParams }: { searchParams: Sea
       )}
       {claim && (
         <RouteDialog title={claim.title ?? (claim.kind === 'hold' ? 'Hold' : 'Booking')} closeHref={here}>
-          <BookingDetails claim={claim} timeZone={tz} />
+          <BookingDetails claim={claim} timeZone={tz} admin={me?.role === 'admin'} />
         </RouteDialog>
       )}
     </>

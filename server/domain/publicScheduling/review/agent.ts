@@ -22,6 +22,8 @@ export type AgentProposalInput = {
   window: { start: Date; end: Date };
   attendees: { email: string; name?: string }[];
   message?: string;
+  /** The meeting's title; the booking made on approval keeps it. */
+  title?: string;
 };
 export type AgentProposalView = { proposal_id: string; status: ProposalStatus; candidates: { start: string; end: string }[]; booking_id?: string; warnings?: string[] };
 
@@ -65,6 +67,7 @@ export async function createAgentProposal(db: Db, actor: AgentActor, input: Agen
       requestedEnd: input.window.end,
       candidates,
       message: input.message ?? null,
+      title: input.title ?? null,
       createdAt: now,
       updatedAt: now,
     });

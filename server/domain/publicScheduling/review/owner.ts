@@ -3,6 +3,7 @@ import type { Executor } from '@/db/client';
 import { agents, bookingProposals, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
 import { DomainError } from '../../errors';
 import { isUuid } from '../../ids';
+import { approvalTitle } from './approvalRules';
 
 export type ProposalRow = typeof bookingProposals.$inferSelect;
 
@@ -45,6 +46,8 @@ export type PendingProposalView = {
   attendees: { email: string; name?: string }[];
   reason: string | null;
   message: string | null;
+  /** The title the booking made on approval takes (approvalTitle: the agent's, else the type's with the requester, ...). */
+  title: string;
 };
 
 function reviewQuery(db: Executor) {
@@ -73,6 +76,7 @@ function toView({ p, typeSlug, typeTitle, className, agentName }: { p: ProposalR
     attendees: p.attendees,
     reason: p.reason,
     message: p.message,
+    title: approvalTitle(p, typeTitle, className),
   };
 }
 

@@ -5,7 +5,7 @@ import { normalizeEmail } from '../../access';
 import type { CalendarGate } from '../../calendars/mirror';
 import { runClaim } from '../../claims/claimDecision';
 import { GateRefusal, ownerQueueKey, runClaimOperation, type Answer } from '../../claims/claimRunner';
-import { loadClaims, lockOwner, ownerRules, resolveCalendar } from '../../claims/claimTarget';
+import { loadAround, loadClaims, lockOwner, ownerRules, resolveCalendar } from '../../claims/claimTarget';
 import { proposalOutcomeMessage, sendMail, type MailMessage } from '../../email';
 import { DomainError, invalidField } from '../../errors';
 import { isUuid, newId } from '../../ids';
@@ -14,10 +14,12 @@ import { enqueueNotification } from '../../notificationService';
 import { searchSlots, type RequestPolicy } from '../../scheduling';
 import { audienceMembership, checkAllocation, effectivePreemptPolicy } from '../admin';
 import { findOwnProposal, proposalNotFound, type ProposalRow, type Reviewer } from './owner';
+import { approvalDecision, approvalTitle, describeDisplaced, preemptionReason, requireConfirmedPreemption, type ApprovalVerdict } from './approvalRules';
 
 type TypeRow = typeof publicMeetingTypes.$inferSelect;
 
-export type ApproveInput = { proposalId: string; start?: Date; end?: Date; meetingClass?: string };
+/** `confirmPreemption`: the ids of the meetings the owner agreed to move aside (docs/dashboard.md "Review"). */
+export type ApproveInput = { proposalId: string; start?: Date; end?: Date; meetingClass?: string; confirmPreemption?: string[] };
 export type ReviewResult = {
   proposal_id: string;
   status: 'booked' | 'declined';
@@ -118,6 +120,30 @@ export async function approvalTimes(db: Db, reviewer: Reviewer, input: ApprovalT
     from_requested_window: requested !== null,
     slots: slots.slice(0, 12).map((s) => ({ start: new Date(s.start).toISOString(), end: new Date(s.end).toISOString(), preempts: s.preempts })),
   };
+}
+
+/**
+ * What approving at each of these times would do now, with the same class and
+ * policy approveProposal books with: free, preempting (and which meetings:
+ * title, time, attendees, class), or refused. The review page defaults to the
+ * first free one and asks before a preempting one. No side effect.
+ */
+export async function approvalVerdicts(db: Db, reviewer: Reviewer, input: { proposalId: string; times: { start: string; end: string }[]; meetingClass?: string }, now: Date): Promise<ApprovalVerdict[]> {
+  if (!input.times.length) return [];
+  const p = await findOwnProposal(db, reviewer, input.proposalId);
+  if (!p.meetingClassId && !input.meetingClass) return input.times.map((t) => ({ ...t, verdict: 'free', displaced: [] }));
+  const meetingClass = await approvalClass(db, reviewer, p, input.meetingClass);
+  const [type]: (TypeRow | undefined)[] = p.meetingTypeId ? await db.select().from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
+  const [owner] = await db.select().from(owners).where(eq(owners.id, p.ownerId));
+  const spans = input.times.map((t) => ({ start: new Date(t.start), end: new Date(t.end) }));
+  const DAY = 26 * 3_600_000; // daily limits weigh the local days around the times
+  const from = new Date(Math.min(...spans.map((s) => s.start.getTime())) - DAY);
+  const to = new Date(Math.max(...spans.map((s) => s.end.getTime())) + DAY);
+  const claims = await loadClaims(db, owner.id, from, to, now);
+  const policy = approvalPolicy(meetingClass, type);
+  const decided = spans.map((s) => approvalDecision(owner, policy, s, claims, now));
+  const described = new Map((await describeDisplaced(db, [...new Set(decided.flatMap((d) => d.ids))])).map((d) => [d.id, d]));
+  return input.times.map((t, i) => ({ start: t.start, end: t.end, verdict: decided[i].verdict, displaced: decided[i].ids.flatMap((id) => described.get(id) ?? []) }));
 }
 
 async function classById(db: Executor, id: string): Promise<MeetingClassRow> {
@@ -228,12 +254,19 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
     }
     const target = { owner, calendar, meetingClass };
     const attendees = attendeesOf(p);
+    const policy = approvalPolicy(meetingClass, type);
+    const title = approvalTitle(p, type?.title, meetingClass.name);
+    // No meeting is moved aside unless the owner confirmed exactly it (a stale page is refused).
+    // The claims around, read with the calendar gate (claimRunner.ts), as runClaim would read them.
+    const around = await loadAround(tx, owner.id, slot.start, slot.end, now, undefined, gate);
+    await requireConfirmedPreemption(tx, approvalDecision(owner, policy, slot, around, now).ids, input.confirmPreemption);
     const outcome = await runClaim(tx, {
       action: 'proposal.review',
       target,
-      policy: approvalPolicy(meetingClass, type),
+      policy,
+      around,
+      preemptionReason: preemptionReason(title, meetingClass.name, owner.name),
       now,
-      gate,
       claim: {
         id: newId(now.getTime()),
         customerId: p.customerId,
@@ -246,7 +279,7 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
         startAt: slot.start,
         endAt: slot.end,
         source: p.origin === 'public' ? 'public' : 'agent',
-        title: type?.title ?? (p.requesterName || p.requesterEmail ? `Meeting request from ${p.requesterName ?? p.requesterEmail}` : null),
+        title,
         description: p.message,
         attendees,
         externalAccepted: attendees.some((a) => a.external && a.response === 'accepted'),

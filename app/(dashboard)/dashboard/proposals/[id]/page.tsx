@@ -22,15 +22,18 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
     throw err;
   });
   if (!review) notFound();
-  const { proposal: p, week, candidates, meeting_classes } = review;
+  const { proposal: p, week, candidates, verdicts, meeting_classes } = review;
   const tz = week.owner.time_zone;
   const titles = new Map(week.events.map((e) => [e.id, `${e.title ?? (e.kind === 'hold' ? 'a hold' : 'a booking')}${e.meeting_class ? ` (${e.meeting_class})` : ''}`]));
-  const options: ReviewOption[] = candidates.map((c) => ({
+  const options: ReviewOption[] = candidates.map((c, i) => ({
     start: c.start,
     end: c.end,
     label: formatSpan(c.start, c.end, tz),
+    displaced: verdicts[i]?.displaced,
     notes: [
-      ...c.conflicts.map((cid) => `overlaps ${titles.get(cid) ?? 'a booking'}`),
+      // What it would cancel is said once (displaced); other overlaps (higher priority, holds) are named here.
+      ...c.conflicts.filter((cid) => !verdicts[i]?.displaced.some((d) => d.id === cid)).map((cid) => `overlaps ${titles.get(cid) ?? 'a booking'}`),
+      ...(verdicts[i]?.verdict === 'refused' ? ['arbitration would refuse this time'] : []),
       ...(c.in_hard_block ? ['inside a hard block'] : []),
       ...(c.outside_working_hours ? ['outside working hours'] : []),
     ],

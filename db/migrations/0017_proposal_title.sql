@@ -1,0 +1,1 @@
+ALTER TABLE "booking_proposals" ADD COLUMN "title" text;

@@ -1,0 +1,98 @@
+import { inArray, eq } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { claims, meetingClasses, type bookingProposals } from '@/db/schema';
+import { DomainError } from '../../errors';
+import { arbitrate, type RequestPolicy } from '../../scheduling';
+import { ownerRules, type LoadedClaim } from '../../claims/claimTarget';
+
+type ProposalRow = typeof bookingProposals.$inferSelect;
+
+/**
+ * Two rules of an owner's approval (docs/dashboard.md "Review"): the title the
+ * booking keeps, and no preemption the owner has not confirmed.
+ */
+
+/**
+ * The title of the booking an approval makes: the agent's title, else the
+ * meeting type's with the requester ("Intro call with Jane Doe"), else the
+ * class with the requester or first attendee ("External meeting with Gavin").
+ */
+export function approvalTitle(p: Pick<ProposalRow, 'title' | 'requesterName' | 'requesterEmail' | 'attendees'>, typeTitle: string | null | undefined, className: string | null): string {
+  if (p.title?.trim()) return p.title.trim();
+  const first = p.attendees[0];
+  const who = p.requesterName?.trim() || p.requesterEmail || first?.name?.trim() || first?.email || null;
+  if (typeTitle) return who ? `${typeTitle} with ${who}` : typeTitle;
+  const kind = className ? `${className.charAt(0).toUpperCase()}${className.slice(1)} meeting` : 'Meeting';
+  return who ? `${kind} with ${who}` : kind;
+}
+
+/** A meeting an approval would move aside, described for the owner's confirmation. */
+export type DisplacedMeeting = {
+  id: string;
+  kind: 'booking' | 'hold';
+  title: string | null;
+  start: string;
+  end: string;
+  meeting_class: string | null;
+  attendees: { email: string; name: string | null }[];
+};
+
+/** The verdict on one time an owner may approve at: free, preempting (and what), or refused. */
+export type ApprovalVerdict = { start: string; end: string; verdict: 'free' | 'preempts' | 'refused'; displaced: DisplacedMeeting[] };
+
+/** The claims a slot's accepted decision moves aside, one id per claim (ranges of one all_free hold are the hold). */
+function displacedIds(around: readonly LoadedClaim[], preempt: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const c of around) if (preempt.includes(c.id)) out.add(c.group ?? c.id);
+  return [...out];
+}
+
+type Owner = Parameters<typeof ownerRules>[0];
+
+/** What arbitration would decide for [start, end) on these claims: accepted free, accepted by preempting (ids), or refused. */
+export function approvalDecision(owner: Owner, policy: RequestPolicy, slot: { start: Date; end: Date }, around: readonly LoadedClaim[], now: Date): { verdict: ApprovalVerdict['verdict']; ids: string[] } {
+  const decision = arbitrate({ start: slot.start.getTime(), end: slot.end.getTime(), ...policy }, { now: now.getTime(), rules: ownerRules(owner), claims: [...around] });
+  if (decision.outcome !== 'accept') return { verdict: 'refused', ids: [] };
+  const ids = displacedIds(around, decision.preempt);
+  return { verdict: ids.length ? 'preempts' : 'free', ids };
+}
+
+/** The meetings behind these claim ids, for the owner to read: title, time, attendees and class. */
+export async function describeDisplaced(db: Executor, ids: readonly string[]): Promise<DisplacedMeeting[]> {
+  if (!ids.length) return [];
+  const rows = await db
+    .select({ id: claims.id, kind: claims.kind, title: claims.title, start: claims.startAt, end: claims.endAt, attendees: claims.attendees, className: meetingClasses.name })
+    .from(claims)
+    .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
+    .where(inArray(claims.id, [...ids]));
+  return rows
+    .sort((a, b) => a.start.getTime() - b.start.getTime())
+    .map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      title: r.title,
+      start: r.start.toISOString(),
+      end: r.end.toISOString(),
+      meeting_class: r.className,
+      attendees: r.attendees.map((a) => ({ email: a.email, name: a.name ?? null })),
+    }));
+}
+
+/**
+ * Refuse an approval that would move a meeting aside which the owner did not
+ * confirm (`confirmed`: the ids the owner agreed to displace). A stale page, or
+ * a time that started to collide since, is refused with what it would displace,
+ * never booked silently.
+ */
+export async function requireConfirmedPreemption(db: Executor, ids: readonly string[], confirmed: readonly string[] | undefined): Promise<void> {
+  const unconfirmed = ids.filter((id) => !confirmed?.includes(id));
+  if (!unconfirmed.length) return;
+  const displaced = await describeDisplaced(db, ids);
+  const names = displaced.map((d) => `"${d.title ?? (d.kind === 'hold' ? 'a hold' : 'a booking')}"`).join(', ');
+  throw new DomainError('PREEMPTION_NOT_CONFIRMED', `Approving at this time would cancel ${names}; confirm that to go ahead`, { extra: { displaced } });
+}
+
+/** The reason a displaced meeting's agent and attendees are given, in words. */
+export function preemptionReason(newTitle: string, className: string, ownerName: string | null): string {
+  return `${ownerName ?? 'The calendar owner'} approved "${newTitle}" (${className}, a higher priority) at this time, which replaces this meeting.`;
+}

@@ -1,0 +1,64 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { claims, meetingClasses, owners } from '@/db/schema';
+import { writeAudit } from '../claims/audit';
+import { lockOwner } from '../claims/claimTarget';
+import { DomainError, invalidField } from '../errors';
+import { isUuid } from '../ids';
+import { enqueueNotification } from '../notificationService';
+import { claimDetails, type ClaimDetails } from './details';
+import type { Reviewer } from './week';
+
+/**
+ * The owner cancels one of their confirmed bookings from its details in the
+ * dashboard (docs/dashboard.md "Calendar"), with a reason in words: the
+ * booking ends cancelled with that reason (its history shows it), the agent
+ * that made it gets booking.cancelled with the reason, and the attendees get
+ * the cancellation mail with it (calendars/invitations.ts). The time is free
+ * again at once. Audited as booking.cancel by no agent.
+ */
+export async function cancelOwnBooking(db: Db, reviewer: Reviewer, input: { bookingId: string; reason: string }, now: Date): Promise<ClaimDetails> {
+  const reason = input.reason.trim();
+  if (!reason) throw invalidField('reason', 'say why, so the attendees know');
+  if (!isUuid(input.bookingId)) throw new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
+  const id = input.bookingId.toLowerCase();
+  await db.transaction(async (tx) => {
+    await lockOwner(tx, reviewer.ownerId);
+    const [found] = await tx
+      .select({ c: claims, className: meetingClasses.name, ownerEmail: owners.email })
+      .from(claims)
+      .innerJoin(owners, eq(owners.id, claims.ownerId))
+      .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
+      .where(and(eq(claims.id, id), eq(claims.customerId, reviewer.customerId), eq(claims.ownerId, reviewer.ownerId), eq(claims.kind, 'booking')))
+      .for('update', { of: claims });
+    if (!found) throw new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
+    const { c } = found;
+    if (c.status !== 'confirmed') throw new DomainError('BOOKING_NOT_ACTIVE', `The booking is already ${c.status}`);
+    await tx.update(claims).set({ status: 'cancelled', statusReason: reason, updatedAt: now }).where(eq(claims.id, c.id));
+    await writeAudit(tx, {
+      customerId: c.customerId,
+      agentId: null,
+      ownerId: c.ownerId,
+      ownerEmail: found.ownerEmail,
+      action: 'booking.cancel',
+      outcome: 'accept',
+      reason,
+      meetingClass: found.className,
+      start: c.startAt,
+      end: c.endAt,
+      holdId: c.holdId,
+      bookingId: c.id,
+      at: now,
+    });
+    if (c.agentId) {
+      await enqueueNotification(tx, {
+        customerId: c.customerId,
+        agentId: c.agentId,
+        kind: 'booking.cancelled',
+        data: { booking_id: c.id, owner_email: found.ownerEmail, start: c.startAt.toISOString(), end: c.endAt.toISOString(), reason },
+        now,
+      });
+    }
+  });
+  return claimDetails(db, reviewer, id, now);
+}
