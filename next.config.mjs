@@ -6,6 +6,19 @@ const nextConfig = {
   serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'ioredis', 'drizzle-orm'],
   poweredByHeader: false,
   typescript: { tsconfigPath: './tsconfig.json' },
+  // Every answer, JSON and pages alike (docs/reliability.md "Headers"); pages also get a
+  // Content-Security-Policy and X-Frame-Options from proxy.ts.
+  async headers() {
+    return [
+      {
+        source: '/:path*',
+        headers: [
+          { key: 'X-Content-Type-Options', value: 'nosniff' },
+          { key: 'Referrer-Policy', value: 'strict-origin-when-cross-origin' },
+        ],
+      },
+    ];
+  },
   async rewrites() {
     return {
       beforeFiles: [

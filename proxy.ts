@@ -1,17 +1,44 @@
 import { NextResponse, type NextRequest } from 'next/server';
+import { getConfig } from '@/server/config';
+import { newNonce, PAGE_HEADERS, pageContentSecurityPolicy } from '@/server/http/securityHeaders';
 
 /**
- * Dashboard pages without any Auth.js session cookie go straight to the
- * sign-in page, which returns to the page asked for. Only the cookie's
- * presence is checked here; the dashboard layout checks the session itself.
+ * Runs before every page (see `config.matcher`; the JSON APIs and static
+ * files skip it):
+ *
+ * - Content-Security-Policy with a fresh nonce, set on the request (Next.js
+ *   reads the nonce from it and puts it on its scripts) and on the answer,
+ *   plus X-Frame-Options (docs/reliability.md "Headers").
+ * - Dashboard pages without any Auth.js session cookie go straight to the
+ *   sign-in page, which returns to the page asked for. Only the cookie's
+ *   presence is checked here; the dashboard layout checks the session itself.
  */
 export function proxy(req: NextRequest) {
-  const has = req.cookies.has('next-auth.session-token') || req.cookies.has('__Secure-next-auth.session-token');
-  if (has) return NextResponse.next();
-  const url = req.nextUrl.clone();
-  url.pathname = '/signin';
-  url.search = `?${new URLSearchParams({ callbackUrl: req.nextUrl.pathname + req.nextUrl.search })}`;
-  return NextResponse.redirect(url);
+  const { pathname } = req.nextUrl;
+  if (pathname === '/dashboard' || pathname.startsWith('/dashboard/')) {
+    const has = req.cookies.has('next-auth.session-token') || req.cookies.has('__Secure-next-auth.session-token');
+    if (!has) {
+      const url = req.nextUrl.clone();
+      url.pathname = '/signin';
+      url.search = `?${new URLSearchParams({ callbackUrl: pathname + req.nextUrl.search })}`;
+      return NextResponse.redirect(url);
+    }
+  }
+  const policy = pageContentSecurityPolicy(newNonce(), getConfig().development);
+  const requestHeaders = new Headers(req.headers);
+  requestHeaders.set('content-security-policy', policy);
+  const res = NextResponse.next({ request: { headers: requestHeaders } });
+  res.headers.set('content-security-policy', policy);
+  for (const [name, value] of Object.entries(PAGE_HEADERS)) res.headers.set(name, value);
+  return res;
 }
 
-export const config = { matcher: ['/dashboard', '/dashboard/:path*'] };
+export const config = {
+  matcher: [
+    // Every path but the JSON APIs (/v1, /public, /api, /mcp), the API reference (app/docs/api sets
+    // its own policy) and Next's static files. A new page needs no entry here.
+    '/((?!(?:v1|public|api|mcp|docs/api|_next/static|_next/image)(?:/|$)|icon\\.svg$|favicon\\.ico$).*)',
+    // status_url opened in a browser: rewritten to the status page (next.config.mjs).
+    { source: '/public/booking-proposals/:token', has: [{ type: 'header', key: 'accept', value: '.*text/html.*' }] },
+  ],
+};

@@ -1,4 +1,5 @@
 import type { Metadata, Viewport } from 'next';
+import { connection } from 'next/server';
 import type { ReactNode } from 'react';
 import './globals.css';
 
@@ -14,8 +15,13 @@ export const viewport: Viewport = { width: 'device-width', initialScale: 1 };
  * The root layout carries no client providers: the dashboard's layout and the
  * landing page's status line wrap themselves in <Providers> (tRPC + TanStack
  * Query); the public pages use the lighter vanilla client (components/public/api.ts).
+ *
+ * Every page is rendered per request: its scripts carry the nonce of the
+ * request's Content-Security-Policy (proxy.ts), which a page built ahead of
+ * time could not know (docs/reliability.md "Headers").
  */
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  await connection();
   return (
     <html lang="en">
       <body className="min-h-dvh bg-bg text-fg antialiased">

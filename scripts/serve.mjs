@@ -67,7 +67,7 @@ function malformedPath(res) {
     error: { code: 'invalid_request', message: 'The request path contains a malformed percent-escape' },
     pending_notifications: [],
   });
-  res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
 

@@ -28,6 +28,8 @@ export function getConfig() {
     dnsResolver: env.DNS_RESOLVER || undefined,
     /** Outgoing mail (contact verification, proposal outcomes), e.g. smtp://user:pass@host:587; unset: messages go to the log. */
     smtpUrl: env.SMTP_URL || undefined,
+    /** NODE_ENV=development (`npm run dev`): pages' Content-Security-Policy allows 'unsafe-eval' for React's dev tooling (docs/reliability.md "Headers"). */
+    development: env.NODE_ENV === 'development',
     /** NODE_ENV=production: development conveniences (mail links in the log) are off unless asked for. */
     production: env.NODE_ENV === 'production',
     /** MAIL_LOG_LINKS=1: without SMTP_URL, write mail to the log with its live links even in production. */

@@ -1,5 +1,7 @@
 // API reference (docs/agents.md "API reference"): Swagger UI over /v1/openapi.json, every asset
 // served by this app (app/docs/api/assets), so the page works with no internet.
+import { PAGE_HEADERS, STATIC_PAGE_CSP } from '@/server/http/securityHeaders';
+
 export const dynamic = 'force-static';
 
 const HTML = `<!doctype html>
@@ -21,5 +23,6 @@ const HTML = `<!doctype html>
 `;
 
 export function GET(): Response {
-  return new Response(HTML, { headers: { 'content-type': 'text/html; charset=utf-8' } });
+  // Only this origin's script files run (no inline script here); never framed (docs/reliability.md "Headers").
+  return new Response(HTML, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': STATIC_PAGE_CSP, ...PAGE_HEADERS } });
 }

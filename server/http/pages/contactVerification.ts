@@ -55,6 +55,7 @@ function respond(status: number, html: string, extra: Record<string, string> = {
       'content-security-policy': CSP,
       'referrer-policy': 'no-referrer',
       'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
       ...extra,
     },
   });

@@ -22,6 +22,22 @@ afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
 });
 
+/** One raw Streamable HTTP POST (no client, no initialize: the endpoint is stateless). */
+function rpc(body: string | unknown, opts: { key?: string; ip: string; headers?: Record<string, string> }): Promise<Response> {
+  return POST(
+    new Request('http://scheduler.test/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-forwarded-for': opts.ip, ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}), ...opts.headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    }),
+  );
+}
+const toolsList = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list', params: {} });
+const toolCall = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+let ipSeq = 0;
+/** A client address of this test alone, so its per-IP budget starts empty. */
+const freshIp = () => `198.18.${Math.floor(Math.random() * 250)}.${++ipSeq}`;
+
 let admin: TestCustomer;
 let owner: string;
 beforeAll(async () => {
@@ -151,4 +167,85 @@ describe('MCP over Streamable HTTP', () => {
     expect(disabled.status).toBe(401);
     expect(disabled.headers.get('www-authenticate')).toContain('agent_disabled');
   });
+
+  it('refuses a body over the REST cap (MAX_BODY_BYTES) with 413, as POST /v1/holds does; a body under it is served', async () => {
+    const ip = freshIp();
+    // a 1 MiB JSON-RPC message: tools/call with a padded argument
+    const huge = JSON.stringify(toolCall(1, 'search_availability', { owner_email: owner, padding: 'x'.repeat(1024 * 1024) }));
+    const res = await rpc(huge, { key: admin.key, ip });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('payload_too_large') }, id: null });
+    const rest = await api('POST', '/v1/holds', { key: admin.key, ip, rawBody: huge, headers: { 'content-type': 'application/json' } });
+    expect(rest.status).toBe(413);
+    expect(rest.body.error.code).toBe('payload_too_large');
+    // the same without Content-Length (a streamed body) is cut off at the cap too
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        const bytes = new TextEncoder().encode(huge);
+        for (let i = 0; i < bytes.length; i += 64 * 1024) c.enqueue(bytes.subarray(i, i + 64 * 1024));
+        c.close();
+      },
+    });
+    const streamed = await POST(
+      new Request('http://scheduler.test/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-forwarded-for': ip, authorization: `Bearer ${admin.key}` },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit),
+    );
+    expect(streamed.status).toBe(413);
+    // 100 KiB of padding is under the 256 KiB default: the call runs (and REST refuses the unknown field, as it would)
+    const fits = await rpc(toolCall(2, 'who_am_i', { padding: 'x'.repeat(100 * 1024) }), { key: admin.key, ip });
+    expect(fits.status).toBe(200);
+    expect(await fits.json()).toMatchObject({ jsonrpc: '2.0', id: 2, result: expect.anything() });
+  });
+
+  it('charges authenticated requests to the per-IP budget as /v1 does: once per request, a tool call once (by its operation)', async () => {
+    // Exact counts need one rate-limit window (60 s, aligned to the epoch): retry when a boundary fell inside.
+    for (let attempt = 0; ; attempt++) {
+      const ip = freshIp();
+      const window = () => Math.floor(Date.now() / 60_000);
+      const w0 = window();
+      const remaining = async () => Number((await api('GET', '/v1/agents/me', { key: admin.key, ip })).headers.get('ratelimit-remaining'));
+      const r0 = await remaining(); // GET /v1/agents/me is charged per IP
+      for (let i = 0; i < 3; i++) expect((await rpc(toolsList(i), { key: admin.key, ip })).status).toBe(200);
+      const r1 = await remaining();
+      for (let i = 0; i < 4; i++) {
+        const res = await rpc(toolCall(i, 'who_am_i'), { key: admin.key, ip }); // runs GET /v1/agents/me: charged per IP by the wrapper
+        expect(res.status).toBe(200);
+        expect((await res.json()).result.isError).toBe(false);
+      }
+      const r2 = await remaining();
+      expect((await rpc([toolsList(1), { jsonrpc: '2.0', id: 2, method: 'ping' }, toolCall(3, 'no_such_tool')], { key: admin.key, ip })).status).toBe(200);
+      const r3 = await remaining();
+      if (window() !== w0 && attempt < 2) continue;
+      expect(r0 - r1).toBe(3 + 1); // three tools/list and the REST call
+      expect(r1 - r2).toBe(4 + 1); // four tool calls, each charged once, and the REST call
+      expect(r2 - r3).toBe(3 + 1); // a batch: each message no operation runs
+      break;
+    }
+  });
+
+  it('a burst of authenticated tools/list beyond the per-IP limit gets 429 with Retry-After, and /v1 from that address too', async () => {
+    const ip = freshIp();
+    let ok = 0;
+    let limited: Response | null = null;
+    // 600 per minute per IP; 1,250 tries survive a window boundary
+    for (let i = 0; i < 1250 && !limited; i++) {
+      const res = await rpc(toolsList(i), { key: admin.key, ip });
+      if (res.status === 429) limited = res;
+      else {
+        expect(res.status).toBe(200);
+        ok++;
+      }
+    }
+    expect(limited, 'no 429 in 1,250 tools/list').not.toBeNull();
+    expect(ok).toBeGreaterThanOrEqual(600);
+    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited!.headers.get('ratelimit-remaining')).toBe('0');
+    expect(await limited!.json()).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: expect.stringMatching(/^rate_limited/) }, id: null });
+    expect((await api('GET', '/v1/agents/me', { key: admin.key, ip })).status).toBe(429);
+  });
 });
+

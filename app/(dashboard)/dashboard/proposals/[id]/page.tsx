@@ -9,6 +9,8 @@ import { WeekGrid } from '@/components/calendar/week-grid';
 import { WeekLegend } from '@/components/calendar/legend';
 import { ScrollToFirstCandidate } from '@/components/calendar/scroll-to-first-candidate';
 import { formatSpan } from '@/components/calendar/format';
+import { isDomainError } from '@/server/domain/errors';
+import { statusForCode } from '@/server/domain/errorCodes';
 import { serverTrpc } from '@/server/trpc/caller';
 
 export const metadata: Metadata = { title: 'Review request · Agent Scheduler' };
@@ -17,8 +19,11 @@ export const metadata: Metadata = { title: 'Review request · Agent Scheduler' }
 export default async function ProposalPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const trpc = await serverTrpc();
-  const review = await trpc.proposals.review({ proposal_id: id }).catch((err: { code?: string }) => {
-    if (err?.code === 'NOT_FOUND') return null;
+  // The server-side caller throws the procedure's error as is: an unknown proposal is a DomainError
+  // (PROPOSAL_NOT_FOUND, 404) inside it, not a TRPCError coded NOT_FOUND.
+  const review = await trpc.proposals.review({ proposal_id: id }).catch((err: { code?: string; cause?: unknown }) => {
+    const cause = err?.cause ?? err;
+    if (err?.code === 'NOT_FOUND' || (isDomainError(cause) && statusForCode(cause.code) === 404)) return null;
     throw err;
   });
   if (!review) notFound();
