@@ -5,9 +5,9 @@ import { getRateLimiter, rateLimitHeaders, RATE_LIMITS, type RateLimitPolicy } f
 /**
  * Dashboard sign-in throttle (docs/operations.md "Sign-in throttle"). Every
  * sign-in attempt counts, through the same rate-limit backend as the API
- * (Redis when configured): 30 per 15 minutes per client IP, password attempts
- * and link requests together; then, per address (the email as typed,
- * normalised), 10 password attempts and 5 link requests per 15 minutes.
+ * (Redis when configured): password attempts 30 per 15 minutes per client IP,
+ * then 10 per address (the email as typed, normalised); requests for an
+ * emailed link 20 per 15 minutes per client IP, then 5 per address.
  * Checked before any password is hashed or mail is queued, and before
  * anything depends on whether the address is an owner's, so a throttled
  * attempt costs nothing and answers the same for owners and strangers; the
@@ -53,17 +53,19 @@ export function afterAnswer(task: () => Promise<void>): void {
 
 /** Count one password attempt; throws SignInThrottled when the IP or the account is over its budget. */
 export async function throttleSignIn(email: string, clientIp: string): Promise<void> {
-  await throttle(RATE_LIMITS.signInAccount, `signin-account:${normalizeEmail(email)}`, clientIp);
+  await throttle(RATE_LIMITS.signInIp, `signin-ip:${clientIp}`, RATE_LIMITS.signInAccount, `signin-account:${normalizeEmail(email)}`);
 }
 
 /** Count one request for an emailed sign-in link (the client from the current request); throws SignInThrottled. */
 export async function throttleSignInLink(email: string): Promise<void> {
-  await throttle(RATE_LIMITS.signInLink, `signin-link:${normalizeEmail(email)}`, requests.getStore()?.clientIp ?? 'unknown');
+  const clientIp = requests.getStore()?.clientIp ?? 'unknown';
+  await throttle(RATE_LIMITS.signInLinkIp, `signin-link-ip:${clientIp}`, RATE_LIMITS.signInLink, `signin-link:${normalizeEmail(email)}`);
 }
 
-async function throttle(addressPolicy: RateLimitPolicy, addressKey: string, clientIp: string): Promise<void> {
+/** The client's budget first, then (only when it admitted the attempt) the address's. */
+async function throttle(ipPolicy: RateLimitPolicy, ipKey: string, addressPolicy: RateLimitPolicy, addressKey: string): Promise<void> {
   const limiter = getRateLimiter();
-  let r = await limiter.limit(RATE_LIMITS.signInIp, `signin-ip:${clientIp}`);
+  let r = await limiter.limit(ipPolicy, ipKey);
   if (r.success) r = await limiter.limit(addressPolicy, addressKey);
   if (r.success) return;
   const err = new SignInThrottled(rateLimitHeaders(r, Date.now()));

@@ -30,6 +30,7 @@ export const RATE_LIMITS: {
   publicProposalToken: RateLimitPolicy;
   signInIp: RateLimitPolicy;
   signInAccount: RateLimitPolicy;
+  signInLinkIp: RateLimitPolicy;
   signInLink: RateLimitPolicy;
 } = Object.freeze({
   /** POST /v1/availability/search, per API key. */
@@ -46,10 +47,12 @@ export const RATE_LIMITS: {
   publicProposalSubmit: Object.freeze({ name: 'publicProposalSubmit', limit: 20, windowSeconds: 600 }),
   /** Public proposal status and withdraw, per existing proposal; contact verification, per existing verification (on top of `global`). */
   publicProposalToken: Object.freeze({ name: 'publicProposalToken', limit: 120, windowSeconds: 60 }),
-  /** Dashboard sign-in attempts (password attempts and link requests together), per client IP. */
+  /** Dashboard password attempts (POST /api/auth/callback/credentials), per client IP. */
   signInIp: Object.freeze({ name: 'signInIp', limit: 30, windowSeconds: 900 }),
   /** Dashboard password attempts (POST /api/auth/callback/credentials), per account (the email as typed, normalised). */
   signInAccount: Object.freeze({ name: 'signInAccount', limit: 10, windowSeconds: 900 }),
+  /** Emailed sign-in link requests (POST /api/auth/signin/email), per client IP. */
+  signInLinkIp: Object.freeze({ name: 'signInLinkIp', limit: 20, windowSeconds: 900 }),
   /** Emailed sign-in link requests (POST /api/auth/signin/email), per address (the email as typed, normalised), owner or not. */
   signInLink: Object.freeze({ name: 'signInLink', limit: 5, windowSeconds: 900 }),
 });
