@@ -2,9 +2,10 @@
  * Next.js start-up hook (runs once per server process, before the first
  * request). On the Node.js runtime it opens the database, so migrations run
  * and a bad DATABASE_URL or a locked embedded database shows at start rather
- * than on the first request, and creates the rate limiter, which says whether
- * limits are shared (Redis) or per instance. It also registers the shutdown
- * hook that scripts/serve.mjs calls on SIGTERM/SIGINT.
+ * than on the first request, and connects the rate limiter (waiting, bounded,
+ * for Redis when configured), which says whether limits are shared or per
+ * instance. It also registers the shutdown hook that scripts/serve.mjs calls
+ * on SIGTERM/SIGINT.
  */
 export async function register(): Promise<void> {
   // Next sets these: the edge runtime has no database, and `next build` only collects page data.

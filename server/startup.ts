@@ -18,7 +18,7 @@ const SHUTDOWN = Symbol.for('agent-scheduler.shutdown');
 const FATAL = Symbol.for('agent-scheduler.fatal');
 type GlobalWithShutdown = typeof globalThis & { [SHUTDOWN]?: () => Promise<void>; [FATAL]?: (err: unknown) => void };
 
-/** Open the database (applying migrations) and create the rate limiter; called from instrumentation.ts. */
+/** Open the database (applying migrations) and connect the rate limiter; called from instrumentation.ts. */
 export async function startServices(): Promise<void> {
   (globalThis as GlobalWithShutdown)[SHUTDOWN] = stopServices;
 
@@ -43,8 +43,12 @@ export async function startServices(): Promise<void> {
     log.error('database unavailable at start; requests will retry', { err });
   }
 
+  // Shared limits from the first request on: wait (bounded, server/rateLimit/index.ts) for the
+  // Redis connection before serving, and say so when it is not there.
   const limiter = getRateLimiter();
-  log.info('rate limiter ready', { backend: limiter.backend, shared: limiter.backend !== 'memory' });
+  const reach = await limiter.ping();
+  if (reach.ok) log.info('rate limiter ready', { backend: limiter.backend, shared: limiter.backend !== 'memory' });
+  else log.warn('rate limiter: shared store unreachable at start; limits are per instance until it answers', { backend: limiter.backend, error: reach.error });
 
   // Where mail goes, and whether its live links reach the log (production withholds them unless MAIL_LOG_LINKS=1).
   const mail = mailSetupNotice(config);

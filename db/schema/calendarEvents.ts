@@ -44,7 +44,12 @@ export const calendarBookingEvents = pgTable(
     etag: text('etag'),
     createdAt: instant('created_at').notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('calendar_booking_events_claim_idx').on(t.calendarId, t.claimId), uniqueIndex('calendar_booking_events_uid_idx').on(t.calendarId, t.uid)],
+  (t) => [
+    uniqueIndex('calendar_booking_events_claim_idx').on(t.calendarId, t.claimId),
+    uniqueIndex('calendar_booking_events_uid_idx').on(t.calendarId, t.uid),
+    // A deleted claim looks up its provider events by claim alone (ON DELETE CASCADE).
+    index('calendar_booking_events_claim_id_idx').on(t.claimId),
+  ],
 );
 
 /**

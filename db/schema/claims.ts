@@ -90,6 +90,11 @@ export const claims = pgTable(
     index('claims_owner_start_idx').on(t.ownerId, t.startAt),
     index('claims_agent_idem_idx').on(t.agentId, t.idempotencyKey),
     index('claims_part_of_hold_idx').on(t.partOfHoldId).where(sql`${t.partOfHoldId} is not null`),
+    // The other self-references: deleting (or cascading to) a claim looks up the claims that
+    // point at it; without these each deleted row scans the table (docs/benchmarks.md, "Deleting a customer").
+    index('claims_hold_id_idx').on(t.holdId).where(sql`${t.holdId} is not null`),
+    index('claims_promoted_booking_idx').on(t.promotedBookingId).where(sql`${t.promotedBookingId} is not null`),
+    index('claims_preempted_by_idx').on(t.preemptedByClaimId).where(sql`${t.preemptedByClaimId} is not null`),
     // The sweeper's look-up of holds whose time to live has passed.
     index('claims_active_hold_expiry_idx').on(t.expiresAt).where(sql`${t.kind} = 'hold' and ${t.status} = 'active'`),
     // One owner's due holds, expired inside its claim transaction: the owner's active holds

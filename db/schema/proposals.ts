@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { foreignKey, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, idColumn, instant, oneOf } from './columns';
 import { agents } from './agents';
@@ -51,6 +52,8 @@ export const bookingProposals = pgTable(
   (t) => [
     uniqueIndex('booking_proposals_access_token_key').on(t.accessTokenHash),
     index('booking_proposals_owner_status_idx').on(t.ownerId, t.status, t.createdAt),
+    // A deleted claim looks up the proposal it booked (ON DELETE SET NULL): without it, a scan per claim.
+    index('booking_proposals_booking_idx').on(t.bookingId).where(sql`${t.bookingId} is not null`),
     // The owner and the meeting class belong to the proposal's customer.
     foreignKey({ name: 'booking_proposals_owner_fk', columns: [t.customerId, t.ownerId], foreignColumns: [owners.customerId, owners.id] }).onDelete('cascade'),
     foreignKey({ name: 'booking_proposals_meeting_class_fk', columns: [t.customerId, t.meetingClassId], foreignColumns: [meetingClasses.customerId, meetingClasses.id] }).onDelete('restrict'),

@@ -5,15 +5,15 @@ import { getToken } from 'next-auth/jwt';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/server/db';
 import { owners } from '@/db/schema';
-import { authenticateOwner } from '@/server/domain/passwords';
+import { authenticateOwner, endOwnerSessions } from '@/server/domain/passwords';
 import type { OwnerSession } from './ownerSession';
 import { prepareAuthEnvironment } from '@/server/config';
 import { requestOrigin } from '@/server/request';
 import { authSecret } from './secret';
-import { clientIpOfHeaders, throttleSignIn } from './signInThrottle';
+import { clientIpOfHeaders, throttleSignIn, throttleSignInLink } from './signInThrottle';
 import { ownerAdapter } from './ownerAdapter';
 import { PasswordSignIn } from './schemas';
-import { SIGN_IN_LINK_MINUTES, emailSignInEnabled, sendSignInLink } from './signInLink';
+import { SIGN_IN_LINK_MINUTES, emailSignInEnabled, queueSignInLink } from './signInLink';
 import { ownerForSignInId } from '@/server/domain/signInLinks';
 
 /**
@@ -43,9 +43,10 @@ export function authOptions(): NextAuthOptions {
           return owner ? { id: owner.ownerId, email: owner.email, sessionVersion: owner.sessionVersion } : null;
         },
       }),
-      // "Email me a sign-in link" (server/auth/signInLink.ts): offered when mail can reach the owner.
+      // "Email me a sign-in link" (server/auth/signInLink.ts): offered when mail can reach the owner;
+      // the mail goes out after the answer, which is "check your email" for anyone.
       ...(emailSignInEnabled()
-        ? [EmailProvider({ maxAge: SIGN_IN_LINK_MINUTES * 60, sendVerificationRequest: ({ identifier, url }) => sendSignInLink(identifier, url) })]
+        ? [EmailProvider({ maxAge: SIGN_IN_LINK_MINUTES * 60, sendVerificationRequest: ({ identifier, url }) => queueSignInLink(identifier, url) })]
         : []),
     ],
     // Owners are the users; only verification tokens are stored (server/auth/ownerAdapter.ts).
@@ -61,10 +62,22 @@ export function authOptions(): NextAuthOptions {
         return token;
       },
       redirect: ({ url, baseUrl }) => sameOriginUrl(url, baseUrl) ?? baseUrl,
-      // A link is asked for by anyone (no mail goes to an unknown address); it signs in only an owner.
+      // A link is asked for by anyone (no mail goes to an unknown address), throttled per client
+      // and per address before anything depends on who owns it; it signs in only an owner.
       signIn: async ({ user, account, email }) => {
-        if (account?.provider !== 'email' || email?.verificationRequest) return true;
+        if (account?.provider !== 'email') return true;
+        if (email?.verificationRequest) {
+          await throttleSignInLink(account.providerAccountId || user.email || '');
+          return true;
+        }
         return !!(await ownerForSignInId(await getDb(), user.id));
+      },
+    },
+    events: {
+      // Sign-out ends the session on the server too: the owner's session version moves on, so the
+      // old cookie (and every other session of this owner) is refused from now on (docs/dashboard.md).
+      signOut: async ({ token }) => {
+        if (token?.sub) await endOwnerSessions(await getDb(), token.sub, typeof token.sv === 'number' ? token.sv : 0);
       },
     },
   };
@@ -85,7 +98,8 @@ export function sameOriginUrl(url: string, baseUrl: string): string | null {
   }
 }
 
-function cookiesOf(req: Request): Record<string, string> {
+/** The cookies of a request, by name. */
+export function cookiesOf(req: Request): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of (req.headers.get('cookie') ?? '').split(';')) {
     const i = part.indexOf('=');

@@ -1,10 +1,8 @@
 import NextAuth from 'next-auth';
-import { cookies } from 'next/headers';
-import { NextRequest } from 'next/server';
 import { getConfig, prepareAuthEnvironment } from '@/server/config';
 import { escapeHtml } from '@/server/http/pages/contactVerification';
-import { requestOrigin } from '@/server/request';
-import { authOptions, sameOriginUrl } from './nextAuth';
+import { clientIpOf, requestOrigin } from '@/server/request';
+import { authOptions, cookiesOf, sameOriginUrl } from './nextAuth';
 import { SIGN_IN_THROTTLED, withSignInAttempt, type SignInThrottled } from './signInThrottle';
 
 type AuthRouteContext = { params: Promise<{ nextauth: string[] }> };
@@ -17,30 +15,75 @@ const CALLBACK_COOKIES = ['next-auth.callback-url', '__Secure-next-auth.callback
  *   origin is dropped before next-auth sees it, which then falls back to the
  *   base URL (next-auth answers 500 to an unparseable one such as `http://x:y`;
  *   a body `callbackUrl` goes through the `redirect` callback, which does the same);
- * - a credentials attempt refused by the sign-in throttle answers 429 with
- *   Retry-After and a clear message (server/auth/signInThrottle.ts).
+ * - a sign-in attempt (password or link request) refused by the sign-in
+ *   throttle answers 429 with Retry-After and a clear message
+ *   (server/auth/signInThrottle.ts); a link's mail is sent after the answer.
+ *
+ * next-auth is handed the request's parts directly (its API-route form) rather
+ * than through `next/headers`, so this handler needs no Next.js request scope
+ * and runs in-process in tests like every other route.
  */
-export async function authRoute(req: NextRequest, ctx: AuthRouteContext): Promise<Response> {
+export async function authRoute(req: Request, ctx: AuthRouteContext): Promise<Response> {
   prepareAuthEnvironment();
   // The base Auth.js builds its URLs from: NEXTAUTH_URL, else the origin the request reached.
   const authUrl = getConfig().authUrl ?? `${requestOrigin(req)}/api/auth`;
-  const request = await withSafeCallbackUrl(req, authUrl);
-  const { result, throttled } = await withSignInAttempt<Response>(() => NextAuth(authOptions())(request, ctx));
+  const { nextauth } = await ctx.params;
+  const query: Record<string, string | string[]> = Object.fromEntries(new URL(req.url).searchParams);
+  if (typeof query.callbackUrl === 'string' && !sameOriginUrl(query.callbackUrl, authUrl)) delete query.callbackUrl;
+  const cookies = cookiesOf(req);
+  for (const name of CALLBACK_COOKIES) if (cookies[name] && !sameOriginUrl(cookies[name], authUrl)) delete cookies[name];
+  const apiReq = { method: req.method, query: { ...query, nextauth }, cookies, headers: Object.fromEntries(req.headers), body: await bodyOf(req) };
+  const { result, throttled } = await withSignInAttempt(clientIpOf(req, getConfig().trustProxy), async () => {
+    const res = new CollectedResponse();
+    await NextAuth(apiReq as never, res as never, authOptions());
+    return res.toResponse();
+  });
   return throttled ? throttledResponse(result, throttled, authUrl) : result;
 }
 
-async function withSafeCallbackUrl(req: NextRequest, authUrl: string): Promise<NextRequest> {
-  const jar = await cookies();
-  for (const name of CALLBACK_COOKIES) {
-    const value = jar.get(name)?.value;
-    if (value && !sameOriginUrl(value, authUrl)) jar.delete(name); // next-auth reads cookies through next/headers
+/** What next-auth reads from a POST body: JSON or a form (as its app-router handler does). */
+async function bodyOf(req: Request): Promise<Record<string, unknown> | undefined> {
+  if (req.method !== 'POST' || !req.body) return undefined;
+  const type = req.headers.get('content-type') ?? '';
+  if (type.includes('application/json')) return (await req.json()) as Record<string, unknown>;
+  if (type.includes('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(await req.text()));
+  return undefined;
+}
+
+/** The part of a Next.js API response next-auth writes to, collected into a fetch Response. */
+class CollectedResponse {
+  private code = 200;
+  private readonly headers = new Headers();
+  private body: string | undefined;
+  status(code: number): this {
+    this.code = code;
+    return this;
   }
-  const callbackUrl = req.nextUrl.searchParams.get('callbackUrl');
-  if (callbackUrl === null || sameOriginUrl(callbackUrl, authUrl)) return req;
-  const url = new URL(req.nextUrl.href);
-  url.searchParams.delete('callbackUrl');
-  const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await req.text();
-  return new NextRequest(url, { method: req.method, headers: req.headers, body });
+  setHeader(name: string, value: string | string[]): this {
+    this.headers.delete(name);
+    for (const v of Array.isArray(value) ? value : [value]) this.headers.append(name, v);
+    return this;
+  }
+  getHeader(name: string): string | string[] | undefined {
+    if (name.toLowerCase() === 'set-cookie') return this.headers.getSetCookie();
+    return this.headers.get(name) ?? undefined;
+  }
+  json(value: unknown): void {
+    this.headers.set('content-type', 'application/json');
+    this.body = JSON.stringify(value);
+  }
+  send(value: unknown): void {
+    if (typeof value === 'string' || value === undefined) this.body = value;
+    else {
+      if (!this.headers.has('content-type')) this.headers.set('content-type', 'application/json');
+      this.body = JSON.stringify(value);
+    }
+  }
+  end(): void {}
+  toResponse(): Response {
+    const bodyless = this.code === 204 || this.code === 304 || (this.code >= 300 && this.code < 400 && this.body === undefined);
+    return new Response(bodyless ? null : (this.body ?? ''), { status: this.code, headers: this.headers });
+  }
 }
 
 async function throttledResponse(res: Response, throttled: SignInThrottled, authUrl: string): Promise<Response> {

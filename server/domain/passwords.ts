@@ -47,20 +47,51 @@ export async function setOwnerPassword(db: Executor, customerId: string, email: 
 export type SignedInOwner = { ownerId: string; customerId: string; email: string; role: 'admin' | 'member'; sessionVersion: number };
 
 /**
+ * A scrypt hash (same parameters as every stored one) of a random password
+ * nobody knows: checked when no owner has the email, so a wrong password
+ * costs the same scrypt work whether or not the address is an owner's
+ * (sign-in answers do not tell who is an owner by their timing).
+ */
+export const DUMMY_PASSWORD_HASH = 'scrypt$16384$8$1$DzVBKSCykrQzBoFCINxbRw$r0m_dgNrSJNBJDzaogaNKXX_v1RyCVKDk7WiCQLFNf4';
+
+/**
  * The owner these credentials sign in. An email may belong to owners of
  * several customers; the first (oldest) whose password matches signs in.
+ * With no candidate the password is still checked, against DUMMY_PASSWORD_HASH.
+ * `verify` is replaceable for tests that count the checks.
  */
-export async function authenticateOwner(db: Executor, email: string, password: string): Promise<SignedInOwner | null> {
+export async function authenticateOwner(
+  db: Executor,
+  email: string,
+  password: string,
+  verify: (password: string, stored: string) => Promise<boolean> = verifyPassword,
+): Promise<SignedInOwner | null> {
   const candidates = await db
     .select()
     .from(owners)
     .where(and(eq(owners.email, normalizeEmail(email)), isNotNull(owners.passwordHash)))
     .orderBy(asc(owners.createdAt))
     .limit(20);
+  if (candidates.length === 0) {
+    await verify(password, DUMMY_PASSWORD_HASH);
+    return null;
+  }
   for (const o of candidates) {
-    if (o.passwordHash && (await verifyPassword(password, o.passwordHash))) {
+    if (o.passwordHash && (await verify(password, o.passwordHash))) {
       return { ownerId: o.id, customerId: o.customerId, email: o.email, role: o.role, sessionVersion: o.sessionVersion };
     }
   }
   return null;
+}
+
+/**
+ * Sign-out: end every dashboard session of the owner issued under
+ * `sessionVersion` (the signed-out one included) by moving the version on,
+ * as a password change does. A session token already outdated changes nothing.
+ */
+export async function endOwnerSessions(db: Executor, ownerId: string, sessionVersion: number): Promise<void> {
+  await db
+    .update(owners)
+    .set({ sessionVersion: sql`${owners.sessionVersion} + 1`, updatedAt: new Date() })
+    .where(and(eq(owners.id, ownerId), eq(owners.sessionVersion, sessionVersion)));
 }

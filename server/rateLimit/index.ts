@@ -30,6 +30,8 @@ export const RATE_LIMITS: {
   publicProposalToken: RateLimitPolicy;
   signInIp: RateLimitPolicy;
   signInAccount: RateLimitPolicy;
+  signInLinkIp: RateLimitPolicy;
+  signInLink: RateLimitPolicy;
 } = Object.freeze({
   /** POST /v1/availability/search, per API key. */
   availabilitySearch: Object.freeze({ name: 'availabilitySearch', limit: 300, windowSeconds: 60 }),
@@ -45,10 +47,14 @@ export const RATE_LIMITS: {
   publicProposalSubmit: Object.freeze({ name: 'publicProposalSubmit', limit: 20, windowSeconds: 600 }),
   /** Public proposal status and withdraw, per existing proposal; contact verification, per existing verification (on top of `global`). */
   publicProposalToken: Object.freeze({ name: 'publicProposalToken', limit: 120, windowSeconds: 60 }),
-  /** Dashboard sign-in attempts (POST /api/auth/callback/credentials), per client IP. */
+  /** Dashboard password attempts (POST /api/auth/callback/credentials), per client IP. */
   signInIp: Object.freeze({ name: 'signInIp', limit: 30, windowSeconds: 900 }),
-  /** Dashboard sign-in attempts, per account (the email as typed, normalised). */
+  /** Dashboard password attempts (POST /api/auth/callback/credentials), per account (the email as typed, normalised). */
   signInAccount: Object.freeze({ name: 'signInAccount', limit: 10, windowSeconds: 900 }),
+  /** Emailed sign-in link requests (POST /api/auth/signin/email), per client IP. */
+  signInLinkIp: Object.freeze({ name: 'signInLinkIp', limit: 20, windowSeconds: 900 }),
+  /** Emailed sign-in link requests (POST /api/auth/signin/email), per address (the email as typed, normalised), owner or not. */
+  signInLink: Object.freeze({ name: 'signInLink', limit: 5, windowSeconds: 900 }),
 });
 
 export type CreateRateLimiterOptions = {
@@ -60,14 +66,19 @@ export type CreateRateLimiterOptions = {
   log?: (msg: string) => void;
 };
 
-/** ioredis: fail fast instead of queueing, keep reconnecting in the background. */
+/** ioredis: no queue (a call waits only for a connection attempt under way, see createIoredisLimiter), keep reconnecting in the background. */
 const IOREDIS_OPTIONS = {
   commandTimeout: 500, // a hung Redis costs a request at most ~0.5 s (x2 on the NOSCRIPT path; capped at 1 s below)
   connectTimeout: 1000,
   maxRetriesPerRequest: 1,
-  enableOfflineQueue: false, // while disconnected, commands fail immediately -> memory fallback
+  enableOfflineQueue: false, // between connection attempts (Redis down), commands fail at once -> memory fallback
   retryStrategy: (times: number) => Math.min(100 * times, 2000), // never give up reconnecting
 } as const;
+
+/** Longest a limit() call waits for a connection attempt in progress (see createIoredisLimiter). */
+const READY_WAIT_MS = 5000;
+/** ioredis events that end a connection attempt, whichever way. */
+const ATTEMPT_END_EVENTS = ['ready', 'error', 'close', 'end'] as const;
 
 export function createRateLimiter(opts: CreateRateLimiterOptions): RateLimiter {
   const log: Logger = opts.log ?? ((msg) => console.warn(msg));
@@ -96,30 +107,34 @@ function createIoredisLimiter(url: string, prefix: string, log: Logger): RateLim
   const client = new IORedis(url, { ...IOREDIS_OPTIONS });
   const adapter = new IoredisUpstashAdapter(client);
 
-  // The first requests after start should not all fall back just because the
-  // connection is still being set up: wait (bounded) for the first attempt.
-  let firstAttemptSettled = false;
-  const firstAttempt = new Promise<void>((resolve) => {
-    const done = () => {
-      if (firstAttemptSettled) return;
-      firstAttemptSettled = true;
-      clearTimeout(timer);
-      client.off('ready', done);
-      client.off('error', done);
-      client.off('end', done);
-      resolve();
-    };
-    const timer = setTimeout(done, IOREDIS_OPTIONS.connectTimeout);
-    timer.unref?.();
-    client.once('ready', done);
-    client.once('error', done);
-    client.once('end', done);
-  });
+  // A call made while a connection attempt is under way (at start, or a reconnect) waits for its
+  // outcome instead of falling back: with the offline queue off, a command sent before 'ready'
+  // fails at once ("Stream isn't writeable"). The wait ends on the attempt's own events (ioredis
+  // ends an attempt with 'ready' or an error within connectTimeout), not on a timer of ours that a
+  // busy start-up (the event loop blocked while modules load) would fire before the socket's
+  // events are read; READY_WAIT_MS only bounds an attempt that never ends. Between attempts
+  // (Redis known down) nothing waits.
+  let attempt: Promise<void> | undefined;
+  const connectionAttempt = (): Promise<void> | undefined => {
+    if (client.status !== 'connecting' && client.status !== 'connect') return undefined;
+    attempt ??= new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        for (const event of ATTEMPT_END_EVENTS) client.off(event, done);
+        attempt = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, READY_WAIT_MS);
+      timer.unref?.();
+      for (const event of ATTEMPT_END_EVENTS) client.once(event, done);
+    });
+    return attempt;
+  };
 
   const store: RemoteStore = {
     backend: 'redis',
     redis: adapter as unknown as RatelimitRedis,
-    ready: () => (firstAttemptSettled ? undefined : firstAttempt),
+    ready: connectionAttempt,
     ping: async () => {
       if (client.status !== 'ready') throw new Error(`not connected (ioredis status ${client.status})`);
       return client.ping();

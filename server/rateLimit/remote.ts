@@ -10,7 +10,7 @@ export type RatelimitRedis = ConstructorParameters<typeof Ratelimit>[0]['redis']
 export type RemoteStore = {
   backend: 'redis' | 'upstash';
   redis: RatelimitRedis;
-  /** Settles once the first connection attempt has (bounded wait); later calls return at once. */
+  /** While a connection attempt is under way: settles when it ends (bounded); otherwise undefined (no wait). */
   ready?: () => Promise<void> | undefined;
   ping(): Promise<unknown>;
   close(): Promise<void>;

@@ -224,6 +224,27 @@ describe(`rate limits on Redis ${version ?? '(none)'} at ${REDIS_URL}`, () => {
     expect(denied).toBeLessThan(110);
   });
 
+  it('the first requests right after the limiter is created use Redis, even when start-up keeps the event loop busy', async () => {
+    // Concurrent first requests, as when a server starts under traffic.
+    const logs: string[] = [];
+    const first = limiter(REDIS_URL, logs);
+    const rs = await Promise.all(Array.from({ length: 5 }, (_, i) => first.limit(RATE_LIMITS.global, `first-${uid()}-${i}`)));
+    expect(rs.map((r) => r.backend)).toEqual(Array(5).fill('redis'));
+
+    // Next loads a route's modules synchronously on the first request: the event loop is blocked
+    // for longer than a connection attempt takes, and timers then run before the socket's events
+    // are read. The first call must still wait for the connection, not fall back
+    // ("Stream isn't writeable and enableOfflineQueue options is false").
+    const busy = limiter(REDIS_URL, logs);
+    const until = Date.now() + 1500;
+    while (Date.now() < until) {
+      /* start-up work */
+    }
+    expect(await busy.limit(RATE_LIMITS.global, `busy-${uid()}`)).toMatchObject({ backend: 'redis', success: true });
+    expect(await busy.ping()).toMatchObject({ ok: true, backend: 'redis' });
+    expect(logs).toEqual([]);
+  });
+
   it('Redis down (closed port): resolves quickly in-process, still enforces, warns once', async () => {
     const logs: string[] = [];
     const rl = limiter(CLOSED_PORT_URL, logs);

@@ -19,6 +19,9 @@ describe('RATE_LIMITS', () => {
       // owner sign-in throttle (docs/operations.md "Sign-in throttle")
       signInIp: { name: 'signInIp', limit: 30, windowSeconds: 900 },
       signInAccount: { name: 'signInAccount', limit: 10, windowSeconds: 900 },
+      // emailed sign-in links (docs/reliability.md "Limits on work per request")
+      signInLinkIp: { name: 'signInLinkIp', limit: 20, windowSeconds: 900 },
+      signInLink: { name: 'signInLink', limit: 5, windowSeconds: 900 },
     });
     expect(Object.isFrozen(RATE_LIMITS.holds)).toBe(true);
   });
