@@ -1633,8 +1633,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
-                        status: "pending_requester_verification" | "pending_review" | "booked" | "declined" | "withdrawn" | "expired";
+                        /**
+                         * @description cancelled: booked, then cancelled by the requester (an extension, docs/public-scheduling.md)
+                         * @enum {string}
+                         */
+                        status: "pending_requester_verification" | "pending_review" | "booked" | "declined" | "withdrawn" | "expired" | "cancelled";
                         /**
                          * Format: date-time
                          * @description UTC, millisecond precision
@@ -1825,8 +1828,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
-                        status: "pending_requester_verification" | "pending_review" | "booked" | "declined" | "withdrawn" | "expired";
+                        /**
+                         * @description cancelled: booked, then cancelled by the requester (an extension, docs/public-scheduling.md)
+                         * @enum {string}
+                         */
+                        status: "pending_requester_verification" | "pending_review" | "booked" | "declined" | "withdrawn" | "expired" | "cancelled";
                         /**
                          * Format: date-time
                          * @description UTC, millisecond precision
@@ -5574,8 +5580,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         proposal_id: string;
-                        /** @enum {string} */
-                        status: "pending_requester_verification" | "pending_review" | "booked" | "declined" | "withdrawn" | "expired";
+                        /**
+                         * @description cancelled: booked, then cancelled by the requester (an extension, docs/public-scheduling.md)
+                         * @enum {string}
+                         */
+                        status: "pending_requester_verification" | "pending_review" | "booked" | "declined" | "withdrawn" | "expired" | "cancelled";
                         candidates: {
                             /**
                              * Format: date-time
@@ -5920,8 +5929,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         proposal_id: string;
-                        /** @enum {string} */
-                        status: "pending_requester_verification" | "pending_review" | "booked" | "declined" | "withdrawn" | "expired";
+                        /**
+                         * @description cancelled: booked, then cancelled by the requester (an extension, docs/public-scheduling.md)
+                         * @enum {string}
+                         */
+                        status: "pending_requester_verification" | "pending_review" | "booked" | "declined" | "withdrawn" | "expired" | "cancelled";
                         candidates: {
                             /**
                              * Format: date-time
@@ -16501,6 +16513,10 @@ export interface operations {
                             enabled: boolean;
                             published: boolean;
                             credential_skips_verification: boolean;
+                            description: string | null;
+                            location: string | null;
+                            min_notice_hours: number;
+                            book_instantly: boolean;
                             /**
                              * Format: date-time
                              * @description UTC ISO 8601 date-time
@@ -16765,6 +16781,14 @@ export interface operations {
                     published?: boolean;
                     /** @description A verified rc_ credential skips contact verification */
                     credential_skips_verification?: boolean;
+                    /** @description Shown on the public pages (extension, docs/public-scheduling.md "Meeting type details") */
+                    description?: string | null;
+                    /** @description An address or a video link (http/https), shown to the requester only once booked (extension) */
+                    location?: string | null;
+                    /** @description No suggested time starts sooner than this many hours from now; default 0 (extension) */
+                    min_notice_hours?: number;
+                    /** @description After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension) */
+                    book_instantly?: boolean;
                 };
             };
         };
@@ -16800,6 +16824,10 @@ export interface operations {
                         enabled: boolean;
                         published: boolean;
                         credential_skips_verification: boolean;
+                        description: string | null;
+                        location: string | null;
+                        min_notice_hours: number;
+                        book_instantly: boolean;
                         /**
                          * Format: date-time
                          * @description UTC ISO 8601 date-time
@@ -17128,6 +17156,10 @@ export interface operations {
                         enabled: boolean;
                         published: boolean;
                         credential_skips_verification: boolean;
+                        description: string | null;
+                        location: string | null;
+                        min_notice_hours: number;
+                        book_instantly: boolean;
                         /**
                          * Format: date-time
                          * @description UTC ISO 8601 date-time
@@ -17390,6 +17422,14 @@ export interface operations {
                     published?: boolean;
                     /** @description A verified rc_ credential skips contact verification */
                     credential_skips_verification?: boolean;
+                    /** @description Shown on the public pages (extension, docs/public-scheduling.md "Meeting type details") */
+                    description?: string | null;
+                    /** @description An address or a video link (http/https), shown to the requester only once booked (extension) */
+                    location?: string | null;
+                    /** @description No suggested time starts sooner than this many hours from now; default 0 (extension) */
+                    min_notice_hours?: number;
+                    /** @description After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension) */
+                    book_instantly?: boolean;
                 };
             };
         };
@@ -17425,6 +17465,10 @@ export interface operations {
                         enabled: boolean;
                         published: boolean;
                         credential_skips_verification: boolean;
+                        description: string | null;
+                        location: string | null;
+                        min_notice_hours: number;
+                        book_instantly: boolean;
                         /**
                          * Format: date-time
                          * @description UTC ISO 8601 date-time

@@ -42,10 +42,12 @@ export default async function MeetingTypePage({ params }: Params) {
         description={
           <span className="flex flex-wrap items-center gap-x-3 gap-y-1">
             {data.owner_name && <span>With {data.owner_name}</span>}
-            <span className="flex items-center gap-1">
-              <Users className="size-4" aria-hidden />
-              {data.attendee_limit === 1 ? 'Just you' : `Up to ${data.attendee_limit} people`}
-            </span>
+            {data.attendee_limit !== null && (
+              <span className="flex items-center gap-1">
+                <Users className="size-4" aria-hidden />
+                {data.attendee_limit === 1 ? 'Just you' : `Up to ${data.attendee_limit} people`}
+              </span>
+            )}
           </span>
         }
       />

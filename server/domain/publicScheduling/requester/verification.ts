@@ -5,6 +5,7 @@ import { DomainError } from '../../errors';
 import { hashSecret, SECRET_PREFIX } from '../../ids';
 import { expireLapsed } from '../review/expiry';
 import { publicNotFound } from './access';
+import { statusTokenFor } from './submit';
 
 type VerificationRow = typeof contactVerifications.$inferSelect;
 type ProposalRow = typeof bookingProposals.$inferSelect;
@@ -59,7 +60,14 @@ export async function verificationPage(db: Executor, token: string, now: Date) {
     title: type?.title ?? null,
     start: p.requestedStart,
     end: p.requestedEnd,
+    statusPath: statusPathFor(token, p),
   };
+}
+
+/** The status page's path (relative: the page links within the service), when the proposal's status token derives from this verification token. */
+function statusPathFor(token: string, p: ProposalRow): string | null {
+  const status = statusTokenFor(token);
+  return status.hash === p.accessTokenHash ? `/public/booking-proposals/${status.secret}` : null;
 }
 
 /**

@@ -155,14 +155,15 @@ function attendeesOf(p: ProposalRow): AttendeeJson[] {
   return out;
 }
 
+/** The requester's mail about the decision, in the zone their booking pages used (else the owner's). */
 async function mailFor(db: Executor, p: ProposalRow, outcome: { status: 'booked' | 'declined'; reason?: string | null; start?: Date; end?: Date }): Promise<MailMessage | null> {
   if (p.origin !== 'public' || !p.requesterEmail) return null;
-  const [owner] = await db.select({ name: owners.name }).from(owners).where(eq(owners.id, p.ownerId));
-  const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
+  const [owner] = await db.select({ name: owners.name, timeZone: owners.timeZone }).from(owners).where(eq(owners.id, p.ownerId));
+  const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title, location: publicMeetingTypes.location }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
   return proposalOutcomeMessage(
     p.requesterEmail,
-    { title: type?.title ?? null, ownerName: owner?.name ?? null, start: outcome.start ?? p.requestedStart, end: outcome.end ?? p.requestedEnd },
-    outcome,
+    { title: type?.title ?? null, ownerName: owner?.name ?? null, start: outcome.start ?? p.requestedStart, end: outcome.end ?? p.requestedEnd, timeZone: p.requesterTimeZone ?? owner?.timeZone ?? 'UTC' },
+    { ...outcome, location: outcome.status === 'booked' ? (type?.location ?? null) : null },
   );
 }
 
