@@ -84,9 +84,9 @@ export function proposalOutcomeMessage(to: string, m: MeetingSummary, outcome: {
 export function signInLinkMessage(to: string, url: string, validMinutes: number): MailMessage {
   return {
     to,
-    subject: 'Your sign-in link for the scheduling dashboard',
+    subject: 'Your sign-in link for the Agent Scheduler dashboard',
     text: [
-      `Open this link to sign in to the scheduling dashboard (it works once, within ${validMinutes} minutes):`,
+      `Open this link to sign in to the Agent Scheduler dashboard (it works once, within ${validMinutes} minutes):`,
       url,
       '',
       'If you did not ask to sign in, ignore this message.',
@@ -98,11 +98,11 @@ export function signInLinkMessage(to: string, url: string, validMinutes: number)
 export function ownerInvitationMessage(to: string, url: string, m: { hours: number; ownerName: string | null; invitedBy: string }): MailMessage {
   return {
     to,
-    subject: "You're invited to the scheduling dashboard",
+    subject: "You're invited to the Agent Scheduler dashboard",
     text: [
       `${m.ownerName ? `Hello ${m.ownerName},` : 'Hello,'}`,
       '',
-      `${m.invitedBy} invited you to the scheduling dashboard, where you review meeting requests and see your week.`,
+      `${m.invitedBy} invited you to the Agent Scheduler dashboard, where you review meeting requests and see your week.`,
       `Open this link to sign in (it works once, within ${m.hours} hours):`,
       url,
       '',
