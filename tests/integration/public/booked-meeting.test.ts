@@ -9,7 +9,7 @@ import { createCallerFactory } from '@/server/trpc/init';
 import { appRouter } from '@/server/trpc/router';
 import { newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
 import { attachmentOf, calendarPartOf, linksIn, type TestSmtp } from '../../helpers/smtp';
-import { expectNoLeaks, freshIp, meetingType, nextWeekday, ownerCaller, pub, pubUrl, publicOwner, recorded, useSmtp, type PublicSetup } from './fixtures';
+import { call, expectNoLeaks, freshIp, meetingType, nextWeekday, ownerCaller, pub, pubUrl, publicOwner, recorded, useSmtp, type PublicSetup } from './fixtures';
 
 /**
  * docs/public-scheduling.md "Status page" and "Mail": a requester's booked
@@ -111,6 +111,11 @@ describe('a booked public meeting', () => {
 
     const owner = await ownerCaller(s);
     const pending = (await owner.proposals.listPending()).proposals.find((p) => p.requester?.email === requester)!;
+    // Item 10: the owner is told a request waits for review: one line in their zone, and the review page's link.
+    const announced = await smtp.waitFor(s.ownerEmail, { subject: /^New meeting request from Nora York$/ });
+    expect(announced.text).toContain(`Nora York asks for "Intro call" on `);
+    expect(announced.text).toContain(spanIn(slot, 'Europe/Berlin'));
+    expect(linksIn(announced)).toEqual([`http://scheduler.test/dashboard/proposals/${pending.proposal_id}`]);
     await owner.proposals.approve({ proposal_id: pending.proposal_id });
     const accepted = await smtp.waitFor(requester, { subject: /accepted/ });
     expect(accepted.text).toContain(spanIn(slot, 'America/New_York'));
@@ -229,6 +234,21 @@ describe('a booked public meeting', () => {
     const cal = new ICAL.Component(ICAL.parse(calendarPartOf(c.raw)!));
     expect(cal.getFirstPropertyValue('method')).toBe('CANCEL');
     expect(cal.getFirstSubcomponent('vevent')!.getFirstPropertyValue('sequence')).toBe(1);
+  });
+
+  it('an agent proposal is announced to the owner with its review link; an unverified request is not', async () => {
+    const before = smtp.messages.filter((m) => m.to.includes(s.ownerEmail)).length;
+    const unverified = await requestAndConfirm(uniqueEmail('quiet'), uniqueEmail('g'), at('15:00', '15:30'));
+    expect(unverified.token).toMatch(/^pt_/);
+    const created = await call('POST', '/v1/booking-proposals', {
+      key: admin.key,
+      body: { owner_email: s.ownerEmail, meeting_class: 'external', duration_minutes: 30, window: { start: day.at('09:00'), end: day.at('17:00') }, attendees: [] },
+    });
+    expect(created.status, created.text).toBe(201);
+    const mail = await smtp.waitFor(s.ownerEmail, { subject: /^New meeting request from The agent/ });
+    expect(linksIn(mail)).toEqual([`http://scheduler.test/dashboard/proposals/${created.body.proposal_id}`]);
+    // Only the agent's proposal was announced: the unconfirmed request waits for its requester.
+    expect(smtp.messages.filter((m) => m.to.includes(s.ownerEmail)).slice(before).map((m) => m.subject)).toEqual([mail.subject]);
   });
 
   it('a booked meeting the owner cancelled reads as cancelled and offers nothing', async () => {

@@ -7,6 +7,7 @@ import { derivedSecret, newId, newSecret, type NewSecret } from '../../ids';
 import { findMeetingType, type MeetingTypeRecord } from '../admin';
 import { loadPublicLink, publicNotFound, resolveRequester, typeReachable, type Requester } from './access';
 import { assertSuggestable } from './schedule';
+import { announceForReview } from '../review/announce';
 import { canonicalTimeZone } from '../../scheduling';
 
 const HOUR = 3_600_000;
@@ -143,5 +144,6 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
       }),
     );
   }
+  else await announceForReview(db, proposalId, base);
   return result;
 }

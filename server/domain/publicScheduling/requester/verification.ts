@@ -4,6 +4,7 @@ import { bookingProposals, contactVerifications, owners, publicMeetingTypes } fr
 import { DomainError } from '../../errors';
 import { hashSecret, SECRET_PREFIX } from '../../ids';
 import { expireLapsed } from '../review/expiry';
+import { announceForReview } from '../review/announce';
 import { publicNotFound } from './access';
 import { statusTokenFor } from './submit';
 
@@ -75,7 +76,7 @@ function statusPathFor(token: string, p: ProposalRow): string | null {
  * their email; the proposal goes to the owner's review. Anything but a
  * pending, unexpired verification of a still unverified proposal: 409 not_pending.
  */
-export async function confirmContact(db: Db, token: string, now: Date): Promise<{ status: 'pending_review' }> {
+export async function confirmContact(db: Db, token: string, now: Date, baseUrl?: string): Promise<{ status: 'pending_review' }> {
   const out = await db.transaction(async (tx) => {
     const { v, p } = await lockedByToken(tx, token);
     const current = await expireLapsed(tx, p, now);
@@ -83,11 +84,13 @@ export async function confirmContact(db: Db, token: string, now: Date): Promise<
     if (state !== 'pending') return { error: state };
     await tx.update(contactVerifications).set({ status: 'confirmed', confirmedAt: now }).where(eq(contactVerifications.id, v.id));
     await tx.update(bookingProposals).set({ status: 'pending_review', expiresAt: null, updatedAt: now }).where(eq(bookingProposals.id, p.id));
-    return { ok: true as const };
+    return { ok: true as const, proposalId: p.id };
   });
   if ('error' in out) {
     const why = out.error === 'confirmed' ? 'already confirmed' : out.error === 'expired' ? 'expired' : 'no longer pending (the request was withdrawn)';
     throw new DomainError('not_pending', `This contact verification is ${why}`);
   }
+  // The owner hears of it (one line and the review link), after the commit.
+  if (baseUrl) await announceForReview(db, out.proposalId, baseUrl);
   return { status: 'pending_review' };
 }

@@ -1,4 +1,5 @@
 export { listPendingProposals, getProposalForReview, reviewerTimeZone, findOwnProposal, type Reviewer, type PendingProposalView } from './owner';
 export { approvalTimes, approveProposal, declineProposal, APPROVAL_SEARCH_DAYS, type ApprovalTimes, type ApprovalTimesInput, type ApproveInput, type ReviewResult } from './reviewDecision';
 export { createAgentProposal, getAgentProposal, MAX_PROPOSAL_CANDIDATES, type AgentProposalInput, type AgentProposalView } from './agent';
+export { announceForReview, reviewUrl } from './announce';
 export { sweepExpiredProposals, verificationLapsed } from './expiry';
