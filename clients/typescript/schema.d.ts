@@ -2049,8 +2049,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
-                        status: "pending_review";
+                        /**
+                         * @description booked: the meeting type books instantly and the time was free (an extension, docs/public-scheduling.md "Booking instantly")
+                         * @enum {string}
+                         */
+                        status: "pending_review" | "booked";
                     };
                 };
             };

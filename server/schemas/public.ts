@@ -71,7 +71,7 @@ export const ProposalStatus = z.object({
   updated_at: Timestamp.describe('UTC, millisecond precision'),
 });
 
-export const VerificationConfirmed = z.object({ status: z.literal('pending_review') });
+export const VerificationConfirmed = z.object({ status: z.enum(['pending_review', 'booked']).describe('booked: the meeting type books instantly and the time was free (an extension, docs/public-scheduling.md "Booking instantly")') });
 
 /** Agent proposals (docs/public-scheduling.md "Agent proposals"). */
 export const AgentProposalBody = z.strictObject({

@@ -7,7 +7,7 @@ import { derivedSecret, newId, newSecret, type NewSecret } from '../../ids';
 import { findMeetingType, type MeetingTypeRecord } from '../admin';
 import { loadPublicLink, publicNotFound, resolveRequester, typeReachable, type Requester } from './access';
 import { assertSuggestable } from './schedule';
-import { announceForReview } from '../review/announce';
+import { afterPendingReview } from '../review/instant';
 import { canonicalTimeZone } from '../../scheduling';
 
 const HOUR = 3_600_000;
@@ -144,6 +144,6 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
       }),
     );
   }
-  else await announceForReview(db, proposalId, base);
+  else await afterPendingReview(db, proposalId, base, now);
   return result;
 }

@@ -4,7 +4,7 @@ import { bookingProposals, contactVerifications, owners, publicMeetingTypes } fr
 import { DomainError } from '../../errors';
 import { hashSecret, SECRET_PREFIX } from '../../ids';
 import { expireLapsed } from '../review/expiry';
-import { announceForReview } from '../review/announce';
+import { afterPendingReview } from '../review/instant';
 import { publicNotFound } from './access';
 import { statusTokenFor } from './submit';
 
@@ -76,7 +76,7 @@ function statusPathFor(token: string, p: ProposalRow): string | null {
  * their email; the proposal goes to the owner's review. Anything but a
  * pending, unexpired verification of a still unverified proposal: 409 not_pending.
  */
-export async function confirmContact(db: Db, token: string, now: Date, baseUrl?: string): Promise<{ status: 'pending_review' }> {
+export async function confirmContact(db: Db, token: string, now: Date, baseUrl?: string): Promise<{ status: 'pending_review' | 'booked' }> {
   const out = await db.transaction(async (tx) => {
     const { v, p } = await lockedByToken(tx, token);
     const current = await expireLapsed(tx, p, now);
@@ -91,6 +91,5 @@ export async function confirmContact(db: Db, token: string, now: Date, baseUrl?:
     throw new DomainError('not_pending', `This contact verification is ${why}`);
   }
   // The owner hears of it (one line and the review link), after the commit.
-  if (baseUrl) await announceForReview(db, out.proposalId, baseUrl);
-  return { status: 'pending_review' };
+  return { status: await afterPendingReview(db, out.proposalId, baseUrl, now) };
 }

@@ -15,7 +15,8 @@ import { findOwnProposal, type ProposalRow, type Reviewer } from './owner';
 
 type TypeRow = typeof publicMeetingTypes.$inferSelect;
 
-export type ApproveInput = { proposalId: string; start?: Date; end?: Date; meetingClass?: string };
+/** `noPreemption`: nothing may give way (a type's "book instantly", docs/public-scheduling.md "Booking instantly"). */
+export type ApproveInput = { proposalId: string; start?: Date; end?: Date; meetingClass?: string; noPreemption?: boolean };
 export type ReviewResult = {
   proposal_id: string;
   status: 'booked' | 'declined';
@@ -206,7 +207,7 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
     const outcome = await runClaim(tx, {
       action: 'proposal.review',
       target,
-      policy: approvalPolicy(meetingClass, type),
+      policy: input.noPreemption ? { ...approvalPolicy(meetingClass, type), preemptPolicy: 'never', agentCanPreempt: false } : approvalPolicy(meetingClass, type),
       now,
       claim: {
         id: newId(now.getTime()),
