@@ -3,8 +3,20 @@ import { connection } from 'next/server';
 import type { ReactNode } from 'react';
 import './globals.css';
 
+/** The product's one name (README); its icon from public/ as favicon and app icon (docs/dashboard.md "Name and icon"). */
+const PRODUCT_NAME = 'Agent Scheduler';
+
 export const metadata: Metadata = {
-  title: 'Agent Scheduler',
+  title: PRODUCT_NAME,
+  applicationName: PRODUCT_NAME,
+  icons: {
+    icon: [
+      { url: '/icon.svg', type: 'image/svg+xml' },
+      { url: '/favicon-32.png', type: 'image/png', sizes: '32x32' },
+    ],
+    apple: [{ url: '/apple-touch-icon.png', sizes: '180x180' }],
+  },
+  manifest: '/manifest.webmanifest',
   description:
     'A scheduling API for software agents: availability, holds and bookings on calendar owners’ calendars, with priority-based arbitration and public booking proposals.',
 };

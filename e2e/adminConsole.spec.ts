@@ -171,8 +171,11 @@ test.describe('owner settings and the administration console', () => {
     await expectAccessible(page);
     await dialog.getByRole('button', { name: 'Add meeting type' }).click();
     await expect(card).toContainText('Intro call');
-    const view = card.getByRole('link', { name: /View public page/ });
-    await expect(view).toHaveAttribute('href', `/${mine}/intro`);
+    // Every link and type as a full address with Copy and Open (issue 23 item 6).
+    const view = card.getByRole('link', { name: 'Open the page of Intro call in a new tab' });
+    await expect(view).toHaveAttribute('href', new RegExp(`^https?://[^/]+/${mine}/intro$`));
+    await expect(card.getByRole('button', { name: 'Copy the address of the page of Intro call' })).toBeVisible();
+    await expect(card.getByRole('link', { name: `Open the booking page /${mine} in a new tab` })).toHaveAttribute('href', new RegExp(`^https?://[^/]+/${mine}$`));
     await screenshots(page, 'public-scheduling');
 
     const schedule = await page.request.get(`${base}/public/schedules/${mine}`);

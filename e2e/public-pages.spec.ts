@@ -120,7 +120,9 @@ test.describe('public booking pages', () => {
     await page.goto(mail.status);
     await expect(page).toHaveURL(mail.status);
     await expect(page.locator('[data-status]')).toHaveAttribute('data-status', 'pending_review');
-    await expect(page.getByText('pending_review')).toBeVisible();
+    // Words, never the raw code (issue 23 item 13).
+    await expect(page.getByText('pending_review')).toHaveCount(0);
+    await expect(page.getByText('Waiting for review')).toBeVisible();
     await expect(page.getByRole('heading', { name: `Waiting for ${link.ownerName} to review your request` })).toBeVisible();
     await expect(page.getByText(timeLabel(start, ZONE, LOCALE), { exact: false })).toBeVisible();
     await shots('06-status-pending-review');

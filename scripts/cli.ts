@@ -17,9 +17,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { closeDb, getDbHandle, type Db } from '@/server/db';
-import { customers, owners } from '@/db/schema';
+import { customers, owners, publicLinks } from '@/db/schema';
 import { normalizeEmail } from '@/server/domain/access';
 import { setOwnerPassword } from '@/server/domain/passwords';
 import { acquirePgliteLock, isPgliteLockedError } from '@/db/drivers/pglite';
@@ -29,6 +29,8 @@ import { createMeetingClass } from '@/server/domain/meetingClassService';
 import { createOwner, putScheduleRules } from '@/server/domain/ownerService';
 import { isDomainError } from '@/server/domain/errors';
 import { seedDemoActivity } from '@/server/domain/demoActivity';
+import { createLink } from '@/server/domain/publicScheduling/admin/links';
+import { createMeetingType } from '@/server/domain/publicScheduling/admin/meetingTypes';
 
 const EXIT_ERROR = 1;
 const EXIT_USAGE = 2;
@@ -227,6 +229,12 @@ const DEMO = {
   workday: { start: '09:00', end: '17:00' },
   lunch: { start: '12:00', end: '13:00' },
   maxDailyMeetingHours: 6,
+  /** The public booking page (docs/dashboard.md "Public links"): `/{alias}`, the first free of these. */
+  link: { aliases: ['dana', 'dana-demo', 'dana-demo-2', 'dana-demo-3'], title: 'Book time with Dana' },
+  meetingTypes: [
+    { slug: 'intro', title: 'Intro call', duration_minutes: [30], meeting_class: 'external', description: 'A first conversation about what you are working on.' },
+    { slug: 'project-review', title: 'Project review', duration_minutes: [45, 60], meeting_class: 'external', attendee_limit: 4, description: 'Walk through your project with Dana; bring up to three colleagues.' },
+  ],
   classes: [
     { name: 'external', priority: 50, preempt_policy: 'preempt_lower' as const, sacred_meeting_age_hours: 24 },
     { name: 'internal', priority: 30, preempt_policy: 'preempt_lower' as const, sacred_meeting_age_hours: 24 },
@@ -264,7 +272,12 @@ async function seedDemo(ifEmpty: boolean, out: Out): Promise<number> {
     );
     for (const c of DEMO.classes) await createMeetingClass(tx, boot.customer_id, c);
     await setOwnerPassword(tx, boot.customer_id, owner.email, ownerPassword);
-    return boot;
+    // A public link with two meeting types; aliases are global, so a second demo customer takes the next free one.
+    const taken = new Set((await tx.select({ alias: publicLinks.alias }).from(publicLinks).where(inArray(publicLinks.alias, DEMO.link.aliases))).map((r) => r.alias));
+    const alias = DEMO.link.aliases.find((a) => !taken.has(a)) ?? `dana-${randomBytes(3).toString('hex')}`;
+    const link = await createLink(tx, boot.customer_id, owner.email, { alias, title: DEMO.link.title }, now);
+    for (const t of DEMO.meetingTypes) await createMeetingType(tx, boot.customer_id, null, link.link.id, t, now);
+    return { ...boot, alias };
   });
   // Bookings and pending proposals so the dashboard has something to show (through the booking path, after the commit).
   const activity = await seedDemoActivity(db, { customerId: seeded.customer_id, ownerEmail: DEMO.owner.email, timeZone: DEMO.owner.time_zone }, now);
@@ -283,6 +296,8 @@ async function seedDemo(ifEmpty: boolean, out: Out): Promise<number> {
         meeting_classes: DEMO.classes.map((c) => c.name),
         demo_bookings: activity.bookings,
         demo_proposals: activity.proposals,
+        public_link_alias: seeded.alias,
+        booking_page_url: `${base}/${seeded.alias}`,
         example_curl: curl,
       }) + '\n',
     );
@@ -297,6 +312,7 @@ async function seedDemo(ifEmpty: boolean, out: Out): Promise<number> {
         `  API key          ${seeded.api_key}   (shown once)`,
         `  Demo activity    ${activity.bookings} bookings and ${activity.proposals} proposals awaiting review`,
         `  Dashboard        sign in at ${exampleBaseUrl()}/signin as ${DEMO.owner.email} / ${ownerPassword} (or ask for an email link)`,
+        `  Booking page     ${base}/${seeded.alias}   (${DEMO.meetingTypes.map((t) => t.title).join(', ')})`,
         '',
         'Try it:',
         `  ${curl}`,

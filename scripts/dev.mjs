@@ -85,7 +85,14 @@ function readRemembered(dbId) {
 
 function remember(dbId, seeded) {
   const all = readAll();
-  all[dbId] = { api_key: seeded.api_key, owner_email: seeded.owner_email, owner_password: seeded.owner_password, customer_id: seeded.customer_id, created_at: new Date().toISOString() };
+  all[dbId] = {
+    api_key: seeded.api_key,
+    owner_email: seeded.owner_email,
+    owner_password: seeded.owner_password,
+    customer_id: seeded.customer_id,
+    public_link_alias: seeded.public_link_alias,
+    created_at: new Date().toISOString(),
+  };
   fs.mkdirSync(path.dirname(DEMO_FILE), { recursive: true });
   fs.writeFileSync(DEMO_FILE, JSON.stringify(all, null, 2) + '\n', { mode: 0o600 });
   return all[dbId];
@@ -103,6 +110,7 @@ function banner(url, db, demo, freshlySeeded) {
             `               or choose "With email link": ${process.env.SMTP_URL ? 'the link is mailed over SMTP_URL' : 'the link is printed in this log (SMTP_URL not set)'}`,
           ]
         : []),
+      ...(demo.public_link_alias ? [`  Booking page ${url}/${demo.public_link_alias}  (public: what a requester sees)`] : []),
       '',
       '  Try:',
       `    curl ${url}/api/health`,

@@ -35,7 +35,7 @@ export function getConfig() {
     /** MAIL_LOG_LINKS=1: without SMTP_URL, write mail to the log with its live links even in production. */
     mailLogLinks: env.MAIL_LOG_LINKS === '1',
     /** Sender address of outgoing mail. */
-    mailFrom: env.MAIL_FROM || 'Scheduling <no-reply@scheduler.invalid>',
+    mailFrom: env.MAIL_FROM || 'Agent Scheduler <no-reply@scheduler.invalid>',
     /** Signs dashboard sessions (Auth.js). Unset: a random key kept in dataDir (single instance). */
     authSecret: env.NEXTAUTH_SECRET || env.AUTH_SECRET || undefined,
     /** Auth.js base URL; unset, it follows PUBLIC_BASE_URL or the request origin (server/auth/nextAuth.ts). */

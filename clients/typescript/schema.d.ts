@@ -638,8 +638,11 @@ export interface components {
         };
         AgentProposal: {
             proposal_id: string;
-            /** @enum {string} */
-            status: "pending_requester_verification" | "pending_review" | "booked" | "declined" | "withdrawn" | "expired";
+            /**
+             * @description cancelled: booked, then cancelled by the requester (an extension, docs/public-scheduling.md)
+             * @enum {string}
+             */
+            status: "pending_requester_verification" | "pending_review" | "booked" | "declined" | "withdrawn" | "expired" | "cancelled";
             candidates: {
                 start: components["schemas"]["Timestamp"];
                 end: components["schemas"]["Timestamp"];
@@ -1549,6 +1552,10 @@ export interface components {
             enabled: boolean;
             published: boolean;
             credential_skips_verification: boolean;
+            description: string | null;
+            location: string | null;
+            min_notice_hours: number;
+            book_instantly: boolean;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -1563,7 +1570,7 @@ export interface components {
         };
         /** @description An agent notification; `data` depends on `kind` */
         Notification: components["schemas"]["Notification_hold_expired"] | components["schemas"]["Notification_booking_preempted"] | components["schemas"]["Notification_booking_cancelled"] | components["schemas"]["Notification_proposal_reviewed"] | components["schemas"]["Notification_webhook_disabled"];
-        /** @description Another agent cancelled your booking */
+        /** @description Another agent, or the owner in the dashboard, cancelled your booking */
         Notification_booking_cancelled: {
             id: string;
             /** @description Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed */
@@ -1606,6 +1613,8 @@ export interface components {
                 start: components["schemas"]["Timestamp"];
                 end: components["schemas"]["Timestamp"];
                 preempted_by_meeting_class: string;
+                /** @description Why, in words (e.g. which meeting the owner approved in its place) */
+                reason: string;
             };
         };
         /** @description One of your holds passed its time to live */
@@ -2512,8 +2521,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
-                        status: "pending_requester_verification" | "pending_review" | "booked" | "declined" | "withdrawn" | "expired";
+                        /**
+                         * @description cancelled: booked, then cancelled by the requester (an extension, docs/public-scheduling.md)
+                         * @enum {string}
+                         */
+                        status: "pending_requester_verification" | "pending_review" | "booked" | "declined" | "withdrawn" | "expired" | "cancelled";
                         /**
                          * Format: date-time
                          * @description UTC, millisecond precision
@@ -2549,8 +2561,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
-                        status: "pending_requester_verification" | "pending_review" | "booked" | "declined" | "withdrawn" | "expired";
+                        /**
+                         * @description cancelled: booked, then cancelled by the requester (an extension, docs/public-scheduling.md)
+                         * @enum {string}
+                         */
+                        status: "pending_requester_verification" | "pending_review" | "booked" | "declined" | "withdrawn" | "expired" | "cancelled";
                         /**
                          * Format: date-time
                          * @description UTC, millisecond precision
@@ -2587,8 +2602,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
-                        status: "pending_review";
+                        /**
+                         * @description booked: the meeting type books instantly and the time was free (an extension, docs/public-scheduling.md "Booking instantly")
+                         * @enum {string}
+                         */
+                        status: "pending_review" | "booked";
                     };
                 };
             };
@@ -3241,6 +3259,8 @@ export interface operations {
                         start: components["schemas"]["DateTimeInput"];
                         end: components["schemas"]["DateTimeInput"];
                     };
+                    /** @description The meeting's title; the booking made on approval keeps it (default: the class with the first attendee) */
+                    title?: string;
                     attendees: {
                         /** Format: email */
                         email: string;
@@ -4834,6 +4854,14 @@ export interface operations {
                     published?: boolean;
                     /** @description A verified rc_ credential skips contact verification */
                     credential_skips_verification?: boolean;
+                    /** @description Shown on the public pages (extension, docs/public-scheduling.md "Meeting type details") */
+                    description?: string | null;
+                    /** @description An address or a video link (http/https), shown to the requester only once booked (extension) */
+                    location?: string | null;
+                    /** @description No suggested time starts sooner than this many hours from now; default 0 (extension) */
+                    min_notice_hours?: number;
+                    /** @description After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension) */
+                    book_instantly?: boolean;
                 };
             };
         };
@@ -4928,6 +4956,14 @@ export interface operations {
                     published?: boolean;
                     /** @description A verified rc_ credential skips contact verification */
                     credential_skips_verification?: boolean;
+                    /** @description Shown on the public pages (extension, docs/public-scheduling.md "Meeting type details") */
+                    description?: string | null;
+                    /** @description An address or a video link (http/https), shown to the requester only once booked (extension) */
+                    location?: string | null;
+                    /** @description No suggested time starts sooner than this many hours from now; default 0 (extension) */
+                    min_notice_hours?: number;
+                    /** @description After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension) */
+                    book_instantly?: boolean;
                 };
             };
         };

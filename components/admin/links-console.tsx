@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useMutation, useQuery, useQueryClient, skipToken } from '@tanstack/react-query';
-import { Check, ExternalLink, Plus, X } from 'lucide-react';
+import { Check, Plus, X } from 'lucide-react';
 import { Controller, useWatch } from 'react-hook-form';
 import { useTRPC } from '@/components/trpc-provider';
 import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input } from '@/components/ui';
@@ -16,9 +16,10 @@ import { ConfirmButton } from './confirm-button';
 import { EmptyState } from './empty-state';
 import { MeetingTypeDialog, type MeetingTypeRow } from './meeting-type-dialog';
 import { showServerError } from './server-errors';
+import { ShareUrl } from './share-url';
 
 type TypeAllocation = { allocation_id: string; audience: string | null; limit: number; period: 'day' | 'week' | 'month'; usage: { used: number } | null };
-export type LinkRow = { link_id: string; alias: string; title: string | null; url: string; owner_email: string; meeting_types: (MeetingTypeRow & { allocations?: TypeAllocation[] })[] };
+export type LinkRow = { link_id: string; alias: string; title: string | null; url: string; page_url: string; owner_email: string; meeting_types: (MeetingTypeRow & { allocations?: TypeAllocation[] })[] };
 
 const THIS_PERIOD = { day: 'today', week: 'this week', month: 'this month' } as const;
 
@@ -163,6 +164,7 @@ function LinkCard({ link, classNames }: { link: LinkRow; classNames: string[] })
           {link.title ? `${link.title} · ` : ''}
           {link.owner_email}
         </CardDescription>
+        <ShareUrl url={link.page_url} label={`the booking page /${link.alias}`} />
       </CardHeader>
       <CardContent className="flex flex-col gap-3">
         {link.meeting_types.length === 0 ? (
@@ -178,6 +180,9 @@ function LinkCard({ link, classNames }: { link: LinkRow; classNames: string[] })
                     {t.audience ? ` (${t.audience})` : ''} · preempt {t.effective_preempt_policy === 'never' ? 'never' : 'lower'}
                     {t.attendee_limit ? ` · up to ${t.attendee_limit} people` : ''}
                   </p>
+                  <div className="mt-1">
+                    <ShareUrl url={`${link.page_url}/${t.slug}`} label={`the page of ${t.title}`} />
+                  </div>
                   {t.allocations?.map((a) => (
                     <p key={a.allocation_id} className="text-xs" data-testid={`type-allocation-${t.slug}`}>
                       <Link href="/dashboard/admin/requesters" className="underline">
@@ -190,10 +195,6 @@ function LinkCard({ link, classNames }: { link: LinkRow; classNames: string[] })
                 <div className="flex items-center gap-2">
                   <MeetingTypeDialog linkId={link.link_id} alias={link.alias} classNames={classNames} existing={t} />
                   {!t.enabled ? <Badge tone="neutral">disabled</Badge> : t.published ? <Badge tone="ok">published</Badge> : <Badge tone="warn">draft</Badge>}
-                  <Link href={`/${link.alias}/${t.slug}`} className="inline-flex items-center gap-1 text-sm" target="_blank" rel="noreferrer">
-                    View public page<span className="sr-only"> of {t.title}</span>
-                    <ExternalLink className="size-3.5" aria-hidden />
-                  </Link>
                 </div>
               </li>
             ))}

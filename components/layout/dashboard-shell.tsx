@@ -23,7 +23,7 @@ export function DashboardShell({ ownerEmail, isAdmin = false, children }: { owne
         <div className="mx-auto flex w-full max-w-7xl flex-wrap items-center gap-x-6 gap-y-1 px-4 py-2">
           <Link href="/dashboard" className="flex h-10 items-center gap-2 font-semibold text-fg no-underline">
             <CalendarClock className="size-5 text-accent" aria-hidden />
-            <span className="sr-only sm:not-sr-only">Scheduler</span>
+            <span className="sr-only sm:not-sr-only">Agent Scheduler</span>
           </Link>
           <NavLinks isAdmin={isAdmin} />
           <div className="ml-auto flex items-center gap-2">

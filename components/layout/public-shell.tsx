@@ -13,7 +13,7 @@ export function PublicShell({ children }: { children: ReactNode }) {
         <div className="mx-auto flex h-14 w-full max-w-2xl items-center px-4">
           <span className="flex items-center gap-2 font-semibold text-fg">
             <CalendarClock className="size-5 text-accent" aria-hidden />
-            <span>Scheduling</span>
+            <span>Agent Scheduler</span>
           </span>
         </div>
       </header>

@@ -19,7 +19,7 @@ type Props = {
   slug: string;
   title: string;
   durations: number[];
-  attendeeLimit: number;
+  attendeeLimit: number | null;
   ownerName: string | null;
   /** Suggestions for the first length, rendered with the page (saves a round trip before the times show). */
   initialTimes?: Slot[];

@@ -19,5 +19,5 @@ export function FreeTextRequest({ link, ownerName }: { link: string; ownerName: 
       </Button>
     );
   }
-  return <LazyRequestForm link={link} attendeeLimit={50} onDone={setDone} focusFirst />;
+  return <LazyRequestForm link={link} attendeeLimit={null} onDone={setDone} focusFirst />;
 }

@@ -8,10 +8,10 @@ import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Input, Textarea } from '@/components/ui/input';
 import { useZodForm } from '@/components/ui/form';
-import { ProposalSubmitBody } from '@/server/schemas/public';
+import { MAX_PROPOSAL_ATTENDEES as MAX_LISTED_ATTENDEES, ProposalSubmitBody } from '@/server/schemas/public';
 import { requesterApi } from './api';
 import { Plus, Trash2 } from './icons';
-import { domainCode } from './time';
+import { currentTimeZone, domainCode } from './time';
 
 /**
  * The request form: the fields of the /public submission body, validated in
@@ -31,7 +31,8 @@ import type { SubmittedInfo } from './submitted';
 
 type Props = {
   link: string;
-  attendeeLimit: number;
+  /** The meeting type's own limit (people, the requester included); null: none. */
+  attendeeLimit: number | null;
   /** A suggested time of a meeting type; absent for a request in the requester's own words (message required). */
   structured?: { slug: string; duration: number; slot: { start: string; end: string } };
   onDone: (info: SubmittedInfo) => void;
@@ -47,7 +48,8 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
   });
   const { register, handleSubmit, formState, control, setError } = form;
   const attendees = useFieldArray({ control, name: 'attendees' });
-  const maxGuests = Math.max(0, attendeeLimit - 1);
+  // Without a limit of the type's own, only the API's 50 `attendees` items apply (the requester is not one of them).
+  const maxGuests = attendeeLimit === null ? MAX_LISTED_ATTENDEES : Math.max(0, attendeeLimit - 1);
   const errors = formState.errors;
   const { setFocus } = form;
   useEffect(() => {
@@ -61,6 +63,7 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
       const { requester } = await requesterApi();
       const out = await requester.submit.mutate({
         link,
+        time_zone: currentTimeZone(),
         requester_contact: { email: values.email, name: values.name },
         attendees: values.attendees.map((a) => ({ email: a.email })),
         ...(values.message?.trim() ? { message: values.message.trim() } : {}),
@@ -70,7 +73,7 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
     } catch (err) {
       const code = domainCode(err);
       if (code === 'time_unavailable' && onTimeTaken) onTimeTaken();
-      else if (code === 'attendee_limit_exceeded') setError('attendees', { message: `At most ${attendeeLimit} people, including you.` });
+      else if (code === 'attendee_limit_exceeded') setError('attendees', { message: attendeeLimit === null ? `At most ${MAX_LISTED_ATTENDEES} other people.` : `At most ${attendeeLimit} people, including you.` });
       else if (code === 'rate_limited') setFailure('Too many requests from your network. Please try again in a few minutes.');
       else if (code === 'not_found') setFailure('This booking page is no longer available.');
       else if (code === 'time_unavailable') setFailure('That time is not available. Please choose another.');
@@ -90,9 +93,11 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
       {maxGuests > 0 && (
         <fieldset className="flex flex-col gap-3">
           <legend className="text-sm font-medium">Other people attending</legend>
-          <p className="mt-1 text-xs text-muted">
-            Up to {attendeeLimit} people can attend, including you.
-          </p>
+          {attendeeLimit !== null && (
+            <p className="mt-1 text-xs text-muted">
+              Up to {attendeeLimit} people can attend, including you.
+            </p>
+          )}
           {attendees.fields.map((f, i) => (
             <div key={f.id} className="flex items-end gap-2">
               <Field label={`Attendee ${i + 1} email`} error={errors.attendees?.[i]?.email?.message} className="flex-1">

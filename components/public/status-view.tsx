@@ -7,7 +7,8 @@ import { Badge, type BadgeTone } from '@/components/ui/badge';
 import { buttonClasses } from '@/components/ui/button-classes';
 import { Card, CardContent } from '@/components/ui/card';
 import { preloadApi, requesterApi } from './api';
-import { CalendarCheck2, CalendarX2, Clock, Hourglass, MailQuestion, Undo2 } from './icons';
+import { CalendarCheck2, CalendarX2, Clock, Download, Hourglass, MailQuestion, MapPin, Undo2 } from './icons';
+import { LazyCancelForm } from './lazy-cancel-form';
 import { domainCode, formatRange, useTimeZone, zoneName } from './time';
 import { TimeZonePicker } from './time-zone-picker';
 
@@ -51,6 +52,13 @@ const WORDS: Record<Status, { badge: string; tone: BadgeTone; icon: ReactNode; h
     headline: () => 'You withdrew this request',
     text: () => 'Nothing more will happen with it.',
   },
+  cancelled: {
+    badge: 'Cancelled',
+    tone: 'neutral',
+    icon: <CalendarX2 aria-hidden />,
+    headline: () => 'This meeting was cancelled',
+    text: (o) => `${o} was told, and the time is free again.`,
+  },
   expired: {
     badge: 'Expired',
     tone: 'neutral',
@@ -72,7 +80,9 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
   const [view, setView] = useState(initial);
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const w = WORDS[view.status];
+  // A booked meeting the owner cancelled (or that gave way) reads as cancelled too.
+  const shown: Status = view.meeting_cancelled ? 'cancelled' : view.status;
+  const w = WORDS[shown];
   const owner = view.owner_name ?? 'The calendar owner';
   const ownerLower = view.owner_name ?? 'the calendar owner';
   const pending = PENDING.includes(view.status);
@@ -111,7 +121,7 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
   };
 
   return (
-    <div className="flex flex-col gap-5" data-status={view.status}>
+    <div className="flex flex-col gap-5" data-status={view.status} data-shown={shown}>
       <Card>
         <CardContent className="flex flex-col gap-3 pt-5 sm:pt-5">
           <div aria-live="polite" className="flex flex-col gap-3">
@@ -120,7 +130,7 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
               {w.badge}
             </Badge>
             <h2 className="text-lg font-semibold">{w.headline(ownerLower)}</h2>
-            <p>{w.text(view.status === 'booked' || view.status === 'declined' ? owner : ownerLower)}</p>
+            <p>{view.meeting_cancelled && view.status === 'booked' ? 'The meeting is off; the calendar owner cancelled it.' : w.text(view.status === 'booked' || view.status === 'declined' ? owner : ownerLower)}</p>
             {view.decline_reason && (
               <blockquote className="border-l-2 border-line pl-3 text-sm text-muted">
                 <span className="sr-only">Their reason: </span>
@@ -135,14 +145,31 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
                 <dd>{view.title}</dd>
               </>
             )}
-            <dt className="text-muted">{view.status === 'booked' ? 'When' : 'Requested time'}</dt>
+            {view.owner_name && (
+              <>
+                <dt className="text-muted">With</dt>
+                <dd>{view.owner_name}</dd>
+              </>
+            )}
+            <dt className="text-muted">{view.status === 'booked' || view.status === 'cancelled' ? 'When' : 'Requested time'}</dt>
             <dd>
               {!view.start || !view.end ? 'Not given (a request in your own words)' : tz ? `${formatRange(view.start, view.end, tz)} (${zoneName(tz, new Date(view.start))})` : '…'}
             </dd>
-            <dt className="text-muted">Status</dt>
-            <dd>
-              <code className="text-xs">{view.status}</code>
-            </dd>
+            {view.location && (
+              <>
+                <dt className="text-muted">Where</dt>
+                <dd className="flex items-start gap-1.5 break-words">
+                  <MapPin className="mt-0.5 size-4 shrink-0" aria-hidden />
+                  {/^https?:\/\//i.test(view.location) ? (
+                    <a href={view.location} target="_blank" rel="noopener noreferrer" className="break-all">
+                      {view.location}
+                    </a>
+                  ) : (
+                    <span>{view.location}</span>
+                  )}
+                </dd>
+              </>
+            )}
           </dl>
           {pending && (
             <p className="flex items-center gap-1.5 text-xs text-muted">
@@ -157,6 +184,48 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
       {failure && <Alert tone="danger">{failure}</Alert>}
 
       {view.withdrawable && <WithdrawControl owner={owner} busy={busy} onWithdraw={onWithdraw} />}
+      {view.cancellable && <MeetingActions token={token} owner={owner} onCancelled={setView} />}
+    </div>
+  );
+}
+
+/**
+ * A booked meeting's actions: "Add to calendar" (the .ics file of
+ * /public/booking-proposals/{token}/calendar.ics) and "Cancel this meeting",
+ * which opens the reason form inline (loaded on that click).
+ */
+function MeetingActions({ token, owner, onCancelled }: { token: string; owner: string; onCancelled: (v: PublicProposalPage) => void }) {
+  const [asking, setAsking] = useState(false);
+  const opener = useRef<HTMLButtonElement>(null);
+  const wasAsking = useRef(false);
+  useEffect(() => {
+    if (!asking && wasAsking.current) opener.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+  return (
+    <div className="flex flex-col gap-3">
+      <div className="flex flex-wrap gap-2">
+        <a href={`/public/booking-proposals/${encodeURIComponent(token)}/calendar.ics`} download="meeting.ics" className={buttonClasses('primary')}>
+          <Download aria-hidden />
+          Add to calendar
+        </a>
+        {!asking && (
+          <button
+            ref={opener}
+            type="button"
+            className={buttonClasses('secondary')}
+            onPointerEnter={preloadApi}
+            onClick={() => {
+              preloadApi();
+              setAsking(true);
+            }}
+          >
+            <CalendarX2 aria-hidden />
+            Cancel this meeting
+          </button>
+        )}
+      </div>
+      {asking && <LazyCancelForm token={token} owner={owner} onDone={onCancelled} onKeep={() => setAsking(false)} />}
     </div>
   );
 }

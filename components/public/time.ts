@@ -24,6 +24,11 @@ function browserZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
+/** The zone the pages show times in right now (sent with a submission, for the requester's mail). */
+export function currentTimeZone(): string {
+  return read();
+}
+
 function read(): string {
   try {
     const saved = window.localStorage.getItem(KEY);

@@ -8,7 +8,7 @@ import { owners } from './owners';
 import { publicLinks, publicMeetingTypes } from './publicLinks';
 import { requesterIdentities } from './requesters';
 
-export const PROPOSAL_STATUSES = ['pending_requester_verification', 'pending_review', 'booked', 'declined', 'withdrawn', 'expired'] as const;
+export const PROPOSAL_STATUSES = ['pending_requester_verification', 'pending_review', 'booked', 'declined', 'withdrawn', 'expired', 'cancelled'] as const;
 export const PROPOSAL_ORIGINS = ['public', 'agent'] as const;
 export const CONTACT_VERIFICATION_STATUSES = ['pending', 'confirmed', 'expired'] as const;
 export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
@@ -32,6 +32,8 @@ export const bookingProposals = pgTable(
     status: text('status', { enum: PROPOSAL_STATUSES }).notNull(),
     requesterEmail: text('requester_email'),
     requesterName: text('requester_name'),
+    /** The zone the requester's booking pages showed times in (IANA), for their mail; null: the owner's zone. */
+    requesterTimeZone: text('requester_time_zone'),
     attendees: jsonb('attendees').$type<{ email: string; name?: string }[]>().notNull().default([]),
     durationMinutes: integer('duration_minutes'),
     requestedStart: instant('requested_start'),

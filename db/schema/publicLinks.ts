@@ -1,4 +1,5 @@
-import { boolean, foreignKey, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, check, foreignKey, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, idColumn, instant, oneOf } from './columns';
 import { customers } from './customers';
 import { meetingClasses } from './meetingClasses';
@@ -51,6 +52,14 @@ export const publicMeetingTypes = pgTable(
     enabled: boolean('enabled').notNull().default(true),
     published: boolean('published').notNull().default(true),
     credentialSkipsVerification: boolean('credential_skips_verification').notNull().default(false),
+    /** Shown on the public pages (docs/public-scheduling.md "Meeting type details"). */
+    description: text('description'),
+    /** An address or a video link, shown to the requester only once booked. */
+    location: text('location'),
+    /** No suggested time starts sooner than this many hours from now. */
+    minNoticeHours: integer('min_notice_hours').notNull().default(0),
+    /** After the requester verifies their email, a time the arbiter accepts (without preemption) is booked at once. */
+    bookInstantly: boolean('book_instantly').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },
@@ -60,5 +69,6 @@ export const publicMeetingTypes = pgTable(
     foreignKey({ name: 'public_meeting_types_meeting_class_fk', columns: [t.customerId, t.meetingClassId], foreignColumns: [meetingClasses.customerId, meetingClasses.id] }).onDelete('restrict'),
     oneOf('public_meeting_types_public_preempt_policy_check', t.publicPreemptPolicy, PUBLIC_PREEMPT_POLICIES),
     oneOf('public_meeting_types_visibility_check', t.visibility, VISIBILITIES),
+    check('public_meeting_types_min_notice_hours_check', sql`${t.minNoticeHours} between 0 and 720`),
   ],
 );

@@ -78,6 +78,7 @@ export const ERROR_CODES = {
   duplicate_audience: { status: 409, description: 'An audience of this name exists' },
   audience_in_use: { status: 409, description: 'Meeting types or links still use this audience' },
   not_pending: { status: 409, description: 'The proposal or contact verification is no longer pending' },
+  not_cancellable: { status: 409, description: 'Only a booked meeting that has not started can be cancelled by its requester' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A code of the catalogue (`permission_denied` stands for its family). */

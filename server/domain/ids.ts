@@ -61,6 +61,19 @@ export function newSecret(kind: SecretKind): NewSecret {
   return { secret, hash: hashSecret(secret), displayPrefix: secret.slice(0, SECRET_PREFIX[kind].length + 8) };
 }
 
+/**
+ * A secret derived one-way from another one (SHA-256 of a label and the
+ * source): whoever holds the source can compute it, nobody can go back.
+ * The status token of a public proposal is derived from its contact
+ * verification token, so the confirmation page can link the status page
+ * while the database keeps only hashes of both (docs/public-scheduling.md
+ * "Contact verification").
+ */
+export function derivedSecret(kind: SecretKind, label: string, source: string): NewSecret {
+  const secret = SECRET_PREFIX[kind] + createHash('sha256').update(`${label}:${source}`, 'utf8').digest('base64url');
+  return { secret, hash: hashSecret(secret), displayPrefix: secret.slice(0, SECRET_PREFIX[kind].length + 8) };
+}
+
 /** SHA-256 (hex) of a secret: what the database stores and looks up by. */
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');

@@ -30,13 +30,24 @@ export const SuggestedTimes = z.object({
     .describe("Free times to propose; start_local/end_local are the same instants on the host's clock, with its UTC offset"),
 });
 
+/** The zone the booking pages show times in, sent with a page's submission so the requester's mail uses it (an IANA name; unknown names fall back to the owner's zone). */
+export const RequesterTimeZone = z.string().min(1).max(64);
+
+/** The status page's "Cancel this meeting" (docs/public-scheduling.md "Status page"). */
+export const CancelMeetingInput = z.object({
+  reason: z.string().trim().max(1000, 'Please keep the reason under 1000 characters').optional(),
+});
+
+/** At most this many `attendees` items on a public proposal, the requester not counted (docs/public-scheduling.md "Submitting"). */
+export const MAX_PROPOSAL_ATTENDEES = 50;
+
 export const ProposalSubmitBody = z.strictObject({
   requester_contact: z.strictObject({ email: Email, name: Name.optional() }),
   attendees: z
     .array(z.strictObject({ email: Email, name: Name.optional() }))
     .max(500)
     .describe("More than 50 items, or more people than the meeting type's own attendee_limit (which counts the requester), answers attendee_limit_exceeded")
-    .meta({ maxItems: 50 }), // documented as the server's limit
+    .meta({ maxItems: MAX_PROPOSAL_ATTENDEES }), // documented as the server's limit
   public_meeting_type: z.string().min(1).max(64).optional().describe('Structured request: the type slug (with duration_minutes and requested_window)'),
   duration_minutes: Duration.optional(),
   requested_window: Interval.extend({
@@ -56,11 +67,11 @@ export const ProposalCreated = z.object({
 });
 
 export const ProposalStatus = z.object({
-  status: z.enum(['pending_requester_verification', 'pending_review', 'booked', 'declined', 'withdrawn', 'expired']),
+  status: z.enum(['pending_requester_verification', 'pending_review', 'booked', 'declined', 'withdrawn', 'expired', 'cancelled']).describe('cancelled: booked, then cancelled by the requester (an extension, docs/public-scheduling.md)'),
   updated_at: Timestamp.describe('UTC, millisecond precision'),
 });
 
-export const VerificationConfirmed = z.object({ status: z.literal('pending_review') });
+export const VerificationConfirmed = z.object({ status: z.enum(['pending_review', 'booked']).describe('booked: the meeting type books instantly and the time was free (an extension, docs/public-scheduling.md "Booking instantly")') });
 
 /** Agent proposals (docs/public-scheduling.md "Agent proposals"). */
 export const AgentProposalBody = z.strictObject({

@@ -53,6 +53,17 @@ const MeetingTypeFields = {
   enabled: z.boolean(),
   published: z.boolean(),
   credential_skips_verification: z.boolean().describe('A verified rc_ credential skips contact verification'),
+  description: z.string().trim().min(1).max(2000).nullable().describe('Shown on the public pages (extension, docs/public-scheduling.md "Meeting type details")'),
+  location: z
+    .string()
+    .trim()
+    .min(1)
+    .max(500)
+    .refine((v) => !/^[a-z][a-z0-9+.-]*:/i.test(v) || /^https?:\/\/\S+$/i.test(v), 'a link must be an http or https address; an address is plain text')
+    .nullable()
+    .describe('An address or a video link (http/https), shown to the requester only once booked (extension)'),
+  min_notice_hours: z.int().min(0).max(720).describe('No suggested time starts sooner than this many hours from now; default 0 (extension)'),
+  book_instantly: z.boolean().describe('After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension)'),
 };
 export const MeetingTypeCreateBody = z.strictObject({
   slug: Slug,
@@ -66,6 +77,10 @@ export const MeetingTypeCreateBody = z.strictObject({
   enabled: MeetingTypeFields.enabled.optional(),
   published: MeetingTypeFields.published.optional(),
   credential_skips_verification: MeetingTypeFields.credential_skips_verification.optional(),
+  description: MeetingTypeFields.description.optional(),
+  location: MeetingTypeFields.location.optional(),
+  min_notice_hours: MeetingTypeFields.min_notice_hours.optional(),
+  book_instantly: MeetingTypeFields.book_instantly.optional(),
 });
 export const MeetingTypePatchBody = MeetingTypeCreateBody.partial();
 export const MeetingType = z.object({
@@ -82,6 +97,10 @@ export const MeetingType = z.object({
   enabled: z.boolean(),
   published: z.boolean(),
   credential_skips_verification: z.boolean(),
+  description: z.string().nullable(),
+  location: z.string().nullable(),
+  min_notice_hours: z.int(),
+  book_instantly: z.boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,
 }).meta({ id: 'MeetingType' });

@@ -151,6 +151,36 @@ export function parseMessage(raw: string): { subject: string; text: string } {
   return { subject: decodeHeader(top.headers.get('subject') ?? ''), text: textOf(top) };
 }
 
+/** Every leaf part of a raw message: its headers and decoded body. */
+export function leafPartsOf(raw: string): Part[] {
+  const out: Part[] = [];
+  const walk = (part: Part) => {
+    const type = part.headers.get('content-type') ?? 'text/plain';
+    const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
+    if (/^multipart\//i.test(type) && boundary) {
+      for (const piece of part.body.split(`--${boundary}`).slice(1)) {
+        if (piece.startsWith('--')) break;
+        walk(splitPart(piece.replace(/^\r?\n/, '')));
+      }
+      return;
+    }
+    out.push({ headers: part.headers, body: decodeBody(part) });
+  };
+  walk(splitPart(raw));
+  return out;
+}
+
+/** The decoded attachment named `filename` (Content-Disposition: attachment), or null. */
+export function attachmentOf(raw: string, filename: string): { contentType: string; body: string } | null {
+  for (const p of leafPartsOf(raw)) {
+    const disposition = p.headers.get('content-disposition') ?? '';
+    if (/^attachment/i.test(disposition) && (disposition.includes(`filename=${filename}`) || disposition.includes(`filename="${filename}"`))) {
+      return { contentType: p.headers.get('content-type') ?? '', body: p.body };
+    }
+  }
+  return null;
+}
+
 /** The first text/calendar part of a raw message, decoded (null when there is none). */
 export function calendarPartOf(raw: string): string | null {
   const find = (part: Part): string | null => {

@@ -21,8 +21,8 @@ const load = cache(async (alias: string) => loadOr404(async () => (await serverT
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
   const data = await load((await params).alias);
-  if (isLimited(data)) return { title: 'Book a meeting', description: REQUESTER_DESCRIPTION };
-  return { title: data.title ?? (data.owner_name ? `Book a meeting with ${data.owner_name}` : 'Book a meeting'), description: REQUESTER_DESCRIPTION };
+  if (isLimited(data)) return { title: 'Book a meeting · Agent Scheduler', description: REQUESTER_DESCRIPTION };
+  return { title: `${data.title ?? (data.owner_name ? `Book a meeting with ${data.owner_name}` : 'Book a meeting')} · Agent Scheduler`, description: REQUESTER_DESCRIPTION };
 }
 
 export default async function LinkPage({ params }: Params) {

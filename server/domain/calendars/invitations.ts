@@ -1,8 +1,8 @@
 import ICAL from 'ical.js';
 import { and, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { bookingInvitations, claims, owners } from '@/db/schema';
-import { sendMail } from '../email';
+import { bookingInvitations, bookingProposals, claims, owners, publicMeetingTypes } from '@/db/schema';
+import { formatMailRange, sendMail, type MailMessage } from '../email';
 import { bookingUid } from './sync';
 
 /**
@@ -16,16 +16,20 @@ import { bookingUid } from './sync';
  * 24 h are invited (older ones predate the feature or were already due).
  */
 export type InvitationInput = {
-  method: 'REQUEST' | 'CANCEL';
+  /** REQUEST and CANCEL are mailed; PUBLISH is the requester's "Add to calendar" file (docs/public-scheduling.md "Status page"). */
+  method: 'REQUEST' | 'CANCEL' | 'PUBLISH';
   uid: string;
   sequence: number;
-  organizer: { email: string; name?: string | null };
+  /** Absent on the requester's PUBLISH file: public answers never carry the owner's email (docs/public-scheduling.md). */
+  organizer?: { email: string; name?: string | null };
   attendees: { email: string; name?: string | null }[];
   start: Date;
   end: Date;
   title: string;
+  location?: string | null;
   /** CANCEL: why, in words (the booking's status reason: the owner's cancellation reason, or what replaced it). */
   reason?: string | null;
+  description?: string | null;
   now: Date;
 };
 
@@ -41,9 +45,13 @@ export function invitationIcs(i: InvitationInput): string {
   ev.addPropertyWithValue('dtstart', ICAL.Time.fromJSDate(i.start, true));
   ev.addPropertyWithValue('dtend', ICAL.Time.fromJSDate(i.end, true));
   ev.addPropertyWithValue('summary', i.title);
+  if (i.location) ev.addPropertyWithValue('location', i.location);
+  if (i.description) ev.addPropertyWithValue('description', i.description);
   ev.addPropertyWithValue('status', i.method === 'CANCEL' ? 'CANCELLED' : 'CONFIRMED');
-  const org = ev.addPropertyWithValue('organizer', `mailto:${i.organizer.email}`);
-  if (i.organizer.name) org.setParameter('cn', i.organizer.name);
+  if (i.organizer) {
+    const org = ev.addPropertyWithValue('organizer', `mailto:${i.organizer.email}`);
+    if (i.organizer.name) org.setParameter('cn', i.organizer.name);
+  }
   for (const a of i.attendees) {
     const p = ev.addPropertyWithValue('attendee', `mailto:${a.email}`);
     if (a.name) p.setParameter('cn', a.name);
@@ -55,28 +63,81 @@ export function invitationIcs(i: InvitationInput): string {
   return cal.toString() + '\r\n';
 }
 
-type Due = { id: string; startAt: Date; endAt: Date; title: string | null; reason: string | null; attendees: { email: string; name?: string | null }[]; ownerEmail: string; ownerName: string | null };
+type Due = {
+  id: string;
+  customerId: string;
+  startAt: Date;
+  endAt: Date;
+  title: string | null;
+  attendees: { email: string; name?: string | null }[];
+  ownerEmail: string;
+  ownerName: string | null;
+  ownerTimeZone: string;
+  reason: string | null;
+  proposalId: string | null;
+};
 
-async function mailAll(i: InvitationInput): Promise<void> {
-  const content = invitationIcs(i);
-  const when = `${i.start.toISOString()} - ${i.end.toISOString()} (UTC)`;
-  for (const a of i.attendees) {
-    await sendMail({
-      to: a.email,
-      subject: i.method === 'CANCEL' ? `Cancelled: ${i.title}` : `Invitation: ${i.title}`,
-      text: i.method === 'CANCEL' ? `This meeting was cancelled: ${i.title}, ${when}.${i.reason ? `\nReason: ${i.reason}` : ''}` : `You are invited by ${i.organizer.email}: ${i.title}, ${when}.`,
-      icalEvent: { method: i.method, content },
-    });
+/**
+ * Each attendee's zone for the mail's text (docs/calendars.md "Invitations"):
+ * the public requester's from their booking pages, an owner's own zone when
+ * the attendee is an owner of the customer, else the organizing owner's.
+ */
+async function attendeeZones(db: Executor, b: Due): Promise<Map<string, string>> {
+  const zones = new Map<string, string>();
+  const emails = b.attendees.map((a) => a.email.toLowerCase());
+  if (!emails.length) return zones;
+  const known = await db.select({ email: owners.email, tz: owners.timeZone }).from(owners).where(and(eq(owners.customerId, b.customerId), inArray(owners.email, emails)));
+  for (const o of known) zones.set(o.email.toLowerCase(), o.tz);
+  if (b.proposalId) {
+    const [p] = await db.select({ email: bookingProposals.requesterEmail, tz: bookingProposals.requesterTimeZone }).from(bookingProposals).where(eq(bookingProposals.id, b.proposalId));
+    if (p?.email && p.tz) zones.set(p.email.toLowerCase(), p.tz);
   }
+  return zones;
+}
+
+/** The mail of an invitation or cancellation to one attendee: the time in their zone, named; the ICS attached. */
+export function invitationMail(i: InvitationInput & { method: 'REQUEST' | 'CANCEL' }, to: string, timeZone: string, content = invitationIcs(i)): MailMessage {
+  const when = formatMailRange(i.start, i.end, timeZone);
+  const by = !i.organizer ? 'the organizer' : i.organizer.name ? `${i.organizer.name} (${i.organizer.email})` : i.organizer.email;
+  return {
+    to,
+    subject: i.method === 'CANCEL' ? `Cancelled: ${i.title}` : `Invitation: ${i.title}`,
+    text:
+      i.method === 'CANCEL'
+        ? `This meeting was cancelled: ${i.title}, ${when}.${i.reason ? `\nReason: ${i.reason}` : ''}`
+        : [`You are invited by ${by}: ${i.title}`, `When: ${when}`, ...(i.location ? [`Where: ${i.location}`] : []), '', 'The attached invitation adds it to your calendar.'].join('\n'),
+    icalEvent: { method: i.method, content },
+  };
+}
+
+async function mailAll(db: Executor, b: Due, i: InvitationInput & { method: 'REQUEST' | 'CANCEL' }): Promise<void> {
+  const content = invitationIcs(i);
+  const zones = await attendeeZones(db, b);
+  for (const a of i.attendees) await sendMail(invitationMail(i, a.email, zones.get(a.email.toLowerCase()) ?? b.ownerTimeZone, content));
 }
 
 /** Send due invitations and cancellations (up to `limit` each); returns how many bookings were handled. */
 export async function sendDueInvitations(db: Executor, now: Date, limit = 100): Promise<{ requests: number; cancels: number }> {
-  const cols = { id: claims.id, startAt: claims.startAt, endAt: claims.endAt, title: claims.title, reason: claims.statusReason, attendees: claims.attendees, ownerEmail: owners.email, ownerName: owners.name };
-  const newBookings: Due[] = await db
+  const cols = {
+    id: claims.id,
+    customerId: claims.customerId,
+    startAt: claims.startAt,
+    endAt: claims.endAt,
+    title: claims.title,
+    attendees: claims.attendees,
+    ownerEmail: owners.email,
+    ownerName: owners.name,
+    ownerTimeZone: owners.timeZone,
+    proposalId: claims.proposalId,
+    reason: claims.statusReason,
+    location: publicMeetingTypes.location,
+  };
+  const newBookings: (Due & { location: string | null })[] = await db
     .select(cols)
     .from(claims)
     .innerJoin(owners, eq(owners.id, claims.ownerId))
+    .leftJoin(bookingProposals, eq(bookingProposals.id, claims.proposalId))
+    .leftJoin(publicMeetingTypes, eq(publicMeetingTypes.id, bookingProposals.meetingTypeId))
     .leftJoin(bookingInvitations, eq(bookingInvitations.claimId, claims.id))
     .where(and(eq(claims.kind, 'booking'), eq(claims.status, 'confirmed'), gt(claims.endAt, now), gt(claims.createdAt, new Date(now.getTime() - 86_400_000)), isNull(bookingInvitations.claimId), sql`jsonb_array_length(${claims.attendees}) > 0`))
     .limit(limit);
@@ -85,13 +146,15 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100): 
     // Record first: a crash between the two loses one courtesy mail rather than sending it twice.
     const [claimed] = await db.insert(bookingInvitations).values({ claimId: b.id, uid, sequence: 0, method: 'REQUEST', sentAt: now }).onConflictDoNothing().returning();
     if (!claimed) continue;
-    await mailAll({ method: 'REQUEST', uid, sequence: 0, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', now });
+    await mailAll(db, b, { method: 'REQUEST', uid, sequence: 0, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, now });
   }
   const ended = await db
     .select({ ...cols, sequence: bookingInvitations.sequence, uid: bookingInvitations.uid })
     .from(bookingInvitations)
     .innerJoin(claims, eq(claims.id, bookingInvitations.claimId))
     .innerJoin(owners, eq(owners.id, claims.ownerId))
+    .leftJoin(bookingProposals, eq(bookingProposals.id, claims.proposalId))
+    .leftJoin(publicMeetingTypes, eq(publicMeetingTypes.id, bookingProposals.meetingTypeId))
     .where(and(eq(bookingInvitations.method, 'REQUEST'), ne(claims.status, 'confirmed'), inArray(claims.status, ['cancelled', 'preempted'])))
     .limit(limit);
   for (const b of ended) {
@@ -102,7 +165,7 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100): 
       .where(and(eq(bookingInvitations.claimId, b.id), eq(bookingInvitations.method, 'REQUEST')))
       .returning();
     if (!claimed) continue;
-    await mailAll({ method: 'CANCEL', uid: b.uid, sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', reason: b.reason, now });
+    await mailAll(db, b, { method: 'CANCEL', uid: b.uid, sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, reason: b.reason, now });
   }
   return { requests: newBookings.length, cancels: ended.length };
 }

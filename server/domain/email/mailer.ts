@@ -70,7 +70,14 @@ export async function sendMail(msg: MailMessage): Promise<MailResult> {
       to: msg.to,
       subject: msg.subject,
       text: msg.text,
-      ...(msg.icalEvent ? { icalEvent: { method: msg.icalEvent.method, content: msg.icalEvent.content, filename: 'invite.ics' } } : {}),
+      // The invitation twice, as calendar clients expect: the text/calendar alternative (Outlook, Gmail's
+      // inline card) and an invite.ics attachment (Apple Mail, clients that only import files).
+      ...(msg.icalEvent
+        ? {
+            icalEvent: { method: msg.icalEvent.method, content: msg.icalEvent.content, filename: 'invite.ics' },
+            attachments: [{ filename: 'invite.ics', content: msg.icalEvent.content, contentType: `application/ics; method=${msg.icalEvent.method}` }],
+          }
+        : {}),
     });
     return { delivered: 'smtp' };
   } catch (err) {

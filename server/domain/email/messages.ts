@@ -7,12 +7,31 @@ export type MeetingSummary = {
   ownerName: string | null;
   start?: Date | null;
   end?: Date | null;
+  /** The reader's IANA zone (docs/public-scheduling.md "Mail": the requester's, the owner's, the attendee's; else the owner's). */
+  timeZone: string;
 };
+
+/**
+ * A time span as mail shows it: in the reader's zone, with the zone named
+ * (abbreviation and IANA name), e.g. "Tuesday, December 1, 2026, 4:30 – 5:00 AM EST (America/New_York)".
+ * Invalid zones fall back to UTC rather than failing a mail.
+ */
+export function formatMailRange(start: Date, end: Date, timeZone: string): string {
+  let tz = timeZone;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+  } catch {
+    tz = 'UTC';
+  }
+  const f = new Intl.DateTimeFormat('en-US', { timeZone: tz, weekday: 'long', year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+  // Plain spaces: ICU's narrow and thin spaces read badly in some mail clients' plain text.
+  return `${f.formatRange(start, end).replace(/[\u202f\u2009\u00a0]/g, ' ')} (${tz})`;
+}
 
 function describe(m: MeetingSummary): string {
   const what = m.title ? `"${m.title}"` : 'a meeting';
   const who = m.ownerName ? ` with ${m.ownerName}` : '';
-  const when = m.start && m.end ? ` on ${m.start.toUTCString()} (until ${m.end.toUTCString()})` : '';
+  const when = m.start && m.end ? ` on ${formatMailRange(m.start, m.end, m.timeZone)}` : '';
   return `${what}${who}${when}`;
 }
 
@@ -36,12 +55,17 @@ export function contactVerificationMessage(to: string, m: MeetingSummary, urls: 
 }
 
 /** The owner's decision. The status link is not repeated: only its hash is stored (see docs/public-scheduling.md). */
-export function proposalOutcomeMessage(to: string, m: MeetingSummary, outcome: { status: 'booked' | 'declined'; reason?: string | null }): MailMessage {
+export function proposalOutcomeMessage(to: string, m: MeetingSummary, outcome: { status: 'booked' | 'declined'; reason?: string | null; location?: string | null }): MailMessage {
   if (outcome.status === 'booked') {
     return {
       to,
       subject: 'Your meeting request was accepted',
-      text: [`Your request for ${describe(m)} was accepted and booked.`, '', 'The status link from your first message now shows "booked".'].join('\n'),
+      text: [
+        `Your request for ${describe(m)} was accepted and booked.`,
+        ...(outcome.location ? ['', `Where: ${outcome.location}`] : []),
+        '',
+        'The status link from your first message now shows the meeting, with "Add to calendar" and "Cancel this meeting".',
+      ].join('\n'),
     };
   }
   return {
@@ -60,9 +84,9 @@ export function proposalOutcomeMessage(to: string, m: MeetingSummary, outcome: {
 export function signInLinkMessage(to: string, url: string, validMinutes: number): MailMessage {
   return {
     to,
-    subject: 'Your sign-in link for the scheduling dashboard',
+    subject: 'Your sign-in link for the Agent Scheduler dashboard',
     text: [
-      `Open this link to sign in to the scheduling dashboard (it works once, within ${validMinutes} minutes):`,
+      `Open this link to sign in to the Agent Scheduler dashboard (it works once, within ${validMinutes} minutes):`,
       url,
       '',
       'If you did not ask to sign in, ignore this message.',
@@ -74,16 +98,37 @@ export function signInLinkMessage(to: string, url: string, validMinutes: number)
 export function ownerInvitationMessage(to: string, url: string, m: { hours: number; ownerName: string | null; invitedBy: string }): MailMessage {
   return {
     to,
-    subject: "You're invited to the scheduling dashboard",
+    subject: "You're invited to the Agent Scheduler dashboard",
     text: [
       `${m.ownerName ? `Hello ${m.ownerName},` : 'Hello,'}`,
       '',
-      `${m.invitedBy} invited you to the scheduling dashboard, where you review meeting requests and see your week.`,
+      `${m.invitedBy} invited you to the Agent Scheduler dashboard, where you review meeting requests and see your week.`,
       `Open this link to sign in (it works once, within ${m.hours} hours):`,
       url,
       '',
       'Later you can ask for a new sign-in link on the sign-in page with this email address.',
       'If you did not expect this invitation, ignore this message.',
     ].join('\n'),
+  };
+}
+
+/** The owner hears that a public requester cancelled a booked meeting (times in the owner's zone). */
+export function requesterCancelledMessage(to: string, m: MeetingSummary & { requester: string }, reason: string | null): MailMessage {
+  return {
+    to,
+    subject: `Cancelled by ${m.requester}: ${m.title ?? 'meeting'}`,
+    text: [
+      `${m.requester} cancelled ${describe({ ...m, ownerName: null })}. The time is free again.`,
+      ...(reason ? ['', `Their reason: ${reason}`] : []),
+    ].join('\n'),
+  };
+}
+
+/** The owner hears that a request waits for their review: one line and the review page's link. */
+export function proposalToReviewMessage(to: string, m: MeetingSummary & { requester: string }, reviewUrl: string): MailMessage {
+  return {
+    to,
+    subject: `New meeting request from ${m.requester}`,
+    text: [`${m.requester} asks for ${describe({ ...m, ownerName: null })}. Review it:`, reviewUrl].join('\n'),
   };
 }

@@ -16,7 +16,7 @@ export const createAgentProposalOp = defineOperation({
   ownerEmail: ({ body }) => body.owner_email,
   success: { status: 201, description: 'The proposal, pending review', schema: S.AgentProposal },
   errors: ['NO_SLOTS_AVAILABLE', 'WINDOW_TOO_NARROW', 'PAST_TIME', 'INVALID_MEETING_CLASS', 'CALENDAR_NOT_FOUND', 'CALENDAR_REAUTH_REQUIRED', 'owner_scope_denied'],
-  handler: async ({ db, actor, ownerEmail, body, now }) => ({
+  handler: async ({ db, actor, ownerEmail, body, baseUrl, now }) => ({
     body: await createAgentProposal(
       db,
       actor,
@@ -30,6 +30,7 @@ export const createAgentProposalOp = defineOperation({
         title: body.title,
       },
       now,
+      baseUrl,
     ),
   }),
 });

@@ -146,8 +146,8 @@ export const confirmContactOp = defineOperation({
   params: S.TokenParams,
   success: { status: 200, description: 'Confirmed', schema: S.VerificationConfirmed },
   errors: ['not_found', 'not_pending'],
-  handler: async ({ db, params, bearer, now }) => {
+  handler: async ({ db, params, bearer, baseUrl, now }) => {
     await resolveRequester(db, bearer);
-    return { body: await confirmContact(db, params.token, now) };
+    return { body: await confirmContact(db, params.token, now, baseUrl) };
   },
 });

@@ -13,6 +13,7 @@ import {
   submitProposal,
   suggestedTimes,
   withdrawProposal,
+  cancelBookedMeeting,
 } from '@/server/domain/publicScheduling/requester';
 import { getRateLimiter, RATE_LIMITS, type RateLimitPolicy } from '@/server/rateLimit';
 import { clientIpOf, publicBaseUrl } from '@/server/request';
@@ -132,15 +133,15 @@ export const requesterRouter = router({
    * verification link: that one reaches the requester only by mail.
    */
   submit: perIp
-    .input(S.ProposalSubmitBody.extend({ link: Link }))
+    .input(S.ProposalSubmitBody.extend({ link: Link, time_zone: S.RequesterTimeZone.optional() }))
     .mutation(async ({ ctx, input }) => {
-      const { link, ...body } = input;
+      const { link, time_zone, ...body } = input;
       const db = ctx.db;
       // The REST operation's key: one budget per client address and the link the alias or id resolves to.
       const linkId = await linkIdFor(db, link);
       if (linkId) await limit(RATE_LIMITS.publicProposalSubmit, `submit:${ipOf(ctx)}:${linkId}`);
       const baseUrl = publicBaseUrl(ctx.req, getConfig().publicBaseUrl);
-      const out = await withCredential(ctx, (bearer) => submitProposal(db, link, bearer, body, baseUrl, ctx.now()));
+      const out = await withCredential(ctx, (bearer) => submitProposal(db, link, bearer, body, baseUrl, ctx.now(), { requesterTimeZone: time_zone }));
       return { status: out.status, status_url: out.status_url, credential_rejected: out.credential_rejected };
     }),
 
@@ -153,6 +154,24 @@ export const requesterRouter = router({
     await withdrawProposal(db, input.token, null, ctx.now());
     return proposalStatusPage(db, input.token, ctx.now());
   }),
+
+  /**
+   * Cancel the booked meeting (before it starts), with an optional reason:
+   * the owner is mailed, the booking's agent notified, the time freed
+   * (anything else: 409 not_cancellable). Same per-token budget as withdraw.
+   */
+  cancelMeeting: perIp
+    .input(S.CancelMeetingInput.extend({ token: Token }))
+    .use(async ({ ctx, input, next }) => {
+      const id = await proposalIdForToken(ctx.db, input.token);
+      if (id) await limit(RATE_LIMITS.publicProposalToken, `proposal:${id}`);
+      return next();
+    })
+    .mutation(async ({ ctx, input }) => {
+      const db = ctx.db;
+      await cancelBookedMeeting(db, input.token, input.reason ?? null, ctx.now());
+      return proposalStatusPage(db, input.token, ctx.now());
+    }),
 
   /**
    * Remember a requester credential (`rc_...`) for this browser, after

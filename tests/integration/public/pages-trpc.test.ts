@@ -193,6 +193,9 @@ describe('public page procedures', () => {
       end: slot.end,
       withdrawable: true,
       decline_reason: null,
+      location: null,
+      cancellable: false,
+      meeting_cancelled: false,
     });
     const verify = linksIn(await smtp.waitFor(email)).find((l) => l.includes('/contact-verifications/'))!;
     expect((await pubUrl('POST', verify)).status).toBe(200);
@@ -203,7 +206,7 @@ describe('public page procedures', () => {
     const pending = (await (await ownerCaller(s)).proposals.listPending()).proposals.find((p) => p.requester?.email === email)!;
     const later = { start: day.at('16:00'), end: day.at('16:30') };
     await (await ownerCaller(s)).proposals.approve({ proposal_id: pending.proposal_id, ...later });
-    expect(await browser().status(token)).toMatchObject({ status: 'booked', start: later.start, end: later.end, withdrawable: false });
+    expect(await browser().status(token)).toMatchObject({ status: 'booked', start: later.start, end: later.end, withdrawable: false, cancellable: true, meeting_cancelled: false });
     await expect(browser().withdraw(token)).rejects.toMatchObject(cause('not_pending'));
 
     // Declined, with the owner's reason; and a withdrawal.

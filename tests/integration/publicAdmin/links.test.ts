@@ -136,6 +136,11 @@ describe('public meeting types', () => {
       enabled: true,
       published: true,
       credential_skips_verification: false,
+      // Extensions (docs/public-scheduling.md "Meeting type details"): off and empty by default.
+      description: null,
+      location: null,
+      min_notice_hours: 0,
+      book_instantly: false,
     });
     expect((await call('GET', `${P}/links/${link.link_id}/meeting-types/intro-call`, { key: admin.key })).body).toEqual(created.body);
 

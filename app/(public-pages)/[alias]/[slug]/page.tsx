@@ -22,8 +22,8 @@ const load = cache(async (alias: string, slug: string) => loadOr404(async () => 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
   const p = await params;
   const data = await load(p.alias, p.slug);
-  if (isLimited(data)) return { title: 'Book a meeting', description: REQUESTER_DESCRIPTION };
-  return { title: data.owner_name ? `${data.title} with ${data.owner_name}` : data.title, description: REQUESTER_DESCRIPTION };
+  if (isLimited(data)) return { title: 'Book a meeting · Agent Scheduler', description: REQUESTER_DESCRIPTION };
+  return { title: `${data.owner_name ? `${data.title} with ${data.owner_name}` : data.title} · Agent Scheduler`, description: REQUESTER_DESCRIPTION };
 }
 
 export default async function MeetingTypePage({ params }: Params) {
@@ -42,10 +42,12 @@ export default async function MeetingTypePage({ params }: Params) {
         description={
           <span className="flex flex-wrap items-center gap-x-3 gap-y-1">
             {data.owner_name && <span>With {data.owner_name}</span>}
-            <span className="flex items-center gap-1">
-              <Users className="size-4" aria-hidden />
-              {data.attendee_limit === 1 ? 'Just you' : `Up to ${data.attendee_limit} people`}
-            </span>
+            {data.attendee_limit !== null && (
+              <span className="flex items-center gap-1">
+                <Users className="size-4" aria-hidden />
+                {data.attendee_limit === 1 ? 'Just you' : `Up to ${data.attendee_limit} people`}
+              </span>
+            )}
           </span>
         }
       />

@@ -12,7 +12,7 @@ import { serverTrpc } from '@/server/trpc/caller';
  * The token is in the address: no Referer leaves the page, no indexing.
  */
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Your booking request', description: REQUESTER_DESCRIPTION, robots: { index: false, follow: false }, referrer: 'no-referrer' };
+export const metadata: Metadata = { title: 'Your booking request · Agent Scheduler', description: REQUESTER_DESCRIPTION, robots: { index: false, follow: false }, referrer: 'no-referrer' };
 
 export default async function StatusPage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = await params;

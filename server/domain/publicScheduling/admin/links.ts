@@ -28,6 +28,11 @@ export function linkUrl(baseUrl: string, alias: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/public/schedules/${alias}`;
 }
 
+/** `{baseUrl}/{alias}`: the link's booking page for people (docs/public-scheduling.md "Booking pages"); a type's is `{this}/{slug}`. */
+export function bookingPageUrl(baseUrl: string, alias: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/${alias}`;
+}
+
 export function linkView(r: LinkRecord, baseUrl: string): LinkView {
   const view: LinkView = {
     link_id: r.link.id,

@@ -28,6 +28,10 @@ export type MeetingTypeInput = {
   enabled?: boolean;
   published?: boolean;
   credential_skips_verification?: boolean;
+  description?: string | null;
+  location?: string | null;
+  min_notice_hours?: number;
+  book_instantly?: boolean;
 };
 export type MeetingTypePatch = Partial<MeetingTypeInput>;
 
@@ -45,6 +49,10 @@ export type MeetingTypeView = {
   enabled: boolean;
   published: boolean;
   credential_skips_verification: boolean;
+  description: string | null;
+  location: string | null;
+  min_notice_hours: number;
+  book_instantly: boolean;
   created_at: string;
   updated_at: string;
 };
@@ -75,6 +83,10 @@ export function meetingTypeView(r: MeetingTypeRecord): MeetingTypeView {
     enabled: t.enabled,
     published: t.published,
     credential_skips_verification: t.credentialSkipsVerification,
+    description: t.description,
+    location: t.location,
+    min_notice_hours: t.minNoticeHours,
+    book_instantly: t.bookInstantly,
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),
   };
@@ -137,6 +149,10 @@ async function resolveType(db: Executor, customerId: string, merged: MeetingType
       enabled: merged.enabled ?? true,
       published: merged.published ?? true,
       credentialSkipsVerification: merged.credential_skips_verification ?? false,
+      description: merged.description ?? null,
+      location: merged.location ?? null,
+      minNoticeHours: merged.min_notice_hours ?? 0,
+      bookInstantly: merged.book_instantly ?? false,
     },
   };
 }
@@ -172,6 +188,10 @@ function meetingTypeChange(action: AdminAction, { link, owner }: LinkRecord, r: 
       enabled: t.enabled,
       published: t.published,
       credential_skips_verification: t.credentialSkipsVerification,
+      description: t.description,
+      location: t.location,
+      min_notice_hours: t.minNoticeHours,
+      book_instantly: t.bookInstantly,
     },
     at: now,
   };
@@ -252,6 +272,10 @@ async function changeMeetingType(
     enabled: patch.enabled ?? t.enabled,
     published: patch.published ?? t.published,
     credential_skips_verification: patch.credential_skips_verification ?? t.credentialSkipsVerification,
+    description: patch.description !== undefined ? patch.description : t.description,
+    location: patch.location !== undefined ? patch.location : t.location,
+    min_notice_hours: patch.min_notice_hours ?? t.minNoticeHours,
+    book_instantly: patch.book_instantly ?? t.bookInstantly,
   };
   const r = await resolveType(db, customerId, merged, patch.audience !== undefined);
   if (merged.slug !== t.slug && (await findMeetingType(db, t.linkId, merged.slug))) throw duplicateSlug(merged.slug);

@@ -4,3 +4,4 @@ export { submitProposal, VERIFICATION_TTL_MS, type SubmitInput, type SubmitResul
 export { proposalStatus, proposalIdForToken, withdrawProposal, type PublicStatusView } from './status';
 export { confirmContact, verificationIdForToken, verificationPage, type VerificationState } from './verification';
 export { proposalStatusPage, meetingTypePage, type PublicProposalPage, type PublicMeetingTypePage } from './page';
+export { bookedMeetingIcs, cancelBookedMeeting } from './meeting';

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { claims, owners, publicMeetingTypes, type ProposalStatus } from '@/db/schema';
-import { MAX_PUBLIC_ATTENDEES } from './submit';
 import { proposalRowByToken, PENDING_STATUSES, statusView, type PublicStatusView } from './status';
 import { expireLapsed } from '../review/expiry';
 import type { PublicTypeContext } from './schedule';
+import { requesterMayCancel } from './meeting';
 
 /**
  * What the public booking pages show beyond the JSON API's bodies: the
@@ -21,19 +21,24 @@ export type PublicProposalPage = PublicStatusView & {
   end: string | null;
   withdrawable: boolean;
   decline_reason: string | null;
+  /** Once booked (and still on): the meeting type's address or video link, else null. */
+  location: string | null;
+  /** A booked meeting that has not started: "Add to calendar" and "Cancel this meeting" are offered. */
+  cancellable: boolean;
+  /** The meeting was booked and is off now: cancelled by the requester (status cancelled), or by the owner or a preemption (status still booked). */
+  meeting_cancelled: boolean;
 };
 
 /** The status page of a proposal token (a lapsed unverified proposal reads, and becomes, expired). */
 export async function proposalStatusPage(db: Db, token: string, now: Date): Promise<PublicProposalPage> {
   const p = await expireLapsed(db, await proposalRowByToken(db, token), now);
   const [owner] = await db.select({ name: owners.name }).from(owners).where(eq(owners.id, p.ownerId));
-  const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
+  const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title, location: publicMeetingTypes.location }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
   let start = p.requestedStart;
   let end = p.requestedEnd;
-  if (p.status === 'booked' && p.bookingId) {
-    const [booking] = await db.select({ start: claims.startAt, end: claims.endAt }).from(claims).where(eq(claims.id, p.bookingId));
-    if (booking) ({ start, end } = booking);
-  }
+  const [booking] = (p.status === 'booked' || p.status === 'cancelled') && p.bookingId ? await db.select({ start: claims.startAt, end: claims.endAt, status: claims.status }).from(claims).where(eq(claims.id, p.bookingId)) : [];
+  if (booking) ({ start, end } = booking);
+  const on = p.status === 'booked' && booking?.status === 'confirmed';
   return {
     ...statusView(p),
     title: type?.title ?? null,
@@ -42,6 +47,9 @@ export async function proposalStatusPage(db: Db, token: string, now: Date): Prom
     end: end?.toISOString() ?? null,
     withdrawable: (PENDING_STATUSES as readonly ProposalStatus[]).includes(p.status),
     decline_reason: p.status === 'declined' ? p.declineReason : null,
+    location: on ? (type?.location ?? null) : null,
+    cancellable: on && booking ? requesterMayCancel(p, { status: booking.status, startAt: booking.start }, now) : false,
+    meeting_cancelled: p.status === 'cancelled' || (p.status === 'booked' && booking !== undefined && booking.status !== 'confirmed'),
   };
 }
 
@@ -52,8 +60,8 @@ export type PublicMeetingTypePage = {
   slug: string;
   title: string;
   duration_minutes: number[];
-  /** People who may attend, the requester included. */
-  attendee_limit: number;
+  /** The type's own limit on people, the requester included; null: none of its own (only the 50 `attendees` items of any proposal). */
+  attendee_limit: number | null;
 };
 
 export function meetingTypePage(ctx: PublicTypeContext): PublicMeetingTypePage {
@@ -64,6 +72,6 @@ export function meetingTypePage(ctx: PublicTypeContext): PublicMeetingTypePage {
     slug: t.slug,
     title: t.title,
     duration_minutes: t.durationMinutes,
-    attendee_limit: Math.min(MAX_PUBLIC_ATTENDEES, t.attendeeLimit ?? MAX_PUBLIC_ATTENDEES),
+    attendee_limit: t.attendeeLimit,
   };
 }

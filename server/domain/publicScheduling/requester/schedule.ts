@@ -69,6 +69,10 @@ async function acceptableSlots(db: Executor, ctx: PublicTypeContext, durationMin
     if (isDomainError(err) && (err.code === 'CALENDAR_NOT_FOUND' || err.code === 'CALENDAR_REAUTH_REQUIRED')) return [];
     throw err;
   }
+  // The type's minimum notice: nothing starts sooner than that many hours from now (docs/public-scheduling.md "Suggested times").
+  const earliest = now.getTime() + ctx.type.type.minNoticeHours * 3_600_000;
+  if (window.start.getTime() < earliest) window = { start: new Date(earliest), end: window.end };
+  if (window.end.getTime() <= window.start.getTime()) return [];
   const claims = await loadClaims(db, owner.id, new Date(window.start.getTime() - DAY_MARGIN), new Date(window.end.getTime() + DAY_MARGIN), now);
   const result = searchSlots({
     rules: ownerRules(owner),

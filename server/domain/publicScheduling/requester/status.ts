@@ -13,9 +13,9 @@ export function statusView(p: ProposalRow): PublicStatusView {
   return { status: p.status, updated_at: p.updatedAt.toISOString() };
 }
 
-/** The proposal a status token names (public origin only), or not_found. */
-export function proposalRowByToken(db: Executor, token: string): Promise<ProposalRow> {
-  return byToken(db, token, false);
+/** The proposal a status token names (public origin only, optionally locked), or not_found. */
+export function proposalRowByToken(db: Executor, token: string, lock = false): Promise<ProposalRow> {
+  return byToken(db, token, lock);
 }
 
 async function byToken(db: Executor, token: string, lock: boolean): Promise<ProposalRow> {

@@ -3,10 +3,12 @@ import { bookingProposals, contactVerifications, type ProposalStatus } from '@/d
 import { contactVerificationMessage, sendMail } from '../../email';
 import { normalizeEmail } from '../../access';
 import { DomainError, invalidField } from '../../errors';
-import { newId, newSecret } from '../../ids';
+import { derivedSecret, newId, newSecret, type NewSecret } from '../../ids';
 import { findMeetingType, type MeetingTypeRecord } from '../admin';
 import { loadPublicLink, publicNotFound, resolveRequester, typeReachable, type Requester } from './access';
 import { assertSuggestable } from './schedule';
+import { afterPendingReview } from '../review/instant';
+import { canonicalTimeZone } from '../../scheduling';
 
 const HOUR = 3_600_000;
 /** An unverified proposal (and its verification link) expires after this long. */
@@ -25,6 +27,11 @@ export type SubmitInput = {
   message?: string;
 };
 export type SubmitResult = { status: Extract<ProposalStatus, 'pending_requester_verification' | 'pending_review'>; status_url: string; contact_verification_url?: string };
+
+/** The status token of a proposal whose contact is verified with `verificationToken` (derived one-way, so the confirm page can link the status page). */
+export function statusTokenFor(verificationToken: string): NewSecret {
+  return derivedSecret('proposalToken', 'proposal-status', verificationToken);
+}
 
 function invalid(path: string, message: string): DomainError {
   return invalidField(path, message);
@@ -58,8 +65,10 @@ function checkAttendees(input: SubmitInput, type: MeetingTypeRecord | null) {
  * the verification link, unless a credential of the requester's own email
  * skips verification where the type allows it.
  */
-export async function submitProposal(db: Db, idOrAlias: string, bearer: string | null, input: SubmitInput, baseUrl: string, now: Date): Promise<SubmitResult> {
+export async function submitProposal(db: Db, idOrAlias: string, bearer: string | null, input: SubmitInput, baseUrl: string, now: Date, opts: { requesterTimeZone?: string } = {}): Promise<SubmitResult> {
   const link = await loadPublicLink(db, idOrAlias);
+  // The zone the booking pages showed times in (their mail uses it); unknown or absent: the owner's.
+  const requesterTimeZone = opts.requesterTimeZone ? canonicalTimeZone(opts.requesterTimeZone) : null;
   const requester: Requester | null = await resolveRequester(db, bearer, link.link.customerId);
   const email = normalizeEmail(input.requester_contact.email);
 
@@ -89,8 +98,8 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
 
   const skipsVerification = Boolean(requester && type?.type.credentialSkipsVerification && requester.email === email);
   const status: SubmitResult['status'] = skipsVerification ? 'pending_review' : 'pending_requester_verification';
-  const accessToken = newSecret('proposalToken');
   const verification = skipsVerification ? null : newSecret('verificationToken');
+  const accessToken = verification ? statusTokenFor(verification.secret) : newSecret('proposalToken');
   const proposalId = newId(now.getTime());
   const expiresAt = new Date(now.getTime() + VERIFICATION_TTL_MS);
 
@@ -107,6 +116,7 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
       status,
       requesterEmail: email,
       requesterName: input.requester_contact.name ?? null,
+      requesterTimeZone,
       attendees: input.attendees.map((a) => ({ email: normalizeEmail(a.email), ...(a.name ? { name: a.name } : {}) })),
       durationMinutes: duration,
       requestedStart: window?.start ?? null,
@@ -128,11 +138,12 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
   if (verification) {
     result.contact_verification_url = `${base}/public/contact-verifications/${verification.secret}/confirm`;
     await sendMail(
-      contactVerificationMessage(email, { title: type?.type.title ?? null, ownerName: link.owner.name, start: window?.start, end: window?.end }, {
+      contactVerificationMessage(email, { title: type?.type.title ?? null, ownerName: link.owner.name, start: window?.start, end: window?.end, timeZone: requesterTimeZone ?? link.owner.timeZone }, {
         verificationUrl: result.contact_verification_url,
         statusUrl: result.status_url,
       }),
     );
   }
+  else await afterPendingReview(db, proposalId, base, now);
   return result;
 }

@@ -4,7 +4,9 @@ import { bookingProposals, contactVerifications, owners, publicMeetingTypes } fr
 import { DomainError } from '../../errors';
 import { hashSecret, SECRET_PREFIX } from '../../ids';
 import { expireLapsed } from '../review/expiry';
+import { afterPendingReview } from '../review/instant';
 import { publicNotFound } from './access';
+import { statusTokenFor } from './submit';
 
 type VerificationRow = typeof contactVerifications.$inferSelect;
 type ProposalRow = typeof bookingProposals.$inferSelect;
@@ -59,7 +61,14 @@ export async function verificationPage(db: Executor, token: string, now: Date) {
     title: type?.title ?? null,
     start: p.requestedStart,
     end: p.requestedEnd,
+    statusPath: statusPathFor(token, p),
   };
+}
+
+/** The status page's path (relative: the page links within the service), when the proposal's status token derives from this verification token. */
+function statusPathFor(token: string, p: ProposalRow): string | null {
+  const status = statusTokenFor(token);
+  return status.hash === p.accessTokenHash ? `/public/booking-proposals/${status.secret}` : null;
 }
 
 /**
@@ -67,7 +76,7 @@ export async function verificationPage(db: Executor, token: string, now: Date) {
  * their email; the proposal goes to the owner's review. Anything but a
  * pending, unexpired verification of a still unverified proposal: 409 not_pending.
  */
-export async function confirmContact(db: Db, token: string, now: Date): Promise<{ status: 'pending_review' }> {
+export async function confirmContact(db: Db, token: string, now: Date, baseUrl?: string): Promise<{ status: 'pending_review' | 'booked' }> {
   const out = await db.transaction(async (tx) => {
     const { v, p } = await lockedByToken(tx, token);
     const current = await expireLapsed(tx, p, now);
@@ -75,11 +84,12 @@ export async function confirmContact(db: Db, token: string, now: Date): Promise<
     if (state !== 'pending') return { error: state };
     await tx.update(contactVerifications).set({ status: 'confirmed', confirmedAt: now }).where(eq(contactVerifications.id, v.id));
     await tx.update(bookingProposals).set({ status: 'pending_review', expiresAt: null, updatedAt: now }).where(eq(bookingProposals.id, p.id));
-    return { ok: true as const };
+    return { ok: true as const, proposalId: p.id };
   });
   if ('error' in out) {
     const why = out.error === 'confirmed' ? 'already confirmed' : out.error === 'expired' ? 'expired' : 'no longer pending (the request was withdrawn)';
     throw new DomainError('not_pending', `This contact verification is ${why}`);
   }
-  return { status: 'pending_review' };
+  // The owner hears of it (one line and the review link), after the commit.
+  return { status: await afterPendingReview(db, out.proposalId, baseUrl, now) };
 }

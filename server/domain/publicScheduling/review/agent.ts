@@ -1,3 +1,4 @@
+import { announceForReview } from './announce';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { bookingProposals, owners, type ProposalStatus } from '@/db/schema';
@@ -35,7 +36,7 @@ export type AgentProposalView = { proposal_id: string; status: ProposalStatus; c
  * proposal waits in the owner's review list, and the agent hears the outcome
  * as a proposal.reviewed notification.
  */
-export async function createAgentProposal(db: Db, actor: AgentActor, input: AgentProposalInput, now: Date): Promise<AgentProposalView> {
+export async function createAgentProposal(db: Db, actor: AgentActor, input: AgentProposalInput, now: Date, baseUrl?: string): Promise<AgentProposalView> {
   const target = await loadTarget(db, actor.customerId, input, false);
   validateWindow(input.window, input.durationMinutes, now);
   const { owner } = target;
@@ -74,6 +75,7 @@ export async function createAgentProposal(db: Db, actor: AgentActor, input: Agen
     // proposal.created for the agent's webhook endpoints, committed with the proposal (docs/webhooks.md).
     await recordWebhookEvent(tx, { agentId: actor.agentId, kind: 'proposal.created', now, data: { proposal_id: id, status: 'pending_review', owner_email: owner.email, candidates } });
   });
+  if (baseUrl) await announceForReview(db, id, baseUrl);
   const view: AgentProposalView = { proposal_id: id, status: 'pending_review', candidates };
   if (result.warnings.length) view.warnings = result.warnings;
   return view;

@@ -2,4 +2,5 @@ export { listPendingProposals, getProposalForReview, reviewerTimeZone, findOwnPr
 export { approvalTimes, approvalVerdicts, approveProposal, declineProposal, APPROVAL_SEARCH_DAYS, type ApprovalTimes, type ApprovalTimesInput, type ApproveInput, type ReviewResult } from './reviewDecision';
 export { approvalTitle, type ApprovalVerdict, type DisplacedMeeting } from './approvalRules';
 export { createAgentProposal, getAgentProposal, MAX_PROPOSAL_CANDIDATES, type AgentProposalInput, type AgentProposalView } from './agent';
+export { announceForReview, reviewUrl } from './announce';
 export { sweepExpiredProposals, verificationLapsed } from './expiry';

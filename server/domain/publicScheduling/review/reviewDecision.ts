@@ -18,8 +18,11 @@ import { approvalDecision, approvalTitle, describeDisplaced, preemptionReason, r
 
 type TypeRow = typeof publicMeetingTypes.$inferSelect;
 
-/** `confirmPreemption`: the ids of the meetings the owner agreed to move aside (docs/dashboard.md "Review"). */
-export type ApproveInput = { proposalId: string; start?: Date; end?: Date; meetingClass?: string; confirmPreemption?: string[] };
+/**
+ * `confirmPreemption`: the ids of the meetings the owner agreed to move aside (docs/dashboard.md "Review").
+ * `noPreemption`: nothing may give way (a type's "book instantly", docs/public-scheduling.md "Booking instantly").
+ */
+export type ApproveInput = { proposalId: string; start?: Date; end?: Date; meetingClass?: string; confirmPreemption?: string[]; noPreemption?: boolean };
 export type ReviewResult = {
   proposal_id: string;
   status: 'booked' | 'declined';
@@ -183,14 +186,15 @@ function attendeesOf(p: ProposalRow): AttendeeJson[] {
   return out;
 }
 
+/** The requester's mail about the decision, in the zone their booking pages used (else the owner's). */
 async function mailFor(db: Executor, p: ProposalRow, outcome: { status: 'booked' | 'declined'; reason?: string | null; start?: Date; end?: Date }): Promise<MailMessage | null> {
   if (p.origin !== 'public' || !p.requesterEmail) return null;
-  const [owner] = await db.select({ name: owners.name }).from(owners).where(eq(owners.id, p.ownerId));
-  const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
+  const [owner] = await db.select({ name: owners.name, timeZone: owners.timeZone }).from(owners).where(eq(owners.id, p.ownerId));
+  const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title, location: publicMeetingTypes.location }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
   return proposalOutcomeMessage(
     p.requesterEmail,
-    { title: type?.title ?? null, ownerName: owner?.name ?? null, start: outcome.start ?? p.requestedStart, end: outcome.end ?? p.requestedEnd },
-    outcome,
+    { title: type?.title ?? null, ownerName: owner?.name ?? null, start: outcome.start ?? p.requestedStart, end: outcome.end ?? p.requestedEnd, timeZone: p.requesterTimeZone ?? owner?.timeZone ?? 'UTC' },
+    { ...outcome, location: outcome.status === 'booked' ? (type?.location ?? null) : null },
   );
 }
 
@@ -254,7 +258,7 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
     }
     const target = { owner, calendar, meetingClass };
     const attendees = attendeesOf(p);
-    const policy = approvalPolicy(meetingClass, type);
+    const policy: RequestPolicy = input.noPreemption ? { ...approvalPolicy(meetingClass, type), preemptPolicy: 'never', agentCanPreempt: false } : approvalPolicy(meetingClass, type);
     const title = approvalTitle(p, type?.title, meetingClass.name);
     // No meeting is moved aside unless the owner confirmed exactly it (a stale page is refused).
     // The claims around, read with the calendar gate (claimRunner.ts), as runClaim would read them.

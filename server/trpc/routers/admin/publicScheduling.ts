@@ -18,7 +18,8 @@ export const publicSchedulingRouter = router({
     list: adminProcedure.query(async ({ ctx }) => {
       const base = publicBaseUrl(ctx.req, getConfig().publicBaseUrl);
       const page = await links.listLinks(ctx.db, ctx.owner.customerId, null, PAGE);
-      return { links: page.items.map((r) => links.linkView(r, base)) };
+      // page_url: the booking page people open (the dashboard shows it with Copy and Open).
+      return { links: page.items.map((r) => ({ ...links.linkView(r, base), page_url: links.bookingPageUrl(base, r.link.alias) })) };
     }),
 
     /** The same alias rules as creating a link, answered as you type. */

@@ -1,0 +1,123 @@
+import { eq } from 'drizzle-orm';
+import type { Db, Executor } from '@/db/client';
+import { bookingProposals, claims, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
+import { writeAudit } from '../../claims/audit';
+import { lockOwner } from '../../claims/claimTarget';
+import { invitationIcs } from '../../calendars/invitations';
+import { bookingUid } from '../../calendars/sync';
+import { requesterCancelledMessage, sendMail } from '../../email';
+import { DomainError } from '../../errors';
+import { sha256Hex } from '../../ids';
+import { enqueueNotification } from '../../notificationService';
+import { expireLapsed } from '../review/expiry';
+import { proposalRowByToken } from './status';
+
+/**
+ * A booked public meeting as its requester reaches it through the status
+ * token (docs/public-scheduling.md "Status page"): its calendar file and its
+ * cancellation. Both answer only while the proposal is booked and its
+ * booking confirmed.
+ */
+type ProposalRow = typeof bookingProposals.$inferSelect;
+type ClaimRow = typeof claims.$inferSelect;
+
+function notCancellable(why: string): DomainError {
+  return new DomainError('not_cancellable', why);
+}
+
+async function bookingOf(db: Executor, p: ProposalRow, lock: boolean): Promise<ClaimRow | null> {
+  if (p.status !== 'booked' || !p.bookingId) return null;
+  const q = db.select().from(claims).where(eq(claims.id, p.bookingId)).limit(1);
+  const [row] = lock ? await q.for('update') : await q;
+  return row ?? null;
+}
+
+/** Whether the requester may still cancel: booked, the booking confirmed, and not yet started. */
+export function requesterMayCancel(p: Pick<ProposalRow, 'status'>, booking: Pick<ClaimRow, 'status' | 'startAt'> | null, now: Date): boolean {
+  return p.status === 'booked' && booking !== null && booking.status === 'confirmed' && booking.startAt > now;
+}
+
+/**
+ * "Add to calendar": the booked meeting as an iCalendar file (METHOD:PUBLISH)
+ * with the owner's name in the title and the meeting type's location and
+ * description. Like every public answer it carries no internal id and no
+ * owner email: no ORGANIZER or ATTENDEE, and a UID derived one-way from the
+ * booking's (stable across downloads, so importing twice updates one event).
+ * Anything but a confirmed booking: not_found (the page offers no file then).
+ */
+export async function bookedMeetingIcs(db: Db, token: string, now: Date): Promise<{ filename: string; content: string }> {
+  const p = await proposalRowByToken(db, token);
+  const booking = await bookingOf(db, p, false);
+  if (!booking || booking.status !== 'confirmed') throw new DomainError('not_found', 'No booked meeting');
+  const [owner] = await db.select({ name: owners.name }).from(owners).where(eq(owners.id, booking.ownerId));
+  const [type] = p.meetingTypeId ? await db.select({ location: publicMeetingTypes.location, description: publicMeetingTypes.description }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
+  const content = invitationIcs({
+    method: 'PUBLISH',
+    uid: `${sha256Hex(`requester-file:${bookingUid(booking.id)}`).slice(0, 40)}@agent-scheduler`,
+    sequence: 0,
+    attendees: [],
+    start: booking.startAt,
+    end: booking.endAt,
+    title: owner?.name ? `${booking.title ?? 'Meeting'} (with ${owner.name})` : (booking.title ?? 'Meeting'),
+    location: type?.location ?? null,
+    description: type?.description ?? null,
+    now,
+  });
+  return { filename: 'meeting.ics', content };
+}
+
+/**
+ * "Cancel this meeting": the requester cancels their booked meeting (before
+ * it starts), with an optional reason. In one owner-locked transaction the
+ * booking becomes cancelled (the time is free again), the decision is
+ * audited (`booking.cancel`, no agent), the agent whose booking it is hears
+ * `booking.cancelled`, and the proposal becomes `cancelled`. After commit
+ * the owner gets a mail in their zone; attendees get the CANCEL of their
+ * invitation from the invitation sweep (docs/calendars.md "Invitations").
+ */
+export async function cancelBookedMeeting(db: Db, token: string, reason: string | null, now: Date): Promise<void> {
+  const why = reason?.trim() || null;
+  const out = await db.transaction(async (tx) => {
+    const first = await proposalRowByToken(tx, token);
+    const owner = await lockOwner(tx, first.ownerId);
+    const p = await expireLapsed(tx, await proposalRowByToken(tx, token, true), now);
+    const booking = await bookingOf(tx, p, true);
+    if (!requesterMayCancel(p, booking, now) || !booking) throw notCancellable('Only a booked meeting that has not started can be cancelled');
+    await tx.update(claims).set({ status: 'cancelled', statusReason: why ?? 'Cancelled by the requester', updatedAt: now }).where(eq(claims.id, booking.id));
+    await tx.update(bookingProposals).set({ status: 'cancelled', updatedAt: now }).where(eq(bookingProposals.id, p.id));
+    const [cls] = booking.meetingClassId ? await tx.select({ name: meetingClasses.name }).from(meetingClasses).where(eq(meetingClasses.id, booking.meetingClassId)) : [];
+    await writeAudit(tx, {
+      customerId: booking.customerId,
+      agentId: null,
+      ownerId: owner.id,
+      ownerEmail: owner.email,
+      action: 'booking.cancel',
+      outcome: 'accept',
+      reason: why ?? 'cancelled by the requester',
+      meetingClass: cls?.name ?? null,
+      start: booking.startAt,
+      end: booking.endAt,
+      holdId: booking.holdId,
+      bookingId: booking.id,
+      details: { by: 'requester' },
+      at: now,
+    });
+    if (booking.agentId) {
+      await enqueueNotification(tx, {
+        customerId: booking.customerId,
+        agentId: booking.agentId,
+        kind: 'booking.cancelled',
+        data: { booking_id: booking.id, owner_email: owner.email, start: booking.startAt.toISOString(), end: booking.endAt.toISOString(), reason: why, cancelled_by: 'requester' },
+        now,
+      });
+    }
+    return { owner, booking, p };
+  });
+  await sendMail(
+    requesterCancelledMessage(
+      out.owner.email,
+      { title: out.booking.title, ownerName: out.owner.name, start: out.booking.startAt, end: out.booking.endAt, timeZone: out.owner.timeZone, requester: out.p.requesterName ?? out.p.requesterEmail ?? 'The requester' },
+      why,
+    ),
+  );
+}

@@ -1,0 +1,34 @@
+import { eq } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { agents, bookingProposals, owners, publicMeetingTypes } from '@/db/schema';
+import { proposalToReviewMessage, sendMail } from '../../email';
+
+/** The review page of a proposal in the dashboard. */
+export function reviewUrl(baseUrl: string, proposalId: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/dashboard/proposals/${proposalId}`;
+}
+
+/**
+ * Tell the owner that a proposal waits for their review (docs/public-scheduling.md
+ * "Mail"): one line (who asks for what, when, in the owner's zone) and the
+ * review page's link. Called after the commit that made the proposal
+ * `pending_review` (contact verified, a credential that skips verification,
+ * an agent's proposal); mail never fails the request.
+ */
+export async function announceForReview(db: Executor, proposalId: string, baseUrl: string): Promise<void> {
+  const [row] = await db
+    .select({ p: bookingProposals, ownerEmail: owners.email, timeZone: owners.timeZone, typeTitle: publicMeetingTypes.title, agentName: agents.name })
+    .from(bookingProposals)
+    .innerJoin(owners, eq(owners.id, bookingProposals.ownerId))
+    .leftJoin(publicMeetingTypes, eq(publicMeetingTypes.id, bookingProposals.meetingTypeId))
+    .leftJoin(agents, eq(agents.id, bookingProposals.agentId))
+    .where(eq(bookingProposals.id, proposalId))
+    .limit(1);
+  if (!row || row.p.status !== 'pending_review') return;
+  const p = row.p;
+  const requester = p.origin === 'agent' ? `The agent ${row.agentName ?? ''}`.trim() : (p.requesterName ?? p.requesterEmail ?? 'A requester');
+  const first = p.origin === 'agent' ? p.candidates[0] : null;
+  const start = first ? new Date(first.start) : p.requestedStart;
+  const end = first ? new Date(first.end) : p.requestedEnd;
+  await sendMail(proposalToReviewMessage(row.ownerEmail, { title: row.typeTitle, ownerName: null, start, end, timeZone: row.timeZone, requester }, reviewUrl(baseUrl, p.id)));
+}

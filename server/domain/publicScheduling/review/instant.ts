@@ -1,0 +1,35 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { bookingProposals, publicMeetingTypes } from '@/db/schema';
+import { isDomainError } from '../../errors';
+import { log } from '@/server/log';
+import { announceForReview } from './announce';
+import { approveProposal } from './reviewDecision';
+
+/**
+ * A proposal that just reached `pending_review` (docs/public-scheduling.md
+ * "Booking instantly"): when its meeting type books instantly, the owner's
+ * approval runs at once through `approveProposal` with the requested time
+ * and no preemption; accepted, it is booked (the requester gets the usual
+ * acceptance mail). Anything else (the type does not book instantly, or
+ * arbitration refuses) leaves it waiting for review, and the owner is told.
+ */
+export async function afterPendingReview(db: Db, proposalId: string, baseUrl: string | undefined, now: Date): Promise<'booked' | 'pending_review'> {
+  const [row] = await db
+    .select({ p: bookingProposals, instant: publicMeetingTypes.bookInstantly })
+    .from(bookingProposals)
+    .leftJoin(publicMeetingTypes, eq(publicMeetingTypes.id, bookingProposals.meetingTypeId))
+    .where(eq(bookingProposals.id, proposalId))
+    .limit(1);
+  if (row?.instant && row.p.status === 'pending_review' && row.p.requestedStart && row.p.requestedEnd) {
+    try {
+      await approveProposal(db, { ownerId: row.p.ownerId, customerId: row.p.customerId }, { proposalId, noPreemption: true }, now);
+      return 'booked';
+    } catch (err) {
+      // Refused (taken meanwhile, would preempt, allocation full, calendar trouble): the owner decides.
+      if (!isDomainError(err)) log.error('book instantly failed', { proposalId, err });
+    }
+  }
+  if (baseUrl) await announceForReview(db, proposalId, baseUrl);
+  return 'pending_review';
+}
