@@ -43,7 +43,7 @@ async function main() {
   const { bootstrapCustomer } = await import('@/server/domain/customerService');
   const { createOwner } = await import('@/server/domain/ownerService');
   const { createMeetingClass } = await import('@/server/domain/meetingClassService');
-  const { sealSecret } = await import('@/server/domain/calendars/secrets');
+  const { sealSecret } = await import('@/server/domain/sealing');
   const { syncCalendar } = await import('@/server/domain/calendars/sync');
   const { searchAvailability } = await import('@/server/domain/claims/availabilityService');
   const { calendarEvents, calendars, claims } = await import('@/db/schema');
