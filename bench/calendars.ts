@@ -28,6 +28,8 @@ process.env.DATABASE_URL = '';
 process.env.CALENDAR_FRESH_SECONDS = '86400';
 process.env.CALENDAR_HARD_STALE_SECONDS = '86400';
 process.env.CALENDAR_SYNC_TIMEOUT_MS = '120000';
+// Radicale listens on loopback: the outbound guard lets it through (docs/reliability.md "Outbound requests").
+process.env.OUTBOUND_ALLOW_PRIVATE = '1';
 process.env.CALENDAR_SECRET_KEYS = `bench:${Buffer.alloc(32, 3).toString('base64')}`;
 
 const arg = (name: string, dflt: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? dflt);
