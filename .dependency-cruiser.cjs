@@ -62,6 +62,20 @@ module.exports = {
       from: { path: '^components/' },
       to: { path: '^app/' },
     },
+    {
+      name: 'webhooks-below-notifications',
+      severity: 'error',
+      comment: 'One direction: the notification queue writes into the webhook outbox, so webhooks/ never imports the notification service (the worker is handed its notice; server/startup.ts).',
+      from: { path: '^server/domain/webhooks/' },
+      to: { path: '^server/domain/notificationService\\.ts$' },
+    },
+    {
+      name: 'outbound-through-the-guard',
+      severity: 'error',
+      comment: 'Requests made on a user\'s behalf go through the one outbound guard (server/domain/outbound/guard.ts; docs/reliability.md "Outbound requests"): nothing else in the domain opens HTTP connections.',
+      from: { path: '^server/domain/', pathNot: '^server/domain/outbound/' },
+      to: { path: '^(node:)?(http|https|undici)$|node_modules/undici/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -28,6 +28,15 @@ const config = [
     },
   },
   {
+    // Requests made on a user's behalf go through the one outbound guard (docs/reliability.md
+    // "Outbound requests"); the global fetch would skip it. (Node's http/https: .dependency-cruiser.cjs.)
+    files: ['server/domain/**/*.ts'],
+    ignores: ['server/domain/outbound/**'],
+    rules: {
+      'no-restricted-globals': ['error', { name: 'fetch', message: "Use outboundFetch() from server/domain/outbound/guard.ts (docs/reliability.md 'Outbound requests')." }],
+    },
+  },
+  {
     // Node scripts (plain ESM): CommonJS-style globals are not in play, console is their output.
     files: ['scripts/**/*.mjs', '*.config.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },

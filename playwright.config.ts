@@ -64,9 +64,10 @@ function serverEnv(port: number): Record<string, string> {
     PUBLIC_BASE_URL: '',
     SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
     MAIL_FROM: 'Scheduling <no-reply@e2e.example>',
-    // Webhook receivers of the tests listen on loopback; every instance sharing the database
-    // runs the delivery worker, so all of them must be allowed to reach it (docs/webhooks.md).
-    WEBHOOKS_ALLOW_PRIVATE: '1',
+    // Webhook receivers and the Radicale of the tests listen on loopback; every instance sharing the
+    // database runs the delivery worker, so all of them must be allowed to reach it (the outbound
+    // guard's setting, docs/reliability.md "Outbound requests").
+    OUTBOUND_ALLOW_PRIVATE: '1',
     // Connected calendars (e2e/dashboard-connections.spec.ts): the test's Radicale speaks plain http on
     // loopback, and a changed CalDAV password shows within seconds (background sync every 5 s).
     CALDAV_ALLOW_HTTP: '1',

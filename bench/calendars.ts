@@ -28,6 +28,8 @@ process.env.DATABASE_URL = '';
 process.env.CALENDAR_FRESH_SECONDS = '86400';
 process.env.CALENDAR_HARD_STALE_SECONDS = '86400';
 process.env.CALENDAR_SYNC_TIMEOUT_MS = '120000';
+// Radicale listens on loopback: the outbound guard lets it through (docs/reliability.md "Outbound requests").
+process.env.OUTBOUND_ALLOW_PRIVATE = '1';
 process.env.CALENDAR_SECRET_KEYS = `bench:${Buffer.alloc(32, 3).toString('base64')}`;
 
 const arg = (name: string, dflt: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? dflt);
@@ -43,7 +45,7 @@ async function main() {
   const { bootstrapCustomer } = await import('@/server/domain/customerService');
   const { createOwner } = await import('@/server/domain/ownerService');
   const { createMeetingClass } = await import('@/server/domain/meetingClassService');
-  const { sealSecret } = await import('@/server/domain/calendars/secrets');
+  const { sealSecret } = await import('@/server/domain/sealing');
   const { syncCalendar } = await import('@/server/domain/calendars/sync');
   const { searchAvailability } = await import('@/server/domain/claims/availabilityService');
   const { calendarEvents, calendars, claims } = await import('@/db/schema');

@@ -12,27 +12,30 @@
  *
  *   Phase 1, healthy receiver: lag from the producer's COMMIT to the receiver reading the request,
  *   p50 / p99 (target p99 <= 1 s).
- *   Phase 2, a receiver answering 500 to 20 % of requests at random (retry base 100 ms so the
+ *   Phase 2, 10 more endpoints (--hanging) on a receiver that never answers (each attempt runs to
+ *   the 10 s delivery timeout, retried at once): the same lag for the healthy endpoints only
+ *   (target p99 <= 1 s: deliveries to different endpoints never wait for each other).
+ *   Phase 3, a receiver answering 500 to 20 % of requests at random (retry base 100 ms so the
  *   retries finish within the run): after the producer stops, wait for the outbox to drain, then
  *   check, as an idempotent receiver deduplicating on Webhook-Id sees it: every event exactly once,
  *   nothing unknown, and per endpoint the events in the order they were produced.
  *
  * Database: BENCH_DATABASE_URL (PostgreSQL, pool of 10), else the embedded PGlite in memory.
- * Options: --duration=S --rate=N --endpoints=N --quick --docs/--no-docs
+ * Options: --duration=S --rate=N --endpoints=N --hanging=N --quick --docs/--no-docs
  */
 import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Db, DbHandle } from '@/db/client';
 import { openPglite } from '@/db/drivers/pglite';
 import { openPostgres } from '@/db/drivers/postgres';
-import { customers, webhookDeliveries } from '@/db/schema';
+import { customers, webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import { createAgent } from '@/server/domain/agentService';
 import { bootstrapCustomer } from '@/server/domain/customerService';
 import { enqueueNotification } from '@/server/domain/notificationService';
 import { createWebhook } from '@/server/domain/webhooks/endpoints';
-import { startWebhookWorker } from '@/server/domain/webhooks/worker';
+import { DEFAULT_MAX_IN_FLIGHT, startWebhookWorker } from '@/server/domain/webhooks/worker';
 import { getConfig } from '@/server/config';
 import { fmt, loadAvg, log, machineLine, markdownTable, stats, writeMarkedSection } from './lib/measure';
 
@@ -42,6 +45,7 @@ const QUICK = argv.includes('--quick');
 const DURATION_S = opt('duration', QUICK ? 10 : 60);
 const RATE = opt('rate', 100);
 const ENDPOINTS = opt('endpoints', 10);
+const HANGING = opt('hanging', 10);
 const WRITE_DOCS = argv.includes('--docs') || (!QUICK && !argv.includes('--no-docs'));
 const ROOT = path.resolve(import.meta.dirname, '..');
 const now = () => performance.timeOrigin + performance.now();
@@ -67,8 +71,21 @@ async function receiver(failRate: number) {
   return { url: `http://127.0.0.1:${port}/hook`, receipts, close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }) };
 }
 
-async function phase(db: Db, name: string, failRate: number, retryBaseMs: number) {
+/** A receiver that reads each request and never answers (its connections stay open until closed). */
+async function hangingReceiver() {
+  let requests = 0;
+  const server = http.createServer((req) => {
+    req.resume();
+    req.on('end', () => requests++);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${port}/hook`, requests: () => requests, close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }) };
+}
+
+async function phase(db: Db, name: string, failRate: number, retryBaseMs: number, hanging = 0) {
   const rx = await receiver(failRate);
+  const hang = hanging > 0 ? await hangingReceiver() : null;
   const boot = await bootstrapCustomer(db, `bench webhooks ${name} ${Date.now()}`);
   const agents: { agentId: string }[] = [];
   for (let i = 0; i < ENDPOINTS; i++) {
@@ -77,20 +94,28 @@ async function phase(db: Db, name: string, failRate: number, retryBaseMs: number
     await createWebhook(db, actor, { url: rx.url, events: ['booking.cancelled'] }, true, new Date());
     agents.push({ agentId: a.id });
   }
-  const stop = startWebhookWorker(async () => db, { allowPrivate: true, retryBaseMs, pollMs: getConfig().webhookPollMs });
+  const healthyEndpoints = (await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.customerId, boot.customer_id))).map((e) => e.id);
+  for (let i = 0; i < hanging; i++) {
+    const a = await createAgent(db, boot.customer_id, null, { name: `bench hanging ${i}`, owner_scope: 'org:*', permissions: [] });
+    const actor = { kind: 'agent' as const, agentId: a.id, customerId: boot.customer_id, keyId: '', ownerScope: 'org:*', permissions: [] };
+    await createWebhook(db, actor, { url: hang!.url, events: ['booking.cancelled'] }, true, new Date());
+    agents.push({ agentId: a.id });
+  }
+  const all = ENDPOINTS + hanging;
+  const stop = startWebhookWorker(async () => db, { allowPrivate: true, retryBaseMs, pollMs: getConfig().webhookPollMs, notifyDisabled: enqueueNotification });
   const committed = new Map<string, { at: number; endpoint: number; seq: number }>();
-  const seqs = new Array(ENDPOINTS).fill(0);
-  const chains: Promise<unknown>[] = new Array(ENDPOINTS).fill(Promise.resolve());
+  const seqs = new Array(all).fill(0);
+  const chains: Promise<unknown>[] = new Array(all).fill(Promise.resolve());
   const total = DURATION_S * RATE;
   const started = now();
   let inFlight = 0;
   let n = 0;
-  log(`${name}: ${total} events at ${RATE}/s over ${ENDPOINTS} endpoints, receiver failing ${failRate * 100} %`);
+  log(`${name}: ${total} events at ${RATE}/s over ${ENDPOINTS} endpoints (+${hanging} hanging), receiver failing ${failRate * 100} %`);
   await new Promise<void>((resolve) => {
     const tick = () => {
       const due = Math.min(total, Math.floor(((now() - started) / 1000) * RATE));
       while (n < due) {
-        const endpoint = n % ENDPOINTS;
+        const endpoint = n % all;
         const seq = seqs[endpoint]++;
         n++;
         inFlight++;
@@ -101,7 +126,8 @@ async function phase(db: Db, name: string, failRate: number, retryBaseMs: number
           .then(() => db.transaction((tx) => enqueueNotification(tx, { customerId: boot.customer_id, agentId: agents[endpoint].agentId, kind: 'booking.cancelled', data })))
           .then(async () => {
             const at = now();
-            committed.set(`${endpoint}:${seq}`, { at, endpoint, seq });
+            // Only the healthy endpoints' events are measured (the hanging ones never arrive).
+            if (endpoint < ENDPOINTS) committed.set(`${endpoint}:${seq}`, { at, endpoint, seq });
           })
           .finally(() => inFlight--);
       }
@@ -114,13 +140,20 @@ async function phase(db: Db, name: string, failRate: number, retryBaseMs: number
   log(`${name}: produced in ${(producedMs / 1000).toFixed(1)} s; waiting for the outbox to drain`);
   const drainDeadline = now() + 120_000;
   for (;;) {
-    const pending = await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.status, 'pending')).limit(1);
+    const pending = await db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.status, 'pending'), inArray(webhookDeliveries.endpointId, healthyEndpoints)))
+      .limit(1);
     if (pending.length === 0 || now() > drainDeadline) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   stop();
   await new Promise((r) => setTimeout(r, 500));
   await rx.close();
+  const hangingRequests = hang?.requests() ?? 0;
+  await hang?.close();
+  await new Promise((r) => setTimeout(r, 500));
 
   // An idempotent receiver: the first successful receipt of each Webhook-Id.
   const firstOk = new Map<string, Receipt>();
@@ -140,7 +173,7 @@ async function phase(db: Db, name: string, failRate: number, retryBaseMs: number
   const failures = rx.receipts.filter((r) => r.status >= 300).length;
   const redelivered = rx.receipts.filter((r) => r.status < 300).length - okReceipts.length;
   await db.delete(customers).where(eq(customers.id, boot.customer_id));
-  return { name, failRate, total, committed: committed.size, delivered: okReceipts.length, missing, twice, outOfOrder, failures, redelivered, requests: rx.receipts.length, lag: stats(lags), producedMs };
+  return { name, failRate, hanging, hangingRequests, total, committed: committed.size, delivered: okReceipts.length, missing, twice, outOfOrder, failures, redelivered, requests: rx.receipts.length, lag: stats(lags), producedMs };
 }
 
 async function main() {
@@ -150,10 +183,11 @@ async function main() {
   const dbLabel = url ? `PostgreSQL (${new URL(url).host}${new URL(url).pathname}, pool 10)` : 'embedded PGlite in memory';
   const load0 = loadAvg();
   const healthy = await phase(handle.db, 'healthy receiver', 0, 5_000);
+  const hung = await phase(handle.db, `healthy receiver beside ${HANGING} hanging endpoints`, 0, 100, HANGING);
   const flaky = await phase(handle.db, 'receiver failing 20 %', 0.2, 100);
   await handle.close();
 
-  const rows = [healthy, flaky].map((p) => [
+  const rows = [healthy, hung, flaky].map((p) => [
     p.name,
     String(p.committed),
     String(p.delivered),
@@ -165,6 +199,7 @@ async function main() {
   ]);
   const table = markdownTable(['Phase', 'Events committed', 'Delivered (distinct)', 'Lag commit->receipt p50 / p99 / max (ms)', 'Failed attempts', 'Missing', 'Seen twice', 'Out of order'], rows);
   const verdict = healthy.lag.p99 <= 1000 ? 'met' : 'not met';
+  const hungVerdict = hung.lag.p99 <= 1000 && hung.missing === 0 ? 'met' : 'not met';
   const exact = flaky.missing === 0 && flaky.twice === 0 && flaky.outOfOrder === 0 && flaky.delivered === flaky.committed;
   const section = [
     '## Webhooks',
@@ -175,14 +210,18 @@ async function main() {
     `each event is a committed transaction queuing a notification and its outbox row; the server's delivery worker polls every`,
     `${getConfig().webhookPollMs} ms. Lag is from the producer seeing its COMMIT to the receiver reading the request (first successful`,
     'receipt per Webhook-Id). The failing phase answers 500 to 20 % of requests at random, with a retry base of 100 ms.',
+    `The hanging phase adds ${HANGING} endpoints (their own agents; the events are spread over all endpoints) on a receiver that reads each request`,
+    `and never answers: every attempt there holds its place until the 10 s delivery timeout and is retried at once (retry base 100 ms);`,
+    `the worker keeps at most ${DEFAULT_MAX_IN_FLIGHT} deliveries in flight per process; only the healthy endpoints' events are counted`,
+    `(${hung.hangingRequests} requests reached the hanging receiver).`,
     '',
     table,
     '',
-    `Target p99 <= 1 s with a healthy receiver: ${verdict} (${fmt(healthy.lag.p99)} ms). Failing receiver: ${exact ? 'every event delivered exactly once to the idempotent receiver, per-endpoint order kept' : 'NOT every event exactly once in order (see the table)'}; ${flaky.redelivered} successful repeat deliveries of an already acknowledged Webhook-Id.`,
+    `Target p99 <= 1 s with a healthy receiver: ${verdict} (${fmt(healthy.lag.p99)} ms); beside ${HANGING} hanging endpoints: ${hungVerdict} (${fmt(hung.lag.p99)} ms). Failing receiver: ${exact ? 'every event delivered exactly once to the idempotent receiver, per-endpoint order kept' : 'NOT every event exactly once in order (see the table)'}; ${flaky.redelivered} successful repeat deliveries of an already acknowledged Webhook-Id.`,
   ].join('\n');
   console.log('\n' + section + '\n');
   if (WRITE_DOCS) writeMarkedSection(path.join(ROOT, 'docs', 'benchmarks.md'), 'webhooks', 'bench/webhooks.ts', section);
-  if (!exact) process.exitCode = 1;
+  if (!exact || hungVerdict !== 'met') process.exitCode = 1;
 }
 
 const loadAv = loadAvg;

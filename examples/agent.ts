@@ -112,6 +112,10 @@ async function main() {
   try {
     step(`Webhook receiver listening on ${receiver.url}; registering it`);
     const created = await api('POST', '/v1/webhooks', { url: receiver.url, events: ['booking.created', 'booking.confirmed', 'booking.preempted', 'booking.cancelled', 'hold.expired'], description: 'examples/agent.ts' });
+    if (created.body?.error?.code === 'WEBHOOK_URL_REFUSED') {
+      // Outside `npm run dev` the server refuses loopback receivers; its message names the setting (docs/webhooks.md "Which URLs").
+      throw new Error(`register webhook: the server refuses this receiver: ${created.body.error.message}`);
+    }
     expectStatus(created, 201, 'register webhook');
     secret = created.body.secret;
     webhookId = created.body.id;

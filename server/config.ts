@@ -77,17 +77,29 @@ export function getConfig() {
     microsoftTokenUrl: env.MICROSOFT_TOKEN_URL || 'https://login.microsoftonline.com/common/oauth2/v2.0/token',
     microsoftGraphApi: env.MICROSOFT_GRAPH_API || 'https://graph.microsoft.com/v1.0',
     /**
-     * Webhook URLs may point at private, loopback and link-local addresses: WEBHOOKS_ALLOW_PRIVATE=1
-     * allows, =0 refuses; unset, refused in production and allowed otherwise (docs/webhooks.md).
+     * Requests the server makes on a user's behalf (webhook deliveries, CalDAV, the Google and
+     * Microsoft endpoints) may reach private, loopback, link-local and reserved addresses:
+     * OUTBOUND_ALLOW_PRIVATE=1 allows, =0 refuses; unset, allowed in development (`npm run dev`,
+     * NODE_ENV=development) and refused otherwise, production included (docs/reliability.md
+     * "Outbound requests"). WEBHOOKS_ALLOW_PRIVATE is the older name of the same setting.
      */
-    webhooksAllowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === '1' || (env.WEBHOOKS_ALLOW_PRIVATE !== '0' && env.NODE_ENV !== 'production'),
+    outboundAllowPrivate: flagOr(env.OUTBOUND_ALLOW_PRIVATE ?? env.WEBHOOKS_ALLOW_PRIVATE, env.NODE_ENV === 'development'),
     /** First retry delay of a failed webhook delivery (doubles per attempt, with jitter). */
     webhookRetryBaseMs: Number(env.WEBHOOK_RETRY_BASE_MS || 5_000),
     /** How often the webhook worker looks for due deliveries. */
     webhookPollMs: Number(env.WEBHOOK_POLL_MS || 200),
+    /** Webhook deliveries in flight at once per process (each endpoint has at most one). */
+    webhookMaxInFlight: Number(env.WEBHOOK_MAX_IN_FLIGHT || 64),
   };
 }
 export type Config = ReturnType<typeof getConfig>;
+
+/** `1`/`true` on, `0`/`false` off, unset (or anything else) the default. */
+function flagOr(value: string | undefined, fallback: boolean): boolean {
+  if (value === '1' || value === 'true') return true;
+  if (value === '0' || value === 'false') return false;
+  return fallback;
+}
 
 /**
  * Auth.js 4 reads its base URL from the environment itself. Once per

@@ -7,6 +7,7 @@ import { mailSetupNotice } from '@/server/domain/email';
 import { getRateLimiter } from '@/server/rateLimit';
 import { log } from '@/server/log';
 import { startWebhookWorker } from '@/server/domain/webhooks/worker';
+import { enqueueNotification } from '@/server/domain/notificationService';
 
 /**
  * scripts/serve.mjs (plain JavaScript, outside the bundle) finds the shutdown
@@ -63,7 +64,13 @@ export async function startServices(): Promise<void> {
 
   // Deliver the webhook outbox (docs/webhooks.md).
   stopWebhooks?.();
-  stopWebhooks = startWebhookWorker(getDb, { allowPrivate: config.webhooksAllowPrivate, retryBaseMs: config.webhookRetryBaseMs, pollMs: config.webhookPollMs });
+  stopWebhooks = startWebhookWorker(getDb, {
+    allowPrivate: config.outboundAllowPrivate,
+    retryBaseMs: config.webhookRetryBaseMs,
+    pollMs: config.webhookPollMs,
+    maxInFlight: config.webhookMaxInFlight,
+    notifyDisabled: enqueueNotification,
+  });
 }
 
 let stopSweeper: (() => void) | undefined;

@@ -63,7 +63,7 @@ test.describe('webhooks: kill -9 mid-retry', () => {
       TRUST_PROXY: '',
       PUBLIC_BASE_URL: '',
       LOG_LEVEL: 'silent',
-      WEBHOOKS_ALLOW_PRIVATE: '1',
+      OUTBOUND_ALLOW_PRIVATE: '1',
       WEBHOOK_RETRY_BASE_MS: '500',
       WEBHOOK_POLL_MS: '100',
     });

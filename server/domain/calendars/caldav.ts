@@ -1,13 +1,16 @@
 import ICAL from 'ical.js';
 import { calendarMultiGet, calendarQuery, createAccount, deleteCalendarObject, fetchCalendars, propfind, syncCollection, createCalendarObject, updateCalendarObject, type DAVCalendar, type DAVResponse } from 'tsdav';
+import { outboundFetch, OutboundRefusedError } from '../outbound/guard';
 import { ProviderAuthError, ProviderUnavailableError, registerProvider, type BookingEvent, type CalendarProvider, type EventRef, type ListResult, type ProviderInput, type SyncState } from './provider';
 
 /**
  * CalDAV through tsdav (docs/calendars.md). tsdav does not throw on HTTP
- * errors, so every request goes through `guardedFetch`, which adds Basic
- * authentication and the abort signal and turns 401/403 into
- * ProviderAuthError and network failures and 5xx into
- * ProviderUnavailableError.
+ * errors, so every request goes through `guardedFetch`, which sends it through
+ * the outbound guard (server/domain/outbound/guard.ts: no private or reserved
+ * address unless OUTBOUND_ALLOW_PRIVATE, redirects re-checked; its refusal
+ * passes through as OutboundRefusedError), adds Basic authentication and the
+ * abort signal and turns 401/403 into ProviderAuthError and network failures
+ * and 5xx into ProviderUnavailableError.
  *
  * Sync, where the server offers WebDAV sync-collection (RFC 6578; Radicale,
  * Nextcloud, iCloud, Fastmail do): the first listing is a time-range
@@ -30,13 +33,15 @@ class InvalidSyncTokenError extends Error {}
 
 function guardedFetch(username: string, password: string, signal?: AbortSignal): typeof fetch {
   const auth = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+  const send = outboundFetch();
   return (async (input: RequestInfo | URL, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
     headers.set('authorization', auth);
     let res: Response;
     try {
-      res = await fetch(input, { ...init, headers, signal: signal ?? init.signal });
+      res = await send(input, { ...init, headers, signal: signal ?? init.signal });
     } catch (err) {
+      if (err instanceof OutboundRefusedError) throw err;
       throw new ProviderUnavailableError(`CalDAV server unreachable: ${(err as Error).message}`);
     }
     // A refused sync token is a 403 too, but not a credential failure.

@@ -8,13 +8,14 @@ import { getOwner } from '../ownerService';
 import { discoverCaldavCalendars, type CaldavSettings } from './caldav';
 import { exchangeGoogleCode, listGoogleCalendars, type GoogleCredentials } from './google';
 import { exchangeMicrosoftCode, listMicrosoftCalendars, type MicrosoftCredentials } from './microsoft';
+import { checkOutboundUrl, OutboundRefusedError } from '../outbound/guard';
 import { ProviderAuthError, ProviderUnavailableError } from './provider';
-import { sealSecret } from './secrets';
+import { sealSecret } from '../sealing';
 import { syncCalendar, type SyncResult } from './sync';
 
 /**
  * Connecting, reconnecting, listing and disconnecting an owner's provider
- * calendars (docs/calendars.md). Credentials are sealed (secrets.ts) before
+ * calendars (docs/calendars.md). Credentials are sealed (../sealing.ts) before
  * they reach the database; connecting runs a first sync so the mirror is
  * ready before the calendar is used.
  */
@@ -32,14 +33,7 @@ export type CaldavConnectInput = {
 
 export async function connectCaldav(db: Executor, customerId: string, ownerEmail: string, input: CaldavConnectInput, now: Date): Promise<{ calendar: CalendarRow; sync: SyncResult }> {
   const owner = await getOwner(db, customerId, ownerEmail);
-  if (!getConfig().caldavAllowHttp && !/^https:/i.test(input.serverUrl)) throw new DomainError('invalid_request', 'server_url must be an https URL', { fields: [{ field: 'server_url', message: 'Use an https:// address' }] });
-  let found: { url: string; displayName: string }[];
-  try {
-    found = await discoverCaldavCalendars({ serverUrl: input.serverUrl, username: input.username }, { password: input.password }, AbortSignal.timeout(15_000));
-  } catch (err) {
-    if (err instanceof ProviderAuthError || err instanceof ProviderUnavailableError) throw new DomainError('invalid_request', `Could not connect the CalDAV account: ${err.message}`);
-    throw err;
-  }
+  const found = await discoverCaldav(input);
   const chosen = input.calendarUrl ? found.find((c) => sameUrl(c.url, input.calendarUrl!)) : found[0];
   if (!chosen) throw new DomainError('invalid_request', input.calendarUrl ? `No calendar ${input.calendarUrl} in this CalDAV account` : 'This CalDAV account has no calendar');
   const settings: CaldavSettings = { serverUrl: input.serverUrl, username: input.username, calendarUrl: chosen.url };
@@ -48,14 +42,26 @@ export async function connectCaldav(db: Executor, customerId: string, ownerEmail
   return storeConnection(db, { customerId, ownerId: owner.id, existing, type: 'caldav', displayName: chosen.displayName, settings, credentials, input }, now);
 }
 
-/** The calendars a CalDAV account offers (the dashboard's "pick calendar(s)" step); nothing is stored. */
+/**
+ * The calendars a CalDAV account offers (the dashboard's "pick calendar(s)" step; connecting
+ * uses it too); nothing is stored. The server URL goes through the outbound guard before
+ * anything is sent (docs/reliability.md "Outbound requests"), and so does every request of the
+ * discovery (redirects and the collections the server names included): a refused address
+ * answers the same 400 whether anything listens there or not.
+ */
 export async function discoverCaldav(input: { serverUrl: string; username: string; password: string }): Promise<{ url: string; displayName: string }[]> {
   if (!getConfig().caldavAllowHttp && !/^https:/i.test(input.serverUrl)) throw new DomainError('invalid_request', 'server_url must be an https URL', { fields: [{ field: 'server_url', message: 'Use an https:// address' }] });
   try {
+    await checkOutboundUrl(input.serverUrl);
     return await discoverCaldavCalendars({ serverUrl: input.serverUrl, username: input.username }, { password: input.password }, AbortSignal.timeout(15_000));
   } catch (err) {
-    if (err instanceof ProviderAuthError || err instanceof ProviderUnavailableError) throw new DomainError('invalid_request', `Could not connect the CalDAV account: ${err.message}`);
-    throw err;
+    if (err instanceof OutboundRefusedError) {
+      const message = err.message.replace(/^refused: /, 'The CalDAV server URL is refused: ');
+      throw new DomainError('invalid_request', message, { reason: err.reason, fields: [{ field: 'server_url', message }] });
+    }
+    if (err instanceof DomainError) throw err;
+    // ProviderAuthError, ProviderUnavailableError, and tsdav's own plain errors for an answer it cannot read ("cannot find principalUrl").
+    throw new DomainError('invalid_request', `Could not connect the CalDAV account: ${(err as Error).message}`);
   }
 }
 

@@ -2,6 +2,7 @@ import { getConfig } from '@/server/config';
 import { tokenRequest, type OAuthEndpoint } from './oauth';
 export { pkcePair } from './oauth';
 import { ProviderAuthError, ProviderUnavailableError, registerProvider, type BookingEvent, type CalendarProvider, type EventRef, type ListResult, type ProviderInput, type ProviderObject, type SyncState } from './provider';
+import { outboundFetch } from '../outbound/guard';
 
 /**
  * Google Calendar through its REST API (docs/calendars.md): OAuth 2.0
@@ -59,7 +60,7 @@ export async function exchangeGoogleCode(input: { code: string; codeVerifier: st
 export async function listGoogleCalendars(creds: GoogleCredentials, signal?: AbortSignal): Promise<{ id: string; name: string; primary: boolean }[]> {
   let res: Response;
   try {
-    res = await fetch(`${getConfig().googleCalendarApi}/users/me/calendarList?minAccessRole=writer`, { headers: { authorization: `Bearer ${creds.accessToken}` }, signal });
+    res = await outboundFetch()(`${getConfig().googleCalendarApi}/users/me/calendarList?minAccessRole=writer`, { headers: { authorization: `Bearer ${creds.accessToken}` }, signal });
   } catch (err) {
     throw new ProviderUnavailableError(`Google Calendar unreachable: ${(err as Error).message}`);
   }
@@ -111,7 +112,7 @@ export class GoogleProvider implements CalendarProvider {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
-        res = await fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${this.creds.accessToken}` }, signal });
+        res = await outboundFetch()(url, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${this.creds.accessToken}` }, signal });
       } catch (err) {
         throw new ProviderUnavailableError(`Google Calendar unreachable: ${(err as Error).message}`);
       }

@@ -1,6 +1,7 @@
 import { getConfig } from '@/server/config';
 import { tokenRequest, type OAuthEndpoint } from './oauth';
 import { ProviderAuthError, ProviderUnavailableError, registerProvider, type BookingEvent, type CalendarProvider, type EventRef, type ListResult, type ProviderInput, type ProviderObject, type SyncState } from './provider';
+import { outboundFetch } from '../outbound/guard';
 
 /**
  * Microsoft 365 through Microsoft Graph (docs/calendars.md): OAuth 2.0
@@ -59,7 +60,7 @@ export async function exchangeMicrosoftCode(input: { code: string; codeVerifier:
 export async function listMicrosoftCalendars(creds: MicrosoftCredentials, signal?: AbortSignal): Promise<{ id: string; name: string; primary: boolean }[]> {
   let res: Response;
   try {
-    res = await fetch(`${getConfig().microsoftGraphApi}/me/calendars`, { headers: { authorization: `Bearer ${creds.accessToken}` }, signal });
+    res = await outboundFetch()(`${getConfig().microsoftGraphApi}/me/calendars`, { headers: { authorization: `Bearer ${creds.accessToken}` }, signal });
   } catch (err) {
     throw new ProviderUnavailableError(`Microsoft Graph unreachable: ${(err as Error).message}`);
   }
@@ -109,7 +110,7 @@ export class MicrosoftProvider implements CalendarProvider {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
-        res = await fetch(url, {
+        res = await outboundFetch()(url, {
           ...init,
           headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${this.creds.accessToken}`, prefer: 'outlook.timezone="UTC"' },
           signal,

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { ProviderAuthError, ProviderUnavailableError } from './provider';
+import { outboundFetch } from '../outbound/guard';
 
 /** OAuth 2.0 pieces the Google and Microsoft providers share: PKCE (S256) and the token endpoint. */
 export type OAuthEndpoint = { url: string; clientId: string; clientSecret: string; name: string };
@@ -14,7 +15,7 @@ export function pkcePair(): { verifier: string; challenge: string } {
 export async function tokenRequest(endpoint: OAuthEndpoint, params: Record<string, string>, signal?: AbortSignal): Promise<TokenAnswer> {
   let res: Response;
   try {
-    res = await fetch(endpoint.url, {
+    res = await outboundFetch()(endpoint.url, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ client_id: endpoint.clientId, client_secret: endpoint.clientSecret, ...params }),

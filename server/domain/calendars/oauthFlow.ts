@@ -6,7 +6,7 @@ import { connectGoogle, connectMicrosoft } from './calendarService';
 import { googleAuthorizationUrl } from './google';
 import { microsoftAuthorizationUrl } from './microsoft';
 import { pkcePair } from './oauth';
-import { openSecret, sealSecret, type SealedSecret } from './secrets';
+import { openSecret, sealSecret, type SealedSecret } from '../sealing';
 
 /**
  * The dashboard's OAuth connect flow for Google and Microsoft 365

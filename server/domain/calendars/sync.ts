@@ -5,7 +5,7 @@ import { getConfig } from '@/server/config';
 import { newId } from '../ids';
 import { expandIcs } from './expand';
 import { ProviderAuthError, providerFactory, type CalendarProvider } from './provider';
-import { openSecret, sealSecret, needsRotation, type SealedSecret } from './secrets';
+import { openSecret, sealSecret, needsRotation, type SealedSecret } from '../sealing';
 import './caldav';
 import './google';
 import './microsoft';

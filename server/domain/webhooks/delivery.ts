@@ -1,11 +1,8 @@
-import http from 'node:http';
-import https from 'node:https';
 import { and, eq, lt, sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import type { Db, Executor } from '@/db/client';
 import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import { leaseDueDeliveries, type LeasedDelivery } from '@/db/hot/webhooks';
-import { enqueueNotification } from '../notificationService';
-import { guardedLookup, literalHostRefused } from './urlSafety';
+import { outboundFetch, OutboundRefusedError, type OutboundOptions } from '../outbound/guard';
 import { openWebhookSecret } from './secretStore';
 import { signatureHeaders } from './signature';
 
@@ -17,15 +14,35 @@ export const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** A leased row is retaken after this (the attempt's process died mid-request). */
 export const LEASE_MS = DELIVERY_TIMEOUT_MS + 5_000;
+/** The lease of a row attempted with these options: the receiver's time plus a margin. */
+export function leaseMs(opts: Pick<DeliveryOptions, 'timeoutMs'>): number {
+  return (opts.timeoutMs ?? DELIVERY_TIMEOUT_MS) + LEASE_MS - DELIVERY_TIMEOUT_MS;
+}
 const MAX_ERROR_TEXT = 500;
+
+/**
+ * Tells the agent that an endpoint was disabled (inside the transaction that disabled it).
+ * Handed in by the caller (server/startup.ts passes the notification queue's), so this module
+ * does not import the notification service, which itself writes into the webhook outbox: the
+ * dependency runs one way, notifications -> webhooks/outbox (docs/webhooks.md "Retries").
+ */
+export type EndpointDisabledNotice = (
+  tx: Executor,
+  n: { customerId: string; agentId: string; kind: 'webhook.disabled'; data: Record<string, unknown>; now: Date },
+) => Promise<void>;
 
 export type DeliveryOptions = {
   allowPrivate: boolean;
   retryBaseMs: number;
+  notifyDisabled: EndpointDisabledNotice;
   disableAfter?: number;
   /** Rows leased per pass (one per endpoint at most). */
   batch?: number;
   random?: () => number;
+  /** The outbound guard's resolver (tests pass a stub). */
+  resolve?: OutboundOptions['resolve'];
+  /** The receiver's time to answer (default DELIVERY_TIMEOUT_MS). */
+  timeoutMs?: number;
 };
 
 /** Exponential backoff with jitter: base * 2^(attempt-1), capped, times a random factor in [0.5, 1). */
@@ -37,41 +54,34 @@ export function retryDelayMs(attempt: number, baseMs: number, random: () => numb
 type AttemptResult = { ok: boolean; status: number | null; error: string | null };
 
 /**
- * POST the body with its signature; 2xx is success, anything else (or no answer in time) a
- * failure. A fresh connection per attempt (no pooled socket outlives a target's checks).
+ * POST the body with its signature through the outbound guard (docs/reliability.md "Outbound
+ * requests"); 2xx is success, anything else (a redirect included: none is followed) or no
+ * answer in time a failure. A fresh connection per attempt.
  */
-export function attemptDelivery(d: LeasedDelivery, allowPrivate: boolean, now: Date): Promise<AttemptResult> {
-  return new Promise((resolve) => {
-    let url: URL;
-    try {
-      url = new URL(d.url);
-    } catch {
-      return resolve({ ok: false, status: null, error: 'invalid URL' });
-    }
-    if (literalHostRefused(url, allowPrivate)) return resolve({ ok: false, status: null, error: 'refused: private address' });
-    const client = url.protocol === 'https:' ? https : http;
-    let secret: string;
-    try {
-      secret = openWebhookSecret(d.secret);
-    } catch {
-      // Sealed under a key this instance does not have (CALENDAR_SECRET_KEYS): a failed attempt, retried later.
-      return resolve({ ok: false, status: null, error: 'signing secret cannot be opened with the configured keys' });
-    }
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': 'agent-scheduler-webhooks/1',
-      ...signatureHeaders(secret, d.id, d.body, now),
-    };
-    const req = client.request(url, { method: 'POST', headers, agent: false, lookup: guardedLookup(allowPrivate), timeout: DELIVERY_TIMEOUT_MS }, (res) => {
-      res.resume(); // the answer's body is not read
-      res.on('end', () => {});
-      const status = res.statusCode ?? 0;
-      resolve({ ok: status >= 200 && status < 300, status, error: status >= 200 && status < 300 ? null : `HTTP ${status}` });
-    });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS} ms`)));
-    req.on('error', (err) => resolve({ ok: false, status: null, error: String(err.message).slice(0, MAX_ERROR_TEXT) }));
-    req.end(d.body);
-  });
+export async function attemptDelivery(d: LeasedDelivery, opts: Pick<DeliveryOptions, 'allowPrivate' | 'resolve' | 'timeoutMs'>, now: Date): Promise<AttemptResult> {
+  let secret: string;
+  try {
+    secret = openWebhookSecret(d.secret);
+  } catch {
+    // Sealed under a key this instance does not have (CALENDAR_SECRET_KEYS): a failed attempt, retried later.
+    return { ok: false, status: null, error: 'signing secret cannot be opened with the configured keys' };
+  }
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'agent-scheduler-webhooks/1',
+    ...signatureHeaders(secret, d.id, d.body, now),
+  };
+  const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const send = outboundFetch({ allowPrivate: opts.allowPrivate, resolve: opts.resolve });
+  try {
+    const res = await send(d.url, { method: 'POST', headers, body: d.body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    const ok = res.status >= 200 && res.status < 300;
+    return { ok, status: res.status, error: ok ? null : `HTTP ${res.status}` };
+  } catch (err) {
+    const e = err as Error;
+    const error = err instanceof OutboundRefusedError ? e.message : e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : String(e.message);
+    return { ok: false, status: null, error: error.slice(0, MAX_ERROR_TEXT) };
+  }
 }
 
 /** Record one attempt: delivered, or rescheduled with backoff (and the endpoint disabled after too many failures). */
@@ -104,7 +114,7 @@ async function recordAttempt(db: Db, d: LeasedDelivery, result: AttemptResult, o
       .returning();
     // The customer is told through the agent's notification queue (and its other endpoints subscribed to it).
     if (disabled) {
-      await enqueueNotification(tx, {
+      await opts.notifyDisabled(tx, {
         customerId: ep.customerId,
         agentId: ep.agentId,
         kind: 'webhook.disabled',
@@ -115,19 +125,22 @@ async function recordAttempt(db: Db, d: LeasedDelivery, result: AttemptResult, o
   });
 }
 
+/** Attempt one leased row and record the outcome. */
+export async function deliverLeased(db: Db, d: LeasedDelivery, opts: DeliveryOptions, clock: () => Date = () => new Date()): Promise<void> {
+  const result = await attemptDelivery(d, opts, clock());
+  await recordAttempt(db, d, result, opts, clock());
+}
+
 /**
- * One pass of the delivery worker: lease the due head of each endpoint, send them in
- * parallel (one per endpoint), record the outcomes. Returns how many were attempted.
+ * One pass, awaited whole: lease the due head of each endpoint, send them in parallel (one per
+ * endpoint), record the outcomes. Returns how many were attempted. Tests drive the worker
+ * with it pass by pass; the server's worker (./worker.ts) does not wait for a pass, so one
+ * slow receiver never holds back another endpoint's deliveries.
  */
 export async function deliverDueWebhooks(db: Db, opts: DeliveryOptions, clock: () => Date = () => new Date()): Promise<number> {
   const now = clock();
-  const leased = await leaseDueDeliveries(db, now, opts.batch ?? 50, new Date(now.getTime() + LEASE_MS));
-  await Promise.all(
-    leased.map(async (d) => {
-      const result = await attemptDelivery(d, opts.allowPrivate, clock());
-      await recordAttempt(db, d, result, opts, clock());
-    }),
-  );
+  const leased = await leaseDueDeliveries(db, now, opts.batch ?? 50, new Date(now.getTime() + leaseMs(opts)));
+  await Promise.all(leased.map((d) => deliverLeased(db, d, opts, clock)));
   return leased.length;
 }
 

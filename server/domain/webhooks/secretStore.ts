@@ -1,4 +1,4 @@
-import { openSecret, sealSecret, type SealedSecret } from '../calendars/secrets';
+import { openSecret, sealSecret, type SealedSecret } from '../sealing';
 
 /**
  * A webhook's signing secret at rest. It signs, so it cannot be stored as a

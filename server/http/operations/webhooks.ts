@@ -8,7 +8,7 @@ import { defineOperation } from '../operation';
  * /v1/webhooks: each agent manages its own endpoints with any valid key (no permission:
  * an endpoint receives only events about this agent; docs/webhooks.md "Permissions").
  */
-const allowPrivate = () => getConfig().webhooksAllowPrivate;
+const allowPrivate = () => getConfig().outboundAllowPrivate;
 const TAGS = ['Webhooks'];
 
 export const createWebhookOp = defineOperation({

@@ -8,6 +8,7 @@ import { newCustomer, type TestCustomer } from '../../helpers/app';
 import { startRadicale, type TestRadicale } from '../../helpers/radicale';
 import { call, everyDay, nextWeekday, onDate, setupOwner } from '../scheduling/fixtures';
 import { BERLIN_VTIMEZONE } from '../../unit/calendars/fixtures';
+import { allowLoopbackOutbound } from '../../helpers/outbound';
 
 /**
  * docs/calendars.md acceptance against a real Radicale on loopback: provider
@@ -22,6 +23,8 @@ let admin: TestCustomer;
 let owner: string;
 let calendarId: string;
 
+// The fakes listen on loopback: the outbound guard lets them through for this file only.
+allowLoopbackOutbound();
 beforeAll(async () => {
   radicale = await startRadicale();
   admin = await newCustomer();

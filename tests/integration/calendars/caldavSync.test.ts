@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { getDb } from '@/server/db';
@@ -7,6 +8,7 @@ import { syncCalendar } from '@/server/domain/calendars/sync';
 import { newCustomer, type TestCustomer } from '../../helpers/app';
 import { startRadicale, type TestRadicale } from '../../helpers/radicale';
 import { everyDay, nextWeekday, setupOwner } from '../scheduling/fixtures';
+import { allowLoopbackOutbound } from '../../helpers/outbound';
 
 /**
  * Incremental CalDAV sync through WebDAV sync-collection (RFC 6578) against
@@ -21,6 +23,8 @@ let owner: string;
 let calendarId: string;
 const day = nextWeekday('tue', 'UTC');
 
+// The fakes listen on loopback: the outbound guard lets them through for this file only.
+allowLoopbackOutbound();
 beforeAll(async () => {
   radicale = await startRadicale('syncer', 'sync-pass');
   admin = await newCustomer();
@@ -46,11 +50,11 @@ async function state() {
   const [row] = await (await getDb()).select().from(calendars).where(eq(calendars.id, calendarId));
   return row;
 }
-/** The HTTP methods the next sync sends to Radicale. */
+/** The HTTP methods the next sync sends to Radicale (through the outbound guard, which uses node:http). */
 async function syncCounting() {
-  const spy = vi.spyOn(globalThis, 'fetch');
+  const spy = vi.spyOn(http, 'request');
   const result = await syncCalendar(await getDb(), calendarId, new Date());
-  const methods = spy.mock.calls.map(([, init]) => (init?.method ?? 'GET').toUpperCase());
+  const methods = spy.mock.calls.map((args) => String((args[1] as http.RequestOptions | undefined)?.method ?? 'GET').toUpperCase());
   spy.mockRestore();
   return { result, methods };
 }

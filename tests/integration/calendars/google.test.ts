@@ -8,6 +8,7 @@ import { syncCalendar } from '@/server/domain/calendars/sync';
 import { newCustomer, type TestCustomer } from '../../helpers/app';
 import { startFakeGoogle, type FakeGoogle } from '../../helpers/fakeGoogle';
 import { call, everyDay, nextWeekday, setupOwner } from '../scheduling/fixtures';
+import { allowLoopbackOutbound } from '../../helpers/outbound';
 
 /**
  * Google Calendar against a loopback fake of its documented endpoints
@@ -22,6 +23,8 @@ let calendarId: string;
 const day = nextWeekday('thu', 'UTC');
 const REDIRECT = 'http://127.0.0.1/oauth/google/callback';
 
+// The fakes listen on loopback: the outbound guard lets them through for this file only.
+allowLoopbackOutbound();
 beforeAll(async () => {
   google = await startFakeGoogle();
   admin = await newCustomer();

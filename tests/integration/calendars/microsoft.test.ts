@@ -9,6 +9,7 @@ import { syncCalendar } from '@/server/domain/calendars/sync';
 import { newCustomer, type TestCustomer } from '../../helpers/app';
 import { startFakeMicrosoft, type FakeMicrosoft } from '../../helpers/fakeMicrosoft';
 import { call, everyDay, nextWeekday, setupOwner } from '../scheduling/fixtures';
+import { allowLoopbackOutbound } from '../../helpers/outbound';
 
 /**
  * Microsoft 365 against a loopback fake of the identity platform and Graph
@@ -23,6 +24,8 @@ let calendarId: string;
 const day = nextWeekday('fri', 'UTC');
 const REDIRECT = 'http://127.0.0.1/oauth/microsoft/callback';
 
+// The fakes listen on loopback: the outbound guard lets them through for this file only.
+allowLoopbackOutbound();
 beforeAll(async () => {
   ms = await startFakeMicrosoft();
   admin = await newCustomer();

@@ -5,7 +5,7 @@ import { getDb } from '@/server/db';
 import { calendars } from '@/db/schema';
 import { newId } from '@/server/domain/ids';
 import { registerProvider } from '@/server/domain/calendars/provider';
-import { sealSecret } from '@/server/domain/calendars/secrets';
+import { sealSecret } from '@/server/domain/sealing';
 import { newCustomer, type TestCustomer } from '../../helpers/app';
 import { call, everyDay, nextWeekday, ownerIdOf, setupOwner } from '../scheduling/fixtures';
 

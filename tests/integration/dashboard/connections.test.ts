@@ -11,6 +11,7 @@ import { startFakeGoogle, type FakeGoogle } from '../../helpers/fakeGoogle';
 import { startFakeMicrosoft, type FakeMicrosoft } from '../../helpers/fakeMicrosoft';
 import { startRadicale, type TestRadicale } from '../../helpers/radicale';
 import { call, everyDay, nextWeekday, ownerIdOf, setupOwner } from '../scheduling/fixtures';
+import { allowLoopbackOutbound } from '../../helpers/outbound';
 
 /**
  * The dashboard's connected-calendar procedures (calendars.*) and the OAuth
@@ -24,6 +25,8 @@ let ms: FakeMicrosoft;
 let radicale: TestRadicale;
 const PASSWORD = 'correct horse battery';
 
+// The fakes listen on loopback: the outbound guard lets them through for this file only.
+allowLoopbackOutbound();
 beforeAll(async () => {
   admin = await newCustomer();
   [google, ms, radicale] = await Promise.all([startFakeGoogle(), startFakeMicrosoft(), startRadicale('dora', 'first-pass')]);

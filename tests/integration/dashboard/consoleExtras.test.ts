@@ -8,6 +8,7 @@ import { closeMailer } from '@/server/domain/email';
 import { newAgent, newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
 import { linksIn, type TestSmtp } from '../../helpers/smtp';
 import { call, confirm, freshIp, meetingType, nextWeekday, ownerCaller, pub, publicOwner, submitFirst, useSmtp, type PublicSetup } from '../public/fixtures';
+import { withOutboundSetting } from '../../helpers/outbound';
 
 /**
  * The dashboard pieces of issues 11, 12 and 16 (docs/dashboard.md): owner
@@ -166,7 +167,7 @@ describe("an agent's webhooks, managed by an admin", () => {
   it('creates (secret once), lists, tests, shows the delivery log, disables, re-enables and deletes, through the domain of /v1/webhooks', async () => {
     const caller = await ownerCaller(s, 'admin');
     const agent = await newAgent(admin, ['read_availability']);
-    const created = await caller.admin.webhooks.create({ agent_id: agent.agentId, url: 'http://127.0.0.1:9/hook', events: ['booking.created', 'booking.created'] });
+    const created = await withOutboundSetting('1', () => caller.admin.webhooks.create({ agent_id: agent.agentId, url: 'http://127.0.0.1:9/hook', events: ['booking.created', 'booking.created'] }));
     expect(created.secret).toMatch(/^whsec_/);
     expect(created.events).toEqual(['booking.created']);
     // The agent sees the same endpoint on /v1/webhooks.
@@ -180,7 +181,7 @@ describe("an agent's webhooks, managed by an admin", () => {
 
     const off = await caller.admin.webhooks.update({ agent_id: agent.agentId, webhook_id: created.id, patch: { enabled: false } });
     expect(off).toMatchObject({ status: 'disabled', disabled_reason: expect.any(String) });
-    const on = await caller.admin.webhooks.update({ agent_id: agent.agentId, webhook_id: created.id, patch: { enabled: true, url: 'https://hooks.example/x', events: ['proposal.created'] } });
+    const on = await withOutboundSetting('1', () => caller.admin.webhooks.update({ agent_id: agent.agentId, webhook_id: created.id, patch: { enabled: true, url: 'https://hooks.example/x', events: ['proposal.created'] } }));
     expect(on).toMatchObject({ status: 'active', url: 'https://hooks.example/x', events: ['proposal.created'] });
 
     // Another customer's agent, or an unknown one: AGENT_NOT_FOUND; an endpoint of another agent: WEBHOOK_NOT_FOUND.

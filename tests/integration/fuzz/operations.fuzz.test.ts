@@ -4,6 +4,7 @@ import { operations } from '@/server/http/operations';
 import { createFuzzer, SEED, type FuzzRequest } from './harness';
 import { hostileArb, mutate, validArb, type Resolve, type Schema } from './schema';
 import { buildTarget, documentOperations, type DocOp, type Target } from './targets';
+import { allowLoopbackOutbound } from '../../helpers/outbound';
 
 /**
  * Schema-driven fuzzing of EVERY operation in the served OpenAPI document
@@ -34,6 +35,9 @@ console.log(`[fuzz] operations.fuzz: FUZZ_SEED=${SEED} runs per operation=${RUNS
 const resolve: Resolve = (ref) => (doc.components?.schemas ?? {})[ref.split('/').pop()!]!;
 let t: Target;
 
+// Generated webhook and CalDAV URLs are registered as before, without DNS lookups of made-up names
+// (the guard resolves only when private addresses are refused; nothing here is delivered).
+allowLoopbackOutbound();
 beforeAll(async () => {
   t = await buildTarget(fuzz.ip);
   fuzz.captureServerLog();

@@ -2,6 +2,7 @@ import { PERMISSIONS } from '@/db/schema';
 import { newId } from '@/server/domain/ids';
 import { api, newCustomer, uniqueEmail, type ApiOptions, type ApiResponse, type TestCustomer } from '../../helpers/app';
 import { nextWeekday, STANDARD_CLASSES } from '../scheduling/fixtures';
+import { withOutboundSetting } from '../../helpers/outbound';
 
 /**
  * One customer with one object of every kind the API can make, created over
@@ -126,7 +127,8 @@ export async function buildWorld(ip: () => string, opts: { customer?: TestCustom
   const allocation = must(await call('POST', `${P}/allocations`, { key, body: { link_id: link.body.link_id, slug, limit: 5, period: 'week' } }), 201, 'allocation');
 
   const calendars = must(await call('GET', `/v1/calendars?owner_email=${encodeURIComponent(ownerEmail)}`, { key }), 200, 'calendars');
-  const webhook = must(await call('POST', '/v1/webhooks', { key, body: { url: 'http://127.0.0.1:9/security-world', events: ['booking.created'] } }), 201, 'webhook');
+  // A loopback endpoint (never delivered to): registered with the outbound guard's setting on (docs/reliability.md).
+  const webhook = must(await withOutboundSetting('1', () => call('POST', '/v1/webhooks', { key, body: { url: 'http://127.0.0.1:9/security-world', events: ['booking.created'] } })), 201, 'webhook');
   secrets.push(webhook.body.secret);
 
   // Agent proposals and public submissions are being finished: use them where they answer.

@@ -4,13 +4,18 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { expectEnvelope, newCustomer } from '../../helpers/app';
+import { call } from '../scheduling/fixtures';
+import { withOutboundSetting } from '../../helpers/outbound';
 
 /**
  * examples/agent.ts runs green against a fresh `npm run dev` (scripts/dev.mjs: seeds the demo on
  * an empty embedded database in a temporary folder, prints the demo key, serves in development
  * mode). The example starts its own webhook receiver, so this needs a real server process,
  * not the in-process route handlers. The server gets its own PGlite folder, so the test runs
- * once, in the PGlite project (the PostgreSQL project would only repeat it).
+ * once, in the PGlite project (the PostgreSQL project would only repeat it). The loopback receiver
+ * is allowed by `npm run dev`'s default (no OUTBOUND_ALLOW_PRIVATE given); outside development the
+ * same registration is refused with a message naming the setting (the second test).
  */
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const children: ChildProcess[] = [];
@@ -72,7 +77,9 @@ it.skipIf(process.env.DB_DRIVER === 'postgres')('examples/agent.ts: search, coun
     PGLITE_DIR: path.join(tmp, 'pglite'),
     DATA_DIR: path.join(tmp, 'data'),
     REDIS_URL: '',
-    WEBHOOKS_ALLOW_PRIVATE: '1',
+    // Neither outbound setting: the example's loopback receiver is allowed by npm run dev's default.
+    OUTBOUND_ALLOW_PRIVATE: '',
+    WEBHOOKS_ALLOW_PRIVATE: '',
     NEXT_TELEMETRY_DISABLED: '1',
   }, (line) => {
     const m = /Demo key\s+(ak_[A-Za-z0-9_-]+)/.exec(line);
@@ -94,4 +101,15 @@ it.skipIf(process.env.DB_DRIVER === 'postgres')('examples/agent.ts: search, coun
   expect(out).toMatch(/received booking\.confirmed \(Webhook-Id [0-9a-f-]+\), signature verified/);
   expect(out).toContain('Draining notifications');
   expect(out).toContain('Done: every step worked');
+});
+
+it('outside development the example\'s loopback receiver is refused, and the refusal names the setting', async () => {
+  // This process is not `npm run dev` (NODE_ENV=test): the default is the production one, off.
+  const admin = await newCustomer();
+  await withOutboundSetting(undefined, async () => {
+    const res = await call('POST', '/v1/webhooks', { key: admin.key, body: { url: 'http://127.0.0.1:3750/', events: ['booking.confirmed'] } });
+    const err = expectEnvelope(res, 400, 'WEBHOOK_URL_REFUSED');
+    expect(err.reason).toBe('PRIVATE_ADDRESS');
+    expect(err.message).toContain('OUTBOUND_ALLOW_PRIVATE=1');
+  });
 });

@@ -1,13 +1,16 @@
+import http from 'node:http';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/server/db';
 import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import { deliverDueWebhooks, DELIVERED_RETENTION_MS, sweepDeliveredWebhooks, type DeliveryOptions } from '@/server/domain/webhooks/delivery';
-import { isPrivateAddress } from '@/server/domain/webhooks/urlSafety';
+import { enqueueNotification } from '@/server/domain/notificationService';
+import { startWebhookWorker } from '@/server/domain/webhooks/worker';
 import { recordWebhookEvent } from '@/server/domain/webhooks/outbox';
 import { newId } from '@/server/domain/ids';
 import { expectEnvelope, newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
 import { call, nextWeekday, setupOwner } from '../scheduling/fixtures';
+import { allowLoopbackOutbound, connectionCounter, withOutboundSetting } from '../../helpers/outbound';
 import { documentedVerifier, startReceiver } from './receiver';
 
 /**
@@ -16,6 +19,7 @@ import { documentedVerifier, startReceiver } from './receiver';
  * The worker is driven pass by pass with a clock moved forward by hours, so nothing waits.
  * Every test deletes its endpoints (afterEach), so a pass only sees this test's rows.
  */
+allowLoopbackOutbound();
 let admin: TestCustomer;
 let owner: string;
 const HOUR = 3_600_000;
@@ -47,7 +51,7 @@ async function register(key: string, url: string, events: string[]) {
 
 /** One worker pass at now + offset (base delay 60 s, jitter factor fixed at 0.5). */
 async function pass(offsetMs = 0, opts: Partial<DeliveryOptions> = {}) {
-  return deliverDueWebhooks(await getDb(), { allowPrivate: true, retryBaseMs: 60_000, random: () => 0, ...opts }, () => new Date(Date.now() + offsetMs));
+  return deliverDueWebhooks(await getDb(), { allowPrivate: true, retryBaseMs: 60_000, random: () => 0, notifyDisabled: enqueueNotification, ...opts }, () => new Date(Date.now() + offsetMs));
 }
 
 async function rowsOf(endpointId: string) {
@@ -242,10 +246,8 @@ describe('endpoints', () => {
 });
 
 describe('SSRF', () => {
-  const saved = process.env.WEBHOOKS_ALLOW_PRIVATE;
   afterEach(() => {
-    if (saved === undefined) delete process.env.WEBHOOKS_ALLOW_PRIVATE;
-    else process.env.WEBHOOKS_ALLOW_PRIVATE = saved;
+    process.env.OUTBOUND_ALLOW_PRIVATE = '1';
   });
 
   it.each([
@@ -258,25 +260,133 @@ describe('SSRF', () => {
     ['http://[::1]/hook', 'PRIVATE_ADDRESS'],
     ['http://[fe80::1]/hook', 'PRIVATE_ADDRESS'],
     ['http://[::ffff:192.168.0.1]/hook', 'PRIVATE_ADDRESS'],
-  ])('refuses %s (%s) when private targets are not allowed', async (url, reason) => {
-    process.env.WEBHOOKS_ALLOW_PRIVATE = '0';
+    // The IPv6 spellings of loopback the old guard let through (issue: webhook guard), and the odd IPv4 ones.
+    ['http://[::127.0.0.1]/h', 'PRIVATE_ADDRESS'],
+    ['http://[::ffff:0:127.0.0.1]/h', 'PRIVATE_ADDRESS'],
+    ['http://[2002:7f00:1::1]/h', 'PRIVATE_ADDRESS'],
+    ['http://[64:ff9b::127.0.0.1]/h', 'PRIVATE_ADDRESS'],
+    ['http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/h', 'PRIVATE_ADDRESS'],
+    ['http://2130706433/h', 'PRIVATE_ADDRESS'],
+    ['http://0177.0.0.1/h', 'PRIVATE_ADDRESS'],
+    ['http://0x7f000001/h', 'PRIVATE_ADDRESS'],
+    ['http://127.1/h', 'PRIVATE_ADDRESS'],
+    ['http://0.0.0.0/h', 'PRIVATE_ADDRESS'],
+  ])('refuses %s (%s) when private targets are not allowed, naming the setting', async (url, reason) => {
+    process.env.OUTBOUND_ALLOW_PRIVATE = '0';
     const err = expectEnvelope(await call('POST', '/v1/webhooks', { key: admin.key, body: { url, events: ['booking.created'] } }), 400, 'WEBHOOK_URL_REFUSED');
     expect(err.reason).toBe(reason);
+    if (reason === 'PRIVATE_ADDRESS') expect(err.message).toContain('OUTBOUND_ALLOW_PRIVATE=1');
+  });
+
+  it('WEBHOOKS_ALLOW_PRIVATE is the older name of the same setting', async () => {
+    delete process.env.OUTBOUND_ALLOW_PRIVATE;
+    await withOutboundSetting('1', async () => {
+      const ep = await register(admin.key, 'http://127.0.0.1:3745/hook', ['booking.created']);
+      expect(ep.id).toBeTruthy();
+    }, 'WEBHOOKS_ALLOW_PRIVATE');
+    await withOutboundSetting('0', async () => {
+      expectEnvelope(await call('POST', '/v1/webhooks', { key: admin.key, body: { url: 'http://127.0.0.1:3745/hook', events: ['booking.created'] } }), 400, 'WEBHOOK_URL_REFUSED');
+    }, 'WEBHOOKS_ALLOW_PRIVATE');
+  });
+
+  it('a delivery to a loopback target registered while allowed opens no connection once the guard is on', async () => {
+    const listener = await connectionCounter();
+    closers.push(listener.close);
+    for (const host of ['127.0.0.1', 'localhost', '[::1]', '127.1']) {
+      const ep = await register(admin.key, `http://${host}:${listener.port}/h`, ['booking.created']);
+      expect((await call('POST', `/v1/webhooks/${ep.id}/test`, { key: admin.key })).status).toBe(202);
+    }
+    process.env.OUTBOUND_ALLOW_PRIVATE = '0';
+    expect(await pass(0, { allowPrivate: false })).toBe(4);
+    expect(listener.connections()).toBe(0);
+    const rows = await (await getDb()).select().from(webhookDeliveries).where(eq(webhookDeliveries.customerId, admin.customerId));
+    for (const row of rows.filter((r) => r.kind === 'webhook.test')) expect(row.lastError).toMatch(/^refused: .*OUTBOUND_ALLOW_PRIVATE=1/);
+    // The control: allowed, the same rows reach the listener (so the count above could have moved).
+    expect(await pass(HOUR, { allowPrivate: true })).toBe(4);
+    expect(listener.connections()).toBeGreaterThanOrEqual(4);
   });
 
   it('accepts a public address; refuses a private one on PATCH; delivery re-checks the target', async () => {
-    process.env.WEBHOOKS_ALLOW_PRIVATE = '0';
+    process.env.OUTBOUND_ALLOW_PRIVATE = '0';
     const pub = await register(admin.key, 'https://93.184.215.14/hook', ['booking.created']);
     expectEnvelope(await call('PATCH', `/v1/webhooks/${pub.id}`, { key: admin.key, body: { url: 'http://192.168.1.1/' } }), 400, 'WEBHOOK_URL_REFUSED');
-    expect(isPrivateAddress('8.8.8.8')).toBe(false);
-    expect(isPrivateAddress('100.64.0.1')).toBe(true);
 
-    process.env.WEBHOOKS_ALLOW_PRIVATE = '1';
+    process.env.OUTBOUND_ALLOW_PRIVATE = '1';
     const r = await receiver();
     const ep = await register(admin.key, r.url, ['booking.created']);
     await call('POST', `/v1/webhooks/${ep.id}/test`, { key: admin.key });
     expect(await pass(0, { allowPrivate: false })).toBe(1);
     expect(r.received).toHaveLength(0);
     expect((await rowsOf(ep.id))[0]).toMatchObject({ status: 'pending', lastError: expect.stringContaining('refused') });
+  });
+});
+
+describe('isolation between endpoints (the server worker)', () => {
+  /** A receiver that holds every request open until `release()`; `open()` says whether one is still unanswered. */
+  async function hangingReceiver() {
+    const held: http.ServerResponse[] = [];
+    let arrived = 0;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        arrived++;
+        held.push(res);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const release = () => held.splice(0).forEach((res) => res.writeHead(200).end());
+    closers.push(async () => {
+      release();
+      await new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); });
+    });
+    return { url: `http://127.0.0.1:${port}/hook`, arrived: () => arrived, open: () => held.some((res) => !res.writableEnded && !res.destroyed), release };
+  }
+
+  async function until(what: string, cond: () => boolean, ms = 30_000) {
+    const deadline = Date.now() + ms;
+    while (!cond()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  it("a hanging receiver does not delay another endpoint's delivery; with one place in flight it does", async () => {
+    const hang = await hangingReceiver();
+    const healthy = await receiver();
+    const slow = await register(admin.key, hang.url, ['booking.created']);
+    const fast = await register(admin.key, healthy.url, ['booking.created']);
+    const base = { allowPrivate: true, retryBaseMs: 60_000, pollMs: 20, timeoutMs: 60_000, notifyDisabled: enqueueNotification };
+
+    let stop = startWebhookWorker(getDb, base);
+    try {
+      await call('POST', `/v1/webhooks/${slow.id}/test`, { key: admin.key });
+      await until('the hanging receiver to get its request', () => hang.arrived() === 1);
+      await call('POST', `/v1/webhooks/${fast.id}/test`, { key: admin.key });
+      await until('the healthy delivery', () => healthy.received.length === 1);
+      // Causality, not a time threshold: the healthy delivery arrived while the other was still unanswered.
+      expect(hang.open()).toBe(true);
+    } finally {
+      stop();
+    }
+    hang.release();
+
+    // The bound: with one place per process, the second endpoint waits for the hanging one.
+    for (let i = 0; (await rowsOf(slow.id))[0]?.status !== 'delivered'; i++) {
+      if (i > 1000) throw new Error('the released delivery was not recorded');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    stop = startWebhookWorker(getDb, { ...base, maxInFlight: 1 });
+    try {
+      await call('POST', `/v1/webhooks/${slow.id}/test`, { key: admin.key });
+      await until('the hanging receiver to get its second request', () => hang.arrived() === 2);
+      await call('POST', `/v1/webhooks/${fast.id}/test`, { key: admin.key });
+      await new Promise((r) => setTimeout(r, 300)); // many poll periods
+      expect(healthy.received).toHaveLength(1);
+      hang.release();
+      await until('the healthy delivery after the release', () => healthy.received.length === 2);
+    } finally {
+      stop();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { needsRotation, openSecret, parseKeyring, sealSecret } from '@/server/domain/calendars/secrets';
+import { needsRotation, openSecret, parseKeyring, sealSecret } from '@/server/domain/sealing';
 
 const key = (n: number) => Buffer.alloc(32, n).toString('base64');
 

@@ -7,8 +7,8 @@ import { WebhookCreateBody, WebhookPatchBody } from '@/server/schemas/webhooks';
 import { adminProcedure, router, type TrpcContext } from '../../init';
 import type { OwnerSession } from '@/server/auth/ownerSession';
 
-/** The same SSRF setting /v1/webhooks uses (WEBHOOKS_ALLOW_PRIVATE; docs/webhooks.md). */
-const allowPrivate = () => getConfig().webhooksAllowPrivate;
+/** The same outbound guard setting /v1/webhooks uses (OUTBOUND_ALLOW_PRIVATE; docs/reliability.md "Outbound requests"). */
+const allowPrivate = () => getConfig().outboundAllowPrivate;
 
 /** The agent's endpoints, once the agent is known to be one of the admin's customer's (else AGENT_NOT_FOUND). */
 async function endpointsOf(ctx: TrpcContext & { owner: OwnerSession }, agentId: string): Promise<EndpointsOf> {

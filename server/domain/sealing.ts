@@ -4,7 +4,9 @@ import path from 'node:path';
 import { getConfig } from '@/server/config';
 
 /**
- * Provider credentials at rest: AES-256-GCM with a random 96-bit nonce, the
+ * Secrets at rest, sealed: calendar provider credentials (calendars/) and
+ * webhook signing secrets (webhooks/secretStore.ts) share this module and its
+ * keyring. AES-256-GCM with a random 96-bit nonce, the
  * key id stored beside every value so keys can rotate (docs/calendars.md).
  * CALENDAR_SECRET_KEYS lists `id:base64key` pairs; the first encrypts, all
  * decrypt. Unset: one random key kept in the data folder (single instance).
