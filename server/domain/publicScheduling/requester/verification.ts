@@ -4,6 +4,7 @@ import { bookingProposals, contactVerifications, owners, publicMeetingTypes } fr
 import { DomainError } from '../../errors';
 import { hashSecret, SECRET_PREFIX } from '../../ids';
 import { expireLapsed } from '../review/expiry';
+import { requesterActor, writeProposalAudit } from '../review/proposalAudit';
 import { publicNotFound } from './access';
 
 type VerificationRow = typeof contactVerifications.$inferSelect;
@@ -75,6 +76,7 @@ export async function confirmContact(db: Db, token: string, now: Date): Promise<
     if (state !== 'pending') return { error: state };
     await tx.update(contactVerifications).set({ status: 'confirmed', confirmedAt: now }).where(eq(contactVerifications.id, v.id));
     await tx.update(bookingProposals).set({ status: 'pending_review', expiresAt: null, updatedAt: now }).where(eq(bookingProposals.id, p.id));
+    await writeProposalAudit(tx, p, { action: 'proposal.contact_verify', actor: requesterActor(p), at: now });
     return { ok: true as const };
   });
   if ('error' in out) {

@@ -2,6 +2,7 @@ import { and, eq, isNotNull } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
 import { allocations, bookingProposals, meetingClasses, owners, publicMeetingTypes, requesterIdentities, type AttendeeJson } from '@/db/schema';
 import { normalizeEmail } from '../../access';
+import type { OwnerActor } from '../../adminAudit';
 import { runClaim, runClaimTransaction } from '../../claims/claimDecision';
 import { loadClaims, lockOwner, ownerRules, resolveCalendar } from '../../claims/claimTarget';
 import { proposalOutcomeMessage, sendMail, type MailMessage } from '../../email';
@@ -12,6 +13,7 @@ import { enqueueNotification } from '../../notificationService';
 import { searchSlots, type RequestPolicy } from '../../scheduling';
 import { audienceMembership, checkAllocation, effectivePreemptPolicy } from '../admin';
 import { findOwnProposal, type ProposalRow, type Reviewer } from './owner';
+import { proposalFacts, writeProposalAudit } from './proposalAudit';
 
 type TypeRow = typeof publicMeetingTypes.$inferSelect;
 
@@ -179,9 +181,10 @@ async function notifyAgent(db: Executor, p: ProposalRow, data: Record<string, un
  * that is full refuses first (booking_limit_exceeded). Accepted: the booking
  * (source public for public proposals) and the proposal (booked) commit
  * together. Rejected: the audited arbitration error is thrown and the
- * proposal stays pending_review.
+ * proposal stays pending_review. The audit rows (the decision, each
+ * preemption) name the reviewing owner as actor, not the proposal's agent.
  */
-export async function approveProposal(db: Db, reviewer: Reviewer, input: ApproveInput, now: Date): Promise<ReviewResult> {
+export async function approveProposal(db: Db, reviewer: OwnerActor, input: ApproveInput, now: Date): Promise<ReviewResult> {
   const out = await runClaimTransaction(db, async (tx) => {
     const first = await findOwnProposal(tx, reviewer, input.proposalId);
     const owner = await lockOwner(tx, first.ownerId);
@@ -207,6 +210,8 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
       target,
       policy: approvalPolicy(meetingClass, type),
       now,
+      actor: { kind: 'owner', ownerId: reviewer.ownerId, email: reviewer.email },
+      auditDetails: proposalFacts(p),
       claim: {
         id: newId(now.getTime()),
         customerId: p.customerId,
@@ -247,14 +252,19 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
   return out.result;
 }
 
-/** The owner declines (optional reason, told to the requester by mail or to the agent by notification). */
-export async function declineProposal(db: Db, reviewer: Reviewer, input: { proposalId: string; reason?: string | null }, now: Date): Promise<ReviewResult> {
+/**
+ * The owner declines (optional reason, told to the requester by mail or to the agent by
+ * notification); audited as proposal.decline (outcome reject) by the owner.
+ */
+export async function declineProposal(db: Db, reviewer: OwnerActor, input: { proposalId: string; reason?: string | null }, now: Date): Promise<ReviewResult> {
   const out = await db.transaction(async (tx) => {
     const p = await findOwnProposal(tx, reviewer, input.proposalId, true);
     if (p.status !== 'pending_review') throw notPending(p);
     const reason = input.reason?.trim() || null;
     await tx.update(bookingProposals).set({ status: 'declined', declineReason: reason, updatedAt: now }).where(eq(bookingProposals.id, p.id));
     const [owner] = await tx.select({ email: owners.email }).from(owners).where(eq(owners.id, p.ownerId));
+    const actor = { kind: 'owner', ownerId: reviewer.ownerId, email: reviewer.email } as const;
+    await writeProposalAudit(tx, p, { action: 'proposal.decline', actor, outcome: 'reject', reason, ownerEmail: owner.email, at: now });
     await notifyAgent(tx, p, { status: 'declined', owner_email: owner.email, reason }, now);
     return { p, mail: await mailFor(tx, p, { status: 'declined', reason }) };
   });
