@@ -57,7 +57,7 @@ test.describe('the audit page', () => {
     // The owner's own change in the dashboard names the owner.
     await page.goto(`${base}/dashboard/admin/meeting-classes`);
     await page.getByLabel('Name').fill('board');
-    await page.getByLabel('Priority').fill('80');
+    await page.getByRole('spinbutton', { name: 'Priority' }).fill('80');
     await page.getByRole('button', { name: 'Create class' }).click();
     await expect(page.getByText('board').first()).toBeVisible();
     await page.goto(`${base}/dashboard/admin/audit?action=meeting_class.create&actor_kind=owner`);
