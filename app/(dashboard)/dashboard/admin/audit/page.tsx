@@ -4,7 +4,7 @@ import { TRPCError } from '@trpc/server';
 import { Download } from 'lucide-react';
 import { AuditFilterForm } from '@/components/admin/audit-filter-form';
 import { EmptyState } from '@/components/admin/empty-state';
-import { auditQueryInput, auditSearchString, type AuditSearch } from '@/components/admin/audit-filters';
+import { auditQueryInput, auditSearchString, dateRangeError, type AuditSearch } from '@/components/admin/audit-filters';
 import { formatDateTime } from '@/components/calendar/format';
 import { Badge, Button, PageHeader } from '@/components/ui';
 import { serverTrpc } from '@/server/trpc/caller';
@@ -53,12 +53,15 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const trpc = await serverTrpc();
   const [{ time_zone: timeZone }, { agents }, { owners }] = await Promise.all([trpc.schedule.get(), trpc.admin.agents.list(), trpc.admin.owners.list()]);
   let page: Page = { entries: [], next_cursor: null };
-  let refusal: ReturnType<typeof filterRefusal> = null;
-  try {
-    page = await trpc.admin.audit.query(auditQueryInput(s, PAGE_SIZE, timeZone));
-  } catch (err) {
-    refusal = filterRefusal(err);
-    if (!refusal) throw err;
+  // The days as typed (To inclusive) by the form's own rule, then the instants by the query's.
+  let refusal: ReturnType<typeof filterRefusal> = dateRangeError(s);
+  if (!refusal) {
+    try {
+      page = await trpc.admin.audit.query(auditQueryInput(s, PAGE_SIZE, timeZone));
+    } catch (err) {
+      refusal = filterRefusal(err);
+      if (!refusal) throw err;
+    }
   }
   const agentName = new Map(agents.map((a) => [a.agent_id, a.name]));
   const filtered = Boolean(s.action || s.outcome || s.actor_kind || s.agent_id || s.owner_email || s.from || s.to);
