@@ -71,7 +71,7 @@ function pgbenchScript(withKey: boolean): string {
       'null', 'null', 'null', 'null', 'null', 'null', 'null', "'agent'", 'null', 'null', "'[]'", 'false', 'null', 'null', 'null', key, 'now()', 'now()',
     ]),
     pgbenchStatement(INSERT_AUDIT, [
-      'gen_random_uuid()', ':cust', 'now()', ':agent', ':o_id', ':o_email', 'null', 'null', "'booking.create'", "'accept'", 'null', ':m_name', start, end,
+      'gen_random_uuid()', ':cust', 'now()', ':agent', ':o_id', ':o_email', 'null', 'null', "'agent'", 'null', "'booking.create'", "'accept'", 'null', ':m_name', start, end,
       'null', bookingId, "'{}'", key, 'null',
     ]),
   );

@@ -54,7 +54,7 @@ export async function rawBooking(sql: postgres.Sql, b: RawBookingInput): Promise
     // As the service: claim, audit row, the stored response and COMMIT in one round trip.
     await Promise.all([
       q(tx, INSERT_CLAIM, [id, b.customerId, row.o_id, row.c_id, b.agentId, row.m_id, 'booking', 'confirmed', start, end, null, null, null, null, null, null, null, 'agent', null, null, '[]', false, null, null, null, b.key, at, at]),
-      q(tx, INSERT_AUDIT, [newId(now.getTime()), b.customerId, at, b.agentId, row.o_id, row.o_email, null, null, 'booking.create', 'accept', null, row.m_name, start, end, null, id, '{}', b.key, null]),
+      q(tx, INSERT_AUDIT, [newId(now.getTime()), b.customerId, at, b.agentId, row.o_id, row.o_email, null, null, 'agent', null, 'booking.create', 'accept', null, row.m_name, start, end, null, id, '{}', b.key, null]),
       recordId ? q(tx, COMPLETE_KEY, [recordId, 201, body]) : Promise.resolve([]),
       q(tx, 'commit', []),
     ]);

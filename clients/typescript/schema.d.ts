@@ -3112,7 +3112,10 @@ export interface operations {
                 to?: components["schemas"]["DateTimeInput"];
                 /** @description denied: a request refused for a missing permission or outside the owner scope (action request.denied, reason the code) */
                 outcome?: "accept" | "reject" | "counter_propose" | "denied";
-                action?: string;
+                /** @description One action (docs/api.md "Audit log" lists who writes each) */
+                action?: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "claim.preempt" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
+                /** @description Only what this kind of actor did: agent, owner (in the dashboard), requester (public booking pages) or system */
+                actor_kind?: "agent" | "owner" | "requester" | "system";
                 /** @description `me` or an agent id: only what that agent did (its refusals included) */
                 agent_id?: string;
                 limit?: number;
@@ -3136,7 +3139,8 @@ export interface operations {
                             at: components["schemas"]["Timestamp"];
                             agent_id: string | null;
                             owner_email: string | null;
-                            action: string;
+                            /** @enum {string} */
+                            action: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "claim.preempt" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
                             outcome: string;
                             reason: string | null;
                             meeting_class: string | null;
@@ -3146,8 +3150,15 @@ export interface operations {
                             booking_id: string | null;
                             preempted_booking_ids: string[];
                             idempotency_key: string | null;
-                            /** @description The owner who acted through the dashboard; null when an agent (agent_id) or the system acted */
+                            /**
+                             * @description Who acted: agent (agent_id), owner (actor_owner_email), requester (actor_requester_email) or system
+                             * @enum {string}
+                             */
+                            actor_kind: "agent" | "owner" | "requester" | "system";
+                            /** @description The owner who acted through the dashboard; null when an agent (agent_id), a requester or the system acted */
                             actor_owner_email: string | null;
+                            /** @description The public requester who acted (their verified or given contact email); null otherwise */
+                            actor_requester_email: string | null;
                             /** @description What an administrative change changed; for decisions, alternatives or the held window */
                             details: {
                                 [key: string]: unknown;

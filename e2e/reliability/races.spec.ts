@@ -179,9 +179,11 @@ async function race(
       problems.push(`round ${round}: database holds ${on.length} active claim(s) on the slot (${on.map((c) => `${c.kind} ${c.id}`).join(', ')}); winner ${w?.claimKind} ${w?.claimId}`);
     }
   }
-  // The audit log: every accepted decision on a slot is audited once, in the transaction that made it.
+  // The audit log: every accepted decision on a slot is audited once, in the transaction that made it
+  // (the claiming decisions only: proposal and requester events and preemptions are rows of their own).
+  const decisions = ['hold.create', 'booking.create', 'booking.confirm', 'proposal.review'].filter((a) => a !== setupAction);
   const accepts = await world!.sql<{ start_at: Date; action: string }[]>`
-    select start_at, action from audit_log where owner_id = ${ownerId} and outcome = 'accept' and start_at is not null and action not in ${world!.sql(['proposal.create', setupAction ?? 'none'])}`;
+    select start_at, action from audit_log where owner_id = ${ownerId} and outcome = 'accept' and start_at is not null and action in ${world!.sql(decisions)}`;
   for (let round = 0; round < ROUNDS; round++) {
     const slot = slotOf(round);
     const on = accepts.filter((a) => a.start_at.getTime() >= slot.startMs && a.start_at.getTime() < slot.endMs + 15 * 60_000);

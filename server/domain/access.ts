@@ -65,5 +65,5 @@ export function assertOwnerInScope(actor: AgentActor, ownerEmail: string): void 
   const scope = parseOwnerScope(actor.ownerScope);
   if (scope?.kind === 'org') return;
   if (scope?.kind === 'user' && scope.email === normalizeEmail(ownerEmail)) return;
-  throw new DomainError('owner_scope_denied', "The agent's owner_scope does not include this calendar owner");
+  throw new DomainError('owner_scope_denied', "The agent's owner_scope does not include this calendar owner", { ownerEmail: normalizeEmail(ownerEmail) });
 }

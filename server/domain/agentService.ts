@@ -28,7 +28,8 @@ export function canonicalOwnerScope(scope: string): string {
 function assertCanGrant(actor: AdminActor, scope: string, permissions: readonly Permission[]): void {
   if (actor?.kind !== 'agent') return; // bootstrap and dashboard owners (admin role) are checked by their caller
   if (actor.ownerScope !== 'org:*' && scope !== actor.ownerScope) {
-    throw new DomainError('owner_scope_denied', 'An agent can only create or manage agents within its own owner_scope');
+    const asked = parseOwnerScope(scope);
+    throw new DomainError('owner_scope_denied', 'An agent can only create or manage agents within its own owner_scope', asked?.kind === 'user' ? { ownerEmail: asked.email } : {});
   }
   for (const p of permissions) requirePermission(actor, p);
 }

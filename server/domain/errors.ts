@@ -13,6 +13,8 @@ import type { DomainErrorCode, ErrorCode } from './errorCodes';
  * - `details`: other structured detail for the client.
  * - `extra`: fields that belong at the top level of the error body beside
  *   `error` (alternatives, reason_code, next_available, ...; see docs/api.md).
+ * - `ownerEmail`: the calendar owner an owner_scope_denied refusal was asked
+ *   for; recorded in its audit row, never sent (docs/reliability.md, "Audit actors").
  */
 export type FieldIssue = { field: string; message: string };
 
@@ -21,6 +23,7 @@ export type DomainErrorOptions = {
   fields?: readonly FieldIssue[];
   details?: unknown;
   extra?: Record<string, unknown>;
+  ownerEmail?: string;
 };
 
 export class DomainError extends Error {
@@ -29,6 +32,7 @@ export class DomainError extends Error {
   readonly fields?: readonly FieldIssue[];
   readonly details?: unknown;
   readonly extra?: Record<string, unknown>;
+  readonly ownerEmail?: string;
 
   constructor(code: DomainErrorCode, message: string, opts: DomainErrorOptions = {}) {
     super(message);
@@ -38,6 +42,7 @@ export class DomainError extends Error {
     this.fields = opts.fields;
     this.details = opts.details;
     this.extra = opts.extra;
+    this.ownerEmail = opts.ownerEmail;
   }
 }
 

@@ -1,6 +1,6 @@
 import { getDb, type Db } from '@/server/db';
 import { resolveOwnerEmail, requirePermission, type AgentActor } from '@/server/domain/access';
-import { writeAudit } from '@/server/domain/claims/audit';
+import { writeDeniedAudit } from '@/server/domain/claims/audit';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
 import { GateRefusal, type ClaimOperation } from '@/server/domain/claims/claimRunner';
 import { DomainError } from '@/server/domain/errors';
@@ -226,7 +226,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
       }
     }
     if (typeof err.extra?.retry_after_seconds === 'number') headers.set('retry-after', String(err.extra.retry_after_seconds));
-    if (db && actor && (err.code.startsWith('permission_denied') || err.code === 'owner_scope_denied')) await auditDenied(db, actor, op, err.code, now);
+    if (db && actor && (err.code.startsWith('permission_denied') || err.code === 'owner_scope_denied')) await auditDenied(db, actor, op, err, now);
     if (status === 401) headers.set('www-authenticate', `Bearer error="invalid_token", error_description="${err.code}"`);
     const pending = draining ? await draining : db && actor ? await drain(db, actor) : [];
     return jsonResponse(status, { ...body, pending_notifications: pending }, headers);
@@ -291,16 +291,13 @@ function replayResponse(status: number, bodyText: string, headers: Headers, pend
 }
 
 /** A refusal of permission or owner scope leaves an audit row (outcome denied), so an owner sees what an agent tried (docs/api.md "Audit log"). */
-async function auditDenied(db: Db, actor: AgentActor, op: AnyOperation, code: string, now: Date): Promise<void> {
+async function auditDenied(db: Db, actor: AgentActor, op: AnyOperation, err: DomainError, now: Date): Promise<void> {
   try {
-    await writeAudit(db, {
+    await writeDeniedAudit(db, {
       customerId: actor.customerId,
       agentId: actor.agentId,
-      ownerId: null,
-      ownerEmail: null,
-      action: 'request.denied',
-      outcome: 'denied',
-      reason: code,
+      code: err.code,
+      ownerEmail: err.ownerEmail,
       details: { operation: op.operationId, method: op.method, path: op.path },
       at: now,
     });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AUDIT_ACTIONS, AUDIT_ACTOR_KINDS } from '@/db/schema';
 import { Email, LocalFields, Pagination, Timestamp, UtcDateTime, Warnings } from './common';
 import { Alternative, ArbitrationReason, Conflict, Notification } from './errors';
 
@@ -128,15 +129,28 @@ export const NotificationsResult = z.object({
   notifications: z.array(Notification),
 });
 
-export const AuditQuery = z.strictObject({
+export { AUDIT_ACTIONS, AUDIT_ACTOR_KINDS };
+
+/** The message of a reversed range, on `from` (the same words in the dashboard's form and in the 400). */
+export const REVERSED_RANGE_MESSAGE = 'from must not be after to';
+/** `from` is not after `to` (instants or YYYY-MM-DD dates, compared as instants). */
+export const rangeInOrder = (v: { from?: string; to?: string }): boolean => !(v.from && v.to && Date.parse(v.from) > Date.parse(v.to));
+const ORDERED_RANGE = { path: ['from'], message: REVERSED_RANGE_MESSAGE };
+
+/** The audit log's filters (GET /v1/audit-log, admin.audit.query adds agent ids); a reversed range is refused. */
+export const AuditQueryFields = z.strictObject({
   owner_email: Email.optional(),
   from: UtcDateTime.optional(),
   to: UtcDateTime.optional(),
   outcome: z.enum(['accept', 'reject', 'counter_propose', 'denied']).optional().describe('denied: a request refused for a missing permission or outside the owner scope (action request.denied, reason the code)'),
-  action: z.string().max(64).optional(),
+  action: z.enum(AUDIT_ACTIONS).optional().describe('One action (docs/api.md "Audit log" lists who writes each)'),
+  actor_kind: z.enum(AUDIT_ACTOR_KINDS).optional().describe('Only what this kind of actor did: agent, owner (in the dashboard), requester (public booking pages) or system'),
   agent_id: z.string().min(1).max(64).optional().describe('`me` or an agent id: only what that agent did (its refusals included)'),
   ...Pagination,
 });
+export const AuditQuery = AuditQueryFields.refine(rangeInOrder, ORDERED_RANGE);
+/** The dashboard's audit filter dates (YYYY-MM-DD in the owner's zone, `to` inclusive): the same order rule as AuditQuery. */
+export const AuditDateRange = z.object({ from: z.iso.date().optional(), to: z.iso.date().optional() }).refine(rangeInOrder, ORDERED_RANGE);
 export const AuditResult = z.object({
   entries: z.array(
     z.object({
@@ -144,7 +158,7 @@ export const AuditResult = z.object({
       at: Timestamp,
       agent_id: z.string().nullable(),
       owner_email: z.string().nullable(),
-      action: z.string(),
+      action: z.enum(AUDIT_ACTIONS),
       outcome: z.string(),
       reason: z.string().nullable(),
       meeting_class: z.string().nullable(),
@@ -154,7 +168,9 @@ export const AuditResult = z.object({
       booking_id: z.string().nullable(),
       preempted_booking_ids: z.array(z.string()),
       idempotency_key: z.string().nullable(),
-      actor_owner_email: z.string().nullable().describe('The owner who acted through the dashboard; null when an agent (agent_id) or the system acted'),
+      actor_kind: z.enum(AUDIT_ACTOR_KINDS).describe('Who acted: agent (agent_id), owner (actor_owner_email), requester (actor_requester_email) or system'),
+      actor_owner_email: z.string().nullable().describe('The owner who acted through the dashboard; null when an agent (agent_id), a requester or the system acted'),
+      actor_requester_email: z.string().nullable().describe('The public requester who acted (their verified or given contact email); null otherwise'),
       details: z.record(z.string(), z.unknown()).nullable().describe('What an administrative change changed; for decisions, alternatives or the held window'),
     }),
   ),

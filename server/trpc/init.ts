@@ -5,6 +5,7 @@ import { isDomainError } from '@/server/domain/errors';
 import { statusForCode, type DomainErrorCode } from '@/server/domain/errorCodes';
 
 import type { OwnerSession } from '@/server/auth/ownerSession';
+import type { OwnerActor } from '@/server/domain/adminAudit';
 import { getDb, type Db } from '@/server/db';
 
 export type { OwnerSession };
@@ -74,13 +75,18 @@ export const router = t.router;
 export const publicProcedure = t.procedure;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Procedures for a signed-in owner (`ctx.owner`); anyone else gets UNAUTHORIZED. */
+/**
+ * Procedures for a signed-in owner (`ctx.owner`); anyone else gets UNAUTHORIZED.
+ * `ctx.actor` is that owner as the actor the domain records in the audit log
+ * (docs/reliability.md, "Audit actors"): every change made in the dashboard names who made it.
+ */
 export const ownerProcedure = t.procedure.use(({ ctx, next }) => {
   if (!ctx.owner) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to the dashboard first' });
-  return next({ ctx: { ...ctx, owner: ctx.owner } });
+  const actor: OwnerActor = { kind: 'owner', ownerId: ctx.owner.ownerId, customerId: ctx.owner.customerId, email: ctx.owner.email };
+  return next({ ctx: { ...ctx, owner: ctx.owner, actor } });
 });
 
-/** Procedures for an owner with role admin (meeting classes, agents, keys, public scheduling). */
+/** Procedures for an owner with role admin (meeting classes, agents, keys, public scheduling); `ctx.actor` is that owner. */
 export const adminProcedure = ownerProcedure.use(({ ctx, next }) => {
   if (ctx.owner.role !== 'admin') throw new TRPCError({ code: 'FORBIDDEN', message: 'Only an admin owner can do this' });
   return next({ ctx });

@@ -1,16 +1,41 @@
 import { and, desc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { auditLog } from '@/db/schema';
+import { auditLog, owners, type AuditAction, type AuditActorKind } from '@/db/schema';
 import { insertAudit, insertAuditRows, type NewAuditRow } from '@/db/hot/audit';
 import { invalidField } from '../errors';
 import { isUuid, newId } from '../ids';
 
-export type AuditAction = 'hold.create' | 'booking.confirm' | 'booking.create' | 'booking.cancel' | 'proposal.review' | 'proposal.create' | 'request.denied';
+export type { AuditAction };
 export type AuditOutcome = 'accept' | 'reject' | 'counter_propose' | 'denied';
+
+/**
+ * Who acted (docs/reliability.md, "Audit actors"): an agent through its API key, an owner
+ * in the dashboard, a public requester on the booking pages, or the system (customer
+ * set-up, the clock).
+ */
+export type AuditActor =
+  | { kind: 'agent'; agentId: string }
+  | { kind: 'owner'; ownerId: string; email: string }
+  | { kind: 'requester'; email: string }
+  | { kind: 'system' };
+
+/** The actor columns of an audit row: the kind and exactly the identity it names. */
+export function actorColumns(actor: AuditActor): { actorKind: AuditActorKind; agentId: string | null; actorOwnerId: string | null; actorOwnerEmail: string | null; actorRequesterEmail: string | null } {
+  return {
+    actorKind: actor.kind,
+    agentId: actor.kind === 'agent' ? actor.agentId : null,
+    actorOwnerId: actor.kind === 'owner' ? actor.ownerId : null,
+    actorOwnerEmail: actor.kind === 'owner' ? actor.email : null,
+    actorRequesterEmail: actor.kind === 'requester' ? actor.email : null,
+  };
+}
 
 export type AuditEntry = {
   customerId: string;
+  /** The agent that acted (its API key); null when `actor` names someone else or the system acted. */
   agentId: string | null;
+  /** Who acted when not the agent `agentId`: an owner approving in the dashboard, a requester, the system. */
+  actor?: AuditActor;
   ownerId: string | null;
   ownerEmail: string | null;
   action: AuditAction;
@@ -39,7 +64,7 @@ function auditRow(e: AuditEntry): NewAuditRow {
     id: newId(e.at.getTime()),
     customerId: e.customerId,
     at: e.at,
-    agentId: e.agentId,
+    ...actorColumns(e.actor ?? (e.agentId ? { kind: 'agent', agentId: e.agentId } : { kind: 'system' })),
     ownerId: e.ownerId,
     ownerEmail: e.ownerEmail,
     action: e.action,
@@ -54,6 +79,31 @@ function auditRow(e: AuditEntry): NewAuditRow {
     idempotencyKey: e.idempotencyKey ?? null,
     details: e.details ?? null,
   };
+}
+
+/**
+ * The row of a request refused for a missing permission or outside the owner scope (action
+ * request.denied, outcome denied, reason the code), so an owner sees what an agent tried. An
+ * owner_scope_denied refusal names the owner that was asked for (`ownerEmail`, with its id when
+ * that owner exists).
+ */
+export async function writeDeniedAudit(
+  db: Executor,
+  e: { customerId: string; agentId: string; code: string; ownerEmail?: string | null; details: Record<string, unknown>; at: Date },
+): Promise<string> {
+  const ownerEmail = e.ownerEmail ?? null;
+  const [owner] = ownerEmail ? await db.select({ id: owners.id }).from(owners).where(and(eq(owners.customerId, e.customerId), eq(owners.email, ownerEmail))).limit(1) : [];
+  return writeAudit(db, {
+    customerId: e.customerId,
+    agentId: e.agentId,
+    ownerId: owner?.id ?? null,
+    ownerEmail,
+    action: 'request.denied',
+    outcome: 'denied',
+    reason: e.code,
+    details: e.details,
+    at: e.at,
+  });
 }
 
 /** Rows waiting for the grouped insert in flight, per database handle. */
@@ -95,7 +145,7 @@ export type AuditView = {
   at: string;
   agent_id: string | null;
   owner_email: string | null;
-  action: string;
+  action: AuditAction;
   outcome: string;
   reason: string | null;
   meeting_class: string | null;
@@ -105,8 +155,12 @@ export type AuditView = {
   booking_id: string | null;
   preempted_booking_ids: string[];
   idempotency_key: string | null;
-  /** The owner who acted through the dashboard (null when an agent or the system acted). */
+  /** Who acted: `agent` (agent_id), `owner` (actor_owner_email), `requester` (actor_requester_email) or `system`. */
+  actor_kind: AuditActorKind;
+  /** The owner who acted through the dashboard (null when an agent, a requester or the system acted). */
   actor_owner_email: string | null;
+  /** The public requester who acted (their contact email), else null. */
+  actor_requester_email: string | null;
   /** What an administrative change changed; a decision's alternatives or window. */
   details: Record<string, unknown> | null;
 };
@@ -119,7 +173,8 @@ function auditView(r: AuditRow): AuditView {
     at: r.at.toISOString(),
     agent_id: r.agentId,
     owner_email: r.ownerEmail,
-    action: r.action,
+    // Rows are written with AUDIT_ACTIONS only (AuditEntry.action, AdminChange.action).
+    action: r.action as AuditAction,
     outcome: r.outcome,
     reason: r.reason,
     meeting_class: r.meetingClass,
@@ -129,7 +184,9 @@ function auditView(r: AuditRow): AuditView {
     booking_id: r.bookingId,
     preempted_booking_ids: r.preemptedBookingIds,
     idempotency_key: r.idempotencyKey,
+    actor_kind: r.actorKind,
     actor_owner_email: r.actorOwnerEmail,
+    actor_requester_email: r.actorRequesterEmail,
     details: r.details ?? null,
   };
 }
@@ -140,7 +197,8 @@ export type AuditQuery = {
   from?: Date;
   to?: Date;
   outcome?: AuditOutcome;
-  action?: string;
+  action?: AuditAction;
+  actorKind?: AuditActorKind;
   limit: number;
   cursor?: string;
   /** Add each decision's alternatives (from its details) as `alternatives` (the dashboard shows them; /v1 does not). */
@@ -181,6 +239,8 @@ export async function queryAudit(
   if (q.to) conds.push(lt(auditLog.at, q.to));
   if (q.outcome) conds.push(eq(auditLog.outcome, q.outcome));
   if (q.action) conds.push(eq(auditLog.action, q.action));
+  if (q.actorKind) conds.push(eq(auditLog.actorKind, q.actorKind));
+  if (q.from && q.to && q.from > q.to) throw invalidField('from', 'must not be after to', 'from must not be after to');
   if (q.agentId) {
     if (!isUuid(q.agentId)) return { entries: [], next_cursor: null };
     conds.push(eq(auditLog.agentId, q.agentId));

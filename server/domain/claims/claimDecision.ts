@@ -9,7 +9,7 @@ import { enqueueNotification } from '../notificationService';
 import type { CalendarGate } from '../calendars/mirror';
 import { recordWebhookEvent } from '../webhooks/outbox';
 import { arbitrate, type RequestPolicy } from '../scheduling';
-import { writeAudit, type AuditAction } from './audit';
+import { writeAudit, type AuditAction, type AuditActor } from './audit';
 import { claimRow, insertClaim, releaseHoldParts, type NewClaim } from './claimStore';
 import { ARBITRATION_MARGIN_MS, loadAround, loadClaims, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 import { decisionError, rejectionAudit } from './rejection';
@@ -53,6 +53,10 @@ export type ClaimRequest = {
   gate?: CalendarGate;
   /** Why what gives way is moved aside, in words (its status reason, and `reason` of booking.preempted); default: "preempted by <class>". */
   preemptionReason?: string;
+  /** Who decides, when not the claim's agent: the owner approving a proposal in the dashboard (docs/reliability.md, "Audit actors"). */
+  actor?: AuditActor;
+  /** Facts the decision's audit row carries besides its own (an approval's proposal). */
+  auditDetails?: Record<string, unknown>;
 };
 
 /** What a decision returns: the accepted claim's row with what its answer needs, or the rejection (its audit row is written). */
@@ -80,9 +84,11 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
     around = await loadClaims(tx, target.owner.id, new Date(start - ARBITRATION_MARGIN_MS), new Date(end + ARBITRATION_MARGIN_MS), now);
     decision = arbitrate(policy, { ...context, claims: around });
   }
+  const actor: AuditActor = request.actor ?? (claim.agentId ? { kind: 'agent', agentId: claim.agentId } : { kind: 'system' });
   const audit = {
     customerId: claim.customerId,
     agentId: claim.agentId ?? null,
+    actor,
     ownerId: target.owner.id,
     ownerEmail: target.owner.email,
     action: request.action,
@@ -94,20 +100,22 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
     at: now,
   };
   if (decision.outcome !== 'accept') {
-    defer(tx, writeAudit(tx, rejectionAudit(audit, decision)));
+    const rejected = rejectionAudit(audit, decision);
+    if (request.auditDetails) rejected.details = { ...request.auditDetails, ...rejected.details };
+    defer(tx, writeAudit(tx, rejected));
     return { ok: false, error: decisionError(decision, around, { target, policy: request.policy, start, end, now: now.getTime() }) };
   }
 
   // A hold gives way whole: the ranges of an all_free window hold are one claim (its id is the group's).
   const preempted = givingWay(around.filter((c) => decision.preempt.includes(c.id)));
-  if (preempted.length) await preempt(tx, preempted, claim, target, now, request.preemptionReason);
+  if (preempted.length) await preempt(tx, preempted, claim, target, now, { actor, cause: request.action, reason: request.preemptionReason });
   // The hold a confirm promotes leaves the exclusion constraint before its booking enters it (same pipeline, in order).
   if (holdId && request.releaseHoldParts) defer(tx, releaseHoldParts(tx, holdId, 'released', 'released on confirm', now));
   if (holdId) defer(tx, promoteHold(tx, holdId, claim.id, now));
   const preemptedIds = preempted.map((p) => p.id);
   const isHold = claim.kind === 'hold';
   defer(tx, insertClaim(tx, claim));
-  defer(tx, writeAudit(tx, { ...audit, outcome: 'accept', holdId: isHold ? claim.id : holdId, bookingId: isHold ? null : claim.id, preemptedBookingIds: preemptedIds }));
+  defer(tx, writeAudit(tx, { ...audit, outcome: 'accept', holdId: isHold ? claim.id : holdId, bookingId: isHold ? null : claim.id, preemptedBookingIds: preemptedIds, details: request.auditDetails }));
   if (!isHold && claim.agentId) {
     // booking.created / booking.confirmed for the agent's webhook endpoints, committed with the booking (docs/webhooks.md).
     const data = { booking_id: claim.id, ...(holdId ? { hold_id: holdId } : {}), owner_email: target.owner.email, meeting_class: target.meetingClass.name, start: claim.startAt.toISOString(), end: claim.endAt.toISOString() };
@@ -129,8 +137,12 @@ function givingWay(overlapping: LoadedClaim[]): LoadedClaim[] {
   return out;
 }
 
-/** Mark the claims that give way preempted (every range of a hold) and tell their agents. */
-async function preempt(tx: Tx, preempted: LoadedClaim[], claim: NewClaim, target: SchedulingTarget, now: Date, reason = `preempted by ${target.meetingClass.name}`): Promise<void> {
+/**
+ * Mark the claims that give way preempted (every range of a hold), tell their agents, and
+ * write one `claim.preempt` audit row each, by the decision's actor.
+ */
+async function preempt(tx: Tx, preempted: LoadedClaim[], claim: NewClaim, target: SchedulingTarget, now: Date, by: { actor: AuditActor; cause: AuditAction; reason?: string }): Promise<void> {
+  const reason = by.reason ?? `preempted by ${target.meetingClass.name}`;
   const ids = preempted.map((p) => p.id);
   const groups = preempted.filter((p) => p.group).map((p) => p.id);
   await tx
@@ -138,6 +150,26 @@ async function preempt(tx: Tx, preempted: LoadedClaim[], claim: NewClaim, target
     .set({ status: 'preempted', statusReason: reason, preemptedByClaimId: claim.id, updatedAt: now })
     .where(groups.length ? or(inArray(claims.id, ids), inArray(claims.partOfHoldId, groups)) : inArray(claims.id, ids));
   for (const p of preempted) {
+    defer(
+      tx,
+      writeAudit(tx, {
+        customerId: claim.customerId,
+        agentId: null,
+        actor: by.actor,
+        ownerId: target.owner.id,
+        ownerEmail: target.owner.email,
+        action: 'claim.preempt',
+        outcome: 'accept',
+        reason,
+        meetingClass: p.meetingClass ?? null,
+        start: new Date(p.start),
+        end: new Date(p.end),
+        holdId: p.kind === 'hold' ? p.id : null,
+        bookingId: p.kind === 'booking' ? p.id : null,
+        details: { claim_kind: p.kind, preempted_by_claim_id: claim.id, preempted_agent_id: p.agentId, cause: by.cause },
+        at: now,
+      }),
+    );
     if (!p.agentId) continue;
     await enqueueNotification(tx, {
       customerId: claim.customerId,

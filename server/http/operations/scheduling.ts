@@ -228,6 +228,7 @@ export const auditLogOp = defineOperation({
         to: query.to ? date(query.to) : undefined,
         outcome: query.outcome,
         action: query.action,
+        actorKind: query.actor_kind,
         agentId: query.agent_id === 'me' ? actor.agentId : query.agent_id,
         limit: query.limit,
         cursor: query.cursor,

@@ -9,7 +9,8 @@ import { ownerProcedure, router } from '../init';
  * The signed-in owner reviews proposals made to them (public requesters and
  * agents): list what waits, approve (arbitration runs; a rejection comes back
  * as the same ARBITRATION_REJECTED the REST API answers, and the proposal
- * stays pending), or decline. Owners see and decide only their own.
+ * stays pending), or decline. Owners see and decide only their own; the
+ * audit log records the owner (ctx.actor) as who approved or declined.
  */
 export const proposalsRouter = router({
   listPending: ownerProcedure.query(async ({ ctx }) => {
@@ -57,7 +58,7 @@ export const proposalsRouter = router({
     .mutation(async ({ ctx, input }) =>
       approveProposal(
         ctx.db,
-        ctx.owner,
+        ctx.actor,
         {
           proposalId: input.proposal_id,
           start: input.start ? new Date(input.start) : undefined,
@@ -71,5 +72,5 @@ export const proposalsRouter = router({
 
   decline: ownerProcedure
     .input(DeclineProposalInput)
-    .mutation(async ({ ctx, input }) => declineProposal(ctx.db, ctx.owner, { proposalId: input.proposal_id, reason: input.reason }, ctx.now())),
+    .mutation(async ({ ctx, input }) => declineProposal(ctx.db, ctx.actor, { proposalId: input.proposal_id, reason: input.reason }, ctx.now())),
 });

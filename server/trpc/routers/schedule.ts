@@ -25,5 +25,5 @@ export const scheduleRouter = router({
 
   put: ownerProcedure
     .input(ScheduleRulesInput)
-    .mutation(async ({ ctx, input }) => rulesView(await putScheduleRules(ctx.db, ctx.owner.customerId, ctx.owner.email, input, ctx.now()))),
+    .mutation(async ({ ctx, input }) => rulesView(await putScheduleRules(ctx.db, ctx.owner.customerId, ctx.owner.email, input, ctx.now(), ctx.actor))),
 });

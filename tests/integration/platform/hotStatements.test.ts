@@ -231,6 +231,8 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
       agentId: admin.agentId,
       actorOwnerId: null,
       actorOwnerEmail: null,
+      actorKind: 'agent' as const,
+      actorRequesterEmail: null,
       ownerId: owner.id,
       ownerEmail: owner.email,
       action: 'booking.create',
@@ -246,7 +248,7 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
       details: { nested: { a: [1, 'two'] } },
     };
     await insertAudit(db, row);
-    const minimal = { id: newId(), customerId: admin.customerId, at: T(4), action: 'hold.create', outcome: 'reject' as const };
+    const minimal = { id: newId(), customerId: admin.customerId, at: T(4), action: 'hold.create', outcome: 'reject' as const, actorKind: 'system' as const };
     await insertAudit(db, minimal);
     const read = async (id: string) => (await db.select().from(auditLog).where(eq(auditLog.id, id)))[0];
     expect(await read(row.id)).toEqual(row);
@@ -255,6 +257,7 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
       agentId: null,
       actorOwnerId: null,
       actorOwnerEmail: null,
+      actorRequesterEmail: null,
       ownerId: null,
       ownerEmail: null,
       reason: null,
@@ -404,7 +407,7 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
 
   it('insertAuditRows: several rows in one statement read back as written', async () => {
     const db = await getDb();
-    const rows = [0, 1, 2].map((i) => ({ id: newId(), customerId: admin.customerId, at: T(5, i), agentId: admin.agentId, ownerId: owner.id, ownerEmail: owner.email, action: 'booking.create', outcome: 'reject' as const, reason: 'NO_CAPACITY', details: { i } }));
+    const rows = [0, 1, 2].map((i) => ({ id: newId(), customerId: admin.customerId, at: T(5, i), agentId: admin.agentId, actorKind: 'agent' as const, ownerId: owner.id, ownerEmail: owner.email, action: 'booking.create', outcome: 'reject' as const, reason: 'NO_CAPACITY', details: { i } }));
     await insertAuditRows(db, rows);
     const back = await db.select().from(auditLog).where(inArray(auditLog.id, rows.map((r) => r.id))).orderBy(asc(auditLog.at));
     expect(back.map((r) => [r.id, r.at, r.details, r.preemptedBookingIds])).toEqual(rows.map((r) => [r.id, r.at, r.details, []]));

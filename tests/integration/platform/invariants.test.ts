@@ -86,7 +86,7 @@ beforeAll(async () => {
   await insert('public_links', { id: ids.link, customer_id: a.customerId, owner_id: a.ownerId, alias: `inv-${ids.link.slice(-12)}` });
   await insert('public_meeting_types', { id: ids.type, customer_id: a.customerId, link_id: ids.link, slug: 'intro', title: 'Intro', duration_minutes: sql.raw(`'{30}'`), meeting_class_id: a.classId });
   await insert('allocations', { id: ids.allocation, customer_id: a.customerId, link_id: ids.link, meeting_type_id: ids.type, limit: 3, period: 'week' });
-  await insert('audit_log', { id: ids.audit, customer_id: a.customerId, action: 'booking.create', outcome: 'accept' });
+  await insert('audit_log', { id: ids.audit, customer_id: a.customerId, action: 'booking.create', outcome: 'accept', actor_kind: 'system' });
   await insert('verified_domains', { id: ids.domain, customer_id: a.customerId, domain: 'inv.example', challenge_name: '_x', challenge_value: 'y' });
   await insert('idempotency_records', { id: ids.idempotency, agent_id: a.agentId, method: 'POST', path: '/v1/holds', key: ids.idempotency, fingerprint: 'f', state: 'done', expires_at: T(23) });
   await insert('notifications', { id: ids.notification, customer_id: a.customerId, agent_id: a.agentId, kind: 'hold.expired', data: sql.raw(`'{}'::jsonb`) });
@@ -99,6 +99,7 @@ describe('text enum columns hold only their values (CHECK)', () => {
   const cases: [table: string, column: string, row: keyof typeof ids | 'owner' | 'class' | 'calendar', constraint?: string][] = [
     ['allocations', 'period', 'allocation'],
     ['audit_log', 'outcome', 'audit'],
+    ['audit_log', 'actor_kind', 'audit'],
     ['calendars', 'status', 'calendar'],
     ['claims', 'kind', 'booking'],
     // A status no claim has breaks the kind/status pairing first (checks run in name order).
@@ -116,7 +117,7 @@ describe('text enum columns hold only their values (CHECK)', () => {
     ['public_meeting_types', 'public_preempt_policy', 'type'],
     ['public_meeting_types', 'visibility', 'type'],
   ];
-  it('covers the 17 enum columns', () => expect(cases).toHaveLength(17));
+  it('covers the 18 enum columns', () => expect(cases).toHaveLength(18));
   it.each(cases)('%s.%s refuses a value outside its enum', async (table, column, row, constraint) => {
     const id = row === 'owner' ? a.ownerId : row === 'class' ? a.classId : row === 'calendar' ? a.calendarId : ids[row];
     expect(await refusal(set(table, column, 'no_such_value', id))).toEqual({ code: CHECK_VIOLATION, constraint: constraint ?? `${table}_${column}_check` });
@@ -207,6 +208,14 @@ describe('agents and the audit log (CHECK)', () => {
     await check(set('agents', 'owner_scope', 'everyone', a.agentId), 'agents_owner_scope_check');
   });
   it('records an owner actor with both id and email', async () => {
-    await check(set('audit_log', 'actor_owner_id', a.ownerId, ids.audit), 'audit_log_actor_owner');
+    await check(sql`update audit_log set actor_kind = 'owner', actor_owner_id = ${a.ownerId} where id = ${ids.audit}`, 'audit_log_actor_owner');
+  });
+  it("sets exactly the identity the actor's kind names (docs/reliability.md, \"Audit actors\")", async () => {
+    await check(set('audit_log', 'agent_id', a.agentId, ids.audit), 'audit_log_actor_identity');
+    await check(set('audit_log', 'actor_kind', 'agent', ids.audit), 'audit_log_actor_identity');
+    await check(set('audit_log', 'actor_kind', 'requester', ids.audit), 'audit_log_actor_identity');
+    await check(sql`update audit_log set actor_kind = 'owner', agent_id = ${a.agentId}, actor_owner_id = ${a.ownerId}, actor_owner_email = 'o@x.example' where id = ${ids.audit}`, 'audit_log_actor_identity');
+    expect(await refusal(sql`update audit_log set actor_kind = 'requester', actor_requester_email = 'r@x.example' where id = ${ids.audit}`)).toBeNull();
+    expect(await refusal(sql`update audit_log set actor_kind = 'system', actor_requester_email = null where id = ${ids.audit}`)).toBeNull();
   });
 });

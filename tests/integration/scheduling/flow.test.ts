@@ -63,7 +63,7 @@ describe('search -> hold -> confirm', () => {
     const notes = await api('GET', '/v1/notifications', { key: admin.key });
     expect(notes.body.notifications.map((n: { kind: string }) => n.kind)).toContain('booking.preempted');
 
-    const audit = await api('GET', `/v1/audit-log?owner_email=${encodeURIComponent(owner)}&limit=5`, { key: admin.key });
+    const audit = await api('GET', `/v1/audit-log?owner_email=${encodeURIComponent(owner)}&action=booking.create&limit=5`, { key: admin.key });
     expect(audit.status).toBe(200);
     expect(audit.body.entries[0]).toMatchObject({ action: 'booking.create', outcome: 'accept', preempted_booking_ids: [low.body.booking_id] });
   });

@@ -4,6 +4,7 @@ import { bookingProposals, contactVerifications, type ProposalStatus } from '@/d
 import { DomainError } from '../../errors';
 import { hashSecret, SECRET_PREFIX } from '../../ids';
 import { expireLapsed } from '../review/expiry';
+import { requesterActor, writeProposalAudit } from '../review/proposalAudit';
 import { publicNotFound, resolveRequester } from './access';
 
 type ProposalRow = typeof bookingProposals.$inferSelect;
@@ -58,6 +59,7 @@ export async function withdrawProposal(db: Db, token: string, bearer: string | n
     if (!PENDING_STATUSES.includes(row.status)) return { error: row.status };
     const [updated] = await tx.update(bookingProposals).set({ status: 'withdrawn', updatedAt: now, expiresAt: null }).where(eq(bookingProposals.id, row.id)).returning();
     await tx.update(contactVerifications).set({ status: 'expired' }).where(and(eq(contactVerifications.proposalId, row.id), eq(contactVerifications.status, 'pending')));
+    await writeProposalAudit(tx, updated, { action: 'proposal.withdraw', actor: requesterActor(updated), at: now });
     return { row: updated };
   });
   // Thrown after commit, so a lazy expiry flip above stays.

@@ -9,6 +9,7 @@ import { loadPublicLink, publicNotFound, resolveRequester, typeReachable, type R
 import { assertSuggestable } from './schedule';
 import { afterPendingReview } from '../review/instant';
 import { canonicalTimeZone } from '../../scheduling';
+import { writeProposalAudit } from '../review/proposalAudit';
 
 const HOUR = 3_600_000;
 /** An unverified proposal (and its verification link) expires after this long. */
@@ -104,7 +105,7 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
   const expiresAt = new Date(now.getTime() + VERIFICATION_TTL_MS);
 
   await db.transaction(async (tx) => {
-    await tx.insert(bookingProposals).values({
+    const [row] = await tx.insert(bookingProposals).values({
       id: proposalId,
       customerId: link.link.customerId,
       ownerId: link.owner.id,
@@ -127,7 +128,9 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
       createdAt: now,
       updatedAt: now,
       expiresAt: verification ? expiresAt : null,
-    });
+    }).returning();
+    // The requester's own act, recorded with the contact email they gave (docs/reliability.md, "Audit actors").
+    await writeProposalAudit(tx, row, { action: 'proposal.submit', actor: { kind: 'requester', email }, ownerEmail: link.owner.email, at: now });
     if (verification) {
       await tx.insert(contactVerifications).values({ id: newId(now.getTime()), customerId: link.link.customerId, proposalId, tokenHash: verification.hash, email, createdAt: now, expiresAt });
     }

@@ -5,6 +5,7 @@ import { DomainError } from '../../errors';
 import { hashSecret, SECRET_PREFIX } from '../../ids';
 import { expireLapsed } from '../review/expiry';
 import { afterPendingReview } from '../review/instant';
+import { requesterActor, writeProposalAudit } from '../review/proposalAudit';
 import { publicNotFound } from './access';
 import { statusTokenFor } from './submit';
 
@@ -84,6 +85,7 @@ export async function confirmContact(db: Db, token: string, now: Date, baseUrl?:
     if (state !== 'pending') return { error: state };
     await tx.update(contactVerifications).set({ status: 'confirmed', confirmedAt: now }).where(eq(contactVerifications.id, v.id));
     await tx.update(bookingProposals).set({ status: 'pending_review', expiresAt: null, updatedAt: now }).where(eq(bookingProposals.id, p.id));
+    await writeProposalAudit(tx, p, { action: 'proposal.contact_verify', actor: requesterActor(p), at: now });
     return { ok: true as const, proposalId: p.id };
   });
   if ('error' in out) {

@@ -9,6 +9,7 @@ import { DEFAULT_LOOKAHEAD_HOURS, noSlotsError, validateWindow } from '../../cla
 import { isUuid, newId } from '../../ids';
 import { searchSlots } from '../../scheduling';
 import { recordWebhookEvent } from '../../webhooks/outbox';
+import { writeAudit } from '../../claims/audit';
 import { proposalNotFound } from './owner';
 
 const HOUR = 3_600_000;
@@ -71,6 +72,19 @@ export async function createAgentProposal(db: Db, actor: AgentActor, input: Agen
       title: input.title ?? null,
       createdAt: now,
       updatedAt: now,
+    });
+    await writeAudit(tx, {
+      customerId: actor.customerId,
+      agentId: actor.agentId,
+      ownerId: owner.id,
+      ownerEmail: owner.email,
+      action: 'proposal.create',
+      outcome: 'accept',
+      meetingClass: target.meetingClass.name,
+      start: input.window.start,
+      end: input.window.end,
+      details: { proposal_id: id, proposal_origin: 'agent', candidates },
+      at: now,
     });
     // proposal.created for the agent's webhook endpoints, committed with the proposal (docs/webhooks.md).
     await recordWebhookEvent(tx, { agentId: actor.agentId, kind: 'proposal.created', now, data: { proposal_id: id, status: 'pending_review', owner_email: owner.email, candidates } });

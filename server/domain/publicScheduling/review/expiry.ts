@@ -1,6 +1,7 @@
 import { and, eq, lte } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { bookingProposals, contactVerifications } from '@/db/schema';
+import { writeProposalAudit } from './proposalAudit';
 
 type ProposalRow = typeof bookingProposals.$inferSelect;
 
@@ -11,8 +12,8 @@ export function verificationLapsed(p: Pick<ProposalRow, 'status' | 'expiresAt'>,
 
 /**
  * Flip one lapsed proposal (and its verification) to expired; updated_at is
- * the moment it lapsed, so a lazy flip and the sweep agree. Returns the row as
- * it now reads.
+ * the moment it lapsed, so a lazy flip and the sweep agree, and so is the
+ * `proposal.expire` audit row (actor system). Returns the row as it now reads.
  */
 export async function expireLapsed(db: Executor, p: ProposalRow, now: Date): Promise<ProposalRow> {
   if (!verificationLapsed(p, now)) return p;
@@ -22,6 +23,8 @@ export async function expireLapsed(db: Executor, p: ProposalRow, now: Date): Pro
     .where(and(eq(bookingProposals.id, p.id), eq(bookingProposals.status, 'pending_requester_verification')))
     .returning();
   await db.update(contactVerifications).set({ status: 'expired' }).where(and(eq(contactVerifications.proposalId, p.id), eq(contactVerifications.status, 'pending')));
+  // Only the flip that happened writes the row (a concurrent read may have flipped it first); the clock acted.
+  if (row) await writeProposalAudit(db, row, { action: 'proposal.expire', actor: { kind: 'system' }, at: p.expiresAt! });
   return row ?? { ...p, status: 'expired', updatedAt: p.expiresAt! };
 }
 

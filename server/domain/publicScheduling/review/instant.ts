@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { bookingProposals, publicMeetingTypes } from '@/db/schema';
+import { bookingProposals, owners, publicMeetingTypes } from '@/db/schema';
 import { isDomainError } from '../../errors';
 import { log } from '@/server/log';
 import { announceForReview } from './announce';
@@ -16,14 +16,17 @@ import { approveProposal } from './reviewDecision';
  */
 export async function afterPendingReview(db: Db, proposalId: string, baseUrl: string | undefined, now: Date): Promise<'booked' | 'pending_review'> {
   const [row] = await db
-    .select({ p: bookingProposals, instant: publicMeetingTypes.bookInstantly })
+    .select({ p: bookingProposals, instant: publicMeetingTypes.bookInstantly, ownerEmail: owners.email })
     .from(bookingProposals)
+    .innerJoin(owners, eq(owners.id, bookingProposals.ownerId))
     .leftJoin(publicMeetingTypes, eq(publicMeetingTypes.id, bookingProposals.meetingTypeId))
     .where(eq(bookingProposals.id, proposalId))
     .limit(1);
   if (row?.instant && row.p.status === 'pending_review' && row.p.requestedStart && row.p.requestedEnd) {
     try {
-      await approveProposal(db, { ownerId: row.p.ownerId, customerId: row.p.customerId }, { proposalId, noPreemption: true }, now);
+      // The owner's own standing decision (the type's "book instantly"): audited as the owner's approval.
+      const owner = { kind: 'owner' as const, ownerId: row.p.ownerId, customerId: row.p.customerId, email: row.ownerEmail };
+      await approveProposal(db, owner, { proposalId, noPreemption: true }, now);
       return 'booked';
     } catch (err) {
       // Refused (taken meanwhile, would preempt, allocation full, calendar trouble): the owner decides.

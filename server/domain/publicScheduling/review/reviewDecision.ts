@@ -2,6 +2,7 @@ import { and, eq, isNotNull } from 'drizzle-orm';
 import type { Db, Executor, Tx } from '@/db/client';
 import { allocations, bookingProposals, meetingClasses, owners, publicMeetingTypes, requesterIdentities, type AttendeeJson } from '@/db/schema';
 import { normalizeEmail } from '../../access';
+import type { OwnerActor } from '../../adminAudit';
 import type { CalendarGate } from '../../calendars/mirror';
 import { runClaim } from '../../claims/claimDecision';
 import { GateRefusal, ownerQueueKey, runClaimOperation, type Answer } from '../../claims/claimRunner';
@@ -15,6 +16,7 @@ import { searchSlots, type RequestPolicy } from '../../scheduling';
 import { audienceMembership, checkAllocation, effectivePreemptPolicy } from '../admin';
 import { findOwnProposal, proposalNotFound, type ProposalRow, type Reviewer } from './owner';
 import { approvalDecision, approvalTitle, describeDisplaced, preemptionReason, requireConfirmedPreemption, type ApprovalVerdict } from './approvalRules';
+import { proposalFacts, writeProposalAudit } from './proposalAudit';
 
 type TypeRow = typeof publicMeetingTypes.$inferSelect;
 
@@ -235,9 +237,10 @@ function gateRefusalAnswered(err: unknown): never {
  * together. Rejected: the audited arbitration error is thrown and the
  * proposal stays pending_review. It runs through the claim runner as an agent's booking
  * does: on the owner's queue, behind the owner's calendar gate (a stale provider mirror is
- * synced first; one that cannot be trusted refuses with the same 409/503).
+ * synced first; one that cannot be trusted refuses with the same 409/503). The audit rows (the
+ * decision, each preemption) name the reviewing owner as actor, not the proposal's agent.
  */
-export async function approveProposal(db: Db, reviewer: Reviewer, input: ApproveInput, now: Date): Promise<ReviewResult> {
+export async function approveProposal(db: Db, reviewer: OwnerActor, input: ApproveInput, now: Date): Promise<ReviewResult> {
   const named = await proposalOwner(db, reviewer, input.proposalId);
   const approval = async (tx: Tx, gate?: CalendarGate): Promise<Answer<{ result: ReviewResult; mail: MailMessage | null }>> => {
     const owner = await lockOwner(tx, reviewer.ownerId);
@@ -270,6 +273,8 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
       policy,
       around,
       preemptionReason: preemptionReason(title, meetingClass.name, owner.name),
+      actor: { kind: 'owner', ownerId: reviewer.ownerId, email: reviewer.email },
+      auditDetails: proposalFacts(p),
       now,
       claim: {
         id: newId(now.getTime()),
@@ -314,15 +319,18 @@ export async function approveProposal(db: Db, reviewer: Reviewer, input: Approve
 /**
  * The owner declines (optional reason, told to the requester by mail or to the agent by
  * notification). It runs in the claim runner's transaction, on the owner's queue, as an
- * approval of the same proposal does; the mail goes out after commit.
+ * approval of the same proposal does; the mail goes out after commit. Audited as
+ * proposal.decline (outcome reject) by the owner.
  */
-export async function declineProposal(db: Db, reviewer: Reviewer, input: { proposalId: string; reason?: string | null }, now: Date): Promise<ReviewResult> {
+export async function declineProposal(db: Db, reviewer: OwnerActor, input: { proposalId: string; reason?: string | null }, now: Date): Promise<ReviewResult> {
   const owner = await proposalOwner(db, reviewer, input.proposalId);
   const decline = async (tx: Tx): Promise<Answer<{ p: ProposalRow; mail: MailMessage | null }>> => {
     const p = await findOwnProposal(tx, reviewer, input.proposalId, true);
     if (p.status !== 'pending_review') throw notPending(p);
     const reason = input.reason?.trim() || null;
     await tx.update(bookingProposals).set({ status: 'declined', declineReason: reason, updatedAt: now }).where(eq(bookingProposals.id, p.id));
+    const actor = { kind: 'owner', ownerId: reviewer.ownerId, email: reviewer.email } as const;
+    await writeProposalAudit(tx, p, { action: 'proposal.decline', actor, outcome: 'reject', reason, ownerEmail: owner.email, at: now });
     await notifyAgent(tx, p, { status: 'declined', owner_email: owner.email, reason }, now);
     return { ok: true, value: { p, mail: await mailFor(tx, p, { status: 'declined', reason }) } };
   };

@@ -1,11 +1,10 @@
 import { queryAudit } from '@/server/domain/claims/audit';
 import { AuditQuery } from '@/server/schemas/scheduling';
-import { Id } from '@/server/schemas/common';
 import { adminProcedure, router } from '../../init';
 
-/** The audit log (GET /v1/audit-log's filters plus agent), newest first, with each rejection's alternatives. */
+/** The audit log (GET /v1/audit-log's filters, an agent id in agent_id), newest first, with each rejection's alternatives. */
 export const auditRouter = router({
-  query: adminProcedure.input(AuditQuery.extend({ agent_id: Id.optional() })).query(async ({ ctx, input }) =>
+  query: adminProcedure.input(AuditQuery).query(async ({ ctx, input }) =>
     queryAudit(ctx.db, ctx.owner.customerId, {
       ownerEmail: input.owner_email,
       agentId: input.agent_id,
@@ -13,6 +12,7 @@ export const auditRouter = router({
       to: input.to ? new Date(input.to) : undefined,
       outcome: input.outcome,
       action: input.action,
+      actorKind: input.actor_kind,
       limit: input.limit,
       cursor: input.cursor,
       withAlternatives: true,

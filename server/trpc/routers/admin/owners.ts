@@ -10,10 +10,9 @@ import type { OwnerSession } from '@/server/auth/ownerSession';
 const Role = z.enum(['admin', 'member']);
 
 /** Mark the owner invited (audited owner.invite) and mail the sign-in link. */
-async function invite(ctx: TrpcContext & { owner: OwnerSession }, email: string) {
-  const actor: OwnerActor = { kind: 'owner', ownerId: ctx.owner.ownerId, customerId: ctx.owner.customerId, email: ctx.owner.email };
+async function invite(ctx: TrpcContext & { owner: OwnerSession; actor: OwnerActor }, email: string) {
   const now = ctx.now();
-  const o: OwnerRow = await inviteOwner(ctx.db, ctx.owner.customerId, email, now, actor);
+  const o: OwnerRow = await inviteOwner(ctx.db, ctx.owner.customerId, email, now, ctx.actor);
   return sendOwnerInvitation(ctx.db, ctx.req, { email: o.email, ownerName: o.name, invitedBy: ctx.owner.email }, now);
 }
 
@@ -22,11 +21,11 @@ export const ownersRouter = router({
   list: adminProcedure.query(async ({ ctx }) => ({ owners: await listOwners(ctx.db, ctx.owner.customerId) })),
   create: adminProcedure
     .input(OwnerCreateBody.extend({ role: Role.optional() }))
-    .mutation(async ({ ctx, input }) => ownerView(await createOwner(ctx.db, ctx.owner.customerId, input))),
+    .mutation(async ({ ctx, input }) => ownerView(await createOwner(ctx.db, ctx.owner.customerId, input, ctx.actor))),
 
   /** Create the owner (the rules of POST /v1/owners) and email them a sign-in link to the dashboard. */
   invite: adminProcedure.input(OwnerCreateBody.extend({ role: Role.optional() })).mutation(async ({ ctx, input }) => {
-    const o = await createOwner(ctx.db, ctx.owner.customerId, input);
+    const o = await createOwner(ctx.db, ctx.owner.customerId, input, ctx.actor);
     return { owner: ownerView(o), invitation: await invite(ctx, o.email) };
   }),
 

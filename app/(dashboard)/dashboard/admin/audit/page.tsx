@@ -1,36 +1,75 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { TRPCError } from '@trpc/server';
 import { Download } from 'lucide-react';
+import { AuditFilterForm } from '@/components/admin/audit-filter-form';
 import { EmptyState } from '@/components/admin/empty-state';
-import { AUDIT_ACTIONS, auditQueryInput, auditSearchString, type AuditSearch } from '@/components/admin/audit-filters';
-import { Badge, Button, Input, Label, PageHeader } from '@/components/ui';
+import { auditQueryInput, auditSearchString, dateRangeError, type AuditSearch } from '@/components/admin/audit-filters';
+import { formatDateTime } from '@/components/calendar/format';
+import { Badge, Button, PageHeader } from '@/components/ui';
 import { serverTrpc } from '@/server/trpc/caller';
 
 export const metadata: Metadata = { title: 'Audit log · Agent Scheduler' };
 
 const PAGE_SIZE = 25;
-const selectClasses = 'h-10 w-full rounded-md border border-line bg-surface px-2 text-sm text-fg';
 
-function fmt(iso: string | null): string {
-  return iso ? new Date(iso).toLocaleString('en-GB', { timeZone: 'UTC', dateStyle: 'medium', timeStyle: 'short' }) + ' UTC' : '';
+/** An instant in the owner's zone, with the UTC instant on hover and in the markup. */
+function When({ iso, timeZone }: { iso: string | null; timeZone: string }) {
+  if (!iso) return null;
+  return (
+    <time dateTime={iso} title={`${iso.slice(0, 16).replace('T', ' ')} UTC`}>
+      {formatDateTime(iso, timeZone)}
+    </time>
+  );
+}
+
+type Page = Awaited<ReturnType<Awaited<ReturnType<typeof serverTrpc>>['admin']['audit']['query']>>;
+type Entry = Page['entries'][number];
+
+/** The server's refusal of the filters (a zod issue on from/to), or null when the error is something else. */
+function filterRefusal(err: unknown): { field: 'from' | 'to'; message: string } | null {
+  if (!(err instanceof TRPCError) || err.code !== 'BAD_REQUEST') return null;
+  const issues = (err.cause as { issues?: { path: PropertyKey[]; message: string }[] } | undefined)?.issues ?? [];
+  const issue = issues.find((i) => i.path[0] === 'from' || i.path[0] === 'to');
+  return issue ? { field: issue.path[0] === 'to' ? 'to' : 'from', message: issue.message } : null;
+}
+
+/** Who acted, in words: an agent by name, an owner or requester by email, or the system. */
+function actorOf(e: Entry, agentName: Map<string, string>): string {
+  if (e.actor_kind === 'agent' && e.agent_id) return `Agent ${agentName.get(e.agent_id) ?? e.agent_id}`;
+  if (e.actor_kind === 'owner') return `Owner ${e.actor_owner_email} (dashboard)`;
+  if (e.actor_kind === 'requester') return `Requester ${e.actor_requester_email}`;
+  return 'System';
 }
 
 /**
  * The audit log: filters in the address (a plain GET form, so a filtered view
- * can be shared), admin.audit.query with a cursor for the next page, and the
+ * can be shared; dates are days in the owner's zone), admin.audit.query with a
+ * cursor for the next page, times in the owner's zone (UTC on hover), and the
  * same filters exported as CSV (./export).
  */
 export default async function AuditPage({ searchParams }: { searchParams: Promise<AuditSearch> }) {
   const s = await searchParams;
   const trpc = await serverTrpc();
-  const [page, { agents }, { owners }] = await Promise.all([trpc.admin.audit.query(auditQueryInput(s, PAGE_SIZE)), trpc.admin.agents.list(), trpc.admin.owners.list()]);
+  const [{ time_zone: timeZone }, { agents }, { owners }] = await Promise.all([trpc.schedule.get(), trpc.admin.agents.list(), trpc.admin.owners.list()]);
+  let page: Page = { entries: [], next_cursor: null };
+  // The days as typed (To inclusive) by the form's own rule, then the instants by the query's.
+  let refusal: ReturnType<typeof filterRefusal> = dateRangeError(s);
+  if (!refusal) {
+    try {
+      page = await trpc.admin.audit.query(auditQueryInput(s, PAGE_SIZE, timeZone));
+    } catch (err) {
+      refusal = filterRefusal(err);
+      if (!refusal) throw err;
+    }
+  }
   const agentName = new Map(agents.map((a) => [a.agent_id, a.name]));
-  const filtered = Boolean(s.action || s.outcome || s.agent_id || s.owner_email || s.from || s.to);
+  const filtered = Boolean(s.action || s.outcome || s.actor_kind || s.agent_id || s.owner_email || s.from || s.to);
   return (
     <>
       <PageHeader
         title="Audit log"
-        description="Every scheduling decision, newest first: who asked, what was decided and why."
+        description={`Every scheduling decision and change, newest first: who acted, what was decided and why. Times in ${timeZone}.`}
         actions={
           <Button asChild variant="secondary">
             <a href={`/dashboard/admin/audit/export${auditSearchString(s)}`} download>
@@ -39,65 +78,17 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           </Button>
         }
       />
-      <form method="get" className="mb-5 grid grid-cols-2 gap-3 rounded-lg border border-line bg-surface p-3 sm:grid-cols-3 lg:grid-cols-7" aria-label="Filter the audit log">
-        <div className="flex flex-col gap-1">
-          <Label htmlFor="f-action">Action</Label>
-          <select id="f-action" name="action" defaultValue={s.action ?? ''} className={selectClasses}>
-            <option value="">Any</option>
-            {AUDIT_ACTIONS.map((a) => (
-              <option key={a}>{a}</option>
-            ))}
-          </select>
-        </div>
-        <div className="flex flex-col gap-1">
-          <Label htmlFor="f-outcome">Outcome</Label>
-          <select id="f-outcome" name="outcome" defaultValue={s.outcome ?? ''} className={selectClasses}>
-            <option value="">Any</option>
-            <option value="accept">accept</option>
-            <option value="reject">reject</option>
-            <option value="counter_propose">counter_propose</option>
-          </select>
-        </div>
-        <div className="flex flex-col gap-1">
-          <Label htmlFor="f-agent">Agent</Label>
-          <select id="f-agent" name="agent_id" defaultValue={s.agent_id ?? ''} className={selectClasses}>
-            <option value="">Any</option>
-            {agents.map((a) => (
-              <option key={a.agent_id} value={a.agent_id}>
-                {a.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="flex flex-col gap-1">
-          <Label htmlFor="f-owner">Owner</Label>
-          <select id="f-owner" name="owner_email" defaultValue={s.owner_email ?? ''} className={selectClasses}>
-            <option value="">Any</option>
-            {owners.map((o) => (
-              <option key={o.owner_email}>{o.owner_email}</option>
-            ))}
-          </select>
-        </div>
-        <div className="flex flex-col gap-1">
-          <Label htmlFor="f-from">From (UTC)</Label>
-          <Input id="f-from" type="date" name="from" defaultValue={s.from ?? ''} />
-        </div>
-        <div className="flex flex-col gap-1">
-          <Label htmlFor="f-to">To (UTC)</Label>
-          <Input id="f-to" type="date" name="to" defaultValue={s.to ?? ''} />
-        </div>
-        <div className="col-span-2 flex items-end gap-2 sm:col-span-3 lg:col-span-1">
-          <Button type="submit">Filter</Button>
-          {filtered && (
-            <Button asChild variant="ghost">
-              <Link href="/dashboard/admin/audit">Clear</Link>
-            </Button>
-          )}
-        </div>
-      </form>
+      <AuditFilterForm
+        key={auditSearchString(s)}
+        values={s}
+        agents={agents.map((a) => ({ agent_id: a.agent_id, name: a.name }))}
+        owners={owners.map((o) => o.owner_email)}
+        timeZone={timeZone}
+        serverError={refusal}
+      />
       {page.entries.length === 0 ? (
-        <EmptyState title={filtered ? 'No decisions match these filters' : 'No decisions yet'}>
-          {filtered ? 'Widen the filters or clear them.' : 'Decisions appear here as soon as an agent holds, books or cancels time.'}
+        <EmptyState title={refusal ? 'These filters cannot be applied' : filtered ? 'No decisions match these filters' : 'No decisions yet'}>
+          {refusal ? 'Correct the dates above.' : filtered ? 'Widen the filters or clear them.' : 'Decisions appear here as soon as an agent holds, books or cancels time.'}
         </EmptyState>
       ) : (
         <ol className="flex flex-col gap-2" aria-label="Decisions">
@@ -106,7 +97,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
               <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
                 <Badge tone={e.outcome === 'accept' ? 'ok' : e.outcome === 'reject' ? 'danger' : 'warn'}>{e.outcome}</Badge>
                 <span className="font-mono text-xs">{e.action}</span>
-                <span className="text-muted">{fmt(e.at)}</span>
+                <span className="text-muted">
+                  <When iso={e.at} timeZone={timeZone} />
+                </span>
               </div>
               <dl className="mt-2 grid gap-x-4 gap-y-1 sm:grid-cols-[8rem_1fr]">
                 {e.reason && (
@@ -117,8 +110,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                 )}
                 <dt className="text-muted">Owner</dt>
                 <dd>{e.owner_email ?? '—'}</dd>
-                <dt className="text-muted">Agent</dt>
-                <dd>{e.agent_id ? (agentName.get(e.agent_id) ?? e.agent_id) : '—'}</dd>
+                <dt className="text-muted">Done by</dt>
+                <dd data-testid="audit-actor">{actorOf(e, agentName)}</dd>
                 {e.meeting_class && (
                   <>
                     <dt className="text-muted">Class</dt>
@@ -129,7 +122,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                   <>
                     <dt className="text-muted">Time</dt>
                     <dd>
-                      {fmt(e.start)} – {fmt(e.end)}
+                      <When iso={e.start} timeZone={timeZone} /> – <When iso={e.end} timeZone={timeZone} />
                     </dd>
                   </>
                 )}
@@ -140,7 +133,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                       <ul className="list-disc pl-4">
                         {e.alternatives!.map((a) => (
                           <li key={a.start}>
-                            {fmt(a.start)} – {fmt(a.end)}
+                            <When iso={a.start} timeZone={timeZone} /> – <When iso={a.end} timeZone={timeZone} />
                           </li>
                         ))}
                       </ul>

@@ -4,7 +4,7 @@ import { serverTrpc } from '@/server/trpc/caller';
 
 /** Rows one export may hold (a bigger log is exported in date slices). */
 const MAX_ROWS = 10_000;
-const COLUMNS = ['at', 'action', 'outcome', 'reason', 'owner_email', 'agent_id', 'meeting_class', 'start', 'end', 'hold_id', 'booking_id', 'alternatives'] as const;
+const COLUMNS = ['at', 'action', 'outcome', 'reason', 'owner_email', 'actor_kind', 'agent_id', 'actor_owner_email', 'actor_requester_email', 'meeting_class', 'start', 'end', 'hold_id', 'booking_id', 'alternatives'] as const;
 
 function cell(v: unknown): string {
   const text = v === null || v === undefined ? '' : String(v);
@@ -23,8 +23,10 @@ export async function GET(req: Request) {
   const lines = [COLUMNS.join(',')];
   let cursor: string | undefined;
   try {
+    // The filter's dates are days in the owner's zone, as on the page; the rows' instants stay UTC (ISO 8601).
+    const { time_zone: timeZone } = await trpc.schedule.get();
     do {
-      const page = await trpc.admin.audit.query(auditQueryInput({ ...s, cursor }, 200));
+      const page = await trpc.admin.audit.query(auditQueryInput({ ...s, cursor }, 200, timeZone));
       for (const e of page.entries) {
         const alternatives = (e.alternatives ?? []).map((a) => `${a.start}/${a.end}`).join(' ');
         lines.push(COLUMNS.map((c) => cell(c === 'alternatives' ? alternatives : e[c])).join(','));
@@ -33,6 +35,7 @@ export async function GET(req: Request) {
     } while (cursor && lines.length <= MAX_ROWS);
   } catch (err) {
     if (err instanceof TRPCError && (err.code === 'UNAUTHORIZED' || err.code === 'FORBIDDEN')) return new Response(err.message, { status: err.code === 'UNAUTHORIZED' ? 401 : 403 });
+    if (err instanceof TRPCError && err.code === 'BAD_REQUEST') return new Response(err.message, { status: 400 });
     throw err;
   }
   return new Response(lines.join('\r\n') + '\r\n', {
