@@ -89,11 +89,11 @@ describe('audit actors', () => {
     const focus = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: s.ownerEmail, meeting_class: 'focus', start: c.slot.start, end: c.slot.end } });
     expect(focus.status, focus.text).toBe(201);
     const proposalId = (await proposalRow(c.token)).id;
-    const approved = await (await ownerCaller(s)).proposals.approve({ proposal_id: proposalId });
+    const approved = await (await ownerCaller(s)).proposals.approve({ proposal_id: proposalId, confirm_preemption: [focus.body.booking_id] });
     expect(approved.preempted_booking_ids).toEqual([focus.body.booking_id]);
 
     const preempts = (await log(`action=claim.preempt&owner_email=${encodeURIComponent(s.ownerEmail)}`)).filter((e) => e.booking_id === focus.body.booking_id);
-    expect(preempts).toEqual([expect.objectContaining({ outcome: 'accept', reason: 'preempted by internal', owner_email: s.ownerEmail, hold_id: null, ...asOwner(s.ownerEmail) })]);
+    expect(preempts).toEqual([expect.objectContaining({ outcome: 'accept', reason: expect.stringMatching(/approved .* which replaces this meeting/), owner_email: s.ownerEmail, hold_id: null, ...asOwner(s.ownerEmail) })]);
     expect(preempts[0].details).toMatchObject({ claim_kind: 'booking', preempted_by_claim_id: approved.booking_id, preempted_agent_id: admin.agentId, cause: 'proposal.review' });
     const [review] = await ofProposal('proposal.review', proposalId);
     expect(review).toMatchObject({ booking_id: approved.booking_id, ...asOwner(s.ownerEmail) });

@@ -66,7 +66,7 @@ describe('the full public journey', () => {
     const approved = await owner.proposals.approve({ proposal_id: pending.proposals[0].proposal_id });
     expect(approved).toMatchObject({ status: 'booked', start: slot.start, end: slot.end });
     const booking = await call('GET', `/v1/bookings/${approved.booking_id}`, { key: s.admin.key });
-    expect(booking.body).toMatchObject({ status: 'confirmed', start: slot.start, title: 'Intro call' });
+    expect(booking.body).toMatchObject({ status: 'confirmed', start: slot.start, title: 'Intro call with Grace' }); // the approval keeps the proposal's title (docs/dashboard.md)
     const outcome = await smtp.waitFor(requester, { subject: /accepted/i });
     expect(outcome.text).toContain('booked');
 

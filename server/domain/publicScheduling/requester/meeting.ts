@@ -39,18 +39,23 @@ export function requesterMayCancel(p: Pick<ProposalRow, 'status'>, booking: Pick
 
 /**
  * "Add to calendar": the booked meeting as an iCalendar file (METHOD:PUBLISH)
- * with the owner's name in the title and the meeting type's location and
+ * titled for the requester ("<meeting type> with <owner>"; the booking's own title names the
+ * requester, written for the owner's calendar) and with the meeting type's location and
  * description. Like every public answer it carries no internal id and no
  * owner email: no ORGANIZER or ATTENDEE, and a UID derived one-way from the
  * booking's (stable across downloads, so importing twice updates one event).
  * Anything but a confirmed booking: not_found (the page offers no file then).
  */
+function requesterTitle(what: string, ownerName: string | null): string {
+  return ownerName ? `${what} with ${ownerName}` : what;
+}
+
 export async function bookedMeetingIcs(db: Db, token: string, now: Date): Promise<{ filename: string; content: string }> {
   const p = await proposalRowByToken(db, token);
   const booking = await bookingOf(db, p, false);
   if (!booking || booking.status !== 'confirmed') throw new DomainError('not_found', 'No booked meeting');
   const [owner] = await db.select({ name: owners.name }).from(owners).where(eq(owners.id, booking.ownerId));
-  const [type] = p.meetingTypeId ? await db.select({ location: publicMeetingTypes.location, description: publicMeetingTypes.description }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
+  const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title, location: publicMeetingTypes.location, description: publicMeetingTypes.description }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
   const content = invitationIcs({
     method: 'PUBLISH',
     uid: `${sha256Hex(`requester-file:${bookingUid(booking.id)}`).slice(0, 40)}@agent-scheduler`,
@@ -58,7 +63,7 @@ export async function bookedMeetingIcs(db: Db, token: string, now: Date): Promis
     attendees: [],
     start: booking.startAt,
     end: booking.endAt,
-    title: owner?.name ? `${booking.title ?? 'Meeting'} (with ${owner.name})` : (booking.title ?? 'Meeting'),
+    title: requesterTitle(type?.title ?? booking.title ?? 'Meeting', owner?.name ?? null),
     location: type?.location ?? null,
     description: type?.description ?? null,
     now,
