@@ -33,7 +33,7 @@ test('an address nothing answers: the product frame, a 404 heading and a link ho
   expect(res?.status()).toBe(404);
   await expect(page).toHaveTitle(/Page not found/);
   await expect(page.getByRole('heading', { level: 1, name: 'Page not found' })).toBeVisible();
-  await expect(page.getByRole('banner')).toContainText('Scheduling');
+  await expect(page.getByRole('banner')).toContainText('Agent Scheduler');
   const home = page.getByRole('link', { name: 'Go to the home page' });
   await expect(home).toHaveAttribute('href', '/');
   await lookAndAccess(page, 'not-found');
