@@ -83,7 +83,8 @@ export async function ownerSignedIn(browser: Browser, email: string): Promise<Br
   const { csrfToken } = await (await context.request.get('/api/auth/csrf')).json();
   const asked = await context.request.post('/api/auth/signin/email', { form: { email, csrfToken, callbackUrl: '/dashboard', json: 'true' } });
   expect(asked.ok(), await asked.text()).toBe(true);
-  const mail = await waitForMail(email, { after: since - 1000 });
+  // the sign-in mail, not the owner's other mail ("New meeting request from ...")
+  const mail = await waitForMail(email, { after: since - 1000, subject: /sign-in link/i });
   const link = linksIn(mail).find((l) => l.includes('/api/auth/callback/email'));
   expect(link, mail.text).toBeTruthy();
   await context.request.get(link!);
