@@ -27,7 +27,7 @@ test.describe('journey 1: an owner signs in with an emailed link and sees the in
     await page.getByRole('tab', { name: 'With email link' }).click();
     // The form validates with the provider's schema before sending.
     await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
-    await expect(page.getByText('Enter an email address, such as name@example.com')).toBeVisible(); // the plain-words error map
+    await expect(page.getByText('Fill this in')).toBeVisible(); // the plain-words error map (components/ui/plain-errors.ts)
     await page.getByLabel('Email', { exact: true }).fill(owner.email);
     await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
     await expect(page.getByText('Check your email')).toBeVisible();

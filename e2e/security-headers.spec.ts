@@ -5,7 +5,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { expect, test, type APIRequestContext, type APIResponse, type BrowserContext, type Page } from '@playwright/test';
 import { dashboardOwner, ownerSignedIn, publicLink, type PublicLink } from './publicFixtures';
-import { baseUrls, PROJECT_ROOT } from './servers';
+import { baseUrls, PROJECT_ROOT, usesPostgres } from './servers';
 
 /**
  * The security headers of docs/reliability.md "Headers", over HTTP against the
@@ -126,7 +126,9 @@ test('every kind of HTML answer carries the policy, X-Frame-Options, nosniff and
   expect(dashboard).toContain('/dashboard');
   expect(dashboard.length).toBeGreaterThan(8);
   for (const p of dashboard) {
-    const status = /[0-9a-f]{8}-/.test(p) ? 404 : 200; // an unknown id: the dashboard's not-found page
+    // an unknown id: the dashboard's not-found page; but an admin page sends a member owner (PostgreSQL runs)
+    // to their schedule before it looks at the id, and the redirect is followed
+    const status = /[0-9a-f]{8}-/.test(p) && !(usesPostgres && p.startsWith('/dashboard/admin/')) ? 404 : 200;
     await page(p, `dashboard ${p}`, status, signedIn.request);
   }
   // signed out, the dashboard redirects to sign-in; the redirect carries the headers too
