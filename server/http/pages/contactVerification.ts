@@ -3,10 +3,9 @@ import { getDb } from '@/server/db';
 import { isDomainError } from '@/server/domain/errors';
 import { verificationIdForToken, verificationPage, type VerificationState } from '@/server/domain/publicScheduling/requester';
 import { log } from '@/server/log';
-import { applyRateLimits } from '../limits';
-import { rateLimitHeaders } from '@/server/rateLimit';
-import { clientIpOf } from '@/server/request';
 import { getConfig } from '@/server/config';
+import { clientIpOf } from '@/server/request';
+import { tokenPageLimits } from './tokenLimits';
 
 /**
  * GET /public/contact-verifications/{token}/confirm: a small HTML page with
@@ -77,18 +76,12 @@ export async function contactVerificationPage(req: Request, ctx: { params: Promi
   try {
     // The global per-IP limit, then (for a token that exists) the same per-verification budget as the POST.
     const db = await getDb();
-    const limit = await applyRateLimits({
-      kind: 'ip',
-      clientIp: clientIpOf(req, getConfig().trustProxy),
-      policy: 'publicProposalToken',
-      identify: async () => {
-        if (token.length > 128) return null;
-        const id = await verificationIdForToken(db, token);
-        return id && `verification:${id}`;
-      },
+    const checked = await tokenPageLimits(req, token, async (t) => {
+      const id = await verificationIdForToken(db, t);
+      return id && `verification:${id}`;
     });
-    headers = rateLimitHeaders(limit, Date.now());
-    if (!limit.success) return respond(429, page('Too many requests', '<h1>Too many requests</h1><p>Please try again in a minute.</p>', false), headers);
+    headers = checked.headers;
+    if (!checked.limit.success) return respond(429, page('Too many requests', '<h1>Too many requests</h1><p>Please try again in a minute.</p>', false), headers);
     if (token.length > 128) return notFoundPage(headers);
     const v = await verificationPage(db, token, new Date());
     const statusLink = v.statusPath ? `<a href="${escapeHtml(v.statusPath)}">See your request's status</a>` : '';

@@ -2,10 +2,7 @@ import { getDb } from '@/server/db';
 import { isDomainError } from '@/server/domain/errors';
 import { bookedMeetingIcs, proposalIdForToken } from '@/server/domain/publicScheduling/requester';
 import { log } from '@/server/log';
-import { getConfig } from '@/server/config';
-import { rateLimitHeaders } from '@/server/rateLimit';
-import { clientIpOf } from '@/server/request';
-import { applyRateLimits } from '../limits';
+import { tokenPageLimits } from './tokenLimits';
 
 /**
  * GET /public/booking-proposals/{token}/calendar.ics: the booked meeting as an
@@ -19,17 +16,10 @@ export async function meetingCalendarFile(req: Request, ctx: { params: Promise<R
     new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...headers } });
   try {
     const db = await getDb();
-    const limit = await applyRateLimits({
-      kind: 'ip',
-      clientIp: clientIpOf(req, getConfig().trustProxy),
-      policy: 'publicProposalToken',
-      identify: async () => {
-        if (token.length > 128) return null;
-        const id = await proposalIdForToken(db, token);
-        return id && `proposal:${id}`;
-      },
+    const { limit, headers } = await tokenPageLimits(req, token, async (t) => {
+      const id = await proposalIdForToken(db, t);
+      return id && `proposal:${id}`;
     });
-    const headers = rateLimitHeaders(limit, Date.now());
     if (!limit.success) return text(429, 'Too many requests; please try again in a minute.', headers);
     if (token.length > 128) return text(404, 'Not found', headers);
     const file = await bookedMeetingIcs(db, token, new Date());
