@@ -16,6 +16,7 @@ const config = [
       'playwright-report/**',
       'db/migrations/**',
       'next-env.d.ts',
+      'clients/typescript/dist/**',
     ],
   },
   ...nextCoreWebVitals,

@@ -1,4 +1,4 @@
-/** Regenerates clients/typescript/schema.d.ts: `npm run client:generate`. */
+/** Regenerates clients/typescript/src/schema.d.ts (the client package's types): `npm run client:generate`. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { generatedClientFiles } from './clientFiles';

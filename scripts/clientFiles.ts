@@ -20,7 +20,7 @@ export async function generatedClientFiles(): Promise<{ file: string; text: stri
   for (const r of Object.values(plain.components?.responses ?? {})) delete r.headers;
   if (plain.components) delete plain.components.headers;
   const ast = await openapiTS(plain as unknown as Parameters<typeof openapiTS>[0]);
-  return [{ file: `${CLIENT_DIR}/schema.d.ts`, text: HEADER + withoutPlaceholders(astToString(ast)) }];
+  return [{ file: `${CLIENT_DIR}/src/schema.d.ts`, text: HEADER + withoutPlaceholders(astToString(ast)) }];
 }
 
 function sortKeys<T>(o: Record<string, T>): Record<string, T> {
