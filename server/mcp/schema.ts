@@ -151,12 +151,44 @@ function sourceSchema(op: AnyOperation): JsonSchema {
   return out;
 }
 
+/**
+ * What a top-level field says in a tool schema, where the REST schema says more than a model
+ * needs or says what the server instructions say once for every tool (server/mcp/tools.ts
+ * MCP_INSTRUCTIONS "Fields shared by several tools"): a string replaces the field's description,
+ * null drops it; `format: null` drops a format its name already says. Keeps `tools/list` small
+ * as tools are added (docs/agents.md "What a host receives").
+ */
+const FIELD_NOTES: Record<string, { description?: string | null; format?: null }> = {
+  owner_email: { format: null },
+  from: { description: null },
+  to: { description: null },
+  agent: { description: null },
+  limit: { description: null },
+  next_available_lookahead_hours: { description: 'default 72' },
+  max_per_day: { description: 'At most this many slots per owner-local day: spreads options over the days' },
+  ttl_seconds: { description: 'default 600' },
+  title: { description: null },
+};
+
+function withFieldNotes(schema: JsonSchema): JsonSchema {
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties ?? {}).map(([k, v]) => {
+      const note = FIELD_NOTES[k];
+      if (!note) return [k, v];
+      const { description, format, ...rest } = v;
+      const d = note.description === undefined ? description : note.description;
+      return [k, { ...rest, ...(d ? { description: d } : {}), ...(format && note.format !== null ? { format } : {}) }];
+    }),
+  );
+  return { ...schema, properties };
+}
+
 const cache = new WeakMap<AnyOperation, { source: JsonSchema; strict: JsonSchema }>();
 function schemasOf(op: AnyOperation) {
   let hit = cache.get(op);
   if (!hit) {
     const source = sourceSchema(op);
-    hit = { source, strict: strictObject(source.properties!, source.required!) };
+    hit = { source, strict: withFieldNotes(strictObject(source.properties!, source.required!)) };
     cache.set(op, hit);
   }
   return hit;

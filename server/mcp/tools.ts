@@ -40,7 +40,8 @@ export const MCP_INSTRUCTIONS = [
   'Scheduling tools for an AI agent acting with an API key. Typical flow: list_meeting_classes (valid meeting_class names and owner_email values), search_availability, create_hold, confirm_hold (or create_booking).',
   'Rules for every tool:',
   "- Times: inputs are RFC 3339 date-times with Z or an offset (e.g. 2030-01-07T14:00:00+01:00); answers give UTC (Z) plus start_local/end_local in the owner's time zone. owner_email may be omitted by an agent scoped to one owner.",
-  '- Optional arguments may be omitted or null.',
+  '- Optional arguments may be omitted or null. owner_email is an owner\'s email address.',
+  '- list_my_bookings, list_my_holds: from/to keep the claims overlapping that span, agent (`me` or an agent id) only its claims, limit defaults to 50; pass next_cursor as cursor for the next page.',
   '- A refusal is a tool error (isError) whose structured content has status, error.code (stable: switch on it), error.message and error.reason. ARBITRATION_REJECTED and NO_SLOTS_AVAILABLE carry alternatives (slots that would be accepted: offer or take one unchanged), next_available (the next slot that fits: search again from it) and conflicts (what the slot collided with: a hard block by its label, a booking by class, priority and sacredness, a hold, a calendar event; tell the person in those words). INVALID_MEETING_CLASS carries valid_meeting_classes.',
   '- permission_denied:<permission> and owner_scope_denied: this key may not do it; do not retry, tell the person.',
   '- rate_limited: wait the number of seconds in retry_after_seconds (a field of the result), then retry the same call.',
@@ -52,7 +53,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   {
     name: 'list_meeting_classes',
     op: listMeetingClassesOp,
-    description: 'Valid meeting_class names, and the owners (owner_email) this agent may act for. Call it first when unsure of either.',
+    description: 'Valid meeting_class names and the owner_email values this agent may act for.',
   },
   {
     name: 'search_availability',
@@ -132,12 +133,12 @@ export const MCP_TOOLS: readonly McpTool[] = [
   {
     name: 'list_my_bookings',
     op: listBookingsOp,
-    description: 'List bookings (cursor-paged). Check it after a lost answer before booking again.',
+    description: 'List bookings. Check it after a lost answer before booking again.',
   },
   {
     name: 'list_my_holds',
     op: listHoldsOp,
-    description: 'List holds (cursor-paged).',
+    description: 'List holds.',
   },
   {
     name: 'who_am_i',

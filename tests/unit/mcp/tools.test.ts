@@ -145,6 +145,18 @@ describe('tools/list is small and says the common rules once', () => {
     }
     for (const t of MCP_TOOLS) expect(t.description, t.name).not.toMatch(/isError|retry_after_seconds|permission_denied/);
   });
+
+  it('fields shared by several tools are explained once, in the instructions, not in each schema', () => {
+    for (const name of ['list_my_bookings', 'list_my_holds']) {
+      const props = toolInputSchema(tool(name).op).properties!;
+      for (const f of ['from', 'to', 'agent', 'limit', 'cursor']) {
+        expect(props[f], `${name}.${f}`).toBeDefined();
+        expect(props[f].description, `${name}.${f}`).toBeUndefined();
+      }
+    }
+    for (const said of ['from/to', 'agent (`me` or an agent id)', 'limit defaults to 50', 'next_cursor as cursor', "owner_email is an owner's email address"]) expect(MCP_INSTRUCTIONS).toContain(said);
+    expect(toolInputSchema(tool('search_availability').op).properties!.owner_email).toEqual({ type: ['string', 'null'] });
+  });
 });
 
 describe('tool annotations follow what each operation does', () => {
