@@ -25,7 +25,7 @@ async function main() {
   const results: Record<string, { slots?: { start: string; end: string }[]; booking_id?: string }> = {};
   const turns: (() => ToolUse[])[] = [
     () => [{ type: 'tool_use', id: 'toolu_1', name: 'search_availability', input: { owner_email: OWNER, meeting_class: 'internal', duration_minutes: 30, window, distinct: true } }],
-    () => [{ type: 'tool_use', id: 'toolu_2', name: 'create_booking', input: { owner_email: OWNER, meeting_class: 'internal', ...results.toolu_1.slots![0], title: 'Sync', idempotency_key: 'claude-example-1' } }],
+    () => [{ type: 'tool_use', id: 'toolu_2', name: 'create_booking', input: { owner_email: OWNER, meeting_class: 'internal', start: results.toolu_1.slots![0].start, end: results.toolu_1.slots![0].end, title: 'Sync', idempotency_key: `claude-example-${Date.now()}` } }],
     () => [{ type: 'tool_use', id: 'toolu_3', name: 'cancel_booking', input: { id: results.toolu_2.booking_id } }],
   ];
 
