@@ -21,13 +21,15 @@ type CodedOperation<O> = { [K in keyof O]: K extends 'responses' ? { [S in keyof
 export type CodedPaths = { [P in keyof paths]: { [M in keyof paths[P]]: CodedOperation<paths[P][M]> } };
 
 type Statuses<O> = O extends { responses: infer R } ? R : never;
-type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 406 | 409 | 410 | 411 | 412 | 413 | 415 | 422 | 423 | 428 | 429 | 500 | 501 | 502 | 503 | 504 | 'default';
+/** Statuses that are not errors (an operation's other statuses, 4xx, 5xx and `default`, answer error bodies). */
+type OkStatus = 200 | 201 | 202 | 203 | 204 | 205 | 206 | 207 | 208 | 226 | 300 | 301 | 302 | 303 | 304 | 307 | 308;
 type BodyOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type ErrorStatuses<P extends keyof CodedPaths, M extends keyof CodedPaths[P]> = Exclude<keyof Statuses<CodedPaths[P][M]>, OkStatus>;
 
 /**
  * The error union one operation can answer, discriminated on `code`:
  * `OperationError<'/v1/bookings', 'post'>`.
  */
 export type OperationError<P extends keyof CodedPaths, M extends keyof CodedPaths[P]> = {
-  [S in keyof Statuses<CodedPaths[P][M]> & ErrorStatus]: BodyOf<Statuses<CodedPaths[P][M]>[S]>;
-}[keyof Statuses<CodedPaths[P][M]> & ErrorStatus];
+  [S in ErrorStatuses<P, M>]: BodyOf<Statuses<CodedPaths[P][M]>[S]>;
+}[ErrorStatuses<P, M>];

@@ -56,6 +56,8 @@ const codeOnTop: Middleware = {
     }
     const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
     if (typeof code !== 'string' || typeof body !== 'object' || Array.isArray(body)) return undefined;
-    return new Response(JSON.stringify({ ...body, code }), { status: response.status, statusText: response.statusText, headers: response.headers });
+    const headers = new Headers(response.headers);
+    headers.delete('content-length'); // the body grew by `code`
+    return new Response(JSON.stringify({ ...body, code }), { status: response.status, statusText: response.statusText, headers });
   },
 };
