@@ -128,6 +128,11 @@ export function setLogDestination(destination: DestinationStream | null): void {
   state.logger = null;
 }
 
+/** Where lines go now (null: stdout/stderr), so a test can tee it and put it back. */
+export function logDestination(): DestinationStream | null {
+  return state.destination;
+}
+
 function mixin(): Record<string, unknown> {
   const ctx = state.context.getStore();
   const span = trace.getActiveSpan()?.spanContext();

@@ -4,7 +4,7 @@ import { context, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSecret, type SecretKind } from '@/server/domain/ids';
-import { log, logContext, runWithLogContext, setLogDestination, type LogFields } from '@/server/log';
+import { log, logContext, logDestination, runWithLogContext, setLogDestination, type LogFields } from '@/server/log';
 
 /**
  * Log redaction (docs/operations.md "Logs"): every log call site of the service, found by
@@ -92,13 +92,14 @@ function laden(key: string, variant: number): unknown {
 
 let lines: string[] = [];
 const saved = process.env.LOG_LEVEL;
+const runCapture = logDestination();
 beforeAll(() => {
   process.env.LOG_LEVEL = 'debug';
   setLogDestination({ write: (line: string) => void lines.push(line) });
 });
 afterAll(() => {
   // Back to the run's capture (tests/helpers/logCapture.ts) for whatever runs next in this worker.
-  setLogDestination(null);
+  setLogDestination(runCapture);
   if (saved === undefined) delete process.env.LOG_LEVEL;
   else process.env.LOG_LEVEL = saved;
 });
