@@ -44,6 +44,8 @@ if (!process.env.E2E_MAIL_DIR) {
   fs.mkdirSync(parent, { recursive: true });
   process.env.E2E_MAIL_DIR = fs.mkdtempSync(path.join(parent, 'mail-'));
 }
+// GET /metrics needs this bearer token (e2e/metrics.spec.ts; docs/operations.md "Metrics").
+process.env.E2E_METRICS_TOKEN ||= `e2e-metrics-${process.pid}-${Date.now()}`;
 // Keep Chromium's profile and crash folders inside the project.
 process.env.XDG_CONFIG_HOME = path.join(ROOT, '.xdg', 'config');
 process.env.XDG_CACHE_HOME = path.join(ROOT, '.xdg', 'cache');
@@ -72,6 +74,9 @@ function serverEnv(port: number): Record<string, string> {
     // loopback, and a changed CalDAV password shows within seconds (background sync every 5 s).
     CALDAV_ALLOW_HTTP: '1',
     CALENDAR_SYNC_INTERVAL_SECONDS: '5',
+    METRICS_TOKEN: process.env.E2E_METRICS_TOKEN!,
+    METRICS_PORT: '',
+    LOG_LEVEL: 'info',
     GOOGLE_CLIENT_ID: '',
     MICROSOFT_CLIENT_ID: '',
   };

@@ -35,9 +35,9 @@ export function proxy(req: NextRequest) {
 
 export const config = {
   matcher: [
-    // Every path but the JSON APIs (/v1, /public, /api, /mcp), the API reference (app/docs/api sets
+    // Every path but the JSON APIs (/v1, /public, /api, /mcp), /metrics, the API reference (app/docs/api sets
     // its own policy) and Next's static files. A new page needs no entry here.
-    '/((?!(?:v1|public|api|mcp|docs/api|_next/static|_next/image)(?:/|$)|icon\\.svg$|favicon\\.ico$).*)',
+    '/((?!(?:v1|public|api|mcp|metrics|docs/api|_next/static|_next/image)(?:/|$)|icon\\.svg$|favicon\\.ico$).*)',
     // status_url opened in a browser: rewritten to the status page (next.config.mjs).
     { source: '/public/booking-proposals/:token', has: [{ type: 'header', key: 'accept', value: '.*text/html.*' }] },
   ],

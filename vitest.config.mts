@@ -3,6 +3,8 @@ import path from 'node:path';
 
 const alias = { '@': path.resolve(import.meta.dirname) };
 const pg = process.env.TEST_DATABASE_URL;
+// Every project captures the service's log and scans it for secrets at the end (tests/helpers/logScan.ts).
+const logScan = { globalSetup: ['./tests/helpers/logScan.ts'], setupFiles: ['./tests/helpers/logCapture.ts'] };
 
 // Unit tests are pure (no database). Integration tests run on the embedded
 // PGlite by default and, when TEST_DATABASE_URL is set, a second time on
@@ -13,12 +15,13 @@ export default defineConfig({
     reporters: ['default', 'json', './tests/helpers/skipReporter.ts'],
     outputFile: { json: '.test-results/vitest.json' },
     projects: [
-      { resolve: { alias }, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node' } },
+      { resolve: { alias }, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node', ...logScan } },
       {
         resolve: { alias },
         test: {
           name: 'integration-pglite',
           include: ['tests/integration/**/*.test.ts'],
+          ...logScan,
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 120_000,
@@ -31,6 +34,7 @@ export default defineConfig({
             test: {
               name: 'integration-pg',
               include: ['tests/integration/**/*.test.ts'],
+              ...logScan,
               environment: 'node' as const,
               testTimeout: 60_000,
               hookTimeout: 120_000,

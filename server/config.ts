@@ -23,7 +23,12 @@ export function getConfig() {
     maxBodyBytes: Number(env.MAX_BODY_BYTES || 256 * 1024),
     /** Trust X-Forwarded-For (set when running behind a proxy you control). */
     trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
-    logLevel: env.LOG_LEVEL || 'info',
+    /** Lowest level written (trace, debug, info, warn, error, fatal; `silent` = warn): server/log.ts, docs/operations.md "Logs". */
+    logLevel: logLevelSetting(),
+    /** Bearer token GET /metrics requires (docs/operations.md "Metrics"); unset: /metrics answers 404 on the service port. */
+    metricsToken: env.METRICS_TOKEN || undefined,
+    /** Serve /metrics without a token on this separate port (bind it where only the scraper reaches); unset: no metrics listener. */
+    metricsPort: env.METRICS_PORT ? Number(env.METRICS_PORT) : undefined,
     /** DNS server(s) for domain verification, `host[:port]` (comma-separated); unset: the system resolver. */
     dnsResolver: env.DNS_RESOLVER || undefined,
     /** Outgoing mail (contact verification, proposal outcomes), e.g. smtp://user:pass@host:587; unset: messages go to the log. */
@@ -93,6 +98,14 @@ export function getConfig() {
   };
 }
 export type Config = ReturnType<typeof getConfig>;
+
+/**
+ * LOG_LEVEL alone: the logger reads it on every line (tests change it at run time), without
+ * building the whole configuration each time.
+ */
+export function logLevelSetting(): string {
+  return process.env.LOG_LEVEL || 'info';
+}
 
 /** `1`/`true` on, `0`/`false` off, unset (or anything else) the default. */
 function flagOr(value: string | undefined, fallback: boolean): boolean {

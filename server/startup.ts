@@ -8,6 +8,8 @@ import { getRateLimiter } from '@/server/rateLimit';
 import { log } from '@/server/log';
 import { startWebhookWorker } from '@/server/domain/webhooks/worker';
 import { enqueueNotification } from '@/server/domain/notificationService';
+import { startMetricsServer } from '@/server/http/metrics';
+import { installDatabaseGauges } from '@/server/observability/gauges';
 
 /**
  * scripts/serve.mjs (plain JavaScript, outside the bundle) finds the shutdown
@@ -71,18 +73,25 @@ export async function startServices(): Promise<void> {
     maxInFlight: config.webhookMaxInFlight,
     notifyDisabled: enqueueNotification,
   });
+
+  // Metrics (docs/operations.md "Metrics"): the gauges read at scrape, and the separate listener when METRICS_PORT is set.
+  installDatabaseGauges();
+  if (config.metricsPort !== undefined && !stopMetrics) stopMetrics = startMetricsServer(config.metricsPort);
 }
 
 let stopSweeper: (() => void) | undefined;
 let stopCalendarSync: (() => void) | undefined;
 let stopWebhooks: (() => void) | undefined;
+let stopMetrics: (() => Promise<void>) | undefined;
 
 /** Close the rate limiter's connection and the database (flushes and unlocks the embedded PGlite). */
 export async function stopServices(): Promise<void> {
   stopSweeper?.();
   stopCalendarSync?.();
   stopWebhooks?.();
-  const results = await Promise.allSettled([getRateLimiter().close(), closeDb()]);
+  const closing = stopMetrics?.();
+  stopMetrics = undefined;
+  const results = await Promise.allSettled([getRateLimiter().close(), closeDb(), closing]);
   for (const r of results) if (r.status === 'rejected') log.error('shutdown step failed', { err: r.reason });
 }
 

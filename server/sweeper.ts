@@ -5,6 +5,7 @@ import { sweepIdempotency } from '@/server/http/idempotency';
 import { sendDueInvitations } from '@/server/domain/calendars/invitations';
 import { sweepDeliveredWebhooks } from '@/server/domain/webhooks/delivery';
 import { log } from '@/server/log';
+import { workerBeat, workerStarted, workerStopped } from '@/server/observability/workers';
 
 export type SweepTask = { name: string; run(db: Db, now: Date): Promise<unknown> };
 
@@ -19,6 +20,7 @@ export function startSweeper(getDb: () => Promise<Db>, tasks: SweepTask[], inter
   const tick = async () => {
     if (running) return;
     running = true;
+    workerBeat('sweeper');
     try {
       const db = await getDb();
       for (const task of tasks) {
@@ -36,7 +38,12 @@ export function startSweeper(getDb: () => Promise<Db>, tasks: SweepTask[], inter
   };
   const timer = setInterval(tick, intervalMs);
   timer.unref?.();
-  return () => clearInterval(timer);
+  // A round still running (a slow task) skips ticks: stalled only after several intervals.
+  workerStarted('sweeper', Math.max(60_000, intervalMs * 8));
+  return () => {
+    clearInterval(timer);
+    workerStopped('sweeper');
+  };
 }
 
 /** What the server sweeps: holds (sending hold.expired), unverified proposals, idempotency keys, delivered webhook rows after 30 days. */

@@ -8,7 +8,8 @@ import { ensureCalendarsUsable } from '@/server/domain/calendars/mirror';
 import { newId } from '@/server/domain/ids';
 import { drainNotifications, type NotificationItem } from '@/server/domain/notificationService';
 import { getConfig } from '@/server/config';
-import { log } from '@/server/log';
+import { log, logContext, runWithLogContext, type LogContext } from '@/server/log';
+import { metrics, recordRequest, secondsSince } from '@/server/observability/metrics';
 import { readJsonBody } from './body';
 import { errorBody, jsonResponse, jsonTextResponse, statusOf, toDomainError, validationError, type ErrorBody } from './envelope';
 import { beginIdempotent, completeIdempotent, redact, releaseIdempotent, requestFingerprint, runClaimWithAnswer, validIdempotencyKey } from './idempotency';
@@ -38,8 +39,9 @@ export function routes(ops: Partial<Record<HttpMethod, AnyOperation>>, opts: { a
       h.operation = op;
       out[method] = h;
     } else {
+      const route = Object.values(ops)[0]?.path ?? '(unknown)';
       out[method] = (req) =>
-        transportError(req, new DomainError('method_not_allowed', `${req.method} is not supported on this path`), { allow: allowed.join(', ') });
+        transportError(req, route, new DomainError('method_not_allowed', `${req.method} is not supported on this path`), { allow: allowed.join(', ') });
     }
   }
   return out;
@@ -47,7 +49,7 @@ export function routes(ops: Partial<Record<HttpMethod, AnyOperation>>, opts: { a
 
 /** Handlers for a catch-all route: every method answers 404 in the envelope. */
 export function notFoundRoutes(): Record<HttpMethod, RouteHandler> {
-  const h: RouteHandler = (req) => transportError(req, new DomainError('not_found', 'No such endpoint'));
+  const h: RouteHandler = (req) => transportError(req, '(unmatched)', new DomainError('not_found', 'No such endpoint'));
   return Object.fromEntries(HTTP_METHODS.map((m) => [m, h])) as Record<HttpMethod, RouteHandler>;
 }
 
@@ -56,15 +58,23 @@ export function notFoundRoutes(): Record<HttpMethod, RouteHandler> {
  * against the global per-IP limit like any other request. An agent that
  * presented a valid key still gets its notification queue drained.
  */
-async function transportError(req: Request, err: DomainError, extraHeaders: Record<string, string> = {}): Promise<Response> {
+async function transportError(req: Request, route: string, err: DomainError, extraHeaders: Record<string, string> = {}): Promise<Response> {
+  const started = process.hrtime.bigint();
   const headers = baseHeaders(req);
+  const ctx: LogContext = { request_id: headers.get('x-request-id')!, route, method: req.method };
+  const res = await runWithLogContext(ctx, () => answerTransportError(req, err, headers, extraHeaders));
+  recordRequest(route, req.method, res.status, secondsSince(started));
+  return res;
+}
+
+async function answerTransportError(req: Request, err: DomainError, headers: Headers, extraHeaders: Record<string, string>): Promise<Response> {
   for (const [k, v] of Object.entries(extraHeaders)) headers.set(k, v);
   try {
     const limit = await applyRateLimits({ kind: 'ip', clientIp: clientIpOf(req, getConfig().trustProxy) });
     setRateLimitHeaders(headers, limit);
     if (!limit.success) return jsonResponse(429, { ...errorBody(RATE_LIMITED()), pending_notifications: [] }, headers);
   } catch (thrown) {
-    log.error('request failed', { requestId: headers.get('x-request-id'), err: thrown });
+    log.error('request failed', { err: thrown });
     return jsonResponse(500, { ...errorBody(toDomainError(thrown)), pending_notifications: [] }, headers);
   }
   let pending: NotificationItem[] = [];
@@ -97,8 +107,22 @@ function baseHeaders(req: Request): Headers {
  * pending notifications.
  */
 async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteContext): Promise<Response> {
-  const now = new Date();
+  const started = process.hrtime.bigint();
   const headers = baseHeaders(req);
+  // Every line logged while answering carries the request id and the route template (never the raw path).
+  const ctx: LogContext = { request_id: headers.get('x-request-id')!, route: op.path, method: op.method };
+  const res = await runWithLogContext(ctx, () => answerOperation(op, req, routeCtx, headers));
+  const seconds = secondsSince(started);
+  recordRequest(op.path, op.method, res.status, seconds);
+  if (res.status >= 500 || seconds >= SLOW_REQUEST_SECONDS) log.warn('request answered', { ...ctx, status: res.status, duration_ms: Math.round(seconds * 1000) });
+  return res;
+}
+
+/** Requests slower than this are logged (warn) with their duration; the histogram has every one. */
+const SLOW_REQUEST_SECONDS = 2;
+
+async function answerOperation(op: AnyOperation, req: Request, routeCtx: RouteContext, headers: Headers): Promise<Response> {
+  const now = new Date();
   const requestId = headers.get('x-request-id')!;
   const config = getConfig();
   const url = new URL(req.url);
@@ -116,6 +140,11 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     if (op.auth === 'api_key') {
       try {
         actor = await authenticateApiKey(db, bearer, now);
+        const ctx = logContext();
+        if (ctx) {
+          ctx.customer_id = actor.customerId;
+          ctx.agent_id = actor.agentId;
+        }
       } catch (err) {
         authError = toDomainError(err);
         if (authError.code === 'internal_error') throw err;
@@ -176,6 +205,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
       );
       if (start.kind === 'replay') {
         headers.set('idempotent-replayed', 'true');
+        metrics().idempotentReplays.inc();
         return replayResponse(start.status, start.bodyText, headers, start.status >= 400 ? await drain(db, actor) : null);
       }
       idem = { recordId: start.recordId, redact: op.idempotency?.redact ?? [] };
@@ -213,7 +243,8 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     const thrown = gateRefused ? caught.refusal : caught;
     const err = toDomainError(thrown);
     const status = statusOf(err);
-    if (status >= 500) log.error('request failed', { requestId, operation: op.operationId, err: thrown });
+    if (status >= 500) log.error('request failed', { operation: op.operationId, err: thrown });
+    if (err.code === 'IDEMPOTENCY_CONFLICT' || err.code === 'IDEMPOTENCY_IN_FLIGHT') metrics().idempotencyConflicts.inc({ code: err.code });
     const body: ErrorBody = errorBody(err, fieldLocator(op));
     // The agent's pending notifications are drained while the answer is stored (both are sent at once).
     const draining = db && actor && !(err.code.startsWith('permission_denied') || err.code === 'owner_scope_denied') ? drain(db, actor) : null;
@@ -222,7 +253,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
         if (status >= 500 || status === 429 || gateRefused) await releaseIdempotent(db, idem.recordId);
         else await completeIdempotent(db, idem.recordId, status, JSON.stringify(body));
       } catch (storeErr) {
-        log.error('idempotency bookkeeping failed', { requestId, err: storeErr });
+        log.error('idempotency bookkeeping failed', { err: storeErr });
       }
     }
     if (typeof err.extra?.retry_after_seconds === 'number') headers.set('retry-after', String(err.extra.retry_after_seconds));

@@ -11,6 +11,7 @@
 import { Redis as IORedis } from 'ioredis';
 import { Redis as UpstashRedis } from '@upstash/redis';
 import { getConfig } from '../config';
+import { metrics } from '../observability/metrics';
 import { IoredisUpstashAdapter } from './ioredisAdapter';
 import { MemoryRateLimiter } from './memory';
 import { RemoteRateLimiter, type RatelimitRedis, type RemoteStore } from './remote';
@@ -170,6 +171,13 @@ export function getRateLimiter(): RateLimiter {
   if (limiter.backend === 'memory') {
     console.warn('rate limits: in-process (per instance); set REDIS_URL to share them across instances');
   }
+  // Every refusal is counted by policy (docs/operations.md "Metrics": scheduler_rate_limit_refusals_total).
+  const limit = limiter.limit.bind(limiter);
+  limiter.limit = async (policy, identifier) => {
+    const r = await limit(policy, identifier);
+    if (!r.success) countRefusal(policy.name);
+    return r;
+  };
   // Closing the singleton forgets it, so a later getRateLimiter() builds a fresh one.
   const close = limiter.close.bind(limiter);
   limiter.close = async () => {
@@ -178,6 +186,13 @@ export function getRateLimiter(): RateLimiter {
   };
   g[SINGLETON] = limiter;
   return limiter;
+}
+
+const refusals = new Map<string, { inc(): void }>();
+function countRefusal(policy: string): void {
+  let c = refusals.get(policy);
+  if (!c) refusals.set(policy, (c = metrics().rateLimitRefusals.labels({ policy })));
+  c.inc();
 }
 
 /**

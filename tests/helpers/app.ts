@@ -2,6 +2,7 @@ import { getDb, getDbHandle } from '@/server/db';
 import { bootstrapCustomer } from '@/server/domain/customerService';
 import { newId } from '@/server/domain/ids';
 import { listRouteFiles, matchRoute } from './routes';
+import { registerSecretsIn } from './secretRegistry';
 
 /**
  * Calls the real route handlers in-process with real Request objects: the
@@ -39,6 +40,7 @@ export async function api<T = any>(method: string, pathAndQuery: string, opts: A
   let body: BodyInit | undefined;
   if (opts.rawBody !== undefined) body = opts.rawBody as BodyInit;
   else if (opts.body !== undefined) {
+    registerSecretsIn(opts.body); // the run's log scan looks for them (tests/helpers/logScan.ts)
     body = JSON.stringify(opts.body);
     if (!headers.has('content-type')) headers.set('content-type', 'application/json');
   }

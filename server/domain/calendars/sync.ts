@@ -9,6 +9,7 @@ import { openSecret, sealSecret, needsRotation, type SealedSecret } from '../sea
 import './caldav';
 import './google';
 import './microsoft';
+import { metrics } from '@/server/observability/metrics';
 
 /**
  * One sync of one provider calendar (docs/calendars.md "Freshness"):
@@ -42,6 +43,17 @@ export function providerFor(calendar: Pick<CalendarRow, 'type' | 'settings' | 'c
 }
 
 export async function syncCalendar(db: Executor, calendarId: string, now: Date, opts: { timeoutMs?: number } = {}): Promise<SyncResult> {
+  const seen: { provider?: string } = {};
+  const result = await syncCalendarOnce(db, calendarId, now, opts, seen);
+  // Counted by provider (scheduler_calendar_sync_runs_total; `busy`: another instance holds the lease).
+  const provider = seen.provider ?? 'unknown';
+  const m = metrics();
+  m.calendarSyncRuns.inc({ provider, outcome: result.outcome });
+  if (result.outcome === 'failed' || result.outcome === 'reauth_required') m.calendarSyncErrors.inc({ provider });
+  return result;
+}
+
+async function syncCalendarOnce(db: Executor, calendarId: string, now: Date, opts: { timeoutMs?: number }, seen: { provider?: string }): Promise<SyncResult> {
   const config = getConfig();
   const [calendar] = await db
     .update(calendars)
@@ -49,6 +61,7 @@ export async function syncCalendar(db: Executor, calendarId: string, now: Date, 
     .where(and(eq(calendars.id, calendarId), eq(calendars.status, 'active'), or(isNull(calendars.syncLeaseUntil), lt(calendars.syncLeaseUntil, now))))
     .returning();
   if (!calendar) return { outcome: 'busy' };
+  seen.provider = calendar.type;
   const [owner] = await db.select({ timeZone: owners.timeZone }).from(owners).where(eq(owners.id, calendar.ownerId));
   const controller = new AbortController();
   const timeoutMs = opts.timeoutMs ?? config.calendarSyncTimeoutMs;

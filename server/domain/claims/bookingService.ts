@@ -61,6 +61,7 @@ export function bookingClaim(actor: AgentActor, input: BookingInput, now: Date, 
   assertBookingSpan(input.start, input.end);
   return {
     queueKey: ownerQueueKey(actor.customerId, input.ownerEmail),
+    action: 'booking.create',
     refuseWithoutLock: (db, gate) => refuseWithoutLock(db, { action: 'booking.create', kind: 'booking', actor, input, start: input.start, end: input.end, now, idempotencyKey }, gate),
     gatesCalendars: true,
     slot: slotKey(input.start, input.end),
@@ -97,7 +98,7 @@ export function confirmClaim(
   now: Date,
   idempotencyKey: string | null,
 ): ClaimOperation<BookingView> {
-  return { queueKey: `hold:${holdId}`, run: (tx) => confirmInTransaction(tx, actor, holdId, input, now, idempotencyKey) };
+  return { queueKey: `hold:${holdId}`, action: 'hold.confirm', run: (tx) => confirmInTransaction(tx, actor, holdId, input, now, idempotencyKey) };
 }
 
 export async function confirmHold(db: Db, actor: AgentActor, holdId: string, input: BookingDetails & { start: Date; end: Date; meetingClass?: string }, now: Date, idempotencyKey: string | null): Promise<BookingView> {

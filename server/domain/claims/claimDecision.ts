@@ -13,6 +13,7 @@ import { writeAudit, type AuditAction, type AuditActor } from './audit';
 import { claimRow, insertClaim, releaseHoldParts, type NewClaim } from './claimStore';
 import { ARBITRATION_MARGIN_MS, loadAround, loadClaims, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 import { decisionError, rejectionAudit } from './rejection';
+import { metrics } from '@/server/observability/metrics';
 
 /**
  * Deciding a claim and applying the decision, in a transaction the claim runner opened
@@ -108,7 +109,10 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
 
   // A hold gives way whole: the ranges of an all_free window hold are one claim (its id is the group's).
   const preempted = givingWay(around.filter((c) => decision.preempt.includes(c.id)));
-  if (preempted.length) await preempt(tx, preempted, claim, target, now, { actor, cause: request.action, reason: request.preemptionReason });
+  if (preempted.length) {
+    await preempt(tx, preempted, claim, target, now, { actor, cause: request.action, reason: request.preemptionReason });
+    metrics().preemptions.inc(preempted.length); // counted in the transaction: a rare exclusion retry can count it twice
+  }
   // The hold a confirm promotes leaves the exclusion constraint before its booking enters it (same pipeline, in order).
   if (holdId && request.releaseHoldParts) defer(tx, releaseHoldParts(tx, holdId, 'released', 'released on confirm', now));
   if (holdId) defer(tx, promoteHold(tx, holdId, claim.id, now));

@@ -3,6 +3,7 @@ import { isConstraintViolation, PG_EXCLUSION_VIOLATION } from '@/db/errors';
 import { runTransaction } from '@/db/hot/driver';
 import { calendarGate, CalendarGateNeeded, ensureCalendarsUsable, type CalendarGate, type NamedOwner } from '../calendars/mirror';
 import { DomainError } from '../errors';
+import { metrics, recordDecision, secondsSince, trackTransaction } from '@/server/observability/metrics';
 
 /**
  * The claim runner: the one path every claim takes (direct booking, hold, confirm, proposal
@@ -27,6 +28,8 @@ export type Answer<T> = { ok: true; value: T } | { ok: false; error: DomainError
  */
 export type ClaimOperation<T> = {
   queueKey: string;
+  /** What is decided (the audit action: booking.create, hold.create, hold.confirm, proposal.approve, ...), for scheduler_decisions_total. */
+  action?: string;
   /** `gate`: the calendar gate checked in the claim's own reads (CalendarGateNeeded; only where `gatesCalendars`). */
   run(tx: Tx, gate?: CalendarGate): Promise<Answer<T>>;
   /**
@@ -95,6 +98,21 @@ export class GateRefusal extends Error {
  * last, with COMMIT (the REST wrapper's idempotent answer).
  */
 export async function runClaimOperation<T>(db: Db, operation: ClaimOperation<T>, gateOwner?: GateOwner, onAccept?: (tx: Tx, value: T) => void): Promise<T> {
+  const action = operation.action ?? 'claim';
+  try {
+    const value = await runGatedClaim(db, operation, gateOwner, onAccept);
+    recordDecision(action, 'accept', 'none');
+    return value;
+  } catch (err) {
+    // Counted after the transaction: a decision the exclusion retry ran twice counts once.
+    const refusal = err instanceof GateRefusal ? err.refusal : err;
+    if (refusal instanceof DomainError) recordDecision(action, 'reject', refusal.reason ?? refusal.code);
+    else recordDecision(action, 'error', 'internal_error');
+    throw err;
+  }
+}
+
+async function runGatedClaim<T>(db: Db, operation: ClaimOperation<T>, gateOwner: GateOwner | undefined, onAccept: ((tx: Tx, value: T) => void) | undefined): Promise<T> {
   if (gateOwner && !operation.gatesCalendars) await runGate(db, gateOwner);
   try {
     return await decide(db, operation, gateOwner && operation.gatesCalendars ? calendarGate() : undefined, onAccept);
@@ -141,7 +159,12 @@ async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueK
   const run = async () => {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await runTransaction(db, fn);
+        trackTransaction(1);
+        try {
+          return await runTransaction(db, fn);
+        } finally {
+          trackTransaction(-1);
+        }
       } catch (err) {
         if (!isConstraintViolation(err, PG_EXCLUSION_VIOLATION)) throw err;
         if (attempt >= 1) {
@@ -183,7 +206,9 @@ async function inQueue<T>(key: string, fn: () => Promise<T>, slot?: string): Pro
     queuedSlots.set(key, slots);
   }
   try {
+    const queued = process.hrtime.bigint();
     await previous;
+    metrics().claimQueueWait.observe(secondsSince(queued));
     running.set(key, head);
     return await fn();
   } finally {

@@ -4,6 +4,7 @@ import { expireHolds, type OwnerRef } from '@/db/hot/claims';
 import { loadTargetRow, pickCalendar, type TargetCalendar, type TargetOwner } from '@/db/hot/target';
 import { calendars, owners } from '@/db/schema';
 import { DomainError } from '../errors';
+import { metrics, secondsSince } from '@/server/observability/metrics';
 import { getMeetingClass, type MeetingClassRow } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { normalizeEmail } from '../access';
@@ -46,7 +47,9 @@ export function rulesWarnings(owner: Pick<OwnerRow, 'workingHours'>): string[] {
 }
 
 export async function lockOwner(db: Executor, ownerId: string): Promise<OwnerRow> {
+  const asked = process.hrtime.bigint();
   const [owner] = await db.select().from(owners).where(eq(owners.id, ownerId)).for('update');
+  metrics().claimLockWait.observe(secondsSince(asked));
   return owner;
 }
 
@@ -87,7 +90,10 @@ export async function loadTarget(
   lock: boolean,
 ): Promise<SchedulingTarget> {
   const email = normalizeEmail(input.ownerEmail);
+  const asked = lock ? process.hrtime.bigint() : 0n;
   const row = await loadTargetRow(db, customerId, { email, meetingClass: input.meetingClass, calendarType: input.calendarType }, lock);
+  // The locking statement's time is the owner lock's wait (its reads are index lookups).
+  if (lock) metrics().claimLockWait.observe(secondsSince(asked));
   // getMeetingClass throws the missing class's error.
   const meetingClass = row?.meetingClass ?? (await getMeetingClass(db, customerId, input.meetingClass));
   if (!row) throw new DomainError('CALENDAR_NOT_FOUND', `No active primary calendar for ${email}`);

@@ -52,6 +52,7 @@ export function holdClaim(actor: AgentActor, input: HoldInput, now: Date, idempo
   const candidate = input.scope === 'candidate' ? input.candidate : undefined;
   return {
     queueKey: ownerQueueKey(actor.customerId, input.ownerEmail),
+    action: 'hold.create',
     // A window hold looks for a free stretch instead of one slot: it always goes the locked way.
     refuseWithoutLock: candidate && ((db, gate) => refuseWithoutLock(db, { action: 'hold.create', kind: 'hold', actor, input, start: candidate.start, end: candidate.end, now, idempotencyKey }, gate)),
     // A candidate hold checks the calendar gate in its pipeline; a window hold's gate runs first.

@@ -2,6 +2,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { getConfig, type Config } from '@/server/config';
 import { log } from '@/server/log';
+import { metrics } from '@/server/observability/metrics';
 
 /** One outgoing message (plain text; every link sits on its own line). */
 export type MailMessage = {
@@ -62,6 +63,7 @@ export async function sendMail(msg: MailMessage): Promise<MailResult> {
   if (!smtpUrl) {
     const text = mailLinksLogged(config) ? msg.text : msg.text.replace(LINK, WITHHELD_LINK);
     log.info('mail (SMTP_URL not set; not sent)', { to: msg.to, subject: msg.subject, text });
+    metrics().mail.inc({ outcome: 'logged' });
     return { delivered: 'log' };
   }
   try {
@@ -79,9 +81,11 @@ export async function sendMail(msg: MailMessage): Promise<MailResult> {
           }
         : {}),
     });
+    metrics().mail.inc({ outcome: 'sent' });
     return { delivered: 'smtp' };
   } catch (err) {
     log.error('mail delivery failed', { to: msg.to, subject: msg.subject, err });
+    metrics().mail.inc({ outcome: 'failed' });
     return { delivered: false, error: (err as Error).message };
   }
 }

@@ -5,6 +5,7 @@ import { leaseDueDeliveries, type LeasedDelivery } from '@/db/hot/webhooks';
 import { outboundFetch, OutboundRefusedError, type OutboundOptions } from '../outbound/guard';
 import { openWebhookSecret } from './secretStore';
 import { signatureHeaders } from './signature';
+import { metrics } from '@/server/observability/metrics';
 
 /** An endpoint is disabled after this many failed attempts in a row (docs/webhooks.md "Retries"). */
 export const DISABLE_AFTER_CONSECUTIVE_FAILURES = 15;
@@ -128,7 +129,12 @@ async function recordAttempt(db: Db, d: LeasedDelivery, result: AttemptResult, o
 /** Attempt one leased row and record the outcome. */
 export async function deliverLeased(db: Db, d: LeasedDelivery, opts: DeliveryOptions, clock: () => Date = () => new Date()): Promise<void> {
   const result = await attemptDelivery(d, opts, clock());
-  await recordAttempt(db, d, result, opts, clock());
+  const now = clock();
+  await recordAttempt(db, d, result, opts, now);
+  const m = metrics();
+  m.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' });
+  // Lag: from the event entering the outbox to its delivery, retries included.
+  if (result.ok) m.webhookLag.observe(Math.max(0, now.getTime() - d.createdAt.getTime()) / 1000);
 }
 
 /**

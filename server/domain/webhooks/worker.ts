@@ -1,6 +1,7 @@
 import type { Db } from '@/db/client';
 import { leaseDueDeliveries } from '@/db/hot/webhooks';
 import { log } from '@/server/log';
+import { workerBeat, workerStarted, workerStopped } from '@/server/observability/workers';
 import { deliverLeased, leaseMs, type DeliveryOptions } from './delivery';
 
 /** Deliveries in flight at once in one process, unless configured otherwise. */
@@ -35,6 +36,7 @@ export function startWebhookWorker(getDb: () => Promise<Db>, opts: WorkerOptions
       return;
     }
     leasing = true;
+    workerBeat('webhooks');
     try {
       const db = await getDb();
       do {
@@ -63,8 +65,10 @@ export function startWebhookWorker(getDb: () => Promise<Db>, opts: WorkerOptions
   };
   const timer = setInterval(() => void fill(), opts.pollMs);
   timer.unref?.();
+  workerStarted('webhooks', Math.max(60_000, opts.pollMs * 50));
   return () => {
     stopped = true;
+    workerStopped('webhooks');
     clearInterval(timer);
   };
 }

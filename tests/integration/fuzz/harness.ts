@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { vi } from 'vitest';
+import { collectLogLines } from '../../helpers/logLines';
 import { api, type ApiResponse } from '../../helpers/app';
 import { listRouteFiles, matchRoute } from '../../helpers/routes';
 import { ipPool } from '../security/world';
@@ -53,7 +53,7 @@ export function createFuzzer(file: string, opts: { documented?: (req: FuzzReques
   const serverLog = new Map<string, string>();
   let total = 0;
   let unrouted = 0;
-  let spy: ReturnType<typeof vi.spyOn> | undefined;
+  let collector: ReturnType<typeof collectLogLines> | undefined;
   const bump = <K>(m: Map<K, number>, k: K) => m.set(k, (m.get(k) ?? 0) + 1);
 
   function check(req: FuzzRequest, res: ApiResponse): string[] {
@@ -120,17 +120,16 @@ export function createFuzzer(file: string, opts: { documented?: (req: FuzzReques
     },
     /** Keep the server's error log lines (by request id) for the report instead of printing thousands of them. */
     captureServerLog() {
-      const original = console.error.bind(console);
-      spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
-        const line = args.map(String).join(' ');
-        const rid = /"requestId":"([^"]+)"/.exec(line)?.[1];
+      // Error lines of a request go to the report (by request id), not to the terminal.
+      collector = collectLogLines((line) => {
+        const rid = typeof line.request_id === 'string' && line.level === 'error' ? line.request_id : null;
         if (rid) serverLog.set(rid, clip(errorMessageOf(line), 600));
-        else original(...args);
+        return !rid;
       });
     },
     /** Print the tallies; return one line per distinct violation (operation, problem, status, code) with a replayable example. */
     finish(): string[] {
-      spy?.mockRestore();
+      collector?.restore();
       const sorted = <K>(m: Map<K, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]);
       console.log(
         [
@@ -176,16 +175,11 @@ function stringify(v: unknown): string {
 }
 
 /** The error message of a JSON log line (the cause of a 500), else the line. */
-function errorMessageOf(line: string): string {
-  try {
-    const parsed = JSON.parse(line.slice(line.indexOf('{')));
-    const cause = parsed.err?.cause ? `${parsed.err.cause} <- ` : '';
-    return cause + String(parsed.err?.message ?? parsed.msg ?? line);
-  } catch {
-    return line;
-  }
+function errorMessageOf(line: Record<string, unknown>): string {
+  const err = line.err as { message?: string; cause?: { message?: string } | string } | undefined;
+  const cause = err?.cause ? `${typeof err.cause === 'string' ? err.cause : err.cause.message} <- ` : '';
+  return cause + String(err?.message ?? line.msg ?? JSON.stringify(line));
 }
-
 
 /** Hostile raw path segments (already in URL syntax): traversal, encoded slashes and NULs, unicode, very long ids. */
 export const HOSTILE_SEGMENTS = [

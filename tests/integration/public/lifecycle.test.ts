@@ -7,6 +7,7 @@ import { sweepExpiredProposals } from '@/server/domain/publicScheduling/review';
 import { expectEnvelope, newCustomer, uniqueEmail } from '../../helpers/app';
 import type { TestSmtp } from '../../helpers/smtp';
 import { confirm, expectNoLeaks, freshIp, meetingType, ownerCaller, proposalRow, pub, pubUrl, publicOwner, submitFirst, useSmtp, type PublicSetup } from './fixtures';
+import { collectLogLines } from '../../helpers/logLines';
 
 let smtp: TestSmtp;
 let s: PublicSetup;
@@ -147,18 +148,19 @@ describe('the contact verification page', () => {
 });
 
 describe('mail delivery', () => {
-  it('writes the message with its links to the server log', async () => {
+  it('writes the message with its links to the server log, their secret tokens censored (docs/operations.md "Logs")', async () => {
     const smtpUrl = process.env.SMTP_URL;
     delete process.env.SMTP_URL;
-    const lines: string[] = [];
-    const spy = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
+    const log = collectLogLines();
     try {
       const c = await submitFirst(s, slug, { ip: freshIp(), requester: uniqueEmail('logged') });
-      const entry = lines.map((l) => JSON.parse(l)).find((l) => l.to === c.requester);
+      const entry = log.lines.find((l) => l.to === c.requester) as { text: string } | undefined;
       expect(entry).toBeDefined();
-      expect(entry.text).toContain(c.contact_verification_url);
+      const url = c.contact_verification_url!;
+      expect(entry!.text).toContain(url.slice(0, url.indexOf('cv_')) + 'cv_[REDACTED]');
+      expect(entry!.text).not.toContain(url);
     } finally {
-      spy.mockRestore();
+      log.restore();
       process.env.SMTP_URL = smtpUrl;
     }
   });
@@ -166,12 +168,11 @@ describe('mail delivery', () => {
   it('in production, writes the message to the log without its links unless MAIL_LOG_LINKS=1', async () => {
     const smtpUrl = process.env.SMTP_URL;
     delete process.env.SMTP_URL;
-    const lines: string[] = [];
-    const spy = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
+    const log = collectLogLines();
     const logged = async () => {
-      lines.length = 0;
+      log.lines.length = 0;
       const c = await submitFirst(s, slug, { ip: freshIp(), requester: uniqueEmail('prod') });
-      return { c, entry: lines.map((l) => JSON.parse(l)).find((l) => l.to === c.requester), all: lines.join('\n') };
+      return { c, entry: log.lines.find((l) => l.to === c.requester) as { subject?: string; text: string }, all: log.lines.map((l) => JSON.stringify(l)).join('\n') };
     };
     try {
       vi.stubEnv('NODE_ENV', 'production');
@@ -180,13 +181,15 @@ describe('mail delivery', () => {
       for (const secret of [withheld.c.contact_verification_url!, withheld.c.status_url, withheld.c.token, 'cv_', 'pt_']) expect(withheld.all).not.toContain(secret);
       expect(withheld.entry.text).toContain('MAIL_LOG_LINKS');
 
+      // With MAIL_LOG_LINKS=1 the links are logged, but the logger still censors their secret tokens.
       vi.stubEnv('MAIL_LOG_LINKS', '1');
       const shown = await logged();
-      expect(shown.entry.text).toContain(shown.c.contact_verification_url);
-      expect(shown.entry.text).toContain(shown.c.status_url);
+      const url = shown.c.contact_verification_url!;
+      expect(shown.entry.text).toContain(url.slice(0, url.indexOf('cv_')) + 'cv_[REDACTED]');
+      for (const secret of [url, shown.c.status_url, shown.c.token]) expect(shown.all).not.toContain(secret);
     } finally {
       vi.unstubAllEnvs();
-      spy.mockRestore();
+      log.restore();
       process.env.SMTP_URL = smtpUrl;
     }
   });
@@ -205,14 +208,13 @@ describe('mail delivery', () => {
   it('a mail server that cannot be reached is logged and does not fail the submission', async () => {
     const smtpUrl = process.env.SMTP_URL;
     process.env.SMTP_URL = 'smtp://127.0.0.1:1';
-    const errors: string[] = [];
-    const spy = vi.spyOn(console, 'error').mockImplementation((line: unknown) => void errors.push(String(line)));
+    const log = collectLogLines();
     try {
       const c = await submitFirst(s, slug, { ip: freshIp() });
       expect(c.status).toBe('pending_requester_verification');
-      expect(errors.some((e) => e.includes('mail delivery failed'))).toBe(true);
+      expect(log.lines.some((l) => l.level === 'error' && l.msg === 'mail delivery failed')).toBe(true);
     } finally {
-      spy.mockRestore();
+      log.restore();
       process.env.SMTP_URL = smtpUrl;
     }
   });

@@ -4,12 +4,33 @@ import { createTrpcContext } from '@/server/trpc/init';
 import { appRouter } from '@/server/trpc/router';
 import { isDomainError } from '@/server/domain/errors';
 import { statusForCode } from '@/server/domain/errorCodes';
-import { log } from '@/server/log';
+import { log, runWithLogContext } from '@/server/log';
+import { newId } from '@/server/domain/ids';
+import { recordRequest, secondsSince } from '@/server/observability/metrics';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
+/**
+ * Counted and logged by procedure (`trpc:dashboard.calendar.list`): the route template of
+ * docs/operations.md "Metrics". Only the router's own procedure names become labels; a batch
+ * is `trpc:(batch)` and anything else `trpc:(unknown)`, so a client cannot mint label values.
+ */
+const PROCEDURES = new Set(Object.keys(appRouter._def.procedures));
+function routeOf(name: string): string {
+  if (name.includes(',')) return 'trpc:(batch)';
+  return PROCEDURES.has(name) ? `trpc:${name}` : 'trpc:(unknown)';
+}
+
 async function handler(req: Request): Promise<Response> {
+  const started = process.hrtime.bigint();
+  const route = routeOf(new URL(req.url).pathname.slice('/api/trpc/'.length));
+  const res = await runWithLogContext({ request_id: newId(), route, method: req.method }, () => answer(req));
+  recordRequest(route, req.method, res.status, secondsSince(started));
+  return res;
+}
+
+async function answer(req: Request): Promise<Response> {
   if (isCrossSiteWrite(req)) {
     return Response.json({ error: { message: 'Cross-site requests are not accepted', code: -32003, data: { code: 'FORBIDDEN', httpStatus: 403 } } }, { status: 403 });
   }

@@ -311,7 +311,7 @@ export async function approveProposal(db: Db, reviewer: OwnerActor, input: Appro
     if (outcome.warnings.length) result.warnings = outcome.warnings;
     return { ok: true, value: { result, mail: await mailFor(tx, p, { status: 'booked', start: slot.start, end: slot.end }) } };
   };
-  const out = await runClaimOperation(db, { queueKey: ownerQueueKey(named.customerId, named.email), gatesCalendars: true, run: approval }, { owner: named, now }).catch(gateRefusalAnswered);
+  const out = await runClaimOperation(db, { queueKey: ownerQueueKey(named.customerId, named.email), action: 'proposal.approve', gatesCalendars: true, run: approval }, { owner: named, now }).catch(gateRefusalAnswered);
   if (out.mail) await sendMail(out.mail);
   return out.result;
 }
@@ -334,7 +334,7 @@ export async function declineProposal(db: Db, reviewer: OwnerActor, input: { pro
     await notifyAgent(tx, p, { status: 'declined', owner_email: owner.email, reason }, now);
     return { ok: true, value: { p, mail: await mailFor(tx, p, { status: 'declined', reason }) } };
   };
-  const out = await runClaimOperation(db, { queueKey: ownerQueueKey(owner.customerId, owner.email), run: decline });
+  const out = await runClaimOperation(db, { queueKey: ownerQueueKey(owner.customerId, owner.email), action: 'proposal.decline', run: decline });
   if (out.mail) await sendMail(out.mail);
   return { proposal_id: out.p.id, status: 'declined', booking_id: null, start: null, end: null, preempted_booking_ids: [] };
 }
