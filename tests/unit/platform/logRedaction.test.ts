@@ -138,6 +138,17 @@ describe('log redaction', () => {
     expect(line).toMatchObject({ msg: 'booked', owner: 'ann@example.com', ms: 12, key: 'ak_[REDACTED]', password: '[REDACTED]' });
   });
 
+  it('keeps a mail text\'s tokens only for a developer (`npm run dev`), and censors them everywhere else', () => {
+    const text = `Confirm: http://127.0.0.1:3000/public/verify/${PREFIXED[0]}`;
+    lines = [];
+    log.infoForDeveloper('mail', { to: 'ann@example.com', password: PASSWORD }, { text }, true);
+    log.infoForDeveloper('mail', { to: 'ann@example.com', password: PASSWORD }, { text }, false);
+    const [dev, other] = lines.map((l) => JSON.parse(l));
+    expect(dev).toMatchObject({ text, to: 'ann@example.com', password: '[REDACTED]' });
+    expect(other.text).not.toContain(PREFIXED[0]);
+    expect(other).toMatchObject({ to: 'ann@example.com', password: '[REDACTED]' });
+  });
+
   it('carries the request context set after authentication', () => {
     lines = [];
     runWithLogContext({ request_id: 'req-2', route: '/v1/holds' }, () => {
