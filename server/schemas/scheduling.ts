@@ -12,6 +12,9 @@ const Attendees = z.array(z.strictObject({ email: Email, name: z.string().min(1)
 
 export const AvailabilitySearchBody = z.strictObject({
   owner_email: Email.optional(),
+  owner_emails: z.array(Email).min(2).max(20).optional().describe('Collective search: 2-20 owners who must ALL be free (instead of owner_email)'),
+  optional_owner_emails: z.array(Email).max(20).optional().describe('With owner_emails: owners ranked by, not required (each slot lists free_optional)'),
+  min_optional: z.int().min(0).max(20).optional().describe('With optional_owner_emails: keep slots with at least this many of them free'),
   meeting_class: MeetingClassName,
   duration_minutes: Duration,
   window: Interval.optional().describe('Give this or windows'),
@@ -22,11 +25,28 @@ export const AvailabilitySearchBody = z.strictObject({
   slot_step_minutes: z.int().min(5).max(60).optional(),
   max_results: z.int().min(1).max(500).optional(),
   next_available_lookahead_hours: z.int().min(1).max(100_000).optional().describe('Default 72; more answers LOOKAHEAD_EXCEEDS_MAXIMUM').meta({ maximum: 72 }), // documented as the server's limit
-}).refine((b) => (b.window === undefined) !== (b.windows === undefined), { message: 'give exactly one of window and windows', path: ['window'] });
+})
+  .refine((b) => (b.window === undefined) !== (b.windows === undefined), { message: 'give exactly one of window and windows', path: ['window'] })
+  .refine((b) => b.owner_email === undefined || b.owner_emails === undefined, { message: 'give owner_email or owner_emails, not both', path: ['owner_emails'] })
+  .refine((b) => b.owner_emails !== undefined || (b.optional_owner_emails === undefined && b.min_optional === undefined), {
+    message: 'optional_owner_emails and min_optional need owner_emails',
+    path: ['optional_owner_emails'],
+  });
+const LocalPair = z.object(LocalFields);
 export const AvailabilityResult = z.object({
-  owner_email: z.string(),
+  owner_email: z.string().describe('The owner searched (collective: the first of owner_emails, whose zone start_local uses)'),
   time_zone: z.string(),
-  slots: z.array(z.object({ start: Timestamp, end: Timestamp, ...LocalFields, preempts: z.boolean() })),
+  owners: z.array(z.object({ owner_email: z.string(), time_zone: z.string(), required: z.boolean() })).optional().describe('Collective search: every owner, required then optional'),
+  slots: z.array(
+    z.object({
+      start: Timestamp,
+      end: Timestamp,
+      ...LocalFields,
+      preempts: z.boolean(),
+      local: z.record(z.string(), LocalPair).optional().describe('Collective search: each owner\'s local times, by email'),
+      free_optional: z.array(z.string()).optional().describe('Collective search: the optional owners free then (slots ranked by their number, then time)'),
+    }),
+  ),
   warnings: Warnings,
 });
 

@@ -32,3 +32,19 @@ export {
   type NextAvailableParams,
   type HoldStretchParams,
 } from './slots';
+export {
+  decideGroupSlot,
+  searchGroupSlots,
+  explainNoGroupSlots,
+  nextGroupSlot,
+  groupMember,
+  type GroupMode,
+  type GroupMember,
+  type GroupMemberFacts,
+  type GroupSlot,
+  type GroupSlotDecision,
+  type GroupSlotOptions,
+  type MemberRefusal,
+  type MemberNoSlots,
+  type SearchGroupSlotsParams,
+} from './group';
