@@ -12,19 +12,21 @@ const Attendees = z.array(z.strictObject({ email: Email, name: z.string().min(1)
 
 export const AvailabilitySearchBody = z.strictObject({
   owner_email: Email.optional(),
-  owner_emails: z.array(Email).min(2).max(20).optional().describe('Collective search: 2-20 owners who must ALL be free (instead of owner_email)'),
-  optional_owner_emails: z.array(Email).max(20).optional().describe('With owner_emails: owners ranked by, not required (each slot lists free_optional)'),
-  min_optional: z.int().min(0).max(20).optional().describe('With optional_owner_emails: keep slots with at least this many of them free'),
+  // Collective search (docs/groups.md); described in the operation's description, not per field, to keep the MCP tools/list small.
+  owner_emails: z.array(Email).min(2).max(20).optional(),
+  optional_owner_emails: z.array(Email).max(20).optional(),
+  min_optional: z.int().min(0).max(20).optional(),
   meeting_class: MeetingClassName,
   duration_minutes: Duration,
-  window: Interval.optional().describe('Give this or windows'),
-  windows: z.array(Interval).min(1).max(14).optional().describe('Up to 14 windows searched as one (give this or window)'),
-  distinct: z.boolean().optional().describe('true: only slots that do not overlap each other'),
-  max_per_day: z.int().min(1).max(96).optional().describe('At most this many slots starting on each owner-local day: options spread over the days searched'),
+  // Described in the operation's description (and the MCP tool's), not per field: the MCP tools/list is capped at 12 KB.
+  window: Interval.optional(),
+  windows: z.array(Interval).min(1).max(14).optional(),
+  distinct: z.boolean().optional(),
+  max_per_day: z.int().min(1).max(96).optional(),
   calendar_type: CalendarType.optional(),
   slot_step_minutes: z.int().min(5).max(60).optional(),
   max_results: z.int().min(1).max(500).optional(),
-  next_available_lookahead_hours: z.int().min(1).max(100_000).optional().describe('Default 72; more answers LOOKAHEAD_EXCEEDS_MAXIMUM').meta({ maximum: 72 }), // documented as the server's limit
+  next_available_lookahead_hours: z.int().min(1).max(100_000).optional().meta({ maximum: 72 }), // documented as the server's limit
 })
   .refine((b) => (b.window === undefined) !== (b.windows === undefined), { message: 'give exactly one of window and windows', path: ['window'] })
   .refine((b) => b.owner_email === undefined || b.owner_emails === undefined, { message: 'give owner_email or owner_emails, not both', path: ['owner_emails'] })

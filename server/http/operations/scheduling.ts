@@ -21,7 +21,11 @@ export const searchAvailabilityOp = defineOperation({
   summary: 'Find slots an owner (or every owner of owner_emails) can take now, each one arbitration would accept',
   description:
     'A read: no Idempotency-Key needed. No slot answers 409 NO_SLOTS_AVAILABLE with reason_code and next_available. ' +
-    'Collective search: owner_emails (2-20) instead of owner_email, plus optional_owner_emails and min_optional (docs/groups.md).',
+    'window, or windows (up to 14, searched as one); distinct: true keeps only slots that do not overlap each other; max_per_day: at most this many slots ' +
+    'starting on each owner-local day; next_available_lookahead_hours: default 72, more answers LOOKAHEAD_EXCEEDS_MAXIMUM. ' +
+    'Collective search: owner_emails (2-20 owners, every one must be free: each slot carries `local` times per owner) instead of owner_email; ' +
+    'optional_owner_emails (up to 20, disjoint): each slot lists the free ones in free_optional, slots ranked by their number then time; ' +
+    'min_optional: keep slots with at least that many free (docs/groups.md). No slot: NO_SLOTS_AVAILABLE also carries owners[] with each owner\'s reasons.',
   tags: ['Scheduling'],
   auth: 'api_key',
   permission: 'read_availability',
