@@ -76,10 +76,13 @@ export function byOwner(owner: OwnerRef, texts: OwnerForms): { text: string; fir
 
 /**
  * The same facts for several owners in one statement ($1: a JSON array of owner ids), each
- * owner's claims found through its own index scan (a lateral join per id), with the owner id.
+ * owner's claims found through its own scan of the exclusion constraint's GiST index (owner and
+ * range, as AROUND's), with the owner id. `offset 0` keeps the lateral subquery from being
+ * flattened: flattened, the planner may scan the range for every owner of every customer and
+ * hash-join the ids.
  */
 export const AROUND_OF_OWNERS = `select c.${c.ownerId} as owner_id, ${FACTS} from jsonb_array_elements_text($1::jsonb) ids(id)
-  cross join lateral (select * from claims c0 where c0.${c.ownerId} = ids.id::uuid and ${inRange('c0')}) c
+  cross join lateral (select * from claims c0 where c0.${c.ownerId} = ids.id::uuid and ${inRange('c0')} offset 0) c
   left join meeting_classes m on m.${m.id} = c.${c.meetingClassId}`;
 
 /** claimFactsAround of several owners at once, by owner id (every id present, possibly with no claims). */

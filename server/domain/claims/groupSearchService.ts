@@ -13,6 +13,7 @@ import {
   timeZoneName,
   type GroupMember,
   type GroupSlot,
+  type Interval,
   type NoSlotsReason,
 } from '../scheduling';
 import { requestPolicy } from './claimDecision';
@@ -45,7 +46,9 @@ export type GroupAvailabilityResult = {
 
 type Loaded = { target: SchedulingTarget; required: boolean };
 
-function membersOf(loaded: readonly Loaded[], actor: AgentActor, claims: Map<string, Parameters<typeof groupMember>[0]['claims']>, now: number): { required: GroupMember[]; optional: GroupMember[] } {
+type Members = { required: GroupMember[]; optional: GroupMember[] };
+
+function membersOf(loaded: readonly Loaded[], actor: AgentActor, claims: Map<string, Parameters<typeof groupMember>[0]['claims']>, now: number): Members {
   const required: GroupMember[] = [];
   const optional: GroupMember[] = [];
   for (const { target, required: isRequired } of loaded) {
@@ -101,10 +104,12 @@ export async function searchGroupAvailability(db: Db, actor: AgentActor, input: 
   const walkAll = optionalEmails.length > 0 || input.distinct || input.maxPerDay;
   const common = { now: now.getTime(), durationMinutes: input.durationMinutes, stepMinutes, minOptional: input.minOptional ?? 0 };
   const found = new Map<string, GroupSlot>();
+  let firstMembers: Members | undefined;
   for (const window of windows) {
     const claims = await loadGroupClaimsGated(db, ids, new Date(window.start.getTime() - DAY_MARGIN), new Date(window.end.getTime() + DAY_MARGIN), now);
-    const { required, optional } = membersOf(loaded, actor, claims, now.getTime());
-    const result = searchGroupSlots({ ...common, required, optional, window: { start: window.start.getTime(), end: window.end.getTime() }, maxResults: walkAll ? Infinity : maxResults });
+    const members = membersOf(loaded, actor, claims, now.getTime());
+    firstMembers ??= members;
+    const result = searchGroupSlots({ ...common, ...members, window: { start: window.start.getTime(), end: window.end.getTime() }, maxResults: walkAll ? Infinity : maxResults });
     for (const slot of result.slots) found.set(`${slot.start}|${slot.end}`, slot);
   }
   let slots = [...found.values()].sort((a, b) => b.freeOptional.length - a.freeOptional.length || a.start - b.start || a.end - b.end);
@@ -112,7 +117,7 @@ export async function searchGroupAvailability(db: Db, actor: AgentActor, input: 
   if (input.maxPerDay) slots = capPerDay(slots, input.maxPerDay, lead.timeZone);
   slots = slots.slice(0, maxResults);
   const warnings = [...new Set(targets.flatMap((t) => rulesWarnings(t.owner)))];
-  if (slots.length === 0) throw await noGroupSlots(db, actor, loaded, ids, windows[0], lookaheadHours, common, warnings, now);
+  if (slots.length === 0) throw await noGroupSlots({ db, actor, loaded, ids, window: windows[0], members: firstMembers!, lookaheadHours, common, warnings, now });
   const out: GroupAvailabilityResult = {
     owner_email: lead.email,
     time_zone: timeZoneName(lead.timeZone),
@@ -130,43 +135,64 @@ export async function searchGroupAvailability(db: Db, actor: AgentActor, input: 
   return out;
 }
 
+/** How far one read of the next-slot search reaches: the lookahead (72 h) in one, the 14 days beyond it in four. */
+const NEXT_CHUNK_MS = 4 * 24 * HOUR;
+
+type NoSlotsInput = {
+  db: Db;
+  actor: AgentActor;
+  loaded: readonly Loaded[];
+  ids: readonly string[];
+  window: { start: Date; end: Date };
+  /** The members as the search of `window` judged them (its facts cover the window). */
+  members: Members;
+  lookaheadHours: number;
+  common: { now: number; durationMinutes: number; stepMinutes: number; minOptional: number };
+  warnings: string[];
+  now: Date;
+};
+
 /**
  * NO_SLOTS_AVAILABLE for a group: `owners` (per owner, required and optional: the reasons its
  * arbiter refused grid points of the first window for, and how many it alone accepts),
  * `reason_code` (the first required owner accepting no point at all: its one-owner reason;
  * else NO_FREE_SLOTS, the owners are never free together), and next_available as a one-owner
- * search answers it, for the whole group (quorum included).
+ * search answers it, for the whole group (quorum included). The window's own facts explain it;
+ * the next slot is looked for after the window's last start (the window had none), reading the
+ * owners' facts a few days at a time and stopping at the first slot.
  */
-async function noGroupSlots(
-  db: Db,
-  actor: AgentActor,
-  loaded: readonly Loaded[],
-  ids: readonly string[],
-  window: { start: Date; end: Date },
-  lookaheadHours: number,
-  common: { now: number; durationMinutes: number; stepMinutes: number; minOptional: number },
-  warnings: string[],
-  now: Date,
-): Promise<DomainError> {
-  const from = window.start.getTime();
-  const lookaheadEnd = window.end.getTime() + lookaheadHours * HOUR;
-  const claims = await loadGroupClaimsGated(db, ids, new Date(from - DAY_MARGIN), new Date(lookaheadEnd + BEYOND_LOOKAHEAD_MS + DAY_MARGIN), now);
-  const { required, optional } = membersOf(loaded, actor, claims, now.getTime());
-  const explained = explainNoGroupSlots({ ...common, required, optional, window: { start: from, end: window.end.getTime() } });
+async function noGroupSlots(x: NoSlotsInput): Promise<DomainError> {
+  const { common, loaded } = x;
+  const from = x.window.start.getTime();
+  const lookaheadEnd = x.window.end.getTime() + x.lookaheadHours * HOUR;
+  const explained = explainNoGroupSlots({ ...common, ...x.members, window: { start: from, end: x.window.end.getTime() } });
   const blocked = explained.find((e, i) => loaded[i].required && e.reasonCode);
   const reason: NoSlotsReason = blocked?.reasonCode ?? 'NO_FREE_SLOTS';
   const extra: Record<string, unknown> = {
     reason_code: reason,
     owners: explained.map((e, i) => ({ owner_email: e.key, required: loaded[i].required, reasons: e.reasons, free_slots: e.freeSlots })),
   };
-  const next = nextGroupSlot({ ...common, required, optional, from, latestStart: lookaheadEnd });
+  const length = common.durationMinutes * 60_000;
+  const next = await nextInChunks(x, x.window.end.getTime() - length + 1, lookaheadEnd);
   if (next) {
     extra.next_available = localSpan(next.start, next.end, loaded[0].target.owner.timeZone);
   } else {
-    const later = nextGroupSlot({ ...common, required, optional, from: lookaheadEnd + 1, latestStart: lookaheadEnd + BEYOND_LOOKAHEAD_MS });
+    const later = await nextInChunks(x, lookaheadEnd + 1, lookaheadEnd + BEYOND_LOOKAHEAD_MS);
     if (later) extra.next_available_exceeds_lookahead = true;
     else extra.next_available = null;
   }
-  if (warnings.length) extra.warnings = warnings;
+  if (x.warnings.length) extra.warnings = x.warnings;
   return new DomainError('NO_SLOTS_AVAILABLE', `No slot the whole group can take in the window (${reason})`, { extra });
+}
+
+/** The first group slot starting in [from, latestStart], the owners' facts read NEXT_CHUNK_MS at a time. */
+async function nextInChunks(x: NoSlotsInput, from: number, latestStart: number): Promise<Interval | null> {
+  const length = x.common.durationMinutes * 60_000;
+  for (let start = Math.max(from, x.now.getTime()); start <= latestStart; start += NEXT_CHUNK_MS) {
+    const last = Math.min(start + NEXT_CHUNK_MS - 1, latestStart);
+    const claims = await loadGroupClaimsGated(x.db, x.ids, new Date(start - DAY_MARGIN), new Date(last + length + DAY_MARGIN), x.now);
+    const next = nextGroupSlot({ ...x.common, ...membersOf(x.loaded, x.actor, claims, x.now.getTime()), from: start, latestStart: last });
+    if (next) return next;
+  }
+  return null;
 }
