@@ -53,7 +53,7 @@ const groupArb = fc
   .chain(([r, o]) => fc.tuple(fc.tuple(...Array.from({ length: r }, (_, i) => factsArb(`r${i}`))), o ? fc.tuple(...Array.from({ length: o }, (_, i) => factsArb(`o${i}`))) : fc.constant([] as GroupMemberFacts[])));
 
 const accepts = (f: GroupMemberFacts, start: number, end: number, now: number) =>
-  arbitrate({ start, end, ...f.request }, { now, rules: f.rules, claims: f.claims }).outcome === 'accept';
+  arbitrate({ start, end, ...f.request }, { now, rules: f.rules, claims: [...f.claims] }).outcome === 'accept';
 
 const NOW = ANCHOR - H;
 
