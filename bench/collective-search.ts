@@ -41,7 +41,7 @@ import { bootstrapCustomer } from '@/server/domain/customerService';
 import { DomainError } from '@/server/domain/errors';
 import { createMeetingClass } from '@/server/domain/meetingClassService';
 import { createOwner, putScheduleRules } from '@/server/domain/ownerService';
-import { groupMember, searchGroupSlots, searchSlots } from '@/server/domain/scheduling';
+import { groupMembers, searchGroupSlots, searchSlots } from '@/server/domain/scheduling';
 import type { AgentActor } from '@/server/domain/access';
 import { requestJson } from './lib/httpClient';
 import { busyBetween, cpuMark, ensureDatabase, fmt, loadAvg, log, machineLine, markdownTable, stats, textTable, vacuumTables, waitIdle, writeMarkedSection, type Stats } from './lib/measure';
@@ -197,7 +197,7 @@ async function benchPhases(db: Db, s: Seeded): Promise<PhaseRow[]> {
       const t1 = performance.now();
       const claims = await loadGroupClaimsGated(db, targets.map((x) => x.owner.id), from, to, now);
       const t2 = performance.now();
-      const members = targets.map((x) => groupMember({ key: x.owner.email, rules: ownerRules(x.owner), claims: claims.get(x.owner.id)!, request: requestPolicy(s.actor, x) }, now.getTime()));
+      const members = groupMembers(targets.map((x) => ({ key: x.owner.email, rules: ownerRules(x.owner), claims: claims.get(x.owner.id)!, request: requestPolicy(s.actor, x) })), now.getTime());
       searchGroupSlots({ required: members, window, now: now.getTime(), durationMinutes: 30, stepMinutes: 15, maxResults: 500 });
       return [t1 - t0, t2 - t1, performance.now() - t2];
     };

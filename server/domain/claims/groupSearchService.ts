@@ -6,12 +6,13 @@ import {
   DEFAULT_MAX_RESULTS,
   DEFAULT_STEP_MINUTES,
   explainNoGroupSlots,
-  groupMember,
+  groupMembers,
   localSpan,
   nextGroupSlot,
   searchGroupSlots,
   timeZoneName,
   type GroupMember,
+  type GroupMemberFacts,
   type GroupSlot,
   type Interval,
   type NoSlotsReason,
@@ -48,14 +49,12 @@ type Loaded = { target: SchedulingTarget; required: boolean };
 
 type Members = { required: GroupMember[]; optional: GroupMember[] };
 
-function membersOf(loaded: readonly Loaded[], actor: AgentActor, claims: Map<string, Parameters<typeof groupMember>[0]['claims']>, now: number): Members {
-  const required: GroupMember[] = [];
-  const optional: GroupMember[] = [];
-  for (const { target, required: isRequired } of loaded) {
-    const m = groupMember({ key: target.owner.email, rules: ownerRules(target.owner), claims: claims.get(target.owner.id) ?? [], request: requestPolicy(actor, target) }, now);
-    (isRequired ? required : optional).push(m);
-  }
-  return { required, optional };
+function membersOf(loaded: readonly Loaded[], actor: AgentActor, claims: Map<string, GroupMemberFacts['claims']>, now: number): Members {
+  const list = groupMembers(
+    loaded.map(({ target }) => ({ key: target.owner.email, rules: ownerRules(target.owner), claims: claims.get(target.owner.id) ?? [], request: requestPolicy(actor, target) })),
+    now,
+  );
+  return { required: list.filter((_, i) => loaded[i].required), optional: list.filter((_, i) => !loaded[i].required) };
 }
 
 function checkInput(input: GroupAvailabilityInput): void {

@@ -9,8 +9,9 @@
  * Optional members never decide; `freeOptional` lists the ones that accept (judged only on a
  * slot the required members accept).
  */
-import { SchedulingContext } from './schedulingContext';
+import { RulesCalendar, SchedulingContext } from './schedulingContext';
 import { checkDailyLimit, evaluateSlot, type FailedStage } from './evaluate';
+import { mergeIntervals } from './intervals';
 import { MINUTE } from './localTime';
 import type { Claim, Interval, NoSlotsReason, OwnerRules, RequestPolicy } from './types';
 
@@ -29,8 +30,23 @@ export type GroupMemberFacts = {
 /** A member ready to be judged: its facts and their per-call context (built once per search). */
 export type GroupMember = { key: string; ctx: SchedulingContext; request: RequestPolicy };
 
-export function groupMember(facts: GroupMemberFacts, now: number): GroupMember {
-  return { key: facts.key, ctx: new SchedulingContext(facts.rules, facts.claims, now, facts.excludeClaimIds), request: facts.request };
+export function groupMember(facts: GroupMemberFacts, now: number, calendar?: RulesCalendar): GroupMember {
+  return { key: facts.key, ctx: new SchedulingContext(facts.rules, facts.claims, now, facts.excludeClaimIds, calendar), request: facts.request };
+}
+
+/**
+ * Members for a group call: owners with the same rules (zone, working hours, hard blocks) share
+ * one RulesCalendar, so a team on one schedule lays out its days and hard blocks once, not once
+ * per member. `shared` may be passed again to reuse the calendars across calls of one request.
+ */
+export function groupMembers(list: readonly GroupMemberFacts[], now: number, shared = new Map<string, RulesCalendar>()): GroupMember[] {
+  return list.map((facts) => {
+    const r = facts.rules;
+    const key = JSON.stringify([r.timeZone, r.workingHours, r.hardBlocks]);
+    let calendar = shared.get(key);
+    if (!calendar) shared.set(key, (calendar = new RulesCalendar(r)));
+    return groupMember(facts, now, calendar);
+  });
 }
 
 export type MemberRefusal = { key: string; stage: FailedStage; reason: string };
@@ -126,10 +142,39 @@ function onGrid(params: SearchGroupSlotsParams, visit: (t: number, end: number) 
 }
 
 /**
+ * Time no slot may touch for this request: the union, over the members, of what refuses any
+ * slot overlapping it whatever else holds: non-working time (a slot must lie in one working
+ * interval), hard blocks, and claims the request may not preempt (sacred, not lower priority,
+ * or preemption not allowed). Only ever refuses what evaluateSlot() refuses, so it is a pure
+ * shortcut: what it lets through is still judged by every member in full.
+ */
+function blockedForAll(members: readonly GroupMember[], from: number, to: number): Interval[] {
+  const all: Interval[] = [];
+  for (const m of members) {
+    const { ctx, request } = m;
+    if (ctx.rules.workingHours) {
+      let prev = from;
+      for (const w of ctx.workingWithin(from, to)) {
+        if (w.start > prev) all.push({ start: prev, end: w.start });
+        prev = Math.max(prev, w.end);
+      }
+      if (prev < to) all.push({ start: prev, end: to });
+    }
+    all.push(...ctx.hardBlocksWithin(from, to));
+    const mayPreempt = request.agentCanPreempt && request.preemptPolicy !== 'never';
+    for (const c of ctx.claims.overlapping(from, to)) {
+      if (c.sacred || c.priority >= request.priority || !mayPreempt) all.push({ start: c.start, end: c.end });
+    }
+  }
+  return mergeIntervals(all);
+}
+
+/**
  * Acceptable group slots of the window in start order (at most maxResults), the grid walked
- * once. In mode 'all' a point is dropped at the first required member that refuses, and that
- * member is asked first at the next point. Quorum: slots with fewer than minOptional free
- * optional members are dropped.
+ * once. Mode 'all': the time some required member refuses whatever the slot (blockedForAll) is
+ * skipped without asking anyone; a start clear of it is judged by every required member, dropped
+ * at the first refusal (that member is asked first at the next start). Quorum: slots with fewer
+ * than minOptional free optional members are dropped.
  */
 export function searchGroupSlots(params: SearchGroupSlotsParams): SearchGroupSlotsResult {
   const mode = params.mode ?? 'all';
@@ -138,7 +183,14 @@ export function searchGroupSlots(params: SearchGroupSlotsParams): SearchGroupSlo
   const minOptional = params.minOptional ?? 0;
   const slots: GroupSlot[] = [];
   if (params.maxResults <= 0) return { slots };
+  let blocked: Interval[] | null = null;
+  let j = 0;
   onGrid(params, (t, end) => {
+    if (mode === 'all') {
+      blocked ??= blockedForAll(order, Math.max(params.window.start, params.now), params.window.end);
+      while (j < blocked.length && blocked[j].end <= t) j++;
+      if (j < blocked.length && blocked[j].start < end) return true;
+    }
     const d = decideGroupSlot(order, optional, t, end, { mode });
     if (!d.ok) {
       if (mode === 'all' && d.refusals.length) {

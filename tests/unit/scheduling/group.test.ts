@@ -46,7 +46,11 @@ const claimsArb: fc.Arbitrary<Claim[]> = fc
     });
   });
 
-const factsArb = (key: string): fc.Arbitrary<GroupMemberFacts> => fc.record({ key: fc.constant(key), rules: rulesArb, claims: claimsArb, request: fc.constant<RequestPolicy>({ priority: 4, preemptPolicy: 'preempt_lower', agentCanPreempt: true }) });
+const policyArb: fc.Arbitrary<RequestPolicy> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant<RequestPolicy>({ priority: 4, preemptPolicy: 'preempt_lower', agentCanPreempt: true }) },
+  { weight: 1, arbitrary: fc.record({ priority: fc.integer({ min: 0, max: 7 }), preemptPolicy: fc.constantFrom('preempt_lower' as const, 'never' as const), agentCanPreempt: fc.boolean() }) },
+);
+const factsArb = (key: string): fc.Arbitrary<GroupMemberFacts> => fc.record({ key: fc.constant(key), rules: rulesArb, claims: claimsArb, request: policyArb });
 
 const groupArb = fc
   .tuple(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 3 }))
