@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope, newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
-import { call, nextWeekday, onDate, setupOwner } from './fixtures';
+import { call, nextWeekday, onDate, setPrimaryCalendarStatus, setupOwner } from './fixtures';
 
 /**
  * Collective search (docs/groups.md "Collective search"): owner_emails on POST
@@ -137,6 +137,13 @@ describe('collective search', () => {
     expectEnvelope(await search({ owner_emails: Array.from({ length: 21 }, (_, i) => `o${i}@example.com`) }), 400, 'invalid_request');
     expectEnvelope(await search({ owner_emails: [berlin, 'nobody@example.com'] }), 404, 'CALENDAR_NOT_FOUND');
     expectEnvelope(await search({ owner_emails: [berlin, newYork], meeting_class: 'no-such-class' }), 400, 'INVALID_MEETING_CLASS');
+  });
+
+  it('fails closed when one owner\'s calendar needs re-authorisation', async () => {
+    const stale = await setupOwner(admin, { timeZone: 'UTC' });
+    await setPrimaryCalendarStatus(admin, stale, 'reauth_required');
+    expectEnvelope(await search({ owner_emails: [berlin, stale] }), 409, 'CALENDAR_REAUTH_REQUIRED');
+    expectEnvelope(await search({ owner_emails: [berlin, newYork], optional_owner_emails: [stale] }), 409, 'CALENDAR_REAUTH_REQUIRED');
   });
 
   it('needs every owner named in the agent\'s owner_scope, and audits the refusal', async () => {
