@@ -39,14 +39,13 @@ import { loadGroupClaimsGated, loadGroupTargets } from '@/server/domain/claims/g
 import { searchGroupAvailability, type GroupAvailabilityInput } from '@/server/domain/claims/groupSearchService';
 import { bootstrapCustomer } from '@/server/domain/customerService';
 import { DomainError } from '@/server/domain/errors';
-import { createMeetingClass } from '@/server/domain/meetingClassService';
 import { createOwner, putScheduleRules } from '@/server/domain/ownerService';
 import { groupMembers, searchGroupSlots, searchSlots } from '@/server/domain/scheduling';
 import type { AgentActor } from '@/server/domain/access';
 import { requestJson } from './lib/httpClient';
 import { busyBetween, cpuMark, ensureDatabase, fmt, loadAvg, log, machineLine, markdownTable, stats, textTable, vacuumTables, waitIdle, writeMarkedSection, type Stats } from './lib/measure';
 import { prepareApp, startServer, stopServer } from './lib/nextServer';
-import { cleanup, generate, insertBookings } from './availability/seed';
+import { cleanup, createClasses, generate, insertBookings } from './availability/seed';
 import { DOC, HARD_BLOCKS, HOUR, MIGRATIONS, PROFILES, ROOT, SEARCH_CLASS, TZ, WINDOW_NAMES, WINDOWS, WORKING_HOURS, type WindowName } from './availability/options';
 
 const ARGV = process.argv.slice(2);
@@ -72,12 +71,7 @@ type Seeded = { customerId: string; agentId: string; actor: AgentActor; emails: 
 async function seed(db: Db): Promise<Seeded> {
   const boot = await bootstrapCustomer(db, `bench collective ${new Date().toISOString()}`);
   const cid = boot.customer_id;
-  const classes = {
-    internal: await createMeetingClass(db, cid, { name: 'internal', priority: 20 }),
-    customer: await createMeetingClass(db, cid, { name: 'customer', priority: 50 }),
-    exec: await createMeetingClass(db, cid, { name: 'exec', priority: 90, preempt_policy: 'never' }),
-  };
-  await createMeetingClass(db, cid, { name: SEARCH_CLASS, priority: 80, preempt_policy: 'preempt_lower' });
+  const classes = await createClasses(db, cid);
   const emails: string[] = [];
   const events: number[] = [];
   for (let i = 0; i < OWNERS; i++) {

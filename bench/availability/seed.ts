@@ -99,12 +99,7 @@ export async function seed(db: Db, label: string): Promise<Seeded> {
   const runId = new Date().toISOString();
   const boot = await bootstrapCustomer(db, `bench ${label} ${runId}`);
   const cid = boot.customer_id;
-  const classes = {
-    internal: await createMeetingClass(db, cid, { name: 'internal', priority: 20 }),
-    customer: await createMeetingClass(db, cid, { name: 'customer', priority: 50 }),
-    exec: await createMeetingClass(db, cid, { name: 'exec', priority: 90, preempt_policy: 'never' }),
-  };
-  await createMeetingClass(db, cid, { name: SEARCH_CLASS, priority: 80, preempt_policy: 'preempt_lower' });
+  const classes = await createClasses(db, cid);
   const owners: Seeded['owners'] = [];
   for (const profile of PROFILES) {
     const owner = await createOwner(db, cid, { email: profile.email, name: `Bench ${profile.name}`, time_zone: TZ });
@@ -116,6 +111,17 @@ export async function seed(db: Db, label: string): Promise<Seeded> {
   await db.execute(sql`analyze claims`);
   const actor = await authenticateApiKey(db, boot.api_key, new Date());
   return { customerId: cid, apiKey: boot.api_key, agentId: boot.agent_id, actor, owners };
+}
+
+/** The bookings' classes (internal 20, customer 50, exec 90 `never`) and the searching class (80, `preempt_lower`). */
+export async function createClasses(db: Db, cid: string): Promise<BookingTarget['classes']> {
+  const classes = {
+    internal: await createMeetingClass(db, cid, { name: 'internal', priority: 20 }),
+    customer: await createMeetingClass(db, cid, { name: 'customer', priority: 50 }),
+    exec: await createMeetingClass(db, cid, { name: 'exec', priority: 90, preempt_policy: 'never' }),
+  };
+  await createMeetingClass(db, cid, { name: SEARCH_CLASS, priority: 80, preempt_policy: 'preempt_lower' });
+  return classes;
 }
 
 export type BookingTarget = { customerId: string; ownerId: string; calendarId: string; agentId: string; classes: Record<'internal' | 'customer' | 'exec', { id: string }>; label: string };
