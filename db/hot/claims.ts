@@ -43,7 +43,8 @@ const ms = (column: string) => `(extract(epoch from c.${column}) * 1000)::float8
 const FACTS = `c.${c.id}, c.${c.kind}, c.${c.agentId} as agent_id, ${ms(c.startAt)} as start_ms, ${ms(c.endAt)} as end_ms, c.${c.holdScope} as hold_scope,
   c.${c.durationMinutes} as duration_minutes, ${ms(c.expiresAt)} as expires_ms, ${ms(c.createdAt)} as created_ms, c.${c.externalAccepted} as external_accepted,
   c.${c.source}, m.${m.priority}, m.${m.sacredMeetingAgeHours} as sacred_age, m.${m.name} as meeting_class, c.${c.coverage}, c.${c.partOfHoldId} as part_of_hold_id`;
-const IN_RANGE = `c.${c.status} in ('active', 'confirmed') and tstzrange(c.${c.startAt}, c.${c.endAt}, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)')`;
+const inRange = (a: string) => `${a}.${c.status} in ('active', 'confirmed') and tstzrange(${a}.${c.startAt}, ${a}.${c.endAt}, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)')`;
+const IN_RANGE = inRange('c');
 const FROM = `from claims c left join meeting_classes m on m.${m.id} = c.${c.meetingClassId}`;
 /** The owner named by customer ($1) and normalised email (the next parameter), before its id is known. */
 const ownerByEmail = (n: number) => `(select ${o.id} from owners where ${o.customerId} = $1 and ${o.email} = $${n})`;
@@ -71,6 +72,25 @@ export function byOwner(owner: OwnerRef, texts: OwnerForms): { text: string; fir
   if (typeof owner === 'string') return { text: texts.id, first: owner, rest: [] };
   if ('holdId' in owner) return { text: texts.hold, first: owner.holdId, rest: [owner.customerId] };
   return { text: texts.email, first: owner.customerId, rest: [owner.email] };
+}
+
+/**
+ * The same facts for several owners in one statement ($1: a JSON array of owner ids), each
+ * owner's claims found through its own scan of the exclusion constraint's GiST index (owner and
+ * range, as AROUND's), with the owner id. `offset 0` keeps the lateral subquery from being
+ * flattened: flattened, the planner may scan the range for every owner of every customer and
+ * hash-join the ids.
+ */
+export const AROUND_OF_OWNERS = `select c.${c.ownerId} as owner_id, ${FACTS} from jsonb_array_elements_text($1::jsonb) ids(id)
+  cross join lateral (select * from claims c0 where c0.${c.ownerId} = ids.id::uuid and ${inRange('c0')} offset 0) c
+  left join meeting_classes m on m.${m.id} = c.${c.meetingClassId}`;
+
+/** claimFactsAround of several owners at once, by owner id (every id present, possibly with no claims). */
+export async function claimFactsOfOwners(db: Executor, ownerIds: readonly string[], from: Date, to: Date): Promise<Map<string, ClaimFacts[]>> {
+  const rows = await queryRows(db, AROUND_OF_OWNERS, [JSON.stringify(ownerIds), from.toISOString(), to.toISOString()]);
+  const out = new Map<string, ClaimFacts[]>(ownerIds.map((id) => [id, []]));
+  for (const r of rows) out.get(String(r.owner_id))?.push(r as ClaimFacts);
+  return out;
 }
 
 /** Active claims of an owner overlapping [from, to) (expired holds included; the clock judges them). */

@@ -2,7 +2,7 @@ import { calendarEvents, calendars, owners } from '../schema';
 import type { Executor } from '../client';
 import { byOwner, ownerByHold, type OwnerRef } from './claims';
 import { names } from './columns';
-import { queryRows } from './driver';
+import { queryRows, type RawRow } from './driver';
 
 /**
  * Provider busy time for one decision or search, in one statement (docs/calendars.md
@@ -17,10 +17,17 @@ const e = names(calendarEvents);
 const o = names(owners);
 const ms = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
 
-function busyStatement(by: 'id' | 'email' | 'hold'): string {
-  const who = by === 'email' ? `o.${o.customerId} = $1 and o.${o.email} = $4` : by === 'hold' ? `o.${o.id} = ${ownerByHold(1, 4)}` : `o.${o.id} = $1`;
+function busyStatement(by: 'id' | 'email' | 'hold' | 'ids'): string {
+  const who =
+    by === 'email'
+      ? `o.${o.customerId} = $1 and o.${o.email} = $4`
+      : by === 'hold'
+        ? `o.${o.id} = ${ownerByHold(1, 4)}`
+        : by === 'ids'
+          ? `o.${o.id} in (select jsonb_array_elements_text($1::jsonb)::uuid)`
+          : `o.${o.id} = $1`;
   return `select c.${c.id} as id, c.${c.type} as type, c.${c.displayName} as display_name, c.${c.status} as status, c.${c.checkConflicts} as check_conflicts,
-    ${ms(`c.${c.lastSyncedAt}`)} as synced_ms, o.${o.email} as owner_email, ev.start_ms, ev.end_ms
+    ${ms(`c.${c.lastSyncedAt}`)} as synced_ms, o.${o.email} as owner_email, o.${o.id} as owner_id, ev.start_ms, ev.end_ms
     from calendars c join owners o on o.${o.id} = c.${c.ownerId}
     left join lateral (
       select ${ms(`e.${e.startAt}`)} as start_ms, ${ms(`e.${e.endAt}`)} as end_ms from calendar_events e
@@ -31,6 +38,8 @@ function busyStatement(by: 'id' | 'email' | 'hold'): string {
 export const PROVIDER_BUSY = busyStatement('id');
 export const PROVIDER_BUSY_BY_EMAIL = busyStatement('email');
 export const PROVIDER_BUSY_BY_HOLD = busyStatement('hold');
+/** Several owners at once ($1: a JSON array of owner ids): one statement for a group search (docs/groups.md). */
+export const PROVIDER_BUSY_OF_OWNERS = busyStatement('ids');
 
 /** A provider calendar as the fail-closed check reads it. */
 export type ProviderCalendarFacts = { id: string; type: string; displayName: string | null; status: string; checkConflicts: boolean; lastSyncedAt: Date | null; ownerEmail: string };
@@ -39,7 +48,23 @@ export type ProviderBusyFacts = { calendars: ProviderCalendarFacts[]; events: { 
 
 export async function providerBusyFacts(db: Executor, owner: OwnerRef, from: Date, to: Date): Promise<ProviderBusyFacts> {
   const s = byOwner(owner, { id: PROVIDER_BUSY, email: PROVIDER_BUSY_BY_EMAIL, hold: PROVIDER_BUSY_BY_HOLD });
-  const rows = await queryRows(db, s.text, [s.first, from.toISOString(), to.toISOString(), ...s.rest]);
+  return busyFactsOf(await queryRows(db, s.text, [s.first, from.toISOString(), to.toISOString(), ...s.rest]));
+}
+
+/** providerBusyFacts of several owners in one statement, by owner id (an owner without provider calendars is absent). */
+export async function providerBusyFactsOfOwners(db: Executor, ownerIds: readonly string[], from: Date, to: Date): Promise<Map<string, ProviderBusyFacts>> {
+  const rows = await queryRows(db, PROVIDER_BUSY_OF_OWNERS, [JSON.stringify(ownerIds), from.toISOString(), to.toISOString()]);
+  const byOwner = new Map<string, RawRow[]>();
+  for (const r of rows) {
+    const id = String(r.owner_id);
+    const list = byOwner.get(id);
+    if (list) list.push(r);
+    else byOwner.set(id, [r]);
+  }
+  return new Map([...byOwner].map(([id, list]) => [id, busyFactsOf(list)]));
+}
+
+function busyFactsOf(rows: RawRow[]): ProviderBusyFacts {
   const byId = new Map<string, ProviderCalendarFacts>();
   const events: { start: number; end: number }[] = [];
   for (const r of rows) {

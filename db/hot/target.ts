@@ -36,12 +36,13 @@ function calendarPick(ownerId: string, typeParam: string | null): string {
  * $1 customer, $2 normalised email, $3 meeting class, $4 calendar type (when given). One row
  * when the owner exists; the class and calendar columns are null when they do not.
  */
-export function targetStatement(byType: boolean, lock: boolean): string {
+export function targetStatement(byType: boolean, lock: boolean, many = false): string {
   const columns = [columnList(owners, 'o', 'o_', OWNER_OMIT), columnList(calendars, 'c', 'c_', CALENDAR_OMIT), columnList(meetingClasses, 'm', 'm_')].join(', ');
+  const who = many ? `o.${o.email} in (select jsonb_array_elements_text($2::jsonb))` : `o.${o.email} = $2`;
   return `select ${columns} from owners o
     left join meeting_classes m on m.${m.customerId} = o.${o.customerId} and m.${m.name} = $3
     left join lateral (${calendarPick(`o.${o.id}`, byType ? '$4' : null)}) c on true
-    where o.${o.customerId} = $1 and o.${o.email} = $2${lock ? ' for update of o' : ''}`;
+    where o.${o.customerId} = $1 and ${who}${lock ? `${many ? ` order by o.${o.id}` : ''} for update of o` : ''}`;
 }
 const TARGET_STATEMENTS = [0, 1, 2, 3].map((i) => targetStatement(i >= 2, i % 2 === 1));
 
@@ -60,6 +61,25 @@ export async function loadTargetRow(
     : await queryRows(db, TARGET_STATEMENTS[Number(lock)], params);
   if (!raw) return undefined;
   return { owner: toOwner(raw), calendar: raw.c_id == null ? null : toCalendar(raw), meetingClass: raw.m_id == null ? null : toMeetingClass(raw) };
+}
+
+const MANY_TARGET_STATEMENTS = [0, 1, 2, 3].map((i) => targetStatement(i >= 2, i % 2 === 1, true));
+
+/**
+ * loadTargetRow for several owners in one statement (a group call, docs/groups.md): the rows
+ * of the owners that exist, in no particular order (locked in owner-id order with `lock`).
+ */
+export async function loadTargetRows(
+  db: Executor,
+  customerId: string,
+  input: { emails: readonly string[]; meetingClass: string; calendarType?: string },
+  lock: boolean,
+): Promise<TargetRow[]> {
+  const params = [customerId, JSON.stringify(input.emails), input.meetingClass];
+  const rows = input.calendarType
+    ? await queryRows(db, MANY_TARGET_STATEMENTS[2 + Number(lock)], [...params, input.calendarType])
+    : await queryRows(db, MANY_TARGET_STATEMENTS[Number(lock)], params);
+  return rows.map((raw) => ({ owner: toOwner(raw), calendar: raw.c_id == null ? null : toCalendar(raw), meetingClass: raw.m_id == null ? null : toMeetingClass(raw) }));
 }
 
 const PICK_PRIMARY = `select ${columnList(calendars, 'c', 'c_', CALENDAR_OMIT)} from (${calendarPick('$1', null)}) c`;

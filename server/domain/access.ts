@@ -61,6 +61,18 @@ export function resolveOwnerEmail(actor: AgentActor, email: string | undefined |
   return normalized;
 }
 
+/**
+ * Several owners named at once (a group, docs/groups.md): each normalised and checked against
+ * the agent's owner_scope; the first one outside it is refused (owner_scope_denied naming it).
+ */
+export function resolveOwnerEmails(actor: AgentActor, emails: readonly string[]): string[] {
+  return emails.map((email) => {
+    const normalized = normalizeEmail(email);
+    assertOwnerInScope(actor, normalized);
+    return normalized;
+  });
+}
+
 export function assertOwnerInScope(actor: AgentActor, ownerEmail: string): void {
   const scope = parseOwnerScope(actor.ownerScope);
   if (scope?.kind === 'org') return;

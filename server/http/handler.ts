@@ -1,5 +1,5 @@
 import { getDb, type Db } from '@/server/db';
-import { resolveOwnerEmail, requirePermission, type AgentActor } from '@/server/domain/access';
+import { resolveOwnerEmail, resolveOwnerEmails, requirePermission, type AgentActor } from '@/server/domain/access';
 import { writeDeniedAudit } from '@/server/domain/claims/audit';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
 import { GateRefusal, type ClaimOperation } from '@/server/domain/claims/claimRunner';
@@ -186,7 +186,9 @@ async function answerOperation(op: AnyOperation, req: Request, routeCtx: RouteCo
     const input = { body, query, params };
 
     // 6. owner scope
-    const ownerEmail = op.ownerEmail && actor ? resolveOwnerEmail(actor, op.ownerEmail(input)) : '';
+    const named = op.ownerEmails && actor ? op.ownerEmails(input) : undefined;
+    const ownerEmails = named?.length ? resolveOwnerEmails(actor!, named) : [];
+    const ownerEmail = !ownerEmails.length && op.ownerEmail && actor ? resolveOwnerEmail(actor, op.ownerEmail(input)) : '';
     // The calendar gate: here, or (calendarGate 'claim') in the claim's own reads (runClaimWithAnswer).
     const gateOwner = ownerEmail && actor && op.calendarGate !== false ? { owner: { customerId: actor.customerId, email: ownerEmail }, now } : undefined;
     if (gateOwner && op.calendarGate !== 'claim') await ensureCalendarsUsable(db, gateOwner.owner, now);
@@ -226,6 +228,7 @@ async function answerOperation(op: AnyOperation, req: Request, routeCtx: RouteCo
       requestId,
       actor,
       ownerEmail,
+      ownerEmails,
       bearer,
       clientIp,
       baseUrl: publicBaseUrl(req, config.publicBaseUrl),

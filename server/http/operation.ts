@@ -23,6 +23,8 @@ export type HandlerContext<B, Q, P, A extends AuthMode> = OperationInput<B, Q, P
   actor: A extends 'api_key' ? AgentActor : null;
   /** Owner the call acts on, resolved and scope-checked by the wrapper (operations that declare `ownerEmail`). */
   ownerEmail: string;
+  /** Owners a group call names (operations that declare `ownerEmails`), normalised and each scope-checked; empty otherwise. */
+  ownerEmails: string[];
   /** Raw bearer token on public operations (an optional `rc_` requester credential). */
   bearer: string | null;
   clientIp: string;
@@ -66,6 +68,13 @@ export type OperationSpec<B, Q, P, A extends AuthMode, R = z.ZodType | undefined
   rateLimit?: { policy: RateLimitName; by: 'key' | 'ip' | ((raw: { params: Record<string, string>; clientIp: string; db: Db }) => Promise<string | null>) };
   /** The calendar owner this call acts on, read from the input; the wrapper resolves and scope-checks it. */
   ownerEmail?: (input: OperationInput<B, Q, P>) => string | undefined | null;
+  /**
+   * The owners a group call names (docs/groups.md): when this returns a non-empty list, the
+   * wrapper scope-checks every one (the first outside the agent's owner_scope is refused and
+   * audited as denied) and skips `ownerEmail` and the wrapper's calendar gate: the operation
+   * reads every owner's calendars itself (claims/groupFacts.ts).
+   */
+  ownerEmails?: (input: OperationInput<B, Q, P>) => readonly string[] | undefined | null;
   /**
    * Calls naming an owner first sync that owner's stale calendars and fail closed on unusable
    * ones (docs/calendars.md); false skips it (calendar status itself); 'claim': the handler

@@ -42,6 +42,7 @@ export const MCP_INSTRUCTIONS = [
   "- Times: inputs are RFC 3339 date-times with Z or an offset (e.g. 2030-01-07T14:00:00+01:00); answers give UTC (Z) plus start_local/end_local in the owner's time zone. owner_email may be omitted by an agent scoped to one owner.",
   '- Optional arguments may be omitted or null. owner_email is an owner\'s email address.',
   '- list_my_bookings, list_my_holds: from/to keep the claims overlapping that span, agent (`me` or an agent id) only its claims, limit defaults to 50; pass next_cursor as cursor for the next page.',
+  '- Several people: search_availability takes owner_emails (2-20, all must be free) instead of owner_email, optional_owner_emails (slots ranked by how many are free: free_optional) and min_optional (a quorum).',
   '- A refusal is a tool error (isError) whose structured content has status, error.code (stable: switch on it), error.message and error.reason. ARBITRATION_REJECTED and NO_SLOTS_AVAILABLE carry alternatives (slots that would be accepted: offer or take one unchanged), next_available (the next slot that fits: search again from it) and conflicts (what the slot collided with: a hard block by its label, a booking by class, priority and sacredness, a hold, a calendar event; tell the person in those words). INVALID_MEETING_CLASS carries valid_meeting_classes.',
   '- permission_denied:<permission> and owner_scope_denied: this key may not do it; do not retry, tell the person.',
   '- rate_limited: wait the number of seconds in retry_after_seconds (a field of the result), then retry the same call.',
@@ -59,7 +60,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'search_availability',
     op: searchAvailabilityOp,
     description:
-      'Slots arbitration would accept now for meeting_class and duration_minutes in window (or windows). Reserves nothing.',
+      'Slots arbitration would accept now for meeting_class and duration_minutes in window or windows. Reserves nothing. distinct: no two overlap. max_per_day: per owner-local day.',
   },
   {
     name: 'create_hold',

@@ -70,6 +70,9 @@ const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
     reason_code: z.enum(NO_SLOTS_REASONS).describe('NO_SLOTS_AVAILABLE: what blocked the window'),
     next_available: NextAvailable,
     next_available_exceeds_lookahead: z.boolean().describe('NO_SLOTS_AVAILABLE: true when the first free slot lies beyond the lookahead (next_available is then absent)'),
+    owners: z
+      .array(z.object({ owner_email: z.string(), required: z.boolean(), reasons: z.array(z.enum(NO_SLOTS_REASONS)), free_slots: z.int() }))
+      .describe('NO_SLOTS_AVAILABLE of a collective search: per owner, the reasons its rules refused slots of the window for, and how many slots it alone could take'),
     warnings: Warnings,
   },
   WINDOW_TOO_NARROW: {

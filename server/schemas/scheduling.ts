@@ -12,21 +12,43 @@ const Attendees = z.array(z.strictObject({ email: Email, name: z.string().min(1)
 
 export const AvailabilitySearchBody = z.strictObject({
   owner_email: Email.optional(),
+  // Collective search (docs/groups.md); described in the operation's description, not per field, to keep the MCP tools/list small.
+  owner_emails: z.array(Email).min(2).max(20).optional(),
+  optional_owner_emails: z.array(Email).max(20).optional(),
+  min_optional: z.int().min(0).max(20).optional(),
   meeting_class: MeetingClassName,
   duration_minutes: Duration,
-  window: Interval.optional().describe('Give this or windows'),
-  windows: z.array(Interval).min(1).max(14).optional().describe('Up to 14 windows searched as one (give this or window)'),
-  distinct: z.boolean().optional().describe('true: only slots that do not overlap each other'),
-  max_per_day: z.int().min(1).max(96).optional().describe('At most this many slots starting on each owner-local day: options spread over the days searched'),
+  // Described in the operation's description (and the MCP tool's), not per field: the MCP tools/list is capped at 12 KB.
+  window: Interval.optional(),
+  windows: z.array(Interval).min(1).max(14).optional(),
+  distinct: z.boolean().optional(),
+  max_per_day: z.int().min(1).max(96).optional(),
   calendar_type: CalendarType.optional(),
   slot_step_minutes: z.int().min(5).max(60).optional(),
   max_results: z.int().min(1).max(500).optional(),
-  next_available_lookahead_hours: z.int().min(1).max(100_000).optional().describe('Default 72; more answers LOOKAHEAD_EXCEEDS_MAXIMUM').meta({ maximum: 72 }), // documented as the server's limit
-}).refine((b) => (b.window === undefined) !== (b.windows === undefined), { message: 'give exactly one of window and windows', path: ['window'] });
+  next_available_lookahead_hours: z.int().min(1).max(100_000).optional().meta({ maximum: 72 }), // documented as the server's limit
+})
+  .refine((b) => (b.window === undefined) !== (b.windows === undefined), { message: 'give exactly one of window and windows', path: ['window'] })
+  .refine((b) => b.owner_email === undefined || b.owner_emails === undefined, { message: 'give owner_email or owner_emails, not both', path: ['owner_emails'] })
+  .refine((b) => b.owner_emails !== undefined || (b.optional_owner_emails === undefined && b.min_optional === undefined), {
+    message: 'optional_owner_emails and min_optional need owner_emails',
+    path: ['optional_owner_emails'],
+  });
+const LocalPair = z.object(LocalFields);
 export const AvailabilityResult = z.object({
-  owner_email: z.string(),
+  owner_email: z.string().describe('The owner searched (collective: the first of owner_emails, whose zone start_local uses)'),
   time_zone: z.string(),
-  slots: z.array(z.object({ start: Timestamp, end: Timestamp, ...LocalFields, preempts: z.boolean() })),
+  owners: z.array(z.object({ owner_email: z.string(), time_zone: z.string(), required: z.boolean() })).optional().describe('Collective search: every owner, required then optional'),
+  slots: z.array(
+    z.object({
+      start: Timestamp,
+      end: Timestamp,
+      ...LocalFields,
+      preempts: z.boolean(),
+      local: z.record(z.string(), LocalPair).optional().describe('Collective search: each owner\'s local times, by email'),
+      free_optional: z.array(z.string()).optional().describe('Collective search: the optional owners free then (slots ranked by their number, then time)'),
+    }),
+  ),
   warnings: Warnings,
 });
 

@@ -128,8 +128,8 @@ export interface paths {
     };
     "/v1/availability/search": {
         /**
-         * Find slots an owner can take now, each one arbitration would accept
-         * @description A read: no Idempotency-Key needed. No slot answers 409 NO_SLOTS_AVAILABLE with reason_code and next_available.
+         * Find slots an owner (or every owner of owner_emails) can take now, each one arbitration would accept
+         * @description A read: no Idempotency-Key needed. No slot answers 409 NO_SLOTS_AVAILABLE with reason_code and next_available. window, or windows (up to 14, searched as one); distinct: true keeps only slots that do not overlap each other; max_per_day: at most this many slots starting on each owner-local day; next_available_lookahead_hours: default 72, more answers LOOKAHEAD_EXCEEDS_MAXIMUM. Collective search: owner_emails (2-20 owners, every one must be free: each slot carries `local` times per owner) instead of owner_email; optional_owner_emails (up to 20, disjoint): each slot lists the free ones in free_optional, slots ranked by their number then time; min_optional: keep slots with at least that many free (docs/groups.md). No slot: NO_SLOTS_AVAILABLE also carries owners[] with each owner's reasons.
          *
          *     Requires permission `read_availability`.
          *
@@ -1020,6 +1020,13 @@ export interface components {
             } | null;
             /** @description NO_SLOTS_AVAILABLE: true when the first free slot lies beyond the lookahead (next_available is then absent) */
             next_available_exceeds_lookahead?: boolean;
+            /** @description NO_SLOTS_AVAILABLE of a collective search: per owner, the reasons its rules refused slots of the window for, and how many slots it alone could take */
+            owners?: {
+                owner_email: string;
+                required: boolean;
+                reasons: ("NO_FREE_SLOTS" | "DAILY_HOURS_LIMIT" | "OFF_DAY" | "WORKING_HOURS" | "HARD_BLOCK")[];
+                free_slots: number;
+            }[];
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
         };
@@ -3190,26 +3197,24 @@ export interface operations {
                 "application/json": {
                     /** Format: email */
                     owner_email?: string;
+                    owner_emails?: string[];
+                    optional_owner_emails?: string[];
+                    min_optional?: number;
                     meeting_class: string;
                     duration_minutes: number;
-                    /** @description Give this or windows */
                     window?: {
                         start: components["schemas"]["DateTimeInput"];
                         end: components["schemas"]["DateTimeInput"];
                     };
-                    /** @description Up to 14 windows searched as one (give this or window) */
                     windows?: {
                         start: components["schemas"]["DateTimeInput"];
                         end: components["schemas"]["DateTimeInput"];
                     }[];
-                    /** @description true: only slots that do not overlap each other */
                     distinct?: boolean;
-                    /** @description At most this many slots starting on each owner-local day: options spread over the days searched */
                     max_per_day?: number;
                     calendar_type?: string;
                     slot_step_minutes?: number;
                     max_results?: number;
-                    /** @description Default 72; more answers LOOKAHEAD_EXCEEDS_MAXIMUM */
                     next_available_lookahead_hours?: number;
                 };
             };
@@ -3222,14 +3227,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The owner searched (collective: the first of owner_emails, whose zone start_local uses) */
                         owner_email: string;
                         time_zone: string;
+                        /** @description Collective search: every owner, required then optional */
+                        owners?: {
+                            owner_email: string;
+                            time_zone: string;
+                            required: boolean;
+                        }[];
                         slots: {
                             start: components["schemas"]["Timestamp"];
                             end: components["schemas"]["Timestamp"];
                             start_local: components["schemas"]["LocalDateTime"];
                             end_local: components["schemas"]["LocalDateTime"];
                             preempts: boolean;
+                            /** @description Collective search: each owner's local times, by email */
+                            local?: {
+                                [key: string]: {
+                                    start_local: components["schemas"]["LocalDateTime"];
+                                    end_local: components["schemas"]["LocalDateTime"];
+                                };
+                            };
+                            /** @description Collective search: the optional owners free then (slots ranked by their number, then time) */
+                            free_optional?: string[];
                         }[];
                         /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
                         warnings?: string[];

@@ -1,7 +1,7 @@
 import type { Executor } from '@/db/client';
 import { providerCalendarRows } from '@/db/hot/access';
 import type { OwnerRef } from '@/db/hot/claims';
-import { providerBusyFacts } from '@/db/hot/mirror';
+import { providerBusyFacts, type ProviderBusyFacts } from '@/db/hot/mirror';
 import { getConfig } from '@/server/config';
 import { DomainError } from '../errors';
 import { normalizeEmail } from '../access';
@@ -75,11 +75,19 @@ export function calendarGate(): CalendarGate {
 /** Busy time from the owner's provider calendars overlapping [from, to); throws when it cannot be trusted. One statement (db/hot/mirror.ts). */
 export async function loadProviderBusy(db: Executor, owner: OwnerRef, from: Date, to: Date, now: Date, gate?: CalendarGate): Promise<(Claim & { agentId: string | null })[]> {
   const facts = await providerBusyFacts(db, typeof owner === 'string' || 'holdId' in owner ? owner : { customerId: owner.customerId, email: normalizeEmail(owner.email) }, from, to);
+  return providerBusyClaims(facts, now, gate);
+}
+
+/**
+ * Provider busy facts as claims (loadProviderBusy's rules: the gate, fail closed, merged
+ * instances as sacred bookings); used as well by the group loader (claims/groupFacts.ts).
+ */
+export function providerBusyClaims(facts: ProviderBusyFacts, now: Date, gate?: CalendarGate): (Claim & { agentId: string | null })[] {
   if (!facts.calendars.length) return [];
   if (gate && facts.calendars.some((c) => c.status !== 'active' || !c.lastSyncedAt || now.getTime() - c.lastSyncedAt.getTime() > gate.freshMs)) throw new CalendarGateNeeded();
   const hardMs = getConfig().calendarHardStaleSeconds * 1000;
   for (const c of facts.calendars) check(c, now, hardMs);
-  const rows = facts.events.sort((a, b) => a.start - b.start);
+  const rows = [...facts.events].sort((a, b) => a.start - b.start);
   const merged: { start: number; end: number }[] = [];
   for (const r of rows) {
     const s = r.start;

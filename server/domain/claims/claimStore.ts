@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { claimFactsAround, claimIdMadeWithKey, type ClaimRow, type OwnerRef } from '@/db/hot/claims';
+import { claimFactsAround, claimIdMadeWithKey, type ClaimFacts, type ClaimRow, type OwnerRef } from '@/db/hot/claims';
 import { claims } from '@/db/schema';
 import { isSacred, type Claim } from '../scheduling';
 
@@ -16,7 +16,11 @@ export type LoadedClaim = Claim & { agentId: string | null };
  * clock decides, whether or not a sweep has flipped them yet).
  */
 export async function loadClaims(db: Executor, owner: OwnerRef, from: Date, to: Date, now: Date): Promise<LoadedClaim[]> {
-  const rows = await claimFactsAround(db, owner, from, to);
+  return loadedClaims(await claimFactsAround(db, owner, from, to), now);
+}
+
+/** Claim facts as the pure core sees them (loadClaims' mapping; used as well by the group loader, groupFacts.ts). */
+export function loadedClaims(rows: readonly ClaimFacts[], now: Date): LoadedClaim[] {
   const nowMs = now.getTime();
   const out: LoadedClaim[] = [];
   for (const c of rows) {

@@ -18,7 +18,7 @@ export { capPerDay, distinctSlots, localDay } from './spread';
 export * from './limits';
 export { arbitrate, decide, findAlternatives, findConflicts, ALTERNATIVES_RADIUS_MS, ALTERNATIVES_STEP_MINUTES, MAX_ALTERNATIVES, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
 export { evaluateSlot, type SlotVerdict, type FailedStage } from './evaluate';
-export { SchedulingContext } from './schedulingContext';
+export { SchedulingContext, RulesCalendar } from './schedulingContext';
 export {
   searchSlots,
   nextAvailable,
@@ -32,3 +32,20 @@ export {
   type NextAvailableParams,
   type HoldStretchParams,
 } from './slots';
+export {
+  decideGroupSlot,
+  searchGroupSlots,
+  explainNoGroupSlots,
+  nextGroupSlot,
+  groupMember,
+  groupMembers,
+  type GroupMode,
+  type GroupMember,
+  type GroupMemberFacts,
+  type GroupSlot,
+  type GroupSlotDecision,
+  type GroupSlotOptions,
+  type MemberRefusal,
+  type MemberNoSlots,
+  type SearchGroupSlotsParams,
+} from './group';

@@ -10,22 +10,20 @@ import { DayTable, DAY } from './localTime';
 import { hardBlocksOfTable, workingIntervalsOfTable } from './timeRules';
 import type { Claim, Interval, OwnerRules } from './types';
 
-export class SchedulingContext {
+/**
+ * An owner's rules laid out on its local days: the day table, working intervals and hard blocks
+ * for a horizon (computed once, extended lazily). Depends on the rules only, so owners with the
+ * same rules can share one (a group search, group.ts groupMembers).
+ */
+export class RulesCalendar {
   readonly table: DayTable;
-  readonly claims: ClaimIndex;
   private covFrom = Infinity;
   private covTo = -Infinity;
   private working: Interval[] | null = null;
   private blocks: Interval[] = [];
 
-  constructor(
-    readonly rules: OwnerRules,
-    claims: readonly Claim[],
-    readonly now: number,
-    excludeClaimIds: readonly string[] = [],
-  ) {
+  constructor(readonly rules: OwnerRules) {
     this.table = new DayTable(rules.timeZone);
-    this.claims = new ClaimIndex(claims, excludeClaimIds);
   }
 
   /** Makes sure working intervals and hard blocks are known for every local day touching [from, to]. */
@@ -44,13 +42,11 @@ export class SchedulingContext {
     this.covTo = end;
   }
 
-  /** The merged working interval containing t (configured working hours only). */
   workingIntervalAt(t: number): Interval | undefined {
     this.ensure(t, t);
     return this.working ? findContaining(this.working, t) : { start: -Infinity, end: Infinity };
   }
 
-  /** Merged working intervals (whole coverage when not configured) clipped to [from, to). */
   workingWithin(from: number, to: number): Interval[] {
     this.ensure(from, to);
     if (!this.working) return to > from ? [{ start: from, end: to }] : [];
@@ -68,9 +64,51 @@ export class SchedulingContext {
     return anyOverlap(this.blocks, start, end);
   }
 
-  /** Merged hard-block intervals intersecting [from, to) (unclipped). */
   hardBlocksWithin(from: number, to: number): Interval[] {
     this.ensure(from, to);
     return this.blocks.filter((b) => b.end > from && b.start < to);
+  }
+}
+
+export class SchedulingContext {
+  readonly table: DayTable;
+  readonly claims: ClaimIndex;
+  private readonly calendar: RulesCalendar;
+
+  constructor(
+    readonly rules: OwnerRules,
+    claims: readonly Claim[],
+    readonly now: number,
+    excludeClaimIds: readonly string[] = [],
+    /** The rules' calendar, when shared with other owners of the same rules. */
+    calendar?: RulesCalendar,
+  ) {
+    this.calendar = calendar ?? new RulesCalendar(rules);
+    this.table = this.calendar.table;
+    this.claims = new ClaimIndex(claims, excludeClaimIds);
+  }
+
+  /** Makes sure working intervals and hard blocks are known for every local day touching [from, to]. */
+  ensure(from: number, to: number): void {
+    this.calendar.ensure(from, to);
+  }
+
+  /** The merged working interval containing t (configured working hours only). */
+  workingIntervalAt(t: number): Interval | undefined {
+    return this.calendar.workingIntervalAt(t);
+  }
+
+  /** Merged working intervals (whole coverage when not configured) clipped to [from, to). */
+  workingWithin(from: number, to: number): Interval[] {
+    return this.calendar.workingWithin(from, to);
+  }
+
+  overlapsHardBlock(start: number, end: number): boolean {
+    return this.calendar.overlapsHardBlock(start, end);
+  }
+
+  /** Merged hard-block intervals intersecting [from, to) (unclipped). */
+  hardBlocksWithin(from: number, to: number): Interval[] {
+    return this.calendar.hardBlocksWithin(from, to);
   }
 }

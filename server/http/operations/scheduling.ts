@@ -1,6 +1,7 @@
 import { parseOwnerScope, resolveOwnerEmail } from '@/server/domain/access';
 import { queryAudit } from '@/server/domain/claims/audit';
 import { searchAvailability, evaluateBooking } from '@/server/domain/claims/availabilityService';
+import { searchGroupAvailability } from '@/server/domain/claims/groupSearchService';
 import { bookingClaim, cancelBooking, confirmClaim, getBooking } from '@/server/domain/claims/bookingService';
 import { getHold, holdClaim, releaseHold } from '@/server/domain/claims/holdService';
 import { listBookings, listHolds } from '@/server/domain/claims/readBack';
@@ -17,8 +18,14 @@ export const searchAvailabilityOp = defineOperation({
   operationId: 'searchAvailability',
   method: 'POST',
   path: '/v1/availability/search',
-  summary: 'Find slots an owner can take now, each one arbitration would accept',
-  description: 'A read: no Idempotency-Key needed. No slot answers 409 NO_SLOTS_AVAILABLE with reason_code and next_available.',
+  summary: 'Find slots an owner (or every owner of owner_emails) can take now, each one arbitration would accept',
+  description:
+    'A read: no Idempotency-Key needed. No slot answers 409 NO_SLOTS_AVAILABLE with reason_code and next_available. ' +
+    'window, or windows (up to 14, searched as one); distinct: true keeps only slots that do not overlap each other; max_per_day: at most this many slots ' +
+    'starting on each owner-local day; next_available_lookahead_hours: default 72, more answers LOOKAHEAD_EXCEEDS_MAXIMUM. ' +
+    'Collective search: owner_emails (2-20 owners, every one must be free: each slot carries `local` times per owner) instead of owner_email; ' +
+    'optional_owner_emails (up to 20, disjoint): each slot lists the free ones in free_optional, slots ranked by their number then time; ' +
+    'min_optional: keep slots with at least that many free (docs/groups.md). No slot: NO_SLOTS_AVAILABLE also carries owners[] with each owner\'s reasons.',
   tags: ['Scheduling'],
   auth: 'api_key',
   permission: 'read_availability',
@@ -27,28 +34,30 @@ export const searchAvailabilityOp = defineOperation({
   writes: false,
   body: S.AvailabilitySearchBody,
   ownerEmail: ({ body }) => body.owner_email,
+  // Every owner named, required and optional, must be in the agent's scope.
+  ownerEmails: ({ body }) => (body.owner_emails ? [...body.owner_emails, ...(body.optional_owner_emails ?? [])] : undefined),
   success: { status: 200, description: 'Candidate slots', schema: S.AvailabilityResult },
   errors: ['NO_SLOTS_AVAILABLE', 'WINDOW_TOO_NARROW', 'PAST_TIME', 'LOOKAHEAD_EXCEEDS_MAXIMUM', ...TARGET],
-  handler: async ({ db, actor, ownerEmail, body, now }) => ({
-    body: await searchAvailability(
-      db,
-      actor,
-      {
-        ownerEmail,
-        meetingClass: body.meeting_class,
-        calendarType: body.calendar_type,
-        durationMinutes: body.duration_minutes,
-        window: body.window ? { start: date(body.window.start), end: date(body.window.end) } : { start: date(body.windows![0].start), end: date(body.windows![0].end) },
-        windows: body.windows?.map((w) => ({ start: date(w.start), end: date(w.end) })),
-        distinct: body.distinct,
-        maxPerDay: body.max_per_day,
-        stepMinutes: body.slot_step_minutes,
-        maxResults: body.max_results,
-        lookaheadHours: body.next_available_lookahead_hours,
-      },
-      now,
-    ),
-  }),
+  handler: async ({ db, actor, ownerEmail, body, now }) => {
+    const window = body.window ? { start: date(body.window.start), end: date(body.window.end) } : { start: date(body.windows![0].start), end: date(body.windows![0].end) };
+    const common = {
+      meetingClass: body.meeting_class,
+      calendarType: body.calendar_type,
+      durationMinutes: body.duration_minutes,
+      window,
+      windows: body.windows?.map((w) => ({ start: date(w.start), end: date(w.end) })),
+      distinct: body.distinct,
+      maxPerDay: body.max_per_day,
+      stepMinutes: body.slot_step_minutes,
+      maxResults: body.max_results,
+      lookaheadHours: body.next_available_lookahead_hours,
+    };
+    if (body.owner_emails) {
+      const input = { ...common, ownerEmails: body.owner_emails, optionalOwnerEmails: body.optional_owner_emails, minOptional: body.min_optional };
+      return { body: await searchGroupAvailability(db, actor, input, now) };
+    }
+    return { body: await searchAvailability(db, actor, { ...common, ownerEmail }, now) };
+  },
 });
 
 export const createHoldOp = defineOperation({

@@ -50,6 +50,22 @@ describe('MCP over Streamable HTTP', () => {
     await searchHoldConfirm(await connect(admin.key), owner, nextWeekday('mon', 'Europe/Berlin').at);
   });
 
+  it('search_availability takes owner_emails, optional_owner_emails and min_optional (nulls for the rest)', async () => {
+    const at = nextWeekday('tue', 'Europe/Berlin').at;
+    const second = await setupOwner(admin, { timeZone: 'Europe/Berlin' });
+    const third = await setupOwner(admin, { timeZone: 'Europe/Berlin' });
+    const client = await connect(admin.key);
+    const args = { owner_email: null, owner_emails: [owner, second], optional_owner_emails: [third], min_optional: 1, meeting_class: 'internal', duration_minutes: 30, window: { start: at('09:00'), end: at('10:00') }, windows: null, max_results: 2 };
+    const r = await callTool(client, 'search_availability', args);
+    expect(r.isError, JSON.stringify(r.data)).toBe(false);
+    const slots = r.data.slots as { start: string; free_optional: string[]; local: Record<string, unknown> }[];
+    expect(slots.map((s) => s.start)).toEqual([at('09:00'), at('09:15')]);
+    for (const s of slots) {
+      expect(s.free_optional).toEqual([third]);
+      expect(Object.keys(s.local).sort()).toEqual([owner, second, third].sort());
+    }
+  });
+
   it('a key without create_bookings gets the permission error as a tool error', async () => {
     const reader = await newAgent(admin, ['read_availability']);
     await permissionRefused(await connect(reader.key), owner, nextWeekday('wed', 'Europe/Berlin').at);
