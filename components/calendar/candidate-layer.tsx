@@ -21,7 +21,7 @@ export type CandidateMark = {
 };
 
 /** Width of one marker of the candidate rail, in px. */
-const RAIL = 10;
+const RAIL = 7;
 
 /**
  * A day's proposed times on the review page's week (docs/dashboard.md
@@ -57,17 +57,18 @@ export function CandidateLayer({ marks, day, lanes }: { marks: CandidateMark[]; 
           data-n={active.n}
           data-conflict={active.conflict ? 'true' : 'false'}
           className={cn(
-            'pointer-events-none absolute z-10 flex flex-col items-start overflow-hidden rounded-md border-2 border-dashed p-0.5 text-[11px] leading-tight font-semibold',
-            active.conflict ? 'border-danger bg-danger-soft/70 text-danger' : 'border-accent bg-accent-soft/70 text-accent',
+            'pointer-events-none absolute z-10 flex flex-col items-start gap-0.5 overflow-hidden rounded-md border-2 border-dashed p-0.5 text-[11px] leading-tight font-semibold',
+            active.conflict ? 'border-danger bg-danger/10 text-danger' : 'border-accent bg-accent/10 text-accent',
           )}
-          style={{ top: active.top, height: active.height, left: '35%', right: railWidth }}
+          // Over most of the day (the meeting it runs into shows through), clear of the rail.
+          style={{ top: active.top, height: active.height, left: '22%', right: railWidth }}
           aria-hidden
         >
           <span className="inline-flex items-center gap-0.5 rounded-sm bg-surface px-1">
             {active.conflict && <AlertTriangle className="size-3" />}
             {active.n}
           </span>
-          {active.height >= 34 && <span className="mt-0.5 rounded-sm bg-surface px-1 font-medium">{active.time}</span>}
+          {active.height >= 34 && <span className="rounded-sm bg-surface px-1 font-medium">{active.time.split('–')[0]}</span>}
         </div>
       )}
       {marks.map((m) => {
@@ -86,7 +87,7 @@ export function CandidateLayer({ marks, day, lanes }: { marks: CandidateMark[]; 
               m.conflict ? 'border-danger bg-danger' : 'border-accent bg-accent',
               m.key === shown ? 'opacity-100 ring-2 ring-fg' : 'opacity-60 hover:opacity-100',
             )}
-            style={{ top: m.top, height: m.height, right: 2 + m.lane * RAIL, width: RAIL - 2 }}
+            style={{ top: m.top, height: m.height, right: 2 + m.lane * RAIL, width: RAIL - 1 }}
             onPointerEnter={() => focus?.setPreview(m.key)}
             onPointerLeave={() => focus?.setPreview(null)}
             onFocus={() => focus?.setPreview(m.key)}
