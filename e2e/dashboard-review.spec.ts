@@ -105,3 +105,91 @@ test.describe('journey 3 (owner): review proposals on the week view', () => {
     await snap(page, info, '02-alternative-approved');
   });
 });
+
+test.describe('issue 23 item 3: five candidates over one meeting stay legible', () => {
+  test.skip(!usesPostgres, 'needs E2E_DATABASE_URL: the CLI sets the password on the database the server uses');
+  test.setTimeout(150_000);
+
+  for (const [name, viewport] of [
+    ['desktop', { width: 1440, height: 900 }],
+    ['phone', { width: 390, height: 844 }],
+  ] as const) {
+    test(`each candidate is its own marker; the chosen one is drawn and named; hover and focus name the conflict (${name})`, async ({ page }, info) => {
+      await page.setViewportSize(viewport);
+      const owner = await dashboardOwner(page.request, `five-${name}`);
+      // Candidates 1-4 run into the 1:1; 5 is free (the issue's own example).
+      await owner.api('POST', '/v1/bookings', { owner_email: owner.email, meeting_class: 'internal', start: berlin(2, '10:00'), end: berlin(2, '10:30'), title: '1:1 with Sam' });
+      const proposal = await owner.api('POST', '/v1/booking-proposals', {
+        owner_email: owner.email,
+        meeting_class: 'external',
+        duration_minutes: 60,
+        window: { start: berlin(2, '09:30'), end: berlin(2, '11:30') },
+        attendees: [{ email: 'gavin@hooli.example', name: 'Gavin Belson' }],
+        title: 'Intro call with Hooli about the pilot',
+      });
+      expect(proposal.candidates).toHaveLength(5);
+      const free = proposal.candidates.findIndex((c: { start: string }) => Date.parse(c.start) >= Date.parse(berlin(2, '10:30'))) + 1;
+      expect(free).toBe(5);
+
+      await signInWithPassword(page, owner);
+      await page.goto(`${owner.base}/dashboard/proposals/${proposal.proposal_id}`);
+      const markers = page.locator('[data-testid^="candidate-overlay-"]');
+      await expect(markers).toHaveCount(5);
+      // Five distinct markers, none on top of another, each wide enough to see and point at.
+      const boxes = await Promise.all([1, 2, 3, 4, 5].map(async (n) => (await page.getByTestId(`candidate-overlay-${n}`).boundingBox())!));
+      for (const [i, a] of boxes.entries()) {
+        expect(a.width, `marker ${i + 1} width`).toBeGreaterThanOrEqual(5);
+        for (const b of boxes.slice(i + 1)) {
+          const overlapX = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
+          const overlapY = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+          expect(overlapX <= 0 || overlapY <= 0, 'markers do not overlap').toBe(true);
+        }
+      }
+      // The free one is chosen and drawn; the caption names it.
+      const drawn = page.getByTestId('candidate-active');
+      await expect(drawn).toHaveAttribute('data-n', String(free));
+      await expect(drawn).toHaveAttribute('data-conflict', 'false');
+      const caption = page.getByTestId('candidate-caption');
+      await expect(caption).toContainText(`Option ${free} of 5`);
+      await expect(caption).toContainText('Free: moves nothing');
+      // On a phone the week scrolled sideways to the drawn candidate's day.
+      const region = await page.getByRole('region', { name: /Week of/ }).boundingBox();
+      const box = await drawn.boundingBox();
+      expect(box!.x).toBeGreaterThanOrEqual(region!.x);
+      expect(box!.x + box!.width).toBeLessThanOrEqual(region!.x + region!.width);
+      await snap(page, info, `03-five-candidates-${name}`);
+      await expectAccessible(page, `five candidates (${name})`);
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await snap(page, info, `03-five-candidates-${name}-dark`);
+      await expectAccessible(page, `five candidates (${name}, dark)`);
+      await page.emulateMedia({ colorScheme: 'light' });
+
+      // Hover: the marker names its conflict (title), the week draws it, the caption says it.
+      const one = page.getByTestId('candidate-overlay-1');
+      await one.hover();
+      await expect(one).toHaveAttribute('title', /Option 1, .*Would cancel “1:1 with Sam”/);
+      await expect(drawn).toHaveAttribute('data-n', '1');
+      await expect(drawn).toHaveAttribute('data-conflict', 'true');
+      await expect(caption).toContainText('Option 1 of 5');
+      await expect(caption).toContainText('Would cancel “1:1 with Sam”');
+      await snap(page, info, `03-five-candidates-${name}-hover`);
+      await page.mouse.move(0, 0);
+      await expect(drawn).toHaveAttribute('data-n', String(free));
+
+      // Keyboard: focusing a marker names it (its accessible name and the caption); Enter chooses it.
+      const two = page.getByTestId('candidate-overlay-2');
+      await two.focus();
+      await expect(two).toHaveAccessibleName(/^Option 2, .*Would cancel “1:1 with Sam”/);
+      await expect(caption).toContainText('Option 2 of 5');
+      await expect(drawn).toHaveAttribute('data-n', '2');
+      await page.keyboard.press('Enter');
+      await expect(page.getByTestId('option-2')).toHaveAttribute('aria-checked', 'true');
+      await expect(two).toHaveAttribute('aria-pressed', 'true');
+      await snap(page, info, `03-five-candidates-${name}-focus`);
+      // Focusing an option in the list shows it on the week as well.
+      await page.getByTestId('option-4').focus();
+      await expect(caption).toContainText('Option 4 of 5');
+      await expect(drawn).toHaveAttribute('data-n', '4');
+    });
+  }
+});

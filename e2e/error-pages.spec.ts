@@ -36,6 +36,9 @@ test('an address nothing answers: the product frame, a 404 heading and a link ho
   await expect(page.getByRole('banner')).toContainText('Agent Scheduler');
   const home = page.getByRole('link', { name: 'Go to the home page' });
   await expect(home).toHaveAttribute('href', '/');
+  // Dark at once: the button takes the dark accent the moment the scheme changes (no colour transition).
+  await page.emulateMedia({ colorScheme: 'dark' });
+  expect(await home.evaluate((a) => [getComputedStyle(a).backgroundColor, getComputedStyle(a).color])).toEqual(['rgb(143, 176, 255)', 'rgb(15, 20, 36)']);
   await lookAndAccess(page, 'not-found');
   await home.click();
   await expect(page.getByRole('heading', { level: 1, name: 'Agent Scheduler' })).toBeVisible();

@@ -179,6 +179,9 @@ function LinkCard({ link, classNames }: { link: LinkRow; classNames: string[] })
                     {t.duration_minutes.join(' / ')} min · {t.meeting_class} · {t.visibility}
                     {t.audience ? ` (${t.audience})` : ''} · preempt {t.effective_preempt_policy === 'never' ? 'never' : 'lower'}
                     {t.attendee_limit ? ` · up to ${t.attendee_limit} people` : ''}
+                    {t.min_notice_hours ? ` · ${t.min_notice_hours} h notice` : ''}
+                    {t.book_instantly ? ' · books instantly' : ''}
+                    {t.location ? ' · has a location' : ''}
                   </p>
                   <div className="mt-1">
                     <ShareUrl url={`${link.page_url}/${t.slug}`} label={`the page of ${t.title}`} />

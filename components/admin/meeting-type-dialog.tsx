@@ -6,7 +6,7 @@ import { useMutation } from '@tanstack/react-query';
 import { Pencil, Plus } from 'lucide-react';
 import { Controller } from 'react-hook-form';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
+import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input, Textarea } from '@/components/ui';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { MeetingTypeCreateBody } from '@/server/schemas/publicAdmin';
@@ -26,7 +26,14 @@ export type MeetingTypeRow = {
   enabled: boolean;
   published: boolean;
   credential_skips_verification: boolean;
+  description: string | null;
+  location: string | null;
+  min_notice_hours: number;
+  book_instantly: boolean;
 };
+
+/** An empty text box clears the field (the schema's `null`), not an empty string it would refuse. */
+const textOrNull = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? null : v);
 
 /** Where a refusal whose code names no field belongs (the codes of POST/PATCH .../meeting-types). */
 const ERROR_FIELDS = {
@@ -62,12 +69,29 @@ export function MeetingTypeDialog({ linkId, alias, classNames, existing }: { lin
         public_preempt_policy: existing.public_preempt_policy,
         enabled: existing.enabled,
         published: existing.published,
+        description: existing.description,
+        location: existing.location,
+        min_notice_hours: existing.min_notice_hours,
+        book_instantly: existing.book_instantly,
       }
-    : { slug: '', title: '', duration_minutes: [30], meeting_class: classNames[0] ?? '', visibility: 'public' as const, public_preempt_policy: 'inherit' as const, enabled: true, published: true };
+    : {
+        slug: '',
+        title: '',
+        duration_minutes: [30],
+        meeting_class: classNames[0] ?? '',
+        visibility: 'public' as const,
+        public_preempt_policy: 'inherit' as const,
+        enabled: true,
+        published: true,
+        description: null,
+        location: null,
+        min_notice_hours: 0,
+        book_instantly: false,
+      };
   const { register, handleSubmit, setError, formState, control, reset } = useZodForm(MeetingTypeCreateBody, { defaultValues: defaults });
   const onSubmit = handleSubmit(async (body) => {
     try {
-      if (existing) await update.mutateAsync({ link_id: linkId, slug: existing.slug, patch: { ...body, attendee_limit: body.attendee_limit ?? null, audience: body.audience ?? null } });
+      if (existing) await update.mutateAsync({ link_id: linkId, slug: existing.slug, patch: { ...body, attendee_limit: body.attendee_limit ?? null, audience: body.audience ?? null, description: body.description ?? null, location: body.location ?? null } });
       else await create.mutateAsync({ link_id: linkId, body });
       if (!existing) reset();
       setOpen(false);
@@ -154,7 +178,31 @@ export function MeetingTypeDialog({ linkId, alias, classNames, existing }: { lin
             <Field label="Audience (for audience visibility)" error={formState.errors.audience?.message}>
               <Input autoComplete="off" {...register('audience', { setValueAs: (v) => v || undefined })} />
             </Field>
+            <Field label="Description (optional)" hint="Shown on the meeting's public page, before the requester books." error={formState.errors.description?.message} className="sm:col-span-2">
+              <Textarea rows={3} {...register('description', { setValueAs: textOrNull })} />
+            </Field>
+            <Field
+              label="Location (optional)"
+              hint="A street address, or a video link starting with https://. The requester sees it only once the meeting is booked."
+              error={formState.errors.location?.message}
+              className="sm:col-span-2"
+            >
+              <Input autoComplete="off" {...register('location', { setValueAs: textOrNull })} />
+            </Field>
+            <Field label="Minimum notice (hours)" hint="No suggested time starts sooner than this; 0 for none." error={formState.errors.min_notice_hours?.message}>
+              <Input type="number" min="0" max="720" step="1" inputMode="numeric" {...register('min_notice_hours', { valueAsNumber: true })} />
+            </Field>
           </div>
+          <label className="flex items-start gap-2 text-sm">
+            <input type="checkbox" className="mt-0.5 size-4 shrink-0" {...register('book_instantly')} />
+            <span>
+              <span className="font-medium">Book instantly</span>
+              <span className="block text-muted">
+                Once the requester confirms their email, a time that is free is booked at once, without your review. A time that would move another meeting still waits
+                for you.
+              </span>
+            </span>
+          </label>
           <div className="flex flex-wrap gap-4 text-sm">
             <label className="flex items-center gap-2">
               <input type="checkbox" className="size-4" {...register('enabled')} /> Enabled

@@ -23,9 +23,14 @@ export function WeekLegend({ week, withCandidates }: { week: WeekView; withCandi
         <span className="size-3 rounded-sm border border-line" style={{ background: 'var(--blocked)' }} aria-hidden /> hard block
       </li>
       {withCandidates && (
-        <li className="flex items-center gap-1.5">
-          <span className="size-3 rounded-sm border-2 border-dashed border-accent" aria-hidden /> proposed time (red: conflict)
-        </li>
+        <>
+          <li className="flex items-center gap-1.5">
+            <span className="h-3 w-1.5 rounded-sm bg-accent" aria-hidden /> proposed times, at each day&apos;s right edge (red: conflict)
+          </li>
+          <li className="flex items-center gap-1.5">
+            <span className="size-3 rounded-sm border-2 border-dashed border-accent" aria-hidden /> the time shown or chosen
+          </li>
+        </>
       )}
     </ul>
   );

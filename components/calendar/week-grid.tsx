@@ -1,10 +1,10 @@
-import { AlertTriangle } from 'lucide-react';
 import type { CandidateOverlay, WeekEvent, WeekView } from '@/server/domain/weekView';
 import { cn } from '@/components/ui/cn';
 import { classColour, dayClock, formatDay, formatHours, formatRange } from './format';
 import { placeInLanes } from './lanes';
 import { SoftLinks } from './soft-links';
 import { DayEvents, type PlacedEvent } from './day-events';
+import { CandidateLayer } from './candidate-layer';
 
 const HOUR_PX = 44;
 const DEFAULT_FIRST = 8 * 60;
@@ -12,14 +12,15 @@ const DEFAULT_LAST = 18 * 60;
 
 type Props = {
   week: WeekView;
-  /** A proposal's candidate times, drawn over the week (numbered as in the list beside it). */
-  candidates?: CandidateOverlay[];
+  /** A proposal's candidate times, drawn over the week (numbered as in the list beside it), with their option key and what each runs into in words. */
+  candidates?: Candidate[];
   /** Where a click on a booking goes (its details): this followed by the booking's id; none: blocks are not links. */
   eventLinkBase?: string;
   selectedEventId?: string;
 };
 
 type Piece = { top: number; bottom: number };
+type Candidate = CandidateOverlay & { key?: string; summary?: string };
 const hhmm = (minutes: number) => `${String(Math.floor(minutes / 60) % 24).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 type Timed = { start: string; end: string; s: number; e: number };
 
@@ -27,8 +28,9 @@ type Timed = { start: string; end: string; s: number; e: number };
  * The week as a time grid, rendered on the server: one column per owner-local
  * day, off-hours shaded, hard blocks hatched, bookings and holds coloured by
  * meeting class (sacred ones carry a lock), cancelled and preempted ones
- * faded and struck through, a proposal's candidates outlined on top (red when
- * they run into something). Scrolls sideways on a narrow screen.
+ * faded and struck through, a proposal's candidates as markers on a rail at
+ * each day's right edge with the chosen one outlined over the day (red when
+ * they run into something; components/calendar/candidate-layer.tsx). Scrolls sideways on a narrow screen.
  *
  * Kept lean for a week of hundreds of events (docs/benchmarks.md "Browser
  * pages: findings"): instants are parsed once, a day's wall clock is
@@ -129,38 +131,28 @@ export function WeekGrid({ week, candidates = [], eventLinkBase, selectedEventId
               </div>
             ))}
             <DayEvents events={placeInLanes(dayEvents).map((pl) => placed(pl, y, selectedEventId))} linkBase={eventLinkBase} />
-            {placeInLanes(dayCands).map(({ conflicts, in_hard_block, outside_working_hours, n, top, bottom, lane, lanes }) => {
-              const conflict = conflicts.length > 0 || in_hard_block || outside_working_hours;
-              return (
-                <div
-                  key={`cand-${n}`}
-                  data-testid={`candidate-overlay-${n}`}
-                  data-conflict={conflict ? 'true' : 'false'}
-                  className={cn(
-                    'pointer-events-none absolute z-10 rounded-md border-2 border-dashed text-[11px] font-semibold',
-                    conflict ? 'border-danger bg-danger/10 text-danger' : 'border-accent bg-accent/15 text-accent',
-                  )}
-                  style={{
-                    top: y(top),
-                    height: Math.max(18, y(bottom) - y(top)),
-                    // The right half of the day: the bookings underneath stay readable on the left.
-                    left: `calc(${45 + (lane / lanes) * 55}% + 1px)`,
-                    width: `calc(${55 / lanes}% - 2px)`,
-                  }}
-                  aria-hidden
-                >
-                  <span className="m-0.5 inline-flex items-center gap-0.5 rounded-sm bg-surface px-0.5">
-                    {conflict && <AlertTriangle className="size-3" />}
-                    {n}
-                  </span>
-                </div>
-              );
-            })}
+            {dayCands.length > 0 && <DayCandidates cands={dayCands} y={y} day={formatDay(day.start, tz)} />}
           </div>
         ))}
       </div>
     </SoftLinks>
   );
+}
+
+/** A day's candidates: markers side by side on a rail, the chosen one drawn over the day (CandidateLayer). */
+function DayCandidates({ cands, y, day }: { cands: (Candidate & Piece & { n: number; label: string })[]; y: (m: number) => number; day: string }) {
+  const placed = placeInLanes(cands);
+  const marks = placed.map((c) => ({
+    n: c.n,
+    key: c.key ?? String(c.n),
+    top: y(c.top),
+    height: Math.max(18, y(c.bottom) - y(c.top)),
+    time: c.label,
+    summary: c.summary ?? '',
+    conflict: c.conflicts.length > 0 || c.in_hard_block || c.outside_working_hours,
+    lane: c.lane,
+  }));
+  return <CandidateLayer marks={marks} day={day} lanes={Math.max(1, ...placed.map((c) => c.lanes))} />;
 }
 
 /** A block's row for DayEvents: its text, placement and classes (what colour, hold, ended and selected look like is CSS). */

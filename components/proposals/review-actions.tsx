@@ -14,22 +14,15 @@ import { useZodForm } from '@/components/ui/form';
 import { NativeSelect } from '@/components/admin/native-select';
 import { domainErrorOf } from '@/components/admin/server-errors';
 import { formatSpan, zonedWallTimeToIso } from '@/components/calendar/format';
+import { CUSTOM_CHOICE as CUSTOM, initialChoice, optionKey, optionLines, type Displaced, type ReviewOption } from './options';
+import { useCandidateChoice } from './candidate-choice';
 
-/** A meeting approving would cancel (proposals.approvalVerdicts, or the server's PREEMPTION_NOT_CONFIRMED). */
-export type Displaced = { id: string; kind: 'booking' | 'hold'; title: string | null; start: string; end: string; meeting_class: string | null; attendees: { email: string; name: string | null }[] };
-
-/**
- * A time the owner may approve at, with what it runs into on the week (prepared by the page) and,
- * when known, what approving would do now: free, or cancel the `displaced` meetings.
- */
-export type ReviewOption = { start: string; end: string; label: string; notes: string[]; displaced?: Displaced[] };
+export type { Displaced, ReviewOption } from './options';
 
 type Rejection = { message: string; reason?: string; alternatives: ReviewOption[] };
 
 /** A free-text request names no class and maybe no time: the owner chooses both (proposals.approvalTimes finds free ones). */
 export type FreeTextChoice = { classes: { name: string; priority: number }[]; durationMinutes: number };
-
-const CUSTOM = 'custom';
 
 /** The free-text choice, validated with the procedure's own rules (ApprovalTimesQuery) plus what approving needs. */
 const FreeTextForm = ApprovalTimesQuery.pick({ duration_minutes: true })
@@ -48,9 +41,8 @@ export function ReviewActions({ proposalId, options, timeZone, freeText }: { pro
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
-  // The first time that moves nothing aside is the default (docs/dashboard.md "Review").
-  const firstFree = options.find((o) => !o.displaced?.length && !o.notes.length) ?? options.find((o) => !o.displaced?.length) ?? options[0];
-  const [choice, setChoice] = useState(firstFree ? `${firstFree.start}|${firstFree.end}` : freeText ? CUSTOM : '');
+  // The first time that moves nothing aside is the default (docs/dashboard.md "Review"); the week highlights the same one.
+  const { choice, setChoice, setPreview } = useCandidateChoice(initialChoice(options, !!freeText));
   const [rejection, setRejection] = useState<Rejection>();
   // Approving at the chosen time would cancel these meetings: asked once more, sent with their ids.
   const [confirming, setConfirming] = useState<{ start: string; end: string; meetingClass?: string; displaced: Displaced[] } | null>(null);
@@ -81,7 +73,7 @@ export function ReviewActions({ proposalId, options, timeZone, freeText }: { pro
         // The first clause says why; the rest of the API's message speaks of the response's fields.
         const why = (domain?.message ?? err.message).split(';')[0].replace(/\.?$/, '.');
         setRejection({ message: why, reason: domain?.reason, alternatives: alts });
-        if (alts[0]) setChoice(`${alts[0].start}|${alts[0].end}`);
+        if (alts[0]) setChoice(optionKey(alts[0]));
       },
     }),
   );
@@ -123,12 +115,12 @@ export function ReviewActions({ proposalId, options, timeZone, freeText }: { pro
       const r = await queryClient.fetchQuery(trpc.proposals.approvalTimes.queryOptions({ proposal_id: proposalId, meeting_class: v.meeting_class, duration_minutes: v.duration_minutes }));
       const opts = r.slots.map((t) => ({ start: t.start, end: t.end, label: formatSpan(t.start, t.end, timeZone), notes: t.preempts ? ['moves a lower-priority meeting'] : [] }));
       setFound({ options: opts, where: r.from_requested_window ? 'inside the requested window' : 'in the coming days' });
-      if (opts[0]) setChoice(`${opts[0].start}|${opts[0].end}`);
+      if (opts[0]) setChoice(optionKey(opts[0]));
     } catch (err) {
       form.setError('root', { message: domainErrorOf(err).message });
     }
   });
-  const radios = [...all.map((o) => `${o.start}|${o.end}`), ...(freeText ? [CUSTOM] : [])];
+  const radios = [...all.map(optionKey), ...(freeText ? [CUSTOM] : [])];
 
   return (
     <div className="flex flex-col gap-4">
@@ -176,22 +168,24 @@ export function ReviewActions({ proposalId, options, timeZone, freeText }: { pro
           aria-label="Time to approve at"
         >
           {all.map((o, i) => (
-            <RadioCard key={`${o.start}|${o.end}`} value={`${o.start}|${o.end}`} data-testid={`option-${i + 1}`}>
+            <RadioCard
+              key={optionKey(o)}
+              value={optionKey(o)}
+              data-testid={`option-${i + 1}`}
+              // Pointing at or focusing a time shows it on the week (components/calendar/candidate-layer.tsx).
+              onPointerEnter={() => setPreview(optionKey(o))}
+              onPointerLeave={() => setPreview(null)}
+              onFocus={() => setPreview(optionKey(o))}
+              onBlur={() => setPreview(null)}
+            >
               <span className="flex flex-col">
                 <span className="font-medium">
                   {i < options.length ? `${i + 1}. ` : i < options.length + (found?.options.length ?? 0) ? 'Free: ' : 'Alternative: '}
                   {o.label}
                 </span>
-                {o.displaced?.length ? (
-                  <span className="flex items-center gap-1 text-xs font-medium text-danger">
-                    <AlertTriangle className="size-3" aria-hidden /> Would cancel {o.displaced.map((d) => `“${d.title ?? (d.kind === 'hold' ? 'a hold' : 'a booking')}”`).join(', ')}
-                  </span>
-                ) : i < options.length && !o.notes.length ? (
-                  <span className="text-xs text-ok">Free: moves nothing</span>
-                ) : null}
-                {o.notes.map((n) => (
-                  <span key={n} className="flex items-center gap-1 text-xs text-danger">
-                    <AlertTriangle className="size-3" aria-hidden /> {n}
+                {optionLines(o, i < options.length).map((l) => (
+                  <span key={l.text} className={l.danger ? 'flex items-center gap-1 text-xs font-medium text-danger' : 'text-xs text-ok'}>
+                    {l.danger && <AlertTriangle className="size-3" aria-hidden />} {l.text}
                   </span>
                 ))}
               </span>

@@ -18,11 +18,14 @@ const SIZES: Record<ButtonSize, string> = {
 /**
  * Classes of a button, for links that look like one and for plain `<button>`s
  * in the public pages' client code (no Radix Slot there: docs/benchmarks.md,
- * the JavaScript budget).
+ * the JavaScript budget). No colour transition: when the system switches to
+ * dark, a transition drew buttons in the light colours for a moment (white
+ * secondary buttons, the light accent), and screenshots and contrast checks
+ * taken then saw them so (issue 23).
  */
 export function buttonClasses(variant: ButtonVariant = 'primary', size: ButtonSize = 'md', className?: string): string {
   return cn(
-    'inline-flex items-center justify-center rounded-md font-medium whitespace-nowrap no-underline transition-colors',
+    'inline-flex items-center justify-center rounded-md font-medium whitespace-nowrap no-underline',
     'disabled:pointer-events-none disabled:opacity-50 cursor-pointer [&_svg]:size-4 [&_svg]:shrink-0',
     VARIANTS[variant],
     SIZES[size],

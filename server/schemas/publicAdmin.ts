@@ -59,7 +59,7 @@ const MeetingTypeFields = {
     .trim()
     .min(1)
     .max(500)
-    .refine((v) => !/^[a-z][a-z0-9+.-]*:/i.test(v) || /^https?:\/\/\S+$/i.test(v), 'a link must be an http or https address; an address is plain text')
+    .refine((v) => !/^[a-z][a-z0-9+.-]*:/i.test(v) || /^https?:\/\/\S+$/i.test(v), 'A link must start with http:// or https://; a street address is plain text')
     .nullable()
     .describe('An address or a video link (http/https), shown to the requester only once booked (extension)'),
   min_notice_hours: z.int().min(0).max(720).describe('No suggested time starts sooner than this many hours from now; default 0 (extension)'),

@@ -127,6 +127,8 @@ describe('public page procedures', () => {
       title: 'Intro call',
       duration_minutes: [30, 60],
       attendee_limit: 3,
+      description: null,
+      books_instantly: false,
       credential_rejected: false,
     });
     expect(await browser().meetingType(s.alias, 'secret')).toMatchObject({ slug: 'secret' });

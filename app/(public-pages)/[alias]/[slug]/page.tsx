@@ -51,9 +51,16 @@ export default async function MeetingTypePage({ params }: Params) {
           </span>
         }
       />
-      <p className="-mt-2">
+      {data.description && (
+        <section aria-label="About this meeting" className="-mt-2 whitespace-pre-line rounded-lg border border-line bg-surface p-4" data-testid="type-description">
+          {data.description}
+        </section>
+      )}
+      <p className={data.description ? undefined : '-mt-2'}>
         Pick a length and a time below, then tell {data.owner_name ?? 'the calendar owner'} who you are. You confirm your email address, and{' '}
-        {data.owner_name ?? 'the owner'} then accepts or declines your request.
+        {data.books_instantly
+          ? 'the time is booked at once if it is still free (otherwise it waits for the owner’s review).'
+          : `${data.owner_name ?? 'the owner'} then accepts or declines your request.`}
       </p>
       <BookingFlow link={p.alias} slug={data.slug} title={data.title} durations={data.duration_minutes} attendeeLimit={data.attendee_limit} ownerName={data.owner_name} initialTimes={data.suggested_times} />
     </div>

@@ -62,6 +62,10 @@ export type PublicMeetingTypePage = {
   duration_minutes: number[];
   /** The type's own limit on people, the requester included; null: none of its own (only the 50 `attendees` items of any proposal). */
   attendee_limit: number | null;
+  /** The owner's words about the meeting, shown before booking (the location is not: only once booked). */
+  description: string | null;
+  /** A free time is booked once the requester confirms their email, without the owner's review (docs/public-scheduling.md "Booking instantly"). */
+  books_instantly: boolean;
 };
 
 export function meetingTypePage(ctx: PublicTypeContext): PublicMeetingTypePage {
@@ -73,5 +77,7 @@ export function meetingTypePage(ctx: PublicTypeContext): PublicMeetingTypePage {
     title: t.title,
     duration_minutes: t.durationMinutes,
     attendee_limit: t.attendeeLimit,
+    description: t.description,
+    books_instantly: t.bookInstantly,
   };
 }

@@ -4,10 +4,12 @@ import { notFound } from 'next/navigation';
 import { ArrowLeft, CheckCircle2, XCircle } from 'lucide-react';
 import { Alert, Badge, Card, CardContent, CardHeader, CardTitle, PageHeader } from '@/components/ui';
 import { ProposalFacts, proposalTitle } from '@/components/proposals/proposal-summary';
-import { ReviewActions, type ReviewOption } from '@/components/proposals/review-actions';
+import { ReviewActions } from '@/components/proposals/review-actions';
+import { CandidateChoiceProvider } from '@/components/proposals/candidate-choice';
+import { initialChoice, optionKey, optionLines, type ReviewOption } from '@/components/proposals/options';
+import { CandidateCaption } from '@/components/calendar/candidate-layer';
 import { WeekGrid } from '@/components/calendar/week-grid';
 import { WeekLegend } from '@/components/calendar/legend';
-import { ScrollToFirstCandidate } from '@/components/calendar/scroll-to-first-candidate';
 import { formatSpan } from '@/components/calendar/format';
 import { isDomainError } from '@/server/domain/errors';
 import { statusForCode } from '@/server/domain/errorCodes';
@@ -44,58 +46,66 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
     ],
   }));
   const pending = p.status === 'pending_review';
+  // The week shows each candidate with what it runs into, in the list's words.
+  const described = options.map((o, i) => {
+    const lines = optionLines(o);
+    return { key: optionKey(o), n: i + 1, label: o.label, summary: lines.map((l) => l.text).join('; '), conflict: lines.some((l) => l.danger) };
+  });
+  const freeText = p.meeting_class ? undefined : { classes: meeting_classes, durationMinutes: p.duration_minutes ?? 30 };
   return (
     <>
       <Link href="/dashboard" className="mb-3 inline-flex items-center gap-1 text-sm">
         <ArrowLeft className="size-4" aria-hidden /> Inbox
       </Link>
       <PageHeader title={proposalTitle(p)} description={`Times in ${tz}`} actions={<Badge tone={pending ? 'warn' : p.status === 'booked' ? 'ok' : 'neutral'}>{p.status.replace(/_/g, ' ')}</Badge>} />
-      <div className="grid gap-5 lg:grid-cols-[22rem_minmax(0,1fr)]">
-        <div className="flex flex-col gap-4">
-          <Card>
-            <CardHeader>
-              <CardTitle>Request</CardTitle>
-            </CardHeader>
-            <CardContent>
-              <ProposalFacts p={p} timeZone={tz} showCandidates={false} />
-            </CardContent>
-          </Card>
-          <Card>
-            <CardHeader>
-              <CardTitle>Decision</CardTitle>
-            </CardHeader>
-            <CardContent>
-              {pending ? (
-                <ReviewActions
-                  proposalId={p.proposal_id}
-                  options={options}
-                  timeZone={tz}
-                  freeText={p.meeting_class ? undefined : { classes: meeting_classes, durationMinutes: p.duration_minutes ?? 30 }}
-                />
-              ) : p.status === 'booked' ? (
-                <Alert tone="ok" data-testid="review-outcome">
-                  <CheckCircle2 aria-hidden />
-                  Approved and booked. The requester has been told.{' '}
-                  {p.booking_id && <Link href={`/dashboard/calendar?week=${week.week_start}&booking=${p.booking_id}`}>See the booking</Link>}
-                </Alert>
-              ) : (
-                <Alert tone="info" data-testid="review-outcome">
-                  <XCircle aria-hidden />
-                  {p.status === 'declined' ? `Declined${p.decline_reason ? `: ${p.decline_reason}` : ''}.` : `This request is ${p.status.replace(/_/g, ' ')}.`}
-                </Alert>
-              )}
-            </CardContent>
-          </Card>
+      <CandidateChoiceProvider initial={initialChoice(options, !!freeText)}>
+        <div className="grid gap-5 lg:grid-cols-[22rem_minmax(0,1fr)]">
+          <div className="flex flex-col gap-4">
+            <Card>
+              <CardHeader>
+                <CardTitle>Request</CardTitle>
+              </CardHeader>
+              <CardContent>
+                <ProposalFacts p={p} timeZone={tz} showCandidates={false} />
+              </CardContent>
+            </Card>
+            <Card>
+              <CardHeader>
+                <CardTitle>Decision</CardTitle>
+              </CardHeader>
+              <CardContent>
+                {pending ? (
+                  <ReviewActions
+                    proposalId={p.proposal_id}
+                    options={options}
+                    timeZone={tz}
+                    freeText={freeText}
+                  />
+                ) : p.status === 'booked' ? (
+                  <Alert tone="ok" data-testid="review-outcome">
+                    <CheckCircle2 aria-hidden />
+                    Approved and booked. The requester has been told.{' '}
+                    {p.booking_id && <Link href={`/dashboard/calendar?week=${week.week_start}&booking=${p.booking_id}`}>See the booking</Link>}
+                  </Alert>
+                ) : (
+                  <Alert tone="info" data-testid="review-outcome">
+                    <XCircle aria-hidden />
+                    {p.status === 'declined' ? `Declined${p.decline_reason ? `: ${p.decline_reason}` : ''}.` : `This request is ${p.status.replace(/_/g, ' ')}.`}
+                  </Alert>
+                )}
+              </CardContent>
+            </Card>
+          </div>
+          <section aria-labelledby="week-heading" className="flex min-w-0 flex-col gap-3">
+            <h2 id="week-heading" className="text-base font-semibold">
+              Your week
+            </h2>
+            <WeekLegend week={week} withCandidates={pending} />
+            {pending && described.length > 0 && <CandidateCaption items={described} />}
+            <WeekGrid week={week} candidates={pending ? candidates.map((c, i) => ({ ...c, key: described[i].key, summary: described[i].summary })) : []} />
+          </section>
         </div>
-        <section aria-labelledby="week-heading" className="flex min-w-0 flex-col gap-3">
-          <h2 id="week-heading" className="text-base font-semibold">
-            Your week
-          </h2>
-          <WeekLegend week={week} withCandidates={pending} />
-          <WeekGrid week={week} candidates={pending ? candidates : []} />
-          {pending && <ScrollToFirstCandidate />}
-        </section>
-      </div>
+      </CandidateChoiceProvider>
     </>
   );
 }
