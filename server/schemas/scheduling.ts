@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AUDIT_ACTIONS, AUDIT_ACTOR_KINDS } from '@/db/schema';
 import { Email, LocalFields, Pagination, Timestamp, UtcDateTime, Warnings } from './common';
 import { Alternative, ArbitrationReason, Conflict, Notification } from './errors';
+import { PoolAssignment, PoolRef } from './pools';
 
 const Duration = z.int().min(5).max(480);
 const Interval = z.strictObject({ start: UtcDateTime, end: UtcDateTime });
@@ -12,6 +13,7 @@ const Attendees = z.array(z.strictObject({ email: Email, name: z.string().min(1)
 
 export const AvailabilitySearchBody = z.strictObject({
   owner_email: Email.optional(),
+  pool: PoolRef.optional(),
   meeting_class: MeetingClassName,
   duration_minutes: Duration,
   window: Interval.optional().describe('Give this or windows'),
@@ -22,7 +24,8 @@ export const AvailabilitySearchBody = z.strictObject({
   slot_step_minutes: z.int().min(5).max(60).optional(),
   max_results: z.int().min(1).max(500).optional(),
   next_available_lookahead_hours: z.int().min(1).max(100_000).optional().describe('Default 72; more answers LOOKAHEAD_EXCEEDS_MAXIMUM').meta({ maximum: 72 }), // documented as the server's limit
-}).refine((b) => (b.window === undefined) !== (b.windows === undefined), { message: 'give exactly one of window and windows', path: ['window'] });
+}).refine((b) => (b.window === undefined) !== (b.windows === undefined), { message: 'give exactly one of window and windows', path: ['window'] })
+  .refine((b) => !(b.pool && b.owner_email), { message: 'give owner_email or pool, not both', path: ['pool'] });
 export const AvailabilityResult = z.object({
   owner_email: z.string(),
   time_zone: z.string(),
@@ -30,8 +33,12 @@ export const AvailabilityResult = z.object({
   warnings: Warnings,
 });
 
+const PoolFields = {
+  pool: PoolRef.optional(),
+};
 const HoldCommon = {
-  owner_email: Email.optional(),
+  owner_email: Email.optional().describe('With pool: the member to claim on (one of the slot\'s candidates)'),
+  ...PoolFields,
   calendar_type: CalendarType.optional(),
   meeting_class: MeetingClassName,
   ttl_seconds: z.int().min(10).max(3600).optional().describe('Time to live, default 600'),
@@ -65,6 +72,7 @@ export const Hold = z.object({
   status: z.enum(['active', 'promoted', 'expired', 'released', 'preempted']),
   booking_id: z.string().nullable(),
   warnings: Warnings,
+  assignment: PoolAssignment.optional().describe('Made with pool: who was chosen (owner_email) and why'),
 }).meta({ id: 'Hold' });
 
 const BookingDetails = {
@@ -79,7 +87,8 @@ export const ConfirmBody = z.strictObject({
   ...BookingDetails,
 });
 export const BookingCreateBody = z.strictObject({
-  owner_email: Email.optional(),
+  owner_email: Email.optional().describe('With pool: the member to book (one of the slot\'s candidates)'),
+  ...PoolFields,
   calendar_type: CalendarType.optional(),
   meeting_class: MeetingClassName,
   start: UtcDateTime,
@@ -104,6 +113,7 @@ export const Booking = z.object({
   preempted_booking_ids: z.array(z.string()),
   preempted_claims: z.array(z.object({ id: z.string(), kind: z.enum(['hold', 'booking']) })).describe('What this booking pushed aside, with its kind (a hold id is looked up under /v1/holds)'),
   warnings: Warnings,
+  assignment: PoolAssignment.optional().describe('Made with pool: who was chosen (owner_email) and why'),
 }).meta({ id: 'Booking' });
 
 export const EvaluateBody = z.strictObject({
