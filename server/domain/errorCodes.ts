@@ -62,7 +62,6 @@ export const ERROR_CODES = {
   // pools (docs/groups.md, "Pools")
   POOL_NOT_FOUND: { status: 404, description: 'No such pool for this customer' },
   POOL_ALREADY_EXISTS: { status: 409, description: 'A pool of this name exists' },
-  NOT_A_POOL_MEMBER: { status: 422, description: 'owner_email names an owner who is not a member of the pool' },
   // webhooks
   WEBHOOK_NOT_FOUND: { status: 404, description: 'No such webhook endpoint for this agent' },
   WEBHOOK_URL_REFUSED: { status: 400, description: 'The webhook URL is not http(s), or points at a private, loopback or link-local address (see error.reason)' },

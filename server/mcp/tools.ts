@@ -5,6 +5,7 @@ import { dropNulls, IDEMPOTENCY_ARG } from './schema';
 export { IDEMPOTENCY_ARG, toolInputSchema } from './schema';
 import { createAgentProposalOp, getAgentProposalOp } from '@/server/http/operations/proposals';
 import { getScheduleRulesOp, getSelfOp, listMeetingClassesOp } from '@/server/http/operations/admin';
+import { listPoolsOp } from '@/server/http/operations/pools';
 import {
   cancelBookingOp,
   confirmHoldOp,
@@ -52,7 +53,12 @@ export const MCP_TOOLS: readonly McpTool[] = [
   {
     name: 'list_meeting_classes',
     op: listMeetingClassesOp,
-    description: 'Valid meeting_class names, and the owners (owner_email) this agent may act for. Call it first when unsure of either.',
+    description: 'Valid meeting_class names and the owners (owner_email) this agent may act for. Call it first when unsure.',
+  },
+  {
+    name: 'list_pools',
+    op: listPoolsOp,
+    description: 'Weighted pools. Use pool (id or name) instead of owner_email to search, hold or book.',
   },
   {
     name: 'search_availability',
@@ -65,7 +71,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     op: createHoldOp,
     destructive: true,
     description:
-      'Reserve time while a person decides: hold_scope "candidate" holds candidate; "window" holds duration_minutes in window (coverage "all_free": every free stretch). Confirm before ttl_seconds pass.',
+      'Reserve time while a person decides: hold_scope "candidate" holds candidate; "window" holds duration_minutes in window. Confirm before ttl_seconds pass.',
   },
   {
     name: 'confirm_hold',
@@ -83,7 +89,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   {
     name: 'evaluate_booking',
     op: evaluateOp,
-    description: 'Dry run: the decision a booking of this slot would get now (accept, reject, counter_propose).',
+    description: 'Dry run: the decision a booking of this slot would get now.',
   },
   {
     name: 'cancel_booking',
@@ -95,7 +101,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   {
     name: 'get_hold',
     op: getHoldOp,
-    description: 'Read a hold (id: hold_id): status, held windows, expiry, booking_id.',
+    description: 'Read a hold (id: hold_id): status, expiry, booking_id.',
   },
   {
     name: 'release_hold',
@@ -117,7 +123,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'drain_notifications',
     op: notificationsOp,
     description:
-      'Take pending notifications (up to 50: preempted bookings, expired holds, reviewed proposals), marking them delivered.',
+      'Take pending notifications (up to 50: preemptions, expiries, reviews), marking them delivered.',
   },
   {
     name: 'create_booking_proposal',
@@ -127,7 +133,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   {
     name: 'get_booking_proposal',
     op: getAgentProposalOp,
-    description: 'Read a proposal (id: proposal_id): status, candidates, booking_id.',
+    description: 'Read a proposal (id: proposal_id).',
   },
   {
     name: 'list_my_bookings',

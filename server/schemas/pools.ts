@@ -6,7 +6,7 @@ import { Email, LocalFields, Timestamp, UtcDateTime, Warnings } from './common';
 
 export const PoolName = z.string().trim().min(1).max(100);
 export const PoolWeight = z.int().min(1).max(100);
-export const PoolMemberInput = z.strictObject({ owner_email: Email, weight: PoolWeight.describe('1 to 100: the member\'s target share is weight / the total') });
+export const PoolMemberInput = z.strictObject({ owner_email: Email, weight: PoolWeight });
 const Members = z
   .array(PoolMemberInput)
   .min(1)
@@ -29,8 +29,8 @@ export const Pool = z
 export const PoolList = z.object({ pools: z.array(Pool) });
 
 export const PoolAssignmentsQuery = z.strictObject({
-  from: UtcDateTime.optional().describe('Bookings made from this instant (default: 30 days before to)'),
-  to: UtcDateTime.optional().describe('Bookings made before this instant (default: now)'),
+  from: UtcDateTime.optional(),
+  to: UtcDateTime.optional(),
 });
 export const PoolAssignments = z.object({
   from: Timestamp,
@@ -39,9 +39,9 @@ export const PoolAssignments = z.object({
     z.object({
       owner_email: z.string(),
       weight: z.int(),
-      booked_minutes: z.int().describe('Minutes of confirmed bookings made through the pool in the period'),
-      share: z.number().describe('booked_minutes / the pool\'s total (0 when nothing was booked)'),
-      target_share: z.number().describe('weight / the total weight'),
+      booked_minutes: z.int(),
+      share: z.number(),
+      target_share: z.number(),
     }),
   ),
 });
@@ -50,26 +50,29 @@ export const PoolAssignments = z.object({
 export const PoolAssignment = z
   .object({
     pool_id: z.string(),
-    reason: z.enum(POOL_ASSIGNMENT_REASONS).describe('lowest_weighted_load, least_recently_booked, owner_order (ties), only_candidate, or requested (owner_email named the member)'),
-    load_minutes: z.int().describe('Minutes booked through the pool in the trailing 7 days when chosen'),
+    reason: z.enum(POOL_ASSIGNMENT_REASONS),
+    load_minutes: z.int(),
     weight: z.int(),
   })
-  .meta({ id: 'PoolAssignment' });
+  .meta({ id: 'PoolAssignment', description: 'Made with pool: the member chosen (owner_email), why, and the load (minutes booked through the pool in the trailing 7 days) and weight it had' });
 
-/** A pool reference in a scheduling call: the pool's id or its name. */
-export const PoolRef = z.string().min(1).max(100).describe('A pool id or name, instead of owner_email: the pool picks a free member (docs/groups.md, "Pools")');
+/**
+ * A pool reference in a scheduling call, instead of owner_email: the pool's id or its name
+ * (undescribed: the MCP tools/list stays under its cap; list_pools and docs/api.md say it).
+ */
+export const PoolRef = z.string().min(1).max(100);
 
 export const PoolAvailabilityResult = z
   .object({
     pool_id: z.string(),
-    owners: z.array(z.object({ owner_email: z.string(), time_zone: z.string() })).describe('The members that had slots'),
+    owners: z.array(z.object({ owner_email: z.string(), time_zone: z.string() })),
     slots: z.array(
       z.object({
         start: Timestamp,
         end: Timestamp,
         ...LocalFields,
-        local: z.record(z.string(), z.object(LocalFields)).describe('Each candidate\'s local times'),
-        candidates: z.array(z.string()).describe('Members who could take the slot, in the order the pool would pick them'),
+        local: z.record(z.string(), z.object(LocalFields)),
+        candidates: z.array(z.string()).describe('Members free for the slot, in the order the pool picks'),
       }),
     ),
     warnings: Warnings,

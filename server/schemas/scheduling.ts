@@ -17,9 +17,9 @@ export const AvailabilitySearchBody = z.strictObject({
   meeting_class: MeetingClassName,
   duration_minutes: Duration,
   window: Interval.optional().describe('Give this or windows'),
-  windows: z.array(Interval).min(1).max(14).optional().describe('Up to 14 windows searched as one (give this or window)'),
+  windows: z.array(Interval).min(1).max(14).optional().describe('Windows searched as one (or window)'),
   distinct: z.boolean().optional().describe('true: only slots that do not overlap each other'),
-  max_per_day: z.int().min(1).max(96).optional().describe('At most this many slots starting on each owner-local day: options spread over the days searched'),
+  max_per_day: z.int().min(1).max(96).optional().describe('At most this many slots per owner-local day'),
   calendar_type: CalendarType.optional(),
   slot_step_minutes: z.int().min(5).max(60).optional(),
   max_results: z.int().min(1).max(500).optional(),
@@ -33,15 +33,12 @@ export const AvailabilityResult = z.object({
   warnings: Warnings,
 });
 
-const PoolFields = {
-  pool: PoolRef.optional(),
-};
 const HoldCommon = {
-  owner_email: Email.optional().describe('With pool: the member to claim on (one of the slot\'s candidates)'),
-  ...PoolFields,
+  owner_email: Email.optional(),
+  pool: PoolRef.optional(),
   calendar_type: CalendarType.optional(),
   meeting_class: MeetingClassName,
-  ttl_seconds: z.int().min(10).max(3600).optional().describe('Time to live, default 600'),
+  ttl_seconds: z.int().min(10).max(3600).optional().describe('Default 600'),
 };
 export const HoldCreateBody = z.discriminatedUnion('hold_scope', [
   z.strictObject({ ...HoldCommon, hold_scope: z.literal('candidate'), candidate: Interval }),
@@ -72,7 +69,7 @@ export const Hold = z.object({
   status: z.enum(['active', 'promoted', 'expired', 'released', 'preempted']),
   booking_id: z.string().nullable(),
   warnings: Warnings,
-  assignment: PoolAssignment.optional().describe('Made with pool: who was chosen (owner_email) and why'),
+  assignment: PoolAssignment.optional(),
 }).meta({ id: 'Hold' });
 
 const BookingDetails = {
@@ -87,8 +84,8 @@ export const ConfirmBody = z.strictObject({
   ...BookingDetails,
 });
 export const BookingCreateBody = z.strictObject({
-  owner_email: Email.optional().describe('With pool: the member to book (one of the slot\'s candidates)'),
-  ...PoolFields,
+  owner_email: Email.optional(),
+  pool: PoolRef.optional(),
   calendar_type: CalendarType.optional(),
   meeting_class: MeetingClassName,
   start: UtcDateTime,
@@ -113,7 +110,7 @@ export const Booking = z.object({
   preempted_booking_ids: z.array(z.string()),
   preempted_claims: z.array(z.object({ id: z.string(), kind: z.enum(['hold', 'booking']) })).describe('What this booking pushed aside, with its kind (a hold id is looked up under /v1/holds)'),
   warnings: Warnings,
-  assignment: PoolAssignment.optional().describe('Made with pool: who was chosen (owner_email) and why'),
+  assignment: PoolAssignment.optional(),
 }).meta({ id: 'Booking' });
 
 export const EvaluateBody = z.strictObject({
@@ -190,9 +187,9 @@ export const AuditResult = z.object({
 /** GET /v1/holds and GET /v1/bookings (docs/api.md "Reading back"). */
 const ClaimListFilters = {
   owner_email: Email.optional(),
-  from: UtcDateTime.optional().describe('Claims ending after this'),
-  to: UtcDateTime.optional().describe('Claims starting before this'),
-  agent: z.union([z.literal('me'), z.string().min(1).max(64)]).optional().describe('`me` or an agent id: only its claims'),
+  from: UtcDateTime.optional().describe('Ending after'),
+  to: UtcDateTime.optional().describe('Starting before'),
+  agent: z.union([z.literal('me'), z.string().min(1).max(64)]).optional().describe('`me` or an agent id'),
   ...Pagination,
 };
 export const HoldListQuery = z.strictObject({ ...ClaimListFilters, status: Hold.shape.status.optional() });

@@ -5,7 +5,7 @@ import type { AgentActor } from '../access';
 import { ensureCalendarsUsable } from '../calendars/mirror';
 import { searchAvailability, evaluateBooking, type AvailabilityInput, type AvailabilityResult } from '../claims/availabilityService';
 import { GateRefusal, runClaimOperation, type ClaimOperation } from '../claims/claimRunner';
-import { DomainError } from '../errors';
+import { DomainError, invalidField } from '../errors';
 import { localSpan, timeZoneName } from '../scheduling';
 import { assignmentOrder, assignmentReason, type MemberLoad } from './assignment';
 import { memberLoads, resolvePool, type LoadedPool } from './poolService';
@@ -181,7 +181,7 @@ const RETRYABLE = new Set(['ARBITRATION_REJECTED', 'NO_SLOTS_AVAILABLE', 'CALEND
 async function candidatesFor(db: Db, actor: AgentActor, pool: LoadedPool, order: MemberLoad[], request: PoolClaimRequest, now: Date): Promise<MemberLoad[]> {
   if (request.ownerEmail) {
     const named = order.find((m) => m.email === request.ownerEmail!.trim().toLowerCase());
-    if (!named) throw new DomainError('NOT_A_POOL_MEMBER', `${request.ownerEmail} is not a member of the pool ${pool.name}`);
+    if (!named) throw invalidField('owner_email', `${request.ownerEmail} is not a member of the pool ${pool.name}`);
     return [named];
   }
   if (!order.length) throw new DomainError('NO_SLOTS_AVAILABLE', `The pool ${pool.name} has no members`);

@@ -15,7 +15,7 @@ import { z } from 'zod';
 const ARBITRATION = ['ARBITRATION_REJECTED', 'PAST_TIME'] as const;
 const TARGET = ['INVALID_MEETING_CLASS', 'CALENDAR_NOT_FOUND', 'CALENDAR_REAUTH_REQUIRED', 'owner_scope_denied'] as const;
 /** A call with `pool` (docs/groups.md, "Pools"): the pool's own refusals. */
-const POOL = ['POOL_NOT_FOUND', 'NOT_A_POOL_MEMBER'] as const;
+const POOL = ['POOL_NOT_FOUND'] as const;
 /** `pool` names no single owner: the domain checks scope over the members and names the one it claims on. */
 const byPool = ({ body }: { body: { pool?: string } }) => Boolean(body.pool);
 const date = (s: string) => new Date(s);
