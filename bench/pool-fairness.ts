@@ -1,0 +1,96 @@
+/**
+ * Pool fairness (docs/benchmarks.md, "Pool fairness"; docs/groups.md, "Pools").
+ *
+ *   npx tsx bench/pool-fairness.ts [--bookings=1000] [--weights=1,1,2,2,4] [--database=postgres://...]
+ *
+ * Books --bookings meetings of random length (15 to 90 minutes, a seeded generator) through one
+ * pool of hosts with --weights, each at its own slot, through the same domain calls as
+ * POST /v1/bookings with `pool` (claimThroughPool: the assignment rule, then the claim runner),
+ * on an in-memory PGlite (or PostgreSQL with --database). The clock moves 10 minutes per booking,
+ * so the trailing 7-day load window slides over the run. Prints each host's share of booked
+ * minutes against its weight's share and exits 1 when one is off by more than 5 % of its target.
+ */
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { openPglite } from '@/db/drivers/pglite';
+import { openPostgres } from '@/db/drivers/postgres';
+import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
+import { bookingClaim } from '@/server/domain/claims/bookingService';
+import { bootstrapCustomer } from '@/server/domain/customerService';
+import { createMeetingClass } from '@/server/domain/meetingClassService';
+import { createOwner } from '@/server/domain/ownerService';
+import { createPool, poolAssignmentsReport } from '@/server/domain/pools/poolService';
+import { claimThroughPool, directRunner } from '@/server/domain/pools/poolScheduling';
+
+const opt = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const BOOKINGS = Number(opt('bookings') ?? 1000);
+const WEIGHTS = (opt('weights') ?? '1,1,2,2,4').split(',').map(Number);
+const DATABASE = opt('database');
+const TOLERANCE = 0.05;
+const MIGRATIONS = path.resolve(import.meta.dirname, '..', 'db', 'migrations');
+const MINUTE = 60_000;
+const DURATIONS = [15, 30, 45, 60, 90];
+
+/** A small seeded generator (mulberry32), so every run books the same lengths. */
+function random(seed: number) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function main() {
+  const handle = DATABASE ? await openPostgres(DATABASE, 4, MIGRATIONS) : await openPglite(undefined, MIGRATIONS);
+  const { db } = handle;
+  const start = new Date(Date.UTC(2031, 0, 6, 8));
+  const boot = await bootstrapCustomer(db, `pool fairness ${Date.now()}`, start);
+  const actor = await authenticateApiKey(db, boot.api_key, start);
+  await createMeetingClass(db, boot.customer_id, { name: 'demo', priority: 50 });
+  const hosts = WEIGHTS.map((w, i) => ({ email: `host${i + 1}.${boot.customer_id.slice(-6)}@example.com`, weight: w }));
+  for (const h of hosts) await createOwner(db, boot.customer_id, { email: h.email, time_zone: 'UTC' }, null, start);
+  const pool = await createPool(db, boot.customer_id, null, { name: 'fairness', members: hosts.map((h) => ({ owner_email: h.email, weight: h.weight })) }, start);
+
+  const rnd = random(25);
+  const t0 = performance.now();
+  let now = start;
+  for (let i = 0; i < BOOKINGS; i++) {
+    now = new Date(start.getTime() + i * 10 * MINUTE);
+    const duration = DURATIONS[Math.floor(rnd() * DURATIONS.length)];
+    // Each booking at its own slot, 30 days ahead, two hours apart: every host is free for it.
+    const slotStart = new Date(start.getTime() + 30 * 24 * 60 * MINUTE + i * 120 * MINUTE);
+    const slot = { start: slotStart, end: new Date(slotStart.getTime() + duration * MINUTE) };
+    const at = now;
+    await claimThroughPool(
+      db,
+      actor,
+      { pool: pool.id, meetingClass: 'demo', slot },
+      at,
+      (member, details) => bookingClaim(actor, { ownerEmail: member, meetingClass: 'demo', ...slot }, at, null, details),
+      directRunner(db, boot.customer_id, at),
+    );
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const report = await poolAssignmentsReport(db, boot.customer_id, null, pool.id, { from: start, to: new Date(now.getTime() + 1) }, now);
+  const total = report.members.reduce((s, m) => s + m.booked_minutes, 0);
+  console.log(`${BOOKINGS} bookings through a pool of ${hosts.length} hosts (weights ${WEIGHTS.join(', ')}) on ${handle.driver}: ${total} minutes in ${seconds.toFixed(1)} s (${((seconds * 1000) / BOOKINGS).toFixed(1)} ms per booking)`);
+  console.log('| host | weight | target share | booked minutes | share | off by (of target) |');
+  console.log('|---|---|---|---|---|---|');
+  let worst = 0;
+  for (const [i, m] of report.members.entries()) {
+    const share = m.booked_minutes / total;
+    const off = Math.abs(share - m.target_share) / m.target_share;
+    worst = Math.max(worst, off);
+    console.log(`| host${i + 1} | ${m.weight} | ${(m.target_share * 100).toFixed(1)} % | ${m.booked_minutes} | ${(share * 100).toFixed(2)} % | ${(off * 100).toFixed(2)} % |`);
+  }
+  console.log(`worst deviation: ${(worst * 100).toFixed(2)} % of the target share (limit ${TOLERANCE * 100} %): ${worst <= TOLERANCE ? 'PASS' : 'FAIL'}`);
+  await handle.close?.();
+  process.exit(worst <= TOLERANCE ? 0 : 1);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
