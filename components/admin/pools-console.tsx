@@ -29,7 +29,7 @@ export function PoolsConsole({ pools, ownerEmails }: { pools: PoolRow[]; ownerEm
     <div className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
       <section aria-labelledby="pools-title" className="flex flex-col gap-4">
         <h2 id="pools-title" className="text-base font-semibold">
-          Pools
+          Pools and their last 30 days
         </h2>
         {pools.length === 0 ? (
           <EmptyState title="No pools yet">
@@ -74,64 +74,66 @@ function PoolCard({ pool, ownerEmails }: { pool: PoolRow; ownerEmails: string[] 
   const totalMinutes = pool.assignments.reduce((s, m) => s + m.booked_minutes, 0);
   const titleId = `pool-${pool.pool_id}-title`;
   return (
-    <Card aria-labelledby={titleId}>
-      <CardHeader>
-        <div className="flex flex-wrap items-start justify-between gap-2">
-          <div>
-            <CardTitle id={titleId}>{pool.name}</CardTitle>
-            <CardDescription>
-              {pool.members.length} {pool.members.length === 1 ? 'member' : 'members'} · {totalMinutes} minutes booked through the pool in the last 30 days
-            </CardDescription>
+    <section aria-labelledby={titleId}>
+      <Card>
+        <CardHeader>
+          <div className="flex flex-wrap items-start justify-between gap-2">
+            <div>
+              <CardTitle id={titleId}>{pool.name}</CardTitle>
+              <CardDescription>
+                {pool.members.length} {pool.members.length === 1 ? 'member' : 'members'} · {totalMinutes} minutes booked through the pool in the last 30 days
+              </CardDescription>
+            </div>
+            <div className="flex gap-2">
+              <EditPoolDialog pool={pool} ownerEmails={ownerEmails} />
+              <ConfirmButton
+                label={`Delete pool ${pool.name}`}
+                title={`Delete the pool ${pool.name}?`}
+                description="Agents can no longer book through it. Meetings already booked stay with their owners."
+                confirmLabel="Delete pool"
+                onConfirm={async () => {
+                  await remove.mutateAsync({ pool_id: pool.pool_id });
+                  router.refresh();
+                }}
+              >
+                Delete
+              </ConfirmButton>
+            </div>
           </div>
-          <div className="flex gap-2">
-            <EditPoolDialog pool={pool} ownerEmails={ownerEmails} />
-            <ConfirmButton
-              label={`Delete pool ${pool.name}`}
-              title={`Delete the pool ${pool.name}?`}
-              description="Agents can no longer book through it. Meetings already booked stay with their owners."
-              confirmLabel="Delete pool"
-              onConfirm={async () => {
-                await remove.mutateAsync({ pool_id: pool.pool_id });
-                router.refresh();
-              }}
-            >
-              Delete
-            </ConfirmButton>
-          </div>
-        </div>
-      </CardHeader>
-      <CardContent>
-        <div className="overflow-x-auto rounded-lg border border-line">
-          <table className="w-full text-left text-sm">
-            <caption className="sr-only">Members of {pool.name}: weights and the last 30 days&apos; share of booked minutes against the target share</caption>
-            <thead className="bg-surface-2 text-xs text-muted">
-              <tr>
-                <th scope="col" className="px-3 py-2 font-medium">Member</th>
-                <th scope="col" className="px-3 py-2 font-medium">Weight</th>
-                <th scope="col" className="px-3 py-2 font-medium">Booked (30 days)</th>
-                <th scope="col" className="px-3 py-2 font-medium">Share</th>
-                <th scope="col" className="px-3 py-2 font-medium">Target</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-line">
-              {pool.assignments.map((m) => (
-                <tr key={m.owner_email}>
-                  <th scope="row" className="px-3 py-2 font-medium break-all">
-                    {m.owner_email}
-                  </th>
-                  <td className="px-3 py-2 tabular-nums">{m.weight}</td>
-                  <td className="px-3 py-2 tabular-nums">{m.booked_minutes} min</td>
-                  <td className="px-3 py-2">
-                    <ShareBar share={m.share} target={m.target_share} />
-                  </td>
-                  <td className="px-3 py-2 tabular-nums">{percent(m.target_share)}</td>
+        </CardHeader>
+        <CardContent>
+          <div className="overflow-x-auto rounded-lg border border-line">
+            <table className="w-full text-left text-sm">
+              <caption className="sr-only">Members of {pool.name}: weights and the last 30 days&apos; share of booked minutes against the target share</caption>
+              <thead className="bg-surface-2 text-xs text-muted">
+                <tr>
+                  <th scope="col" className="px-3 py-2 font-medium">Member</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Weight</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Booked (30 days)</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Share</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Target</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </CardContent>
-    </Card>
+              </thead>
+              <tbody className="divide-y divide-line">
+                {pool.assignments.map((m) => (
+                  <tr key={m.owner_email}>
+                    <th scope="row" className="px-3 py-2 font-medium break-all">
+                      {m.owner_email}
+                    </th>
+                    <td className="px-3 py-2 tabular-nums">{m.weight}</td>
+                    <td className="px-3 py-2 tabular-nums">{m.booked_minutes} min</td>
+                    <td className="px-3 py-2">
+                      <ShareBar share={m.share} target={m.target_share} />
+                    </td>
+                    <td className="px-3 py-2 tabular-nums">{percent(m.target_share)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </CardContent>
+      </Card>
+    </section>
   );
 }
 
