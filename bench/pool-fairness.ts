@@ -53,6 +53,7 @@ async function main() {
   for (const h of hosts) await createOwner(db, boot.customer_id, { email: h.email, time_zone: 'UTC' }, null, start);
   const pool = await createPool(db, boot.customer_id, null, { name: 'fairness', members: hosts.map((h) => ({ owner_email: h.email, weight: h.weight })) }, start);
 
+  const out: string[] = [];
   const rnd = random(25);
   const t0 = performance.now();
   let now = start;
@@ -75,19 +76,20 @@ async function main() {
   const seconds = (performance.now() - t0) / 1000;
   const report = await poolAssignmentsReport(db, boot.customer_id, null, pool.id, { from: start, to: new Date(now.getTime() + 1) }, now);
   const total = report.members.reduce((s, m) => s + m.booked_minutes, 0);
-  console.log(`${BOOKINGS} bookings through a pool of ${hosts.length} hosts (weights ${WEIGHTS.join(', ')}) on ${handle.driver}: ${total} minutes in ${seconds.toFixed(1)} s (${((seconds * 1000) / BOOKINGS).toFixed(1)} ms per booking)`);
-  console.log('| host | weight | target share | booked minutes | share | off by (of target) |');
-  console.log('|---|---|---|---|---|---|');
+  out.push(`${BOOKINGS} bookings through a pool of ${hosts.length} hosts (weights ${WEIGHTS.join(', ')}) on ${handle.driver}: ${total} minutes in ${seconds.toFixed(1)} s (${((seconds * 1000) / BOOKINGS).toFixed(1)} ms per booking)`);
+  out.push('| host | weight | target share | booked minutes | share | off by (of target) |');
+  out.push('|---|---|---|---|---|---|');
   let worst = 0;
   for (const [i, m] of report.members.entries()) {
     const share = m.booked_minutes / total;
     const off = Math.abs(share - m.target_share) / m.target_share;
     worst = Math.max(worst, off);
-    console.log(`| host${i + 1} | ${m.weight} | ${(m.target_share * 100).toFixed(1)} % | ${m.booked_minutes} | ${(share * 100).toFixed(2)} % | ${(off * 100).toFixed(2)} % |`);
+    out.push(`| host${i + 1} | ${m.weight} | ${(m.target_share * 100).toFixed(1)} % | ${m.booked_minutes} | ${(share * 100).toFixed(2)} % | ${(off * 100).toFixed(2)} % |`);
   }
-  console.log(`worst deviation: ${(worst * 100).toFixed(2)} % of the target share (limit ${TOLERANCE * 100} %): ${worst <= TOLERANCE ? 'PASS' : 'FAIL'}`);
-  await handle.close?.();
-  process.exit(worst <= TOLERANCE ? 0 : 1);
+  out.push(`worst deviation: ${(worst * 100).toFixed(2)} % of the target share (limit ${TOLERANCE * 100} %): ${worst <= TOLERANCE ? 'PASS' : 'FAIL'}`);
+  await handle.close();
+  // Written before exiting: process.exit would drop what a pipe has not taken yet.
+  process.stdout.write(`${out.join('\n')}\n`, () => process.exit(worst <= TOLERANCE ? 0 : 1));
 }
 
 main().catch((err) => {
