@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { inArray } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { getDb } from '@/server/db';
 import { owners, poolAssignments } from '@/db/schema';
+import { createCallerFactory } from '@/server/trpc/init';
+import { appRouter } from '@/server/trpc/router';
 import { expectEnvelope, newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
 import { call, nextWeekday, setupOwner } from '../scheduling/fixtures';
 
@@ -202,5 +204,36 @@ describe('scheduling through a pool', () => {
     const won = results.filter((r) => r.status === 201);
     expect(won.map((r) => r.body.owner_email).sort()).toEqual([a, b, c].sort());
     for (const r of results.filter((x) => x.status !== 201)) expectEnvelope(r, 409, 'ARBITRATION_REJECTED');
+  });
+});
+
+describe('the dashboard procedures (admin.pools)', () => {
+  const callerAs = async (role: 'admin' | 'member') => {
+    const db = await getDb();
+    const [me] = await db.select({ id: owners.id }).from(owners).where(eq(owners.email, a));
+    const req = new Request('http://scheduler.test/api/trpc');
+    return createCallerFactory(appRouter)({ req, headers: req.headers, owner: { ownerId: me.id, customerId: admin.customerId, email: a, role }, db, now: () => new Date() });
+  };
+
+  it('create, list with the last 30 days of assignments, update and delete; a member owner is refused; the audit names the owner', async () => {
+    const caller = await callerAs('admin');
+    const created = await caller.admin.pools.create({ name: 'from the dashboard', members: [{ owner_email: a, weight: 1 }, { owner_email: b, weight: 4 }] });
+    const listed = (await caller.admin.pools.list()).pools.find((p) => p.pool_id === created.pool_id)!;
+    expect(listed.assignments).toEqual(
+      expect.arrayContaining([
+        { owner_email: a, weight: 1, booked_minutes: 0, share: 0, target_share: 0.2 },
+        { owner_email: b, weight: 4, booked_minutes: 0, share: 0, target_share: 0.8 },
+      ]),
+    );
+    await expect(caller.admin.pools.create({ name: 'from the dashboard', members: [{ owner_email: a, weight: 1 }] })).rejects.toMatchObject({ cause: { code: 'POOL_ALREADY_EXISTS' } });
+    const updated = await caller.admin.pools.update({ pool_id: created.pool_id, members: [{ owner_email: a, weight: 7 }] });
+    expect(updated.members).toEqual([{ owner_email: a, weight: 7 }]);
+    await caller.admin.pools.delete({ pool_id: created.pool_id });
+    expect((await caller.admin.pools.list()).pools.some((p) => p.pool_id === created.pool_id)).toBe(false);
+    await expect((await callerAs('member')).admin.pools.list()).rejects.toMatchObject({ code: 'FORBIDDEN' });
+
+    const log = await call('GET', '/v1/audit-log?action=pool.update&limit=20', { key: admin.key });
+    const entry = log.body.entries.find((e: { details: { pool_id?: string } }) => e.details.pool_id === created.pool_id);
+    expect(entry).toMatchObject({ actor_kind: 'owner', actor_owner_email: a });
   });
 });
