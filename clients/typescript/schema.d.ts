@@ -1118,7 +1118,7 @@ export interface components {
             };
             pending_notifications: components["schemas"]["Notification"][];
         };
-        /** @description `POOL_NOT_FOUND`: No such pool for this customer */
+        /** @description `POOL_NOT_FOUND`: No such pool for this customer (or none of its members is left) */
         Error_POOL_NOT_FOUND: {
             error: {
                 /** @enum {string} */

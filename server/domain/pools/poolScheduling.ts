@@ -112,7 +112,7 @@ function earliestRefusal(refusals: DomainError[]): DomainError {
     const next = e.extra?.next_available as { start?: string } | null | undefined;
     return next?.start ? Date.parse(next.start) : Infinity;
   };
-  return noSlots.sort((a, b) => at(a) - at(b))[0] ?? refusals[0] ?? new DomainError('NO_SLOTS_AVAILABLE', 'The pool has no members');
+  return noSlots.sort((a, b) => at(a) - at(b))[0] ?? refusals[0] ?? noMembers();
 }
 
 /** What a pool claim needs besides the claim itself. */
@@ -166,7 +166,12 @@ export async function claimThroughPool<T extends object>(
       passedOver.push({ owner_email: member.email, code: refusal.code, ...(refusal.reason ? { reason: refusal.reason } : {}) });
     }
   }
-  throw new DomainError('NO_SLOTS_AVAILABLE', 'The pool has no members');
+  throw noMembers();
+}
+
+/** A pool whose members were all deleted (owners cascade out of it). */
+function noMembers(name?: string): DomainError {
+  return new DomainError('POOL_NOT_FOUND', `The pool${name ? ` ${name}` : ''} has no members left`);
 }
 
 /** Refusals after which the pool tries its next candidate. */
@@ -184,7 +189,7 @@ async function candidatesFor(db: Db, actor: AgentActor, pool: LoadedPool, order:
     if (!named) throw invalidField('owner_email', `${request.ownerEmail} is not a member of the pool ${pool.name}`);
     return [named];
   }
-  if (!order.length) throw new DomainError('NO_SLOTS_AVAILABLE', `The pool ${pool.name} has no members`);
+  if (!order.length) throw noMembers(pool.name);
   const slot = request.slot;
   if (!slot) return order;
   const verdicts = await Promise.all(
