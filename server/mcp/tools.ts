@@ -58,7 +58,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   {
     name: 'list_pools',
     op: listPoolsOp,
-    description: 'Weighted pools. Use pool (id or name) instead of owner_email to search, hold or book.',
+    description: 'Pools: pass pool (id or name) instead of owner_email to search, hold or book.',
   },
   {
     name: 'search_availability',
@@ -71,14 +71,14 @@ export const MCP_TOOLS: readonly McpTool[] = [
     op: createHoldOp,
     destructive: true,
     description:
-      'Reserve time while a person decides: hold_scope "candidate" holds candidate; "window" holds duration_minutes in window. Confirm before ttl_seconds pass.',
+      'Reserve time while a person decides: hold_scope "candidate" holds candidate; "window" holds duration_minutes in window (all_free: every free stretch). Confirm before ttl_seconds pass.',
   },
   {
     name: 'confirm_hold',
     op: confirmHoldOp,
     destructive: true,
     description:
-      'Book start/end inside a hold (id: hold_id; a window hold: inside one of held_windows, the rest is released). HOLD_EXPIRED: hold again.',
+      'Book start/end inside a hold (id: hold_id; a window hold: inside one of held_windows). HOLD_EXPIRED: hold again.',
   },
   {
     name: 'create_booking',
@@ -101,7 +101,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   {
     name: 'get_hold',
     op: getHoldOp,
-    description: 'Read a hold (id: hold_id): status, expiry, booking_id.',
+    description: 'Read a hold (id: hold_id): status, booking_id.',
   },
   {
     name: 'release_hold',
