@@ -6,7 +6,7 @@ import { ensureCalendarsUsable } from '../calendars/mirror';
 import { searchAvailability, evaluateBooking, type AvailabilityInput, type AvailabilityResult } from '../claims/availabilityService';
 import { GateRefusal, runClaimOperation, type ClaimOperation } from '../claims/claimRunner';
 import { DomainError, invalidField } from '../errors';
-import { localSpan, timeZoneName } from '../scheduling';
+import { distinctSlots, localSpan, timeZoneName } from '../scheduling';
 import { assignmentOrder, assignmentReason, type MemberLoad } from './assignment';
 import { memberLoads, resolvePool, type LoadedPool } from './poolService';
 
@@ -86,7 +86,10 @@ export async function searchPoolAvailability(db: Db, actor: AgentActor, poolRef:
     }
   }
   if (!slots.size) throw earliestRefusal(refusals);
-  const sorted = [...slots.values()].sort((a, b) => a.start - b.start || a.end - b.end).slice(0, input.maxResults ?? Infinity);
+  let sorted = [...slots.values()].sort((a, b) => a.start - b.start || a.end - b.end);
+  // distinct holds over the union too (each member's search applied it to its own slots; max_per_day stays per member).
+  if (input.distinct) sorted = distinctSlots(sorted);
+  sorted = sorted.slice(0, input.maxResults ?? Infinity);
   const out: PoolSearchResult = {
     pool_id: pool.id,
     owners: [...zones].map(([owner_email, time_zone]) => ({ owner_email, time_zone: timeZoneName(time_zone) })),
