@@ -14,6 +14,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openPglite } from '@/db/drivers/pglite';
 import { openPostgres } from '@/db/drivers/postgres';
+import type { Db } from '@/db/client';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
 import { bookingClaim } from '@/server/domain/claims/bookingService';
 import { bootstrapCustomer } from '@/server/domain/customerService';
@@ -42,22 +43,20 @@ function random(seed: number) {
   };
 }
 
-async function main() {
-  const handle = DATABASE ? await openPostgres(DATABASE, 4, MIGRATIONS) : await openPglite(undefined, MIGRATIONS);
-  const { db } = handle;
+/** One run: each host's share of the booked minutes against its weight's, the worst deviation (of the target) and the time taken. */
+export async function runPoolFairness(db: Db, bookings: number, weights: readonly number[]) {
   const start = new Date(Date.UTC(2031, 0, 6, 8));
   const boot = await bootstrapCustomer(db, `pool fairness ${Date.now()}`, start);
   const actor = await authenticateApiKey(db, boot.api_key, start);
   await createMeetingClass(db, boot.customer_id, { name: 'demo', priority: 50 });
-  const hosts = WEIGHTS.map((w, i) => ({ email: `host${i + 1}.${boot.customer_id.slice(-6)}@example.com`, weight: w }));
+  const hosts = weights.map((w, i) => ({ email: `host${i + 1}.${boot.customer_id.slice(-6)}@example.com`, weight: w }));
   for (const h of hosts) await createOwner(db, boot.customer_id, { email: h.email, time_zone: 'UTC' }, null, start);
   const pool = await createPool(db, boot.customer_id, null, { name: 'fairness', members: hosts.map((h) => ({ owner_email: h.email, weight: h.weight })) }, start);
 
-  const out: string[] = [];
   const rnd = random(25);
   const t0 = performance.now();
   let now = start;
-  for (let i = 0; i < BOOKINGS; i++) {
+  for (let i = 0; i < bookings; i++) {
     now = new Date(start.getTime() + i * 10 * MINUTE);
     const duration = DURATIONS[Math.floor(rnd() * DURATIONS.length)];
     // Each booking at its own slot, 30 days ahead, two hours apart: every host is free for it.
@@ -76,23 +75,31 @@ async function main() {
   const seconds = (performance.now() - t0) / 1000;
   const report = await poolAssignmentsReport(db, boot.customer_id, null, pool.id, { from: start, to: new Date(now.getTime() + 1) }, now);
   const total = report.members.reduce((s, m) => s + m.booked_minutes, 0);
-  out.push(`${BOOKINGS} bookings through a pool of ${hosts.length} hosts (weights ${WEIGHTS.join(', ')}) on ${handle.driver}: ${total} minutes in ${seconds.toFixed(1)} s (${((seconds * 1000) / BOOKINGS).toFixed(1)} ms per booking)`);
-  out.push('| host | weight | target share | booked minutes | share | off by (of target) |');
-  out.push('|---|---|---|---|---|---|');
-  let worst = 0;
-  for (const [i, m] of report.members.entries()) {
+  const rows = report.members.map((m, i) => {
     const share = m.booked_minutes / total;
-    const off = Math.abs(share - m.target_share) / m.target_share;
-    worst = Math.max(worst, off);
-    out.push(`| host${i + 1} | ${m.weight} | ${(m.target_share * 100).toFixed(1)} % | ${m.booked_minutes} | ${(share * 100).toFixed(2)} % | ${(off * 100).toFixed(2)} % |`);
-  }
-  out.push(`worst deviation: ${(worst * 100).toFixed(2)} % of the target share (limit ${TOLERANCE * 100} %): ${worst <= TOLERANCE ? 'PASS' : 'FAIL'}`);
-  await handle.close();
-  // Written before exiting: process.exit would drop what a pipe has not taken yet.
-  process.stdout.write(`${out.join('\n')}\n`, () => process.exit(worst <= TOLERANCE ? 0 : 1));
+    return { host: `host${i + 1}`, weight: m.weight, target: m.target_share, minutes: m.booked_minutes, share, off: Math.abs(share - m.target_share) / m.target_share };
+  });
+  return { rows, total, seconds, worst: Math.max(...rows.map((r) => r.off)) };
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+async function main() {
+  const handle = DATABASE ? await openPostgres(DATABASE, 4, MIGRATIONS) : await openPglite(undefined, MIGRATIONS);
+  const r = await runPoolFairness(handle.db, BOOKINGS, WEIGHTS);
+  const out = [
+    `${BOOKINGS} bookings through a pool of ${WEIGHTS.length} hosts (weights ${WEIGHTS.join(', ')}) on ${handle.driver}: ${r.total} minutes in ${r.seconds.toFixed(1)} s (${((r.seconds * 1000) / BOOKINGS).toFixed(1)} ms per booking)`,
+    '| host | weight | target share | booked minutes | share | off by (of target) |',
+    '|---|---|---|---|---|---|',
+    ...r.rows.map((x) => `| ${x.host} | ${x.weight} | ${(x.target * 100).toFixed(1)} % | ${x.minutes} | ${(x.share * 100).toFixed(2)} % | ${(x.off * 100).toFixed(2)} % |`),
+    `worst deviation: ${(r.worst * 100).toFixed(2)} % of the target share (limit ${TOLERANCE * 100} %): ${r.worst <= TOLERANCE ? 'PASS' : 'FAIL'}`,
+  ];
+  await handle.close();
+  // Written before exiting: process.exit would drop what a pipe has not taken yet.
+  process.stdout.write(`${out.join('\n')}\n`, () => process.exit(r.worst <= TOLERANCE ? 0 : 1));
+}
+
+if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
