@@ -27,7 +27,7 @@ export function PoolsConsole({ pools, ownerEmails }: { pools: PoolRow[]; ownerEm
   const create = useMutation(trpc.admin.pools.create.mutationOptions());
   return (
     <div className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
-      <section aria-labelledby="pools-title" className="flex flex-col gap-4">
+      <section aria-labelledby="pools-title" className="flex min-w-0 flex-col gap-4">
         <h2 id="pools-title" className="text-base font-semibold">
           Pools and their last 30 days
         </h2>
@@ -45,7 +45,7 @@ export function PoolsConsole({ pools, ownerEmails }: { pools: PoolRow[]; ownerEm
           </ul>
         )}
       </section>
-      <Card className="lg:self-start">
+      <Card className="min-w-0 lg:self-start">
         <CardHeader>
           <CardTitle>New pool</CardTitle>
           <CardDescription>Pick the members and give each a weight from 1 to 100: a member with weight 2 takes twice the meeting time of one with weight 1.</CardDescription>
@@ -253,17 +253,18 @@ function PoolForm({
               <label htmlFor={id} className="min-w-0 flex-1 text-sm break-all">
                 {o}
               </label>
-              <Input
-                type="number"
-                min={1}
-                max={100}
-                inputMode="numeric"
-                className="w-20"
-                aria-label={`Weight of ${o}`}
-                disabled={!chosen.has(o)}
-                value={weights[o] ?? '1'}
-                onChange={(e) => setWeights({ ...weights, [o]: e.target.value })}
-              />
+              <div className="w-20 shrink-0">
+                <Input
+                  type="number"
+                  min={1}
+                  max={100}
+                  inputMode="numeric"
+                  aria-label={`Weight of ${o}`}
+                  disabled={!chosen.has(o)}
+                  value={weights[o] ?? '1'}
+                  onChange={(e) => setWeights({ ...weights, [o]: e.target.value })}
+                />
+              </div>
             </div>
           );
         })}
