@@ -8,6 +8,7 @@ const TABS = [
   { href: '/dashboard/admin/agents', label: 'Agents and keys' },
   { href: '/dashboard/admin/meeting-classes', label: 'Meeting classes' },
   { href: '/dashboard/admin/owners', label: 'Owners' },
+  { href: '/dashboard/admin/pools', label: 'Pools' },
   { href: '/dashboard/admin/public-scheduling', label: 'Public scheduling' },
   { href: '/dashboard/admin/requesters', label: 'Requesters' },
   { href: '/dashboard/admin/audit', label: 'Audit log' },

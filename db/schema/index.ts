@@ -17,3 +17,4 @@ export * from './proposals';
 export * from './verificationTokens';
 export * from './calendarEvents';
 export * from './webhooks';
+export * from './pools';

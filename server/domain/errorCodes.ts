@@ -59,6 +59,9 @@ export const ERROR_CODES = {
   API_KEY_NOT_FOUND: { status: 404, description: 'No such API key for this customer' },
   INVALID_TIME_ZONE: { status: 400, description: 'Not an IANA time zone' },
   INVALID_SCHEDULE_RULES: { status: 400, description: 'The schedule rules are inconsistent; error.details.fields names each issue' },
+  // pools (docs/groups.md, "Pools")
+  POOL_NOT_FOUND: { status: 404, description: 'No such pool for this customer (or none of its members is left)' },
+  POOL_ALREADY_EXISTS: { status: 409, description: 'A pool of this name exists' },
   // webhooks
   WEBHOOK_NOT_FOUND: { status: 404, description: 'No such webhook endpoint for this agent' },
   WEBHOOK_URL_REFUSED: { status: 400, description: 'The webhook URL is not http(s), or points at a private, loopback or link-local address (see error.reason)' },

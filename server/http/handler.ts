@@ -188,7 +188,7 @@ async function answerOperation(op: AnyOperation, req: Request, routeCtx: RouteCo
     // 6. owner scope
     const named = op.ownerEmails && actor ? op.ownerEmails(input) : undefined;
     const ownerEmails = named?.length ? resolveOwnerEmails(actor!, named) : [];
-    const ownerEmail = !ownerEmails.length && op.ownerEmail && actor ? resolveOwnerEmail(actor, op.ownerEmail(input)) : '';
+    const ownerEmail = !ownerEmails.length && op.ownerEmail && actor && !op.ownerless?.(input) ? resolveOwnerEmail(actor, op.ownerEmail(input)) : '';
     // The calendar gate: here, or (calendarGate 'claim') in the claim's own reads (runClaimWithAnswer).
     const gateOwner = ownerEmail && actor && op.calendarGate !== false ? { owner: { customerId: actor.customerId, email: ownerEmail }, now } : undefined;
     if (gateOwner && op.calendarGate !== 'claim') await ensureCalendarsUsable(db, gateOwner.owner, now);
@@ -215,8 +215,10 @@ async function answerOperation(op: AnyOperation, req: Request, routeCtx: RouteCo
 
     // 8. the operation (a claiming one runs in a transaction the wrapper opens, which stores the answer)
     const stored: { status: number; text: string | null } = { status: op.success.status, text: null };
-    const claim = async <T>(operation: ClaimOperation<T>): Promise<T> => {
-      const done = await runClaimWithAnswer(db!, operation, idem && { recordId: idem.recordId, status: op.success.status, redact: idem.redact }, op.calendarGate === 'claim' ? gateOwner : undefined);
+    const claim = async <T>(operation: ClaimOperation<T>, claimOwner?: string): Promise<T> => {
+      // A pool's pick (ownerless): the gate of the member it claims on.
+      const gate = claimOwner && actor ? { owner: { customerId: actor.customerId, email: claimOwner }, now } : gateOwner;
+      const done = await runClaimWithAnswer(db!, operation, idem && { recordId: idem.recordId, status: op.success.status, redact: idem.redact }, op.calendarGate === 'claim' ? gate : undefined);
       stored.text = done.text;
       return done.value;
     };

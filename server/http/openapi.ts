@@ -21,6 +21,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'Scheduling', description: 'Search availability, hold, book, confirm and cancel; arbitration dry runs, notifications, the audit log, agent proposals' },
   { name: 'Administration', description: 'Calendar owners, their schedule rules, meeting classes' },
   { name: 'Calendars', description: "An owner's connected calendars (internal, CalDAV, Google, Microsoft 365): status, last sync, connect, primary and conflict checking" },
+  { name: 'Pools', description: 'Named sets of owners with weights that agents book through: a free member is picked by weighted load (docs/groups.md)' },
   { name: 'Agents and keys', description: 'Agents, their permissions and owner scope, API keys' },
   { name: 'Webhooks', description: "Signed pushes of the agent's events to its own endpoints: endpoints, test-send, delivery log (docs/webhooks.md)" },
   { name: 'Public scheduling administration', description: 'Public links, meeting types, audiences, verified domains, requester identities' },

@@ -37,8 +37,10 @@ export type HandlerContext<B, Q, P, A extends AuthMode> = OperationInput<B, Q, P
    * response (status `success.status`, the value as body) as the transaction's last
    * statement, so the effect and its replayable answer commit together; it then answers
    * with exactly the stored text. Returns the value; a rejection is thrown after commit.
+   * `ownerEmail`: the owner whose calendar gate runs in the claim, when the call names no
+   * owner itself (a pool picks one: `ownerless`); may be called again after a rejection.
    */
-  claim<T>(operation: ClaimOperation<T>): Promise<T>;
+  claim<T>(operation: ClaimOperation<T>, ownerEmail?: string): Promise<T>;
 };
 
 /**
@@ -75,6 +77,12 @@ export type OperationSpec<B, Q, P, A extends AuthMode, R = z.ZodType | undefined
    * reads every owner's calendars itself (claims/groupFacts.ts).
    */
   ownerEmails?: (input: OperationInput<B, Q, P>) => readonly string[] | undefined | null;
+  /**
+   * The call names no single owner (a `pool`): the wrapper resolves no owner and runs no
+   * calendar gate; the domain checks the agent's scope over every owner it may pick, and
+   * the handler names the picked owner to `claim` (docs/groups.md, "Pools").
+   */
+  ownerless?: (input: OperationInput<B, Q, P>) => boolean;
   /**
    * Calls naming an owner first sync that owner's stale calendars and fail closed on unusable
    * ones (docs/calendars.md); false skips it (calendar status itself); 'claim': the handler

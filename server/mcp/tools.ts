@@ -5,6 +5,7 @@ import { dropNulls, IDEMPOTENCY_ARG } from './schema';
 export { IDEMPOTENCY_ARG, toolInputSchema } from './schema';
 import { createAgentProposalOp, getAgentProposalOp } from '@/server/http/operations/proposals';
 import { getScheduleRulesOp, getSelfOp, listMeetingClassesOp } from '@/server/http/operations/admin';
+import { listPoolsOp } from '@/server/http/operations/pools';
 import {
   cancelBookingOp,
   confirmHoldOp,
@@ -57,6 +58,11 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description: 'Valid meeting_class names and the owner_email values this agent may act for.',
   },
   {
+    name: 'list_pools',
+    op: listPoolsOp,
+    description: 'Pools: pass pool (id or name) instead of owner_email to search, hold or book.',
+  },
+  {
     name: 'search_availability',
     op: searchAvailabilityOp,
     description:
@@ -67,14 +73,14 @@ export const MCP_TOOLS: readonly McpTool[] = [
     op: createHoldOp,
     destructive: true,
     description:
-      'Reserve time while a person decides: hold_scope "candidate" holds candidate; "window" holds duration_minutes in window (coverage "all_free": every free stretch). Confirm before ttl_seconds pass.',
+      'Reserve time while a person decides: hold_scope "candidate" holds candidate; "window" holds duration_minutes in window (all_free: every free stretch). Confirm before ttl_seconds pass.',
   },
   {
     name: 'confirm_hold',
     op: confirmHoldOp,
     destructive: true,
     description:
-      'Book start/end inside a hold (id: hold_id; a window hold: inside one of held_windows, the rest is released). HOLD_EXPIRED: hold again.',
+      'Book start/end inside a hold (id: hold_id; a window hold: inside one of held_windows). HOLD_EXPIRED: hold again.',
   },
   {
     name: 'create_booking',
@@ -85,7 +91,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   {
     name: 'evaluate_booking',
     op: evaluateOp,
-    description: 'Dry run: the decision a booking of this slot would get now (accept, reject, counter_propose).',
+    description: 'Dry run: the decision a booking of this slot would get now.',
   },
   {
     name: 'cancel_booking',
@@ -97,7 +103,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   {
     name: 'get_hold',
     op: getHoldOp,
-    description: 'Read a hold (id: hold_id): status, held windows, expiry, booking_id.',
+    description: 'Read a hold (id: hold_id): status, booking_id.',
   },
   {
     name: 'release_hold',
@@ -119,7 +125,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'drain_notifications',
     op: notificationsOp,
     description:
-      'Take pending notifications (up to 50: preempted bookings, expired holds, reviewed proposals), marking them delivered.',
+      'Take pending notifications (up to 50: preemptions, expiries, reviews), marking them delivered.',
   },
   {
     name: 'create_booking_proposal',
@@ -129,7 +135,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   {
     name: 'get_booking_proposal',
     op: getAgentProposalOp,
-    description: 'Read a proposal (id: proposal_id): status, candidates, booking_id.',
+    description: 'Read a proposal (id: proposal_id).',
   },
   {
     name: 'list_my_bookings',

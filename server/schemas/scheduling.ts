@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AUDIT_ACTIONS, AUDIT_ACTOR_KINDS } from '@/db/schema';
 import { Email, LocalFields, Pagination, Timestamp, UtcDateTime, Warnings } from './common';
 import { Alternative, ArbitrationReason, Conflict, Notification } from './errors';
+import { PoolAssignment, PoolRef } from './pools';
 
 const Duration = z.int().min(5).max(480);
 const Interval = z.strictObject({ start: UtcDateTime, end: UtcDateTime });
@@ -14,6 +15,7 @@ export const AvailabilitySearchBody = z.strictObject({
   owner_email: Email.optional(),
   // Collective search (docs/groups.md); described in the operation's description, not per field, to keep the MCP tools/list small.
   owner_emails: z.array(Email).min(2).max(20).optional(),
+  pool: PoolRef.optional(),
   optional_owner_emails: z.array(Email).max(20).optional(),
   min_optional: z.int().min(0).max(20).optional(),
   meeting_class: MeetingClassName,
@@ -30,6 +32,7 @@ export const AvailabilitySearchBody = z.strictObject({
 })
   .refine((b) => (b.window === undefined) !== (b.windows === undefined), { message: 'give exactly one of window and windows', path: ['window'] })
   .refine((b) => b.owner_email === undefined || b.owner_emails === undefined, { message: 'give owner_email or owner_emails, not both', path: ['owner_emails'] })
+  .refine((b) => !(b.pool && (b.owner_email || b.owner_emails)), { message: 'give owner_email, owner_emails or pool, not several', path: ['pool'] })
   .refine((b) => b.owner_emails !== undefined || (b.optional_owner_emails === undefined && b.min_optional === undefined), {
     message: 'optional_owner_emails and min_optional need owner_emails',
     path: ['optional_owner_emails'],
@@ -54,9 +57,10 @@ export const AvailabilityResult = z.object({
 
 const HoldCommon = {
   owner_email: Email.optional(),
+  pool: PoolRef.optional(),
   calendar_type: CalendarType.optional(),
   meeting_class: MeetingClassName,
-  ttl_seconds: z.int().min(10).max(3600).optional().describe('Time to live, default 600'),
+  ttl_seconds: z.int().min(10).max(3600).optional().describe('Default 600'),
 };
 export const HoldCreateBody = z.discriminatedUnion('hold_scope', [
   z.strictObject({ ...HoldCommon, hold_scope: z.literal('candidate'), candidate: Interval }),
@@ -87,6 +91,7 @@ export const Hold = z.object({
   status: z.enum(['active', 'promoted', 'expired', 'released', 'preempted']),
   booking_id: z.string().nullable(),
   warnings: Warnings,
+  assignment: PoolAssignment.optional(),
 }).meta({ id: 'Hold' });
 
 const BookingDetails = {
@@ -102,6 +107,7 @@ export const ConfirmBody = z.strictObject({
 });
 export const BookingCreateBody = z.strictObject({
   owner_email: Email.optional(),
+  pool: PoolRef.optional(),
   calendar_type: CalendarType.optional(),
   meeting_class: MeetingClassName,
   start: UtcDateTime,
@@ -126,6 +132,7 @@ export const Booking = z.object({
   preempted_booking_ids: z.array(z.string()),
   preempted_claims: z.array(z.object({ id: z.string(), kind: z.enum(['hold', 'booking']) })).describe('What this booking pushed aside, with its kind (a hold id is looked up under /v1/holds)'),
   warnings: Warnings,
+  assignment: PoolAssignment.optional(),
 }).meta({ id: 'Booking' });
 
 export const EvaluateBody = z.strictObject({
@@ -202,9 +209,9 @@ export const AuditResult = z.object({
 /** GET /v1/holds and GET /v1/bookings (docs/api.md "Reading back"). */
 const ClaimListFilters = {
   owner_email: Email.optional(),
-  from: UtcDateTime.optional().describe('Claims ending after this'),
-  to: UtcDateTime.optional().describe('Claims starting before this'),
-  agent: z.union([z.literal('me'), z.string().min(1).max(64)]).optional().describe('`me` or an agent id: only its claims'),
+  from: UtcDateTime.optional().describe('Ending after'),
+  to: UtcDateTime.optional().describe('Starting before'),
+  agent: z.union([z.literal('me'), z.string().min(1).max(64)]).optional().describe('`me` or an agent id'),
   ...Pagination,
 };
 export const HoldListQuery = z.strictObject({ ...ClaimListFilters, status: Hold.shape.status.optional() });

@@ -8,6 +8,7 @@ import { agentsRouter } from './routers/admin/agents';
 import { auditRouter } from './routers/admin/audit';
 import { meetingClassesRouter } from './routers/admin/meetingClasses';
 import { ownersRouter } from './routers/admin/owners';
+import { poolsRouter } from './routers/admin/pools';
 import { publicSchedulingRouter } from './routers/admin/publicScheduling';
 import { requestersRouter } from './routers/admin/requesters';
 import { scheduleRouter } from './routers/schedule';
@@ -27,6 +28,7 @@ export const appRouter = router({
     audit: auditRouter,
     meetingClasses: meetingClassesRouter,
     owners: ownersRouter,
+    pools: poolsRouter,
     publicScheduling: publicSchedulingRouter,
     requesters: requestersRouter,
     webhooks: webhooksRouter,

@@ -329,6 +329,60 @@ export interface paths {
          */
         post: operations["createOwner"];
     };
+    "/v1/pools": {
+        /**
+         * The customer's pools (for a user-scoped agent: those all of whose members it covers)
+         * @description The customer's pools (for a user-scoped agent: those all of whose members it covers).
+         *
+         *     Requires permission `manage_customer` or `read_availability`.
+         */
+        get: operations["listPools"];
+        /**
+         * Create a pool: a named set of owners with weights (1 to 100)
+         * @description Create a pool: a named set of owners with weights (1 to 100).
+         *
+         *     Requires permission `manage_customer`.
+         *
+         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
+         */
+        post: operations["createPool"];
+    };
+    "/v1/pools/{id}": {
+        /**
+         * Read a pool
+         * @description Read a pool.
+         *
+         *     Requires permission `manage_customer` or `read_availability`.
+         */
+        get: operations["getPool"];
+        /**
+         * Delete a pool (its claims stay with their owners)
+         * @description Delete a pool (its claims stay with their owners).
+         *
+         *     Requires permission `manage_customer`.
+         *
+         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
+         */
+        delete: operations["deletePool"];
+        /**
+         * Rename a pool or replace its members and weights
+         * @description Rename a pool or replace its members and weights.
+         *
+         *     Requires permission `manage_customer`.
+         *
+         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
+         */
+        patch: operations["updatePool"];
+    };
+    "/v1/pools/{id}/assignments": {
+        /**
+         * Each member's minutes booked through the pool in a period (default the last 30 days), its share against its weight's
+         * @description Each member's minutes booked through the pool in a period (default the last 30 days), its share against its weight's.
+         *
+         *     Requires permission `manage_customer` or `read_availability`.
+         */
+        get: operations["getPoolAssignments"];
+    };
     "/v1/public-scheduling/allocations": {
         /**
          * List allocations (of one link with `link_id`)
@@ -707,6 +761,7 @@ export interface components {
             }[];
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
+            assignment?: components["schemas"]["PoolAssignment"];
         };
         Calendar: {
             /** Format: uuid */
@@ -1055,6 +1110,26 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "PAST_TIME";
+                message: string;
+                details?: components["schemas"]["ErrorDetails"];
+            };
+            pending_notifications: components["schemas"]["Notification"][];
+        };
+        /** @description `POOL_ALREADY_EXISTS`: A pool of this name exists */
+        Error_POOL_ALREADY_EXISTS: {
+            error: {
+                /** @enum {string} */
+                code: "POOL_ALREADY_EXISTS";
+                message: string;
+                details?: components["schemas"]["ErrorDetails"];
+            };
+            pending_notifications: components["schemas"]["Notification"][];
+        };
+        /** @description `POOL_NOT_FOUND`: No such pool for this customer (or none of its members is left) */
+        Error_POOL_NOT_FOUND: {
+            error: {
+                /** @enum {string} */
+                code: "POOL_NOT_FOUND";
                 message: string;
                 details?: components["schemas"]["ErrorDetails"];
             };
@@ -1511,6 +1586,7 @@ export interface components {
             booking_id: string | null;
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
+            assignment?: components["schemas"]["PoolAssignment"];
         };
         /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
         IdempotencyKey: string;
@@ -1696,6 +1772,46 @@ export interface components {
             owner_email: string;
             name: string | null;
             time_zone: string;
+        };
+        Pool: {
+            pool_id: string;
+            name: string;
+            members: {
+                owner_email: string;
+                weight: number;
+            }[];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Made with pool: the member chosen (owner_email), why, and the load (minutes booked through the pool in the trailing 7 days) and weight it had */
+        PoolAssignment: {
+            pool_id: string;
+            /** @enum {string} */
+            reason: "lowest_weighted_load" | "least_recently_booked" | "owner_order" | "only_candidate" | "requested";
+            load_minutes: number;
+            weight: number;
+        };
+        PoolAvailability: {
+            pool_id: string;
+            owners: {
+                owner_email: string;
+                time_zone: string;
+            }[];
+            slots: {
+                start: components["schemas"]["Timestamp"];
+                end: components["schemas"]["Timestamp"];
+                start_local: components["schemas"]["LocalDateTime"];
+                end_local: components["schemas"]["LocalDateTime"];
+                local: {
+                    [key: string]: {
+                        start_local: components["schemas"]["LocalDateTime"];
+                        end_local: components["schemas"]["LocalDateTime"];
+                    };
+                };
+                /** @description Members free for the slot, in the order the pool picks */
+                candidates: string[];
+            }[];
+            /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
+            warnings?: string[];
         };
         Rules: {
             owner_email: string;
@@ -1905,6 +2021,15 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"];
             };
         };
+        /** @description `owner_scope_denied`, `permission_denied:manage_customer`, `permission_denied:read_availability` (each body schema says when) */
+        Error403_42069ee5: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.manage_customer"] | components["schemas"]["Error_permission_denied.read_availability"];
+            };
+        };
         /** @description `permission_denied:manage_customer`, `permission_denied:read_availability` (each body schema says when) */
         Error403_4b46c010: {
             headers: {
@@ -2049,6 +2174,15 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.manage_agents"];
             };
         };
+        /** @description `CALENDAR_NOT_FOUND`, `POOL_NOT_FOUND` (each body schema says when) */
+        Error404_02a8897a: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_CALENDAR_NOT_FOUND"] | components["schemas"]["Error_POOL_NOT_FOUND"];
+            };
+        };
         /** @description `PROPOSAL_NOT_FOUND` (each body schema says when) */
         Error404_0ef1840a: {
             headers: {
@@ -2056,6 +2190,15 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error_PROPOSAL_NOT_FOUND"];
+            };
+        };
+        /** @description `POOL_NOT_FOUND` (each body schema says when) */
+        Error404_11e44b1e: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_POOL_NOT_FOUND"];
             };
         };
         /** @description `WEBHOOK_NOT_FOUND` (each body schema says when) */
@@ -2110,6 +2253,24 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error_HOLD_NOT_FOUND"];
+            };
+        };
+        /** @description `CALENDAR_NOT_FOUND`, `POOL_NOT_FOUND` (each body schema says when) */
+        Error404_549e5700: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_CALENDAR_NOT_FOUND"] | components["schemas"]["Error_POOL_NOT_FOUND"];
+            };
+        };
+        /** @description `OWNER_NOT_FOUND`, `POOL_NOT_FOUND` (each body schema says when) */
+        Error404_57d8a09c: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_OWNER_NOT_FOUND"] | components["schemas"]["Error_POOL_NOT_FOUND"];
             };
         };
         /** @description `BOOKING_NOT_FOUND` (each body schema says when) */
@@ -2193,6 +2354,15 @@ export interface components {
                 "application/json": components["schemas"]["Error_not_found"];
             };
         };
+        /** @description `POOL_NOT_FOUND` (each body schema says when) */
+        Error404_eeb0ee8e: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_POOL_NOT_FOUND"];
+            };
+        };
         /** @description `OWNER_NOT_FOUND` (each body schema says when) */
         Error404_fc93acb5: {
             headers: {
@@ -2227,6 +2397,15 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_duplicate_alias"];
+            };
+        };
+        /** @description `IDEMPOTENCY_IN_FLIGHT`, `POOL_ALREADY_EXISTS` (each body schema says when) */
+        Error409_1ce76a11: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_POOL_ALREADY_EXISTS"];
             };
         };
         /** @description `IDEMPOTENCY_IN_FLIGHT`, `duplicate_domain` (each body schema says when) */
@@ -3120,7 +3299,7 @@ export interface operations {
                 /** @description denied: a request refused for a missing permission or outside the owner scope (action request.denied, reason the code) */
                 outcome?: "accept" | "reject" | "counter_propose" | "denied";
                 /** @description One action (docs/api.md "Audit log" lists who writes each) */
-                action?: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "claim.preempt" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
+                action?: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "claim.preempt" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "pool.create" | "pool.update" | "pool.delete" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
                 /** @description Only what this kind of actor did: agent, owner (in the dashboard), requester (public booking pages) or system */
                 actor_kind?: "agent" | "owner" | "requester" | "system";
                 /** @description `me` or an agent id: only what that agent did (its refusals included) */
@@ -3147,7 +3326,7 @@ export interface operations {
                             agent_id: string | null;
                             owner_email: string | null;
                             /** @enum {string} */
-                            action: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "claim.preempt" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
+                            action: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "claim.preempt" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "pool.create" | "pool.update" | "pool.delete" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
                             outcome: string;
                             reason: string | null;
                             meeting_class: string | null;
@@ -3198,6 +3377,7 @@ export interface operations {
                     /** Format: email */
                     owner_email?: string;
                     owner_emails?: string[];
+                    pool?: string;
                     optional_owner_emails?: string[];
                     min_optional?: number;
                     meeting_class: string;
@@ -3220,7 +3400,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Candidate slots */
+            /** @description Candidate slots (with pool: the members' union, each slot with its candidates) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3254,13 +3434,13 @@ export interface operations {
                         }[];
                         /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
                         warnings?: string[];
-                    };
+                    } | components["schemas"]["PoolAvailability"];
                 };
             };
             400: components["responses"]["Error400_7c2bb281"];
             401: components["responses"]["Error401_6d79ee82"];
             403: components["responses"]["Error403_7019511d"];
-            404: components["responses"]["Error404_deca1e3b"];
+            404: components["responses"]["Error404_549e5700"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Error409_223582c5"];
             413: components["responses"]["Error413_d9a31937"];
@@ -3360,11 +3540,11 @@ export interface operations {
         parameters: {
             query?: {
                 owner_email?: string;
-                /** @description Claims ending after this */
+                /** @description Ending after */
                 from?: string;
-                /** @description Claims starting before this */
+                /** @description Starting before */
                 to?: string;
-                /** @description `me` or an agent id: only its claims */
+                /** @description `me` or an agent id */
                 agent?: "me" | string;
                 limit?: number;
                 cursor?: string;
@@ -3414,6 +3594,7 @@ export interface operations {
                 "application/json": {
                     /** Format: email */
                     owner_email?: string;
+                    pool?: string;
                     calendar_type?: string;
                     meeting_class: string;
                     start: components["schemas"]["DateTimeInput"];
@@ -3441,7 +3622,7 @@ export interface operations {
             400: components["responses"]["Error400_3b060eba"];
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_823f9b84"];
-            404: components["responses"]["Error404_26fc3f70"];
+            404: components["responses"]["Error404_02a8897a"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Error409_ddb115d2"];
             413: components["responses"]["Error413_0a2a915a"];
@@ -3754,11 +3935,11 @@ export interface operations {
         parameters: {
             query?: {
                 owner_email?: string;
-                /** @description Claims ending after this */
+                /** @description Ending after */
                 from?: string;
-                /** @description Claims starting before this */
+                /** @description Starting before */
                 to?: string;
-                /** @description `me` or an agent id: only its claims */
+                /** @description `me` or an agent id */
                 agent?: "me" | string;
                 limit?: number;
                 cursor?: string;
@@ -3808,9 +3989,10 @@ export interface operations {
                 "application/json": {
                     /** Format: email */
                     owner_email?: string;
+                    pool?: string;
                     calendar_type?: string;
                     meeting_class: string;
-                    /** @description Time to live, default 600 */
+                    /** @description Default 600 */
                     ttl_seconds?: number;
                     /** @enum {string} */
                     hold_scope: "candidate";
@@ -3821,9 +4003,10 @@ export interface operations {
                 } | {
                     /** Format: email */
                     owner_email?: string;
+                    pool?: string;
                     calendar_type?: string;
                     meeting_class: string;
-                    /** @description Time to live, default 600 */
+                    /** @description Default 600 */
                     ttl_seconds?: number;
                     /** @enum {string} */
                     hold_scope: "window";
@@ -3853,7 +4036,7 @@ export interface operations {
             400: components["responses"]["Error400_3b060eba"];
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_51440919"];
-            404: components["responses"]["Error404_26fc3f70"];
+            404: components["responses"]["Error404_02a8897a"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Error409_b9519935"];
             413: components["responses"]["Error413_0a2a915a"];
@@ -4154,6 +4337,242 @@ export interface operations {
             413: components["responses"]["Error413_0a2a915a"];
             415: components["responses"]["Error415_b9d9b9fd"];
             422: components["responses"]["Error422_1b305491"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+        };
+    };
+    listPools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every pool, by name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pools: components["schemas"]["Pool"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400_536264ab"];
+            401: components["responses"]["Error401_6d79ee82"];
+            403: components["responses"]["Error403_4b46c010"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["Error413_d9a31937"];
+            415: components["responses"]["Error415_96a06ab3"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+        };
+    };
+    createPool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    members: {
+                        /** Format: email */
+                        owner_email: string;
+                        weight: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The new pool */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pool"];
+                };
+            };
+            400: components["responses"]["Error400_efd66cd4"];
+            401: components["responses"]["Error401_71fa2dd0"];
+            403: components["responses"]["Error403_e77dd195"];
+            404: components["responses"]["Error404_ba2501ee"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Error409_1ce76a11"];
+            413: components["responses"]["Error413_0a2a915a"];
+            415: components["responses"]["Error415_b9d9b9fd"];
+            422: components["responses"]["Error422_1b305491"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+        };
+    };
+    getPool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pool */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pool"];
+                };
+            };
+            400: components["responses"]["Error400_536264ab"];
+            401: components["responses"]["Error401_6d79ee82"];
+            403: components["responses"]["Error403_42069ee5"];
+            404: components["responses"]["Error404_eeb0ee8e"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["Error413_d9a31937"];
+            415: components["responses"]["Error415_96a06ab3"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+        };
+    };
+    deletePool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted pool */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pool"];
+                };
+            };
+            400: components["responses"]["Error400_efd66cd4"];
+            401: components["responses"]["Error401_71fa2dd0"];
+            403: components["responses"]["Error403_e77dd195"];
+            404: components["responses"]["Error404_11e44b1e"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Error409_262c09da"];
+            413: components["responses"]["Error413_0a2a915a"];
+            415: components["responses"]["Error415_b9d9b9fd"];
+            422: components["responses"]["Error422_1b305491"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+        };
+    };
+    updatePool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description Replaces every member and weight */
+                    members?: {
+                        /** Format: email */
+                        owner_email: string;
+                        weight: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The pool */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pool"];
+                };
+            };
+            400: components["responses"]["Error400_efd66cd4"];
+            401: components["responses"]["Error401_71fa2dd0"];
+            403: components["responses"]["Error403_e77dd195"];
+            404: components["responses"]["Error404_57d8a09c"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Error409_1ce76a11"];
+            413: components["responses"]["Error413_0a2a915a"];
+            415: components["responses"]["Error415_b9d9b9fd"];
+            422: components["responses"]["Error422_1b305491"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+        };
+    };
+    getPoolAssignments: {
+        parameters: {
+            query?: {
+                /** @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC; docs/api.md "Limits" gives the range) */
+                from?: components["schemas"]["DateTimeInput"];
+                /** @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC; docs/api.md "Limits" gives the range) */
+                to?: components["schemas"]["DateTimeInput"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Shares per member */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        from: components["schemas"]["Timestamp"];
+                        to: components["schemas"]["Timestamp"];
+                        members: {
+                            owner_email: string;
+                            weight: number;
+                            booked_minutes: number;
+                            share: number;
+                            target_share: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400_536264ab"];
+            401: components["responses"]["Error401_6d79ee82"];
+            403: components["responses"]["Error403_42069ee5"];
+            404: components["responses"]["Error404_eeb0ee8e"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["Error413_d9a31937"];
+            415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
         };

@@ -56,8 +56,11 @@ function newBooking(
 
 export type BookingInput = BookingDetails & { ownerEmail: string; calendarType?: string; meetingClass: string; start: Date; end: Date };
 
-/** POST /v1/bookings: arbitrate and book directly (no hold). */
-export function bookingClaim(actor: AgentActor, input: BookingInput, now: Date, idempotencyKey: string | null): ClaimOperation<BookingView> {
+/**
+ * POST /v1/bookings: arbitrate and book directly (no hold). `auditDetails`: facts the
+ * decision's audit row carries (a pool's choice, server/domain/pools/poolScheduling.ts).
+ */
+export function bookingClaim(actor: AgentActor, input: BookingInput, now: Date, idempotencyKey: string | null, auditDetails?: Record<string, unknown>): ClaimOperation<BookingView> {
   assertBookingSpan(input.start, input.end);
   return {
     queueKey: ownerQueueKey(actor.customerId, input.ownerEmail),
@@ -75,7 +78,7 @@ export function bookingClaim(actor: AgentActor, input: BookingInput, now: Date, 
         bookingView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, preemptedIds, preemptedClaims, warnings });
       if (made && !made.holdId) return { ok: true, value: answer(made, await preemptedBy(tx, made.id), rulesWarnings(target.owner)) };
       const claim = newBooking({ actor, ownerId: target.owner.id, calendarId: target.calendar.id, meetingClassId: target.meetingClass.id, start: input.start, end: input.end, now, idempotencyKey }, input);
-      const r = await runClaim(tx, { action: 'booking.create', target, policy: requestPolicy(actor, target), claim, now, around });
+      const r = await runClaim(tx, { action: 'booking.create', target, policy: requestPolicy(actor, target), claim, now, around, auditDetails });
       return r.ok ? { ok: true, value: answer(r.row, r.preemptedIds, r.warnings, r.preemptedClaims) } : r;
     },
   };

@@ -43,7 +43,7 @@ export type HoldInput = {
  * the window that fits (`first_fit`), or every one (`all_free`: one claim range each, the first
  * on the hold's own row, the others as rows naming it in part_of_hold_id).
  */
-export function holdClaim(actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null): ClaimOperation<HoldView> {
+export function holdClaim(actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null, auditDetails?: Record<string, unknown>): ClaimOperation<HoldView> {
   if (input.scope === 'candidate') {
     assertBookingSpan(input.candidate.start, input.candidate.end, 'candidate', 'candidate');
   } else {
@@ -58,7 +58,7 @@ export function holdClaim(actor: AgentActor, input: HoldInput, now: Date, idempo
     // A candidate hold checks the calendar gate in its pipeline; a window hold's gate runs first.
     gatesCalendars: !!candidate,
     slot: candidate && slotKey(candidate.start, candidate.end),
-    run: (tx, gate) => holdInTransaction(tx, actor, input, now, idempotencyKey, candidate ? gate : undefined),
+    run: (tx, gate) => holdInTransaction(tx, actor, input, now, idempotencyKey, candidate ? gate : undefined, auditDetails),
   };
 }
 
@@ -66,7 +66,15 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
   return runClaimOperation(db, holdClaim(actor, input, now, idempotencyKey));
 }
 
-async function holdInTransaction(tx: Tx, actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null, gate?: CalendarGate): Promise<Answer<HoldView>> {
+async function holdInTransaction(
+  tx: Tx,
+  actor: AgentActor,
+  input: HoldInput,
+  now: Date,
+  idempotencyKey: string | null,
+  gate?: CalendarGate,
+  auditDetails?: Record<string, unknown>,
+): Promise<Answer<HoldView>> {
   const ttl = (input.ttlSeconds ?? DEFAULT_HOLD_TTL_SECONDS) * 1000;
   // Candidate holds load everything in one pipeline (the owner lock first); window holds look wider below.
   const loaded = input.scope === 'candidate' ? loadClaimTarget(tx, actor.customerId, input, input.candidate.start, input.candidate.end, now, gate) : undefined;
@@ -103,7 +111,7 @@ async function holdInTransaction(tx: Tx, actor: AgentActor, input: HoldInput, no
   if (input.scope === 'candidate') {
     const { start, end } = input.candidate;
     const claim = hold(start, end, (end.getTime() - start.getTime()) / 60_000);
-    const r = await runClaim(tx, { action: 'hold.create', target, policy, claim, now, around: (await loaded!).around });
+    const r = await runClaim(tx, { action: 'hold.create', target, policy, claim, now, around: (await loaded!).around, auditDetails });
     return r.ok ? { ok: true, value: view(r.row, r.warnings) } : r;
   }
 
@@ -132,14 +140,14 @@ async function holdInTransaction(tx: Tx, actor: AgentActor, input: HoldInput, no
       { ...common, window, lookaheadHours: 72, loadClaims: (from, to) => loadClaims(tx, target.owner.id, from, to, now) },
       search.warnings,
     );
-    defer(tx, writeAudit(tx, { ...auditBase, outcome: 'reject', reason: `NO_SLOTS_AVAILABLE:${search.noSlots?.reason_code ?? 'NO_FREE_SLOTS'}`, start: window.start, end: window.end }));
+    defer(tx, writeAudit(tx, { ...auditBase, outcome: 'reject', reason: `NO_SLOTS_AVAILABLE:${search.noSlots?.reason_code ?? 'NO_FREE_SLOTS'}`, start: window.start, end: window.end, details: auditDetails }));
     return { ok: false, error };
   }
   const claim = hold(new Date(stretch.start), new Date(stretch.end), durationMinutes, { coverage });
   const parts = stretches.slice(1).map((r) => hold(new Date(r.start), new Date(r.end), durationMinutes, { coverage, partOf: claim.id }));
   defer(tx, insertClaim(tx, claim));
   for (const part of parts) defer(tx, insertClaim(tx, part));
-  const details: Record<string, unknown> = { window: { start: window.start.toISOString(), end: window.end.toISOString() }, duration_minutes: durationMinutes };
+  const details: Record<string, unknown> = { ...auditDetails, window: { start: window.start.toISOString(), end: window.end.toISOString() }, duration_minutes: durationMinutes };
   if (coverage === 'all_free') Object.assign(details, { coverage, held_windows: stretches.map((r) => ({ start: new Date(r.start).toISOString(), end: new Date(r.end).toISOString() })) });
   defer(tx, writeAudit(tx, { ...auditBase, outcome: 'accept', start: claim.startAt, end: claim.endAt, holdId: claim.id, details }));
   return { ok: true, value: view(claimRow(claim), rulesWarnings(target.owner), parts) };

@@ -5,6 +5,7 @@ import * as admin from './admin';
 import * as calendars from './calendars';
 import * as proposals from './proposals';
 import * as publicRequester from './public';
+import * as pools from './pools';
 import * as publicAdmin from './publicAdmin';
 import * as scheduling from './scheduling';
 import * as webhooks from './webhooks';
@@ -28,7 +29,7 @@ export const openApiOp = defineOperation({
  * tests/integration/openapi.test.ts fails when an app/ route binds an
  * operation missing here, so docs cannot drift from code.
  */
-export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin), ...Object.values(calendars), ...Object.values(scheduling), ...Object.values(publicAdmin), ...Object.values(proposals), ...Object.values(publicRequester), ...Object.values(webhooks)] as AnyOperation[];
+export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin), ...Object.values(calendars), ...Object.values(scheduling), ...Object.values(pools), ...Object.values(publicAdmin), ...Object.values(proposals), ...Object.values(publicRequester), ...Object.values(webhooks)] as AnyOperation[];
 
 type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
 let cached: { base: string; doc: OpenApiDocument } | undefined;

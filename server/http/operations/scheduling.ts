@@ -5,13 +5,20 @@ import { searchGroupAvailability } from '@/server/domain/claims/groupSearchServi
 import { bookingClaim, cancelBooking, confirmClaim, getBooking } from '@/server/domain/claims/bookingService';
 import { getHold, holdClaim, releaseHold } from '@/server/domain/claims/holdService';
 import { listBookings, listHolds } from '@/server/domain/claims/readBack';
+import { claimThroughPool, searchPoolAvailability } from '@/server/domain/pools/poolScheduling';
 import { drainNotifications, notificationsSince } from '@/server/domain/notificationService';
 import { defineOperation } from '../operation';
 import { IdParams } from '@/server/schemas/common';
 import * as S from '@/server/schemas/scheduling';
+import { PoolAvailabilityResult } from '@/server/schemas/pools';
+import { z } from 'zod';
 
 const ARBITRATION = ['ARBITRATION_REJECTED', 'PAST_TIME'] as const;
 const TARGET = ['INVALID_MEETING_CLASS', 'CALENDAR_NOT_FOUND', 'CALENDAR_REAUTH_REQUIRED', 'owner_scope_denied'] as const;
+/** A call with `pool` (docs/groups.md, "Pools"): the pool's own refusals. */
+const POOL = ['POOL_NOT_FOUND'] as const;
+/** `pool` names no single owner: the domain checks scope over the members and names the one it claims on. */
+const byPool = ({ body }: { body: { pool?: string } }) => Boolean(body.pool);
 const date = (s: string) => new Date(s);
 
 export const searchAvailabilityOp = defineOperation({
@@ -36,8 +43,9 @@ export const searchAvailabilityOp = defineOperation({
   ownerEmail: ({ body }) => body.owner_email,
   // Every owner named, required and optional, must be in the agent's scope.
   ownerEmails: ({ body }) => (body.owner_emails ? [...body.owner_emails, ...(body.optional_owner_emails ?? [])] : undefined),
-  success: { status: 200, description: 'Candidate slots', schema: S.AvailabilityResult },
-  errors: ['NO_SLOTS_AVAILABLE', 'WINDOW_TOO_NARROW', 'PAST_TIME', 'LOOKAHEAD_EXCEEDS_MAXIMUM', ...TARGET],
+  ownerless: byPool,
+  success: { status: 200, description: 'Candidate slots (with pool: the members\' union, each slot with its candidates)', schema: z.union([S.AvailabilityResult, PoolAvailabilityResult]) },
+  errors: ['NO_SLOTS_AVAILABLE', 'WINDOW_TOO_NARROW', 'PAST_TIME', 'LOOKAHEAD_EXCEEDS_MAXIMUM', ...TARGET, 'POOL_NOT_FOUND'],
   handler: async ({ db, actor, ownerEmail, body, now }) => {
     const window = body.window ? { start: date(body.window.start), end: date(body.window.end) } : { start: date(body.windows![0].start), end: date(body.windows![0].end) };
     const common = {
@@ -56,6 +64,7 @@ export const searchAvailabilityOp = defineOperation({
       const input = { ...common, ownerEmails: body.owner_emails, optionalOwnerEmails: body.optional_owner_emails, minOptional: body.min_optional };
       return { body: await searchGroupAvailability(db, actor, input, now) };
     }
+    if (body.pool) return { body: await searchPoolAvailability(db, actor, body.pool, common, now) };
     return { body: await searchAvailability(db, actor, { ...common, ownerEmail }, now) };
   },
 });
@@ -71,16 +80,19 @@ export const createHoldOp = defineOperation({
   rateLimit: { policy: 'holds', by: 'key' },
   body: S.HoldCreateBody,
   ownerEmail: ({ body }) => body.owner_email,
+  ownerless: byPool,
   calendarGate: 'claim',
   success: { status: 200, description: 'The hold', schema: S.Hold },
-  errors: [...ARBITRATION, 'WINDOW_TOO_NARROW', 'NO_SLOTS_AVAILABLE', ...TARGET],
-  handler: async ({ actor, ownerEmail, body, now, idempotencyKey, claim }) => {
+  errors: [...ARBITRATION, 'WINDOW_TOO_NARROW', 'NO_SLOTS_AVAILABLE', ...TARGET, ...POOL],
+  handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey, claim }) => {
     const common = { ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, ttlSeconds: body.ttl_seconds };
     const input =
       body.hold_scope === 'candidate'
         ? { ...common, scope: 'candidate' as const, candidate: { start: date(body.candidate.start), end: date(body.candidate.end) } }
         : { ...common, scope: 'window' as const, window: { start: date(body.window.start), end: date(body.window.end) }, durationMinutes: body.duration_minutes, coverage: body.coverage };
-    return { body: await claim(holdClaim(actor, input, now, idempotencyKey)) };
+    if (!body.pool) return { body: await claim(holdClaim(actor, input, now, idempotencyKey)) };
+    const request = { pool: body.pool, ownerEmail: body.owner_email, meetingClass: body.meeting_class, calendarType: body.calendar_type, slot: input.scope === 'candidate' ? input.candidate : undefined };
+    return { body: await claimThroughPool(db, actor, request, now, (member, details) => holdClaim(actor, { ...input, ownerEmail: member }, now, idempotencyKey, details), claim) };
   },
 });
 
@@ -141,14 +153,16 @@ export const createBookingOp = defineOperation({
   rateLimit: { policy: 'bookings', by: 'key' },
   body: S.BookingCreateBody,
   ownerEmail: ({ body }) => body.owner_email,
+  ownerless: byPool,
   calendarGate: 'claim',
   success: { status: 201, description: 'The booking', schema: S.Booking },
-  errors: [...ARBITRATION, ...TARGET],
-  handler: async ({ actor, ownerEmail, body, now, idempotencyKey, claim }) => ({
-    body: await claim(
-      bookingClaim(actor, { ...body, ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, start: date(body.start), end: date(body.end) }, now, idempotencyKey),
-    ),
-  }),
+  errors: [...ARBITRATION, ...TARGET, ...POOL],
+  handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey, claim }) => {
+    const input = { ...body, ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, start: date(body.start), end: date(body.end) };
+    if (!body.pool) return { body: await claim(bookingClaim(actor, input, now, idempotencyKey)) };
+    const request = { pool: body.pool, ownerEmail: body.owner_email, meetingClass: body.meeting_class, calendarType: body.calendar_type, slot: { start: input.start, end: input.end } };
+    return { body: await claimThroughPool(db, actor, request, now, (member, details) => bookingClaim(actor, { ...input, ownerEmail: member }, now, idempotencyKey, details), claim) };
+  },
 });
 
 export const getBookingOp = defineOperation({

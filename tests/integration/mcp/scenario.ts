@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 /** The tools docs/agents.md lists. */
 export const EXPECTED_TOOLS = [
   'list_meeting_classes',
+  'list_pools',
   'search_availability',
   'create_hold',
   'confirm_hold',

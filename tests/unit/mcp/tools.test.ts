@@ -91,7 +91,7 @@ describe('MCP tool input schemas load in every function-calling host', () => {
     expect(Object.keys(schema.properties!)).toEqual(expect.arrayContaining(['candidate', 'window', 'duration_minutes', 'coverage', 'meeting_class', 'idempotency_key']));
     const validate = ajv.compile(schema);
     // what a strict host sends: every field, null where unused
-    const nulls = { owner_email: null, calendar_type: null, ttl_seconds: null, candidate: null, duration_minutes: null, window: null, coverage: null, idempotency_key: null };
+    const nulls = { owner_email: null, pool: null, calendar_type: null, ttl_seconds: null, candidate: null, duration_minutes: null, window: null, coverage: null, idempotency_key: null };
     const candidate = { ...nulls, meeting_class: 'internal', hold_scope: 'candidate', candidate: slot, idempotency_key: 'k' };
     const window = { ...nulls, meeting_class: 'internal', hold_scope: 'window', window: slot, duration_minutes: 30, coverage: 'all_free' };
     expect(validate(candidate)).toBe(true);
@@ -163,6 +163,7 @@ describe('tool annotations follow what each operation does', () => {
   // What each tool does to the service's state, read off its operation (docs/agents.md "MCP tools").
   const EFFECTS: Record<string, 'read' | 'write' | 'write-idempotent' | 'destroy' | 'destroy-idempotent'> = {
     list_meeting_classes: 'read',
+    list_pools: 'read',
     search_availability: 'read', // POST, but only reads
     evaluate_booking: 'read', // POST, a dry run
     get_hold: 'read',

@@ -1,0 +1,4 @@
+import { createPoolOp, listPoolsOp } from '@/server/http/operations/pools';
+import { routes } from '@/server/http/handler';
+
+export const { GET, POST, PUT, PATCH, DELETE } = routes({ GET: listPoolsOp, POST: createPoolOp });
