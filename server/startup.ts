@@ -8,6 +8,7 @@ import { getRateLimiter } from '@/server/rateLimit';
 import { log } from '@/server/log';
 import { startWebhookWorker } from '@/server/domain/webhooks/worker';
 import { enqueueNotification } from '@/server/domain/notificationService';
+import { stopTracing } from '@/server/observability/otel';
 
 /**
  * scripts/serve.mjs (plain JavaScript, outside the bundle) finds the shutdown
@@ -83,6 +84,8 @@ export async function stopServices(): Promise<void> {
   stopCalendarSync?.();
   stopWebhooks?.();
   const results = await Promise.allSettled([getRateLimiter().close(), closeDb()]);
+  // Export the spans still buffered (docs/operations.md "Traces").
+  results.push(...(await Promise.allSettled([stopTracing()])));
   for (const r of results) if (r.status === 'rejected') log.error('shutdown step failed', { err: r.reason });
 }
 

@@ -16,6 +16,7 @@ import { HTTP_METHODS, isMutating, type AnyOperation, type HandlerResult, type H
 import { applyRateLimits, setRateLimitHeaders, type LimitPlan } from './limits';
 import { clientIpOf, publicBaseUrl } from '@/server/request';
 import { fieldLocator } from './fieldPaths';
+import { activeTraceId, setSpanAttributes, traceRequest, tracingEnabled } from '@/server/observability/tracing';
 
 type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
 export type RouteHandler = ((req: Request, ctx: RouteContext) => Promise<Response>) & { operation?: AnyOperation };
@@ -34,12 +35,15 @@ export function routes(ops: Partial<Record<HttpMethod, AnyOperation>>, opts: { a
   for (const method of HTTP_METHODS) {
     const op = ops[method];
     if (op) {
-      const h: RouteHandler = (req, ctx) => runOperation(op, req, ctx);
+      const h: RouteHandler = (req, ctx) => (tracingEnabled() ? traced(req, op.path, () => runOperation(op, req, ctx)) : runOperation(op, req, ctx));
       h.operation = op;
       out[method] = h;
     } else {
-      out[method] = (req) =>
-        transportError(req, new DomainError('method_not_allowed', `${req.method} is not supported on this path`), { allow: allowed.join(', ') });
+      const route = Object.values(ops)[0]?.path;
+      out[method] = (req) => {
+        const run = () => transportError(req, new DomainError('method_not_allowed', `${req.method} is not supported on this path`), { allow: allowed.join(', ') });
+        return tracingEnabled() && route ? traced(req, route, run) : run();
+      };
     }
   }
   return out;
@@ -47,7 +51,11 @@ export function routes(ops: Partial<Record<HttpMethod, AnyOperation>>, opts: { a
 
 /** Handlers for a catch-all route: every method answers 404 in the envelope. */
 export function notFoundRoutes(): Record<HttpMethod, RouteHandler> {
-  const h: RouteHandler = (req) => transportError(req, new DomainError('not_found', 'No such endpoint'));
+  const h: RouteHandler = (req) => {
+    const run = () => transportError(req, new DomainError('not_found', 'No such endpoint'));
+    // Named by the catch-all, never by the path asked for (it may carry anything).
+    return tracingEnabled() ? traced(req, new URL(req.url).pathname.startsWith('/public/') ? '/public/*' : '/v1/*', run) : run();
+  };
   return Object.fromEntries(HTTP_METHODS.map((m) => [m, h])) as Record<HttpMethod, RouteHandler>;
 }
 
@@ -77,17 +85,30 @@ async function transportError(req: Request, err: DomainError, extraHeaders: Reco
       // an invalid key changes nothing here: the path or method is what is wrong
     }
   }
+  setSpanAttributes({ 'error.code': err.code, reason: err.code });
   return jsonResponse(statusOf(err), { ...errorBody(err), pending_notifications: pending }, headers);
 }
 
 const RATE_LIMITED = () => new DomainError('rate_limited', 'Rate limit exceeded; retry after the number of seconds in Retry-After');
 
+/** X-Request-Id: the client's when well-formed, else the trace id when tracing (docs/operations.md "Traces"), else a new id. */
 function baseHeaders(req: Request): Headers {
   const incoming = req.headers.get('x-request-id');
   return new Headers({
-    'x-request-id': incoming && REQUEST_ID_RE.test(incoming) ? incoming : newId(),
+    'x-request-id': incoming && REQUEST_ID_RE.test(incoming) ? incoming : (activeTraceId() ?? newId()),
     'cache-control': 'no-store',
   });
+}
+
+/**
+ * The request's span (server/observability/tracing.ts traceRequest), named `<METHOD> <route
+ * template>` (`POST /v1/bookings`, `GET /public/booking-proposals/{token}`): never the path
+ * itself, which may carry tokens. Its attributes: the route, the status, the request id
+ * (linking the answer's X-Request-Id to the trace), the outcome (accepted, refused, error)
+ * and the reason code of a refusal; runOperation adds the customer and agent.
+ */
+function traced(req: Request, route: string, run: () => Promise<Response>): Promise<Response> {
+  return traceRequest(req, `${req.method} ${route}`, route, run);
 }
 
 /**
@@ -116,6 +137,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     if (op.auth === 'api_key') {
       try {
         actor = await authenticateApiKey(db, bearer, now);
+        setSpanAttributes({ 'customer.id': actor.customerId, 'agent.id': actor.agentId });
       } catch (err) {
         authError = toDomainError(err);
         if (authError.code === 'internal_error') throw err;
@@ -213,6 +235,7 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
     const thrown = gateRefused ? caught.refusal : caught;
     const err = toDomainError(thrown);
     const status = statusOf(err);
+    setSpanAttributes({ 'error.code': err.code, reason: err.reason ?? err.code });
     if (status >= 500) log.error('request failed', { requestId, operation: op.operationId, err: thrown });
     const body: ErrorBody = errorBody(err, fieldLocator(op));
     // The agent's pending notifications are drained while the answer is stored (both are sent at once).

@@ -1,3 +1,4 @@
+import { setSpanAttributes, withSpan } from '@/server/observability/tracing';
 import { and, eq, gt, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { calendarBookingEvents, calendarEvents, calendars, claims, owners } from '@/db/schema';
@@ -41,7 +42,16 @@ export function providerFor(calendar: Pick<CalendarRow, 'type' | 'settings' | 'c
   return factory({ settings: calendar.settings, credentials });
 }
 
-export async function syncCalendar(db: Executor, calendarId: string, now: Date, opts: { timeoutMs?: number } = {}): Promise<SyncResult> {
+export function syncCalendar(db: Executor, calendarId: string, now: Date, opts: { timeoutMs?: number } = {}): Promise<SyncResult> {
+  // Its span (docs/operations.md "Traces"): the provider's requests and the mirror's statements inside.
+  return withSpan('calendar.sync', { 'calendar.id': calendarId }, async (span) => {
+    const result = await syncOnce(db, calendarId, now, opts);
+    span.setAttributes({ outcome: result.outcome });
+    return result;
+  });
+}
+
+async function syncOnce(db: Executor, calendarId: string, now: Date, opts: { timeoutMs?: number }): Promise<SyncResult> {
   const config = getConfig();
   const [calendar] = await db
     .update(calendars)
@@ -62,6 +72,7 @@ export async function syncCalendar(db: Executor, calendarId: string, now: Date, 
   timeout.catch(() => {});
   // Only provider calls race the timeout; database work is never abandoned half-way.
   const net = <T>(p: Promise<T>) => Promise.race([p, timeout]);
+  setSpanAttributes({ 'calendar.provider': calendar.type, 'owner.id': calendar.ownerId });
   try {
     const provider = providerFor(calendar);
     const result = await run(db, calendar, owner.timeZone, provider, now, controller.signal, config.calendarHorizonDays, net);

@@ -1,3 +1,4 @@
+import { withSpan } from '@/server/observability/tracing';
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { expireHolds, type OwnerRef } from '@/db/hot/claims';
@@ -87,7 +88,9 @@ export async function loadTarget(
   lock: boolean,
 ): Promise<SchedulingTarget> {
   const email = normalizeEmail(input.ownerEmail);
-  const row = await loadTargetRow(db, customerId, { email, meetingClass: input.meetingClass, calendarType: input.calendarType }, lock);
+  const query = { email, meetingClass: input.meetingClass, calendarType: input.calendarType };
+  // Locked: the owner row lock a claim decision waits for (its span, docs/operations.md "Traces").
+  const row = lock ? await withSpan('claim.lock_wait', { 'customer.id': customerId }, () => loadTargetRow(db, customerId, query, true)) : await loadTargetRow(db, customerId, query, false);
   // getMeetingClass throws the missing class's error.
   const meetingClass = row?.meetingClass ?? (await getMeetingClass(db, customerId, input.meetingClass));
   if (!row) throw new DomainError('CALENDAR_NOT_FOUND', `No active primary calendar for ${email}`);

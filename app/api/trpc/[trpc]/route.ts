@@ -5,11 +5,26 @@ import { appRouter } from '@/server/trpc/router';
 import { isDomainError } from '@/server/domain/errors';
 import { statusForCode } from '@/server/domain/errorCodes';
 import { log } from '@/server/log';
+import { setSpanAttributes, traceRequest, tracingEnabled } from '@/server/observability/tracing';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-async function handler(req: Request): Promise<Response> {
+/**
+ * The request's span is named by its procedures (`trpc bookings.list`, a batch
+ * `trpc bookings.list,owners.get`), read from the path; never the raw path or its input.
+ */
+function handler(req: Request): Promise<Response> {
+  if (!tracingEnabled()) return handle(req);
+  const procedures = new URL(req.url).pathname.slice('/api/trpc/'.length);
+  const name = /^[A-Za-z0-9_.,]{1,200}$/.test(procedures) ? procedures : 'unknown';
+  return traceRequest(req, `trpc ${name}`, '/api/trpc/[trpc]', () => {
+    setSpanAttributes({ 'rpc.system': 'trpc', 'rpc.method': name });
+    return handle(req);
+  });
+}
+
+async function handle(req: Request): Promise<Response> {
   if (isCrossSiteWrite(req)) {
     return Response.json({ error: { message: 'Cross-site requests are not accepted', code: -32003, data: { code: 'FORBIDDEN', httpStatus: 403 } } }, { status: 403 });
   }
