@@ -104,6 +104,12 @@ describe('traces (OTLP/HTTP JSON to a loopback receiver)', () => {
     }
     const lockRead = statements.find((s) => String(s.attributes['db.query.text']).includes('for update of o'));
     expect(lockRead && t.parentOf(lockRead)?.name).toBe('claim.lock_wait');
+    // With Redis (the PostgreSQL project), the rate limiter's commands too.
+    if (process.env.REDIS_URL) {
+      const redis = t.spans.filter((s) => s.attributes['db.system.name'] === 'redis');
+      expect(redis.length).toBeGreaterThan(0);
+      for (const s of redis) expect(t.descends(s, server)).toBe(true);
+    }
     // No email address anywhere in the trace's names or attributes.
     expect(JSON.stringify(t.spans)).not.toContain(owner);
   });
