@@ -22,6 +22,8 @@ import { enableTracing } from './tracing';
 
 /** Paths whose requests get the service's own request span (server/http/handler.ts, the tRPC and MCP routes). */
 const OWN_REQUEST_SPANS = /^\/(?:v1|public|mcp|api\/trpc)(?:[/?]|$)/;
+/** Next.js's static files: no trace for them. */
+const STATIC_FILES = /^\/(?:_next\/|favicon\.ico|icon\.svg)/;
 /** Next.js span types never recorded: a fetch span is named by its full URL. */
 const NEXT_DROPPED = new Set(['AppRender.fetch']);
 
@@ -36,7 +38,8 @@ export class ServiceSampler implements Sampler {
     if (parent && isSpanContextValid(parent)) {
       return { decision: parent.traceFlags & TraceFlags.SAMPLED ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD };
     }
-    const page = nextType === 'BaseServer.handleRequest' && !OWN_REQUEST_SPANS.test(String(attributes['http.target'] ?? '/'));
+    const target = String(attributes['http.target'] ?? '/');
+    const page = nextType === 'BaseServer.handleRequest' && !OWN_REQUEST_SPANS.test(target) && !STATIC_FILES.test(target);
     return { decision: page ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD };
   }
 

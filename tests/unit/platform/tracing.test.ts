@@ -41,6 +41,7 @@ describe('ServiceSampler', () => {
     expect(root('/status/pt_abc')).toBe(SamplingDecision.RECORD_AND_SAMPLED);
     for (const p of ['/v1/bookings', '/v1', '/public/schedules/x', '/mcp', '/api/trpc/bookings.list?batch=1']) expect(root(p), p).toBe(SamplingDecision.NOT_RECORD);
     expect(root('/v1x')).toBe(SamplingDecision.RECORD_AND_SAMPLED);
+    expect(root('/_next/static/chunks/app.js')).toBe(SamplingDecision.NOT_RECORD);
   });
 
   it("follows the parent for Next.js's inner spans, and never records its fetch spans (named by URL)", () => {
