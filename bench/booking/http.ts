@@ -143,6 +143,34 @@ function combineRuns(runs: HttpRun[]): HttpRun {
   };
 }
 
+/** POST /v1/bookings requests: each takes the next slot of the global counter and a random owner, keys rotated every PER_KEY requests. */
+function bookingRequests(keys: string[], tag: string) {
+  let bookingSeq = PREFILL;
+  return {
+    method: 'POST',
+    path: '/v1/bookings',
+    make: () => {
+      const seq = bookingSeq++;
+      if (seq - PREFILL >= keys.length * PER_KEY) throw new Error('out of API keys');
+      const start = slotStart(seq);
+      return {
+        headers: {
+          authorization: `Bearer ${keys[Math.floor((seq - PREFILL) / PER_KEY)]}`,
+          'content-type': 'application/json',
+          'idempotency-key': `${tag}-${seq}`,
+          'x-forwarded-for': randomIp(),
+        },
+        body: JSON.stringify({
+          owner_email: ownerEmail(tag, Math.floor(Math.random() * OWNERS)),
+          meeting_class: CLASS,
+          start: new Date(start).toISOString(),
+          end: new Date(start + SLOT_MS).toISOString(),
+        }),
+      };
+    },
+  };
+}
+
 const randomIp = () => `10.${(Math.random() * 256) | 0}.${(Math.random() * 256) | 0}.${(Math.random() * 254 + 1) | 0}`;
 
 /** `around`: the claims-around figure of the bookings row, for the notes. */
@@ -168,30 +196,7 @@ export async function benchHttp(db: Db, seeded: Seeded): Promise<HttpSummary> {
     const idle = sampleMemory(pid, 100).stop();
     const rows: Row[] = [];
     let rssMax = 0;
-    let bookingSeq = PREFILL;
-    const bookingRequest = {
-      method: 'POST',
-      path: '/v1/bookings',
-      make: () => {
-        const seq = bookingSeq++;
-        if (seq - PREFILL >= keys.length * PER_KEY) throw new Error('out of API keys');
-        const start = slotStart(seq);
-        return {
-          headers: {
-            authorization: `Bearer ${keys[Math.floor((seq - PREFILL) / PER_KEY)]}`,
-            'content-type': 'application/json',
-            'idempotency-key': `${tag}-${seq}`,
-            'x-forwarded-for': randomIp(),
-          },
-          body: JSON.stringify({
-            owner_email: ownerEmail(tag, Math.floor(Math.random() * OWNERS)),
-            meeting_class: CLASS,
-            start: new Date(start).toISOString(),
-            end: new Date(start + SLOT_MS).toISOString(),
-          }),
-        };
-      },
-    };
+    const bookingRequest = bookingRequests(keys, tag);
     const trivialRequest = {
       method: 'GET',
       path: '/v1/notifications',
@@ -249,21 +254,7 @@ async function tracingComparison(appDir: string, db: Db, seeded: Seeded, keys: s
   const off = await startServer(appDir, env);
   const on = await startServer(appDir, { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'bench-booking' });
   try {
-    let bookingSeq = PREFILL;
-    const tag = 'h';
-    const bookingRequest = {
-      method: 'POST',
-      path: '/v1/bookings',
-      make: () => {
-        const seq = bookingSeq++;
-        if (seq - PREFILL >= keys.length * PER_KEY) throw new Error('out of API keys');
-        const start = slotStart(seq);
-        return {
-          headers: { authorization: `Bearer ${keys[Math.floor((seq - PREFILL) / PER_KEY)]}`, 'content-type': 'application/json', 'idempotency-key': `${tag}-${seq}`, 'x-forwarded-for': randomIp() },
-          body: JSON.stringify({ owner_email: ownerEmail(tag, Math.floor(Math.random() * OWNERS)), meeting_class: CLASS, start: new Date(start).toISOString(), end: new Date(start + SLOT_MS).toISOString() }),
-        };
-      },
-    };
+    const bookingRequest = bookingRequests(keys, 'h');
     const offRuns: HttpRun[] = [];
     const onRuns: HttpRun[] = [];
     for (let r = 0; r < HTTP_ROUNDS; r++) {
