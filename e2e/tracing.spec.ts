@@ -21,8 +21,16 @@ test.describe('traces from the production server', () => {
   let server: ServerProcess;
   test.beforeAll(async () => {
     otlp = await startOtlpReceiver();
-    server = new ServerProcess(await freePort(), {
+    const port = await freePort();
+    server = new ServerProcess(port, {
+      PORT: String(port),
       HOST: '127.0.0.1',
+      NEXT_TELEMETRY_DISABLED: '1',
+      TRUST_PROXY: '',
+      PUBLIC_BASE_URL: '',
+      UPSTASH_REDIS_REST_URL: '',
+      UPSTASH_REDIS_REST_TOKEN: '',
+      LOG_LEVEL: 'silent',
       NODE_ENV: 'production',
       DATABASE_URL: databaseUrl!,
       DB_DRIVER: '',
