@@ -7,13 +7,19 @@ import { setStatementTracer } from '@/db/tracing';
  * helper here is one branch on a module-level boolean and calls its function directly, with
  * NOOP_SPAN where it takes a span.
  *
- *   withSpan(name, attrs, fn)            a child span around fn (sync or async), active inside it
+ *   withSpan(name, attrs, fn)            a child span around fn (sync or async), active inside it;
+ *                                        fn's result is returned, a throw or rejection marks it failed
+ *   traceRequest(req, name, route, run)  the span of one request (withServerSpan) with the answer's
+ *                                        status, outcome and X-Request-Id on it
  *   withServerSpan(name, req, attrs, fn) the span of one request: SERVER kind, continuing a
  *                                        W3C traceparent the client sent; a child when a request
  *                                        span is already running (an MCP tool call's REST operation)
+ *   withClientSpan / withChildClientSpan a request to another service (the second only inside a
+ *                                        recorded span: Redis)
  *   startSpan(name, attrs)               a span ended by the caller (span.end()), e.g. one that
  *                                        straddles a callback; undefined when off
- *   setSpanAttributes(attrs)             on the active span
+ *   setSpanAttributes(attrs), renameSpan(name), activeTraceId()   on the active span
+ * Database statements get theirs through db/tracing.ts's hook, installed by enableTracing.
  *
  * Attributes never carry secrets, tokens or email addresses: ids, route templates and codes only.
  * Next.js bundles route modules apart: the switch is kept on globalThis as well and read when a
