@@ -3,7 +3,20 @@ const nextConfig = {
   // PGlite ships WASM and postgres.js opens raw sockets: keep them out of the bundle.
   // drizzle-orm too: bundled, instrumentation.ts and the routes got two copies, and rows
   // from the other copy's session fell off drizzle's fast path (bench/availability.ts).
-  serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'ioredis', 'drizzle-orm'],
+  // The OpenTelemetry SDK (tracing, docs/operations.md "Traces") stays outside too: one copy of
+  // @opentelemetry/api for Next.js's own spans and ours, and the SDK's optional exporters unbundled.
+  serverExternalPackages: [
+    '@electric-sql/pglite',
+    'postgres',
+    'ioredis',
+    'drizzle-orm',
+    '@opentelemetry/api',
+    '@opentelemetry/sdk-node',
+    '@opentelemetry/sdk-trace-base',
+    '@opentelemetry/exporter-trace-otlp-http',
+    '@opentelemetry/resources',
+    '@opentelemetry/semantic-conventions',
+  ],
   poweredByHeader: false,
   typescript: { tsconfigPath: './tsconfig.json' },
   // Every answer, JSON and pages alike (docs/reliability.md "Headers"); pages also get a

@@ -42,6 +42,8 @@
  *   --reuse-build           reuse the staged build in $TMPDIR/agent-scheduler-bench-booking-app
  *   --in-place [--no-build] build and serve from this checkout instead
  *   --server-prof=DIR       run the HTTP server with --cpu-prof into DIR
+ *   --tracing               HTTP: bookings on two servers in turn, tracing off and on (spans to a
+ *                           loopback OTLP sink); server CPU per booking of each (docs/benchmarks.md "Tracing cost")
  * Environment:
  *   BENCH_DATABASE_URL      default postgres://postgres@127.0.0.1:5432/bench (created when missing);
  *                           a Unix socket works too: BENCH_DATABASE_URL=postgres:///bench

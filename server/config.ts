@@ -95,6 +95,13 @@ export function getConfig() {
     webhookPollMs: Number(env.WEBHOOK_POLL_MS || 200),
     /** Webhook deliveries in flight at once per process (each endpoint has at most one). */
     webhookMaxInFlight: Number(env.WEBHOOK_MAX_IN_FLIGHT || 64),
+    /**
+     * OpenTelemetry traces (docs/operations.md "Traces"): the collector's OTLP/HTTP base URL, e.g.
+     * http://127.0.0.1:4318 (spans go to `<url>/v1/traces`, JSON). Unset: tracing is off and costs nothing.
+     */
+    otelEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
+    /** `service.name` of the spans. */
+    otelServiceName: env.OTEL_SERVICE_NAME || 'agent-scheduler',
   };
 }
 export type Config = ReturnType<typeof getConfig>;

@@ -10,6 +10,7 @@ import { startWebhookWorker } from '@/server/domain/webhooks/worker';
 import { enqueueNotification } from '@/server/domain/notificationService';
 import { startMetricsServer } from '@/server/http/metrics';
 import { installDatabaseGauges } from '@/server/observability/gauges';
+import { stopTracing } from '@/server/observability/otel';
 
 /**
  * scripts/serve.mjs (plain JavaScript, outside the bundle) finds the shutdown
@@ -92,6 +93,8 @@ export async function stopServices(): Promise<void> {
   const closing = stopMetrics?.();
   stopMetrics = undefined;
   const results = await Promise.allSettled([getRateLimiter().close(), closeDb(), closing]);
+  // Export the spans still buffered (docs/operations.md "Traces").
+  results.push(...(await Promise.allSettled([stopTracing()])));
   for (const r of results) if (r.status === 'rejected') log.error('shutdown step failed', { err: r.reason });
 }
 

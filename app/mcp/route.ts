@@ -1,10 +1,12 @@
 import { handleMcpHttp } from '@/server/mcp/http';
+import { traceRequest } from '@/server/observability/tracing';
 
 // MCP (Streamable HTTP, stateless) for agents: docs/agents.md.
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-export const POST = (req: Request) => handleMcpHttp(req);
+// Its span is renamed by the message it carries once read (server/mcp/http.ts).
+export const POST = (req: Request) => traceRequest(req, 'POST /mcp', '/mcp', () => handleMcpHttp(req));
 
 // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
 const notAllowed = () =>

@@ -143,6 +143,34 @@ function combineRuns(runs: HttpRun[]): HttpRun {
   };
 }
 
+/** POST /v1/bookings requests: each takes the next slot of the global counter and a random owner, keys rotated every PER_KEY requests. */
+function bookingRequests(keys: string[], tag: string) {
+  let bookingSeq = PREFILL;
+  return {
+    method: 'POST',
+    path: '/v1/bookings',
+    make: () => {
+      const seq = bookingSeq++;
+      if (seq - PREFILL >= keys.length * PER_KEY) throw new Error('out of API keys');
+      const start = slotStart(seq);
+      return {
+        headers: {
+          authorization: `Bearer ${keys[Math.floor((seq - PREFILL) / PER_KEY)]}`,
+          'content-type': 'application/json',
+          'idempotency-key': `${tag}-${seq}`,
+          'x-forwarded-for': randomIp(),
+        },
+        body: JSON.stringify({
+          owner_email: ownerEmail(tag, Math.floor(Math.random() * OWNERS)),
+          meeting_class: CLASS,
+          start: new Date(start).toISOString(),
+          end: new Date(start + SLOT_MS).toISOString(),
+        }),
+      };
+    },
+  };
+}
+
 const randomIp = () => `10.${(Math.random() * 256) | 0}.${(Math.random() * 256) | 0}.${(Math.random() * 254 + 1) | 0}`;
 
 /** `around`: the claims-around figure of the bookings row, for the notes. */
@@ -154,43 +182,21 @@ export async function benchHttp(db: Db, seeded: Seeded): Promise<HttpSummary> {
   if (app.buildSeconds !== null) notes.push(`build: \`next build\` of a staged copy took ${app.buildSeconds.toFixed(0)} s`);
   const tag = 'h';
   const ownerIds = await seedOwners(db, seeded, tag, OWNERS);
-  // Enough keys for 2,000 bookings/s over warm-up + measurement at PER_KEY requests per key.
+  // Enough keys for 2,000 bookings/s over warm-up + measurement at PER_KEY requests per key (twice with --tracing: two servers).
   const warmupS = HTTP_WARMUP_S;
-  const nKeys = Math.ceil(((warmupS + DURATION_S) * 2000) / PER_KEY);
+  const nKeys = Math.ceil(((warmupS + DURATION_S) * 2000 * (flag('tracing') ? 2 : 1)) / PER_KEY);
   const t0 = performance.now();
   const keys = await mintKeys(db, seeded, nKeys);
   log(`  minted ${keys.length} API keys in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const profDir = opt('server-prof');
+  if (flag('tracing')) return tracingComparison(app.dir, db, seeded, keys, notes, ownerIds);
   const server = await startServer(app.dir, { DATABASE_URL: BENCH_DB_URL, REDIS_URL, TRUST_PROXY: '1', LOG_LEVEL: 'silent' }, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
   try {
     const pid = server.child.pid!;
     const idle = sampleMemory(pid, 100).stop();
     const rows: Row[] = [];
     let rssMax = 0;
-    let bookingSeq = PREFILL;
-    const bookingRequest = {
-      method: 'POST',
-      path: '/v1/bookings',
-      make: () => {
-        const seq = bookingSeq++;
-        if (seq - PREFILL >= keys.length * PER_KEY) throw new Error('out of API keys');
-        const start = slotStart(seq);
-        return {
-          headers: {
-            authorization: `Bearer ${keys[Math.floor((seq - PREFILL) / PER_KEY)]}`,
-            'content-type': 'application/json',
-            'idempotency-key': `${tag}-${seq}`,
-            'x-forwarded-for': randomIp(),
-          },
-          body: JSON.stringify({
-            owner_email: ownerEmail(tag, Math.floor(Math.random() * OWNERS)),
-            meeting_class: CLASS,
-            start: new Date(start).toISOString(),
-            end: new Date(start + SLOT_MS).toISOString(),
-          }),
-        };
-      },
-    };
+    const bookingRequest = bookingRequests(keys, tag);
     const trivialRequest = {
       method: 'GET',
       path: '/v1/notifications',
@@ -215,5 +221,61 @@ export async function benchHttp(db: Db, seeded: Seeded): Promise<HttpSummary> {
     return { rows, rssMaxMb: rssMax, hwmMb: end.hwmKb / 1024, idleRssMb: idle.maxRssKb / 1024, notes, around };
   } finally {
     await stopServer(server.child);
+  }
+}
+
+/** A loopback OTLP/HTTP sink for --tracing: answers 200 and counts what it was sent (no parsing, little CPU). */
+async function startOtlpSink(): Promise<{ url: string; requests: () => number; bytes: () => number; close(): Promise<void> }> {
+  const http = await import('node:http');
+  let requests = 0;
+  let bytes = 0;
+  const server = http.createServer((req, res) => {
+    req.on('data', (c: Buffer) => (bytes += c.length));
+    req.on('end', () => {
+      requests++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as import('node:net').AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, requests: () => requests, bytes: () => bytes, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+/**
+ * --tracing (docs/benchmarks.md "Tracing cost"): two production servers on the same database
+ * and Redis, one with tracing off and one with OTEL_EXPORTER_OTLP_ENDPOINT pointing at a
+ * loopback sink, loaded in turn with POST /v1/bookings (HTTP_ROUNDS pairs, the order flipped
+ * every pair, so drift of the shared host weighs on both alike). Rows: server CPU per booking
+ * of each; the notes give the ratio and what the sink received.
+ */
+async function tracingComparison(appDir: string, db: Db, seeded: Seeded, keys: string[], notes: string[], ownerIds: string[]): Promise<HttpSummary> {
+  const sink = await startOtlpSink();
+  const env = { DATABASE_URL: BENCH_DB_URL, REDIS_URL, TRUST_PROXY: '1', LOG_LEVEL: 'silent' };
+  const off = await startServer(appDir, env);
+  const on = await startServer(appDir, { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'bench-booking' });
+  try {
+    const bookingRequest = bookingRequests(keys, 'h');
+    const offRuns: HttpRun[] = [];
+    const onRuns: HttpRun[] = [];
+    for (let r = 0; r < HTTP_ROUNDS; r++) {
+      const w = r === 0 ? HTTP_WARMUP_S : 0;
+      const pair = r % 2 === 0 ? ([[off, offRuns, 'tracing off'], [on, onRuns, 'tracing on']] as const) : ([[on, onRuns, 'tracing on'], [off, offRuns, 'tracing off']] as const);
+      for (const [server, runs, label] of pair) runs.push(await autocannonRow(server, `POST /v1/bookings, ${label}`, DURATION_S / HTTP_ROUNDS, w, bookingRequest));
+    }
+    const a = combineRuns(offRuns);
+    const b = combineRuns(onRuns);
+    const cpuOff = a.row.clientCpu;
+    const cpuOn = b.row.clientCpu;
+    const perPair = offRuns.map((o, i) => (o.row.clientCpu && onRuns[i].row.clientCpu ? `${((onRuns[i].row.clientCpu! / o.row.clientCpu - 1) * 100).toFixed(1)} %` : 'n/a'));
+    notes.push(
+      `tracing: server CPU per booking off ${cpuOff?.toFixed(3)} ms, on ${cpuOn?.toFixed(3)} ms (${cpuOff && cpuOn ? `${((cpuOn / cpuOff - 1) * 100).toFixed(1)} %` : 'n/a'}); per pair ${perPair.join(', ')}; ` +
+        `the sink received ${sink.requests()} OTLP requests, ${(sink.bytes() / 1024 / 1024).toFixed(1)} MB`,
+    );
+    log(`  ${notes[notes.length - 1]}`);
+    const around = await claimsAround(db, ownerIds);
+    return { rows: [a.row, b.row], rssMaxMb: Math.max(a.rssMaxMb, b.rssMaxMb), hwmMb: 0, idleRssMb: 0, notes, around };
+  } finally {
+    await Promise.all([stopServer(off.child), stopServer(on.child)]);
+    await sink.close();
   }
 }

@@ -7,6 +7,7 @@ import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import * as schema from '../schema';
 import type { Db, DbHandle } from '../types';
+import { statementTracer } from '../tracing';
 
 /**
  * The embedded default. btree_gist must be loaded on every open (the
@@ -26,7 +27,7 @@ export async function openPglite(dataDir: string | undefined, migrationsFolder: 
     const client = await PGlite.create({ dataDir, extensions: { btree_gist } });
     try {
       // No `schema`: no relational queries are used (see drivers/postgres.ts).
-      const db = drizzle(client) as unknown as Db;
+      const db = drizzle(traced(client)) as unknown as Db;
       await migrate(drizzle(client, { schema }), { migrationsFolder });
       return {
         db,
@@ -53,6 +54,29 @@ export async function openPglite(dataDir: string | undefined, migrationsFolder: 
     release();
     throw err;
   }
+}
+
+/**
+ * The client drizzle is handed: every statement it sends (`query`, also inside `transaction`)
+ * passes the statement hook (../tracing.ts), one branch while tracing is off.
+ */
+type QueryClient = Pick<PGlite, 'query'> & Partial<Pick<PGlite, 'transaction'>>;
+function traced<C extends QueryClient>(client: C): C {
+  return new Proxy(client, {
+    get(target, prop) {
+      if (prop === 'query') {
+        return (text: string, ...rest: unknown[]) => {
+          const issue = () => (target.query as (t: string, ...r: unknown[]) => Promise<unknown>)(text, ...rest);
+          return statementTracer ? statementTracer(text, issue) : issue();
+        };
+      }
+      if (prop === 'transaction' && target.transaction) {
+        return (fn: (tx: QueryClient) => Promise<unknown>) => target.transaction!((tx) => fn(traced(tx)));
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 // ---------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import { statementTracer } from '../tracing';
 
 type AnySql = postgres.Sql | postgres.TransactionSql | postgres.ReservedSql;
 type Callback = (sql: AnySql) => unknown;
@@ -25,7 +26,9 @@ export function preparedStatements<T extends AnySql>(sql: T, tx?: PipelinedTrans
       if (prop === 'unsafe') {
         return (text: string, params?: unknown[], options?: Record<string, unknown>) => {
           if (tx?.commit) throw new Error('statement sent after the transaction committed (runTransaction in db/hot/driver.ts)');
-          return (target.unsafe as (t: string, p?: unknown[], o?: Record<string, unknown>) => unknown)(text, params, { ...options, prepare: true });
+          const issue = () => (target.unsafe as (t: string, p?: unknown[], o?: Record<string, unknown>) => PromiseLike<unknown>)(text, params, { ...options, prepare: true });
+          // Every statement drizzle and db/hot send passes here: its span when tracing is on (../tracing.ts).
+          return statementTracer ? statementTracer(text, issue) : issue();
         };
       }
       if (prop === 'commitEarly' && tx) {

@@ -17,6 +17,7 @@ import { HTTP_METHODS, isMutating, type AnyOperation, type HandlerResult, type H
 import { applyRateLimits, setRateLimitHeaders, type LimitPlan } from './limits';
 import { clientIpOf, publicBaseUrl } from '@/server/request';
 import { fieldLocator } from './fieldPaths';
+import { activeTraceId, setSpanAttributes, traceRequest, tracingEnabled } from '@/server/observability/tracing';
 
 type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
 export type RouteHandler = ((req: Request, ctx: RouteContext) => Promise<Response>) & { operation?: AnyOperation };
@@ -35,13 +36,15 @@ export function routes(ops: Partial<Record<HttpMethod, AnyOperation>>, opts: { a
   for (const method of HTTP_METHODS) {
     const op = ops[method];
     if (op) {
-      const h: RouteHandler = (req, ctx) => runOperation(op, req, ctx);
+      const h: RouteHandler = (req, ctx) => (tracingEnabled() ? traced(req, op.path, () => runOperation(op, req, ctx)) : runOperation(op, req, ctx));
       h.operation = op;
       out[method] = h;
     } else {
-      const route = Object.values(ops)[0]?.path ?? '(unknown)';
-      out[method] = (req) =>
-        transportError(req, route, new DomainError('method_not_allowed', `${req.method} is not supported on this path`), { allow: allowed.join(', ') });
+      const route = Object.values(ops)[0]?.path;
+      out[method] = (req) => {
+        const run = () => transportError(req, route ?? '(unknown)', new DomainError('method_not_allowed', `${req.method} is not supported on this path`), { allow: allowed.join(', ') });
+        return tracingEnabled() && route ? traced(req, route, run) : run();
+      };
     }
   }
   return out;
@@ -49,7 +52,11 @@ export function routes(ops: Partial<Record<HttpMethod, AnyOperation>>, opts: { a
 
 /** Handlers for a catch-all route: every method answers 404 in the envelope. */
 export function notFoundRoutes(): Record<HttpMethod, RouteHandler> {
-  const h: RouteHandler = (req) => transportError(req, '(unmatched)', new DomainError('not_found', 'No such endpoint'));
+  const h: RouteHandler = (req) => {
+    const run = () => transportError(req, '(unmatched)', new DomainError('not_found', 'No such endpoint'));
+    // Named by the catch-all, never by the path asked for (it may carry anything).
+    return tracingEnabled() ? traced(req, new URL(req.url).pathname.startsWith('/public/') ? '/public/*' : '/v1/*', run) : run();
+  };
   return Object.fromEntries(HTTP_METHODS.map((m) => [m, h])) as Record<HttpMethod, RouteHandler>;
 }
 
@@ -87,17 +94,30 @@ async function answerTransportError(req: Request, err: DomainError, headers: Hea
       // an invalid key changes nothing here: the path or method is what is wrong
     }
   }
+  setSpanAttributes({ 'error.code': err.code, reason: err.code });
   return jsonResponse(statusOf(err), { ...errorBody(err), pending_notifications: pending }, headers);
 }
 
 const RATE_LIMITED = () => new DomainError('rate_limited', 'Rate limit exceeded; retry after the number of seconds in Retry-After');
 
+/** X-Request-Id: the client's when well-formed, else the trace id when tracing (docs/operations.md "Traces"), else a new id. */
 function baseHeaders(req: Request): Headers {
   const incoming = req.headers.get('x-request-id');
   return new Headers({
-    'x-request-id': incoming && REQUEST_ID_RE.test(incoming) ? incoming : newId(),
+    'x-request-id': incoming && REQUEST_ID_RE.test(incoming) ? incoming : (activeTraceId() ?? newId()),
     'cache-control': 'no-store',
   });
+}
+
+/**
+ * The request's span (server/observability/tracing.ts traceRequest), named `<METHOD> <route
+ * template>` (`POST /v1/bookings`, `GET /public/booking-proposals/{token}`): never the path
+ * itself, which may carry tokens. Its attributes: the route, the status, the request id
+ * (linking the answer's X-Request-Id to the trace), the outcome (accepted, refused, error)
+ * and the reason code of a refusal; runOperation adds the customer and agent.
+ */
+function traced(req: Request, route: string, run: () => Promise<Response>): Promise<Response> {
+  return traceRequest(req, `${req.method} ${route}`, route, run);
 }
 
 /**
@@ -145,6 +165,7 @@ async function answerOperation(op: AnyOperation, req: Request, routeCtx: RouteCo
           ctx.customer_id = actor.customerId;
           ctx.agent_id = actor.agentId;
         }
+        setSpanAttributes({ 'customer.id': actor.customerId, 'agent.id': actor.agentId });
       } catch (err) {
         authError = toDomainError(err);
         if (authError.code === 'internal_error') throw err;
@@ -248,6 +269,7 @@ async function answerOperation(op: AnyOperation, req: Request, routeCtx: RouteCo
     const thrown = gateRefused ? caught.refusal : caught;
     const err = toDomainError(thrown);
     const status = statusOf(err);
+    setSpanAttributes({ 'error.code': err.code, reason: err.reason ?? err.code });
     if (status >= 500) log.error('request failed', { operation: op.operationId, err: thrown });
     if (err.code === 'IDEMPOTENCY_CONFLICT' || err.code === 'IDEMPOTENCY_IN_FLIGHT') metrics().idempotencyConflicts.inc({ code: err.code });
     const body: ErrorBody = errorBody(err, fieldLocator(op));

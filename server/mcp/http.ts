@@ -7,6 +7,7 @@ import { readJsonBody } from '@/server/http/body';
 import { applyRateLimits, setRateLimitHeaders } from '@/server/http/limits';
 import type { RateLimitResult } from '@/server/rateLimit';
 import { clientIpOf } from '@/server/request';
+import { renameSpan, tracingEnabled } from '@/server/observability/tracing';
 import { createMcpServer } from './server';
 import { MCP_TOOLS } from './tools';
 
@@ -60,6 +61,7 @@ export async function handleMcpHttp(req: Request): Promise<Response> {
     return jsonRpcError(400, -32700, `Parse error: ${err.message}`, headers);
   }
 
+  if (tracingEnabled()) renameSpan(`mcp ${mcpProcedure(body)}`);
   const uncharged = messagesOutsideTools(body);
   let limit: RateLimitResult | null = null;
   if (uncharged > 0) {
@@ -95,6 +97,15 @@ export function messagesOutsideTools(body: unknown): number {
     return !(method === 'tools/call' && typeof params?.name === 'string' && TOOL_NAMES.has(params.name));
   }).length;
   return messages.length === 0 ? 1 : outside;
+}
+
+/** What names an MCP request's span: its method, and the tool of a call (`tools/call create_booking`); `batch` for several messages. */
+export function mcpProcedure(body: unknown): string {
+  if (Array.isArray(body)) return 'batch';
+  const { method, params } = (body && typeof body === 'object' ? body : {}) as { method?: unknown; params?: { name?: unknown } };
+  if (typeof method !== 'string' || !/^[\w/.-]{1,64}$/.test(method)) return 'unknown';
+  const tool = method === 'tools/call' && typeof params?.name === 'string' && TOOL_NAMES.has(params.name) ? ` ${params.name}` : '';
+  return method + tool;
 }
 
 /** The global per-IP budget, once per message; the first denial decides. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis as IORedis } from 'ioredis';
+import { withChildClientSpan } from '@/server/observability/tracing';
 
 /**
  * Makes an ioredis client look like the part of `@upstash/redis` that
@@ -26,6 +27,9 @@ import type { Redis as IORedis } from 'ioredis';
  *   eval(script):     EVAL rewritten (which also caches it in Redis), then
  *                     remember sha1(script) -> sha1(rewritten).
  */
+/** Redis commands' spans (docs/operations.md "Traces"), inside a request's span only; keys and arguments are not recorded. */
+const REDIS_ATTRS = { 'db.system.name': 'redis' };
+
 export class IoredisUpstashAdapter {
   /** sha1 of the library's original script -> sha1 of the script Redis runs. */
   private readonly shaMap = new Map<string, string>();
@@ -37,23 +41,23 @@ export class IoredisUpstashAdapter {
   async evalsha(hash: string, keys: string[], args: unknown[]): Promise<unknown> {
     const sha = this.shaMap.get(hash);
     if (!sha) throw new Error(`NOSCRIPT no rewritten script for ${hash} yet (ioredis adapter)`);
-    return this.client.evalsha(sha, keys.length, ...keys, ...args.map(toArg));
+    return withChildClientSpan('redis EVALSHA', REDIS_ATTRS, () => this.client.evalsha(sha, keys.length, ...keys, ...args.map(toArg)));
   }
 
   async eval(script: string, keys: string[], args: unknown[]): Promise<unknown> {
     this.evalCount++;
     const rewritten = stripKeyLockingFlag(script);
-    const result = await this.client.eval(rewritten, keys.length, ...keys, ...args.map(toArg));
+    const result = await withChildClientSpan('redis EVAL', REDIS_ATTRS, () => this.client.eval(rewritten, keys.length, ...keys, ...args.map(toArg)));
     this.shaMap.set(sha1(script), sha1(rewritten));
     return result;
   }
 
   async get(key: string): Promise<string | null> {
-    return this.client.get(key);
+    return withChildClientSpan('redis GET', REDIS_ATTRS, () => this.client.get(key));
   }
 
   async set(key: string, value: unknown): Promise<string | null> {
-    return this.client.set(key, String(value));
+    return withChildClientSpan('redis SET', REDIS_ATTRS, () => this.client.set(key, String(value)));
   }
 }
 

@@ -33,7 +33,7 @@ class InvalidSyncTokenError extends Error {}
 
 function guardedFetch(username: string, password: string, signal?: AbortSignal): typeof fetch {
   const auth = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
-  const send = outboundFetch();
+  const send = outboundFetch({ purpose: 'caldav' });
   return (async (input: RequestInfo | URL, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
     headers.set('authorization', auth);

@@ -60,7 +60,7 @@ export async function exchangeGoogleCode(input: { code: string; codeVerifier: st
 export async function listGoogleCalendars(creds: GoogleCredentials, signal?: AbortSignal): Promise<{ id: string; name: string; primary: boolean }[]> {
   let res: Response;
   try {
-    res = await outboundFetch()(`${getConfig().googleCalendarApi}/users/me/calendarList?minAccessRole=writer`, { headers: { authorization: `Bearer ${creds.accessToken}` }, signal });
+    res = await outboundFetch({ purpose: 'google' })(`${getConfig().googleCalendarApi}/users/me/calendarList?minAccessRole=writer`, { headers: { authorization: `Bearer ${creds.accessToken}` }, signal });
   } catch (err) {
     throw new ProviderUnavailableError(`Google Calendar unreachable: ${(err as Error).message}`);
   }
@@ -112,7 +112,7 @@ export class GoogleProvider implements CalendarProvider {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
-        res = await outboundFetch()(url, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${this.creds.accessToken}` }, signal });
+        res = await outboundFetch({ purpose: 'google' })(url, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${this.creds.accessToken}` }, signal });
       } catch (err) {
         throw new ProviderUnavailableError(`Google Calendar unreachable: ${(err as Error).message}`);
       }

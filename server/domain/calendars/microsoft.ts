@@ -60,7 +60,7 @@ export async function exchangeMicrosoftCode(input: { code: string; codeVerifier:
 export async function listMicrosoftCalendars(creds: MicrosoftCredentials, signal?: AbortSignal): Promise<{ id: string; name: string; primary: boolean }[]> {
   let res: Response;
   try {
-    res = await outboundFetch()(`${getConfig().microsoftGraphApi}/me/calendars`, { headers: { authorization: `Bearer ${creds.accessToken}` }, signal });
+    res = await outboundFetch({ purpose: 'microsoft' })(`${getConfig().microsoftGraphApi}/me/calendars`, { headers: { authorization: `Bearer ${creds.accessToken}` }, signal });
   } catch (err) {
     throw new ProviderUnavailableError(`Microsoft Graph unreachable: ${(err as Error).message}`);
   }
@@ -110,7 +110,7 @@ export class MicrosoftProvider implements CalendarProvider {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
-        res = await outboundFetch()(url, {
+        res = await outboundFetch({ purpose: 'microsoft' })(url, {
           ...init,
           headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${this.creds.accessToken}`, prefer: 'outlook.timezone="UTC"' },
           signal,

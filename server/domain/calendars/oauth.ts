@@ -15,7 +15,7 @@ export function pkcePair(): { verifier: string; challenge: string } {
 export async function tokenRequest(endpoint: OAuthEndpoint, params: Record<string, string>, signal?: AbortSignal): Promise<TokenAnswer> {
   let res: Response;
   try {
-    res = await outboundFetch()(endpoint.url, {
+    res = await outboundFetch({ purpose: 'oauth' })(endpoint.url, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ client_id: endpoint.clientId, client_secret: endpoint.clientSecret, ...params }),

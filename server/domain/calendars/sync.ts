@@ -1,3 +1,4 @@
+import { setSpanAttributes, withSpan } from '@/server/observability/tracing';
 import { and, eq, gt, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { calendarBookingEvents, calendarEvents, calendars, claims, owners } from '@/db/schema';
@@ -42,15 +43,19 @@ export function providerFor(calendar: Pick<CalendarRow, 'type' | 'settings' | 'c
   return factory({ settings: calendar.settings, credentials });
 }
 
-export async function syncCalendar(db: Executor, calendarId: string, now: Date, opts: { timeoutMs?: number } = {}): Promise<SyncResult> {
-  const seen: { provider?: string } = {};
-  const result = await syncCalendarOnce(db, calendarId, now, opts, seen);
-  // Counted by provider (scheduler_calendar_sync_runs_total; `busy`: another instance holds the lease).
-  const provider = seen.provider ?? 'unknown';
-  const m = metrics();
-  m.calendarSyncRuns.inc({ provider, outcome: result.outcome });
-  if (result.outcome === 'failed' || result.outcome === 'reauth_required') m.calendarSyncErrors.inc({ provider });
-  return result;
+export function syncCalendar(db: Executor, calendarId: string, now: Date, opts: { timeoutMs?: number } = {}): Promise<SyncResult> {
+  // Its span (docs/operations.md "Traces"): the provider's requests and the mirror's statements inside.
+  return withSpan('calendar.sync', { 'calendar.id': calendarId }, async (span) => {
+    const seen: { provider?: string } = {};
+    const result = await syncCalendarOnce(db, calendarId, now, opts, seen);
+    span.setAttributes({ outcome: result.outcome });
+    // Counted by provider (scheduler_calendar_sync_runs_total; `busy`: another instance holds the lease).
+    const provider = seen.provider ?? 'unknown';
+    const m = metrics();
+    m.calendarSyncRuns.inc({ provider, outcome: result.outcome });
+    if (result.outcome === 'failed' || result.outcome === 'reauth_required') m.calendarSyncErrors.inc({ provider });
+    return result;
+  });
 }
 
 async function syncCalendarOnce(db: Executor, calendarId: string, now: Date, opts: { timeoutMs?: number }, seen: { provider?: string }): Promise<SyncResult> {
@@ -75,6 +80,7 @@ async function syncCalendarOnce(db: Executor, calendarId: string, now: Date, opt
   timeout.catch(() => {});
   // Only provider calls race the timeout; database work is never abandoned half-way.
   const net = <T>(p: Promise<T>) => Promise.race([p, timeout]);
+  setSpanAttributes({ 'calendar.provider': calendar.type, 'owner.id': calendar.ownerId });
   try {
     const provider = providerFor(calendar);
     const result = await run(db, calendar, owner.timeZone, provider, now, controller.signal, config.calendarHorizonDays, net);

@@ -1,3 +1,4 @@
+import { withSpan } from '@/server/observability/tracing';
 import { localSpan } from '../scheduling';
 import { and, eq } from 'drizzle-orm';
 import type { Db, Executor, Tx } from '@/db/client';
@@ -120,7 +121,7 @@ async function confirmInTransaction(
   // classes, then (under that lock) the hold owner's due holds expired and the claims and
   // provider busy time around the slot, the reads runClaim would otherwise send next.
   const valid = isUuid(holdId);
-  const locking = valid ? lockHoldForConfirm(tx, holdId, actor.customerId, input.meetingClass) : undefined;
+  const locking = valid ? withSpan('claim.lock_wait', { 'customer.id': actor.customerId }, () => lockHoldForConfirm(tx, holdId, actor.customerId, input.meetingClass)) : undefined;
   const around = valid && input.end > input.start ? loadAround(tx, { customerId: actor.customerId, holdId }, input.start, input.end, now) : undefined;
   around?.catch(() => {}); // handled here; awaited by confirmLocked or below
   try {

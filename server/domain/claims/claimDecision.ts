@@ -1,3 +1,4 @@
+import { withSpan } from '@/server/observability/tracing';
 import { inArray, or } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { promoteHold } from '@/db/hot/claims';
@@ -78,12 +79,16 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
   const policy = { start, end, ...request.policy };
   const context = { now: now.getTime(), rules: ownerRules(target.owner), excludeClaimIds: holdId ? [holdId] : undefined };
   let around = request.around ?? (await loadAround(tx, target.owner.id, claim.startAt, claim.endAt, now, undefined, request.gate));
-  let decision = arbitrate(policy, { ...context, claims: around });
+  let decision = withSpan('claim.arbitration', { 'owner.id': target.owner.id, 'customer.id': claim.customerId, action: request.action }, (span) => {
+    const d = arbitrate(policy, { ...context, claims: around });
+    span.setAttributes(decisionAttributes(d));
+    return d;
+  });
   if (decision.outcome === 'reject' || decision.outcome === 'counter_propose') {
     // The verdict stands (it depends only on the claims loaded); its alternatives and
     // next_available look up to 72 h further out.
     around = await loadClaims(tx, target.owner.id, new Date(start - ARBITRATION_MARGIN_MS), new Date(end + ARBITRATION_MARGIN_MS), now);
-    decision = arbitrate(policy, { ...context, claims: around });
+    decision = withSpan('claim.alternatives', { 'owner.id': target.owner.id }, () => arbitrate(policy, { ...context, claims: around }));
   }
   const actor: AuditActor = request.actor ?? (claim.agentId ? { kind: 'agent', agentId: claim.agentId } : { kind: 'system' });
   const audit = {
@@ -126,6 +131,12 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
     defer(tx, recordWebhookEvent(tx, { agentId: claim.agentId, kind: holdId ? 'booking.confirmed' : 'booking.created', data, now }));
   }
   return { ok: true, row: claimRow(claim), preemptedIds, preemptedClaims: preempted.map((p) => ({ id: p.id, kind: p.kind })), warnings: decision.warnings };
+}
+
+/** A decision's span attributes: outcome (accepted or refused) and the reason code of a refusal. */
+function decisionAttributes(d: ReturnType<typeof arbitrate>): Record<string, string> {
+  if (d.outcome === 'accept') return { outcome: 'accepted' };
+  return { outcome: 'refused', reason: d.outcome === 'past_time' ? 'PAST_TIME' : d.reason };
 }
 
 /** The claims that give way, one per claim: ranges of one all_free hold become that hold (its id). */

@@ -1,4 +1,6 @@
+import type { Span } from '@opentelemetry/api';
 import type { Db, Tx } from '@/db/client';
+import { recordFailure, setSpanAttributes, startSpan, tracingEnabled, withSpan } from '@/server/observability/tracing';
 import { isConstraintViolation, PG_EXCLUSION_VIOLATION } from '@/db/errors';
 import { runTransaction } from '@/db/hot/driver';
 import { calendarGate, CalendarGateNeeded, ensureCalendarsUsable, type CalendarGate, type NamedOwner } from '../calendars/mirror';
@@ -133,12 +135,14 @@ async function runGate(db: Db, { owner, now }: GateOwner): Promise<void> {
 
 async function decide<T>(db: Db, operation: ClaimOperation<T>, gate: CalendarGate | undefined, onAccept: ((tx: Tx, value: T) => void) | undefined): Promise<T> {
   await refuseEarly(db, operation, gate);
+  const traced = tracingEnabled();
   const answer = await runClaimTransaction(
     db,
-    onAccept
+    onAccept || traced
       ? async (tx) => {
           const a = await operation.run(tx, gate);
-          if (a.ok) onAccept(tx, a.value);
+          if (a.ok) onAccept?.(tx, a.value);
+          if (traced) setSpanAttributes(a.ok ? { outcome: 'accepted' } : { outcome: 'refused', reason: a.error.reason ?? a.error.code });
           return a;
         }
       : (tx) => operation.run(tx, gate),
@@ -147,6 +151,36 @@ async function decide<T>(db: Db, operation: ClaimOperation<T>, gate: CalendarGat
   );
   if (!answer.ok) throw answer.error;
   return answer.value;
+}
+
+/**
+ * The claim's transaction with its spans (docs/operations.md "Traces"): `claim.transaction`
+ * around it (the decision's statements, the owner lock wait, the arbitration inside), and
+ * `claim.commit` from the decision's end to the COMMIT's answer (postgres.js sends COMMIT
+ * behind the last deferred statements: db/hot/driver.ts).
+ */
+function claimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, attempt: number): Promise<T> {
+  if (!tracingEnabled()) return runTransaction(db, fn);
+  return withSpan('claim.transaction', { attempt }, () => {
+    let commit: Span | undefined;
+    return runTransaction(db, async (tx) => {
+      const value = await fn(tx);
+      commit = startSpan('claim.commit');
+      return value;
+    }).then(
+      (value) => {
+        commit?.end();
+        return value;
+      },
+      (err: unknown) => {
+        if (commit) {
+          recordFailure(commit, err);
+          commit.end();
+        }
+        throw err;
+      },
+    );
+  });
 }
 
 /**
@@ -161,7 +195,7 @@ async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueK
       try {
         trackTransaction(1);
         try {
-          return await runTransaction(db, fn);
+          return await claimTransaction(db, fn, attempt);
         } finally {
           trackTransaction(-1);
         }
@@ -207,7 +241,8 @@ async function inQueue<T>(key: string, fn: () => Promise<T>, slot?: string): Pro
   }
   try {
     const queued = process.hrtime.bigint();
-    await previous;
+    // The claim queue wait: behind the decisions on this key queued before it in this process.
+    await (tracingEnabled() ? withSpan('claim.queue_wait', undefined, () => previous) : previous);
     metrics().claimQueueWait.observe(secondsSince(queued));
     running.set(key, head);
     return await fn();

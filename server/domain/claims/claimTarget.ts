@@ -1,3 +1,4 @@
+import { withSpan } from '@/server/observability/tracing';
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { expireHolds, type OwnerRef } from '@/db/hot/claims';
@@ -90,8 +91,10 @@ export async function loadTarget(
   lock: boolean,
 ): Promise<SchedulingTarget> {
   const email = normalizeEmail(input.ownerEmail);
+  const query = { email, meetingClass: input.meetingClass, calendarType: input.calendarType };
   const asked = lock ? process.hrtime.bigint() : 0n;
-  const row = await loadTargetRow(db, customerId, { email, meetingClass: input.meetingClass, calendarType: input.calendarType }, lock);
+  // Locked: the owner row lock a claim decision waits for (its span, docs/operations.md "Traces").
+  const row = lock ? await withSpan('claim.lock_wait', { 'customer.id': customerId }, () => loadTargetRow(db, customerId, query, true)) : await loadTargetRow(db, customerId, query, false);
   // The locking statement's time is the owner lock's wait (its reads are index lookups).
   if (lock) metrics().claimLockWait.observe(secondsSince(asked));
   // getMeetingClass throws the missing class's error.

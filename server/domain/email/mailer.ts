@@ -1,3 +1,4 @@
+import { withClientSpan } from '@/server/observability/tracing';
 import nodemailer, { type Transporter } from 'nodemailer';
 import SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { getConfig, type Config } from '@/server/config';
@@ -69,7 +70,8 @@ export async function sendMail(msg: MailMessage): Promise<MailResult> {
     return { delivered: 'log' };
   }
   try {
-    await transportFor(smtpUrl).sendMail({
+    // Its span: the SMTP server's host and port, never an address or the credentials (docs/operations.md "Traces").
+    await withClientSpan('smtp send', smtpAttributes(smtpUrl), () => transportFor(smtpUrl).sendMail({
       from: mailFrom,
       to: msg.to,
       subject: msg.subject,
@@ -82,13 +84,22 @@ export async function sendMail(msg: MailMessage): Promise<MailResult> {
             attachments: [{ filename: 'invite.ics', content: msg.icalEvent.content, contentType: `application/ics; method=${msg.icalEvent.method}` }],
           }
         : {}),
-    });
+    }));
     metrics().mail.inc({ outcome: 'sent' });
     return { delivered: 'smtp' };
   } catch (err) {
     log.error('mail delivery failed', { to: msg.to, subject: msg.subject, err });
     metrics().mail.inc({ outcome: 'failed' });
     return { delivered: false, error: (err as Error).message };
+  }
+}
+
+function smtpAttributes(smtpUrl: string): Record<string, string | number> {
+  try {
+    const u = new URL(smtpUrl);
+    return { 'server.address': u.hostname, 'server.port': Number(u.port || (u.protocol === 'smtps:' ? 465 : 587)) };
+  } catch {
+    return {};
   }
 }
 

@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { getConfig } from '@/server/config';
+import { tracingEnabled, withClientSpan } from '@/server/observability/tracing';
 import { refusedRange } from './addresses';
 
 /**
@@ -36,7 +37,10 @@ export type OutboundOptions = {
   resolve?: Resolver;
   /** The range an address is refused for, or null (default ./addresses.ts; tests narrow it to stage a redirect). */
   classify?: (address: string) => string | null;
+  /** What the request is for, naming its span (`webhook POST`, `caldav REPORT`; docs/operations.md "Traces"). */
+  purpose?: OutboundPurpose;
 };
+export type OutboundPurpose = 'webhook' | 'caldav' | 'google' | 'microsoft' | 'oauth';
 
 export type OutboundRefusalReason = 'PRIVATE_ADDRESS' | 'UNRESOLVABLE_HOST' | 'SCHEME_NOT_ALLOWED' | 'INVALID_URL';
 
@@ -171,6 +175,28 @@ function requestOnce(url: URL, method: string, headers: Headers, body: Buffer | 
  * whole (up to MAX_RESPONSE_BYTES); `redirect: 'manual'` hands 3xx answers back as they are.
  */
 export function outboundFetch(opts: OutboundOptions = {}): typeof fetch {
+  const guarded = guardedFetch(opts);
+  if (!tracingEnabled()) return guarded;
+  // Its span: CLIENT kind, the purpose and method, the host and port, the status; never the
+  // URL's path or query (a webhook URL or CalDAV path may carry a secret or an address).
+  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    let url: URL | undefined;
+    try {
+      url = new URL(input instanceof Request ? input.url : String(input));
+    } catch {
+      url = undefined;
+    }
+    const attrs = { 'http.request.method': method, 'outbound.purpose': opts.purpose ?? 'other', ...(url ? { 'server.address': hostOf(url), 'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)) } : {}) };
+    return withClientSpan(`${opts.purpose ?? 'outbound'} ${method}`, attrs, async (span) => {
+      const res = await guarded(input, init);
+      span.setAttribute('http.response.status_code', res.status);
+      return res;
+    });
+  }) as typeof fetch;
+}
+
+function guardedFetch(opts: OutboundOptions): typeof fetch {
   return (async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
     let body: Buffer | undefined = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;

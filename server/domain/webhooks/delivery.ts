@@ -3,6 +3,7 @@ import type { Db, Executor } from '@/db/client';
 import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import { leaseDueDeliveries, type LeasedDelivery } from '@/db/hot/webhooks';
 import { outboundFetch, OutboundRefusedError, type OutboundOptions } from '../outbound/guard';
+import { withSpan } from '@/server/observability/tracing';
 import { openWebhookSecret } from './secretStore';
 import { signatureHeaders } from './signature';
 import { metrics } from '@/server/observability/metrics';
@@ -73,7 +74,7 @@ export async function attemptDelivery(d: LeasedDelivery, opts: Pick<DeliveryOpti
     ...signatureHeaders(secret, d.id, d.body, now),
   };
   const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const send = outboundFetch({ allowPrivate: opts.allowPrivate, resolve: opts.resolve });
+  const send = outboundFetch({ allowPrivate: opts.allowPrivate, resolve: opts.resolve, purpose: 'webhook' });
   try {
     const res = await send(d.url, { method: 'POST', headers, body: d.body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
     const ok = res.status >= 200 && res.status < 300;
@@ -128,13 +129,17 @@ async function recordAttempt(db: Db, d: LeasedDelivery, result: AttemptResult, o
 
 /** Attempt one leased row and record the outcome. */
 export async function deliverLeased(db: Db, d: LeasedDelivery, opts: DeliveryOptions, clock: () => Date = () => new Date()): Promise<void> {
-  const result = await attemptDelivery(d, opts, clock());
-  const now = clock();
-  await recordAttempt(db, d, result, opts, now);
-  const m = metrics();
-  m.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' });
-  // Lag: from the event entering the outbox to its delivery, retries included.
-  if (result.ok) m.webhookLag.observe(Math.max(0, now.getTime() - d.createdAt.getTime()) / 1000);
+  // Its span (docs/operations.md "Traces"): the attempt's request and the statements recording it.
+  return withSpan('webhook.deliver', { 'webhook.delivery_id': d.id, 'webhook.endpoint_id': d.endpointId, 'webhook.kind': d.kind, 'webhook.attempt': d.attempts }, async (span) => {
+    const result = await attemptDelivery(d, opts, clock());
+    span.setAttributes({ outcome: result.ok ? 'delivered' : 'failed', ...(result.status !== null ? { 'http.response.status_code': result.status } : {}) });
+    const now = clock();
+    await recordAttempt(db, d, result, opts, now);
+    const m = metrics();
+    m.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' });
+    // Lag: from the event entering the outbox to its delivery, retries included.
+    if (result.ok) m.webhookLag.observe(Math.max(0, now.getTime() - d.createdAt.getTime()) / 1000);
+  });
 }
 
 /**

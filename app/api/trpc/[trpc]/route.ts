@@ -7,6 +7,7 @@ import { statusForCode } from '@/server/domain/errorCodes';
 import { log, runWithLogContext } from '@/server/log';
 import { newId } from '@/server/domain/ids';
 import { recordRequest, secondsSince } from '@/server/observability/metrics';
+import { setSpanAttributes, traceRequest, tracingEnabled } from '@/server/observability/tracing';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
@@ -25,9 +26,23 @@ function routeOf(name: string): string {
 async function handler(req: Request): Promise<Response> {
   const started = process.hrtime.bigint();
   const route = routeOf(new URL(req.url).pathname.slice('/api/trpc/'.length));
-  const res = await runWithLogContext({ request_id: newId(), route, method: req.method }, () => answer(req));
+  const res = await runWithLogContext({ request_id: newId(), route, method: req.method }, () => traced(req));
   recordRequest(route, req.method, res.status, secondsSince(started));
   return res;
+}
+
+/**
+ * The request's span is named by its procedures (`trpc bookings.list`, a batch
+ * `trpc bookings.list,owners.get`), read from the path; never the raw path or its input.
+ */
+function traced(req: Request): Promise<Response> {
+  if (!tracingEnabled()) return answer(req);
+  const procedures = new URL(req.url).pathname.slice('/api/trpc/'.length);
+  const name = /^[A-Za-z0-9_.,]{1,200}$/.test(procedures) ? procedures : 'unknown';
+  return traceRequest(req, `trpc ${name}`, '/api/trpc/[trpc]', () => {
+    setSpanAttributes({ 'rpc.system': 'trpc', 'rpc.method': name });
+    return answer(req);
+  });
 }
 
 async function answer(req: Request): Promise<Response> {
