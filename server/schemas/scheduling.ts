@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AUDIT_ACTIONS, AUDIT_ACTOR_KINDS } from '@/db/schema';
 import { Email, LocalFields, Pagination, Timestamp, UtcDateTime, Warnings } from './common';
-import { Alternative, ArbitrationReason, Conflict, Notification } from './errors';
+import { Alternative, ArbitrationReason, Conflict, GroupMember, Notification } from './errors';
 
 const Duration = z.int().min(5).max(480);
 const Interval = z.strictObject({ start: UtcDateTime, end: UtcDateTime });
@@ -30,8 +30,16 @@ export const AvailabilityResult = z.object({
   warnings: Warnings,
 });
 
+/** A group claim (docs/groups.md): 2 to 20 owners instead of owner_email, all or none. */
+const OwnerEmails = z.array(Email).min(2).max(20).optional().describe('2-20 owners held/booked together, all or none (instead of owner_email)');
+const GroupFields = {
+  group_id: z.string().optional().describe('Group claims: shared by every member'),
+  members: z.array(GroupMember).optional().describe('Group claims: one per owner'),
+};
+
 const HoldCommon = {
   owner_email: Email.optional(),
+  owner_emails: OwnerEmails,
   calendar_type: CalendarType.optional(),
   meeting_class: MeetingClassName,
   ttl_seconds: z.int().min(10).max(3600).optional().describe('Time to live, default 600'),
@@ -65,6 +73,7 @@ export const Hold = z.object({
   status: z.enum(['active', 'promoted', 'expired', 'released', 'preempted']),
   booking_id: z.string().nullable(),
   warnings: Warnings,
+  ...GroupFields,
 }).meta({ id: 'Hold' });
 
 const BookingDetails = {
@@ -80,6 +89,7 @@ export const ConfirmBody = z.strictObject({
 });
 export const BookingCreateBody = z.strictObject({
   owner_email: Email.optional(),
+  owner_emails: OwnerEmails,
   calendar_type: CalendarType.optional(),
   meeting_class: MeetingClassName,
   start: UtcDateTime,
@@ -104,6 +114,7 @@ export const Booking = z.object({
   preempted_booking_ids: z.array(z.string()),
   preempted_claims: z.array(z.object({ id: z.string(), kind: z.enum(['hold', 'booking']) })).describe('What this booking pushed aside, with its kind (a hold id is looked up under /v1/holds)'),
   warnings: Warnings,
+  ...GroupFields,
 }).meta({ id: 'Booking' });
 
 export const EvaluateBody = z.strictObject({

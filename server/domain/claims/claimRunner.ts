@@ -1,5 +1,5 @@
 import type { Db, Tx } from '@/db/client';
-import { isConstraintViolation, PG_EXCLUSION_VIOLATION } from '@/db/errors';
+import { isConstraintViolation, PG_DEADLOCK, PG_EXCLUSION_VIOLATION, PG_SERIALIZATION_FAILURE } from '@/db/errors';
 import { runTransaction } from '@/db/hot/driver';
 import { calendarGate, CalendarGateNeeded, ensureCalendarsUsable, type CalendarGate, type NamedOwner } from '../calendars/mirror';
 import { DomainError } from '../errors';
@@ -27,6 +27,14 @@ export type Answer<T> = { ok: true; value: T } | { ok: false; error: DomainError
  */
 export type ClaimOperation<T> = {
   queueKey: string;
+  /**
+   * A group claim (docs/groups.md): the queue keys of every owner it names. The runner takes
+   * them one after another in sorted order, so two groups sharing owners cannot wait on each
+   * other in memory; the core locks the owner rows in owner-id order (groupService.ts).
+   */
+  queueKeys?: string[];
+  /** A group claim: the owners whose calendar gates run first (instead of the one the REST wrapper names). */
+  gateOwners?: NamedOwner[];
   /** `gate`: the calendar gate checked in the claim's own reads (CalendarGateNeeded; only where `gatesCalendars`). */
   run(tx: Tx, gate?: CalendarGate): Promise<Answer<T>>;
   /**
@@ -95,6 +103,11 @@ export class GateRefusal extends Error {
  * last, with COMMIT (the REST wrapper's idempotent answer).
  */
 export async function runClaimOperation<T>(db: Db, operation: ClaimOperation<T>, gateOwner?: GateOwner, onAccept?: (tx: Tx, value: T) => void): Promise<T> {
+  if (operation.gateOwners) {
+    const now = gateOwner?.now ?? new Date();
+    for (const owner of operation.gateOwners) await runGate(db, { owner, now });
+    return decide(db, operation, undefined, onAccept);
+  }
   if (gateOwner && !operation.gatesCalendars) await runGate(db, gateOwner);
   try {
     return await decide(db, operation, gateOwner && operation.gatesCalendars ? calendarGate() : undefined, onAccept);
@@ -124,25 +137,36 @@ async function decide<T>(db: Db, operation: ClaimOperation<T>, gate: CalendarGat
           return a;
         }
       : (tx) => operation.run(tx, gate),
-    operation.queueKey,
+    operation.queueKeys ?? operation.queueKey,
     operation.slot,
   );
   if (!answer.ok) throw answer.error;
   return answer.value;
 }
 
+/** How often a deadlock or serialization failure the database still reports is retried inside the request. */
+const MAX_LOCK_RETRIES = 8;
+
 /**
  * Run a claiming transaction. The owner lock makes decisions of one owner
  * sequential, so the exclusion constraint fires only against writers that do
  * not take it; then the whole decision runs once more to answer the true
  * reason, and a second collision is answered as NO_CAPACITY, never a 500.
+ * A deadlock (40P01) or serialization failure (40001) is retried inside, after
+ * a short random pause, never surfaced (docs/groups.md): owners are locked in
+ * one order, so it can only come from writers outside the claim path.
  */
-async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueKey?: string, slot?: string): Promise<T> {
+async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueKey?: string | string[], slot?: string): Promise<T> {
   const run = async () => {
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0, lockRetries = 0; ; attempt++) {
       try {
         return await runTransaction(db, fn);
       } catch (err) {
+        if ((isConstraintViolation(err, PG_DEADLOCK) || isConstraintViolation(err, PG_SERIALIZATION_FAILURE)) && lockRetries++ < MAX_LOCK_RETRIES) {
+          attempt--;
+          await new Promise((r) => setTimeout(r, 1 + Math.random() * 10 * lockRetries));
+          continue;
+        }
         if (!isConstraintViolation(err, PG_EXCLUSION_VIOLATION)) throw err;
         if (attempt >= 1) {
           throw new DomainError('ARBITRATION_REJECTED', 'The slot was just taken by a concurrent request', { reason: 'NO_CAPACITY', extra: { alternatives: [] } });
@@ -150,7 +174,11 @@ async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueK
       }
     }
   };
-  return queueKey ? inQueue(queueKey, run, slot) : run();
+  if (typeof queueKey === 'string') return inQueue(queueKey, run, slot);
+  // Several owners: their queues one after another, in one (sorted) order.
+  const keys = [...new Set(queueKey ?? [])].sort();
+  const nest = (i: number): Promise<T> => (i < keys.length ? inQueue(keys[i], () => nest(i + 1)) : run());
+  return nest(0);
 }
 
 const queues = new Map<string, Promise<void>>();

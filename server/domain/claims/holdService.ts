@@ -7,6 +7,7 @@ import { DomainError, invalidField } from '../errors';
 import { isUuid, newId } from '../ids';
 import { findHoldStretches, searchSlots, type RequestPolicy } from '../scheduling';
 import { writeAudit } from './audit';
+import { membersOf } from './groupMembers';
 import { claimMadeWithKey, claimRow, insertClaim, releaseHoldParts } from './claimStore';
 import { ARBITRATION_MARGIN_MS, loadAround, loadClaimTarget, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './claimTarget';
 import { requestPolicy, runClaim } from './claimDecision';
@@ -179,10 +180,11 @@ export async function findHold(db: Executor, actor: AgentActor, holdId: string, 
   return found;
 }
 
-export async function getHold(db: Db, actor: AgentActor, holdId: string, now: Date): Promise<HoldView> {
+export async function getHold(db: Executor, actor: AgentActor, holdId: string, now: Date): Promise<HoldView> {
   const h = await findHold(db, actor, holdId);
   const booking = (await promotedBookings(db, [h.row])).get(h.row.id);
-  return holdView(h.row, { ...h, now, booking, parts: booking ? [] : await holdParts(db, h.row) });
+  const members = h.row.groupId ? (await membersOf(db, [h.row], 'hold', now)).get(h.row.groupId) : undefined;
+  return holdView(h.row, { ...h, now, booking, parts: booking ? [] : await holdParts(db, h.row), members });
 }
 
 /** Release an active hold (DELETE). Releasing twice answers the released hold again. */
