@@ -31,7 +31,7 @@ export const AvailabilityResult = z.object({
 });
 
 /** A group claim (docs/groups.md): 2 to 20 owners instead of owner_email, all or none. */
-const OwnerEmails = z.array(Email).min(2).max(20).optional().describe('2-20 owners held/booked together, all or none (instead of owner_email)');
+const OwnerEmails = z.array(Email).min(2).max(20).optional();
 const GroupFields = {
   group_id: z.string().optional().describe('Group claims: shared by every member'),
   members: z.array(GroupMember).optional().describe('Group claims: one per owner'),
@@ -42,7 +42,7 @@ const HoldCommon = {
   owner_emails: OwnerEmails,
   calendar_type: CalendarType.optional(),
   meeting_class: MeetingClassName,
-  ttl_seconds: z.int().min(10).max(3600).optional().describe('Time to live, default 600'),
+  ttl_seconds: z.int().min(10).max(3600).optional().describe('Default 600'),
 };
 export const HoldCreateBody = z.discriminatedUnion('hold_scope', [
   z.strictObject({ ...HoldCommon, hold_scope: z.literal('candidate'), candidate: Interval }),
@@ -54,7 +54,7 @@ export const HoldCreateBody = z.discriminatedUnion('hold_scope', [
     coverage: z
       .enum(['first_fit', 'all_free'])
       .optional()
-      .describe('first_fit (default): the earliest free stretch; all_free: every free stretch (held_windows)'),
+      .describe('all_free: every free stretch'),
   }),
 ]);
 export const Hold = z.object({
