@@ -707,6 +707,15 @@ export interface components {
             }[];
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
+            /** @description Group claims: shared by every member */
+            group_id?: string;
+            /** @description Group claims: one per owner */
+            members?: {
+                owner_email: string;
+                hold_id?: string;
+                booking_id?: string;
+                status: string;
+            }[];
         };
         Calendar: {
             /** Format: uuid */
@@ -840,6 +849,12 @@ export interface components {
             } | null;
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
+            /** @description Group claims (owner_emails): each owner that refused, with its reason; alternatives suit every owner */
+            owners?: {
+                owner_email: string;
+                reason: string;
+                conflicts?: components["schemas"]["Conflict"][];
+            }[];
         };
         /** @description `BOOKING_NOT_ACTIVE`: The booking is already cancelled or preempted */
         Error_BOOKING_NOT_ACTIVE: {
@@ -1022,6 +1037,12 @@ export interface components {
             next_available_exceeds_lookahead?: boolean;
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
+            /** @description Group claims (owner_emails): each owner that refused, with its reason; alternatives suit every owner */
+            owners?: {
+                owner_email: string;
+                reason: string;
+                conflicts?: components["schemas"]["Conflict"][];
+            }[];
         };
         /** @description `OWNER_ALREADY_EXISTS`: An owner with this email exists */
         Error_OWNER_ALREADY_EXISTS: {
@@ -1504,6 +1525,15 @@ export interface components {
             booking_id: string | null;
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
+            /** @description Group claims: shared by every member */
+            group_id?: string;
+            /** @description Group claims: one per owner */
+            members?: {
+                owner_email: string;
+                hold_id?: string;
+                booking_id?: string;
+                status: string;
+            }[];
         };
         /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
         IdempotencyKey: string;
@@ -1589,6 +1619,8 @@ export interface components {
                 start_local: components["schemas"]["LocalDateTime"];
                 end_local: components["schemas"]["LocalDateTime"];
                 reason: string | null;
+                /** @description A group booking: cancelled whole */
+                group_id?: string;
             };
         };
         /** @description A higher-priority meeting pushed aside your booking or hold */
@@ -1615,6 +1647,15 @@ export interface components {
                 preempted_by_meeting_class: string;
                 /** @description Why, in words (e.g. which meeting the owner approved in its place) */
                 reason: string;
+                /** @description A group claim: the whole group gave way; one item names every member */
+                group_id?: string;
+                /** @description A group claim: every member released */
+                members?: {
+                    owner_email: string;
+                    hold_id?: string;
+                    booking_id?: string;
+                    status: string;
+                }[];
             };
         };
         /** @description One of your holds passed its time to live */
@@ -3393,6 +3434,7 @@ export interface operations {
                 "application/json": {
                     /** Format: email */
                     owner_email?: string;
+                    owner_emails?: string[];
                     calendar_type?: string;
                     meeting_class: string;
                     start: components["schemas"]["DateTimeInput"];
@@ -3787,9 +3829,10 @@ export interface operations {
                 "application/json": {
                     /** Format: email */
                     owner_email?: string;
+                    owner_emails?: string[];
                     calendar_type?: string;
                     meeting_class: string;
-                    /** @description Time to live, default 600 */
+                    /** @description Default 600 */
                     ttl_seconds?: number;
                     /** @enum {string} */
                     hold_scope: "candidate";
@@ -3800,9 +3843,10 @@ export interface operations {
                 } | {
                     /** Format: email */
                     owner_email?: string;
+                    owner_emails?: string[];
                     calendar_type?: string;
                     meeting_class: string;
-                    /** @description Time to live, default 600 */
+                    /** @description Default 600 */
                     ttl_seconds?: number;
                     /** @enum {string} */
                     hold_scope: "window";
@@ -3812,7 +3856,7 @@ export interface operations {
                         end: components["schemas"]["DateTimeInput"];
                     };
                     /**
-                     * @description first_fit (default): the earliest free stretch; all_free: every free stretch (held_windows)
+                     * @description all_free: every free stretch
                      * @enum {string}
                      */
                     coverage?: "first_fit" | "all_free";
