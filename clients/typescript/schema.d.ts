@@ -3855,10 +3855,7 @@ export interface operations {
                         start: components["schemas"]["DateTimeInput"];
                         end: components["schemas"]["DateTimeInput"];
                     };
-                    /**
-                     * @description all_free: every free stretch
-                     * @enum {string}
-                     */
+                    /** @enum {string} */
                     coverage?: "first_fit" | "all_free";
                 };
             };

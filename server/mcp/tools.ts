@@ -65,7 +65,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     op: createHoldOp,
     destructive: true,
     description:
-      'Reserve time while a person decides: hold_scope "candidate" holds candidate, "window" duration_minutes in window. owner_emails: all owners or none. Confirm within ttl_seconds.',
+      'Reserve time while a person decides: hold_scope "candidate" holds candidate, "window" duration_minutes in window (coverage all_free: every stretch). owner_emails: all or none. Confirm within ttl_seconds.',
   },
   {
     name: 'confirm_hold',

@@ -51,10 +51,7 @@ export const HoldCreateBody = z.discriminatedUnion('hold_scope', [
     hold_scope: z.literal('window'),
     duration_minutes: Duration,
     window: Interval,
-    coverage: z
-      .enum(['first_fit', 'all_free'])
-      .optional()
-      .describe('all_free: every free stretch'),
+    coverage: z.enum(['first_fit', 'all_free']).optional(),
   }),
 ]);
 export const Hold = z.object({
