@@ -18,7 +18,7 @@ const RACERS = 256;
 const ROUNDS = Number(process.env.GROUP_RACE_ROUNDS || 2);
 
 let admin: TestCustomer;
-let owners: string[] = [];
+const owners: string[] = [];
 let ownerIds: string[] = [];
 beforeAll(async () => {
   if (!ON_POSTGRES) return;
