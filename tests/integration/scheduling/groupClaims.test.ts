@@ -3,7 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import { getDb } from '@/server/db';
 import { auditLog, claims } from '@/db/schema';
 import { newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
-import { call, claimsOf, everyDay, setupOwner } from './fixtures';
+import { call, claimsOf, everyDay, patchClaim, setupOwner } from './fixtures';
 
 /**
  * Group holds and bookings (docs/groups.md, "Group holds and bookings"): owner_emails on
@@ -178,6 +178,18 @@ describe('group bookings', () => {
     expect(preempted).toHaveLength(1);
     expect(preempted[0].data).toMatchObject({ group_id: low.body.group_id, claim_kind: 'booking' });
     expect(preempted[0].data.members.map((m: { owner_email: string }) => m.owner_email).sort()).toEqual([a, b].sort());
+  });
+
+  it('a sacred member protects the group at its owner: the higher-priority claim there is refused, the group stays whole', async () => {
+    const group = await book({ owner_emails: [a, b], meeting_class: 'focus', start: at(4, '15:00'), end: at(4, '16:00') });
+    expect(group.status, group.text).toBe(201);
+    const bMember = group.body.members.find((m: { owner_email: string }) => m.owner_email === b).booking_id;
+    await patchClaim(bMember, { createdAt: new Date(Date.now() - 48 * 3_600_000) }); // older than the class's 24 h: sacred
+    const refused = await book({ owner_email: b, meeting_class: 'external', start: at(4, '15:00'), end: at(4, '15:30') });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.error.reason === 'SACRED_MEETING' || refused.body.conflicts?.some((x: { sacred?: boolean }) => x.sacred)).toBe(true);
+    const got = await call('GET', `/v1/bookings/${bMember}`, { key: admin.key });
+    expect(got.body.members.map((m: { status: string }) => m.status)).toEqual(['confirmed', 'confirmed']);
   });
 
   it('validation and permissions: one owner, both fields, or an owner outside the scope', async () => {
