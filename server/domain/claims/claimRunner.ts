@@ -58,9 +58,10 @@ export type ClaimOperation<T> = {
  * straight to its transaction, without the extra read.
  */
 async function refuseEarly(db: Db, operation: ClaimOperation<unknown>, gate?: CalendarGate): Promise<void> {
-  const { queueKey, slot } = operation;
+  const { slot } = operation;
+  const keys = operation.queueKeys ?? [operation.queueKey];
   // A race for this very slot only: a claim for another slot of a busy owner would pay a read the lock settles anyway.
-  if (!operation.refuseWithoutLock || !slot || !queuedSlots.get(queueKey)?.has(slot)) return;
+  if (!operation.refuseWithoutLock || !slot || !keys.some((k) => queuedSlots.get(k)?.has(slot))) return;
   const refusal = await operation.refuseWithoutLock(db, gate);
   if (refusal) throw refusal;
   // The decision running now may be taking this very slot (the read above came before its
@@ -68,8 +69,8 @@ async function refuseEarly(db: Db, operation: ClaimOperation<unknown>, gate?: Ca
   // that arrived before the winner committed are then refused together by one shared read,
   // not one by one under the lock (docs/architecture.md, "Refusals without the lock"). A
   // request for another slot of the owner goes straight to the queue.
-  const head = running.get(queueKey);
-  if (!head || head.slot !== slot) return;
+  const head = keys.map((k) => running.get(k)).find((h) => h?.slot === slot);
+  if (!head) return;
   await head.done;
   const second = await operation.refuseWithoutLock(db, gate);
   if (second) throw second;
@@ -105,7 +106,7 @@ export class GateRefusal extends Error {
 export async function runClaimOperation<T>(db: Db, operation: ClaimOperation<T>, gateOwner?: GateOwner, onAccept?: (tx: Tx, value: T) => void): Promise<T> {
   if (operation.gateOwners) {
     const now = gateOwner?.now ?? new Date();
-    for (const owner of operation.gateOwners) await runGate(db, { owner, now });
+    await Promise.all(operation.gateOwners.map((owner) => runGate(db, { owner, now })));
     return decide(db, operation, undefined, onAccept);
   }
   if (gateOwner && !operation.gatesCalendars) await runGate(db, gateOwner);
@@ -177,7 +178,7 @@ async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueK
   if (typeof queueKey === 'string') return inQueue(queueKey, run, slot);
   // Several owners: their queues one after another, in one (sorted) order.
   const keys = [...new Set(queueKey ?? [])].sort();
-  const nest = (i: number): Promise<T> => (i < keys.length ? inQueue(keys[i], () => nest(i + 1)) : run());
+  const nest = (i: number): Promise<T> => (i < keys.length ? inQueue(keys[i], () => nest(i + 1), slot) : run());
   return nest(0);
 }
 

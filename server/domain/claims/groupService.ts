@@ -9,13 +9,14 @@ import { newId } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification, type GroupMemberView } from '../notificationService';
 import { arbitrate, findHoldStretches, localSpan, type Alternative, type Decision, type Interval, type RequestPolicy } from '../scheduling';
-import { writeAudit, type AuditAction } from './audit';
+import { writeAudit, writeAuditGrouped, type AuditAction } from './audit';
 import { claimMadeWithKey, claimRow, insertClaim, type NewClaim } from './claimStore';
 import { requestPolicy, runClaim } from './claimDecision';
-import { ownerQueueKey, runClaimOperation, type Answer, type ClaimOperation } from './claimRunner';
+import { ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
 import { ARBITRATION_MARGIN_MS, loadAround, loadClaims, loadTarget, ownerRules, rulesWarnings, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 import { decideGroup } from './groupDecision';
 import { loadGroupMembers, memberView } from './groupMembers';
+import { ownerRefusalWithoutLock } from './earlyRefusal';
 import { alternativesJson } from './rejection';
 import { bookingView, holdStatus, holdView, type BookingView, type HoldView } from './views';
 import { assertBookingSpan, validateWindow } from './windows';
@@ -166,6 +167,49 @@ async function decideMembers(tx: Tx, actor: AgentActor, action: AuditAction, gro
 
 export type GroupTargetInput = { ownerEmails: string[]; calendarType?: string; meetingClass: string };
 
+/**
+ * The refusal of a group claim a consistent read (one read-only snapshot of every owner, no
+ * lock) already shows: some owner's slot is taken by a claim of equal or higher rank, or a
+ * sacred meeting (docs/architecture.md, "Refusals without the lock"); one owner's snapshot is
+ * enough to refuse the group, and racers share each owner's read. Only ever refuses; the runner
+ * asks only while another decision on the same slot of one of the owners is queued or running
+ * (a race). One audit row per refusing owner.
+ */
+async function refuseGroupWithoutLock(db: Db, actor: AgentActor, input: GroupTargetInput, span: { start: Date; end: Date }, action: AuditAction, kind: 'hold' | 'booking', idempotencyKey: string | null): Promise<DomainError | null> {
+  const [made, verdicts] = await Promise.all([
+    idempotencyKey ? claimMadeWithKey(db, actor.agentId, idempotencyKey, kind, new Date()) : undefined,
+    Promise.all(input.ownerEmails.map((ownerEmail) => ownerRefusalWithoutLock(db, actor, { ownerEmail, calendarType: input.calendarType, meetingClass: input.meetingClass }, span.start, span.end))),
+  ]);
+  if (made || verdicts.some((v) => !v)) return null;
+  const read = verdicts as NonNullable<(typeof verdicts)[number]>[];
+  const refusing = read.flatMap((r) => (r.decision ? [{ ...r, decision: r.decision }] : []));
+  if (!refusing.length) return null;
+  const at = new Date(Math.max(...refusing.map((r) => r.now)));
+  const groupId = newId(at.getTime());
+  const refusedBy = refusing.map((r) => r.target.owner.email);
+  await Promise.all(
+    refusing.map((r) =>
+      writeAuditGrouped(db, {
+        customerId: actor.customerId,
+        agentId: actor.agentId,
+        ownerId: r.target.owner.id,
+        ownerEmail: r.target.owner.email,
+        action,
+        outcome: 'reject',
+        reason: r.decision.outcome === 'past_time' ? 'PAST_TIME' : r.decision.failedReason,
+        meetingClass: r.target.meetingClass.name,
+        start: span.start,
+        end: span.end,
+        idempotencyKey,
+        details: { group_id: groupId, refused_by: refusedBy },
+        at,
+      }),
+    ),
+  );
+  // Alternatives: each checked against every owner's snapshot.
+  return groupRefusal(refusing, read.map((r) => ({ target: r.target, policy: requestPolicy(actor, r.target), wide: r.around })), at);
+}
+
 export type GroupHoldInput = GroupTargetInput & { ttlSeconds?: number } & (
     | { scope: 'candidate'; candidate: { start: Date; end: Date } }
     | { scope: 'window'; window: { start: Date; end: Date }; durationMinutes: number; coverage?: 'first_fit' | 'all_free' }
@@ -177,7 +221,13 @@ export function groupHoldClaim(actor: AgentActor, input: GroupHoldInput, now: Da
   else validateWindow(input.window, input.durationMinutes, now);
   const emails = groupOwnerEmails(actor, input.ownerEmails);
   const normalized = { ...input, ownerEmails: emails };
-  return { ...groupRunnerFields(actor, emails), run: (tx) => groupHoldInTransaction(tx, actor, normalized, now, idempotencyKey) };
+  const candidate = input.scope === 'candidate' ? input.candidate : undefined;
+  return {
+    ...groupRunnerFields(actor, emails),
+    slot: candidate && slotKey(candidate.start, candidate.end),
+    refuseWithoutLock: candidate && ((db) => refuseGroupWithoutLock(db, actor, normalized, candidate, 'hold.create', 'hold', idempotencyKey)),
+    run: (tx) => groupHoldInTransaction(tx, actor, normalized, now, idempotencyKey),
+  };
 }
 
 export function createGroupHold(db: Db, actor: AgentActor, input: GroupHoldInput, now: Date, idempotencyKey: string | null): Promise<HoldView> {
@@ -316,6 +366,8 @@ export function groupBookingClaim(actor: AgentActor, input: GroupBookingInput, n
   const normalized = { ...input, ownerEmails: emails };
   return {
     ...groupRunnerFields(actor, emails),
+    slot: slotKey(input.start, input.end),
+    refuseWithoutLock: (db) => refuseGroupWithoutLock(db, actor, normalized, input, 'booking.create', 'booking', idempotencyKey),
     run: async (tx) => {
       const made = await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now);
       if (made?.groupId && !made.holdId) return { ok: true, value: await groupBookingView(tx, actor, made.id, now) };
