@@ -15,12 +15,12 @@ import { requestPolicy, runClaim } from './claimDecision';
 import { ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
 import { ARBITRATION_MARGIN_MS, loadAround, loadClaims, loadTarget, ownerRules, rulesWarnings, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 import { decideGroup } from './groupDecision';
-import { loadGroupMembers, memberView } from './groupMembers';
+import { loadGroupMembers, memberView, type GroupMemberRow } from './groupMembers';
 import { ownerRefusalWithoutLock } from './earlyRefusal';
 import { alternativesJson } from './rejection';
 import { bookingView, holdStatus, holdView, type BookingView, type HoldView } from './views';
 import { assertBookingSpan, validateWindow } from './windows';
-import { DEFAULT_HOLD_TTL_SECONDS, freeTimeOnly, getHold, holdParts, MAX_HELD_WINDOWS, releaseHold } from './holdService';
+import { DEFAULT_HOLD_TTL_SECONDS, freeTimeOnly, getHold, holdParts, MAX_HELD_WINDOWS, newHold, releaseHold, type HoldRangeSpec } from './holdService';
 import { assertSlotInHold, cancelBooking, confirmClaim, getBooking, newBooking } from './bookingService';
 
 /**
@@ -240,27 +240,8 @@ async function groupHoldInTransaction(tx: Tx, actor: AgentActor, input: GroupHol
   const targets = await lockGroupTargets(tx, actor.customerId, input);
   const groupId = newId(now.getTime());
   const ttl = (input.ttlSeconds ?? DEFAULT_HOLD_TTL_SECONDS) * 1000;
-  const hold = (target: SchedulingTarget, start: Date, end: Date, durationMinutes: number, range?: { coverage: 'first_fit' | 'all_free'; partOf?: string }): NewClaim => ({
-    id: newId(now.getTime()),
-    customerId: actor.customerId,
-    ownerId: target.owner.id,
-    calendarId: target.calendar.id,
-    agentId: actor.agentId,
-    meetingClassId: target.meetingClass.id,
-    kind: 'hold',
-    status: 'active',
-    startAt: start,
-    endAt: end,
-    holdScope: input.scope,
-    durationMinutes,
-    expiresAt: new Date(now.getTime() + ttl),
-    coverage: range?.coverage ?? null,
-    partOfHoldId: range?.partOf ?? null,
-    groupId,
-    idempotencyKey: range?.partOf ? null : idempotencyKey,
-    createdAt: now,
-    updatedAt: now,
-  });
+  const hold = (target: SchedulingTarget, start: Date, end: Date, durationMinutes: number, range?: HoldRangeSpec): NewClaim =>
+    newHold({ actor, target, scope: input.scope, ttlMs: ttl, now, idempotencyKey, groupId }, start, end, durationMinutes, range);
   const views: HoldView[] = [];
   const memberViews: GroupMemberView[] = [];
   const view = (target: SchedulingTarget, row: ClaimRow, warnings: string[], parts?: NewClaim[]) =>
@@ -502,19 +483,32 @@ export function groupConfirmClaim(
   };
 }
 
+/** A group named by a member's id or its own (groupNamedBy). */
+type NamedGroup = { groupId: string; members: { id: string; ownerEmail: string }[] };
+
 /**
- * Cancel a group booking (a member's id or the group_id): every confirmed member cancelled in
- * one transaction, owners locked in owner-id order; each member's agent hears of it when
- * someone else cancelled; one audit row per owner.
+ * Act on a whole group (cancel, release) through the claim runner: every owner's queue, the
+ * owner rows locked in owner-id order, then `fn` with the members of this kind.
  */
-export function groupCancel(db: Db, actor: AgentActor, group: { groupId: string; members: { id: string; ownerEmail: string }[] }, namedId: string, reason: string | undefined, now: Date, idempotencyKey: string | null): Promise<BookingView> {
+function onWholeGroup<T>(db: Db, actor: AgentActor, group: NamedGroup, kind: 'hold' | 'booking', fn: (tx: Tx, members: GroupMemberRow[]) => Promise<Answer<T>>): Promise<T> {
   const emails = [...new Set(group.members.map((m) => m.ownerEmail))];
   return runClaimOperation(db, {
     ...groupRunnerFields(actor, emails),
     gateOwners: undefined,
     run: async (tx) => {
       await lockOwnersInOrder(tx, actor.customerId, emails);
-      const members = await loadGroupMembers(tx, [group.groupId], 'booking');
+      return fn(tx, await loadGroupMembers(tx, [group.groupId], kind));
+    },
+  });
+}
+
+/**
+ * Cancel a group booking (a member's id or the group_id): every confirmed member cancelled in
+ * one transaction, owners locked in owner-id order; each member's agent hears of it when
+ * someone else cancelled; one audit row per owner.
+ */
+export function groupCancel(db: Db, actor: AgentActor, group: NamedGroup, namedId: string, reason: string | undefined, now: Date, idempotencyKey: string | null): Promise<BookingView> {
+  return onWholeGroup(db, actor, group, 'booking', async (tx, members) => {
       const live = members.filter((m) => m.status === 'confirmed');
       if (!live.length) throw new DomainError('BOOKING_NOT_ACTIVE', `The group booking is already ${members[0]?.status ?? 'gone'}`);
       await tx
@@ -553,19 +547,12 @@ export function groupCancel(db: Db, actor: AgentActor, group: { groupId: string;
       }
       const first = members.find((m) => m.id === namedId) ?? members[0];
       return { ok: true, value: await groupBookingView(tx, actor, first.id, now) };
-    },
   });
 }
 
 /** Release a group hold (DELETE /v1/holds/{id} on a member or the group_id): every active member released together. */
-export function groupRelease(db: Db, actor: AgentActor, group: { groupId: string; members: { id: string; ownerEmail: string }[] }, namedId: string, now: Date): Promise<HoldView> {
-  const emails = [...new Set(group.members.map((m) => m.ownerEmail))];
-  return runClaimOperation(db, {
-    ...groupRunnerFields(actor, emails),
-    gateOwners: undefined,
-    run: async (tx) => {
-      await lockOwnersInOrder(tx, actor.customerId, emails);
-      const members = await loadGroupMembers(tx, [group.groupId], 'hold');
+export function groupRelease(db: Db, actor: AgentActor, group: NamedGroup, namedId: string, now: Date): Promise<HoldView> {
+  return onWholeGroup(db, actor, group, 'hold', async (tx, members) => {
       const first = members.find((m) => m.id === namedId) ?? members[0];
       const status = (m: (typeof members)[number]) => memberView(m, now).status;
       if (members.every((m) => status(m) === 'released')) return { ok: true, value: await groupHoldView(tx, actor, first.id, now) };
@@ -578,7 +565,6 @@ export function groupRelease(db: Db, actor: AgentActor, group: { groupId: string
         .set({ status: 'released', statusReason: 'released by agent', updatedAt: now })
         .where(and(eq(claims.groupId, group.groupId), eq(claims.kind, 'hold'), eq(claims.status, 'active')));
       return { ok: true, value: await groupHoldView(tx, actor, first.id, now) };
-    },
   });
 }
 
