@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Db, Executor, Tx } from '@/db/client';
 import { calendars, claims, meetingClasses, owners, type AttendeeJson } from '@/db/schema';
 import { assertOwnerInScope, normalizeEmail, type AgentActor } from '../access';
-import { DomainError, invalidField } from '../errors';
+import { DomainError } from '../errors';
 import { isUuid, newId } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';

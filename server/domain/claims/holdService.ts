@@ -3,7 +3,7 @@ import type { Db, Executor, Tx } from '@/db/client';
 import { defer } from '@/db/hot/driver';
 import { calendars, claims, meetingClasses, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
-import { DomainError, invalidField } from '../errors';
+import { DomainError } from '../errors';
 import { isUuid, newId } from '../ids';
 import { findHoldStretches, searchSlots, type RequestPolicy } from '../scheduling';
 import { writeAudit } from './audit';
