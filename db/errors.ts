@@ -14,6 +14,8 @@ export function pgErrorInfo(err: unknown): { code?: string; constraint?: string 
 
 export const PG_EXCLUSION_VIOLATION = '23P01';
 export const PG_UNIQUE_VIOLATION = '23505';
+export const PG_DEADLOCK = '40P01';
+export const PG_SERIALIZATION_FAILURE = '40001';
 
 export function isConstraintViolation(err: unknown, code: string, constraint?: string): boolean {
   const info = pgErrorInfo(err);

@@ -37,12 +37,14 @@ export type ClaimFacts = {
   meeting_class: string | null;
   coverage: string | null;
   part_of_hold_id: string | null;
+  group_id: string | null;
 };
 
 const ms = (column: string) => `(extract(epoch from c.${column}) * 1000)::float8`;
 const FACTS = `c.${c.id}, c.${c.kind}, c.${c.agentId} as agent_id, ${ms(c.startAt)} as start_ms, ${ms(c.endAt)} as end_ms, c.${c.holdScope} as hold_scope,
   c.${c.durationMinutes} as duration_minutes, ${ms(c.expiresAt)} as expires_ms, ${ms(c.createdAt)} as created_ms, c.${c.externalAccepted} as external_accepted,
-  c.${c.source}, m.${m.priority}, m.${m.sacredMeetingAgeHours} as sacred_age, m.${m.name} as meeting_class, c.${c.coverage}, c.${c.partOfHoldId} as part_of_hold_id`;
+  c.${c.source}, m.${m.priority}, m.${m.sacredMeetingAgeHours} as sacred_age, m.${m.name} as meeting_class, c.${c.coverage}, c.${c.partOfHoldId} as part_of_hold_id,
+  c.${c.groupId} as group_id`;
 const inRange = (a: string) => `${a}.${c.status} in ('active', 'confirmed') and tstzrange(${a}.${c.startAt}, ${a}.${c.endAt}, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)')`;
 const IN_RANGE = inRange('c');
 const FROM = `from claims c left join meeting_classes m on m.${m.id} = c.${c.meetingClassId}`;

@@ -78,6 +78,8 @@ export const claims = pgTable(
     attendees: jsonb('attendees').$type<AttendeeJson[]>().notNull().default([]),
     externalAccepted: boolean('external_accepted').notNull().default(false),
     proposalId: uuid('proposal_id'),
+    /** A group hold or booking: every member claim (one per owner) shares it (docs/groups.md). */
+    groupId: uuid('group_id'),
     // --- lifecycle
     preemptedByClaimId: uuid('preempted_by_claim_id'),
     statusReason: text('status_reason'),
@@ -89,6 +91,7 @@ export const claims = pgTable(
     index('claims_customer_idx').on(t.customerId, t.kind, t.createdAt),
     index('claims_owner_start_idx').on(t.ownerId, t.startAt),
     index('claims_agent_idem_idx').on(t.agentId, t.idempotencyKey),
+    index('claims_group_idx').on(t.groupId).where(sql`${t.groupId} is not null`),
     index('claims_part_of_hold_idx').on(t.partOfHoldId).where(sql`${t.partOfHoldId} is not null`),
     // The other self-references: deleting (or cascading to) a claim looks up the claims that
     // point at it; without these each deleted row scans the table (docs/benchmarks.md, "Deleting a customer").

@@ -59,7 +59,7 @@ const CONCURRENCY = Number(process.env.RACE_CONCURRENCY || 256);
 const SLOT_MINUTES = 30;
 const KEY_BUDGET = 100;
 
-type PathName = 'booking' | 'confirm' | 'candidate-hold' | 'window-hold' | 'proposal-approval' | 'mixed';
+type PathName = 'booking' | 'confirm' | 'candidate-hold' | 'window-hold' | 'group-hold' | 'proposal-approval' | 'mixed';
 
 type World = {
   customer: Customer;
@@ -86,7 +86,7 @@ const instance = (i: number) => baseUrls[i % baseUrls.length];
 
 /** Keys per policy this file needs, from the request mix below (mixed rounds split four ways). */
 function keysNeeded(): number {
-  const holds = ROUNDS * CONCURRENCY * 2 + ROUNDS + ROUNDS * Math.ceil(CONCURRENCY / 2);
+  const holds = ROUNDS * CONCURRENCY * 3 + ROUNDS + ROUNDS * Math.ceil(CONCURRENCY / 2);
   const bookings = ROUNDS * CONCURRENCY + ROUNDS * Math.ceil(CONCURRENCY / 4);
   const confirm = ROUNDS * CONCURRENCY;
   return Math.ceil((Math.max(holds, bookings, confirm) * 1.05) / KEY_BUDGET);
@@ -227,7 +227,7 @@ test.describe('concurrency histories: every path that claims time, two instances
     test.setTimeout(240_000);
     const t = nowMs();
     const customer = await newCustomer('E2E races', baseUrls[0]);
-    const names: PathName[] = ['booking', 'confirm', 'candidate-hold', 'window-hold', 'proposal-approval', 'mixed'];
+    const names: PathName[] = ['booking', 'confirm', 'candidate-hold', 'window-hold', 'group-hold', 'proposal-approval', 'mixed'];
     const owners = {} as Record<PathName, string>;
     for (const n of names) owners[n] = await newOwner(customer, baseUrls[0], `race-${n}`);
     const keysPerAgent = 14;
@@ -404,6 +404,82 @@ test.describe('concurrency histories: every path that claims time, two instances
           problems.push(`round ${round}: hold ${id} read back as ${r.status} ${r.text.slice(0, 300)}`);
         }
         return { problems, winner: { ev: winner, claimId: id, claimKind: 'hold' } };
+      },
+    );
+  });
+
+  test(`group hold: ${CONCURRENCY} concurrent POST /v1/holds with owner_emails (3-5 of 10 owners, all sharing one), ${ROUNDS} rounds: one winner, never a partial group`, async ({}, testInfo) => {
+    test.setTimeout(300_000);
+    const w = world!;
+    // Ten owners: the path's own (in every group, so exactly one group can win a round) and nine more.
+    const others: string[] = [];
+    for (let i = 0; i < 9; i++) others.push(await newOwner(w.customer, baseUrls[0], `race-group-${i}`));
+    const ids = await Promise.all([w.owners['group-hold'], ...others].map((o) => ownerIdOf(w.sql, w.customer.customerId, o)));
+    const group = () => {
+      const pool = [...others];
+      const out = [w.owners['group-hold']];
+      const n = 3 + Math.floor(Math.random() * 3);
+      while (out.length < n) out.push(pool.splice(Math.floor(Math.random() * pool.length), 1)[0]);
+      return out.sort(() => Math.random() - 0.5);
+    };
+    // A checker reading every group's members in repeatable read, the whole round: a group is seen whole or not at all.
+    const checker = () => {
+      let stopped = false;
+      const seen: { group_id: string; n: number; statuses: string[] }[] = [];
+      const loop = (async () => {
+        while (!stopped) {
+          const rows = await w.sql.begin('isolation level repeatable read', (tx) => tx<{ group_id: string; n: number; statuses: string[] }[]>`
+            select group_id::text, count(*)::int as n, array_agg(distinct status) as statuses from claims
+             where owner_id in ${tx(ids)} and group_id is not null and part_of_hold_id is null group by group_id`);
+          seen.push(...rows);
+        }
+      })();
+      return async () => {
+        stopped = true;
+        await loop;
+        return seen;
+      };
+    };
+    await race(
+      'group-hold',
+      testInfo,
+      async (round) => {
+        const slot = slotOf(round);
+        const racers = Array.from({ length: CONCURRENCY }, (_, i): Racer => {
+          const k = w.pool.take('holds');
+          return {
+            op: 'group-hold',
+            process: `key${k.index}`,
+            send: (h, meta) =>
+              recorded(h, meta, instance(i), 'POST', '/v1/holds', {
+                key: k.key,
+                body: { owner_emails: group(), meeting_class: 'internal', hold_scope: 'candidate', candidate: { start: slot.start, end: slot.end } },
+              }),
+          };
+        });
+        return { racers, context: { stop: checker() } };
+      },
+      async (round, events, winner, ctx) => {
+        const seen = await (ctx!.stop as () => Promise<{ group_id: string; n: number; statuses: string[] }[]>)();
+        const problems = events.filter((e) => e !== winner && e.status < 500 && e.status !== 0).flatMap((e) => conflictProblems(e, ['ARBITRATION_REJECTED']));
+        for (const e of events.filter((x) => x.status === 409)) if (!Array.isArray(parse(e)?.owners) || !parse(e).owners.length) problems.push(`round ${round}: a group refusal without owners[]: ${e.text.slice(0, 300)}`);
+        if (!winner) return { problems };
+        const body = parse(winner);
+        const id = body?.hold_id;
+        const members: { owner_email: string; hold_id: string }[] = body?.members ?? [];
+        const [{ n }] = await w.sql<{ n: number }[]>`select count(*)::int as n from claims where group_id = ${body?.group_id} and part_of_hold_id is null`;
+        if (members.length < 3 || members.length > 5 || n !== members.length) problems.push(`round ${round}: group ${body?.group_id} has ${n} claims for ${members.length} members`);
+        for (const s of seen) {
+          if (s.n !== (s.group_id === body?.group_id ? members.length : s.n) || s.statuses.length !== 1) problems.push(`round ${round}: the checker saw group ${s.group_id} partial: ${s.n} member(s), statuses ${s.statuses.join('/')}`);
+        }
+        const overlaps = await overlappingClaims(w.sql, ids);
+        for (const o of overlaps) problems.push(`round ${round}: owner ${o.owner_id} double-booked: ${o.a} and ${o.b}`);
+        const r = await paced(instance(round + 1), 'GET', `/v1/holds/${members[members.length - 1]?.hold_id}`, { key: w.customer.adminKey });
+        if (r.status !== 200 || r.json.group_id !== body?.group_id || r.json.members?.length !== members.length) problems.push(`round ${round}: a member read back as ${r.status} ${r.text.slice(0, 300)}`);
+        // The path's own owner is in every group: its member is the round's one claim on the slot.
+        const anchor = members.find((m) => m.owner_email.toLowerCase() === w.owners['group-hold'].toLowerCase());
+        if (!anchor) problems.push(`round ${round}: the winning group ${body?.group_id} lacks the shared owner`);
+        return { problems, winner: { ev: winner, claimId: anchor?.hold_id ?? id, claimKind: 'hold' } };
       },
     );
   });

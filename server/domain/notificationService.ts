@@ -5,11 +5,14 @@ import { notifications, type NotificationKind } from '@/db/schema';
 import { newId } from './ids';
 import { recordWebhookEvent } from './webhooks/outbox';
 
+/** A member of a group claim as answers and notifications show it (docs/groups.md). */
+export type GroupMemberView = { owner_email: string; hold_id?: string; booking_id?: string; status: string };
+
 /** What each kind of notification carries (docs/api.md "Notifications"; the REST schema is server/schemas/errors.ts). */
 export type NotificationData = {
   'hold.expired': { hold_id: string; start: string; end: string; expired_at?: string };
-  'booking.preempted': { booking_id?: string; hold_id?: string; claim_kind: 'booking' | 'hold'; owner_email: string; start: string; end: string; preempted_by_meeting_class: string; reason: string };
-  'booking.cancelled': { booking_id: string; owner_email: string; start: string; end: string; start_local: string; end_local: string; reason: string | null };
+  'booking.preempted': { booking_id?: string; hold_id?: string; claim_kind: 'booking' | 'hold'; owner_email: string; start: string; end: string; preempted_by_meeting_class: string; reason: string; group_id?: string; members?: GroupMemberView[] };
+  'booking.cancelled': { booking_id: string; owner_email: string; start: string; end: string; start_local: string; end_local: string; reason: string | null; group_id?: string };
   'proposal.reviewed': { proposal_id: string; status: 'booked' | 'declined'; owner_email: string; booking_id?: string; start?: string; end?: string; reason?: string | null };
   'webhook.disabled': { webhook_id: string; url: string; consecutive_failures: number; reason: string };
 };

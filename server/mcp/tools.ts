@@ -73,32 +73,32 @@ export const MCP_TOOLS: readonly McpTool[] = [
     op: createHoldOp,
     destructive: true,
     description:
-      'Reserve time while a person decides: hold_scope "candidate" holds candidate; "window" holds duration_minutes in window (all_free: every free stretch). Confirm before ttl_seconds pass.',
+      'Reserve time while a person decides: hold_scope "candidate" holds candidate, "window" duration_minutes in window (coverage all_free: every stretch). owner_emails: all or none. Confirm within ttl_seconds.',
   },
   {
     name: 'confirm_hold',
     op: confirmHoldOp,
     destructive: true,
     description:
-      'Book start/end inside a hold (id: hold_id; a window hold: inside one of held_windows). HOLD_EXPIRED: hold again.',
+      'Book start/end inside a hold (id: hold_id or group_id; window hold: inside one of held_windows). HOLD_EXPIRED: hold again.',
   },
   {
     name: 'create_booking',
     op: createBookingOp,
     destructive: true,
-    description: 'Book a slot without a hold; with the preempt permission it displaces lower-priority bookings.',
+    description: 'Book a slot without a hold (owner_emails: all or none); the preempt permission displaces lower-priority bookings.',
   },
   {
     name: 'evaluate_booking',
     op: evaluateOp,
-    description: 'Dry run: the decision a booking of this slot would get now.',
+    description: 'Dry run: the decision booking this slot would get now.',
   },
   {
     name: 'cancel_booking',
     op: cancelBookingOp,
     destructive: true,
     idempotent: true,
-    description: 'Cancel a booking (id: booking_id).',
+    description: 'Cancel a booking (id: booking_id or group_id).',
   },
   {
     name: 'get_hold',
@@ -125,7 +125,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'drain_notifications',
     op: notificationsOp,
     description:
-      'Take pending notifications (up to 50: preemptions, expiries, reviews), marking them delivered.',
+      'Take pending notifications (up to 50), marking them delivered.',
   },
   {
     name: 'create_booking_proposal',

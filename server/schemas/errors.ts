@@ -58,6 +58,11 @@ const NextAvailable = z
   .nullable()
   .describe('ARBITRATION_REJECTED for WORKING_HOURS or OFF_DAY, NO_SLOTS_AVAILABLE: the earliest acceptable slot within the lookahead (null: none)');
 
+/** A group claim's refusal (docs/groups.md): each owner that refused, with its reason. */
+const RefusingOwners = z
+  .array(z.object({ owner_email: z.string(), reason: z.string(), conflicts: z.array(Conflict).optional() }))
+  .describe('Group claims (owner_emails): each owner that refused, with its reason; alternatives suit every owner');
+
 /** Top-level fields beside `error` that some codes add (docs/api.md "Errors"). */
 const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
   ARBITRATION_REJECTED: {
@@ -65,14 +70,20 @@ const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
     conflicts: z.array(Conflict).describe('ARBITRATION_REJECTED: what the requested slot collided with (hard blocks by label, bookings by class, priority and sacredness, holds, provider calendar events); empty when only working hours, working days or the daily limit refused it'),
     next_available: NextAvailable,
     warnings: Warnings,
+    owners: RefusingOwners,
   },
   NO_SLOTS_AVAILABLE: {
     reason_code: z.enum(NO_SLOTS_REASONS).describe('NO_SLOTS_AVAILABLE: what blocked the window'),
     next_available: NextAvailable,
     next_available_exceeds_lookahead: z.boolean().describe('NO_SLOTS_AVAILABLE: true when the first free slot lies beyond the lookahead (next_available is then absent)'),
     owners: z
-      .array(z.object({ owner_email: z.string(), required: z.boolean(), reasons: z.array(z.enum(NO_SLOTS_REASONS)), free_slots: z.int() }))
-      .describe('NO_SLOTS_AVAILABLE of a collective search: per owner, the reasons its rules refused slots of the window for, and how many slots it alone could take'),
+      .array(
+        z.union([
+          z.object({ owner_email: z.string(), required: z.boolean(), reasons: z.array(z.enum(NO_SLOTS_REASONS)), free_slots: z.int() }),
+          RefusingOwners.element,
+        ]),
+      )
+      .describe('NO_SLOTS_AVAILABLE of a collective search: per owner, the reasons its rules refused slots of the window for, and how many slots it alone could take (reasons, free_slots); of a group window hold: each owner that refused, with its reason'),
     warnings: Warnings,
   },
   WINDOW_TOO_NARROW: {
@@ -89,6 +100,9 @@ const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
   },
   attendee_limit_exceeded: { attendee_limit: z.int().describe('attendee_limit_exceeded: the most attendees allowed, counting the requester') },
 };
+
+/** A member of a group hold or booking (docs/groups.md): one claim per owner. */
+export const GroupMember = z.object({ owner_email: z.string(), hold_id: z.string().optional(), booking_id: z.string().optional(), status: z.string() });
 
 const NotificationBase = { id: z.string(), seq: z.int().describe('Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed'), created_at: Timestamp };
 const notificationKind = <K extends NotificationKind, D extends z.ZodType>(kind: K, description: string, data: D) =>
@@ -107,12 +121,14 @@ const NOTIFICATION_ITEMS = [
       end: Timestamp,
       preempted_by_meeting_class: z.string(),
       reason: z.string().describe('Why, in words (e.g. which meeting the owner approved in its place)'),
+      group_id: z.string().optional().describe('A group claim: the whole group gave way; one item names every member'),
+      members: z.array(GroupMember).optional().describe('A group claim: every member released'),
     }),
   ),
   notificationKind(
     'booking.cancelled',
     'Another agent, or the owner in the dashboard, cancelled your booking',
-    z.object({ booking_id: z.string(), owner_email: z.string(), start: Timestamp, end: Timestamp, ...LocalFields, reason: z.string().nullable() }),
+    z.object({ booking_id: z.string(), owner_email: z.string(), start: Timestamp, end: Timestamp, ...LocalFields, reason: z.string().nullable(), group_id: z.string().optional().describe('A group booking: cancelled whole') }),
   ),
   notificationKind(
     'proposal.reviewed',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AUDIT_ACTIONS, AUDIT_ACTOR_KINDS } from '@/db/schema';
 import { Email, LocalFields, Pagination, Timestamp, UtcDateTime, Warnings } from './common';
-import { Alternative, ArbitrationReason, Conflict, Notification } from './errors';
+import { Alternative, ArbitrationReason, Conflict, GroupMember, Notification } from './errors';
 import { PoolAssignment, PoolRef } from './pools';
 
 const Duration = z.int().min(5).max(480);
@@ -55,9 +55,17 @@ export const AvailabilityResult = z.object({
   warnings: Warnings,
 });
 
+/** A group claim (docs/groups.md): 2 to 20 owners instead of owner_email, all or none. */
+const OwnerEmails = z.array(Email).min(2).max(20).optional();
+const GroupFields = {
+  group_id: z.string().optional().describe('Group claims: shared by every member'),
+  members: z.array(GroupMember).optional().describe('Group claims: one per owner'),
+};
+
 const HoldCommon = {
   owner_email: Email.optional(),
   pool: PoolRef.optional(),
+  owner_emails: OwnerEmails,
   calendar_type: CalendarType.optional(),
   meeting_class: MeetingClassName,
   ttl_seconds: z.int().min(10).max(3600).optional().describe('Default 600'),
@@ -69,10 +77,7 @@ export const HoldCreateBody = z.discriminatedUnion('hold_scope', [
     hold_scope: z.literal('window'),
     duration_minutes: Duration,
     window: Interval,
-    coverage: z
-      .enum(['first_fit', 'all_free'])
-      .optional()
-      .describe('first_fit (default): the earliest free stretch; all_free: every free stretch (held_windows)'),
+    coverage: z.enum(['first_fit', 'all_free']).optional(),
   }),
 ]);
 export const Hold = z.object({
@@ -92,6 +97,7 @@ export const Hold = z.object({
   booking_id: z.string().nullable(),
   warnings: Warnings,
   assignment: PoolAssignment.optional(),
+  ...GroupFields,
 }).meta({ id: 'Hold' });
 
 const BookingDetails = {
@@ -108,6 +114,7 @@ export const ConfirmBody = z.strictObject({
 export const BookingCreateBody = z.strictObject({
   owner_email: Email.optional(),
   pool: PoolRef.optional(),
+  owner_emails: OwnerEmails,
   calendar_type: CalendarType.optional(),
   meeting_class: MeetingClassName,
   start: UtcDateTime,
@@ -133,6 +140,7 @@ export const Booking = z.object({
   preempted_claims: z.array(z.object({ id: z.string(), kind: z.enum(['hold', 'booking']) })).describe('What this booking pushed aside, with its kind (a hold id is looked up under /v1/holds)'),
   warnings: Warnings,
   assignment: PoolAssignment.optional(),
+  ...GroupFields,
 }).meta({ id: 'Booking' });
 
 export const EvaluateBody = z.strictObject({

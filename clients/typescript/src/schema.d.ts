@@ -762,6 +762,15 @@ export interface components {
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
             assignment?: components["schemas"]["PoolAssignment"];
+            /** @description Group claims: shared by every member */
+            group_id?: string;
+            /** @description Group claims: one per owner */
+            members?: {
+                owner_email: string;
+                hold_id?: string;
+                booking_id?: string;
+                status: string;
+            }[];
         };
         Calendar: {
             /** Format: uuid */
@@ -895,6 +904,12 @@ export interface components {
             } | null;
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
+            /** @description Group claims (owner_emails): each owner that refused, with its reason; alternatives suit every owner */
+            owners?: {
+                owner_email: string;
+                reason: string;
+                conflicts?: components["schemas"]["Conflict"][];
+            }[];
         };
         /** @description `BOOKING_NOT_ACTIVE`: The booking is already cancelled or preempted */
         Error_BOOKING_NOT_ACTIVE: {
@@ -1075,13 +1090,17 @@ export interface components {
             } | null;
             /** @description NO_SLOTS_AVAILABLE: true when the first free slot lies beyond the lookahead (next_available is then absent) */
             next_available_exceeds_lookahead?: boolean;
-            /** @description NO_SLOTS_AVAILABLE of a collective search: per owner, the reasons its rules refused slots of the window for, and how many slots it alone could take */
-            owners?: {
+            /** @description NO_SLOTS_AVAILABLE of a collective search: per owner, the reasons its rules refused slots of the window for, and how many slots it alone could take (reasons, free_slots); of a group window hold: each owner that refused, with its reason */
+            owners?: ({
                 owner_email: string;
                 required: boolean;
                 reasons: ("NO_FREE_SLOTS" | "DAILY_HOURS_LIMIT" | "OFF_DAY" | "WORKING_HOURS" | "HARD_BLOCK")[];
                 free_slots: number;
-            }[];
+            } | {
+                owner_email: string;
+                reason: string;
+                conflicts?: components["schemas"]["Conflict"][];
+            })[];
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
         };
@@ -1587,6 +1606,15 @@ export interface components {
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
             assignment?: components["schemas"]["PoolAssignment"];
+            /** @description Group claims: shared by every member */
+            group_id?: string;
+            /** @description Group claims: one per owner */
+            members?: {
+                owner_email: string;
+                hold_id?: string;
+                booking_id?: string;
+                status: string;
+            }[];
         };
         /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
         IdempotencyKey: string;
@@ -1672,6 +1700,8 @@ export interface components {
                 start_local: components["schemas"]["LocalDateTime"];
                 end_local: components["schemas"]["LocalDateTime"];
                 reason: string | null;
+                /** @description A group booking: cancelled whole */
+                group_id?: string;
             };
         };
         /** @description A higher-priority meeting pushed aside your booking or hold */
@@ -1698,6 +1728,15 @@ export interface components {
                 preempted_by_meeting_class: string;
                 /** @description Why, in words (e.g. which meeting the owner approved in its place) */
                 reason: string;
+                /** @description A group claim: the whole group gave way; one item names every member */
+                group_id?: string;
+                /** @description A group claim: every member released */
+                members?: {
+                    owner_email: string;
+                    hold_id?: string;
+                    booking_id?: string;
+                    status: string;
+                }[];
             };
         };
         /** @description One of your holds passed its time to live */
@@ -3595,6 +3634,7 @@ export interface operations {
                     /** Format: email */
                     owner_email?: string;
                     pool?: string;
+                    owner_emails?: string[];
                     calendar_type?: string;
                     meeting_class: string;
                     start: components["schemas"]["DateTimeInput"];
@@ -3990,6 +4030,7 @@ export interface operations {
                     /** Format: email */
                     owner_email?: string;
                     pool?: string;
+                    owner_emails?: string[];
                     calendar_type?: string;
                     meeting_class: string;
                     /** @description Default 600 */
@@ -4004,6 +4045,7 @@ export interface operations {
                     /** Format: email */
                     owner_email?: string;
                     pool?: string;
+                    owner_emails?: string[];
                     calendar_type?: string;
                     meeting_class: string;
                     /** @description Default 600 */
@@ -4015,10 +4057,7 @@ export interface operations {
                         start: components["schemas"]["DateTimeInput"];
                         end: components["schemas"]["DateTimeInput"];
                     };
-                    /**
-                     * @description first_fit (default): the earliest free stretch; all_free: every free stretch (held_windows)
-                     * @enum {string}
-                     */
+                    /** @enum {string} */
                     coverage?: "first_fit" | "all_free";
                 };
             };

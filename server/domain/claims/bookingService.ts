@@ -4,11 +4,12 @@ import { and, eq } from 'drizzle-orm';
 import type { Db, Executor, Tx } from '@/db/client';
 import { calendars, claims, meetingClasses, owners, type AttendeeJson } from '@/db/schema';
 import { assertOwnerInScope, normalizeEmail, type AgentActor } from '../access';
-import { DomainError, invalidField } from '../errors';
+import { DomainError } from '../errors';
 import { isUuid, newId } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { writeAudit } from './audit';
+import { membersOf } from './groupMembers';
 import { claimMadeWithKey } from './claimStore';
 import { loadAround, loadClaimTarget, lockOwner, rulesWarnings, type ClaimRow, type LoadedClaim } from './claimTarget';
 import { lockHoldForConfirm, type LockedHold } from '@/db/hot/holds';
@@ -29,7 +30,7 @@ function attendeesJson(list: BookingDetails['attendees']): AttendeeJson[] {
   return (list ?? []).map((a) => ({ email: normalizeEmail(a.email), name: a.name ?? null, response: 'needs_action' }));
 }
 
-function newBooking(
+export function newBooking(
   base: { actor: AgentActor; ownerId: string; calendarId: string; meetingClassId: string; start: Date; end: Date; now: Date; idempotencyKey: string | null; holdId?: string },
   details: BookingDetails,
 ) {
@@ -170,7 +171,7 @@ async function confirmLocked(
   return { ok: true, value: bookingView(r.row, { ownerEmail: owner.email, timeZone: owner.timeZone, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, warnings: r.warnings }) };
 }
 
-function assertSlotInHold(hold: ClaimRow, start: Date, end: Date, timeZone: string, parts: readonly HoldRange[] = []) {
+export function assertSlotInHold(hold: ClaimRow, start: Date, end: Date, timeZone: string, parts: readonly HoldRange[] = []) {
   const s = start.getTime();
   const e = end.getTime();
   if (hold.holdScope === 'candidate') {
@@ -211,9 +212,10 @@ export async function preemptedBy(db: Executor, bookingId: string): Promise<stri
   return rows.map((r) => r.id);
 }
 
-export async function getBooking(db: Db, actor: AgentActor, bookingId: string): Promise<BookingView> {
+export async function getBooking(db: Executor, actor: AgentActor, bookingId: string, now = new Date()): Promise<BookingView> {
   const b = await findBooking(db, actor, bookingId);
-  return bookingView(b.row, { ...b, preemptedIds: await preemptedBy(db, b.row.id) });
+  const members = b.row.groupId ? (await membersOf(db, [b.row], 'booking', now)).get(b.row.groupId) : undefined;
+  return bookingView(b.row, { ...b, preemptedIds: await preemptedBy(db, b.row.id), members });
 }
 
 /** Cancel a confirmed booking; the agent that made it hears of it if someone else cancelled. */

@@ -1,5 +1,5 @@
 import { withSpan } from '@/server/observability/tracing';
-import { inArray, or } from 'drizzle-orm';
+import { and, inArray, or } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { promoteHold } from '@/db/hot/claims';
 import { defer } from '@/db/hot/driver';
@@ -13,6 +13,8 @@ import { arbitrate, type RequestPolicy } from '../scheduling';
 import { writeAudit, type AuditAction, type AuditActor } from './audit';
 import { claimRow, insertClaim, releaseHoldParts, type NewClaim } from './claimStore';
 import { ARBITRATION_MARGIN_MS, loadAround, loadClaims, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
+import { preemptedSet } from './groupDecision';
+import { loadGroupMembers } from './groupMembers';
 import { decisionError, rejectionAudit } from './rejection';
 import { metrics } from '@/server/observability/metrics';
 
@@ -59,6 +61,11 @@ export type ClaimRequest = {
   actor?: AuditActor;
   /** Facts the decision's audit row carries besides its own (an approval's proposal). */
   auditDetails?: Record<string, unknown>;
+  /**
+   * A group claim (groupService.ts): the claims its earlier members already pushed aside in
+   * this transaction, so a group hit at two owners gives way, and is announced, once.
+   */
+  preemptedSoFar?: Set<string>;
 };
 
 /** What a decision returns: the accepted claim's row with what its answer needs, or the rejection (its audit row is written). */
@@ -113,9 +120,9 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
   }
 
   // A hold gives way whole: the ranges of an all_free window hold are one claim (its id is the group's).
-  const preempted = givingWay(around.filter((c) => decision.preempt.includes(c.id)));
+  const preempted = givingWay(around.filter((c) => decision.preempt.includes(c.id) && !request.preemptedSoFar?.has(c.group ?? c.id)));
   if (preempted.length) {
-    await preempt(tx, preempted, claim, target, now, { actor, cause: request.action, reason: request.preemptionReason });
+    await preempt(tx, preempted, claim, target, now, { actor, cause: request.action, reason: request.preemptionReason }, request.preemptedSoFar);
     metrics().preemptions.inc(preempted.length); // counted in the transaction: a rare exclusion retry can count it twice
   }
   // The hold a confirm promotes leaves the exclusion constraint before its booking enters it (same pipeline, in order).
@@ -124,10 +131,12 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
   const preemptedIds = preempted.map((p) => p.id);
   const isHold = claim.kind === 'hold';
   defer(tx, insertClaim(tx, claim));
-  defer(tx, writeAudit(tx, { ...audit, outcome: 'accept', holdId: isHold ? claim.id : holdId, bookingId: isHold ? null : claim.id, preemptedBookingIds: preemptedIds, details: request.auditDetails }));
+  const group = claim.groupId ? { group_id: claim.groupId } : {};
+  const details = claim.groupId ? { ...request.auditDetails, ...group } : request.auditDetails;
+  defer(tx, writeAudit(tx, { ...audit, outcome: 'accept', holdId: isHold ? claim.id : holdId, bookingId: isHold ? null : claim.id, preemptedBookingIds: preemptedIds, details }));
   if (!isHold && claim.agentId) {
-    // booking.created / booking.confirmed for the agent's webhook endpoints, committed with the booking (docs/webhooks.md).
-    const data = { booking_id: claim.id, ...(holdId ? { hold_id: holdId } : {}), owner_email: target.owner.email, meeting_class: target.meetingClass.name, start: claim.startAt.toISOString(), end: claim.endAt.toISOString() };
+    // booking.created / booking.confirmed for the agent's webhook endpoints, committed with the booking (docs/webhooks.md); one per member of a group.
+    const data = { booking_id: claim.id, ...(holdId ? { hold_id: holdId } : {}), owner_email: target.owner.email, meeting_class: target.meetingClass.name, start: claim.startAt.toISOString(), end: claim.endAt.toISOString(), ...group };
     defer(tx, recordWebhookEvent(tx, { agentId: claim.agentId, kind: holdId ? 'booking.confirmed' : 'booking.created', data, now }));
   }
   return { ok: true, row: claimRow(claim), preemptedIds, preemptedClaims: preempted.map((p) => ({ id: p.id, kind: p.kind })), warnings: decision.warnings };
@@ -153,26 +162,50 @@ function givingWay(overlapping: LoadedClaim[]): LoadedClaim[] {
 }
 
 /**
- * Mark the claims that give way preempted (every range of a hold), tell their agents, and
+ * Mark the claims that give way preempted (every range of a hold, every member of a group at
+ * any owner: docs/groups.md), tell their agents (a group's once, naming every member), and
  * write one `claim.preempt` audit row each, by the decision's actor.
  */
-async function preempt(tx: Tx, preempted: LoadedClaim[], claim: NewClaim, target: SchedulingTarget, now: Date, by: { actor: AuditActor; cause: AuditAction; reason?: string }): Promise<void> {
+async function preempt(
+  tx: Tx,
+  preempted: LoadedClaim[],
+  claim: NewClaim,
+  target: SchedulingTarget,
+  now: Date,
+  by: { actor: AuditActor; cause: AuditAction; reason?: string },
+  soFar?: Set<string>,
+): Promise<void> {
   const reason = by.reason ?? `preempted by ${target.meetingClass.name}`;
   const ids = preempted.map((p) => p.id);
   const groups = preempted.filter((p) => p.group).map((p) => p.id);
+  // Members of the groups hit here, at every owner (the pure rule: groupDecision.ts preemptedSet).
+  const groupIds = [...new Set(preempted.map((p) => p.groupId).filter((g): g is string => !!g))];
+  const members = (await loadGroupMembers(tx, groupIds)).filter((m) => m.status === 'active' || m.status === 'confirmed');
+  const byGroup = new Map<string, string[]>();
+  for (const m of members) byGroup.set(m.groupId, [...(byGroup.get(m.groupId) ?? []), m.id]);
+  const all = preemptedSet(ids, preempted.map((p) => ({ id: p.id, groupId: p.groupId ?? null })), byGroup).preempt;
+  for (const id of all) soFar?.add(id);
+  const where = [inArray(claims.id, all), ...(groups.length ? [inArray(claims.partOfHoldId, groups)] : []), ...(groupIds.length ? [and(inArray(claims.groupId, groupIds), inArray(claims.status, ['active', 'confirmed']))!] : [])];
   await tx
     .update(claims)
     .set({ status: 'preempted', statusReason: reason, preemptedByClaimId: claim.id, updatedAt: now })
-    .where(groups.length ? or(inArray(claims.id, ids), inArray(claims.partOfHoldId, groups)) : inArray(claims.id, ids));
-  for (const p of preempted) {
+    .where(where.length > 1 ? or(...where) : where[0]);
+  const here = new Set(ids);
+  const elsewhere: LoadedClaim[] = members
+    .filter((m) => !here.has(m.id))
+    .map((m) => ({ id: m.id, kind: m.kind, agentId: m.agentId, start: m.startAt.getTime(), end: m.endAt.getTime(), countedMinutes: 0, priority: 0, sacred: false, meetingClass: m.meetingClass, groupId: m.groupId }));
+  const ownerOf = new Map(members.map((m) => [m.id, { id: m.ownerId, email: m.ownerEmail }]));
+  const announced = new Set<string>();
+  for (const p of [...preempted, ...elsewhere]) {
+    const owner = ownerOf.get(p.id) ?? { id: target.owner.id, email: target.owner.email };
     defer(
       tx,
       writeAudit(tx, {
         customerId: claim.customerId,
         agentId: null,
         actor: by.actor,
-        ownerId: target.owner.id,
-        ownerEmail: target.owner.email,
+        ownerId: owner.id,
+        ownerEmail: owner.email,
         action: 'claim.preempt',
         outcome: 'accept',
         reason,
@@ -181,11 +214,22 @@ async function preempt(tx: Tx, preempted: LoadedClaim[], claim: NewClaim, target
         end: new Date(p.end),
         holdId: p.kind === 'hold' ? p.id : null,
         bookingId: p.kind === 'booking' ? p.id : null,
-        details: { claim_kind: p.kind, preempted_by_claim_id: claim.id, preempted_agent_id: p.agentId, cause: by.cause },
+        details: { claim_kind: p.kind, preempted_by_claim_id: claim.id, preempted_agent_id: p.agentId, cause: by.cause, ...(p.groupId ? { group_id: p.groupId } : {}) },
         at: now,
       }),
     );
     if (!p.agentId) continue;
+    // A group's agent hears once, with every member (all released).
+    if (p.groupId) {
+      if (announced.has(p.groupId)) continue;
+      announced.add(p.groupId);
+    }
+    const groupData = p.groupId
+      ? {
+          group_id: p.groupId,
+          members: members.filter((m) => m.groupId === p.groupId).map((m) => ({ owner_email: m.ownerEmail, [m.kind === 'hold' ? 'hold_id' : 'booking_id']: m.id, status: 'preempted' })),
+        }
+      : {};
     await enqueueNotification(tx, {
       customerId: claim.customerId,
       agentId: p.agentId,
@@ -193,14 +237,14 @@ async function preempt(tx: Tx, preempted: LoadedClaim[], claim: NewClaim, target
       data: {
         [p.kind === 'hold' ? 'hold_id' : 'booking_id']: p.id,
         claim_kind: p.kind,
-        owner_email: target.owner.email,
+        owner_email: owner.email,
         start: iso(p.start),
         end: iso(p.end),
         preempted_by_meeting_class: target.meetingClass.name,
         reason,
+        ...groupData,
       },
       now,
     });
   }
 }
-

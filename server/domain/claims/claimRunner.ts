@@ -1,7 +1,7 @@
 import type { Span } from '@opentelemetry/api';
 import type { Db, Tx } from '@/db/client';
 import { recordFailure, setSpanAttributes, startSpan, tracingEnabled, withSpan } from '@/server/observability/tracing';
-import { isConstraintViolation, PG_EXCLUSION_VIOLATION } from '@/db/errors';
+import { isConstraintViolation, PG_DEADLOCK, PG_EXCLUSION_VIOLATION, PG_SERIALIZATION_FAILURE } from '@/db/errors';
 import { runTransaction } from '@/db/hot/driver';
 import { calendarGate, CalendarGateNeeded, ensureCalendarsUsable, type CalendarGate, type NamedOwner } from '../calendars/mirror';
 import { DomainError } from '../errors';
@@ -32,6 +32,14 @@ export type ClaimOperation<T> = {
   queueKey: string;
   /** What is decided (the audit action: booking.create, hold.create, hold.confirm, proposal.approve, ...), for scheduler_decisions_total. */
   action?: string;
+  /**
+   * A group claim (docs/groups.md): the queue keys of every owner it names. The runner takes
+   * them one after another in sorted order, so two groups sharing owners cannot wait on each
+   * other in memory; the core locks the owner rows in owner-id order (groupService.ts).
+   */
+  queueKeys?: string[];
+  /** A group claim: the owners whose calendar gates run first (instead of the one the REST wrapper names). */
+  gateOwners?: NamedOwner[];
   /** `gate`: the calendar gate checked in the claim's own reads (CalendarGateNeeded; only where `gatesCalendars`). */
   run(tx: Tx, gate?: CalendarGate): Promise<Answer<T>>;
   /**
@@ -55,9 +63,10 @@ export type ClaimOperation<T> = {
  * straight to its transaction, without the extra read.
  */
 async function refuseEarly(db: Db, operation: ClaimOperation<unknown>, gate?: CalendarGate): Promise<void> {
-  const { queueKey, slot } = operation;
+  const { slot } = operation;
+  const keys = operation.queueKeys ?? [operation.queueKey];
   // A race for this very slot only: a claim for another slot of a busy owner would pay a read the lock settles anyway.
-  if (!operation.refuseWithoutLock || !slot || !queuedSlots.get(queueKey)?.has(slot)) return;
+  if (!operation.refuseWithoutLock || !slot || !keys.some((k) => queuedSlots.get(k)?.has(slot))) return;
   const refusal = await operation.refuseWithoutLock(db, gate);
   if (refusal) throw refusal;
   // The decision running now may be taking this very slot (the read above came before its
@@ -65,8 +74,8 @@ async function refuseEarly(db: Db, operation: ClaimOperation<unknown>, gate?: Ca
   // that arrived before the winner committed are then refused together by one shared read,
   // not one by one under the lock (docs/architecture.md, "Refusals without the lock"). A
   // request for another slot of the owner goes straight to the queue.
-  const head = running.get(queueKey);
-  if (!head || head.slot !== slot) return;
+  const head = keys.map((k) => running.get(k)).find((h) => h?.slot === slot);
+  if (!head) return;
   await head.done;
   const second = await operation.refuseWithoutLock(db, gate);
   if (second) throw second;
@@ -115,6 +124,11 @@ export async function runClaimOperation<T>(db: Db, operation: ClaimOperation<T>,
 }
 
 async function runGatedClaim<T>(db: Db, operation: ClaimOperation<T>, gateOwner: GateOwner | undefined, onAccept: ((tx: Tx, value: T) => void) | undefined): Promise<T> {
+  if (operation.gateOwners) {
+    const now = gateOwner?.now ?? new Date();
+    await Promise.all(operation.gateOwners.map((owner) => runGate(db, { owner, now })));
+    return decide(db, operation, undefined, onAccept);
+  }
   if (gateOwner && !operation.gatesCalendars) await runGate(db, gateOwner);
   try {
     return await decide(db, operation, gateOwner && operation.gatesCalendars ? calendarGate() : undefined, onAccept);
@@ -146,12 +160,15 @@ async function decide<T>(db: Db, operation: ClaimOperation<T>, gate: CalendarGat
           return a;
         }
       : (tx) => operation.run(tx, gate),
-    operation.queueKey,
+    operation.queueKeys ?? operation.queueKey,
     operation.slot,
   );
   if (!answer.ok) throw answer.error;
   return answer.value;
 }
+
+/** How often a deadlock or serialization failure the database still reports is retried inside the request. */
+const MAX_LOCK_RETRIES = 8;
 
 /**
  * The claim's transaction with its spans (docs/operations.md "Traces"): `claim.transaction`
@@ -188,10 +205,13 @@ function claimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, attempt: number
  * sequential, so the exclusion constraint fires only against writers that do
  * not take it; then the whole decision runs once more to answer the true
  * reason, and a second collision is answered as NO_CAPACITY, never a 500.
+ * A deadlock (40P01) or serialization failure (40001) is retried inside, after
+ * a short random pause, never surfaced (docs/groups.md): owners are locked in
+ * one order, so it can only come from writers outside the claim path.
  */
-async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueKey?: string, slot?: string): Promise<T> {
+async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueKey?: string | string[], slot?: string): Promise<T> {
   const run = async () => {
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0, lockRetries = 0; ; attempt++) {
       try {
         trackTransaction(1);
         try {
@@ -200,6 +220,11 @@ async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueK
           trackTransaction(-1);
         }
       } catch (err) {
+        if ((isConstraintViolation(err, PG_DEADLOCK) || isConstraintViolation(err, PG_SERIALIZATION_FAILURE)) && lockRetries++ < MAX_LOCK_RETRIES) {
+          attempt--;
+          await new Promise((r) => setTimeout(r, 1 + Math.random() * 10 * lockRetries));
+          continue;
+        }
         if (!isConstraintViolation(err, PG_EXCLUSION_VIOLATION)) throw err;
         if (attempt >= 1) {
           throw new DomainError('ARBITRATION_REJECTED', 'The slot was just taken by a concurrent request', { reason: 'NO_CAPACITY', extra: { alternatives: [] } });
@@ -207,7 +232,11 @@ async function runClaimTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, queueK
       }
     }
   };
-  return queueKey ? inQueue(queueKey, run, slot) : run();
+  if (typeof queueKey === 'string') return inQueue(queueKey, run, slot);
+  // Several owners: their queues one after another, in one (sorted) order.
+  const keys = [...new Set(queueKey ?? [])].sort();
+  const nest = (i: number): Promise<T> => (i < keys.length ? inQueue(keys[i], () => nest(i + 1), slot) : run());
+  return nest(0);
 }
 
 const queues = new Map<string, Promise<void>>();

@@ -7,7 +7,7 @@ import { isSacred, type Claim } from '../scheduling';
 export { claimRow, insertClaim, releaseHoldParts, type ClaimRow, type NewClaim, type OwnerRef } from '@/db/hot/claims';
 
 /** A claim as the pure core sees it, plus the agent to tell if it is preempted. */
-export type LoadedClaim = Claim & { agentId: string | null };
+export type LoadedClaim = Claim & { agentId: string | null; groupId?: string | null };
 
 /**
  * Active claims of an owner overlapping [from, to), as the pure core needs them: the
@@ -41,6 +41,8 @@ export function loadedClaims(rows: readonly ClaimFacts[], now: Date): LoadedClai
       external: c.source === 'provider',
       // The ranges of an all_free window hold count and give way together (docs/arbitration.md).
       group: c.part_of_hold_id ?? (c.coverage === 'all_free' ? c.id : undefined),
+      // A member of a group hold or booking: preempting it preempts the whole group (docs/groups.md).
+      groupId: c.group_id,
     });
   }
   return out;

@@ -83,6 +83,32 @@ export async function refuseWithoutLock(db: Db, claim: EarlyClaim, gate?: Calend
   return new DomainError(e.code, e.message, { reason: e.reason, extra: e.extra });
 }
 
+/**
+ * One owner's shared snapshot and the refusal it settles, if any (`decision`; no audit row, no
+ * Idempotency-Key look-up), or null when the read fails (the locked way answers it): a group claim (groupService.ts) is refused when any of its owners is
+ * (docs/groups.md). Racers naming the same owner, class and slot share the read.
+ */
+export async function ownerRefusalWithoutLock(
+  db: Db,
+  actor: AgentActor,
+  input: EarlyClaim['input'],
+  start: Date,
+  end: Date,
+): Promise<{ target: SchedulingTarget; around: LoadedClaim[]; decision: Exclude<Decision, { outcome: 'accept' }> | null; now: number } | null> {
+  const owner = { customerId: actor.customerId, email: normalizeEmail(input.ownerEmail) };
+  const shape = `${owner.customerId}|${owner.email}|${input.meetingClass}|${input.calendarType ?? ''}|${start.getTime()}|${end.getTime()}|`;
+  const read = await sharedRead(shape, () => readSnapshot(db, actor.customerId, input, owner, start, end, undefined));
+  if (!read) return null;
+  const policy = requestPolicy(actor, read.target);
+  const policyKey = `${policy.priority}|${policy.preemptPolicy}|${policy.agentCanPreempt}`;
+  let verdict = read.verdicts.get(policyKey);
+  if (verdict === undefined) {
+    verdict = judge(read, policy, start, end);
+    read.verdicts.set(policyKey, verdict);
+  }
+  return { target: read.target, around: read.around, decision: verdict?.decision ?? null, now: read.at };
+}
+
 type Refusal = { decision: Exclude<Decision, { outcome: 'accept' }>; error: DomainError };
 type Snapshot = { target: SchedulingTarget; around: LoadedClaim[]; at: number; verdicts: Map<string, Refusal | null> };
 

@@ -3,12 +3,13 @@ import type { Db, Executor, Tx } from '@/db/client';
 import { defer } from '@/db/hot/driver';
 import { calendars, claims, meetingClasses, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
-import { DomainError, invalidField } from '../errors';
+import { DomainError } from '../errors';
 import { isUuid, newId } from '../ids';
 import { findHoldStretches, searchSlots, type RequestPolicy } from '../scheduling';
 import { writeAudit } from './audit';
-import { claimMadeWithKey, claimRow, insertClaim, releaseHoldParts } from './claimStore';
-import { ARBITRATION_MARGIN_MS, loadAround, loadClaimTarget, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './claimTarget';
+import { membersOf } from './groupMembers';
+import { claimMadeWithKey, claimRow, insertClaim, releaseHoldParts, type NewClaim } from './claimStore';
+import { ARBITRATION_MARGIN_MS, loadAround, loadClaimTarget, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow, type SchedulingTarget } from './claimTarget';
 import { requestPolicy, runClaim } from './claimDecision';
 import { ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
 import { refuseWithoutLock } from './earlyRefusal';
@@ -37,6 +38,42 @@ export type HoldInput = {
   | { scope: 'candidate'; candidate: { start: Date; end: Date } }
   | { scope: 'window'; window: { start: Date; end: Date }; durationMinutes: number; coverage?: 'first_fit' | 'all_free' }
 );
+
+/** A window hold's range: its coverage, and for a further range of an all_free hold, the hold it belongs to. */
+export type HoldRangeSpec = { coverage: 'first_fit' | 'all_free'; partOf?: string };
+
+/** A new hold row of `target` (with `groupId`: a member of a group hold, docs/groups.md). */
+export function newHold(
+  base: { actor: AgentActor; target: SchedulingTarget; scope: 'candidate' | 'window'; ttlMs: number; now: Date; idempotencyKey: string | null; groupId?: string },
+  start: Date,
+  end: Date,
+  durationMinutes: number,
+  range?: HoldRangeSpec,
+): NewClaim {
+  const { actor, target, now } = base;
+  return {
+    id: newId(now.getTime()),
+    customerId: actor.customerId,
+    ownerId: target.owner.id,
+    calendarId: target.calendar.id,
+    agentId: actor.agentId,
+    meetingClassId: target.meetingClass.id,
+    kind: 'hold',
+    status: 'active',
+    startAt: start,
+    endAt: end,
+    holdScope: base.scope,
+    durationMinutes,
+    expiresAt: new Date(now.getTime() + base.ttlMs),
+    coverage: range?.coverage ?? null,
+    partOfHoldId: range?.partOf ?? null,
+    groupId: base.groupId ?? null,
+    // The key names the hold's own row only (claimMadeWithKey finds the hold, not a range).
+    idempotencyKey: range?.partOf ? null : base.idempotencyKey,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
 
 /**
  * Create a candidate hold (exactly `candidate`) or a window hold: the earliest free stretch of
@@ -83,27 +120,7 @@ async function holdInTransaction(
     claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now),
   ]);
   const policy = requestPolicy(actor, target);
-  const hold = (start: Date, end: Date, durationMinutes: number, range?: { coverage: 'first_fit' | 'all_free'; partOf?: string }) => ({
-    id: newId(now.getTime()),
-    customerId: actor.customerId,
-    ownerId: target.owner.id,
-    calendarId: target.calendar.id,
-    agentId: actor.agentId,
-    meetingClassId: target.meetingClass.id,
-    kind: 'hold' as const,
-    status: 'active' as const,
-    startAt: start,
-    endAt: end,
-    holdScope: input.scope,
-    durationMinutes,
-    expiresAt: new Date(now.getTime() + ttl),
-    coverage: range?.coverage ?? null,
-    partOfHoldId: range?.partOf ?? null,
-    // The key names the hold's own row only (claimMadeWithKey finds the hold, not a range).
-    idempotencyKey: range?.partOf ? null : idempotencyKey,
-    createdAt: now,
-    updatedAt: now,
-  });
+  const hold = (start: Date, end: Date, durationMinutes: number, range?: HoldRangeSpec) => newHold({ actor, target, scope: input.scope, ttlMs: ttl, now, idempotencyKey }, start, end, durationMinutes, range);
   const view = (row: ClaimRow, warnings: string[], parts?: readonly HoldRange[]) =>
     holdView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings, parts });
   if (made) return { ok: true, value: view(made, rulesWarnings(target.owner), await holdParts(tx, made)) };
@@ -188,10 +205,11 @@ export async function findHold(db: Executor, actor: AgentActor, holdId: string, 
   return found;
 }
 
-export async function getHold(db: Db, actor: AgentActor, holdId: string, now: Date): Promise<HoldView> {
+export async function getHold(db: Executor, actor: AgentActor, holdId: string, now: Date): Promise<HoldView> {
   const h = await findHold(db, actor, holdId);
   const booking = (await promotedBookings(db, [h.row])).get(h.row.id);
-  return holdView(h.row, { ...h, now, booking, parts: booking ? [] : await holdParts(db, h.row) });
+  const members = h.row.groupId ? (await membersOf(db, [h.row], 'hold', now)).get(h.row.groupId) : undefined;
+  return holdView(h.row, { ...h, now, booking, parts: booking ? [] : await holdParts(db, h.row), members });
 }
 
 /** Release an active hold (DELETE). Releasing twice answers the released hold again. */

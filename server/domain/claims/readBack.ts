@@ -5,6 +5,7 @@ import { parseOwnerScope, resolveOwnerEmail, type AgentActor } from '../access';
 import { invalidField } from '../errors';
 import { isUuid } from '../ids';
 import { preemptedBy } from './bookingService';
+import { membersOf } from './groupMembers';
 import { promotedBookings } from './holdService';
 import { bookingView, holdView, type BookingView, type HoldRange, type HoldView } from './views';
 
@@ -87,9 +88,19 @@ export async function listHolds(db: Executor, actor: AgentActor, q: ClaimListQue
     for (const r of rows) parts.set(r.holdId!, [...(parts.get(r.holdId!) ?? []), r]);
   }
   const booked = await promotedBookings(db, p.rows.map((r) => r.row));
+  const groups = await membersOf(db, p.rows.map((r) => r.row), 'hold', now);
   return {
     holds: p.rows.map((r) =>
-      holdView(r.row, { ownerEmail: r.ownerEmail, timeZone: r.timeZone, meetingClass: r.meetingClass ?? '', calendarType: r.calendarType ?? 'internal', now, parts: parts.get(r.row.id), booking: booked.get(r.row.id) }),
+      holdView(r.row, {
+        ownerEmail: r.ownerEmail,
+        timeZone: r.timeZone,
+        meetingClass: r.meetingClass ?? '',
+        calendarType: r.calendarType ?? 'internal',
+        now,
+        parts: parts.get(r.row.id),
+        booking: booked.get(r.row.id),
+        members: r.row.groupId ? groups.get(r.row.groupId) : undefined,
+      }),
     ),
     next_cursor: p.next_cursor,
   };
@@ -98,8 +109,10 @@ export async function listHolds(db: Executor, actor: AgentActor, q: ClaimListQue
 export async function listBookings(db: Executor, actor: AgentActor, q: ClaimListQuery, now: Date): Promise<{ bookings: BookingView[]; next_cursor: string | null }> {
   const p = await page(db, actor, 'booking', q, now);
   const bookings: BookingView[] = [];
+  const groups = await membersOf(db, p.rows.map((r) => r.row), 'booking', now);
   for (const r of p.rows) {
-    bookings.push(bookingView(r.row, { ownerEmail: r.ownerEmail, timeZone: r.timeZone, meetingClass: r.meetingClass, calendarType: r.calendarType ?? 'internal', preemptedIds: await preemptedBy(db, r.row.id) }));
+    const members = r.row.groupId ? groups.get(r.row.groupId) : undefined;
+    bookings.push(bookingView(r.row, { ownerEmail: r.ownerEmail, timeZone: r.timeZone, meetingClass: r.meetingClass, calendarType: r.calendarType ?? 'internal', preemptedIds: await preemptedBy(db, r.row.id), members }));
   }
   return { bookings, next_cursor: p.next_cursor };
 }

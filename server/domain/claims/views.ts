@@ -1,5 +1,9 @@
 import { localIso, localSpan, type LocalSpan } from '../scheduling';
 import type { ClaimRow } from './claimTarget';
+import type { GroupMemberView } from '../notificationService';
+
+/** A group hold or booking (docs/groups.md): its id and every member, one per owner. */
+export type GroupFields = { group_id?: string; members?: GroupMemberView[] };
 
 export type HoldStatus = 'active' | 'promoted' | 'expired' | 'released' | 'preempted';
 
@@ -22,7 +26,7 @@ export type HoldView = {
   status: HoldStatus;
   booking_id: string | null;
   warnings?: string[];
-};
+} & GroupFields;
 
 export type BookingView = {
   booking_id: string;
@@ -42,7 +46,7 @@ export type BookingView = {
   preempted_booking_ids: string[];
   preempted_claims: { id: string; kind: 'hold' | 'booking' }[];
   warnings?: string[];
-};
+} & GroupFields;
 
 /** An active hold past its expiry reads as expired (the clock decides, not a job). */
 export function holdStatus(row: ClaimRow, now: Date): HoldStatus {
@@ -65,6 +69,8 @@ export function holdView(
     parts?: readonly HoldRange[];
     /** A promoted hold's booking: the hold reads back as the time it became (docs/api.md "Reading back"). */
     booking?: HoldRange;
+    /** A group hold: its members (docs/groups.md). */
+    members?: GroupMemberView[];
   },
 ): HoldView {
   const expiresAt = row.expiresAt ?? row.endAt;
@@ -92,12 +98,27 @@ export function holdView(
     booking_id: row.promotedBookingId,
   };
   if (ctx.warnings?.length) view.warnings = ctx.warnings;
+  return withGroup(view, row, ctx.members);
+}
+
+/** A group member's answer carries the group's id and every member. */
+function withGroup<V extends GroupFields>(view: V, row: Pick<ClaimRow, 'groupId'>, members: GroupMemberView[] | undefined): V {
+  if (row.groupId) Object.assign(view, { group_id: row.groupId, members: members ?? [] });
   return view;
 }
 
 export function bookingView(
   row: ClaimRow,
-  ctx: { ownerEmail: string; timeZone: string; meetingClass: string | null; calendarType: string; preemptedIds?: string[]; preemptedClaims?: { id: string; kind: 'hold' | 'booking' }[]; warnings?: string[] },
+  ctx: {
+    ownerEmail: string;
+    timeZone: string;
+    meetingClass: string | null;
+    calendarType: string;
+    preemptedIds?: string[];
+    preemptedClaims?: { id: string; kind: 'hold' | 'booking' }[];
+    warnings?: string[];
+    members?: GroupMemberView[];
+  },
 ): BookingView {
   const view: BookingView = {
     booking_id: row.id,
@@ -118,5 +139,5 @@ export function bookingView(
     preempted_claims: ctx.preemptedClaims ?? (ctx.preemptedIds ?? []).map((id) => ({ id, kind: 'booking' as const })),
   };
   if (ctx.warnings?.length) view.warnings = ctx.warnings;
-  return view;
+  return withGroup(view, row, ctx.members);
 }

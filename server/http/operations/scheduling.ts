@@ -2,8 +2,10 @@ import { parseOwnerScope, resolveOwnerEmail } from '@/server/domain/access';
 import { queryAudit } from '@/server/domain/claims/audit';
 import { searchAvailability, evaluateBooking } from '@/server/domain/claims/availabilityService';
 import { searchGroupAvailability } from '@/server/domain/claims/groupSearchService';
-import { bookingClaim, cancelBooking, confirmClaim, getBooking } from '@/server/domain/claims/bookingService';
-import { getHold, holdClaim, releaseHold } from '@/server/domain/claims/holdService';
+import { bookingClaim, getBooking } from '@/server/domain/claims/bookingService';
+import { cancelAny, confirmOperation, groupBookingClaim, groupHoldClaim, releaseAny } from '@/server/domain/claims/groupService';
+import { getHold, holdClaim } from '@/server/domain/claims/holdService';
+import { invalidField } from '@/server/domain/errors';
 import { listBookings, listHolds } from '@/server/domain/claims/readBack';
 import { claimThroughPool, searchPoolAvailability } from '@/server/domain/pools/poolScheduling';
 import { drainNotifications, notificationsSince } from '@/server/domain/notificationService';
@@ -20,6 +22,14 @@ const POOL = ['POOL_NOT_FOUND'] as const;
 /** `pool` names no single owner: the domain checks scope over the members and names the one it claims on. */
 const byPool = ({ body }: { body: { pool?: string } }) => Boolean(body.pool);
 const date = (s: string) => new Date(s);
+
+/** A group claim names owner_emails instead of owner_email (docs/groups.md); the wrapper's scope check and gate start from its first owner. */
+const namedOwner = (body: { owner_email?: string; owner_emails?: string[] }) => body.owner_emails?.[0] ?? body.owner_email;
+function groupOwners(body: { owner_email?: string; owner_emails?: string[]; pool?: string }): string[] | undefined {
+  if (body.owner_emails && body.owner_email !== undefined) throw invalidField('owner_emails', 'give owner_email or owner_emails, not both');
+  if (body.owner_emails && body.pool !== undefined) throw invalidField('pool', 'give owner_emails or pool, not both');
+  return body.owner_emails;
+}
 
 export const searchAvailabilityOp = defineOperation({
   operationId: 'searchAvailability',
@@ -79,7 +89,7 @@ export const createHoldOp = defineOperation({
   permission: 'create_holds',
   rateLimit: { policy: 'holds', by: 'key' },
   body: S.HoldCreateBody,
-  ownerEmail: ({ body }) => body.owner_email,
+  ownerEmail: ({ body }) => namedOwner(body),
   ownerless: byPool,
   calendarGate: 'claim',
   success: { status: 200, description: 'The hold', schema: S.Hold },
@@ -90,6 +100,8 @@ export const createHoldOp = defineOperation({
       body.hold_scope === 'candidate'
         ? { ...common, scope: 'candidate' as const, candidate: { start: date(body.candidate.start), end: date(body.candidate.end) } }
         : { ...common, scope: 'window' as const, window: { start: date(body.window.start), end: date(body.window.end) }, durationMinutes: body.duration_minutes, coverage: body.coverage };
+    const ownerEmails = groupOwners(body);
+    if (ownerEmails) return { body: await claim(groupHoldClaim(actor, { ...input, ownerEmails }, now, idempotencyKey)) };
     if (!body.pool) return { body: await claim(holdClaim(actor, input, now, idempotencyKey)) };
     const request = { pool: body.pool, ownerEmail: body.owner_email, meetingClass: body.meeting_class, calendarType: body.calendar_type, slot: input.scope === 'candidate' ? input.candidate : undefined };
     return { body: await claimThroughPool(db, actor, request, now, (member, details) => holdClaim(actor, { ...input, ownerEmail: member }, now, idempotencyKey, details), claim) };
@@ -121,7 +133,7 @@ export const releaseHoldOp = defineOperation({
   params: IdParams,
   success: { status: 200, description: 'The released hold', schema: S.Hold },
   errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'owner_scope_denied'],
-  handler: async ({ db, actor, params, now }) => ({ body: await releaseHold(db, actor, params.id, now) }),
+  handler: async ({ db, actor, params, now }) => ({ body: await releaseAny(db, actor, params.id, now) }),
 });
 
 export const confirmHoldOp = defineOperation({
@@ -137,8 +149,8 @@ export const confirmHoldOp = defineOperation({
   body: S.ConfirmBody,
   success: { status: 200, description: 'The booking', schema: S.Booking },
   errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'SLOT_OUTSIDE_HOLD', ...ARBITRATION, ...TARGET],
-  handler: async ({ actor, params, body, now, idempotencyKey, claim }) => ({
-    body: await claim(confirmClaim(actor, params.id, { ...body, start: date(body.start), end: date(body.end), meetingClass: body.meeting_class }, now, idempotencyKey)),
+  handler: async ({ db, actor, params, body, now, idempotencyKey, claim }) => ({
+    body: await claim(await confirmOperation(db, actor, params.id, { ...body, start: date(body.start), end: date(body.end), meetingClass: body.meeting_class }, now, idempotencyKey)),
   }),
 });
 
@@ -152,13 +164,15 @@ export const createBookingOp = defineOperation({
   permission: 'create_bookings',
   rateLimit: { policy: 'bookings', by: 'key' },
   body: S.BookingCreateBody,
-  ownerEmail: ({ body }) => body.owner_email,
+  ownerEmail: ({ body }) => namedOwner(body),
   ownerless: byPool,
   calendarGate: 'claim',
   success: { status: 201, description: 'The booking', schema: S.Booking },
   errors: [...ARBITRATION, ...TARGET, ...POOL],
   handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey, claim }) => {
+    const ownerEmails = groupOwners(body);
     const input = { ...body, ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, start: date(body.start), end: date(body.end) };
+    if (ownerEmails) return { body: await claim(groupBookingClaim(actor, { ...input, ownerEmails }, now, idempotencyKey)) };
     if (!body.pool) return { body: await claim(bookingClaim(actor, input, now, idempotencyKey)) };
     const request = { pool: body.pool, ownerEmail: body.owner_email, meetingClass: body.meeting_class, calendarType: body.calendar_type, slot: { start: input.start, end: input.end } };
     return { body: await claimThroughPool(db, actor, request, now, (member, details) => bookingClaim(actor, { ...input, ownerEmail: member }, now, idempotencyKey, details), claim) };
@@ -176,7 +190,7 @@ export const getBookingOp = defineOperation({
   params: IdParams,
   success: { status: 200, description: 'The booking', schema: S.Booking },
   errors: ['BOOKING_NOT_FOUND', 'owner_scope_denied'],
-  handler: async ({ db, actor, params }) => ({ body: await getBooking(db, actor, params.id) }),
+  handler: async ({ db, actor, params, now }) => ({ body: await getBooking(db, actor, params.id, now) }),
 });
 
 export const cancelBookingOp = defineOperation({
@@ -191,7 +205,7 @@ export const cancelBookingOp = defineOperation({
   body: S.CancelBody,
   success: { status: 200, description: 'The cancelled booking', schema: S.Booking },
   errors: ['BOOKING_NOT_FOUND', 'BOOKING_NOT_ACTIVE', 'owner_scope_denied'],
-  handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({ body: await cancelBooking(db, actor, params.id, body.reason, now, idempotencyKey) }),
+  handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({ body: await cancelAny(db, actor, params.id, body.reason, now, idempotencyKey) }),
 });
 
 export const evaluateOp = defineOperation({

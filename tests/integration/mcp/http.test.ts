@@ -105,6 +105,21 @@ describe('MCP over Streamable HTTP', () => {
     expect(JSON.stringify(audit.body)).toContain(booked.data.booking_id);
   });
 
+  it('create_hold with owner_emails holds every owner (group_id, members); confirm_hold on the group_id books them all', async () => {
+    const client = await connect(admin.key);
+    const at = nextWeekday('tue', 'Europe/Berlin', 2).at;
+    const second = await setupOwner(admin, { timeZone: 'Europe/Berlin' });
+    const slot = { start: at('11:00'), end: at('11:30') };
+    const held = await callTool(client, 'create_hold', { owner_emails: [owner, second], meeting_class: 'internal', hold_scope: 'candidate', candidate: slot });
+    expect(held.isError, JSON.stringify(held.data)).toBe(false);
+    expect(held.data.members.map((m: Structured) => m.owner_email)).toEqual([owner, second]);
+    const booked = await callTool(client, 'confirm_hold', { id: held.data.group_id, ...slot });
+    expect(booked.isError, JSON.stringify(booked.data)).toBe(false);
+    expect(booked.data.members.map((m: Structured) => m.status)).toEqual(['confirmed', 'confirmed']);
+    const direct = await callTool(client, 'create_booking', { owner_emails: [owner, second], meeting_class: 'internal', ...slot });
+    expect(direct).toMatchObject({ isError: true, data: { status: 409, error: { code: 'ARBITRATION_REJECTED' }, owners: expect.any(Array) } });
+  });
+
   it('tools/list over HTTP is at most 12 KB, with plain object schemas and drain_notifications not read-only', async () => {
     const res = await POST(
       new Request('http://scheduler.test/mcp', {

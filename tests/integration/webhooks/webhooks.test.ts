@@ -89,6 +89,21 @@ describe('outbox and signature', () => {
     expect(got.text).not.toContain(ep.secret);
   });
 
+  it('a group booking writes one booking.created per member, each naming the group (docs/groups.md)', async () => {
+    const r = await receiver();
+    const ep = await register(admin.key, r.url, ['booking.created']);
+    const second = await setupOwner(admin);
+    const booked = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_emails: [owner, second], meeting_class: 'external', start: day.at('15:00'), end: day.at('15:30') } });
+    expect(booked.status, booked.text).toBe(201);
+    expect(await rowsOf(ep.id)).toHaveLength(2);
+    // One delivery per endpoint and pass (per-endpoint order).
+    for (let i = 0; i < 4 && r.received.length < 2; i++) await pass();
+    expect(r.received).toHaveLength(2);
+    const events = r.received.map((x) => JSON.parse(x.body));
+    expect(events.map((e) => e.data.owner_email).sort()).toEqual([owner, second].sort());
+    for (const e of events) expect(e).toMatchObject({ type: 'booking.created', data: { group_id: booked.body.group_id } });
+  });
+
   it('confirming a hold sends booking.confirmed naming the hold', async () => {
     const r = await receiver();
     await register(admin.key, r.url, ['booking.confirmed']);

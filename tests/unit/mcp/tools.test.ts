@@ -91,7 +91,7 @@ describe('MCP tool input schemas load in every function-calling host', () => {
     expect(Object.keys(schema.properties!)).toEqual(expect.arrayContaining(['candidate', 'window', 'duration_minutes', 'coverage', 'meeting_class', 'idempotency_key']));
     const validate = ajv.compile(schema);
     // what a strict host sends: every field, null where unused
-    const nulls = { owner_email: null, pool: null, calendar_type: null, ttl_seconds: null, candidate: null, duration_minutes: null, window: null, coverage: null, idempotency_key: null };
+    const nulls = { owner_email: null, pool: null, owner_emails: null, calendar_type: null, ttl_seconds: null, candidate: null, duration_minutes: null, window: null, coverage: null, idempotency_key: null };
     const candidate = { ...nulls, meeting_class: 'internal', hold_scope: 'candidate', candidate: slot, idempotency_key: 'k' };
     const window = { ...nulls, meeting_class: 'internal', hold_scope: 'window', window: slot, duration_minutes: 30, coverage: 'all_free' };
     expect(validate(candidate)).toBe(true);

@@ -1,0 +1,593 @@
+import { and, asc, eq, inArray, isNull, or } from 'drizzle-orm';
+import type { Db, Executor, Tx } from '@/db/client';
+import { defer } from '@/db/hot/driver';
+import { lockHoldForConfirm, type LockedHold } from '@/db/hot/holds';
+import { claims, owners } from '@/db/schema';
+import { assertOwnerInScope, normalizeEmail, type AgentActor } from '../access';
+import { DomainError, invalidField } from '../errors';
+import { newId } from '../ids';
+import { getMeetingClass } from '../meetingClassService';
+import { enqueueNotification, type GroupMemberView } from '../notificationService';
+import { arbitrate, findHoldStretches, localSpan, type Alternative, type Decision, type Interval, type RequestPolicy } from '../scheduling';
+import { writeAudit, writeAuditGrouped, type AuditAction } from './audit';
+import { claimMadeWithKey, claimRow, insertClaim, type NewClaim } from './claimStore';
+import { requestPolicy, runClaim } from './claimDecision';
+import { ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
+import { ARBITRATION_MARGIN_MS, loadAround, loadClaims, loadTarget, ownerRules, rulesWarnings, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
+import { decideGroup } from './groupDecision';
+import { loadGroupMembers, memberView, type GroupMemberRow } from './groupMembers';
+import { ownerRefusalWithoutLock } from './earlyRefusal';
+import { alternativesJson } from './rejection';
+import { bookingView, holdStatus, holdView, type BookingView, type HoldView } from './views';
+import { assertBookingSpan, validateWindow } from './windows';
+import { DEFAULT_HOLD_TTL_SECONDS, freeTimeOnly, getHold, holdParts, MAX_HELD_WINDOWS, newHold, releaseHold, type HoldRangeSpec } from './holdService';
+import { assertSlotInHold, cancelBooking, confirmClaim, getBooking, newBooking } from './bookingService';
+
+/**
+ * Group holds and bookings (docs/groups.md, "Group holds and bookings"): one meeting of 2 to
+ * 20 owners, one claim per owner sharing a `group_id`, committed in one transaction or not at
+ * all. The claim runner takes every owner's queue in one order (claimRunner.ts, queueKeys);
+ * the core locks the owner rows in owner-id order, arbitrates each owner with its own rules
+ * in the agent's class, and decides the group with the pure groupDecision.ts. Accepted, each
+ * member goes through runClaim like a single claim (preemptions, audit row, webhook event);
+ * refused, the answer names each refusing owner and offers alternatives that suit them all.
+ */
+
+export const MIN_GROUP_OWNERS = 2;
+export const MAX_GROUP_OWNERS = 20;
+/** The most alternatives a group refusal offers. */
+const MAX_GROUP_ALTERNATIVES = 5;
+
+/** The owners a group call names, normalised and distinct, each in the agent's owner scope. */
+export function groupOwnerEmails(actor: AgentActor, emails: readonly string[]): string[] {
+  const out = [...new Set(emails.map(normalizeEmail))];
+  if (out.length < MIN_GROUP_OWNERS || out.length > MAX_GROUP_OWNERS) {
+    throw invalidField('owner_emails', `give ${MIN_GROUP_OWNERS} to ${MAX_GROUP_OWNERS} distinct owners`);
+  }
+  for (const email of out) assertOwnerInScope(actor, email);
+  return out;
+}
+
+/** The queue keys and calendar gates of a group claim (the runner's part). */
+function groupRunnerFields(actor: AgentActor, emails: readonly string[]) {
+  return { queueKey: ownerQueueKey(actor.customerId, emails[0]), queueKeys: emails.map((e) => ownerQueueKey(actor.customerId, e)), gateOwners: emails.map((email) => ({ customerId: actor.customerId, email })) };
+}
+
+/** Lock the owners' rows in owner-id order (one order for every group: no deadlock between groups sharing owners). */
+async function lockOwnersInOrder(tx: Executor, customerId: string, emails: readonly string[]): Promise<void> {
+  await tx.select({ id: owners.id }).from(owners).where(and(eq(owners.customerId, customerId), inArray(owners.email, [...emails]))).orderBy(asc(owners.id)).for('update');
+}
+
+/** Every owner's target (owner, calendar, meeting class), in the order named, their rows locked in owner-id order first. */
+async function lockGroupTargets(tx: Executor, customerId: string, input: { ownerEmails: readonly string[]; calendarType?: string; meetingClass: string }): Promise<SchedulingTarget[]> {
+  await lockOwnersInOrder(tx, customerId, input.ownerEmails);
+  return Promise.all(input.ownerEmails.map((ownerEmail) => loadTarget(tx, customerId, { ownerEmail, calendarType: input.calendarType, meetingClass: input.meetingClass }, false)));
+}
+
+type Refusal = { ownerEmail: string; reason: string; conflicts?: unknown[] };
+
+/**
+ * A refused group: each refusing owner with its reason (`owners`), and up to five
+ * alternatives every owner would accept (candidates: the refusing owners' own alternatives,
+ * each arbitrated again at every owner).
+ */
+function groupRefusal(
+  refusing: { target: SchedulingTarget; decision: Exclude<Decision, { outcome: 'accept' }> }[],
+  members: { target: SchedulingTarget; policy: RequestPolicy; wide: LoadedClaim[]; excludeClaimIds?: string[] }[],
+  now: Date,
+): DomainError {
+  if (refusing.some((r) => r.decision.outcome === 'past_time')) return new DomainError('PAST_TIME', 'The requested start is in the past');
+  const owners: Refusal[] = refusing.map(({ target, decision }) => {
+    const d = decision as Extract<Decision, { outcome: 'reject' | 'counter_propose' }>;
+    return { ownerEmail: target.owner.email, reason: d.failedReason, conflicts: d.conflicts };
+  });
+  const seen = new Set<string>();
+  const alternatives: Alternative[] = [];
+  const candidates = refusing
+    .flatMap((r) => (r.decision.outcome === 'past_time' ? [] : r.decision.alternatives))
+    .sort((a, b) => a.start - b.start);
+  for (const alt of candidates) {
+    const key = `${alt.start}|${alt.end}`;
+    if (seen.has(key) || alternatives.length >= MAX_GROUP_ALTERNATIVES) continue;
+    seen.add(key);
+    const ok = members.every((m) => arbitrate({ start: alt.start, end: alt.end, ...m.policy }, { now: now.getTime(), rules: ownerRules(m.target.owner), claims: m.wide, excludeClaimIds: m.excludeClaimIds }).outcome === 'accept');
+    if (ok) alternatives.push(alt);
+  }
+  const first = refusing[0].decision as Extract<Decision, { outcome: 'reject' | 'counter_propose' }>;
+  const names = owners.map((o) => `${o.ownerEmail} (${o.reason})`).join(', ');
+  return new DomainError('ARBITRATION_REJECTED', `Not every owner accepts the slot: ${names}${alternatives.length ? `; ${alternatives.length} slot(s) in alternatives[] suit every owner` : ''}`, {
+    reason: alternatives.length ? 'COUNTER_PROPOSED' : first.failedReason,
+    extra: {
+      owners: owners.map((o) => ({ owner_email: o.ownerEmail, reason: o.reason, ...(o.conflicts?.length ? { conflicts: o.conflicts } : {}) })),
+      alternatives: alternativesJson(alternatives, members[0].target.owner.timeZone),
+      conflicts: refusing.flatMap((r) => (r.decision.outcome === 'past_time' ? [] : r.decision.conflicts)),
+    },
+  });
+}
+
+/** One audit row per owner of a refused group, all naming the attempt's group id. */
+function auditGroupRefusal(
+  tx: Tx,
+  actor: AgentActor,
+  action: AuditAction,
+  groupId: string,
+  targets: readonly SchedulingTarget[],
+  refusing: ReadonlySet<string>,
+  span: { start: Date; end: Date },
+  reasons: ReadonlyMap<string, string>,
+  idempotencyKey: string | null,
+  now: Date,
+): void {
+  const refusedBy = targets.filter((t) => refusing.has(t.owner.email)).map((t) => t.owner.email);
+  for (const t of targets) {
+    defer(
+      tx,
+      writeAudit(tx, {
+        customerId: actor.customerId,
+        agentId: actor.agentId,
+        ownerId: t.owner.id,
+        ownerEmail: t.owner.email,
+        action,
+        outcome: 'reject',
+        reason: reasons.get(t.owner.email) ?? 'GROUP_REFUSED',
+        meetingClass: t.meetingClass.name,
+        start: span.start,
+        end: span.end,
+        idempotencyKey,
+        details: { group_id: groupId, refused_by: refusedBy },
+        at: now,
+      }),
+    );
+  }
+}
+
+type MemberPlan = { target: SchedulingTarget; policy: RequestPolicy; around: LoadedClaim[]; excludeClaimIds?: string[] };
+
+/**
+ * Arbitrate every member (pure, on the claims loaded around each) and decide the group; a
+ * refusal is audited (one row per owner) and answered with every refusing owner.
+ */
+async function decideMembers(tx: Tx, actor: AgentActor, action: AuditAction, groupId: string, plans: MemberPlan[], span: { start: Date; end: Date }, idempotencyKey: string | null, now: Date): Promise<DomainError | null> {
+  const decide = (p: MemberPlan, claimsAround: LoadedClaim[]) =>
+    arbitrate({ start: span.start.getTime(), end: span.end.getTime(), ...p.policy }, { now: now.getTime(), rules: ownerRules(p.target.owner), claims: claimsAround, excludeClaimIds: p.excludeClaimIds });
+  const verdict = decideGroup(plans.map((p) => ({ member: p, decision: decide(p, p.around) })), [], new Map());
+  if (verdict.accepted) return null;
+  // Alternatives reach 72 h either side: the wider claims of every owner.
+  const wide = await Promise.all(plans.map((p) => loadClaims(tx, p.target.owner.id, new Date(span.start.getTime() - ARBITRATION_MARGIN_MS), new Date(span.end.getTime() + ARBITRATION_MARGIN_MS), now)));
+  const members = plans.map((p, i) => ({ ...p, wide: wide[i] }));
+  const refusing = members.flatMap((m) => {
+    const d = decide(m, m.wide);
+    return d.outcome === 'accept' ? [] : [{ target: m.target, decision: d }];
+  });
+  const error = groupRefusal(refusing, members, now);
+  const reasons = new Map(refusing.map((r) => [r.target.owner.email, r.decision.outcome === 'past_time' ? 'PAST_TIME' : r.decision.failedReason]));
+  auditGroupRefusal(tx, actor, action, groupId, plans.map((p) => p.target), new Set(reasons.keys()), span, reasons, idempotencyKey, now);
+  return error;
+}
+
+export type GroupTargetInput = { ownerEmails: string[]; calendarType?: string; meetingClass: string };
+
+/**
+ * The refusal of a group claim a consistent read (one read-only snapshot of every owner, no
+ * lock) already shows: some owner's slot is taken by a claim of equal or higher rank, or a
+ * sacred meeting (docs/architecture.md, "Refusals without the lock"); one owner's snapshot is
+ * enough to refuse the group, and racers share each owner's read. Only ever refuses; the runner
+ * asks only while another decision on the same slot of one of the owners is queued or running
+ * (a race). One audit row per refusing owner.
+ */
+async function refuseGroupWithoutLock(db: Db, actor: AgentActor, input: GroupTargetInput, span: { start: Date; end: Date }, action: AuditAction, kind: 'hold' | 'booking', idempotencyKey: string | null): Promise<DomainError | null> {
+  const [made, verdicts] = await Promise.all([
+    idempotencyKey ? claimMadeWithKey(db, actor.agentId, idempotencyKey, kind, new Date()) : undefined,
+    Promise.all(input.ownerEmails.map((ownerEmail) => ownerRefusalWithoutLock(db, actor, { ownerEmail, calendarType: input.calendarType, meetingClass: input.meetingClass }, span.start, span.end))),
+  ]);
+  if (made || verdicts.some((v) => !v)) return null;
+  const read = verdicts as NonNullable<(typeof verdicts)[number]>[];
+  const refusing = read.flatMap((r) => (r.decision ? [{ ...r, decision: r.decision }] : []));
+  if (!refusing.length) return null;
+  const at = new Date(Math.max(...refusing.map((r) => r.now)));
+  const groupId = newId(at.getTime());
+  const refusedBy = refusing.map((r) => r.target.owner.email);
+  await Promise.all(
+    refusing.map((r) =>
+      writeAuditGrouped(db, {
+        customerId: actor.customerId,
+        agentId: actor.agentId,
+        ownerId: r.target.owner.id,
+        ownerEmail: r.target.owner.email,
+        action,
+        outcome: 'reject',
+        reason: r.decision.outcome === 'past_time' ? 'PAST_TIME' : r.decision.failedReason,
+        meetingClass: r.target.meetingClass.name,
+        start: span.start,
+        end: span.end,
+        idempotencyKey,
+        details: { group_id: groupId, refused_by: refusedBy },
+        at,
+      }),
+    ),
+  );
+  // Alternatives: each checked against every owner's snapshot.
+  return groupRefusal(refusing, read.map((r) => ({ target: r.target, policy: requestPolicy(actor, r.target), wide: r.around })), at);
+}
+
+export type GroupHoldInput = GroupTargetInput & { ttlSeconds?: number } & (
+    | { scope: 'candidate'; candidate: { start: Date; end: Date } }
+    | { scope: 'window'; window: { start: Date; end: Date }; durationMinutes: number; coverage?: 'first_fit' | 'all_free' }
+  );
+
+/** POST /v1/holds with owner_emails: one hold per owner, all or none. */
+export function groupHoldClaim(actor: AgentActor, input: GroupHoldInput, now: Date, idempotencyKey: string | null): ClaimOperation<HoldView> {
+  if (input.scope === 'candidate') assertBookingSpan(input.candidate.start, input.candidate.end, 'candidate', 'candidate');
+  else validateWindow(input.window, input.durationMinutes, now);
+  const emails = groupOwnerEmails(actor, input.ownerEmails);
+  const normalized = { ...input, ownerEmails: emails };
+  const candidate = input.scope === 'candidate' ? input.candidate : undefined;
+  return {
+    ...groupRunnerFields(actor, emails),
+    slot: candidate && slotKey(candidate.start, candidate.end),
+    refuseWithoutLock: candidate && ((db) => refuseGroupWithoutLock(db, actor, normalized, candidate, 'hold.create', 'hold', idempotencyKey)),
+    run: (tx) => groupHoldInTransaction(tx, actor, normalized, now, idempotencyKey),
+  };
+}
+
+export function createGroupHold(db: Db, actor: AgentActor, input: GroupHoldInput, now: Date, idempotencyKey: string | null): Promise<HoldView> {
+  return runClaimOperation(db, groupHoldClaim(actor, input, now, idempotencyKey));
+}
+
+async function groupHoldInTransaction(tx: Tx, actor: AgentActor, input: GroupHoldInput, now: Date, idempotencyKey: string | null): Promise<Answer<HoldView>> {
+  const made = await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now);
+  if (made?.groupId) return { ok: true, value: await groupHoldView(tx, actor, made.id, now) };
+  const targets = await lockGroupTargets(tx, actor.customerId, input);
+  const groupId = newId(now.getTime());
+  const ttl = (input.ttlSeconds ?? DEFAULT_HOLD_TTL_SECONDS) * 1000;
+  const hold = (target: SchedulingTarget, start: Date, end: Date, durationMinutes: number, range?: HoldRangeSpec): NewClaim =>
+    newHold({ actor, target, scope: input.scope, ttlMs: ttl, now, idempotencyKey, groupId }, start, end, durationMinutes, range);
+  const views: HoldView[] = [];
+  const memberViews: GroupMemberView[] = [];
+  const view = (target: SchedulingTarget, row: ClaimRow, warnings: string[], parts?: NewClaim[]) =>
+    holdView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings, parts, members: memberViews });
+
+  if (input.scope === 'candidate') {
+    const { start, end } = input.candidate;
+    const arounds = await Promise.all(targets.map((t) => loadAround(tx, t.owner.id, start, end, now)));
+    const plans = targets.map((target, i) => ({ target, policy: requestPolicy(actor, target), around: arounds[i] }));
+    const refused = await decideMembers(tx, actor, 'hold.create', groupId, plans, input.candidate, idempotencyKey, now);
+    if (refused) return { ok: false, error: refused };
+    const soFar = new Set<string>();
+    for (const p of inOwnerOrder(plans)) {
+      const claim = hold(p.target, start, end, (end.getTime() - start.getTime()) / 60_000);
+      const r = await runClaim(tx, { action: 'hold.create', target: p.target, policy: p.policy, claim, now, around: p.around, preemptedSoFar: soFar });
+      // The same facts decided above: a refusal here means they changed under the lock; roll back all.
+      if (!r.ok) throw r.error;
+      views[targets.indexOf(p.target)] = view(p.target, r.row, r.warnings);
+      memberViews[targets.indexOf(p.target)] = { owner_email: p.target.owner.email, hold_id: r.row.id, status: 'active' };
+    }
+    return { ok: true, value: views[0] };
+  }
+
+  // A window hold: the stretches free for EVERY owner (genuinely free time only, never preempting).
+  const { window, durationMinutes } = input;
+  const coverage = input.coverage ?? 'first_fit';
+  const arounds = await Promise.all(targets.map((t) => loadAround(tx, t.owner.id, window.start, window.end, now, ARBITRATION_MARGIN_MS)));
+  const perOwner = targets.map((t, i) =>
+    findHoldStretches({ rules: ownerRules(t.owner), claims: arounds[i], now: now.getTime(), durationMinutes, request: freeTimeOnly(requestPolicy(actor, t)), window: { start: window.start.getTime(), end: window.end.getTime() } }),
+  );
+  const common = commonStretches(perOwner, durationMinutes * 60_000).slice(0, coverage === 'all_free' ? MAX_HELD_WINDOWS : 1);
+  if (!common.length) {
+    const refusing = targets.filter((_, i) => !perOwner[i].length);
+    const reasons = new Map(refusing.map((t) => [t.owner.email, 'NO_FREE_SLOTS']));
+    auditGroupRefusal(tx, actor, 'hold.create', groupId, targets, new Set(reasons.keys()), window, reasons, idempotencyKey, now);
+    return {
+      ok: false,
+      error: new DomainError('NO_SLOTS_AVAILABLE', refusing.length ? `No free slots in the window for ${refusing.map((t) => t.owner.email).join(', ')}` : 'No stretch of the window is free for every owner', {
+        extra: { reason_code: 'NO_FREE_SLOTS', next_available: null, owners: (refusing.length ? refusing : targets).map((t) => ({ owner_email: t.owner.email, reason: refusing.length ? 'NO_FREE_SLOTS' : 'NO_COMMON_FREE_TIME' })) },
+      }),
+    };
+  }
+  for (const target of inOwnerOrder(targets.map((t) => ({ target: t }))).map((p) => p.target)) {
+    const claim = hold(target, new Date(common[0].start), new Date(common[0].end), durationMinutes, { coverage });
+    const parts = common.slice(1).map((r) => hold(target, new Date(r.start), new Date(r.end), durationMinutes, { coverage, partOf: claim.id }));
+    defer(tx, insertClaim(tx, claim));
+    for (const part of parts) defer(tx, insertClaim(tx, part));
+    const details: Record<string, unknown> = { group_id: groupId, window: { start: window.start.toISOString(), end: window.end.toISOString() }, duration_minutes: durationMinutes };
+    if (coverage === 'all_free') Object.assign(details, { coverage, held_windows: common.map((r) => ({ start: new Date(r.start).toISOString(), end: new Date(r.end).toISOString() })) });
+    defer(
+      tx,
+      writeAudit(tx, {
+        customerId: actor.customerId,
+        agentId: actor.agentId,
+        ownerId: target.owner.id,
+        ownerEmail: target.owner.email,
+        action: 'hold.create',
+        outcome: 'accept',
+        meetingClass: target.meetingClass.name,
+        start: claim.startAt,
+        end: claim.endAt,
+        holdId: claim.id,
+        idempotencyKey,
+        details,
+        at: now,
+      }),
+    );
+    const i = targets.indexOf(target);
+    views[i] = view(target, claimRow(claim), rulesWarnings(target.owner), parts);
+    memberViews[i] = { owner_email: target.owner.email, hold_id: claim.id, status: 'active' };
+  }
+  return { ok: true, value: views[0] };
+}
+
+/** Members in owner-id order: the order their claims are written in. */
+function inOwnerOrder<P extends { target: SchedulingTarget }>(plans: readonly P[]): P[] {
+  return [...plans].sort((a, b) => (a.target.owner.id < b.target.owner.id ? -1 : a.target.owner.id > b.target.owner.id ? 1 : 0));
+}
+
+/** The stretches of at least `lengthMs` free for every owner: the intersection of each owner's free stretches. */
+export function commonStretches(perOwner: readonly (readonly Interval[])[], lengthMs: number): Interval[] {
+  let common: Interval[] = [...(perOwner[0] ?? [])];
+  for (const list of perOwner.slice(1)) {
+    const next: Interval[] = [];
+    for (const a of common) {
+      for (const b of list) {
+        const start = Math.max(a.start, b.start);
+        const end = Math.min(a.end, b.end);
+        if (end > start) next.push({ start, end });
+      }
+    }
+    common = next;
+  }
+  return common.filter((r) => r.end - r.start >= lengthMs).sort((a, b) => a.start - b.start);
+}
+
+export type GroupBookingInput = GroupTargetInput & { start: Date; end: Date; attendees?: { email: string; name?: string }[]; title?: string; description?: string };
+
+/** POST /v1/bookings with owner_emails: one booking per owner, all or none. */
+export function groupBookingClaim(actor: AgentActor, input: GroupBookingInput, now: Date, idempotencyKey: string | null): ClaimOperation<BookingView> {
+  assertBookingSpan(input.start, input.end);
+  const emails = groupOwnerEmails(actor, input.ownerEmails);
+  const normalized = { ...input, ownerEmails: emails };
+  return {
+    ...groupRunnerFields(actor, emails),
+    slot: slotKey(input.start, input.end),
+    refuseWithoutLock: (db) => refuseGroupWithoutLock(db, actor, normalized, input, 'booking.create', 'booking', idempotencyKey),
+    run: async (tx) => {
+      const made = await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now);
+      if (made?.groupId && !made.holdId) return { ok: true, value: await groupBookingView(tx, actor, made.id, now) };
+      const targets = await lockGroupTargets(tx, actor.customerId, normalized);
+      const arounds = await Promise.all(targets.map((t) => loadAround(tx, t.owner.id, input.start, input.end, now)));
+      const plans = targets.map((target, i) => ({ target, policy: requestPolicy(actor, target), around: arounds[i] }));
+      const groupId = newId(now.getTime());
+      const refused = await decideMembers(tx, actor, 'booking.create', groupId, plans, input, idempotencyKey, now);
+      if (refused) return { ok: false, error: refused };
+      const claimsByOwner = new Map(
+        plans.map((p) => [p.target.owner.id, { ...newBooking({ actor, ownerId: p.target.owner.id, calendarId: p.target.calendar.id, meetingClassId: p.target.meetingClass.id, start: input.start, end: input.end, now, idempotencyKey }, input), groupId }]),
+      );
+      return applyBookings(tx, plans, claimsByOwner, 'booking.create', now, targets);
+    },
+  };
+}
+
+/** Run every accepted member through runClaim (owner-id order) and answer the first named member with the group. */
+async function applyBookings(tx: Tx, plans: MemberPlan[], claimsByOwner: Map<string, NewClaim>, action: AuditAction, now: Date, named: SchedulingTarget[], releaseParts?: ReadonlySet<string>): Promise<Answer<BookingView>> {
+  const soFar = new Set<string>();
+  const views: BookingView[] = [];
+  const members: GroupMemberView[] = [];
+  for (const p of inOwnerOrder(plans)) {
+    const claim = claimsByOwner.get(p.target.owner.id)!;
+    const r = await runClaim(tx, { action, target: p.target, policy: p.policy, claim, now, around: p.around, preemptedSoFar: soFar, releaseHoldParts: claim.holdId ? releaseParts?.has(claim.holdId) : undefined });
+    if (!r.ok) throw r.error;
+    const i = named.indexOf(p.target);
+    members[i] = { owner_email: p.target.owner.email, booking_id: r.row.id, status: 'confirmed' };
+    views[i] = bookingView(r.row, {
+      ownerEmail: p.target.owner.email,
+      timeZone: p.target.owner.timeZone,
+      meetingClass: p.target.meetingClass.name,
+      calendarType: p.target.calendar.type,
+      preemptedIds: r.preemptedIds,
+      preemptedClaims: r.preemptedClaims,
+      warnings: r.warnings,
+      members,
+    });
+  }
+  return { ok: true, value: views[0] };
+}
+
+/** The group a hold or booking id names: the claim itself (a member) or the group's id. */
+async function findGroupOf(db: Executor, actor: AgentActor, id: string, kind: 'hold' | 'booking'): Promise<{ groupId: string; members: { id: string; ownerEmail: string }[] } | null> {
+  const rows = await db
+    .select({ id: claims.id, groupId: claims.groupId, ownerEmail: owners.email })
+    .from(claims)
+    .innerJoin(owners, eq(owners.id, claims.ownerId))
+    .where(and(eq(claims.customerId, actor.customerId), eq(claims.kind, kind), isNull(claims.partOfHoldId), or(eq(claims.id, id), eq(claims.groupId, id))))
+    .limit(MAX_GROUP_OWNERS + 1);
+  const groupId = rows.find((r) => r.groupId)?.groupId;
+  if (!groupId) return null;
+  const members = rows.filter((r) => r.groupId === groupId);
+  // Named by a member's id: read the whole group.
+  if (members.length === 1 && members[0].id === id) {
+    const all = await loadGroupMembers(db, [groupId], kind);
+    return { groupId, members: all.map((m) => ({ id: m.id, ownerEmail: m.ownerEmail })) };
+  }
+  return { groupId, members: members.map((m) => ({ id: m.id, ownerEmail: m.ownerEmail })) };
+}
+
+/** The id is a group's (or a member's of one): the group, else null (a single claim: the caller goes its usual way). */
+export async function groupNamedBy(db: Executor, actor: AgentActor, id: string, kind: 'hold' | 'booking'): Promise<{ groupId: string; members: { id: string; ownerEmail: string }[] } | null> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  const group = await findGroupOf(db, actor, id, kind);
+  if (group) for (const m of group.members) assertOwnerInScope(actor, m.ownerEmail);
+  return group;
+}
+
+type ConfirmInput = { start: Date; end: Date; meetingClass?: string; attendees?: { email: string; name?: string }[]; title?: string; description?: string };
+
+/**
+ * POST /v1/bookings/{id}/confirm on a group hold (a member's id or the group_id): every member
+ * hold promoted to a booking (sharing the group's id), all or none.
+ */
+export function groupConfirmClaim(
+  actor: AgentActor,
+  group: { groupId: string; members: { id: string; ownerEmail: string }[] },
+  input: ConfirmInput,
+  now: Date,
+  idempotencyKey: string | null,
+): ClaimOperation<BookingView> {
+  const emails = [...new Set(group.members.map((m) => m.ownerEmail))];
+  return {
+    ...groupRunnerFields(actor, emails),
+    gateOwners: undefined,
+    run: async (tx) => {
+      await lockOwnersInOrder(tx, actor.customerId, emails);
+      const holds = await loadGroupMembers(tx, [group.groupId], 'hold');
+      const locked: LockedHold[] = [];
+      for (const h of holds) {
+        const l = await lockHoldForConfirm(tx, h.id, actor.customerId, input.meetingClass);
+        if (!l) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
+        assertOwnerInScope(actor, l.owner.email);
+        locked.push(l);
+      }
+      if (!locked.length) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
+      const statuses = locked.map((l) => holdStatus(l.hold, now));
+      if (statuses.every((s) => s === 'promoted')) {
+        const made = await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now);
+        if (made && made.groupId === group.groupId) return { ok: true, value: await groupBookingView(tx, actor, made.id, now) };
+        throw new DomainError('HOLD_ALREADY_PROMOTED', 'This group hold was already confirmed into bookings', { extra: { booking_id: locked[0].hold.promotedBookingId } });
+      }
+      for (const s of statuses) {
+        if (s === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'A member of this group hold was already confirmed');
+        if (s === 'expired') throw new DomainError('HOLD_EXPIRED', 'The group hold expired before it was confirmed');
+        if (s !== 'active') throw new DomainError('HOLD_NOT_ACTIVE', s === 'preempted' ? 'The group hold was preempted by a higher-priority meeting' : 'The group hold was released');
+      }
+      const plans: MemberPlan[] = [];
+      const claimsByOwner = new Map<string, NewClaim>();
+      const withParts = new Set<string>();
+      for (const l of locked) {
+        const parts = await holdParts(tx, l.hold);
+        if (parts.length) withParts.add(l.hold.id);
+        assertSlotInHold(l.hold, input.start, input.end, l.owner.timeZone, parts);
+        if (l.calendar.status === 'reauth_required') throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${l.calendar.type} calendar of ${l.owner.email} needs to be re-authorised`);
+        if (l.calendar.status === 'disconnected') throw new DomainError('CALENDAR_NOT_FOUND', `The ${l.calendar.type} calendar of ${l.owner.email} was disconnected`);
+        const meetingClass = l.meetingClass ?? (await getMeetingClass(tx, actor.customerId, input.meetingClass!));
+        const target = { owner: l.owner, calendar: l.calendar, meetingClass };
+        const around = await loadAround(tx, l.owner.id, input.start, input.end, now);
+        plans.push({ target, policy: requestPolicy(actor, target), around, excludeClaimIds: [l.hold.id] });
+        claimsByOwner.set(l.owner.id, {
+          ...newBooking({ actor, ownerId: l.owner.id, calendarId: l.calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: l.hold.id }, input),
+          groupId: group.groupId,
+        });
+      }
+      const refused = await decideMembers(tx, actor, 'booking.confirm', group.groupId, plans, input, idempotencyKey, now);
+      if (refused) return { ok: false, error: refused };
+      const named = plans.map((p) => p.target);
+      return applyBookings(tx, plans, claimsByOwner, 'booking.confirm', now, named, withParts);
+    },
+  };
+}
+
+/** A group named by a member's id or its own (groupNamedBy). */
+type NamedGroup = { groupId: string; members: { id: string; ownerEmail: string }[] };
+
+/**
+ * Act on a whole group (cancel, release) through the claim runner: every owner's queue, the
+ * owner rows locked in owner-id order, then `fn` with the members of this kind.
+ */
+function onWholeGroup<T>(db: Db, actor: AgentActor, group: NamedGroup, kind: 'hold' | 'booking', fn: (tx: Tx, members: GroupMemberRow[]) => Promise<Answer<T>>): Promise<T> {
+  const emails = [...new Set(group.members.map((m) => m.ownerEmail))];
+  return runClaimOperation(db, {
+    ...groupRunnerFields(actor, emails),
+    gateOwners: undefined,
+    run: async (tx) => {
+      await lockOwnersInOrder(tx, actor.customerId, emails);
+      return fn(tx, await loadGroupMembers(tx, [group.groupId], kind));
+    },
+  });
+}
+
+/**
+ * Cancel a group booking (a member's id or the group_id): every confirmed member cancelled in
+ * one transaction, owners locked in owner-id order; each member's agent hears of it when
+ * someone else cancelled; one audit row per owner.
+ */
+export function groupCancel(db: Db, actor: AgentActor, group: NamedGroup, namedId: string, reason: string | undefined, now: Date, idempotencyKey: string | null): Promise<BookingView> {
+  return onWholeGroup(db, actor, group, 'booking', async (tx, members) => {
+      const live = members.filter((m) => m.status === 'confirmed');
+      if (!live.length) throw new DomainError('BOOKING_NOT_ACTIVE', `The group booking is already ${members[0]?.status ?? 'gone'}`);
+      await tx
+        .update(claims)
+        .set({ status: 'cancelled', statusReason: reason ?? null, updatedAt: now })
+        .where(inArray(claims.id, live.map((m) => m.id)));
+      for (const m of live) {
+        defer(
+          tx,
+          writeAudit(tx, {
+            customerId: actor.customerId,
+            agentId: actor.agentId,
+            ownerId: m.ownerId,
+            ownerEmail: m.ownerEmail,
+            action: 'booking.cancel',
+            outcome: 'accept',
+            reason: reason ?? null,
+            meetingClass: m.meetingClass,
+            start: m.startAt,
+            end: m.endAt,
+            bookingId: m.id,
+            idempotencyKey,
+            details: { group_id: group.groupId },
+            at: now,
+          }),
+        );
+        if (m.agentId && m.agentId !== actor.agentId) {
+          await enqueueNotification(tx, {
+            customerId: m.customerId,
+            agentId: m.agentId,
+            kind: 'booking.cancelled',
+            data: { booking_id: m.id, owner_email: m.ownerEmail, ...localSpan(m.startAt, m.endAt, m.timeZone), reason: reason ?? null, group_id: group.groupId },
+            now,
+          });
+        }
+      }
+      const first = members.find((m) => m.id === namedId) ?? members[0];
+      return { ok: true, value: await groupBookingView(tx, actor, first.id, now) };
+  });
+}
+
+/** Release a group hold (DELETE /v1/holds/{id} on a member or the group_id): every active member released together. */
+export function groupRelease(db: Db, actor: AgentActor, group: NamedGroup, namedId: string, now: Date): Promise<HoldView> {
+  return onWholeGroup(db, actor, group, 'hold', async (tx, members) => {
+      const first = members.find((m) => m.id === namedId) ?? members[0];
+      const status = (m: (typeof members)[number]) => memberView(m, now).status;
+      if (members.every((m) => status(m) === 'released')) return { ok: true, value: await groupHoldView(tx, actor, first.id, now) };
+      if (members.some((m) => status(m) === 'promoted')) throw new DomainError('HOLD_ALREADY_PROMOTED', 'The group hold was already confirmed into bookings; cancel the booking instead');
+      if (members.some((m) => status(m) === 'expired')) throw new DomainError('HOLD_EXPIRED', 'The group hold expired before it was released');
+      if (members.some((m) => status(m) === 'preempted')) throw new DomainError('HOLD_NOT_ACTIVE', 'The group hold was preempted by a higher-priority meeting');
+      // Every member and every further range of an all_free member.
+      await tx
+        .update(claims)
+        .set({ status: 'released', statusReason: 'released by agent', updatedAt: now })
+        .where(and(eq(claims.groupId, group.groupId), eq(claims.kind, 'hold'), eq(claims.status, 'active')));
+      return { ok: true, value: await groupHoldView(tx, actor, first.id, now) };
+  });
+}
+
+/** A group member's hold read back with the group (its members). */
+const groupHoldView = (db: Executor, actor: AgentActor, holdId: string, now: Date): Promise<HoldView> => getHold(db, actor, holdId, now);
+
+/** A group member's booking read back with the group (its members). */
+const groupBookingView = (db: Executor, actor: AgentActor, bookingId: string, now: Date): Promise<BookingView> => getBooking(db, actor, bookingId, now);
+
+/** POST /v1/bookings/{id}/confirm: a group's (named by a member's hold id or the group_id) or a single hold's. */
+export async function confirmOperation(db: Executor, actor: AgentActor, id: string, input: ConfirmInput, now: Date, idempotencyKey: string | null): Promise<ClaimOperation<BookingView>> {
+  const group = await groupNamedBy(db, actor, id, 'hold');
+  return group ? groupConfirmClaim(actor, group, input, now, idempotencyKey) : confirmClaim(actor, id, input, now, idempotencyKey);
+}
+
+/** POST /v1/bookings/{id}/cancel: a whole group (a member's id or the group_id) or a single booking. */
+export async function cancelAny(db: Db, actor: AgentActor, id: string, reason: string | undefined, now: Date, idempotencyKey: string | null): Promise<BookingView> {
+  const group = await groupNamedBy(db, actor, id, 'booking');
+  return group ? groupCancel(db, actor, group, id, reason, now, idempotencyKey) : cancelBooking(db, actor, id, reason, now, idempotencyKey);
+}
+
+/** DELETE /v1/holds/{id}: a whole group hold (a member's id or the group_id) or a single hold. */
+export async function releaseAny(db: Db, actor: AgentActor, id: string, now: Date): Promise<HoldView> {
+  const group = await groupNamedBy(db, actor, id, 'hold');
+  return group ? groupRelease(db, actor, group, id, now) : releaseHold(db, actor, id, now);
+}
