@@ -2,7 +2,7 @@ import { getDb, type Db } from '@/server/db';
 import { resolveOwnerEmail, requirePermission, type AgentActor } from '@/server/domain/access';
 import { writeDeniedAudit } from '@/server/domain/claims/audit';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
-import { GateRefusal, type ClaimOperation } from '@/server/domain/claims/claimRunner';
+import { GateRefusal, type ClaimOperation, type GateOwner } from '@/server/domain/claims/claimRunner';
 import { DomainError } from '@/server/domain/errors';
 import { ensureCalendarsUsable } from '@/server/domain/calendars/mirror';
 import { newId } from '@/server/domain/ids';
@@ -183,8 +183,8 @@ async function runOperation(op: AnyOperation, req: Request, routeCtx: RouteConte
 
     // 8. the operation (a claiming one runs in a transaction the wrapper opens, which stores the answer)
     const stored: { status: number; text: string | null } = { status: op.success.status, text: null };
-    const claim = async <T>(operation: ClaimOperation<T>): Promise<T> => {
-      const done = await runClaimWithAnswer(db!, operation, idem && { recordId: idem.recordId, status: op.success.status, redact: idem.redact }, op.calendarGate === 'claim' ? gateOwner : undefined);
+    const claim = async <T>(operation: ClaimOperation<T>, named?: GateOwner): Promise<T> => {
+      const done = await runClaimWithAnswer(db!, operation, idem && { recordId: idem.recordId, status: op.success.status, redact: idem.redact }, named ?? (op.calendarGate === 'claim' ? gateOwner : undefined));
       stored.text = done.text;
       return done.value;
     };

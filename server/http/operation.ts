@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import type { AgentActor, PermissionRequirement } from '@/server/domain/access';
-import type { ClaimOperation } from '@/server/domain/claims/claimRunner';
+import type { ClaimOperation, GateOwner } from '@/server/domain/claims/claimRunner';
 import type { ErrorCode, PermissionDeniedCode } from '@/server/domain/errorCodes';
 import type { RateLimitName } from './limits';
 
@@ -35,8 +35,10 @@ export type HandlerContext<B, Q, P, A extends AuthMode> = OperationInput<B, Q, P
    * response (status `success.status`, the value as body) as the transaction's last
    * statement, so the effect and its replayable answer commit together; it then answers
    * with exactly the stored text. Returns the value; a rejection is thrown after commit.
+   * `gateOwner`: the owner whose calendar gate the claim runs behind, when the operation
+   * learns it from what it names (a booking's owner, read first) rather than from `ownerEmail`.
    */
-  claim<T>(operation: ClaimOperation<T>): Promise<T>;
+  claim<T>(operation: ClaimOperation<T>, gateOwner?: GateOwner): Promise<T>;
 };
 
 /**

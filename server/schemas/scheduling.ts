@@ -87,6 +87,11 @@ export const BookingCreateBody = z.strictObject({
   ...BookingDetails,
 });
 export const CancelBody = z.strictObject({ reason: z.string().max(1000).optional() });
+export const RescheduleBody = z.strictObject({
+  start: UtcDateTime,
+  end: UtcDateTime,
+  reason: z.string().max(1000).optional().describe('Why, in words: in the attendees\' update and the audit row'),
+});
 export const Booking = z.object({
   booking_id: z.string(),
   hold_id: z.string().nullable(),

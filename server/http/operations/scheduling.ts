@@ -4,6 +4,7 @@ import { searchAvailability, evaluateBooking } from '@/server/domain/claims/avai
 import { bookingClaim, cancelBooking, confirmClaim, getBooking } from '@/server/domain/claims/bookingService';
 import { getHold, holdClaim, releaseHold } from '@/server/domain/claims/holdService';
 import { listBookings, listHolds } from '@/server/domain/claims/readBack';
+import { bookingOwner, rescheduleClaim } from '@/server/domain/claims/rescheduleService';
 import { drainNotifications, notificationsSince } from '@/server/domain/notificationService';
 import { defineOperation } from '../operation';
 import { IdParams } from '@/server/schemas/common';
@@ -169,6 +170,27 @@ export const cancelBookingOp = defineOperation({
   success: { status: 200, description: 'The cancelled booking', schema: S.Booking },
   errors: ['BOOKING_NOT_FOUND', 'BOOKING_NOT_ACTIVE', 'owner_scope_denied'],
   handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({ body: await cancelBooking(db, actor, params.id, body.reason, now, idempotencyKey) }),
+});
+
+export const rescheduleBookingOp = defineOperation({
+  operationId: 'rescheduleBooking',
+  method: 'POST',
+  path: '/v1/bookings/{id}/reschedule',
+  summary: 'Move a booking to a new time in place (same booking_id), arbitrated as a new booking',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: 'create_bookings',
+  rateLimit: { policy: 'bookings', by: 'key' },
+  params: IdParams,
+  body: S.RescheduleBody,
+  success: { status: 200, description: 'The booking at its new time', schema: S.Booking },
+  errors: ['BOOKING_NOT_FOUND', 'BOOKING_NOT_ACTIVE', 'permission_denied:manage_customer', ...ARBITRATION, ...TARGET],
+  handler: async ({ db, actor, params, body, now, idempotencyKey, claim }) => {
+    const mover = { kind: 'agent' as const, actor };
+    const owner = await bookingOwner(db, mover, params.id);
+    const op = rescheduleClaim(mover, owner, params.id, { start: date(body.start), end: date(body.end), reason: body.reason }, now, idempotencyKey);
+    return { body: await claim(op, { owner: { customerId: owner.customerId, email: owner.email }, now }) };
+  },
 });
 
 export const evaluateOp = defineOperation({
