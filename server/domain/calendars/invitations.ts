@@ -10,7 +10,9 @@ import { bookingUid } from './sync';
  * (docs/calendars.md "Invitations"): METHOD:REQUEST with ORGANIZER (the
  * owner), one ATTENDEE per attendee, SEQUENCE 0 and the booking's stable
  * UID once it is confirmed; METHOD:CANCEL with the same UID and the next
- * SEQUENCE once it is cancelled or preempted. Sent by a sweep task after the
+ * SEQUENCE once it is cancelled or preempted; METHOD:REQUEST again, same UID, with the
+ * booking's revision as SEQUENCE (claims.sequence) once it was moved or its details edited,
+ * the reason as COMMENT (docs/api.md "Reschedule"). Sent by a sweep task after the
  * booking committed (mail never holds a claim transaction), recorded in
  * booking_invitations so each is sent once. Only bookings made in the last
  * 24 h are invited (older ones predate the feature or were already due).
@@ -27,8 +29,10 @@ export type InvitationInput = {
   end: Date;
   title: string;
   location?: string | null;
-  /** CANCEL: why, in words (the booking's status reason: the owner's cancellation reason, or what replaced it). */
+  /** CANCEL: why, in words (the booking's status reason: the owner's cancellation reason, or what replaced it); an update: why it moved. */
   reason?: string | null;
+  /** A REQUEST that updates an invitation sent before (the booking moved or was edited). */
+  update?: boolean;
   description?: string | null;
   now: Date;
 };
@@ -48,6 +52,7 @@ export function invitationIcs(i: InvitationInput): string {
   if (i.location) ev.addPropertyWithValue('location', i.location);
   if (i.description) ev.addPropertyWithValue('description', i.description);
   ev.addPropertyWithValue('status', i.method === 'CANCEL' ? 'CANCELLED' : 'CONFIRMED');
+  if (i.reason && i.method !== 'PUBLISH') ev.addPropertyWithValue('comment', i.reason);
   if (i.organizer) {
     const org = ev.addPropertyWithValue('organizer', `mailto:${i.organizer.email}`);
     if (i.organizer.name) org.setParameter('cn', i.organizer.name);
@@ -75,6 +80,8 @@ type Due = {
   ownerTimeZone: string;
   reason: string | null;
   proposalId: string | null;
+  /** The booking's revision (claims.sequence); on a sent invitation, the revision it was sent at. */
+  sequence: number;
 };
 
 /**
@@ -101,11 +108,13 @@ export function invitationMail(i: InvitationInput & { method: 'REQUEST' | 'CANCE
   const by = !i.organizer ? 'the organizer' : i.organizer.name ? `${i.organizer.name} (${i.organizer.email})` : i.organizer.email;
   return {
     to,
-    subject: i.method === 'CANCEL' ? `Cancelled: ${i.title}` : `Invitation: ${i.title}`,
+    subject: i.method === 'CANCEL' ? `Cancelled: ${i.title}` : i.update ? `Updated: ${i.title}` : `Invitation: ${i.title}`,
     text:
       i.method === 'CANCEL'
         ? `This meeting was cancelled: ${i.title}, ${when}.${i.reason ? `\nReason: ${i.reason}` : ''}`
-        : [`You are invited by ${by}: ${i.title}`, `When: ${when}`, ...(i.location ? [`Where: ${i.location}`] : []), '', 'The attached invitation adds it to your calendar.'].join('\n'),
+        : i.update
+          ? [`${by} updated this meeting: ${i.title}`, `When: ${when}`, ...(i.location ? [`Where: ${i.location}`] : []), ...(i.reason ? [`Reason: ${i.reason}`] : []), '', 'The attached update replaces the invitation in your calendar; please respond again.'].join('\n')
+          : [`You are invited by ${by}: ${i.title}`, `When: ${when}`, ...(i.location ? [`Where: ${i.location}`] : []), '', 'The attached invitation adds it to your calendar.'].join('\n'),
     icalEvent: { method: i.method, content },
   };
 }
@@ -117,7 +126,7 @@ async function mailAll(db: Executor, b: Due, i: InvitationInput & { method: 'REQ
 }
 
 /** Send due invitations and cancellations (up to `limit` each); returns how many bookings were handled. */
-export async function sendDueInvitations(db: Executor, now: Date, limit = 100): Promise<{ requests: number; cancels: number }> {
+export async function sendDueInvitations(db: Executor, now: Date, limit = 100): Promise<{ requests: number; cancels: number; updates: number }> {
   const cols = {
     id: claims.id,
     customerId: claims.customerId,
@@ -131,6 +140,7 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100): 
     proposalId: claims.proposalId,
     reason: claims.statusReason,
     location: publicMeetingTypes.location,
+    sequence: claims.sequence,
   };
   const newBookings: (Due & { location: string | null })[] = await db
     .select(cols)
@@ -144,9 +154,9 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100): 
   for (const b of newBookings) {
     const uid = bookingUid(b.id);
     // Record first: a crash between the two loses one courtesy mail rather than sending it twice.
-    const [claimed] = await db.insert(bookingInvitations).values({ claimId: b.id, uid, sequence: 0, method: 'REQUEST', sentAt: now }).onConflictDoNothing().returning();
+    const [claimed] = await db.insert(bookingInvitations).values({ claimId: b.id, uid, sequence: b.sequence, method: 'REQUEST', sentAt: now }).onConflictDoNothing().returning();
     if (!claimed) continue;
-    await mailAll(db, b, { method: 'REQUEST', uid, sequence: 0, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, now });
+    await mailAll(db, b, { method: 'REQUEST', uid, sequence: b.sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, now });
   }
   const ended = await db
     .select({ ...cols, sequence: bookingInvitations.sequence, uid: bookingInvitations.uid })
@@ -167,5 +177,24 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100): 
     if (!claimed) continue;
     await mailAll(db, b, { method: 'CANCEL', uid: b.uid, sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, reason: b.reason, now });
   }
-  return { requests: newBookings.length, cancels: ended.length };
+  // Moved or edited since the invitation went out: the same UID again, with the booking's revision as SEQUENCE.
+  const revised = await db
+    .select({ ...cols, sent: bookingInvitations.sequence, uid: bookingInvitations.uid })
+    .from(bookingInvitations)
+    .innerJoin(claims, eq(claims.id, bookingInvitations.claimId))
+    .innerJoin(owners, eq(owners.id, claims.ownerId))
+    .leftJoin(bookingProposals, eq(bookingProposals.id, claims.proposalId))
+    .leftJoin(publicMeetingTypes, eq(publicMeetingTypes.id, bookingProposals.meetingTypeId))
+    .where(and(eq(bookingInvitations.method, 'REQUEST'), eq(claims.status, 'confirmed'), gt(claims.sequence, bookingInvitations.sequence)))
+    .limit(limit);
+  for (const b of revised) {
+    const [claimed] = await db
+      .update(bookingInvitations)
+      .set({ sequence: b.sequence, sentAt: now })
+      .where(and(eq(bookingInvitations.claimId, b.id), eq(bookingInvitations.method, 'REQUEST'), eq(bookingInvitations.sequence, b.sent)))
+      .returning();
+    if (!claimed) continue;
+    await mailAll(db, b, { method: 'REQUEST', update: true, uid: b.uid, sequence: b.sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, reason: b.reason, now });
+  }
+  return { requests: newBookings.length, cancels: ended.length, updates: revised.length };
 }

@@ -153,7 +153,7 @@ async function moveBooking(tx: Tx, request: ClaimRequest, actor: AuditActor, aud
   const attendees = (from.attendees ?? []).map((a) => ({ ...a, response: 'needs_action' as const }));
   const [row] = await tx
     .update(claims)
-    .set({ startAt: claim.startAt, endAt: claim.endAt, attendees, externalAccepted: false, sequence: sql`${claims.sequence} + 1`, updatedAt: now })
+    .set({ startAt: claim.startAt, endAt: claim.endAt, attendees, externalAccepted: false, statusReason: reason, sequence: sql`${claims.sequence} + 1`, updatedAt: now })
     .where(eq(claims.id, from.id))
     .returning();
   const was = localSpan(from.startAt, from.endAt, timeZone);
