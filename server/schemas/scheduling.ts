@@ -30,11 +30,13 @@ export const AvailabilityResult = z.object({
   warnings: Warnings,
 });
 
+const TtlSeconds = z.int().min(10).max(3600);
+export const HoldExtendBody = z.strictObject({ ttl_seconds: TtlSeconds.describe('New time to live, counted from now') });
 const HoldCommon = {
   owner_email: Email.optional(),
   calendar_type: CalendarType.optional(),
   meeting_class: MeetingClassName,
-  ttl_seconds: z.int().min(10).max(3600).optional().describe('Time to live, default 600'),
+  ttl_seconds: TtlSeconds.optional().describe('Time to live, default 600'),
 };
 export const HoldCreateBody = z.discriminatedUnion('hold_scope', [
   z.strictObject({ ...HoldCommon, hold_scope: z.literal('candidate'), candidate: Interval }),

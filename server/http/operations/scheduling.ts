@@ -2,7 +2,7 @@ import { parseOwnerScope, resolveOwnerEmail } from '@/server/domain/access';
 import { queryAudit } from '@/server/domain/claims/audit';
 import { searchAvailability, evaluateBooking } from '@/server/domain/claims/availabilityService';
 import { bookingClaim, cancelBooking, confirmClaim, getBooking } from '@/server/domain/claims/bookingService';
-import { getHold, holdClaim, releaseHold } from '@/server/domain/claims/holdService';
+import { extendHold, getHold, holdClaim, releaseHold } from '@/server/domain/claims/holdService';
 import { listBookings, listHolds } from '@/server/domain/claims/readBack';
 import { bookingOwner, rescheduleClaim } from '@/server/domain/claims/rescheduleService';
 import { drainNotifications, notificationsSince } from '@/server/domain/notificationService';
@@ -102,6 +102,21 @@ export const releaseHoldOp = defineOperation({
   success: { status: 200, description: 'The released hold', schema: S.Hold },
   errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'owner_scope_denied'],
   handler: async ({ db, actor, params, now }) => ({ body: await releaseHold(db, actor, params.id, now) }),
+});
+
+export const extendHoldOp = defineOperation({
+  operationId: 'extendHold',
+  method: 'POST',
+  path: '/v1/holds/{id}/extend',
+  summary: "Extend an active hold's time to live, counted from now (no new decision)",
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: 'create_holds',
+  params: IdParams,
+  body: S.HoldExtendBody,
+  success: { status: 200, description: 'The hold with its new expiry', schema: S.Hold },
+  errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'owner_scope_denied'],
+  handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({ body: await extendHold(db, actor, params.id, body.ttl_seconds, now, idempotencyKey) }),
 });
 
 export const confirmHoldOp = defineOperation({
