@@ -198,3 +198,21 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100): 
   }
   return { requests: newBookings.length, cancels: ended.length, updates: revised.length };
 }
+
+/**
+ * People removed from a booking (PATCH /v1/bookings/{id}) whose invitation went out: a
+ * METHOD:CANCEL with the booking's UID and its new revision as SEQUENCE, to them only,
+ * in the organizing owner's zone. Nothing when no invitation was sent yet.
+ */
+export async function mailRemovedAttendees(
+  db: Executor,
+  b: { row: { id: string; startAt: Date; endAt: Date; title: string | null; sequence: number }; ownerEmail: string; ownerName: string | null; ownerTimeZone: string },
+  removed: { email: string; name?: string | null }[],
+  now: Date,
+): Promise<void> {
+  const [sent] = await db.select({ uid: bookingInvitations.uid }).from(bookingInvitations).where(eq(bookingInvitations.claimId, b.row.id));
+  if (!sent) return;
+  const i = { method: 'CANCEL' as const, uid: sent.uid, sequence: b.row.sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: removed, start: b.row.startAt, end: b.row.endAt, title: b.row.title ?? 'Meeting', reason: 'You were removed from this meeting', now };
+  const content = invitationIcs(i);
+  for (const a of removed) await sendMail(invitationMail(i, a.email, b.ownerTimeZone, content));
+}

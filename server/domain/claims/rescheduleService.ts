@@ -63,12 +63,16 @@ async function lockBooking(tx: Executor, mover: Mover, owner: BookingOwner, book
     .where(and(eq(claims.id, bookingId.toLowerCase()), eq(claims.customerId, owner.customerId), eq(claims.kind, 'booking')))
     .for('update');
   if (!row) throw notFound();
-  // Only the booking's own agent, or an agent managing the customer, moves an agent's booking.
-  if (mover.kind === 'agent' && row.agentId !== mover.actor.agentId && !hasPermission(mover.actor, 'manage_customer')) {
-    throw new DomainError('permission_denied:manage_customer', "Only the booking's own agent, or an agent with manage_customer, may move it");
-  }
+  if (mover.kind === 'agent') assertMayChange(mover.actor, row, 'move');
   if (row.status !== 'confirmed') throw new DomainError('BOOKING_NOT_ACTIVE', `The booking is ${row.status}; only a confirmed booking can be moved`);
   return row;
+}
+
+/** Only the booking's own agent, or an agent managing the customer, moves or edits an agent's booking. */
+export function assertMayChange(actor: AgentActor, row: Pick<ClaimRow, 'agentId'>, what: 'move' | 'edit'): void {
+  if (row.agentId !== actor.agentId && !hasPermission(actor, 'manage_customer')) {
+    throw new DomainError('permission_denied:manage_customer', `Only the booking's own agent, or an agent with manage_customer, may ${what} it`);
+  }
 }
 
 /** The booking's own class and calendar: a move keeps both. */

@@ -5,6 +5,7 @@ import { bookingClaim, cancelBooking, confirmClaim, getBooking } from '@/server/
 import { extendHold, getHold, holdClaim, releaseHold } from '@/server/domain/claims/holdService';
 import { listBookings, listHolds } from '@/server/domain/claims/readBack';
 import { bookingOwner, rescheduleClaim } from '@/server/domain/claims/rescheduleService';
+import { updateBooking } from '@/server/domain/claims/bookingEdit';
 import { drainNotifications, notificationsSince } from '@/server/domain/notificationService';
 import { defineOperation } from '../operation';
 import { IdParams } from '@/server/schemas/common';
@@ -170,6 +171,21 @@ export const getBookingOp = defineOperation({
   success: { status: 200, description: 'The booking', schema: S.Booking },
   errors: ['BOOKING_NOT_FOUND', 'owner_scope_denied'],
   handler: async ({ db, actor, params }) => ({ body: await getBooking(db, actor, params.id) }),
+});
+
+export const updateBookingOp = defineOperation({
+  operationId: 'updateBooking',
+  method: 'PATCH',
+  path: '/v1/bookings/{id}',
+  summary: "Edit a booking's title, description or attendees (its time changes only through reschedule)",
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: 'create_bookings',
+  params: IdParams,
+  body: S.BookingPatchBody,
+  success: { status: 200, description: 'The booking', schema: S.Booking },
+  errors: ['BOOKING_NOT_FOUND', 'BOOKING_NOT_ACTIVE', 'permission_denied:manage_customer', 'owner_scope_denied'],
+  handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({ body: await updateBooking(db, actor, params.id, body, now, idempotencyKey) }),
 });
 
 export const cancelBookingOp = defineOperation({

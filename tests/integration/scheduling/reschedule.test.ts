@@ -137,3 +137,28 @@ describe('reschedule', () => {
     expect(again.text).toBe(first.text);
   });
 });
+
+describe('PATCH /v1/bookings/{id}', () => {
+  it("edits title and description of the agent's own booking, with one booking.update audit row; nothing changed writes nothing", async () => {
+    const day = nextWeekday('mon', TZ, 3);
+    const b = await book(agent.key, day.at('09:00'), day.at('09:30'), 'internal', { title: 'Old' });
+    const res = await call('PATCH', `/v1/bookings/${b.body.booking_id}`, { key: agent.key, body: { title: 'New', description: 'agenda' } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ booking_id: b.body.booking_id, title: 'New', description: 'agenda', start: b.body.start });
+    expect((await call('PATCH', `/v1/bookings/${b.body.booking_id}`, { key: agent.key, body: { title: 'New' } })).status).toBe(200);
+    const db = await getDb();
+    const rows = await db.select().from(auditLog).where(and(eq(auditLog.bookingId, b.body.booking_id), eq(auditLog.action, 'booking.update')));
+    expect(rows).toHaveLength(1);
+    expect(rows[0].details).toEqual({ title: 'New', description: 'agenda' });
+  });
+
+  it('refuses another agent without manage_customer (403), a cancelled booking (409) and an empty body (400)', async () => {
+    const day = nextWeekday('tue', TZ, 3);
+    const b = await book(agent.key, day.at('09:00'), day.at('09:30'));
+    expectEnvelope(await call('PATCH', `/v1/bookings/${b.body.booking_id}`, { key: other.key, body: { title: 'x' } }), 403, 'permission_denied:manage_customer');
+    expect((await call('PATCH', `/v1/bookings/${b.body.booking_id}`, { key: admin.key, body: { title: 'by admin' } })).status).toBe(200);
+    expectEnvelope(await call('PATCH', `/v1/bookings/${b.body.booking_id}`, { key: agent.key, body: {} }), 400, 'invalid_request');
+    await call('POST', `/v1/bookings/${b.body.booking_id}/cancel`, { key: agent.key, body: {} });
+    expectEnvelope(await call('PATCH', `/v1/bookings/${b.body.booking_id}`, { key: agent.key, body: { title: 'x' } }), 409, 'BOOKING_NOT_ACTIVE');
+  });
+});
