@@ -92,14 +92,14 @@ export const BookingPatchBody = z
   .strictObject({
     title: z.string().min(1).max(300).nullable().optional(),
     description: z.string().max(5000).nullable().optional(),
-    attendees: Attendees.optional().describe('The whole new list: people added are invited, people removed get a cancellation'),
+    attendees: Attendees.optional(),
   })
   .refine((b) => b.title !== undefined || b.description !== undefined || b.attendees !== undefined, { message: 'give at least one of title, description and attendees', path: ['title'] });
 export const CancelBody = z.strictObject({ reason: z.string().max(1000).optional() });
 export const RescheduleBody = z.strictObject({
   start: UtcDateTime,
   end: UtcDateTime,
-  reason: z.string().max(1000).optional().describe('Why, in words: in the attendees\' update and the audit row'),
+  reason: z.string().max(1000).optional(),
 });
 export const Booking = z.object({
   booking_id: z.string(),
