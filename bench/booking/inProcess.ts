@@ -8,6 +8,7 @@ import type postgres from 'postgres';
 import type { Db } from '@/db/client';
 import type { AgentActor } from '@/server/domain/access';
 import { bookingClaim, createBooking } from '@/server/domain/claims/bookingService';
+import { bookingOwner, rescheduleClaim } from '@/server/domain/claims/rescheduleService';
 import { DomainError } from '@/server/domain/errors';
 import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, runClaimWithAnswer } from '@/server/http/idempotency';
 import { fmt, loadAvg, log, stats, vacuumTables, waitIdle } from '../lib/measure';
@@ -86,6 +87,41 @@ export function bookingOp(db: Db, actor: AgentActor, tag: string, withKey: boole
     if (begun.kind !== 'proceed') throw new Error(`idempotency key ${key} replayed`);
     try {
       await runClaimWithAnswer(db, operation, { recordId: begun.recordId, status: 201, redact: [] });
+    } catch (err) {
+      if (err instanceof DomainError) await completeIdempotent(db, begun.recordId, 409, JSON.stringify({ error: { code: err.code } }));
+      else await releaseIdempotent(db, begun.recordId);
+      throw err;
+    }
+  };
+}
+
+/**
+ * The reschedule row (docs/api.md "Reschedule"): bookings made before the measurement (2 per
+ * client, at slots before the measured ones) are moved, one per call, to the call's own fresh
+ * slot on their owner, through the same claim runner and idempotency bookkeeping as a keyed
+ * direct booking (bookingOp), so the two rows compare the decision and its transaction.
+ */
+export async function rescheduleOp(db: Db, actor: AgentActor, tag: string) {
+  const pool: { id: string; ownerEmail: string; ownerId: string }[] = [];
+  for (let i = 0; i < CLIENTS * 2; i++) {
+    const email = ownerEmail(tag, i % OWNERS);
+    const b = await createBooking(db, actor, { ownerEmail: email, meetingClass: CLASS, start: new Date(slotStart(-1 - i)), end: new Date(slotStart(-1 - i) + SLOT_MS) }, new Date(), null);
+    const owner = await bookingOwner(db, { kind: 'agent', actor }, b.booking_id);
+    pool.push({ id: b.booking_id, ownerEmail: email, ownerId: owner.ownerId });
+  }
+  return async (seq: number) => {
+    const b = pool[seq % pool.length];
+    const start = new Date(slotStart(seq));
+    const end = new Date(slotStart(seq) + SLOT_MS);
+    const now = new Date();
+    const key = `${tag}-${seq}`;
+    const mover = { kind: 'agent' as const, actor };
+    const operation = rescheduleClaim(mover, { customerId: actor.customerId, ownerId: b.ownerId, email: b.ownerEmail }, b.id, { start, end }, now, key);
+    const body = { start: start.toISOString(), end: end.toISOString() };
+    const begun = await beginIdempotent(db, { agentId: actor.agentId, method: 'POST', path: `/v1/bookings/${b.id}/reschedule`, key }, requestFingerprint(body, ''), now);
+    if (begun.kind !== 'proceed') throw new Error(`idempotency key ${key} replayed`);
+    try {
+      await runClaimWithAnswer(db, operation, { recordId: begun.recordId, status: 200, redact: [] });
     } catch (err) {
       if (err instanceof DomainError) await completeIdempotent(db, begun.recordId, 409, JSON.stringify({ error: { code: err.code } }));
       else await releaseIdempotent(db, begun.recordId);
