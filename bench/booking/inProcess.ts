@@ -9,6 +9,7 @@ import type { Db } from '@/db/client';
 import type { AgentActor } from '@/server/domain/access';
 import { bookingClaim, createBooking } from '@/server/domain/claims/bookingService';
 import { bookingOwner, rescheduleClaim } from '@/server/domain/claims/rescheduleService';
+import type { ClaimOperation } from '@/server/domain/claims/claimRunner';
 import { DomainError } from '@/server/domain/errors';
 import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, runClaimWithAnswer } from '@/server/http/idempotency';
 import { fmt, loadAvg, log, stats, vacuumTables, waitIdle } from '../lib/measure';
@@ -82,17 +83,21 @@ export function bookingOp(db: Db, actor: AgentActor, tag: string, withKey: boole
     }
     const key = `${tag}-${seq}`;
     const body = { owner_email: email, meeting_class: CLASS, start: start.toISOString(), end: end.toISOString() };
-    const operation = bookingClaim(actor, input, now, key);
-    const begun = await beginIdempotent(db, { agentId: actor.agentId, method: 'POST', path: '/v1/bookings', key }, requestFingerprint(body, ''), now);
-    if (begun.kind !== 'proceed') throw new Error(`idempotency key ${key} replayed`);
-    try {
-      await runClaimWithAnswer(db, operation, { recordId: begun.recordId, status: 201, redact: [] });
-    } catch (err) {
-      if (err instanceof DomainError) await completeIdempotent(db, begun.recordId, 409, JSON.stringify({ error: { code: err.code } }));
-      else await releaseIdempotent(db, begun.recordId);
-      throw err;
-    }
+    await keyedClaim(db, actor, { path: '/v1/bookings', key, body, status: 201, now }, bookingClaim(actor, input, now, key));
   };
+}
+
+/** A claim with the REST wrapper's idempotency bookkeeping around it (server/http/handler.ts): the key's record, the answer stored with the claim. */
+async function keyedClaim<T>(db: Db, actor: AgentActor, req: { path: string; key: string; body: unknown; status: number; now: Date }, operation: ClaimOperation<T>): Promise<void> {
+  const begun = await beginIdempotent(db, { agentId: actor.agentId, method: 'POST', path: req.path, key: req.key }, requestFingerprint(req.body, ''), req.now);
+  if (begun.kind !== 'proceed') throw new Error(`idempotency key ${req.key} replayed`);
+  try {
+    await runClaimWithAnswer(db, operation, { recordId: begun.recordId, status: req.status, redact: [] });
+  } catch (err) {
+    if (err instanceof DomainError) await completeIdempotent(db, begun.recordId, 409, JSON.stringify({ error: { code: err.code } }));
+    else await releaseIdempotent(db, begun.recordId);
+    throw err;
+  }
 }
 
 /**
@@ -117,16 +122,7 @@ export async function rescheduleOp(db: Db, actor: AgentActor, tag: string) {
     const key = `${tag}-${seq}`;
     const mover = { kind: 'agent' as const, actor };
     const operation = rescheduleClaim(mover, { customerId: actor.customerId, ownerId: b.ownerId, email: b.ownerEmail }, b.id, { start, end }, now, key);
-    const body = { start: start.toISOString(), end: end.toISOString() };
-    const begun = await beginIdempotent(db, { agentId: actor.agentId, method: 'POST', path: `/v1/bookings/${b.id}/reschedule`, key }, requestFingerprint(body, ''), now);
-    if (begun.kind !== 'proceed') throw new Error(`idempotency key ${key} replayed`);
-    try {
-      await runClaimWithAnswer(db, operation, { recordId: begun.recordId, status: 200, redact: [] });
-    } catch (err) {
-      if (err instanceof DomainError) await completeIdempotent(db, begun.recordId, 409, JSON.stringify({ error: { code: err.code } }));
-      else await releaseIdempotent(db, begun.recordId);
-      throw err;
-    }
+    await keyedClaim(db, actor, { path: `/v1/bookings/${b.id}/reschedule`, key, body: { start: start.toISOString(), end: end.toISOString() }, status: 200, now }, operation);
   };
 }
 

@@ -1,5 +1,5 @@
 import ICAL from 'ical.js';
-import { and, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { bookingInvitations, bookingProposals, claims, owners, publicMeetingTypes } from '@/db/schema';
 import { formatMailRange, sendMail, type MailMessage } from '../email';
@@ -141,6 +141,7 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100): 
     reason: claims.statusReason,
     location: publicMeetingTypes.location,
     sequence: claims.sequence,
+    status: claims.status,
   };
   const newBookings: (Due & { location: string | null })[] = await db
     .select(cols)
@@ -158,45 +159,32 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100): 
     if (!claimed) continue;
     await mailAll(db, b, { method: 'REQUEST', uid, sequence: b.sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, now });
   }
-  const ended = await db
-    .select({ ...cols, sequence: bookingInvitations.sequence, uid: bookingInvitations.uid })
-    .from(bookingInvitations)
-    .innerJoin(claims, eq(claims.id, bookingInvitations.claimId))
-    .innerJoin(owners, eq(owners.id, claims.ownerId))
-    .leftJoin(bookingProposals, eq(bookingProposals.id, claims.proposalId))
-    .leftJoin(publicMeetingTypes, eq(publicMeetingTypes.id, bookingProposals.meetingTypeId))
-    .where(and(eq(bookingInvitations.method, 'REQUEST'), ne(claims.status, 'confirmed'), inArray(claims.status, ['cancelled', 'preempted'])))
-    .limit(limit);
-  for (const b of ended) {
-    const sequence = b.sequence + 1;
-    const [claimed] = await db
-      .update(bookingInvitations)
-      .set({ method: 'CANCEL', sequence, sentAt: now })
-      .where(and(eq(bookingInvitations.claimId, b.id), eq(bookingInvitations.method, 'REQUEST')))
-      .returning();
-    if (!claimed) continue;
-    await mailAll(db, b, { method: 'CANCEL', uid: b.uid, sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, reason: b.reason, now });
-  }
-  // Moved or edited since the invitation went out: the same UID again, with the booking's revision as SEQUENCE.
-  const revised = await db
+  // Sent invitations that are due again: the booking ended (CANCEL, next SEQUENCE), or it was moved or edited since
+  // (REQUEST again, same UID, the booking's revision as SEQUENCE).
+  const due = await db
     .select({ ...cols, sent: bookingInvitations.sequence, uid: bookingInvitations.uid })
     .from(bookingInvitations)
     .innerJoin(claims, eq(claims.id, bookingInvitations.claimId))
     .innerJoin(owners, eq(owners.id, claims.ownerId))
     .leftJoin(bookingProposals, eq(bookingProposals.id, claims.proposalId))
     .leftJoin(publicMeetingTypes, eq(publicMeetingTypes.id, bookingProposals.meetingTypeId))
-    .where(and(eq(bookingInvitations.method, 'REQUEST'), eq(claims.status, 'confirmed'), gt(claims.sequence, bookingInvitations.sequence)))
+    .where(and(eq(bookingInvitations.method, 'REQUEST'), or(inArray(claims.status, ['cancelled', 'preempted']), and(eq(claims.status, 'confirmed'), gt(claims.sequence, bookingInvitations.sequence)))))
     .limit(limit);
-  for (const b of revised) {
+  let cancels = 0;
+  for (const b of due) {
+    const ended = b.status !== 'confirmed';
+    const sequence = ended ? b.sent + 1 : b.sequence;
     const [claimed] = await db
       .update(bookingInvitations)
-      .set({ sequence: b.sequence, sentAt: now })
+      .set({ method: ended ? 'CANCEL' : 'REQUEST', sequence, sentAt: now })
       .where(and(eq(bookingInvitations.claimId, b.id), eq(bookingInvitations.method, 'REQUEST'), eq(bookingInvitations.sequence, b.sent)))
       .returning();
     if (!claimed) continue;
-    await mailAll(db, b, { method: 'REQUEST', update: true, uid: b.uid, sequence: b.sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, reason: b.reason, now });
+    if (ended) cancels++;
+    const common = { uid: b.uid, sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, reason: b.reason, now };
+    await mailAll(db, b, ended ? { method: 'CANCEL', ...common } : { method: 'REQUEST', update: true, ...common });
   }
-  return { requests: newBookings.length, cancels: ended.length, updates: revised.length };
+  return { requests: newBookings.length, cancels, updates: due.length - cancels };
 }
 
 /**
