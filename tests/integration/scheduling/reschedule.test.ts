@@ -29,7 +29,7 @@ const book = (key: string, start: string, end: string, cls = 'internal', extra: 
   call('POST', '/v1/bookings', { key, body: { owner_email: owner, meeting_class: cls, start, end, ...extra } });
 const move = (key: string, id: string, start: string, end: string, opts: { reason?: string; idem?: string } = {}) =>
   call('POST', `/v1/bookings/${id}/reschedule`, { key, body: { start, end, ...(opts.reason ? { reason: opts.reason } : {}) }, headers: opts.idem ? { 'idempotency-key': opts.idem } : undefined });
-const notificationsOf = async (key: string) => (await call('GET', '/v1/notifications', { key })).body.notifications as { kind: string; data: Record<string, any> }[];
+const notificationsOf = async (key: string) => (await call('GET', '/v1/notifications', { key })).body.notifications as { kind: string; data: Record<string, unknown> }[];
 
 describe('reschedule', () => {
   it('moves the booking in place: same id, new time, the old time free again, one audit row with both times', async () => {
