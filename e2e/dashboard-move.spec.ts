@@ -10,7 +10,7 @@ test.describe('owner moves a booking in place', () => {
   test('move onto a lower-priority meeting: asked first, then moved; same booking id', async ({ page }, info) => {
     await page.setViewportSize({ width: 1440, height: 900 });
     const owner = await dashboardOwner(page.request, 'move');
-    const low = await owner.api('POST', '/v1/bookings', { owner_email: owner.email, meeting_class: 'focus', start: berlin(3, '14:00'), end: berlin(3, '15:00'), title: 'Focus block' });
+    const low = await owner.api('POST', '/v1/bookings', { owner_email: owner.email, meeting_class: 'internal', start: berlin(3, '14:00'), end: berlin(3, '15:00'), title: 'Focus block' });
     const booking = await owner.api('POST', '/v1/bookings', { owner_email: owner.email, meeting_class: 'external', start: berlin(3, '10:00'), end: berlin(3, '11:00'), title: 'Client call' });
     expect(booking.booking_id).toBeTruthy();
     await signInWithPassword(page, owner);

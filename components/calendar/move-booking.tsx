@@ -41,14 +41,14 @@ export function MoveBooking({ bookingId, title, start, end, timeZone }: { bookin
   const send = async (at: { start: string; end: string }, confirm?: string[]) => {
     setProblem(null);
     try {
-      await move.mutateAsync({ booking_id: bookingId, ...at, ...(reason.trim() ? { reason: reason.trim() } : {}), ...(confirm ? { confirm_preemption: confirm } : {}) });
+      await move.mutateAsync({ booking_id: bookingId, start: at.start, end: at.end, ...(reason.trim() ? { reason: reason.trim() } : {}), ...(confirm ? { confirm_preemption: confirm } : {}) });
       setOpen(false);
       setConfirming(null);
       router.refresh();
     } catch (err) {
       const domain = err instanceof TRPCClientError ? (err as TRPCClientError<AppRouter>).data?.domain : null;
       if (domain?.code === 'PREEMPTION_NOT_CONFIRMED') {
-        setConfirming({ ...at, displaced: (domain.extra?.displaced as Displaced[] | undefined) ?? [] });
+        setConfirming({ start: at.start, end: at.end, displaced: (domain.extra?.displaced as Displaced[] | undefined) ?? [] });
         return;
       }
       setConfirming(null);
