@@ -65,7 +65,7 @@ import { openPglite } from '@/db/drivers/pglite';
 import { openPostgres } from '@/db/drivers/postgres';
 import { DomainError } from '@/server/domain/errors';
 import { benchHttp, autocannonVersion, type HttpSummary } from './booking/http';
-import { inProcessRow, rawOp } from './booking/inProcess';
+import { inProcessRow, rescheduleOp, rawOp } from './booking/inProcess';
 import { BENCH_DB_URL, CLIENTS, DURATION_S, KEEP, MIGRATIONS, OWNERS, ROOT, RUN_HTTP, RUN_PGBENCH, RUN_PGLITE, RUN_TX, RUN_VARIANTS, VARIANT_S, WORK_DIR, WRITE_DOCS } from './booking/options';
 import { pgbenchRow } from './booking/pgbench';
 import { report } from './booking/report';
@@ -105,6 +105,11 @@ async function main(): Promise<void> {
       const a = await seedOwners(db, seeded, 'a', OWNERS);
       rows.push(await inProcessRow(db, seeded.actor, 'a', true, 'in-process createBooking (drizzle, postgres.js)', DURATION_S));
       around.push(`in-process ${fmt(await claimsAround(db, a))}`);
+    }
+    if (RUN_TX) {
+      // The reschedule row beside the direct booking's (same run, same callers): issue 28 asks for throughput and p99 within 1.2x.
+      await seedOwners(db, seeded, 'r', OWNERS);
+      rows.push(await inProcessRow(db, seeded.actor, 'r', true, 'in-process reschedule (rescheduleClaim, drizzle, postgres.js)', DURATION_S, 'tx', await rescheduleOp(db, seeded.actor, 'r')));
     }
     if (RUN_TX && RUN_PGBENCH) {
       const b = await seedOwners(db, seeded, 'b', OWNERS);

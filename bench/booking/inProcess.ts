@@ -8,6 +8,8 @@ import type postgres from 'postgres';
 import type { Db } from '@/db/client';
 import type { AgentActor } from '@/server/domain/access';
 import { bookingClaim, createBooking } from '@/server/domain/claims/bookingService';
+import { bookingOwner, rescheduleClaim } from '@/server/domain/claims/rescheduleService';
+import type { ClaimOperation } from '@/server/domain/claims/claimRunner';
 import { DomainError } from '@/server/domain/errors';
 import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, runClaimWithAnswer } from '@/server/http/idempotency';
 import { fmt, loadAvg, log, stats, vacuumTables, waitIdle } from '../lib/measure';
@@ -81,16 +83,46 @@ export function bookingOp(db: Db, actor: AgentActor, tag: string, withKey: boole
     }
     const key = `${tag}-${seq}`;
     const body = { owner_email: email, meeting_class: CLASS, start: start.toISOString(), end: end.toISOString() };
-    const operation = bookingClaim(actor, input, now, key);
-    const begun = await beginIdempotent(db, { agentId: actor.agentId, method: 'POST', path: '/v1/bookings', key }, requestFingerprint(body, ''), now);
-    if (begun.kind !== 'proceed') throw new Error(`idempotency key ${key} replayed`);
-    try {
-      await runClaimWithAnswer(db, operation, { recordId: begun.recordId, status: 201, redact: [] });
-    } catch (err) {
-      if (err instanceof DomainError) await completeIdempotent(db, begun.recordId, 409, JSON.stringify({ error: { code: err.code } }));
-      else await releaseIdempotent(db, begun.recordId);
-      throw err;
-    }
+    await keyedClaim(db, actor, { path: '/v1/bookings', key, body, status: 201, now }, bookingClaim(actor, input, now, key));
+  };
+}
+
+/** A claim with the REST wrapper's idempotency bookkeeping around it (server/http/handler.ts): the key's record, the answer stored with the claim. */
+async function keyedClaim<T>(db: Db, actor: AgentActor, req: { path: string; key: string; body: unknown; status: number; now: Date }, operation: ClaimOperation<T>): Promise<void> {
+  const begun = await beginIdempotent(db, { agentId: actor.agentId, method: 'POST', path: req.path, key: req.key }, requestFingerprint(req.body, ''), req.now);
+  if (begun.kind !== 'proceed') throw new Error(`idempotency key ${req.key} replayed`);
+  try {
+    await runClaimWithAnswer(db, operation, { recordId: begun.recordId, status: req.status, redact: [] });
+  } catch (err) {
+    if (err instanceof DomainError) await completeIdempotent(db, begun.recordId, 409, JSON.stringify({ error: { code: err.code } }));
+    else await releaseIdempotent(db, begun.recordId);
+    throw err;
+  }
+}
+
+/**
+ * The reschedule row (docs/api.md "Reschedule"): bookings made before the measurement (2 per
+ * client, at slots before the measured ones) are moved, one per call, to the call's own fresh
+ * slot on their owner, through the same claim runner and idempotency bookkeeping as a keyed
+ * direct booking (bookingOp), so the two rows compare the decision and its transaction.
+ */
+export async function rescheduleOp(db: Db, actor: AgentActor, tag: string) {
+  const pool: { id: string; ownerEmail: string; ownerId: string }[] = [];
+  for (let i = 0; i < CLIENTS * 2; i++) {
+    const email = ownerEmail(tag, i % OWNERS);
+    const b = await createBooking(db, actor, { ownerEmail: email, meetingClass: CLASS, start: new Date(slotStart(-1 - i)), end: new Date(slotStart(-1 - i) + SLOT_MS) }, new Date(), null);
+    const owner = await bookingOwner(db, { kind: 'agent', actor }, b.booking_id);
+    pool.push({ id: b.booking_id, ownerEmail: email, ownerId: owner.ownerId });
+  }
+  return async (seq: number) => {
+    const b = pool[seq % pool.length];
+    const start = new Date(slotStart(seq));
+    const end = new Date(slotStart(seq) + SLOT_MS);
+    const now = new Date();
+    const key = `${tag}-${seq}`;
+    const mover = { kind: 'agent' as const, actor };
+    const operation = rescheduleClaim(mover, { customerId: actor.customerId, ownerId: b.ownerId, email: b.ownerEmail }, b.id, { start, end }, now, key);
+    await keyedClaim(db, actor, { path: `/v1/bookings/${b.id}/reschedule`, key, body: { start: start.toISOString(), end: end.toISOString() }, status: 200, now }, operation);
   };
 }
 

@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { Lock } from 'lucide-react';
 import { CancelBooking } from './cancel-booking';
+import { MoveBooking } from './move-booking';
 import type { ClaimDetails } from '@/server/domain/weekView';
 import { Badge } from '@/components/ui/badge';
 import { classColour, formatDateTime, formatSpan } from './format';
@@ -82,6 +83,7 @@ export function BookingDetails({ claim, timeZone, admin = false }: { claim: Clai
       </dl>
       {claim.kind === 'booking' && claim.status === 'confirmed' && (
         <div className="flex flex-wrap gap-2">
+          <MoveBooking bookingId={claim.id} title={claim.title ?? 'this booking'} start={claim.start} end={claim.end} timeZone={timeZone} />
           <CancelBooking bookingId={claim.id} title={claim.title ?? 'this booking'} />
         </div>
       )}

@@ -16,6 +16,9 @@ export const AUDIT_ACTIONS = [
   'booking.confirm',
   'booking.create',
   'booking.cancel',
+  'booking.reschedule',
+  'booking.update',
+  'hold.extend',
   'claim.preempt',
   // booking proposals: agents, requesters, the owner's review, the clock
   'proposal.create',

@@ -42,6 +42,8 @@ export const calendarBookingEvents = pgTable(
     uid: text('uid').notNull(),
     resource: text('resource').notNull(),
     etag: text('etag'),
+    /** The booking's revision (claims.sequence) this event was last written at; a newer one is written over it (a move, an edit). */
+    sequence: integer('sequence').notNull().default(0),
     createdAt: instant('created_at').notNull().defaultNow(),
   },
   (t) => [

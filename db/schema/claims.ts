@@ -84,6 +84,8 @@ export const claims = pgTable(
     preemptedByClaimId: uuid('preempted_by_claim_id'),
     statusReason: text('status_reason'),
     idempotencyKey: text('idempotency_key'),
+    /** A booking's revision: 0 when made, one more on each move or edit of its details (invitation updates and provider write-back follow it). */
+    sequence: integer('sequence').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },

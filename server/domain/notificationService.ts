@@ -13,6 +13,14 @@ export type NotificationData = {
   'hold.expired': { hold_id: string; start: string; end: string; expired_at?: string };
   'booking.preempted': { booking_id?: string; hold_id?: string; claim_kind: 'booking' | 'hold'; owner_email: string; start: string; end: string; preempted_by_meeting_class: string; reason: string; group_id?: string; members?: GroupMemberView[] };
   'booking.cancelled': { booking_id: string; owner_email: string; start: string; end: string; start_local: string; end_local: string; reason: string | null; group_id?: string };
+  'booking.rescheduled': {
+    booking_id: string;
+    owner_email: string;
+    from: { start: string; end: string; start_local: string; end_local: string };
+    to: { start: string; end: string; start_local: string; end_local: string };
+    moved_by: { kind: 'agent' | 'owner' | 'requester'; agent_id?: string; email?: string };
+    reason: string | null;
+  };
   'proposal.reviewed': { proposal_id: string; status: 'booked' | 'declined'; owner_email: string; booking_id?: string; start?: string; end?: string; reason?: string | null };
   'webhook.disabled': { webhook_id: string; url: string; consecutive_failures: number; reason: string };
 };

@@ -2,7 +2,7 @@ import { getDb, type Db } from '@/server/db';
 import { resolveOwnerEmail, resolveOwnerEmails, requirePermission, type AgentActor } from '@/server/domain/access';
 import { writeDeniedAudit } from '@/server/domain/claims/audit';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
-import { GateRefusal, type ClaimOperation } from '@/server/domain/claims/claimRunner';
+import { GateRefusal, type ClaimOperation, type GateOwner } from '@/server/domain/claims/claimRunner';
 import { DomainError } from '@/server/domain/errors';
 import { ensureCalendarsUsable } from '@/server/domain/calendars/mirror';
 import { newId } from '@/server/domain/ids';
@@ -236,10 +236,11 @@ async function answerOperation(op: AnyOperation, req: Request, routeCtx: RouteCo
 
     // 8. the operation (a claiming one runs in a transaction the wrapper opens, which stores the answer)
     const stored: { status: number; text: string | null } = { status: op.success.status, text: null };
-    const claim = async <T>(operation: ClaimOperation<T>, claimOwner?: string): Promise<T> => {
-      // A pool's pick (ownerless): the gate of the member it claims on.
-      const gate = claimOwner && actor ? { owner: { customerId: actor.customerId, email: claimOwner }, now } : gateOwner;
-      const done = await runClaimWithAnswer(db!, operation, idem && { recordId: idem.recordId, status: op.success.status, redact: idem.redact }, op.calendarGate === 'claim' ? gate : undefined);
+    const claim = async <T>(operation: ClaimOperation<T>, named?: string | GateOwner): Promise<T> => {
+      // A pool's pick (ownerless: its email), or the owner an operation read first (a booking's owner): that owner's gate.
+      const picked = typeof named === 'string' ? (actor ? { owner: { customerId: actor.customerId, email: named }, now } : undefined) : named;
+      const gate = picked ?? (op.calendarGate === 'claim' ? gateOwner : undefined);
+      const done = await runClaimWithAnswer(db!, operation, idem && { recordId: idem.recordId, status: op.success.status, redact: idem.redact }, gate);
       stored.text = done.text;
       return done.value;
     };

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import type { AgentActor, PermissionRequirement } from '@/server/domain/access';
-import type { ClaimOperation } from '@/server/domain/claims/claimRunner';
+import type { ClaimOperation, GateOwner } from '@/server/domain/claims/claimRunner';
 import type { ErrorCode, PermissionDeniedCode } from '@/server/domain/errorCodes';
 import type { RateLimitName } from './limits';
 
@@ -37,10 +37,11 @@ export type HandlerContext<B, Q, P, A extends AuthMode> = OperationInput<B, Q, P
    * response (status `success.status`, the value as body) as the transaction's last
    * statement, so the effect and its replayable answer commit together; it then answers
    * with exactly the stored text. Returns the value; a rejection is thrown after commit.
-   * `ownerEmail`: the owner whose calendar gate runs in the claim, when the call names no
-   * owner itself (a pool picks one: `ownerless`); may be called again after a rejection.
+   * `named`: the owner whose calendar gate the claim runs behind when the call names no owner
+   * itself: a pool's pick (its email; `ownerless`; may be called again after a rejection), or
+   * the owner an operation learns from what it names (a booking's owner, read first).
    */
-  claim<T>(operation: ClaimOperation<T>, ownerEmail?: string): Promise<T>;
+  claim<T>(operation: ClaimOperation<T>, named?: string | GateOwner): Promise<T>;
 };
 
 /**

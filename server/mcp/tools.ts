@@ -12,13 +12,16 @@ import {
   createBookingOp,
   createHoldOp,
   evaluateOp,
+  extendHoldOp,
   getBookingOp,
   getHoldOp,
   listBookingsOp,
   listHoldsOp,
   notificationsOp,
   releaseHoldOp,
+  rescheduleBookingOp,
   searchAvailabilityOp,
+  updateBookingOp,
 } from '@/server/http/operations/scheduling';
 
 /**
@@ -99,6 +102,23 @@ export const MCP_TOOLS: readonly McpTool[] = [
     destructive: true,
     idempotent: true,
     description: 'Cancel a booking (id: booking_id or group_id).',
+  },
+  {
+    name: 'reschedule_booking',
+    op: rescheduleBookingOp,
+    destructive: true,
+    description: 'Move a booking (id: booking_id) to start/end; arbitrated as a new booking. Refused: unchanged.',
+  },
+  {
+    name: 'update_booking',
+    op: updateBookingOp,
+    idempotent: true,
+    description: 'Edit title, description or attendees (full list) of a booking (id: booking_id).',
+  },
+  {
+    name: 'extend_hold',
+    op: extendHoldOp,
+    description: 'Set an active hold (id: hold_id) to expire ttl_seconds from now.',
   },
   {
     name: 'get_hold',

@@ -131,6 +131,18 @@ const NOTIFICATION_ITEMS = [
     z.object({ booking_id: z.string(), owner_email: z.string(), start: Timestamp, end: Timestamp, ...LocalFields, reason: z.string().nullable(), group_id: z.string().optional().describe('A group booking: cancelled whole') }),
   ),
   notificationKind(
+    'booking.rescheduled',
+    'Another agent, the owner or the requester moved your booking (same booking_id)',
+    z.object({
+      booking_id: z.string(),
+      owner_email: z.string(),
+      from: z.object({ start: Timestamp, end: Timestamp, ...LocalFields }),
+      to: z.object({ start: Timestamp, end: Timestamp, ...LocalFields }),
+      moved_by: z.object({ kind: z.enum(['agent', 'owner', 'requester']), agent_id: z.string().optional(), email: z.string().optional() }),
+      reason: z.string().nullable(),
+    }),
+  ),
+  notificationKind(
     'proposal.reviewed',
     'The owner reviewed a proposal you created',
     z.object({

@@ -62,13 +62,15 @@ const GroupFields = {
   members: z.array(GroupMember).optional().describe('Group claims: one per owner'),
 };
 
+const TtlSeconds = z.int().min(10).max(3600);
+export const HoldExtendBody = z.strictObject({ ttl_seconds: TtlSeconds.describe('New time to live, counted from now') });
 const HoldCommon = {
   owner_email: Email.optional(),
   pool: PoolRef.optional(),
   owner_emails: OwnerEmails,
   calendar_type: CalendarType.optional(),
   meeting_class: MeetingClassName,
-  ttl_seconds: z.int().min(10).max(3600).optional().describe('Default 600'),
+  ttl_seconds: TtlSeconds.optional().describe('Default 600'),
 };
 export const HoldCreateBody = z.discriminatedUnion('hold_scope', [
   z.strictObject({ ...HoldCommon, hold_scope: z.literal('candidate'), candidate: Interval }),
@@ -121,7 +123,19 @@ export const BookingCreateBody = z.strictObject({
   end: UtcDateTime,
   ...BookingDetails,
 });
+export const BookingPatchBody = z
+  .strictObject({
+    title: z.string().min(1).max(300).nullable().optional(),
+    description: z.string().max(5000).nullable().optional(),
+    attendees: Attendees.optional(),
+  })
+  .refine((b) => b.title !== undefined || b.description !== undefined || b.attendees !== undefined, { message: 'give at least one of title, description and attendees', path: ['title'] });
 export const CancelBody = z.strictObject({ reason: z.string().max(1000).optional() });
+export const RescheduleBody = z.strictObject({
+  start: UtcDateTime,
+  end: UtcDateTime,
+  reason: z.string().max(1000).optional(),
+});
 export const Booking = z.object({
   booking_id: z.string(),
   hold_id: z.string().nullable(),

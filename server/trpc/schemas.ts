@@ -34,6 +34,13 @@ export const ApprovalTimesQuery = z.strictObject({
 });
 
 /** The owner cancels a booking from its details: the reason goes to its agent and attendees. */
+export const MoveBookingInput = z.strictObject({
+  booking_id: z.string().min(1).max(64),
+  start: z.iso.datetime({ offset: true }),
+  end: z.iso.datetime({ offset: true }),
+  reason: z.string().trim().max(1000, 'Keep the reason under 1000 characters').optional(),
+  confirm_preemption: z.array(z.string().max(64)).max(50).optional().describe('The ids of the meetings the owner agreed to move aside'),
+});
 export const CancelBookingInput = z.strictObject({
   booking_id: z.string().min(1).max(64),
   reason: z.string().trim().min(1, 'Say why, so the attendees know').max(1000, 'Keep the reason under 1000 characters'),

@@ -130,6 +130,13 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
       events.set(id, e);
       return send(res, 200, { ...e, etag: `"${e.rev}"` });
     }
+    if (req.method === 'PATCH' && m[2]) {
+      const e = events.get(decodeURIComponent(m[2]));
+      if (!e) return send(res, 404, { error: { code: 404 } });
+      const b = JSON.parse(raw) as { summary?: string; start?: { dateTime: string }; end?: { dateTime: string } };
+      Object.assign(e, { ...(b.start ? { start: { dateTime: b.start.dateTime } } : {}), ...(b.end ? { end: { dateTime: b.end.dateTime } } : {}), ...(b.summary ? { summary: b.summary } : {}), rev: ++rev });
+      return send(res, 200, { ...e, etag: `"${e.rev}"` });
+    }
     if (req.method === 'DELETE' && m[2]) {
       const e = events.get(decodeURIComponent(m[2]));
       if (!e || e.status === 'cancelled') return send(res, 410, { error: { code: 410 } });

@@ -185,6 +185,15 @@ export interface paths {
          *     Requires permission `create_bookings` or `read_availability`.
          */
         get: operations["getBooking"];
+        /**
+         * Edit a booking's title, description or attendees (its time changes only through reschedule)
+         * @description Edit a booking's title, description or attendees (its time changes only through reschedule).
+         *
+         *     Requires permission `create_bookings`.
+         *
+         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
+         */
+        patch: operations["updateBooking"];
     };
     "/v1/bookings/{id}/cancel": {
         /**
@@ -209,6 +218,19 @@ export interface paths {
          *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
          */
         post: operations["confirmHold"];
+    };
+    "/v1/bookings/{id}/reschedule": {
+        /**
+         * Move a booking to a new time in place (same booking_id), arbitrated as a new booking
+         * @description Move a booking to a new time in place (same booking_id), arbitrated as a new booking.
+         *
+         *     Requires permission `create_bookings`.
+         *
+         *     Rate limit policy: bookings.
+         *
+         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
+         */
+        post: operations["rescheduleBooking"];
     };
     "/v1/calendars": {
         /**
@@ -285,6 +307,17 @@ export interface paths {
          *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
          */
         delete: operations["releaseHold"];
+    };
+    "/v1/holds/{id}/extend": {
+        /**
+         * Extend an active hold's time to live, counted from now (no new decision)
+         * @description Extend an active hold's time to live, counted from now (no new decision).
+         *
+         *     Requires permission `create_holds`.
+         *
+         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
+         */
+        post: operations["extendHold"];
     };
     "/v1/meeting-classes": {
         /**
@@ -824,7 +857,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
             /** @enum {string} */
             status: "active" | "disabled";
             consecutive_failures: number;
@@ -1680,7 +1713,7 @@ export interface components {
             pending_notifications: components["schemas"]["Notification"][];
         };
         /** @description An agent notification; `data` depends on `kind` */
-        Notification: components["schemas"]["Notification_hold_expired"] | components["schemas"]["Notification_booking_preempted"] | components["schemas"]["Notification_booking_cancelled"] | components["schemas"]["Notification_proposal_reviewed"] | components["schemas"]["Notification_webhook_disabled"];
+        Notification: components["schemas"]["Notification_hold_expired"] | components["schemas"]["Notification_booking_preempted"] | components["schemas"]["Notification_booking_cancelled"] | components["schemas"]["Notification_booking_rescheduled"] | components["schemas"]["Notification_proposal_reviewed"] | components["schemas"]["Notification_webhook_disabled"];
         /** @description Another agent, or the owner in the dashboard, cancelled your booking */
         Notification_booking_cancelled: {
             id: string;
@@ -1737,6 +1770,41 @@ export interface components {
                     booking_id?: string;
                     status: string;
                 }[];
+            };
+        };
+        /** @description Another agent, the owner or the requester moved your booking (same booking_id) */
+        Notification_booking_rescheduled: {
+            id: string;
+            /** @description Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed */
+            seq: number;
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "booking.rescheduled";
+            data: {
+                booking_id: string;
+                owner_email: string;
+                from: {
+                    start: components["schemas"]["Timestamp"];
+                    end: components["schemas"]["Timestamp"];
+                    start_local: components["schemas"]["LocalDateTime"];
+                    end_local: components["schemas"]["LocalDateTime"];
+                };
+                to: {
+                    start: components["schemas"]["Timestamp"];
+                    end: components["schemas"]["Timestamp"];
+                    start_local: components["schemas"]["LocalDateTime"];
+                    end_local: components["schemas"]["LocalDateTime"];
+                };
+                moved_by: {
+                    /** @enum {string} */
+                    kind: "agent" | "owner" | "requester";
+                    agent_id?: string;
+                    email?: string;
+                };
+                reason: string | null;
             };
         };
         /** @description One of your holds passed its time to live */
@@ -1894,7 +1962,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
             /** @enum {string} */
             status: "active" | "disabled";
             consecutive_failures: number;
@@ -1907,7 +1975,7 @@ export interface components {
             id: string;
             event_id: string;
             /** @enum {string} */
-            kind: "hold.expired" | "booking.preempted" | "booking.cancelled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created" | "webhook.test";
+            kind: "hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created" | "webhook.test";
             /** @enum {string} */
             status: "pending" | "delivered";
             attempts: number;
@@ -2213,6 +2281,15 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.manage_agents"];
             };
         };
+        /** @description `owner_scope_denied`, `permission_denied:create_bookings`, `permission_denied:manage_customer` (each body schema says when) */
+        Error403_f49660dc: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.create_bookings"] | components["schemas"]["Error_permission_denied.manage_customer"];
+            };
+        };
         /** @description `CALENDAR_NOT_FOUND`, `POOL_NOT_FOUND` (each body schema says when) */
         Error404_02a8897a: {
             headers: {
@@ -2292,6 +2369,15 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error_HOLD_NOT_FOUND"];
+            };
+        };
+        /** @description `BOOKING_NOT_FOUND`, `CALENDAR_NOT_FOUND` (each body schema says when) */
+        Error404_401c82a6: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_BOOKING_NOT_FOUND"] | components["schemas"]["Error_CALENDAR_NOT_FOUND"];
             };
         };
         /** @description `CALENDAR_NOT_FOUND`, `POOL_NOT_FOUND` (each body schema says when) */
@@ -2544,6 +2630,15 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_duplicate_public_meeting_type"];
+            };
+        };
+        /** @description `ARBITRATION_REJECTED`, `BOOKING_NOT_ACTIVE`, `CALENDAR_REAUTH_REQUIRED`, `IDEMPOTENCY_IN_FLIGHT` (each body schema says when) */
+        Error409_ac905625: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_ARBITRATION_REJECTED"] | components["schemas"]["Error_BOOKING_NOT_ACTIVE"] | components["schemas"]["Error_CALENDAR_REAUTH_REQUIRED"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"];
             };
         };
         /** @description `not_pending` (each body schema says when) */
@@ -3338,7 +3433,7 @@ export interface operations {
                 /** @description denied: a request refused for a missing permission or outside the owner scope (action request.denied, reason the code) */
                 outcome?: "accept" | "reject" | "counter_propose" | "denied";
                 /** @description One action (docs/api.md "Audit log" lists who writes each) */
-                action?: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "claim.preempt" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "pool.create" | "pool.update" | "pool.delete" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
+                action?: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "booking.reschedule" | "booking.update" | "hold.extend" | "claim.preempt" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "pool.create" | "pool.update" | "pool.delete" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
                 /** @description Only what this kind of actor did: agent, owner (in the dashboard), requester (public booking pages) or system */
                 actor_kind?: "agent" | "owner" | "requester" | "system";
                 /** @description `me` or an agent id: only what that agent did (its refusals included) */
@@ -3365,7 +3460,7 @@ export interface operations {
                             agent_id: string | null;
                             owner_email: string | null;
                             /** @enum {string} */
-                            action: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "claim.preempt" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "pool.create" | "pool.update" | "pool.delete" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
+                            action: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "booking.reschedule" | "booking.update" | "hold.extend" | "claim.preempt" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "pool.create" | "pool.update" | "pool.delete" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
                             outcome: string;
                             reason: string | null;
                             meeting_class: string | null;
@@ -3703,6 +3798,54 @@ export interface operations {
             500: components["responses"]["Error500_928362ff"];
         };
     };
+    updateBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string | null;
+                    description?: string | null;
+                    attendees?: {
+                        /** Format: email */
+                        email: string;
+                        name?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The booking */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Booking"];
+                };
+            };
+            400: components["responses"]["Error400_efd66cd4"];
+            401: components["responses"]["Error401_71fa2dd0"];
+            403: components["responses"]["Error403_f49660dc"];
+            404: components["responses"]["Error404_a846b7f5"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Error409_bfdc9f3f"];
+            413: components["responses"]["Error413_0a2a915a"];
+            415: components["responses"]["Error415_b9d9b9fd"];
+            422: components["responses"]["Error422_1b305491"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+        };
+    };
     cancelBooking: {
         parameters: {
             query?: never;
@@ -3794,6 +3937,50 @@ export interface operations {
             413: components["responses"]["Error413_0a2a915a"];
             415: components["responses"]["Error415_b9d9b9fd"];
             422: components["responses"]["Error422_d5a0c338"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+        };
+    };
+    rescheduleBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    start: components["schemas"]["DateTimeInput"];
+                    end: components["schemas"]["DateTimeInput"];
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The booking at its new time */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Booking"];
+                };
+            };
+            400: components["responses"]["Error400_3b060eba"];
+            401: components["responses"]["Error401_71fa2dd0"];
+            403: components["responses"]["Error403_f49660dc"];
+            404: components["responses"]["Error404_401c82a6"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Error409_ac905625"];
+            413: components["responses"]["Error413_0a2a915a"];
+            415: components["responses"]["Error415_b9d9b9fd"];
+            422: components["responses"]["Error422_b917fe2d"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
         };
@@ -4131,6 +4318,50 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The released hold */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Hold"];
+                };
+            };
+            400: components["responses"]["Error400_efd66cd4"];
+            401: components["responses"]["Error401_71fa2dd0"];
+            403: components["responses"]["Error403_51440919"];
+            404: components["responses"]["Error404_26399d2f"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Error409_7a0e11a3"];
+            410: components["responses"]["Error410_250dc58f"];
+            413: components["responses"]["Error413_0a2a915a"];
+            415: components["responses"]["Error415_b9d9b9fd"];
+            422: components["responses"]["Error422_1b305491"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+        };
+    };
+    extendHold: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description New time to live, counted from now */
+                    ttl_seconds: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The hold with its new expiry */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5814,7 +6045,7 @@ export interface operations {
                     /** @description http(s) URL that receives the signed POSTs (docs/webhooks.md) */
                     url: string;
                     /** @description Event kinds this endpoint receives */
-                    events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+                    events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
                     description?: string | null;
                 };
             };
@@ -5927,7 +6158,7 @@ export interface operations {
                     /** @description http(s) URL that receives the signed POSTs (docs/webhooks.md) */
                     url?: string;
                     /** @description Event kinds this endpoint receives */
-                    events?: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+                    events?: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
                     description?: string | null;
                     /** @description false disables; true re-enables a disabled endpoint (its pending deliveries resume in order) */
                     enabled?: boolean;

@@ -1,5 +1,5 @@
 import ICAL from 'ical.js';
-import { and, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { bookingInvitations, bookingProposals, claims, owners, publicMeetingTypes } from '@/db/schema';
 import { formatMailRange, sendMail, type MailMessage } from '../email';
@@ -10,7 +10,9 @@ import { bookingUid } from './sync';
  * (docs/calendars.md "Invitations"): METHOD:REQUEST with ORGANIZER (the
  * owner), one ATTENDEE per attendee, SEQUENCE 0 and the booking's stable
  * UID once it is confirmed; METHOD:CANCEL with the same UID and the next
- * SEQUENCE once it is cancelled or preempted. Sent by a sweep task after the
+ * SEQUENCE once it is cancelled or preempted; METHOD:REQUEST again, same UID, with the
+ * booking's revision as SEQUENCE (claims.sequence) once it was moved or its details edited,
+ * the reason as COMMENT (docs/api.md "Reschedule"). Sent by a sweep task after the
  * booking committed (mail never holds a claim transaction), recorded in
  * booking_invitations so each is sent once. Only bookings made in the last
  * 24 h are invited (older ones predate the feature or were already due).
@@ -27,8 +29,10 @@ export type InvitationInput = {
   end: Date;
   title: string;
   location?: string | null;
-  /** CANCEL: why, in words (the booking's status reason: the owner's cancellation reason, or what replaced it). */
+  /** CANCEL: why, in words (the booking's status reason: the owner's cancellation reason, or what replaced it); an update: why it moved. */
   reason?: string | null;
+  /** A REQUEST that updates an invitation sent before (the booking moved or was edited). */
+  update?: boolean;
   description?: string | null;
   now: Date;
 };
@@ -48,6 +52,7 @@ export function invitationIcs(i: InvitationInput): string {
   if (i.location) ev.addPropertyWithValue('location', i.location);
   if (i.description) ev.addPropertyWithValue('description', i.description);
   ev.addPropertyWithValue('status', i.method === 'CANCEL' ? 'CANCELLED' : 'CONFIRMED');
+  if (i.reason && i.method !== 'PUBLISH') ev.addPropertyWithValue('comment', i.reason);
   if (i.organizer) {
     const org = ev.addPropertyWithValue('organizer', `mailto:${i.organizer.email}`);
     if (i.organizer.name) org.setParameter('cn', i.organizer.name);
@@ -75,6 +80,8 @@ type Due = {
   ownerTimeZone: string;
   reason: string | null;
   proposalId: string | null;
+  /** The booking's revision (claims.sequence); on a sent invitation, the revision it was sent at. */
+  sequence: number;
 };
 
 /**
@@ -101,11 +108,13 @@ export function invitationMail(i: InvitationInput & { method: 'REQUEST' | 'CANCE
   const by = !i.organizer ? 'the organizer' : i.organizer.name ? `${i.organizer.name} (${i.organizer.email})` : i.organizer.email;
   return {
     to,
-    subject: i.method === 'CANCEL' ? `Cancelled: ${i.title}` : `Invitation: ${i.title}`,
+    subject: i.method === 'CANCEL' ? `Cancelled: ${i.title}` : i.update ? `Updated: ${i.title}` : `Invitation: ${i.title}`,
     text:
       i.method === 'CANCEL'
         ? `This meeting was cancelled: ${i.title}, ${when}.${i.reason ? `\nReason: ${i.reason}` : ''}`
-        : [`You are invited by ${by}: ${i.title}`, `When: ${when}`, ...(i.location ? [`Where: ${i.location}`] : []), '', 'The attached invitation adds it to your calendar.'].join('\n'),
+        : i.update
+          ? [`${by} updated this meeting: ${i.title}`, `When: ${when}`, ...(i.location ? [`Where: ${i.location}`] : []), ...(i.reason ? [`Reason: ${i.reason}`] : []), '', 'The attached update replaces the invitation in your calendar; please respond again.'].join('\n')
+          : [`You are invited by ${by}: ${i.title}`, `When: ${when}`, ...(i.location ? [`Where: ${i.location}`] : []), '', 'The attached invitation adds it to your calendar.'].join('\n'),
     icalEvent: { method: i.method, content },
   };
 }
@@ -117,7 +126,7 @@ async function mailAll(db: Executor, b: Due, i: InvitationInput & { method: 'REQ
 }
 
 /** Send due invitations and cancellations (up to `limit` each); returns how many bookings were handled. */
-export async function sendDueInvitations(db: Executor, now: Date, limit = 100): Promise<{ requests: number; cancels: number }> {
+export async function sendDueInvitations(db: Executor, now: Date, limit = 100): Promise<{ requests: number; cancels: number; updates: number }> {
   const cols = {
     id: claims.id,
     customerId: claims.customerId,
@@ -131,6 +140,8 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100): 
     proposalId: claims.proposalId,
     reason: claims.statusReason,
     location: publicMeetingTypes.location,
+    sequence: claims.sequence,
+    status: claims.status,
   };
   const newBookings: (Due & { location: string | null })[] = await db
     .select(cols)
@@ -144,28 +155,52 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100): 
   for (const b of newBookings) {
     const uid = bookingUid(b.id);
     // Record first: a crash between the two loses one courtesy mail rather than sending it twice.
-    const [claimed] = await db.insert(bookingInvitations).values({ claimId: b.id, uid, sequence: 0, method: 'REQUEST', sentAt: now }).onConflictDoNothing().returning();
+    const [claimed] = await db.insert(bookingInvitations).values({ claimId: b.id, uid, sequence: b.sequence, method: 'REQUEST', sentAt: now }).onConflictDoNothing().returning();
     if (!claimed) continue;
-    await mailAll(db, b, { method: 'REQUEST', uid, sequence: 0, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, now });
+    await mailAll(db, b, { method: 'REQUEST', uid, sequence: b.sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, now });
   }
-  const ended = await db
-    .select({ ...cols, sequence: bookingInvitations.sequence, uid: bookingInvitations.uid })
+  // Sent invitations that are due again: the booking ended (CANCEL, next SEQUENCE), or it was moved or edited since
+  // (REQUEST again, same UID, the booking's revision as SEQUENCE).
+  const due = await db
+    .select({ ...cols, sent: bookingInvitations.sequence, uid: bookingInvitations.uid })
     .from(bookingInvitations)
     .innerJoin(claims, eq(claims.id, bookingInvitations.claimId))
     .innerJoin(owners, eq(owners.id, claims.ownerId))
     .leftJoin(bookingProposals, eq(bookingProposals.id, claims.proposalId))
     .leftJoin(publicMeetingTypes, eq(publicMeetingTypes.id, bookingProposals.meetingTypeId))
-    .where(and(eq(bookingInvitations.method, 'REQUEST'), ne(claims.status, 'confirmed'), inArray(claims.status, ['cancelled', 'preempted'])))
+    .where(and(eq(bookingInvitations.method, 'REQUEST'), or(inArray(claims.status, ['cancelled', 'preempted']), and(eq(claims.status, 'confirmed'), gt(claims.sequence, bookingInvitations.sequence)))))
     .limit(limit);
-  for (const b of ended) {
-    const sequence = b.sequence + 1;
+  let cancels = 0;
+  for (const b of due) {
+    const ended = b.status !== 'confirmed';
+    const sequence = ended ? b.sent + 1 : b.sequence;
     const [claimed] = await db
       .update(bookingInvitations)
-      .set({ method: 'CANCEL', sequence, sentAt: now })
-      .where(and(eq(bookingInvitations.claimId, b.id), eq(bookingInvitations.method, 'REQUEST')))
+      .set({ method: ended ? 'CANCEL' : 'REQUEST', sequence, sentAt: now })
+      .where(and(eq(bookingInvitations.claimId, b.id), eq(bookingInvitations.method, 'REQUEST'), eq(bookingInvitations.sequence, b.sent)))
       .returning();
     if (!claimed) continue;
-    await mailAll(db, b, { method: 'CANCEL', uid: b.uid, sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, reason: b.reason, now });
+    if (ended) cancels++;
+    const common = { uid: b.uid, sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, reason: b.reason, now };
+    await mailAll(db, b, ended ? { method: 'CANCEL', ...common } : { method: 'REQUEST', update: true, ...common });
   }
-  return { requests: newBookings.length, cancels: ended.length };
+  return { requests: newBookings.length, cancels, updates: due.length - cancels };
+}
+
+/**
+ * People removed from a booking (PATCH /v1/bookings/{id}) whose invitation went out: a
+ * METHOD:CANCEL with the booking's UID and its new revision as SEQUENCE, to them only,
+ * in the organizing owner's zone. Nothing when no invitation was sent yet.
+ */
+export async function mailRemovedAttendees(
+  db: Executor,
+  b: { row: { id: string; startAt: Date; endAt: Date; title: string | null; sequence: number }; ownerEmail: string; ownerName: string | null; ownerTimeZone: string },
+  removed: { email: string; name?: string | null }[],
+  now: Date,
+): Promise<void> {
+  const [sent] = await db.select({ uid: bookingInvitations.uid }).from(bookingInvitations).where(eq(bookingInvitations.claimId, b.row.id));
+  if (!sent) return;
+  const i = { method: 'CANCEL' as const, uid: sent.uid, sequence: b.row.sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: removed, start: b.row.startAt, end: b.row.endAt, title: b.row.title ?? 'Meeting', reason: 'You were removed from this meeting', now };
+  const content = invitationIcs(i);
+  for (const a of removed) await sendMail(invitationMail(i, a.email, b.ownerTimeZone, content));
 }

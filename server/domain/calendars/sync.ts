@@ -147,14 +147,24 @@ async function run(db: Executor, calendar: CalendarRow, timeZone: string, provid
  */
 async function writeBack(db: Executor, calendar: CalendarRow, provider: CalendarProvider, now: Date, signal: AbortSignal, net: Net) {
   const pending = await db
-    .select({ id: claims.id, startAt: claims.startAt, endAt: claims.endAt, title: claims.title, description: claims.description })
+    .select({ id: claims.id, startAt: claims.startAt, endAt: claims.endAt, title: claims.title, description: claims.description, sequence: claims.sequence })
     .from(claims)
     .leftJoin(calendarBookingEvents, and(eq(calendarBookingEvents.claimId, claims.id), eq(calendarBookingEvents.calendarId, calendar.id)))
     .where(and(eq(claims.ownerId, calendar.ownerId), eq(claims.calendarId, calendar.id), eq(claims.kind, 'booking'), eq(claims.status, 'confirmed'), gt(claims.endAt, now), isNull(calendarBookingEvents.id)));
   for (const b of pending) {
     const uid = bookingUid(b.id);
-    const ref = await net(provider.putBookingEvent({ uid, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', description: b.description, sequence: 0 }, null, signal));
-    await db.insert(calendarBookingEvents).values({ id: newId(), calendarId: calendar.id, claimId: b.id, uid, resource: ref.resource, etag: ref.etag, createdAt: now });
+    const ref = await net(provider.putBookingEvent({ uid, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', description: b.description, sequence: b.sequence }, null, signal));
+    await db.insert(calendarBookingEvents).values({ id: newId(), calendarId: calendar.id, claimId: b.id, uid, resource: ref.resource, etag: ref.etag, sequence: b.sequence, createdAt: now });
+  }
+  // Bookings moved or edited since their event was written (a newer revision): the same event is updated, never a second one made.
+  const changed = await db
+    .select({ eventId: calendarBookingEvents.id, uid: calendarBookingEvents.uid, resource: calendarBookingEvents.resource, etag: calendarBookingEvents.etag, startAt: claims.startAt, endAt: claims.endAt, title: claims.title, description: claims.description, sequence: claims.sequence })
+    .from(calendarBookingEvents)
+    .innerJoin(claims, eq(claims.id, calendarBookingEvents.claimId))
+    .where(and(eq(calendarBookingEvents.calendarId, calendar.id), eq(claims.status, 'confirmed'), gt(claims.sequence, calendarBookingEvents.sequence)));
+  for (const b of changed) {
+    const ref = await net(provider.putBookingEvent({ uid: b.uid, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', description: b.description, sequence: b.sequence }, { resource: b.resource, etag: b.etag }, signal));
+    await db.update(calendarBookingEvents).set({ resource: ref.resource, etag: ref.etag, sequence: b.sequence }).where(eq(calendarBookingEvents.id, b.eventId));
   }
   const gone = await db
     .select({ id: calendarBookingEvents.id, resource: calendarBookingEvents.resource, etag: calendarBookingEvents.etag })

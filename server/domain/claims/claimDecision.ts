@@ -1,5 +1,5 @@
 import { withSpan } from '@/server/observability/tracing';
-import { and, inArray, or } from 'drizzle-orm';
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { promoteHold } from '@/db/hot/claims';
 import { defer } from '@/db/hot/driver';
@@ -9,8 +9,8 @@ import type { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
 import type { CalendarGate } from '../calendars/mirror';
 import { recordWebhookEvent } from '../webhooks/outbox';
-import { arbitrate, type RequestPolicy } from '../scheduling';
-import { writeAudit, type AuditAction, type AuditActor } from './audit';
+import { arbitrate, localSpan, type RequestPolicy } from '../scheduling';
+import { writeAudit, type AuditAction, type AuditActor, type AuditEntry } from './audit';
 import { claimRow, insertClaim, releaseHoldParts, type NewClaim } from './claimStore';
 import { ARBITRATION_MARGIN_MS, loadAround, loadClaims, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 import { preemptedSet } from './groupDecision';
@@ -66,6 +66,13 @@ export type ClaimRequest = {
    * this transaction, so a group hit at two owners gives way, and is announced, once.
    */
   preemptedSoFar?: Set<string>;
+  /**
+   * A reschedule (docs/api.md "Reschedule"): `claim` is this confirmed booking (same id) at its
+   * new time. It is left out of the claims around (it never conflicts with itself, and its
+   * minutes leave its old day), and on acceptance its row is moved (UPDATE of its range, so
+   * the exclusion constraint still has the last word) instead of a claim inserted.
+   */
+  moves?: { from: ClaimRow; reason: string | null; timeZone: string };
 };
 
 /** What a decision returns: the accepted claim's row with what its answer needs, or the rejection (its audit row is written). */
@@ -85,7 +92,10 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
   const holdId = claim.holdId ?? null;
   const policy = { start, end, ...request.policy };
   const context = { now: now.getTime(), rules: ownerRules(target.owner), excludeClaimIds: holdId ? [holdId] : undefined };
-  let around = request.around ?? (await loadAround(tx, target.owner.id, claim.startAt, claim.endAt, now, undefined, request.gate));
+  // A moved booking is not around its own new time: not a conflict, and its minutes leave its old day.
+  const movingId = request.moves?.from.id;
+  const others = (list: LoadedClaim[]) => (movingId ? list.filter((c) => c.id !== movingId) : list);
+  let around = others(request.around ?? (await loadAround(tx, target.owner.id, claim.startAt, claim.endAt, now, undefined, request.gate)));
   let decision = withSpan('claim.arbitration', { 'owner.id': target.owner.id, 'customer.id': claim.customerId, action: request.action }, (span) => {
     const d = arbitrate(policy, { ...context, claims: around });
     span.setAttributes(decisionAttributes(d));
@@ -94,7 +104,7 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
   if (decision.outcome === 'reject' || decision.outcome === 'counter_propose') {
     // The verdict stands (it depends only on the claims loaded); its alternatives and
     // next_available look up to 72 h further out.
-    around = await loadClaims(tx, target.owner.id, new Date(start - ARBITRATION_MARGIN_MS), new Date(end + ARBITRATION_MARGIN_MS), now);
+    around = others(await loadClaims(tx, target.owner.id, new Date(start - ARBITRATION_MARGIN_MS), new Date(end + ARBITRATION_MARGIN_MS), now));
     decision = withSpan('claim.alternatives', { 'owner.id': target.owner.id }, () => arbitrate(policy, { ...context, claims: around }));
   }
   const actor: AuditActor = request.actor ?? (claim.agentId ? { kind: 'agent', agentId: claim.agentId } : { kind: 'system' });
@@ -129,6 +139,11 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
   if (holdId && request.releaseHoldParts) defer(tx, releaseHoldParts(tx, holdId, 'released', 'released on confirm', now));
   if (holdId) defer(tx, promoteHold(tx, holdId, claim.id, now));
   const preemptedIds = preempted.map((p) => p.id);
+  const preemptedClaims = preempted.map((p) => ({ id: p.id, kind: p.kind }));
+  if (request.moves) {
+    const row = await moveBooking(tx, request, actor, audit, preemptedIds);
+    return { ok: true, row, preemptedIds, preemptedClaims, warnings: decision.warnings };
+  }
   const isHold = claim.kind === 'hold';
   defer(tx, insertClaim(tx, claim));
   const group = claim.groupId ? { group_id: claim.groupId } : {};
@@ -139,7 +154,35 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
     const data = { booking_id: claim.id, ...(holdId ? { hold_id: holdId } : {}), owner_email: target.owner.email, meeting_class: target.meetingClass.name, start: claim.startAt.toISOString(), end: claim.endAt.toISOString(), ...group };
     defer(tx, recordWebhookEvent(tx, { agentId: claim.agentId, kind: holdId ? 'booking.confirmed' : 'booking.created', data, now }));
   }
-  return { ok: true, row: claimRow(claim), preemptedIds, preemptedClaims: preempted.map((p) => ({ id: p.id, kind: p.kind })), warnings: decision.warnings };
+  return { ok: true, row: claimRow(claim), preemptedIds, preemptedClaims, warnings: decision.warnings };
+}
+
+/**
+ * Apply an accepted reschedule: the booking's row moves to its new time (one UPDATE, after
+ * the preemptions, so the exclusion constraint judges the new range), its attendees'
+ * responses go back to needs-action and its revision (`sequence`) grows, so the invitation
+ * sweep and the provider write-back send an update with the same UID. One audit row
+ * `booking.reschedule` with both times and the actor; the booking's agent hears of it
+ * (booking.rescheduled, notification and webhook) when someone else moved it.
+ */
+async function moveBooking(tx: Tx, request: ClaimRequest, actor: AuditActor, audit: Omit<AuditEntry, 'outcome'>, preemptedIds: string[]): Promise<ClaimRow> {
+  const { claim, now, target } = request;
+  const { from, reason, timeZone } = request.moves!;
+  const attendees = (from.attendees ?? []).map((a) => ({ ...a, response: 'needs_action' as const }));
+  const [row] = await tx
+    .update(claims)
+    .set({ startAt: claim.startAt, endAt: claim.endAt, attendees, externalAccepted: false, statusReason: reason, sequence: sql`${claims.sequence} + 1`, updatedAt: now })
+    .where(eq(claims.id, from.id))
+    .returning();
+  const was = localSpan(from.startAt, from.endAt, timeZone);
+  const is = localSpan(row.startAt, row.endAt, timeZone);
+  defer(tx, writeAudit(tx, { ...audit, outcome: 'accept', reason, holdId: from.holdId, bookingId: from.id, preemptedBookingIds: preemptedIds, details: { ...request.auditDetails, from: was, to: is } }));
+  const movedByOwnAgent = actor.kind === 'agent' && actor.agentId === from.agentId;
+  if (from.agentId && !movedByOwnAgent) {
+    const movedBy = actor.kind === 'agent' ? { kind: 'agent' as const, agent_id: actor.agentId } : actor.kind === 'owner' ? { kind: 'owner' as const, email: actor.email } : actor.kind === 'requester' ? { kind: 'requester' as const, email: actor.email } : undefined;
+    await enqueueNotification(tx, { customerId: from.customerId, agentId: from.agentId, kind: 'booking.rescheduled', data: { booking_id: from.id, owner_email: target.owner.email, from: was, to: is, moved_by: movedBy, reason }, now });
+  }
+  return row;
 }
 
 /** A decision's span attributes: outcome (accepted or refused) and the reason code of a refusal. */

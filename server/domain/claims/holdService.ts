@@ -229,3 +229,42 @@ export async function releaseHold(db: Db, actor: AgentActor, holdId: string, now
     return holdView(row, { ...h, now, parts });
   });
 }
+
+/**
+ * POST /v1/holds/{id}/extend: an active hold's time to live starts again from now
+ * (`ttlSeconds`, within the same 10-3600 bounds as when it was made), every range of an
+ * all_free window hold with it. No new decision: the time it holds is unchanged. Refused
+ * once it expired (410 HOLD_EXPIRED; the clock decides, swept or not), was promoted (409
+ * HOLD_ALREADY_PROMOTED), released or preempted (409 HOLD_NOT_ACTIVE). Audited as hold.extend.
+ */
+export async function extendHold(db: Db, actor: AgentActor, holdId: string, ttlSeconds: number, now: Date, idempotencyKey: string | null): Promise<HoldView> {
+  return db.transaction(async (tx) => {
+    const first = await findHold(tx, actor, holdId);
+    await lockOwner(tx, first.row.ownerId);
+    const h = await findHold(tx, actor, holdId, true);
+    const parts = await holdParts(tx, h.row);
+    const status = holdView(h.row, { ...h, now, parts }).status;
+    if (status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'The hold was already confirmed into a booking', { extra: { booking_id: h.row.promotedBookingId } });
+    if (status === 'expired') throw new DomainError('HOLD_EXPIRED', 'The hold expired before it was extended; make a new hold');
+    if (status !== 'active') throw new DomainError('HOLD_NOT_ACTIVE', status === 'preempted' ? 'The hold was preempted by a higher-priority meeting' : 'The hold was released');
+    const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
+    const [row] = await tx.update(claims).set({ expiresAt, updatedAt: now }).where(eq(claims.id, h.row.id)).returning();
+    if (parts.length) await tx.update(claims).set({ expiresAt, updatedAt: now }).where(and(eq(claims.partOfHoldId, h.row.id), eq(claims.status, 'active')));
+    await writeAudit(tx, {
+      customerId: actor.customerId,
+      agentId: actor.agentId,
+      ownerId: row.ownerId,
+      ownerEmail: h.ownerEmail,
+      action: 'hold.extend',
+      outcome: 'accept',
+      meetingClass: h.meetingClass,
+      start: row.startAt,
+      end: row.endAt,
+      holdId: row.id,
+      idempotencyKey,
+      details: { expires_at_before: h.row.expiresAt?.toISOString() ?? null, expires_at: expiresAt.toISOString(), ttl_seconds: ttlSeconds },
+      at: now,
+    });
+    return holdView(row, { ...h, now, parts });
+  });
+}

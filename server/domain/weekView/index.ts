@@ -2,3 +2,4 @@ export { ownerWeek, weekStartFor, type WeekView, type WeekDay, type WeekEvent, t
 export { claimDetails, type ClaimDetails, type HistoryEntry } from './details';
 export { cancelOwnBooking } from './cancel';
 export { overlayCandidates, type CandidateOverlay } from './overlay';
+export { moveOwnBooking } from './move';

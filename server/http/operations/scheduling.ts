@@ -8,6 +8,9 @@ import { getHold, holdClaim } from '@/server/domain/claims/holdService';
 import { invalidField } from '@/server/domain/errors';
 import { listBookings, listHolds } from '@/server/domain/claims/readBack';
 import { claimThroughPool, searchPoolAvailability } from '@/server/domain/pools/poolScheduling';
+import { extendHold } from '@/server/domain/claims/holdService';
+import { bookingOwner, rescheduleClaim } from '@/server/domain/claims/rescheduleService';
+import { updateBooking } from '@/server/domain/claims/bookingEdit';
 import { drainNotifications, notificationsSince } from '@/server/domain/notificationService';
 import { defineOperation } from '../operation';
 import { IdParams } from '@/server/schemas/common';
@@ -136,6 +139,21 @@ export const releaseHoldOp = defineOperation({
   handler: async ({ db, actor, params, now }) => ({ body: await releaseAny(db, actor, params.id, now) }),
 });
 
+export const extendHoldOp = defineOperation({
+  operationId: 'extendHold',
+  method: 'POST',
+  path: '/v1/holds/{id}/extend',
+  summary: "Extend an active hold's time to live, counted from now (no new decision)",
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: 'create_holds',
+  params: IdParams,
+  body: S.HoldExtendBody,
+  success: { status: 200, description: 'The hold with its new expiry', schema: S.Hold },
+  errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'owner_scope_denied'],
+  handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({ body: await extendHold(db, actor, params.id, body.ttl_seconds, now, idempotencyKey) }),
+});
+
 export const confirmHoldOp = defineOperation({
   operationId: 'confirmHold',
   method: 'POST',
@@ -193,6 +211,21 @@ export const getBookingOp = defineOperation({
   handler: async ({ db, actor, params, now }) => ({ body: await getBooking(db, actor, params.id, now) }),
 });
 
+export const updateBookingOp = defineOperation({
+  operationId: 'updateBooking',
+  method: 'PATCH',
+  path: '/v1/bookings/{id}',
+  summary: "Edit a booking's title, description or attendees (its time changes only through reschedule)",
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: 'create_bookings',
+  params: IdParams,
+  body: S.BookingPatchBody,
+  success: { status: 200, description: 'The booking', schema: S.Booking },
+  errors: ['BOOKING_NOT_FOUND', 'BOOKING_NOT_ACTIVE', 'permission_denied:manage_customer', 'owner_scope_denied'],
+  handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({ body: await updateBooking(db, actor, params.id, body, now, idempotencyKey) }),
+});
+
 export const cancelBookingOp = defineOperation({
   operationId: 'cancelBooking',
   method: 'POST',
@@ -206,6 +239,27 @@ export const cancelBookingOp = defineOperation({
   success: { status: 200, description: 'The cancelled booking', schema: S.Booking },
   errors: ['BOOKING_NOT_FOUND', 'BOOKING_NOT_ACTIVE', 'owner_scope_denied'],
   handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({ body: await cancelAny(db, actor, params.id, body.reason, now, idempotencyKey) }),
+});
+
+export const rescheduleBookingOp = defineOperation({
+  operationId: 'rescheduleBooking',
+  method: 'POST',
+  path: '/v1/bookings/{id}/reschedule',
+  summary: 'Move a booking to a new time in place (same booking_id), arbitrated as a new booking',
+  tags: ['Scheduling'],
+  auth: 'api_key',
+  permission: 'create_bookings',
+  rateLimit: { policy: 'bookings', by: 'key' },
+  params: IdParams,
+  body: S.RescheduleBody,
+  success: { status: 200, description: 'The booking at its new time', schema: S.Booking },
+  errors: ['BOOKING_NOT_FOUND', 'BOOKING_NOT_ACTIVE', 'permission_denied:manage_customer', ...ARBITRATION, ...TARGET],
+  handler: async ({ db, actor, params, body, now, idempotencyKey, claim }) => {
+    const mover = { kind: 'agent' as const, actor };
+    const owner = await bookingOwner(db, mover, params.id);
+    const op = rescheduleClaim(mover, owner, params.id, { start: date(body.start), end: date(body.end), reason: body.reason }, now, idempotencyKey);
+    return { body: await claim(op, { owner: { customerId: owner.customerId, email: owner.email }, now }) };
+  },
 });
 
 export const evaluateOp = defineOperation({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { cancelOwnBooking, claimDetails, ownerWeek } from '@/server/domain/weekView';
-import { CancelBookingInput } from '../schemas';
+import { cancelOwnBooking, claimDetails, moveOwnBooking, ownerWeek } from '@/server/domain/weekView';
+import { CancelBookingInput, MoveBookingInput } from '../schemas';
 import { ownerProcedure, router } from '../init';
 
 /** The signed-in owner's calendar: a week of bookings, holds, rules and daily hours; one booking's details and history. */
@@ -12,6 +12,13 @@ export const calendarRouter = router({
   claim: ownerProcedure
     .input(z.strictObject({ id: z.string().min(1).max(64) }))
     .query(async ({ ctx, input }) => claimDetails(ctx.db, ctx.owner, input.id, ctx.now())),
+
+  /** The owner moves a confirmed booking in place (docs/api.md "Reschedule"); what gives way must be confirmed, as for an approval. */
+  move: ownerProcedure
+    .input(MoveBookingInput)
+    .mutation(async ({ ctx, input }) =>
+      moveOwnBooking(ctx.db, ctx.actor, { bookingId: input.booking_id, start: new Date(input.start), end: new Date(input.end), reason: input.reason, confirmPreemption: input.confirm_preemption }, ctx.now()),
+    ),
 
   /** The owner cancels a confirmed booking with a reason (its agent and attendees are told, with the reason). */
   cancel: ownerProcedure

@@ -108,6 +108,23 @@ describe('Google Calendar (loopback fake)', () => {
     expect(written!.status).toBe('cancelled');
   });
 
+  it('a reschedule updates the written event in place (PATCH, same iCalUID), never a second one', async () => {
+    const booking = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: owner, meeting_class: 'internal', start: day.at('17:00'), end: day.at('17:30'), title: 'Moved' } });
+    expect(booking.status, booking.text).toBe(201);
+    expect((await sync()).outcome).toBe('synced');
+    const uid = `${booking.body.booking_id}@agent-scheduler`;
+    const moved = await call('POST', `/v1/bookings/${booking.body.booking_id}/reschedule`, { key: admin.key, body: { start: day.at('18:00'), end: day.at('18:30') } });
+    expect(moved.status, moved.text).toBe(200);
+    expect((await sync()).outcome).toBe('synced');
+    const written = [...google.events.values()].filter((e) => e.iCalUID === uid);
+    expect(written).toEqual([expect.objectContaining({ status: 'confirmed', start: { dateTime: day.at('18:00') }, end: { dateTime: day.at('18:30') } })]);
+    expect(await mirror()).not.toContain(uid);
+    // Written once per revision: a further sync leaves it alone.
+    const rev = written[0].rev;
+    expect((await sync()).outcome).toBe('synced');
+    expect([...google.events.values()].find((e) => e.iCalUID === uid)!.rev).toBe(rev);
+  });
+
   it('invalid_grant on refresh marks the calendar reauth_required: 409 CALENDAR_REAUTH_REQUIRED', async () => {
     google.expireAccessTokens();
     google.revokeRefreshTokens();

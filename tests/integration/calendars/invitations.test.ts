@@ -82,6 +82,55 @@ describe('ICS invitations', () => {
     for (const g of guests) expect(smtp.messages.filter((m) => m.to.includes(g)).map((m) => m.subject)).toEqual(['Invitation: Kick-off', 'Cancelled: Kick-off']);
   });
 
+  it('a reschedule sends REQUEST again (same UID, next SEQUENCE, the reason as COMMENT) at the new time, once; a cancel after it the next SEQUENCE', async () => {
+    const day = nextWeekday('wed', 'Europe/Berlin');
+    const guest = `mv.${Date.now()}@partner.example`;
+    const booking = await call('POST', '/v1/bookings', {
+      key: admin.key,
+      body: { owner_email: owner, meeting_class: 'internal', start: day.at('10:00'), end: day.at('10:30'), title: 'Sync', attendees: [{ email: guest }] },
+    });
+    expect(booking.status, booking.text).toBe(201);
+    const db = await getDb();
+    await sendDueInvitations(db, new Date());
+    const uid = `${booking.body.booking_id}@agent-scheduler`;
+    expect(parse((await smtp.waitFor(guest, { subject: /^Invitation: Sync/ })).raw)).toMatchObject({ method: 'REQUEST', uid, sequence: 0 });
+    const moved = await call('POST', `/v1/bookings/${booking.body.booking_id}/reschedule`, { key: admin.key, body: { start: day.at('15:00'), end: day.at('15:30'), reason: 'the room is taken' } });
+    expect(moved.status, moved.text).toBe(200);
+    await sendDueInvitations(db, new Date());
+    await sendDueInvitations(db, new Date());
+    const mail = await smtp.waitFor(guest, { subject: /^Updated: Sync/ });
+    expect(parse(mail.raw)).toMatchObject({ method: 'REQUEST', uid, sequence: 1, start: day.at('15:00'), end: day.at('15:30') });
+    expect(calendarPartOf(mail.raw)).toContain('COMMENT:the room is taken');
+    expect(mail.text).toContain('Reason: the room is taken');
+    await call('POST', `/v1/bookings/${booking.body.booking_id}/cancel`, { key: admin.key, body: {} });
+    await sendDueInvitations(db, new Date());
+    expect(parse((await smtp.waitFor(guest, { subject: /^Cancelled: Sync/ })).raw)).toMatchObject({ method: 'CANCEL', uid, sequence: 2 });
+    expect(smtp.messages.filter((m) => m.to.includes(guest)).map((m) => m.subject)).toEqual(['Invitation: Sync', 'Updated: Sync', 'Cancelled: Sync']);
+  });
+
+  it('PATCH of the attendees: people added are invited (by the update), people removed get a cancellation, people kept their update', async () => {
+    const day = nextWeekday('thu', 'Europe/Berlin');
+    const [stay, go, add] = ['stay', 'go', 'add'].map((n) => `${n}.${Date.now()}@partner.example`);
+    const booking = await call('POST', '/v1/bookings', {
+      key: admin.key,
+      body: { owner_email: owner, meeting_class: 'internal', start: day.at('10:00'), end: day.at('10:30'), title: 'Review', attendees: [{ email: stay }, { email: go }] },
+    });
+    expect(booking.status, booking.text).toBe(201);
+    const db = await getDb();
+    await sendDueInvitations(db, new Date());
+    await smtp.waitFor(go, { subject: /^Invitation: Review/ });
+    const patched = await call('PATCH', `/v1/bookings/${booking.body.booking_id}`, { key: admin.key, body: { title: 'Design review', attendees: [{ email: stay }, { email: add, name: 'New' }] } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toMatchObject({ title: 'Design review', attendees: [{ email: stay }, { email: add, name: 'New', response: 'needs_action' }] });
+    const uid = `${booking.body.booking_id}@agent-scheduler`;
+    expect(parse((await smtp.waitFor(go, { subject: /^Cancelled: Design review/ })).raw)).toMatchObject({ method: 'CANCEL', uid, sequence: 1 });
+    await sendDueInvitations(db, new Date());
+    for (const g of [stay, add]) expect(parse((await smtp.waitFor(g, { subject: /^Updated: Design review/ })).raw)).toMatchObject({ method: 'REQUEST', uid, sequence: 1, attendees: [`mailto:${stay}`, `mailto:${add}`] });
+    expect(smtp.messages.filter((m) => m.to.includes(go)).map((m) => m.subject)).toEqual(['Invitation: Review', 'Cancelled: Design review']);
+    // Its time is not editable here.
+    expect((await call('PATCH', `/v1/bookings/${booking.body.booking_id}`, { key: admin.key, body: { start: day.at('11:00') } })).status).toBe(400);
+  });
+
   it('sends nothing for a booking without attendees', async () => {
     const day = nextWeekday('tue', 'Europe/Berlin');
     const booking = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: owner, meeting_class: 'internal', start: day.at('10:00'), end: day.at('10:30') } });

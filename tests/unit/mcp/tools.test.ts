@@ -179,6 +179,9 @@ describe('tool annotations follow what each operation does', () => {
     confirm_hold: 'destroy', // releases the hold's other windows, may preempt
     create_booking: 'destroy', // may preempt
     cancel_booking: 'destroy-idempotent',
+    reschedule_booking: 'destroy', // may preempt
+    update_booking: 'write-idempotent', // the same edit again changes nothing
+    extend_hold: 'write', // again: a later expiry
     release_hold: 'destroy-idempotent',
   };
 

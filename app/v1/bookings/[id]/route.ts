@@ -1,4 +1,4 @@
-import { getBookingOp } from '@/server/http/operations/scheduling';
+import { getBookingOp, updateBookingOp } from '@/server/http/operations/scheduling';
 import { routes } from '@/server/http/handler';
 
-export const { GET, POST, PUT, PATCH, DELETE } = routes({ GET: getBookingOp });
+export const { GET, POST, PUT, PATCH, DELETE } = routes({ GET: getBookingOp, PATCH: updateBookingOp });
