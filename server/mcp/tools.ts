@@ -205,3 +205,10 @@ export function splitArguments(op: AnyOperation, args: Record<string, unknown>) 
   }
   return { params, query, body: op.body ? body : undefined, idempotencyKey };
 }
+
+/**
+ * The byte budget of the whole tools/list answer (docs/agents.md "MCP"): 12 KB for the 17 tools
+ * it was set for, plus 600 bytes for each tool added since (pools, reschedule, edit, extend), so
+ * a new tool pays its way and the listing cannot drift back towards its old 39 KB.
+ */
+export const TOOLS_LIST_BUDGET_BYTES = 12 * 1024 + Math.max(0, MCP_TOOLS.length - 17) * 600;

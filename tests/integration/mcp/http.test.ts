@@ -2,6 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { GET, POST } from '@/app/mcp/route';
+import { TOOLS_LIST_BUDGET_BYTES } from '@/server/mcp/tools';
 import { api, newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
 import { FILE_IP, nextWeekday, setupOwner } from '../scheduling/fixtures';
 import { callTool, permissionRefused, searchHoldConfirm, type Structured } from './scenario';
@@ -120,7 +121,7 @@ describe('MCP over Streamable HTTP', () => {
     expect(direct).toMatchObject({ isError: true, data: { status: 409, error: { code: 'ARBITRATION_REJECTED' }, owners: expect.any(Array) } });
   });
 
-  it('tools/list over HTTP is at most 12 KB, with plain object schemas and drain_notifications not read-only', async () => {
+  it('tools/list over HTTP fits its budget (12 KB for 17 tools, 600 bytes per tool since), with plain object schemas and drain_notifications not read-only', async () => {
     const res = await POST(
       new Request('http://scheduler.test/mcp', {
         method: 'POST',
@@ -130,7 +131,7 @@ describe('MCP over Streamable HTTP', () => {
     );
     const text = await res.text();
     expect(res.status, text).toBe(200);
-    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(12 * 1024);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(TOOLS_LIST_BUDGET_BYTES);
     const { tools } = JSON.parse(text).result as { tools: { name: string; description: string; inputSchema: Record<string, unknown>; annotations: Record<string, boolean> }[] };
     for (const t of tools) {
       expect(t.inputSchema.type, t.name).toBe('object');
