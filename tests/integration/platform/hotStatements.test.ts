@@ -116,6 +116,7 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
       meeting_class: className,
       coverage: c.coverage,
       part_of_hold_id: c.partOfHoldId,
+      group_id: c.groupId,
     }));
     const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
     expect(expected.map((c) => c.id)).toContain(inRange.id);

@@ -38,6 +38,8 @@ export type World = {
   allocationId: string;
   /** The owner's (internal) calendar. */
   calendarId: string;
+  /** A pool of both owners (docs/groups.md "Pools"). */
+  poolId: string;
   /** A webhook endpoint of the admin agent. */
   webhookId: string;
   /** Agent proposal (POST /v1/booking-proposals), when the endpoint answers 201. */
@@ -127,6 +129,11 @@ export async function buildWorld(ip: () => string, opts: { customer?: TestCustom
   const allocation = must(await call('POST', `${P}/allocations`, { key, body: { link_id: link.body.link_id, slug, limit: 5, period: 'week' } }), 201, 'allocation');
 
   const calendars = must(await call('GET', `/v1/calendars?owner_email=${encodeURIComponent(ownerEmail)}`, { key }), 200, 'calendars');
+  const pool = must(
+    await call('POST', '/v1/pools', { key, body: { name: `pool-${newId().slice(-10)}`, members: [{ owner_email: ownerEmail, weight: 1 }, { owner_email: otherOwnerEmail, weight: 2 }] } }),
+    201,
+    'pool',
+  );
   // A loopback endpoint (never delivered to): registered with the outbound guard's setting on (docs/reliability.md).
   const webhook = must(await withOutboundSetting('1', () => call('POST', '/v1/webhooks', { key, body: { url: 'http://127.0.0.1:9/security-world', events: ['booking.created'] } })), 201, 'webhook');
   secrets.push(webhook.body.secret);
@@ -173,6 +180,7 @@ export async function buildWorld(ip: () => string, opts: { customer?: TestCustom
     credentialId: cred.body.credential_id,
     credential: cred.body.requester_credential,
     audienceId: audience.body.audience_id,
+    poolId: pool.body.pool_id,
     audienceName,
     allocationId: allocation.body.allocation_id,
     calendarId: calendars.body.calendars[0].calendar_id,
