@@ -159,6 +159,11 @@ export async function startServer(opts = {}) {
       }
     });
   });
+  // Idle keep-alive sockets stay open longer than a client or proxy typically reuses them
+  // (Node's default is 5 s), so a request sent on a socket the server is just closing does
+  // not meet a reset (docs/operations.md "Several instances", Keep-alive).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   // Dev mode's hot reload uses a WebSocket.
   if (dev && upgrade) {
     server.on('upgrade', (req, socket, head) => {

@@ -102,7 +102,8 @@ function PoolCard({ pool, ownerEmails }: { pool: PoolRow; ownerEmails: string[] 
           </div>
         </CardHeader>
         <CardContent>
-          <div className="overflow-x-auto rounded-lg border border-line">
+          {/* Focusable so a keyboard user can scroll the table sideways on a phone. */}
+          <div className="overflow-x-auto rounded-lg border border-line" tabIndex={0} role="region" aria-label={`Members of ${pool.name}`}>
             <table className="w-full text-left text-sm">
               <caption className="sr-only">Members of {pool.name}: weights and the last 30 days&apos; share of booked minutes against the target share</caption>
               <thead className="bg-surface-2 text-xs text-muted">
