@@ -53,7 +53,7 @@ test.describe('the pool page', () => {
     await form.getByLabel(dana, { exact: true }).check();
     await form.getByLabel(lee, { exact: true }).check();
     await form.getByRole('button', { name: 'Create pool' }).click();
-    const card = page.getByRole('region', { name });
+    const card = page.getByRole('region', { name, exact: true });
     await expect(card.getByRole('row', { name: new RegExp(dana) })).toBeVisible();
 
     // A duplicate name is refused with the server's message.
