@@ -9,6 +9,7 @@ import { isUuid, newId } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { writeAudit } from './audit';
+import { cancellationRecords } from './cancellation';
 import { membersOf } from './groupMembers';
 import { claimMadeWithKey } from './claimStore';
 import { loadAround, loadClaimTarget, lockOwner, rulesWarnings, type ClaimRow, type LoadedClaim } from './claimTarget';
@@ -226,31 +227,9 @@ export async function cancelBooking(db: Db, actor: AgentActor, bookingId: string
     const b = await findBooking(tx, actor, bookingId, true);
     if (b.row.status !== 'confirmed') throw new DomainError('BOOKING_NOT_ACTIVE', `The booking is already ${b.row.status}`);
     const [row] = await tx.update(claims).set({ status: 'cancelled', statusReason: reason ?? null, updatedAt: now }).where(eq(claims.id, b.row.id)).returning();
-    await writeAudit(tx, {
-      customerId: actor.customerId,
-      agentId: actor.agentId,
-      ownerId: row.ownerId,
-      ownerEmail: b.ownerEmail,
-      action: 'booking.cancel',
-      outcome: 'accept',
-      reason: reason ?? null,
-      meetingClass: b.meetingClass,
-      start: row.startAt,
-      end: row.endAt,
-      holdId: row.holdId,
-      bookingId: row.id,
-      idempotencyKey,
-      at: now,
-    });
-    if (row.agentId && row.agentId !== actor.agentId) {
-      await enqueueNotification(tx, {
-        customerId: row.customerId,
-        agentId: row.agentId,
-        kind: 'booking.cancelled',
-        data: { booking_id: row.id, owner_email: b.ownerEmail, ...localSpan(row.startAt, row.endAt, b.timeZone), reason: reason ?? null },
-        now,
-      });
-    }
+    const { audit, notice } = cancellationRecords(actor, { ...row, ownerEmail: b.ownerEmail, meetingClass: b.meetingClass, timeZone: b.timeZone }, reason, idempotencyKey, now);
+    await writeAudit(tx, audit);
+    if (notice) await enqueueNotification(tx, notice);
     return bookingView(row, { ...b, preemptedIds: await preemptedBy(tx, row.id) });
   });
 }

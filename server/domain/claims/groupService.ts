@@ -8,8 +8,9 @@ import { DomainError, invalidField } from '../errors';
 import { newId } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification, type GroupMemberView } from '../notificationService';
-import { arbitrate, findHoldStretches, localSpan, type Alternative, type Decision, type Interval, type RequestPolicy } from '../scheduling';
+import { arbitrate, findHoldStretches, type Alternative, type Decision, type Interval, type RequestPolicy } from '../scheduling';
 import { writeAudit, writeAuditGrouped, type AuditAction } from './audit';
+import { cancellationRecords } from './cancellation';
 import { claimMadeWithKey, claimRow, insertClaim, type NewClaim } from './claimStore';
 import { requestPolicy, runClaim } from './claimDecision';
 import { ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
@@ -516,34 +517,9 @@ export function groupCancel(db: Db, actor: AgentActor, group: NamedGroup, namedI
         .set({ status: 'cancelled', statusReason: reason ?? null, updatedAt: now })
         .where(inArray(claims.id, live.map((m) => m.id)));
       for (const m of live) {
-        defer(
-          tx,
-          writeAudit(tx, {
-            customerId: actor.customerId,
-            agentId: actor.agentId,
-            ownerId: m.ownerId,
-            ownerEmail: m.ownerEmail,
-            action: 'booking.cancel',
-            outcome: 'accept',
-            reason: reason ?? null,
-            meetingClass: m.meetingClass,
-            start: m.startAt,
-            end: m.endAt,
-            bookingId: m.id,
-            idempotencyKey,
-            details: { group_id: group.groupId },
-            at: now,
-          }),
-        );
-        if (m.agentId && m.agentId !== actor.agentId) {
-          await enqueueNotification(tx, {
-            customerId: m.customerId,
-            agentId: m.agentId,
-            kind: 'booking.cancelled',
-            data: { booking_id: m.id, owner_email: m.ownerEmail, ...localSpan(m.startAt, m.endAt, m.timeZone), reason: reason ?? null, group_id: group.groupId },
-            now,
-          });
-        }
+        const { audit, notice } = cancellationRecords(actor, m, reason, idempotencyKey, now, group.groupId);
+        defer(tx, writeAudit(tx, audit));
+        if (notice) await enqueueNotification(tx, notice);
       }
       const first = members.find((m) => m.id === namedId) ?? members[0];
       return { ok: true, value: await groupBookingView(tx, actor, first.id, now) };

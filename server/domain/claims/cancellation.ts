@@ -1,0 +1,56 @@
+import type { AgentActor } from '../access';
+import { localSpan } from '../scheduling';
+import type { AuditEntry } from './audit';
+
+/** A booking being cancelled by an agent: the facts its audit row and its agent's notice need. */
+export type CancelledBooking = {
+  id: string;
+  customerId: string;
+  ownerId: string;
+  ownerEmail: string;
+  agentId: string | null;
+  meetingClass: string | null;
+  startAt: Date;
+  endAt: Date;
+  timeZone: string;
+  holdId?: string | null;
+};
+
+/**
+ * What an agent's cancellation records (docs/api.md "Notifications"), for a single booking and
+ * for each member of a group booking alike: the `booking.cancel` audit row, and the
+ * `booking.cancelled` notice for the booking's own agent when another agent cancelled it (null
+ * otherwise). A group's rows and notices carry its `group_id`.
+ */
+export function cancellationRecords(
+  actor: AgentActor,
+  b: CancelledBooking,
+  reason: string | undefined,
+  idempotencyKey: string | null,
+  now: Date,
+  groupId?: string,
+): { audit: AuditEntry; notice: { customerId: string; agentId: string; kind: 'booking.cancelled'; data: Record<string, unknown>; now: Date } | null } {
+  const audit: AuditEntry = {
+    customerId: actor.customerId,
+    agentId: actor.agentId,
+    ownerId: b.ownerId,
+    ownerEmail: b.ownerEmail,
+    action: 'booking.cancel',
+    outcome: 'accept',
+    reason: reason ?? null,
+    meetingClass: b.meetingClass,
+    start: b.startAt,
+    end: b.endAt,
+    ...(b.holdId !== undefined ? { holdId: b.holdId } : {}),
+    bookingId: b.id,
+    idempotencyKey,
+    ...(groupId ? { details: { group_id: groupId } } : {}),
+    at: now,
+  };
+  const group = groupId ? { group_id: groupId } : {};
+  const notice =
+    b.agentId && b.agentId !== actor.agentId
+      ? { customerId: b.customerId, agentId: b.agentId, kind: 'booking.cancelled' as const, data: { booking_id: b.id, owner_email: b.ownerEmail, ...localSpan(b.startAt, b.endAt, b.timeZone), reason: reason ?? null, ...group }, now }
+      : null;
+  return { audit, notice };
+}
