@@ -1,5 +1,4 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { PublicShell } from '@/components/layout/public-shell';
 import { MessagePage } from '@/components/layout/message-page';
 import { buttonClasses } from '@/components/ui/button-classes';
@@ -10,6 +9,8 @@ export const metadata: Metadata = { title: 'Page not found', robots: { index: fa
  * An address no route has (Next.js renders it inside the root layout only).
  * Booking pages (`/{alias}`, the status page) have their own, which links to
  * nothing: app/(public-pages)/not-found.tsx; the dashboard's keeps its frame.
+ * The way home is a plain link, not next/link: the root not-found is part of
+ * every page's first load, public ones included (docs/benchmarks.md "Browser pages").
  */
 export default function NotFound() {
   return (
@@ -18,9 +19,11 @@ export default function NotFound() {
         label="404"
         title="Page not found"
         actions={
-          <Link href="/" className={buttonClasses('primary')}>
+          // A full page load on purpose (see above); the rule would pull next/link into every page.
+          // eslint-disable-next-line @next/next/no-html-link-for-pages
+          <a href="/" className={buttonClasses('primary')}>
             Go to the home page
-          </Link>
+          </a>
         }
       >
         <p>There is nothing at this address. Check it for typos, or start again from the home page.</p>

@@ -13,8 +13,9 @@
  *     until the whole body arrived), p50/p99 over --loads loads after 5 warm-up loads;
  *   - the framework floor: the gzip size of the build's rootMainFiles (.next/build-manifest.json),
  *     which every app router page loads before any page code.
- * Pages: the public meeting type page (/{alias}/{slug}), the status page (the status_url with
- * Accept: text/html), and, when the build has them, the owner's inbox and week view with 300
+ * Pages: the empty page (an address no route has: the root not-found, with no client code of
+ * ours; the public pages' JavaScript budget is counted from it), the public meeting type page
+ * (/{alias}/{slug}), the status page (the status_url with Accept: text/html), and, when the build has them, the owner's inbox and week view with 300
  * events (signed in as the demo owner with its password).
  *
  * Data: a fresh embedded database (`cli seed-demo` before the server starts: demo owner, classes,
@@ -55,9 +56,10 @@ const WEEK_PATH = args.get('week-path') ?? '/dashboard/calendar?week={monday}';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const SERVER_ONLY = args.has('server-only');
 const CPU_PROF = args.get('cpu-prof');
-const TARGETS = { publicJsKb: 120, publicLcpMs: 1500, ownerLcpMs: 2000, p99Ms: 100 };
+/** Public pages' first-load JS: at most this much above the empty page's, measured in the same run (issue 23). */
+const TARGETS = { publicJsAboveEmptyKb: 10, publicLcpMs: 1500, ownerLcpMs: 2000, p99Ms: 100 };
 
-type PageSpec = { name: string; kind: 'public' | 'owner'; url: string; accept?: string; /** Also time until this selector exists (content rendered in the browser). */ ready?: string };
+type PageSpec = { name: string; kind: 'public' | 'owner' | 'empty'; url: string; accept?: string; /** Also time until this selector exists (content rendered in the browser). */ ready?: string };
 type PageResult = PageSpec & { jsGzipKb: number; jsFiles: number; lcpMs: number[]; readyMs: number[]; serverMs: ReturnType<typeof stats>; status: number };
 
 function cli(appDir: string, pgliteDir: string, argv: string[]): Record<string, string> {
@@ -189,7 +191,7 @@ async function serverTimes(spec: PageSpec, cookie: string | null, serverPid?: nu
     const t0 = performance.now();
     const res = await fetch(spec.url, { headers });
     await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`${spec.url}: ${res.status}`);
+    if (res.status !== (spec.kind === 'empty' ? 404 : 200)) throw new Error(`${spec.url}: ${res.status}`);
     return performance.now() - t0;
   };
   for (let i = 0; i < 5; i++) await once();
@@ -234,6 +236,10 @@ async function main() {
     weekBookings = seeded.bookings;
     const login = (c: BrowserContext) => signIn(c, base, demo.owner_email, demo.owner_password);
     const specs: PageSpec[] = [
+      // The empty app-router page of this build: an address no route has (three segments, past the
+      // booking pages' /{alias}/{slug}) renders the root not-found, a server component with no client
+      // code of ours, so its scripts are what any page of the build loads before our own.
+      { name: 'Empty page (the 404, no client code of ours)', kind: 'empty', url: `${base}/bench-pages/no/such-page` },
       { name: 'Public meeting type page', kind: 'public', url: `${base}/bench-pages/intro`, ready: 'button[data-start]' },
       { name: 'Status page', kind: 'public', url: seeded.statusUrl },
       { name: 'Owner inbox', kind: 'owner', url: `${base}${INBOX_PATH}` },
@@ -292,16 +298,18 @@ async function main() {
   }
 
   if (args.has('serve')) return;
+  const emptyKb = results.find((r) => r.kind === 'empty')?.jsGzipKb;
   const rows = results.map((r) => {
     const lcp = stats(r.lcpMs.filter((v) => !Number.isNaN(v)));
     const lcpTarget = r.kind === 'public' ? TARGETS.publicLcpMs : TARGETS.ownerLcpMs;
-    const jsOk = r.kind === 'public' ? (r.jsGzipKb <= TARGETS.publicJsKb ? 'yes' : 'no') : 'n/a';
+    const above = emptyKb === undefined || r.kind === 'empty' ? '' : ` (+${fmt(r.jsGzipKb - emptyKb)})`;
+    const jsOk = r.kind === 'public' && emptyKb !== undefined ? (r.jsGzipKb - emptyKb <= TARGETS.publicJsAboveEmptyKb ? 'yes' : 'no') : 'n/a';
     return [
       r.name,
-      `${fmt(r.jsGzipKb)} kB (${r.jsFiles} files)`,
+      `${fmt(r.jsGzipKb)} kB${above} (${r.jsFiles} files)`,
       `${fmt(lcp.p50)} ms (${fmt(lcp.min)}-${fmt(lcp.max)})`,
       `${fmt(r.serverMs.p50)} / ${fmt(r.serverMs.p99)} ms`,
-      `JS ${jsOk}, LCP ${lcp.p50 <= lcpTarget ? 'yes' : 'no'}, p99 ${r.serverMs.p99 <= TARGETS.p99Ms ? 'yes' : 'no'}`,
+      r.kind === 'empty' ? 'the floor' : `JS ${jsOk}, LCP ${lcp.p50 <= lcpTarget ? 'yes' : 'no'}, p99 ${r.serverMs.p99 <= TARGETS.p99Ms ? 'yes' : 'no'}`,
     ];
   });
   const floorKb = frameworkFloorKb(app.dir);
@@ -317,7 +325,7 @@ async function main() {
     '',
     `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLine()}; ${app.buildSeconds === null ? 'reused build' : `build ${fmt(app.buildSeconds)} s`}.`,
     'Chromium (Debian) at 390x844, 4x CPU throttling, cold cache per load, no network throttling (loopback);',
-    'embedded database. Targets: public pages <= 120 kB JS and LCP <= 1.5 s; inbox and week view LCP <= 2.0 s;',
+    `embedded database. Targets: public pages' first-load JS <= ${TARGETS.publicJsAboveEmptyKb} kB above the empty page's (in brackets), LCP <= 1.5 s; inbox and week view LCP <= 2.0 s;`,
     'server response p99 <= 100 ms. Server time is the whole HTML response measured from Node (keep-alive, one at a time);',
     `with 50 loads the p99 is the slowest load. The week view shows ${weekBookings} seeded bookings (plus the demo's own, none that week).`,
     `Load average at the end: ${loadAvg()} (the host is shared).`,
@@ -328,7 +336,7 @@ async function main() {
     ...(floorKb === null
       ? []
       : [
-          `Framework floor: the build's root main files (React DOM, the app router runtime and the bundler's runtime, which every app router page loads before any of our code) are ${fmt(floorKb)} kB gzip of the totals above.`,
+          `Framework floor: the build's root main files (React DOM, the app router runtime and the bundler's runtime, which every app router page loads before any of our code) are ${fmt(floorKb)} kB gzip of the totals above; the empty page adds the router's per-page chunk and the root error boundaries to them.`,
           '',
         ]),
     ...(skipped.length ? [`Not measured: ${skipped.join('; ')}.`, ''] : []),

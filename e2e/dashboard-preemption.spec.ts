@@ -28,6 +28,9 @@ test.describe('issue 23 items 1 and 5: no silent preemption; approved meetings k
       title: '1:1 with Sam',
       attendees: [{ email: sam, name: 'Sam' }],
     });
+    // Sam holds the 1:1's invitation before anything moves it: a booking ended before its
+    // invitation went out mails no one (docs/dashboard.md, proposal review), so the CANCEL below needs it.
+    await waitForMail(sam, { subject: /Invitation/, timeoutMs: 60_000 });
     const title = 'Intro call with Hooli about the pilot';
     const proposal = await owner.api('POST', '/v1/booking-proposals', {
       owner_email: owner.email,

@@ -8,7 +8,8 @@
  * failure, never as "0 failed".
  *
  * TEST_DATABASE_URL (PostgreSQL) also runs the integration tests on it and
- * starts two e2e server instances on it (E2E_DATABASE_URL), sharing Redis from
+ * starts two e2e server instances on a fresh database beside it (`<name>_e2e`,
+ * unless E2E_DATABASE_URL names one), sharing Redis from
  * TEST_REDIS_URL or REDIS_URL (E2E_REDIS_URL).
  *
  * Before any runner starts, scripts/test-prepare.mjs (the step .ci/run shares)
@@ -156,6 +157,27 @@ function summarize(label, result, report, count) {
   return c;
 }
 
+/**
+ * The e2e servers get a database of their own next to TEST_DATABASE_URL's (`<name>_e2e`,
+ * dropped and created for each run): the integration tests leave thousands of bookings
+ * behind, and the servers' background workers (invitations, webhooks, calendar sync)
+ * would otherwise spend the run working through them.
+ */
+async function freshE2eDatabase(testUrl) {
+  const url = new URL(testUrl);
+  const name = `${decodeURIComponent(url.pathname.slice(1)) || 'postgres'}_e2e`;
+  const postgres = require('postgres');
+  const admin = postgres(testUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    await admin.unsafe(`create database "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  url.pathname = `/${encodeURIComponent(name)}`;
+  return url.toString();
+}
+
 async function main() {
   // Prerequisites first: a missing program stops the run here, not as a failing test file.
   const ready = prepare();
@@ -170,7 +192,7 @@ async function main() {
 
   const env = { ...process.env, ...ready.env };
   if (env.TEST_DATABASE_URL) {
-    env.E2E_DATABASE_URL ||= env.TEST_DATABASE_URL;
+    env.E2E_DATABASE_URL ||= await freshE2eDatabase(env.TEST_DATABASE_URL);
     const redis = env.TEST_REDIS_URL || env.REDIS_URL;
     if (redis) env.E2E_REDIS_URL ||= redis;
   }

@@ -1,13 +1,8 @@
 'use client';
 
-import { ErrorMessage } from '@/components/layout/error-message';
+import { ErrorBoundaryPage } from '@/components/layout/error-boundary-page';
 
 /** A booking page that failed, inside the requesters' frame: a retry, and no link into the service. */
 export default function PublicError({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
-  return (
-    <>
-      <title>Something went wrong</title>
-      <ErrorMessage error={error} reset={reset} />
-    </>
-  );
+  return <ErrorBoundaryPage error={error} reset={reset} />;
 }

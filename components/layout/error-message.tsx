@@ -1,21 +1,25 @@
 'use client';
 
-import Link from 'next/link';
 import { useEffect } from 'react';
 import { buttonClasses } from '@/components/ui/button-classes';
 import { MessagePage } from './message-page';
+import { PublicShell } from './public-shell';
 
 /**
- * What the error pages (app/error.tsx and its public and dashboard variants)
+ * What the error pages (app/error.tsx and its public and dashboard variants,
+ * through error-boundary-page.tsx, which loads this when an error happens)
  * show: a retry that renders the page again, a way home where there is one
  * (`home`; public pages have none), and the reference Next.js gives a server
  * failure (`digest`, the id in the server's log), never the error's text.
+ *
+ * The way home is a plain link: a full page load, which also starts the failed
+ * app afresh.
  */
-export function ErrorMessage({ error, reset, home }: { error: Error & { digest?: string }; reset: () => void; home?: { href: string; label: string } }) {
+export function ErrorMessage({ error, reset, home, framed }: { error: Error & { digest?: string }; reset: () => void; home?: { href: string; label: string }; framed?: boolean }) {
   useEffect(() => {
     console.error(error);
   }, [error]);
-  return (
+  const page = (
     <MessagePage
       label="Error"
       title="Something went wrong"
@@ -25,9 +29,9 @@ export function ErrorMessage({ error, reset, home }: { error: Error & { digest?:
             Try again
           </button>
           {home && (
-            <Link href={home.href} className={buttonClasses('primary')}>
+            <a href={home.href} className={buttonClasses('primary')}>
               {home.label}
-            </Link>
+            </a>
           )}
         </>
       }
@@ -36,4 +40,6 @@ export function ErrorMessage({ error, reset, home }: { error: Error & { digest?:
       {error.digest && <p className="text-sm text-muted">Reference: <code className="font-mono">{error.digest}</code></p>}
     </MessagePage>
   );
+  // `framed`: outside the booking pages and the dashboard, which bring their own frame.
+  return framed ? <PublicShell>{page}</PublicShell> : page;
 }
