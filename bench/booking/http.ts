@@ -252,15 +252,34 @@ async function tracingComparison(appDir: string, db: Db, seeded: Seeded, keys: s
   const sink = await startOtlpSink();
   const env = { DATABASE_URL: BENCH_DB_URL, REDIS_URL, TRUST_PROXY: '1', LOG_LEVEL: 'silent' };
   const off = await startServer(appDir, env);
-  const on = await startServer(appDir, { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'bench-booking' });
+  // Metrics are counted by every server (there is no switch); "on" also serves GET /metrics and is
+  // scraped every second while it is loaded (Prometheus scrapes every 15 s by default).
+  const metricsToken = `bench-metrics-${process.pid}`;
+  const on = await startServer(appDir, { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'bench-booking', METRICS_TOKEN: metricsToken });
+  let scrapes = 0;
+  let scraping = false;
+  const scraper = setInterval(() => {
+    if (!scraping) return;
+    fetch(`${on.baseUrl}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
+      .then(async (res) => {
+        await res.arrayBuffer();
+        if (res.ok) scrapes++;
+      })
+      .catch(() => undefined);
+  }, 1000);
   try {
     const bookingRequest = bookingRequests(keys, 'h');
     const offRuns: HttpRun[] = [];
     const onRuns: HttpRun[] = [];
     for (let r = 0; r < HTTP_ROUNDS; r++) {
       const w = r === 0 ? HTTP_WARMUP_S : 0;
-      const pair = r % 2 === 0 ? ([[off, offRuns, 'tracing off'], [on, onRuns, 'tracing on']] as const) : ([[on, onRuns, 'tracing on'], [off, offRuns, 'tracing off']] as const);
-      for (const [server, runs, label] of pair) runs.push(await autocannonRow(server, `POST /v1/bookings, ${label}`, DURATION_S / HTTP_ROUNDS, w, bookingRequest));
+      const onLabel = 'tracing on, /metrics scraped every 1 s';
+      const pair = r % 2 === 0 ? ([[off, offRuns, 'tracing off'], [on, onRuns, onLabel]] as const) : ([[on, onRuns, onLabel], [off, offRuns, 'tracing off']] as const);
+      for (const [server, runs, label] of pair) {
+        scraping = server === on;
+        runs.push(await autocannonRow(server, `POST /v1/bookings, ${label}`, DURATION_S / HTTP_ROUNDS, w, bookingRequest));
+        scraping = false;
+      }
     }
     const a = combineRuns(offRuns);
     const b = combineRuns(onRuns);
@@ -269,12 +288,13 @@ async function tracingComparison(appDir: string, db: Db, seeded: Seeded, keys: s
     const perPair = offRuns.map((o, i) => (o.row.clientCpu && onRuns[i].row.clientCpu ? `${((onRuns[i].row.clientCpu! / o.row.clientCpu - 1) * 100).toFixed(1)} %` : 'n/a'));
     notes.push(
       `tracing: server CPU per booking off ${cpuOff?.toFixed(3)} ms, on ${cpuOn?.toFixed(3)} ms (${cpuOff && cpuOn ? `${((cpuOn / cpuOff - 1) * 100).toFixed(1)} %` : 'n/a'}); per pair ${perPair.join(', ')}; ` +
-        `the sink received ${sink.requests()} OTLP requests, ${(sink.bytes() / 1024 / 1024).toFixed(1)} MB`,
+        `the sink received ${sink.requests()} OTLP requests, ${(sink.bytes() / 1024 / 1024).toFixed(1)} MB; ${scrapes} scrapes of /metrics answered`,
     );
     log(`  ${notes[notes.length - 1]}`);
     const around = await claimsAround(db, ownerIds);
     return { rows: [a.row, b.row], rssMaxMb: Math.max(a.rssMaxMb, b.rssMaxMb), hwmMb: 0, idleRssMb: 0, notes, around };
   } finally {
+    clearInterval(scraper);
     await Promise.all([stopServer(off.child), stopServer(on.child)]);
     await sink.close();
   }
