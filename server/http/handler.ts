@@ -5,7 +5,7 @@ import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
 import { GateRefusal, type ClaimOperation, type GateOwner } from '@/server/domain/claims/claimRunner';
 import { DomainError } from '@/server/domain/errors';
 import { ensureCalendarsUsable } from '@/server/domain/calendars/mirror';
-import { newId } from '@/server/domain/ids';
+import { requestIdOf } from './requestId';
 import { drainNotifications, type NotificationItem } from '@/server/domain/notificationService';
 import { getConfig } from '@/server/config';
 import { log, logContext, runWithLogContext, type LogContext } from '@/server/log';
@@ -17,12 +17,11 @@ import { HTTP_METHODS, isMutating, type AnyOperation, type HandlerResult, type H
 import { applyRateLimits, setRateLimitHeaders, type LimitPlan } from './limits';
 import { clientIpOf, publicBaseUrl } from '@/server/request';
 import { fieldLocator } from './fieldPaths';
-import { activeTraceId, setSpanAttributes, traceRequest, tracingEnabled } from '@/server/observability/tracing';
+import { setSpanAttributes, traceRequest, tracingEnabled } from '@/server/observability/tracing';
 
 type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
 export type RouteHandler = ((req: Request, ctx: RouteContext) => Promise<Response>) & { operation?: AnyOperation };
 
-const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
  * Bind operations to a route file. Every method is exported, so a method the
@@ -102,9 +101,8 @@ const RATE_LIMITED = () => new DomainError('rate_limited', 'Rate limit exceeded;
 
 /** X-Request-Id: the client's when well-formed, else the trace id when tracing (docs/operations.md "Traces"), else a new id. */
 function baseHeaders(req: Request): Headers {
-  const incoming = req.headers.get('x-request-id');
   return new Headers({
-    'x-request-id': incoming && REQUEST_ID_RE.test(incoming) ? incoming : (activeTraceId() ?? newId()),
+    'x-request-id': requestIdOf(req),
     'cache-control': 'no-store',
   });
 }

@@ -8,6 +8,8 @@ export type CallerContext = {
   bearer: string | null;
   /** Headers of the transport request the wrapper reads (client address, addressed origin); none on stdio. */
   forwardHeaders?: Headers;
+  /** The MCP request's id (docs/api.md): each tool call's REST request carries it; a new one on stdio. */
+  requestId?: string;
 };
 
 export type ToolOutcome = { ok: boolean; status: number; body: Record<string, unknown> };
@@ -28,7 +30,7 @@ export async function executeOperation(op: AnyOperation, args: Record<string, un
   let path = op.path;
   for (const [k, v] of Object.entries(params)) path = path.replace(`{${k}}`, encodeURIComponent(v));
   const qs = query.toString();
-  const headers = new Headers({ 'x-request-id': randomUUID() });
+  const headers = new Headers({ 'x-request-id': caller.requestId ?? randomUUID() });
   if (caller.bearer) headers.set('authorization', `Bearer ${caller.bearer}`);
   for (const name of FORWARDED) {
     const v = caller.forwardHeaders?.get(name);

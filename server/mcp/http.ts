@@ -26,7 +26,7 @@ import { MCP_TOOLS } from './tools';
  * a call of a known tool is charged once, by the wrapper it runs through (per
  * key or per IP, as its REST operation is).
  */
-export async function handleMcpHttp(req: Request): Promise<Response> {
+export async function handleMcpHttp(req: Request, requestId?: string): Promise<Response> {
   const config = getConfig();
   const clientIp = clientIpOf(req, config.trustProxy);
   const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get('authorization') ?? '');
@@ -69,7 +69,7 @@ export async function handleMcpHttp(req: Request): Promise<Response> {
     if (!limit.success) return rateLimited(limit);
   }
 
-  const server = createMcpServer({ bearer: key, forwardHeaders: req.headers });
+  const server = createMcpServer({ bearer: key, forwardHeaders: req.headers, requestId });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {

@@ -47,6 +47,16 @@ beforeAll(async () => {
 });
 
 describe('MCP over Streamable HTTP', () => {
+  it('answers with an X-Request-Id: the one sent when well-formed, else a new one (docs/api.md)', async () => {
+    const sent = await rpc(toolsList(1), { key: admin.key, ip: freshIp(), headers: { 'x-request-id': 'mcp-trace-7' } });
+    expect(sent.status).toBe(200);
+    expect(sent.headers.get('x-request-id')).toBe('mcp-trace-7');
+    const fresh = await rpc(toolsList(2), { key: admin.key, ip: freshIp(), headers: { 'x-request-id': 'not a valid id!' } });
+    expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    // A refusal carries one too.
+    expect((await rpc(toolsList(3), { ip: freshIp() })).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it('lists tools; search -> hold -> confirm; ARBITRATION_REJECTED with alternatives', async () => {
     await searchHoldConfirm(await connect(admin.key), owner, nextWeekday('mon', 'Europe/Berlin').at);
   });

@@ -52,6 +52,13 @@ describe('dashboard sign-in and the tRPC owner session', () => {
     expect(me.body.result.data).toEqual({ owner_email: email, role: 'admin' });
   });
 
+  it('answers every tRPC request with an X-Request-Id: the one sent when well-formed, else a new one (docs/api.md)', async () => {
+    const cookie = await sessionCookie(ownerId);
+    expect((await api('GET', '/api/trpc/session.me', { headers: { cookie, 'x-request-id': 'dash-42' } })).headers.get('x-request-id')).toBe('dash-42');
+    expect((await api('GET', '/api/trpc/session.me', { headers: { cookie } })).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await api('GET', '/api/trpc/session.me')).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it('ignores an API key offered as a dashboard session', async () => {
     expect((await api('GET', '/api/trpc/session.me', { key: admin.key })).status).toBe(401);
   });

@@ -5,7 +5,7 @@ import { appRouter } from '@/server/trpc/router';
 import { isDomainError } from '@/server/domain/errors';
 import { statusForCode } from '@/server/domain/errorCodes';
 import { log, runWithLogContext } from '@/server/log';
-import { newId } from '@/server/domain/ids';
+import { requestIdOf, withRequestId } from '@/server/http/requestId';
 import { recordRequest, secondsSince } from '@/server/observability/metrics';
 import { setSpanAttributes, traceRequest, tracingEnabled } from '@/server/observability/tracing';
 
@@ -26,7 +26,7 @@ function routeOf(name: string): string {
 async function handler(req: Request): Promise<Response> {
   const started = process.hrtime.bigint();
   const route = routeOf(new URL(req.url).pathname.slice('/api/trpc/'.length));
-  const res = await runWithLogContext({ request_id: newId(), route, method: req.method }, () => traced(req));
+  const res = await traced(req, route);
   recordRequest(route, req.method, res.status, secondsSince(started));
   return res;
 }
@@ -35,14 +35,20 @@ async function handler(req: Request): Promise<Response> {
  * The request's span is named by its procedures (`trpc bookings.list`, a batch
  * `trpc bookings.list,owners.get`), read from the path; never the raw path or its input.
  */
-function traced(req: Request): Promise<Response> {
-  if (!tracingEnabled()) return answer(req);
+function traced(req: Request, route: string): Promise<Response> {
+  if (!tracingEnabled()) return identified(req, route);
   const procedures = new URL(req.url).pathname.slice('/api/trpc/'.length);
   const name = /^[A-Za-z0-9_.,]{1,200}$/.test(procedures) ? procedures : 'unknown';
   return traceRequest(req, `trpc ${name}`, '/api/trpc/[trpc]', () => {
     setSpanAttributes({ 'rpc.system': 'trpc', 'rpc.method': name });
-    return answer(req);
+    return identified(req, route);
   });
+}
+
+/** The answer with its X-Request-Id, and the request's log lines carrying the same id (docs/api.md). */
+function identified(req: Request, route: string): Promise<Response> {
+  const requestId = requestIdOf(req);
+  return runWithLogContext({ request_id: requestId, route, method: req.method }, async () => withRequestId(await answer(req), requestId));
 }
 
 async function answer(req: Request): Promise<Response> {
