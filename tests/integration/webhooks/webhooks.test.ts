@@ -32,9 +32,20 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  const db = await getDb();
-  await db.delete(webhookEndpoints).where(eq(webhookEndpoints.customerId, admin.customerId));
   while (closers.length) await closers.pop()!();
+  // A stopped worker's last delivery may still be recording its result: on PostgreSQL the
+  // cascade to its deliveries can then meet it in a deadlock, which is retried.
+  const db = await getDb();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.delete(webhookEndpoints).where(eq(webhookEndpoints.customerId, admin.customerId));
+      break;
+    } catch (err) {
+      const code = (err as { cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
+      if (code !== '40P01' || attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
 });
 
 async function receiver(answer?: (n: number) => number) {
