@@ -9,9 +9,16 @@ const logScan = { globalSetup: ['./tests/helpers/logScan.ts'], setupFiles: ['./t
 // Unit tests are pure (no database). Integration tests run on the embedded
 // PGlite by default and, when TEST_DATABASE_URL is set, a second time on
 // PostgreSQL (the `integration-pg` project).
+// Two test files at a time (VITEST_MAX_WORKERS to change): vitest's default on a 2-core machine is
+// one, which leaves a core idle while an embedded-database file computes (PGlite runs in the worker)
+// or a PostgreSQL file waits on the server. Files never share a database: PGlite is per file, and
+// on PostgreSQL every test mints its own customer.
+const maxWorkers = Number(process.env.VITEST_MAX_WORKERS) || 2;
+
 export default defineConfig({
   resolve: { alias },
   test: {
+    maxWorkers,
     reporters: ['default', 'json', './tests/helpers/skipReporter.ts'],
     outputFile: { json: '.test-results/vitest.json' },
     projects: [
