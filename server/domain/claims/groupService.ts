@@ -46,7 +46,7 @@ export function groupOwnerEmails(actor: AgentActor, emails: readonly string[]): 
 }
 
 /** The queue keys and calendar gates of a group claim (the runner's part). */
-export function groupRunnerFields(actor: AgentActor, emails: readonly string[]) {
+export function groupRunnerFields(actor: { customerId: string }, emails: readonly string[]) {
   return { queueKey: ownerQueueKey(actor.customerId, emails[0]), queueKeys: emails.map((e) => ownerQueueKey(actor.customerId, e)), gateOwners: emails.map((email) => ({ customerId: actor.customerId, email })) };
 }
 
