@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import { Lock } from 'lucide-react';
+import { Lock, Users } from 'lucide-react';
 import { CancelBooking } from './cancel-booking';
 import { MoveBooking } from './move-booking';
 import type { ClaimDetails } from '@/server/domain/weekView';
@@ -8,7 +8,7 @@ import { classColour, formatDateTime, formatSpan } from './format';
 
 const STATUS_TONE = { confirmed: 'ok', active: 'accent', cancelled: 'neutral', preempted: 'danger' } as const;
 
-/** A booking's or hold's details and history (shown in the calendar's dialog). */
+/** A booking's or hold's details and history (shown in the calendar's dialog); a group's lists its other hosts with their status. */
 /** `admin`: the owner may open the agent's and the class's pages (the administration console). */
 export function BookingDetails({ claim, timeZone, admin = false }: { claim: ClaimDetails; timeZone: string; admin?: boolean }) {
   return (
@@ -59,6 +59,24 @@ export function BookingDetails({ claim, timeZone, admin = false }: { claim: Clai
             <dd>{formatDateTime(claim.expires_at, timeZone)}</dd>
           </>
         )}
+        {claim.group && (
+          <>
+            <dt className="text-muted">Other hosts</dt>
+            <dd>
+              <p className="mb-1 inline-flex items-center gap-1.5">
+                <Users className="size-3.5" aria-hidden /> Group meeting: you and {claim.group.co_hosts.length === 1 ? '1 other host' : `${claim.group.co_hosts.length} other hosts`}
+              </p>
+              <ul className="flex flex-col gap-1" aria-label="Other hosts" data-testid="co-hosts">
+                {claim.group.co_hosts.map((h) => (
+                  <li key={h.email} className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
+                    <span className="break-all">{h.name ? `${h.name} <${h.email}>` : h.email}</span>
+                    <Badge tone={STATUS_TONE[h.status as keyof typeof STATUS_TONE] ?? 'neutral'}>{h.status}</Badge>
+                  </li>
+                ))}
+              </ul>
+            </dd>
+          </>
+        )}
         <dt className="text-muted">Attendees</dt>
         <dd>
           {claim.attendees.length === 0 ? (
@@ -84,7 +102,7 @@ export function BookingDetails({ claim, timeZone, admin = false }: { claim: Clai
       {claim.kind === 'booking' && claim.status === 'confirmed' && (
         <div className="flex flex-wrap gap-2">
           <MoveBooking bookingId={claim.id} title={claim.title ?? 'this booking'} start={claim.start} end={claim.end} timeZone={timeZone} />
-          <CancelBooking bookingId={claim.id} title={claim.title ?? 'this booking'} />
+          <CancelBooking bookingId={claim.id} title={claim.title ?? 'this booking'} coHosts={claim.group?.co_hosts.map((h) => h.name ?? h.email)} />
         </div>
       )}
       <section aria-labelledby="history-heading">

@@ -13,9 +13,11 @@ import { showServerError } from '@/components/admin/server-errors';
 /**
  * "Cancel booking" in a booking's details (calendar.cancel): a reason is
  * required, because its agent and attendees receive it; the page refreshes to
- * show the booking cancelled, with the reason in its history.
+ * show the booking cancelled, with the reason in its history. A group's booking
+ * (`coHosts`: the other hosts' names) is cancelled for every host (docs/groups.md,
+ * cancel cancels all): the dialog says so and names them.
  */
-export function CancelBooking({ bookingId, title }: { bookingId: string; title: string }) {
+export function CancelBooking({ bookingId, title, coHosts }: { bookingId: string; title: string; coHosts?: string[] }) {
   const trpc = useTRPC();
   const router = useRouter();
   const [open, setOpen] = useState(false);
@@ -37,7 +39,14 @@ export function CancelBooking({ bookingId, title }: { bookingId: string; title: 
           <CalendarX2 aria-hidden /> Cancel booking
         </Button>
       </DialogTrigger>
-      <DialogContent title={`Cancel “${title}”?`} description="The time becomes free again. Its agent and attendees are told it was cancelled, with your reason.">
+      <DialogContent
+        title={coHosts?.length ? `Cancel “${title}” for every host?` : `Cancel “${title}”?`}
+        description={
+          coHosts?.length
+            ? `This is a group meeting: it is cancelled for every host, ${listInWords(['you', ...coHosts])}. The time becomes free again for all of you. Its agent and attendees are told it was cancelled, with your reason.`
+            : 'The time becomes free again. Its agent and attendees are told it was cancelled, with your reason.'
+        }
+      >
         <form onSubmit={submit} noValidate className="flex flex-col gap-4">
           <Field label="Reason" hint="Sent to the agent and the attendees." error={form.formState.errors.reason?.message}>
             <Textarea rows={3} {...form.register('reason')} />
@@ -48,11 +57,16 @@ export function CancelBooking({ bookingId, title }: { bookingId: string; title: 
               Keep it
             </Button>
             <Button type="submit" variant="danger" disabled={cancel.isPending}>
-              {cancel.isPending ? 'Cancelling…' : 'Cancel booking'}
+              {cancel.isPending ? 'Cancelling…' : coHosts?.length ? 'Cancel for every host' : 'Cancel booking'}
             </Button>
           </div>
         </form>
       </DialogContent>
     </Dialog>
   );
+}
+
+/** "you and Lee", "you, Lee and Sam". */
+function listInWords(names: string[]): string {
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }

@@ -1,12 +1,13 @@
 'use client';
 
-import { Lock } from 'lucide-react';
+import { Lock, Users } from 'lucide-react';
 
 /**
  * One placed booking or hold of a day column, as the server computed it (layout only):
- * [id, title, detail, top px, height px, lane, lanes, classes (colour, hold, ended, selected), sacred].
+ * [id, title, detail, top px, height px, lane, lanes, classes (colour, hold, ended, selected), sacred,
+ * with: a group's other hosts in words ("with Lee Chen, Sam Park"), '' for one owner's].
  */
-export type PlacedEvent = [id: string, title: string, detail: string, top: number, height: number, lane: number, lanes: number, classes: string, sacred: 0 | 1];
+export type PlacedEvent = [id: string, title: string, detail: string, top: number, height: number, lane: number, lanes: number, classes: string, sacred: 0 | 1, withHosts: string];
 
 /**
  * A day column's bookings and holds, drawn from compact rows. A client
@@ -18,12 +19,15 @@ export type PlacedEvent = [id: string, title: string, detail: string, top: numbe
  * surrounding SoftLinks navigates client-side; the look is globals.css .week-event.
  */
 export function DayEvents({ events, linkBase }: { events: PlacedEvent[]; linkBase?: string }) {
-  return events.map(([id, title, detail, top, height, lane, lanes, classes, sacred]) => {
+  return events.map(([id, title, detail, top, height, lane, lanes, classes, sacred, withHosts]) => {
     // The visible text is the accessible name; what colour and icons say is added for screen readers.
+    // A group's block: a people icon before the title and its other hosts on a third line
+    // (a short block shows the icon; the name read aloud says all, the details list the hosts).
     const body = (
       <>
         <span>
           {sacred ? <Lock className="size-3 shrink-0" aria-hidden /> : null}
+          {withHosts ? <Users className="size-3 shrink-0" aria-hidden /> : null}
           {title}
         </span>
         <span>
@@ -31,6 +35,12 @@ export function DayEvents({ events, linkBase }: { events: PlacedEvent[]; linkBas
           {detail}
           {sacred ? <span className="sr-only"> · sacred</span> : null}
         </span>
+        {withHosts ? (
+          <span>
+            <span className="sr-only">, group meeting </span>
+            {withHosts}
+          </span>
+        ) : null}
       </>
     );
     // One lane (the usual case): the column's full width (the CSS default); side by side: a share of it.

@@ -34,6 +34,8 @@ function week(events: Partial<WeekView['events'][number]>[], configured = true):
       source: 'agent' as const,
       agent: null,
       attendees: 0,
+      group_id: null,
+      co_hosts: [],
       ...e,
     })),
   };

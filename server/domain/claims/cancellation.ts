@@ -1,4 +1,5 @@
 import type { AgentActor } from '../access';
+import type { OwnerActor } from '../adminAudit';
 import { localSpan } from '../scheduling';
 import type { AuditEntry } from './audit';
 
@@ -17,13 +18,13 @@ export type CancelledBooking = {
 };
 
 /**
- * What an agent's cancellation records (docs/api.md "Notifications"), for a single booking and
- * for each member of a group booking alike: the `booking.cancel` audit row, and the
- * `booking.cancelled` notice for the booking's own agent when another agent cancelled it (null
- * otherwise). A group's rows and notices carry its `group_id`.
+ * What a cancellation records (docs/api.md "Notifications"), for a single booking and for each
+ * member of a group booking alike: the `booking.cancel` audit row, and the `booking.cancelled`
+ * notice for the booking's own agent when someone else cancelled it (another agent, or an
+ * owner in the dashboard; null otherwise). A group's rows and notices carry its `group_id`.
  */
 export function cancellationRecords(
-  actor: AgentActor,
+  actor: AgentActor | OwnerActor,
   b: CancelledBooking,
   reason: string | undefined,
   idempotencyKey: string | null,
@@ -32,7 +33,8 @@ export function cancellationRecords(
 ): { audit: AuditEntry; notice: { customerId: string; agentId: string; kind: 'booking.cancelled'; data: Record<string, unknown>; now: Date } | null } {
   const audit: AuditEntry = {
     customerId: actor.customerId,
-    agentId: actor.agentId,
+    agentId: actor.kind === 'agent' ? actor.agentId : null,
+    ...(actor.kind === 'owner' ? { actor: { kind: 'owner' as const, ownerId: actor.ownerId, email: actor.email } } : {}),
     ownerId: b.ownerId,
     ownerEmail: b.ownerEmail,
     action: 'booking.cancel',
@@ -49,7 +51,7 @@ export function cancellationRecords(
   };
   const group = groupId ? { group_id: groupId } : {};
   const notice =
-    b.agentId && b.agentId !== actor.agentId
+    b.agentId && (actor.kind !== 'agent' || b.agentId !== actor.agentId)
       ? { customerId: b.customerId, agentId: b.agentId, kind: 'booking.cancelled' as const, data: { booking_id: b.id, owner_email: b.ownerEmail, ...localSpan(b.startAt, b.endAt, b.timeZone), reason: reason ?? null, ...group }, now }
       : null;
   return { audit, notice };

@@ -4,6 +4,7 @@ import { defer } from '@/db/hot/driver';
 import { lockHoldForConfirm, type LockedHold } from '@/db/hot/holds';
 import { claims, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
+import type { OwnerActor } from '../adminAudit';
 import { DomainError } from '../errors';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
@@ -124,7 +125,7 @@ type NamedGroup = { groupId: string; members: { id: string; ownerEmail: string }
  * Act on a whole group (cancel, release) through the claim runner: every owner's queue, the
  * owner rows locked in owner-id order, then `fn` with the members of this kind.
  */
-function onWholeGroup<T>(db: Db, actor: AgentActor, group: NamedGroup, kind: 'hold' | 'booking', fn: (tx: Tx, members: GroupMemberRow[]) => Promise<Answer<T>>): Promise<T> {
+function onWholeGroup<T>(db: Db, actor: { customerId: string }, group: NamedGroup, kind: 'hold' | 'booking', fn: (tx: Tx, members: GroupMemberRow[]) => Promise<Answer<T>>): Promise<T> {
   const emails = [...new Set(group.members.map((m) => m.ownerEmail))];
   return runClaimOperation(db, {
     ...groupRunnerFields(actor, emails),
@@ -156,6 +157,35 @@ export function groupCancel(db: Db, actor: AgentActor, group: NamedGroup, namedI
       }
       const first = members.find((m) => m.id === namedId) ?? members[0];
       return { ok: true, value: await groupBookingView(tx, actor, first.id, now) };
+  });
+}
+
+/**
+ * An owner cancels, from the dashboard, a group booking they host (docs/groups.md "Confirm,
+ * cancel, release"; docs/dashboard.md "Calendar"): cancel cancels all, as for an agent. Every
+ * confirmed member is cancelled with the owner's reason in one transaction, owners locked in
+ * owner-id order; one `booking.cancel` audit row per owner naming the owner who acted, and each
+ * member's agent told with `booking.cancelled` and `group_id`. The owner's own member must
+ * still be confirmed (BOOKING_NOT_ACTIVE otherwise). Answers the members cancelled.
+ */
+export async function ownerCancelGroup(db: Db, actor: OwnerActor, groupId: string, reason: string, now: Date): Promise<GroupMemberRow[]> {
+  const members = await loadGroupMembers(db, [groupId], 'booking');
+  const group: NamedGroup = { groupId, members: members.map((m) => ({ id: m.id, ownerEmail: m.ownerEmail })) };
+  return onWholeGroup(db, actor, group, 'booking', async (tx, locked) => {
+    const own = locked.find((m) => m.ownerId === actor.ownerId && m.customerId === actor.customerId);
+    if (!own) throw new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
+    if (own.status !== 'confirmed') throw new DomainError('BOOKING_NOT_ACTIVE', `The booking is already ${own.status}`);
+    const live = locked.filter((m) => m.status === 'confirmed');
+    await tx
+      .update(claims)
+      .set({ status: 'cancelled', statusReason: reason, updatedAt: now })
+      .where(inArray(claims.id, live.map((m) => m.id)));
+    for (const m of live) {
+      const { audit, notice } = cancellationRecords(actor, m, reason, null, now, groupId);
+      defer(tx, writeAudit(tx, audit));
+      if (notice) await enqueueNotification(tx, notice);
+    }
+    return { ok: true, value: live };
   });
 }
 

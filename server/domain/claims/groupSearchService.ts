@@ -1,4 +1,4 @@
-import type { Db } from '@/db/client';
+import type { Db, Executor } from '@/db/client';
 import type { AgentActor } from '../access';
 import { DomainError, invalidField } from '../errors';
 import {
@@ -16,10 +16,11 @@ import {
   type GroupSlot,
   type Interval,
   type NoSlotsReason,
+  type RequestPolicy,
 } from '../scheduling';
 import { requestPolicy } from './claimDecision';
 import { ownerRules, rulesWarnings, type SchedulingTarget } from './claimTarget';
-import { loadGroupClaimsGated, loadGroupTargets } from './groupFacts';
+import { loadGroupClaims, loadGroupClaimsGated, loadGroupTargets } from './groupFacts';
 import type { AvailabilityInput } from './availabilityService';
 import { BEYOND_LOOKAHEAD_MS, DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, validateWindow } from './windows';
 
@@ -49,9 +50,10 @@ type Loaded = { target: SchedulingTarget; required: boolean };
 
 type Members = { required: GroupMember[]; optional: GroupMember[] };
 
-function membersOf(loaded: readonly Loaded[], actor: AgentActor, claims: Map<string, GroupMemberFacts['claims']>, now: number): Members {
+/** `policy`: how each owner judges the request (default: the agent's own policy, preemption included). */
+function membersOf(loaded: readonly Loaded[], actor: AgentActor, claims: Map<string, GroupMemberFacts['claims']>, now: number, policy: (p: RequestPolicy) => RequestPolicy = (p) => p): Members {
   const list = groupMembers(
-    loaded.map(({ target }) => ({ key: target.owner.email, rules: ownerRules(target.owner), claims: claims.get(target.owner.id) ?? [], request: requestPolicy(actor, target) })),
+    loaded.map(({ target }) => ({ key: target.owner.email, rules: ownerRules(target.owner), claims: claims.get(target.owner.id) ?? [], request: policy(requestPolicy(actor, target)) })),
     now,
   );
   return { required: list.filter((_, i) => loaded[i].required), optional: list.filter((_, i) => !loaded[i].required) };
@@ -137,18 +139,28 @@ export async function searchGroupAvailability(db: Db, actor: AgentActor, input: 
 /** How far one read of the next-slot search reaches: the lookahead (72 h) in one, the 14 days beyond it in four. */
 const NEXT_CHUNK_MS = 4 * 24 * HOUR;
 
-type NoSlotsInput = {
-  db: Db;
+type NextInput = {
+  db: Executor;
   actor: AgentActor;
+  loaded: readonly Loaded[];
+  ids: readonly string[];
+  common: { now: number; durationMinutes: number; stepMinutes: number; minOptional: number };
+  now: Date;
+  /** How each owner judges the request (a window hold: free time only). */
+  policy?: (p: RequestPolicy) => RequestPolicy;
+  /** Reads the owners' facts of [from, to) (a search: with the calendar gate folded in). */
+  load?: (from: Date, to: Date) => Promise<Map<string, GroupMemberFacts['claims']>>;
+};
+
+type NoSlotsInput = NextInput & {
+  db: Db;
   loaded: readonly Loaded[];
   ids: readonly string[];
   window: { start: Date; end: Date };
   /** The members as the search of `window` judged them (its facts cover the window). */
   members: Members;
   lookaheadHours: number;
-  common: { now: number; durationMinutes: number; stepMinutes: number; minOptional: number };
   warnings: string[];
-  now: Date;
 };
 
 /**
@@ -172,25 +184,59 @@ async function noGroupSlots(x: NoSlotsInput): Promise<DomainError> {
     owners: explained.map((e, i) => ({ owner_email: e.key, required: loaded[i].required, reasons: e.reasons, free_slots: e.freeSlots })),
   };
   const length = common.durationMinutes * 60_000;
-  const next = await nextInChunks(x, x.window.end.getTime() - length + 1, lookaheadEnd);
-  if (next) {
-    extra.next_available = localSpan(next.start, next.end, loaded[0].target.owner.timeZone);
-  } else {
-    const later = await nextInChunks(x, lookaheadEnd + 1, lookaheadEnd + BEYOND_LOOKAHEAD_MS);
-    if (later) extra.next_available_exceeds_lookahead = true;
-    else extra.next_available = null;
-  }
+  Object.assign(extra, await groupNextAvailable(x, x.window.end.getTime() - length + 1, lookaheadEnd));
   if (x.warnings.length) extra.warnings = x.warnings;
   return new DomainError('NO_SLOTS_AVAILABLE', `No slot the whole group can take in the window (${reason})`, { extra });
 }
 
+/**
+ * `next_available` of a group refusal, as a one-owner refusal answers it (docs/api.md
+ * "Search"): the earliest slot every required owner accepts (quorum included) starting in
+ * [from, lookaheadEnd], in the first owner's zone; else `next_available_exceeds_lookahead:
+ * true` when one starts in the 14 days after; else `next_available: null`.
+ */
+async function groupNextAvailable(x: NextInput, from: number, lookaheadEnd: number): Promise<Record<string, unknown>> {
+  const next = await nextInChunks(x, from, lookaheadEnd);
+  if (next) return { next_available: localSpan(next.start, next.end, x.loaded[0].target.owner.timeZone) };
+  const later = await nextInChunks(x, lookaheadEnd + 1, lookaheadEnd + BEYOND_LOOKAHEAD_MS);
+  return later ? { next_available_exceeds_lookahead: true } : { next_available: null };
+}
+
+/**
+ * A refused group window hold (docs/groups.md "Refusals"): the next slot that suits every
+ * owner, through the collective search. Free time only (a window hold never preempts; its
+ * next_available neither), looked for from the window's start as a one-owner window hold does,
+ * with the facts read in the hold's transaction (its calendar gates already ran).
+ */
+export function groupWindowNextAvailable(
+  tx: Executor,
+  actor: AgentActor,
+  targets: readonly SchedulingTarget[],
+  input: { window: { start: Date; end: Date }; durationMinutes: number; lookaheadHours?: number },
+  now: Date,
+  policy: (p: RequestPolicy) => RequestPolicy,
+): Promise<Record<string, unknown>> {
+  const x: NextInput = {
+    db: tx,
+    actor,
+    loaded: targets.map((target) => ({ target, required: true })),
+    ids: targets.map((t) => t.owner.id),
+    common: { now: now.getTime(), durationMinutes: input.durationMinutes, stepMinutes: DEFAULT_STEP_MINUTES, minOptional: 0 },
+    now,
+    policy,
+    load: (from, to) => loadGroupClaims(tx, targets.map((t) => t.owner.id), from, to, now),
+  };
+  return groupNextAvailable(x, input.window.start.getTime(), input.window.end.getTime() + (input.lookaheadHours ?? DEFAULT_LOOKAHEAD_HOURS) * HOUR);
+}
+
 /** The first group slot starting in [from, latestStart], the owners' facts read NEXT_CHUNK_MS at a time. */
-async function nextInChunks(x: NoSlotsInput, from: number, latestStart: number): Promise<Interval | null> {
+async function nextInChunks(x: NextInput, from: number, latestStart: number): Promise<Interval | null> {
   const length = x.common.durationMinutes * 60_000;
+  const load = x.load ?? ((a: Date, b: Date) => loadGroupClaimsGated(x.db, x.ids, a, b, x.now));
   for (let start = Math.max(from, x.now.getTime()); start <= latestStart; start += NEXT_CHUNK_MS) {
     const last = Math.min(start + NEXT_CHUNK_MS - 1, latestStart);
-    const claims = await loadGroupClaimsGated(x.db, x.ids, new Date(start - DAY_MARGIN), new Date(last + length + DAY_MARGIN), x.now);
-    const next = nextGroupSlot({ ...x.common, ...membersOf(x.loaded, x.actor, claims, x.now.getTime()), from: start, latestStart: last });
+    const claims = await load(new Date(start - DAY_MARGIN), new Date(last + length + DAY_MARGIN));
+    const next = nextGroupSlot({ ...x.common, ...membersOf(x.loaded, x.actor, claims, x.now.getTime(), x.policy), from: start, latestStart: last });
     if (next) return next;
   }
   return null;

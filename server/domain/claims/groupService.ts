@@ -19,6 +19,7 @@ import { bookingView, holdView, type BookingView, type HoldView } from './views'
 import { assertBookingSpan, validateWindow } from './windows';
 import { DEFAULT_HOLD_TTL_SECONDS, freeTimeOnly, getHold, MAX_HELD_WINDOWS, newHold, type HoldRangeSpec } from './holdService';
 import { getBooking, newBooking } from './bookingService';
+import { groupWindowNextAvailable } from './groupSearchService';
 
 /**
  * Group holds and bookings (docs/groups.md, "Group holds and bookings"): one meeting of 2 to
@@ -46,7 +47,7 @@ export function groupOwnerEmails(actor: AgentActor, emails: readonly string[]): 
 }
 
 /** The queue keys and calendar gates of a group claim (the runner's part). */
-export function groupRunnerFields(actor: AgentActor, emails: readonly string[]) {
+export function groupRunnerFields(actor: { customerId: string }, emails: readonly string[]) {
   return { queueKey: ownerQueueKey(actor.customerId, emails[0]), queueKeys: emails.map((e) => ownerQueueKey(actor.customerId, e)), gateOwners: emails.map((email) => ({ customerId: actor.customerId, email })) };
 }
 
@@ -274,10 +275,12 @@ async function groupHoldInTransaction(tx: Tx, actor: AgentActor, input: GroupHol
     const refusing = targets.filter((_, i) => !perOwner[i].length);
     const reasons = new Map(refusing.map((t) => [t.owner.email, 'NO_FREE_SLOTS']));
     auditGroupRefusal(tx, actor, 'hold.create', groupId, targets, new Set(reasons.keys()), window, reasons, idempotencyKey, now);
+    // The next slot that suits every owner (the collective search), free time only as this hold.
+    const next = await groupWindowNextAvailable(tx, actor, targets, { window, durationMinutes }, now, freeTimeOnly);
     return {
       ok: false,
       error: new DomainError('NO_SLOTS_AVAILABLE', refusing.length ? `No free slots in the window for ${refusing.map((t) => t.owner.email).join(', ')}` : 'No stretch of the window is free for every owner', {
-        extra: { reason_code: 'NO_FREE_SLOTS', next_available: null, owners: (refusing.length ? refusing : targets).map((t) => ({ owner_email: t.owner.email, reason: refusing.length ? 'NO_FREE_SLOTS' : 'NO_COMMON_FREE_TIME' })) },
+        extra: { reason_code: 'NO_FREE_SLOTS', ...next, owners: (refusing.length ? refusing : targets).map((t) => ({ owner_email: t.owner.email, reason: refusing.length ? 'NO_FREE_SLOTS' : 'NO_COMMON_FREE_TIME' })) },
       }),
     };
   }

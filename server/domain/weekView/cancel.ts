@@ -1,13 +1,14 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { claims, meetingClasses, owners } from '@/db/schema';
+import type { OwnerActor } from '../adminAudit';
 import { writeAudit } from '../claims/audit';
 import { lockOwner } from '../claims/claimTarget';
+import { ownerCancelGroup } from '../claims/groupLifecycle';
 import { DomainError, invalidField } from '../errors';
 import { isUuid } from '../ids';
 import { enqueueNotification } from '../notificationService';
 import { claimDetails, type ClaimDetails } from './details';
-import type { Reviewer } from './week';
 
 /**
  * The owner cancels one of their confirmed bookings from its details in the
@@ -15,13 +16,25 @@ import type { Reviewer } from './week';
  * booking ends cancelled with that reason (its history shows it), the agent
  * that made it gets booking.cancelled with the reason, and the attendees get
  * the cancellation mail with it (calendars/invitations.ts). The time is free
- * again at once. Audited as booking.cancel by no agent.
+ * again at once. Audited as booking.cancel by the owner (no agent).
+ *
+ * A booking of a group (docs/groups.md) is cancelled for every host: cancel cancels all
+ * (ownerCancelGroup), whoever cancels it.
  */
-export async function cancelOwnBooking(db: Db, reviewer: Reviewer, input: { bookingId: string; reason: string }, now: Date): Promise<ClaimDetails> {
+export async function cancelOwnBooking(db: Db, reviewer: OwnerActor, input: { bookingId: string; reason: string }, now: Date): Promise<ClaimDetails> {
   const reason = input.reason.trim();
   if (!reason) throw invalidField('reason', 'say why, so the attendees know');
   if (!isUuid(input.bookingId)) throw new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
   const id = input.bookingId.toLowerCase();
+  const [named] = await db
+    .select({ groupId: claims.groupId })
+    .from(claims)
+    .where(and(eq(claims.id, id), eq(claims.customerId, reviewer.customerId), eq(claims.ownerId, reviewer.ownerId), eq(claims.kind, 'booking')));
+  if (!named) throw new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
+  if (named.groupId) {
+    await ownerCancelGroup(db, reviewer, named.groupId, reason, now);
+    return claimDetails(db, reviewer, id, now);
+  }
   await db.transaction(async (tx) => {
     await lockOwner(tx, reviewer.ownerId);
     const [found] = await tx
@@ -38,6 +51,7 @@ export async function cancelOwnBooking(db: Db, reviewer: Reviewer, input: { book
     await writeAudit(tx, {
       customerId: c.customerId,
       agentId: null,
+      actor: { kind: 'owner', ownerId: reviewer.ownerId, email: reviewer.email },
       ownerId: c.ownerId,
       ownerEmail: found.ownerEmail,
       action: 'booking.cancel',

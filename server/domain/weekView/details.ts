@@ -5,6 +5,7 @@ import { DomainError } from '../errors';
 import { isUuid } from '../ids';
 import { isSacred } from '../scheduling';
 import type { Reviewer } from './week';
+import { coHosts, type CoHost } from './hosts';
 
 /** One step in a booking's life, oldest first. */
 export type HistoryEntry = { at: string; what: 'held' | 'booked' | 'approved' | 'cancelled' | 'preempted' | 'released' | 'expired' | 'promoted'; text: string };
@@ -24,6 +25,12 @@ export type ClaimDetails = {
   agent: { id: string; name: string } | null;
   attendees: { email: string; name: string | null; response: string | null }[];
   expires_at: string | null;
+  /**
+   * A group's hold or booking (docs/groups.md): the group's id and the other hosts, each with
+   * name, email and the status of their copy. Cancelling a group booking cancels every host's
+   * copy (cancel cancels all), so the cancel dialog names them. Null for a single owner's.
+   */
+  group: { group_id: string; co_hosts: CoHost[] } | null;
   history: HistoryEntry[];
 };
 
@@ -77,6 +84,7 @@ export async function claimDetails(db: Executor, reviewer: Reviewer, claimId: st
         : { released: 'Released by its agent', expired: 'Expired before it was confirmed', promoted: 'Confirmed as a booking' }[c.status];
     history.push({ at: c.updatedAt.toISOString(), what: c.status, text });
   }
+  const group = c.groupId ? { group_id: c.groupId, co_hosts: (await coHosts(db, c.ownerId, [c.groupId], now))(c.groupId, c.kind) } : null;
   return {
     id: c.id,
     kind: c.kind,
@@ -92,6 +100,7 @@ export async function claimDetails(db: Executor, reviewer: Reviewer, claimId: st
     agent: c.agentId && row.agentName ? { id: c.agentId, name: row.agentName } : null,
     attendees: c.attendees.map((a) => ({ email: a.email, name: a.name ?? null, response: a.response ?? null })),
     expires_at: c.expiresAt?.toISOString() ?? null,
+    group,
     history,
   };
 }

@@ -3,3 +3,4 @@ export { claimDetails, type ClaimDetails, type HistoryEntry } from './details';
 export { cancelOwnBooking } from './cancel';
 export { overlayCandidates, type CandidateOverlay } from './overlay';
 export { moveOwnBooking } from './move';
+export { coHosts, type CoHost } from './hosts';

@@ -7,13 +7,14 @@ import { ownerRules } from '../claims/claimTarget';
 import { hardBlockIntervals, isSacred, workingIntervals } from '../scheduling';
 import { bookedMinutesOnLocalDay } from '../scheduling/timeRules';
 import type { Claim, Interval } from '../scheduling';
+import { coHosts, type CoHost } from './hosts';
 
 /**
  * The owner's week for the dashboard (docs/dashboard.md): seven owner-local
  * days from Monday, the working hours and hard blocks as instants, every
  * booking (confirmed, cancelled or preempted) and every unexpired active hold
  * touching the week, and each day's booked hours against the daily limit,
- * counted as arbitration counts them.
+ * counted as arbitration counts them. A group's claim names its other hosts (hosts.ts).
  */
 
 export type Reviewer = { ownerId: string; customerId: string };
@@ -32,6 +33,10 @@ export type WeekEvent = {
   source: 'agent' | 'public' | 'provider';
   agent: string | null;
   attendees: number;
+  /** A group's hold or booking (docs/groups.md): the group's id, else null. */
+  group_id: string | null;
+  /** The group's other hosts (name, email, their member's status); empty for a single owner's. */
+  co_hosts: CoHost[];
 };
 
 export type WeekDay = {
@@ -114,6 +119,7 @@ async function claimsBetween(db: Executor, ownerId: string, from: Date, to: Date
         durationMinutes: claims.durationMinutes,
         coverage: claims.coverage,
         partOfHoldId: claims.partOfHoldId,
+        groupId: claims.groupId,
         attendeeCount: sql<number>`jsonb_array_length(${claims.attendees})`.mapWith(Number),
       },
       className: meetingClasses.name, priority: meetingClasses.priority, sacredAge: meetingClasses.sacredMeetingAgeHours, agentName: agents.name })
@@ -149,6 +155,7 @@ export async function ownerWeek(db: Executor, reviewer: Reviewer, weekOf: string
 
   const rows = await claimsBetween(db, owner.id, new Date(from), new Date(to), now);
   const nowMs = now.getTime();
+  const hostsOf = await coHosts(db, owner.id, rows.map(({ c }) => c.groupId), now);
   const events: WeekEvent[] = rows.map(({ c, className, priority, sacredAge, agentName }) => ({
     id: c.id,
     kind: c.kind,
@@ -163,6 +170,8 @@ export async function ownerWeek(db: Executor, reviewer: Reviewer, weekOf: string
     source: c.source,
     agent: agentName,
     attendees: c.attendeeCount,
+    group_id: c.groupId,
+    co_hosts: hostsOf(c.groupId, c.kind),
   }));
   // The daily limit counts active claims only, as arbitration does (a window hold counts its duration).
   const counted: Claim[] = rows

@@ -20,8 +20,8 @@ export const calendarRouter = router({
       moveOwnBooking(ctx.db, ctx.actor, { bookingId: input.booking_id, start: new Date(input.start), end: new Date(input.end), reason: input.reason, confirmPreemption: input.confirm_preemption }, ctx.now()),
     ),
 
-  /** The owner cancels a confirmed booking with a reason (its agent and attendees are told, with the reason). */
+  /** The owner cancels a confirmed booking with a reason (its agent and attendees are told, with the reason); a group booking for every host. */
   cancel: ownerProcedure
     .input(CancelBookingInput)
-    .mutation(async ({ ctx, input }) => cancelOwnBooking(ctx.db, ctx.owner, { bookingId: input.booking_id, reason: input.reason }, ctx.now())),
+    .mutation(async ({ ctx, input }) => cancelOwnBooking(ctx.db, ctx.actor, { bookingId: input.booking_id, reason: input.reason }, ctx.now())),
 });

@@ -160,3 +160,76 @@ describe('calendar.cancel (issue 23 item 9)', () => {
     await expect(other.calendar.cancel({ booking_id: b.booking_id, reason: 'x' })).rejects.toMatchObject({ cause: { code: 'BOOKING_NOT_FOUND' } });
   });
 });
+
+describe('group bookings on the dashboard (issue 25 item 6)', () => {
+  async function groupBooking(emails: string[], start: string, end: string, title: string) {
+    const res = await call('POST', '/v1/bookings', {
+      key: admin.key,
+      headers: { 'Idempotency-Key': crypto.randomUUID() },
+      body: { owner_emails: emails, meeting_class: 'internal', start, end, title, attendees: [{ email: 'guest@example.com', name: 'Guest' }] },
+    });
+    if (res.status !== 201) throw new Error(res.text);
+    return res.body as { booking_id: string; group_id: string; members: { owner_email: string; booking_id: string; status: string }[] };
+  }
+
+  it('the week and the details name the other hosts with their status', async () => {
+    const dana = await setupOwner(admin, { timeZone: TZ });
+    const lee = await setupOwner(admin, { timeZone: TZ });
+    const sam = await setupOwner(admin, { timeZone: TZ });
+    await (await getDb()).update(owners).set({ name: 'Lee Chen' }).where(and(eq(owners.customerId, admin.customerId), eq(owners.email, lee)));
+    const tue = nextWeekday('tue', TZ);
+    const g = await groupBooking([dana, lee, sam], tue.at('10:00'), tue.at('10:30'), 'Trio sync');
+    const single = await book(dana, 'internal', tue.at('14:00'), tue.at('15:00'), 'Alone');
+    const caller = await ownerOf(dana);
+
+    const week = await caller.calendar.week({ week: tue.date.toString() });
+    const ev = week.events.find((e) => e.id === g.booking_id);
+    expect(ev).toMatchObject({ group_id: g.group_id, co_hosts: [lee, sam].sort().map((email) => ({ email, name: email === lee ? 'Lee Chen' : null, status: 'confirmed' })) });
+    expect(week.events.find((e) => e.id === single.booking_id)).toMatchObject({ group_id: null, co_hosts: [] });
+
+    const details = await caller.calendar.claim({ id: g.booking_id });
+    expect(details.group?.group_id).toBe(g.group_id);
+    expect(details.group?.co_hosts.map((h) => h.email)).toEqual([lee, sam].sort());
+    expect((await caller.calendar.claim({ id: single.booking_id })).group).toBeNull();
+
+    // Lee's own view names Dana and Sam, never Lee.
+    const leeMember = g.members.find((m) => m.owner_email === lee)!;
+    const leeDetails = await (await ownerOf(lee)).calendar.claim({ id: leeMember.booking_id });
+    expect(leeDetails.group?.co_hosts.map((h) => h.email)).toEqual([dana, sam].sort());
+  });
+
+  it("the owner's cancel cancels every host's copy (cancel cancels all), with the reason, audited as the owner's", async () => {
+    const dana = await setupOwner(admin, { timeZone: TZ });
+    const lee = await setupOwner(admin, { timeZone: TZ });
+    const wed = nextWeekday('wed', TZ);
+    const g = await groupBooking([dana, lee], wed.at('11:00'), wed.at('11:30'), 'Pair review');
+    const caller = await ownerOf(dana);
+    const details = await caller.calendar.cancel({ booking_id: g.booking_id, reason: 'Dana is ill' });
+    expect(details).toMatchObject({ id: g.booking_id, status: 'cancelled' });
+    expect(details.history.at(-1)).toMatchObject({ what: 'cancelled', text: 'Cancelled: Dana is ill' });
+    expect(details.group?.co_hosts).toEqual([{ email: lee, name: null, status: 'cancelled' }]);
+
+    // the group reads back cancelled for every member, over REST too
+    const got = await call('GET', `/v1/bookings/${g.members[1].booking_id}`, { key: admin.key });
+    expect(got.body.members.map((m: { status: string }) => m.status)).toEqual(['cancelled', 'cancelled']);
+    const leeCopy = await (await ownerOf(lee)).calendar.claim({ id: g.members.find((m) => m.owner_email === lee)!.booking_id });
+    expect(leeCopy).toMatchObject({ status: 'cancelled', history: expect.arrayContaining([expect.objectContaining({ text: 'Cancelled: Dana is ill' })]) });
+
+    // one audit row per owner, by Dana in the dashboard, with the group's id
+    for (const email of [dana, lee]) {
+      const audit = await call('GET', `/v1/audit-log?owner_email=${encodeURIComponent(email)}&action=booking.cancel`, { key: admin.key });
+      expect(audit.body.entries[0]).toMatchObject({ outcome: 'accept', agent_id: null, actor_kind: 'owner', actor_owner_email: dana, reason: 'Dana is ill', details: { group_id: g.group_id } });
+    }
+    // the agent hears of each member, with the group's id and the reason
+    const notes = await call('GET', '/v1/notifications', { key: admin.key });
+    const heard = notes.body.notifications.filter((n: { kind: string; data: { group_id?: string } }) => n.kind === 'booking.cancelled' && n.data.group_id === g.group_id);
+    expect(heard.map((n: { data: { owner_email: string; reason: string } }) => [n.data.owner_email, n.data.reason]).sort()).toEqual([dana, lee].sort().map((e) => [e, 'Dana is ill']));
+
+    // both times are free again; a second cancel, from either owner, is refused
+    expect((await book(lee, 'internal', wed.at('11:00'), wed.at('11:30'), 'Other')).preempted_booking_ids).toEqual([]);
+    await expect(caller.calendar.cancel({ booking_id: g.booking_id, reason: 'again' })).rejects.toMatchObject({ cause: { code: 'BOOKING_NOT_ACTIVE' } });
+    // another owner of the customer cannot cancel it
+    const other = await ownerOf(await setupOwner(admin, { timeZone: TZ }));
+    await expect(other.calendar.cancel({ booking_id: g.booking_id, reason: 'x' })).rejects.toMatchObject({ cause: { code: 'BOOKING_NOT_FOUND' } });
+  });
+});

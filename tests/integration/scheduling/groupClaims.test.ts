@@ -108,6 +108,34 @@ describe('group holds', () => {
     expect(res.status, res.text).toBe(409);
     expect(res.body.error.code).toBe('NO_SLOTS_AVAILABLE');
     expect(res.body.owners).toEqual([{ owner_email: a, reason: 'NO_FREE_SLOTS' }]);
+    // as a one-owner refusal: the next slot that suits both (no longer null)
+    expect(res.body.next_available).toMatchObject({ start: at(4, '10:00'), end: at(4, '10:30') });
+  });
+
+  it('a refused window hold offers next_available: the next slot every owner has free, never one that would preempt', async () => {
+    const d = await setupOwner(admin, { workingHours: everyDay() });
+    const e = await setupOwner(admin, { workingHours: everyDay() });
+    // Each has a free half hour in the window, never the same one.
+    expect((await book({ owner_email: d, meeting_class: 'internal', start: at(4, '09:00'), end: at(4, '09:30') })).status).toBe(201);
+    expect((await book({ owner_email: e, meeting_class: 'internal', start: at(4, '09:30'), end: at(4, '10:00') })).status).toBe(201);
+    // A lower-priority claim right after: an external booking could preempt it, a window hold takes free time only.
+    expect((await book({ owner_email: d, meeting_class: 'focus', start: at(4, '10:00'), end: at(4, '10:30') })).status).toBe(201);
+    const res = await call('POST', '/v1/holds', {
+      key: admin.key,
+      headers: idem(),
+      body: { owner_emails: [d, e], meeting_class: 'external', hold_scope: 'window', window: { start: at(4, '09:00'), end: at(4, '10:00') }, duration_minutes: 30 },
+    });
+    expect(res.status, res.text).toBe(409);
+    expect(res.body.error.code).toBe('NO_SLOTS_AVAILABLE');
+    expect(res.body.owners).toEqual([
+      { owner_email: d, reason: 'NO_COMMON_FREE_TIME' },
+      { owner_email: e, reason: 'NO_COMMON_FREE_TIME' },
+    ]);
+    expect(res.body.next_available).toMatchObject({ start: at(4, '10:30'), end: at(4, '11:00'), start_local: '2027-03-04T10:30:00+00:00' });
+    // The slot offered is one the group can hold.
+    const taken = await call('POST', '/v1/holds', { key: admin.key, headers: idem(), body: { owner_emails: [d, e], meeting_class: 'external', hold_scope: 'window', window: { start: res.body.next_available.start, end: res.body.next_available.end }, duration_minutes: 30 } });
+    expect(taken.status, taken.text).toBe(200);
+    expect(taken.body.held_window).toMatchObject({ start: at(4, '10:30'), end: at(4, '11:00') });
   });
 
   it('confirm by a member id promotes every member; a second confirm answers HOLD_ALREADY_PROMOTED', async () => {
