@@ -48,6 +48,7 @@ function browser() {
     });
   return {
     status: (token: string) => record('status', r.status({ token })),
+    cancelMeeting: (token: string) => record('cancelMeeting', r.cancelMeeting({ token })),
     moveTimes: (token: string, from?: string) => record('moveTimes', r.moveTimes({ token, ...(from ? { from } : {}) })),
     requestMove: (token: string, t: { start: string; end: string }, note?: string) =>
       record('requestMove', r.requestMove({ token, start: t.start, end: t.end, time_zone: 'America/New_York', ...(note ? { note } : {}) })),
@@ -188,6 +189,15 @@ describe('asking to move a booked meeting', () => {
     const done = await owner.proposals.approve({ proposal_id: pending.proposal_id, confirm_preemption: [lower.body.booking_id] });
     expect(done).toMatchObject({ booking_id: m.bookingId, preempted_booking_ids: [lower.body.booking_id] });
     expect(await bookingRow(lower.body.booking_id)).toMatchObject({ status: 'preempted' });
+  });
+
+  it('cancelling the meeting withdraws a waiting request to move', async () => {
+    const m = await booked(intro);
+    await browser().requestMove(m.token, await laterTime(m.token));
+    await browser().cancelMeeting(m.token);
+    const moves = await db.select().from(bookingProposals).where(eq(bookingProposals.movesBookingId, m.bookingId));
+    expect(moves.map((p) => p.status)).toEqual(['withdrawn']);
+    expect(await browser().status(m.token)).toMatchObject({ status: 'cancelled', movable: false });
   });
 
   it('only a booked meeting can be asked to move', async () => {
