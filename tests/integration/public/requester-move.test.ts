@@ -191,6 +191,15 @@ describe('asking to move a booked meeting', () => {
     expect(await bookingRow(lower.body.booking_id)).toMatchObject({ status: 'preempted' });
   });
 
+  it('two requests at once: exactly one is stored, the other is move_pending', async () => {
+    const m = await booked(intro);
+    const to = await laterTime(m.token);
+    const both = await Promise.allSettled([browser().requestMove(m.token, to), browser().requestMove(m.token, to)]);
+    expect(both.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(both.find((r) => r.status === 'rejected')).toMatchObject({ reason: cause('move_pending') });
+    expect(await db.select().from(bookingProposals).where(eq(bookingProposals.movesBookingId, m.bookingId))).toHaveLength(1);
+  });
+
   it('cancelling the meeting withdraws a waiting request to move', async () => {
     const m = await booked(intro);
     await browser().requestMove(m.token, await laterTime(m.token));
