@@ -53,7 +53,8 @@ export function ProposalFacts({ p, timeZone, showCandidates = true }: { p: Pendi
                 <span className="line-through decoration-1">{formatSpan(p.moves.start, p.moves.end, timeZone)}</span>
               </span>
               <span className="flex items-center gap-1">
-                <ArrowRight className="size-3.5 shrink-0" aria-label="to" />
+                <ArrowRight className="size-3.5 shrink-0" aria-hidden />
+                <span className="sr-only">to </span>
                 <span className="font-medium">{formatSpan(p.requested_window.start, p.requested_window.end, timeZone)}</span>
               </span>
             </dd>
