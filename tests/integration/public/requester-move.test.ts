@@ -116,6 +116,11 @@ describe('asking to move a booked meeting', () => {
     expect(asked.text).toContain('(Europe/Berlin)');
     expect(linksIn(asked)).toEqual([`http://scheduler.test/dashboard/proposals/${pending.proposal_id}`]);
 
+    // The review page: the asked time is free (the booking is never a conflict of its own request).
+    const review = await owner.proposals.review({ proposal_id: pending.proposal_id });
+    expect(review.proposal).toMatchObject({ title: 'Intro call with Rita Requester', moves: { booking_id: m.bookingId } });
+    expect(review.verdicts).toMatchObject([{ start: to.start, verdict: 'free', displaced: [] }]);
+
     const result = await owner.proposals.approve({ proposal_id: pending.proposal_id });
     expect(result).toMatchObject({ status: 'booked', booking_id: m.bookingId, start: to.start, end: to.end });
     const row = await bookingRow(m.bookingId);
