@@ -1,4 +1,4 @@
-import { Bot, Globe, MessageSquare, Users } from 'lucide-react';
+import { ArrowRight, Bot, CalendarClock, Globe, MessageSquare, Users } from 'lucide-react';
 import type { PendingProposalView } from '@/server/domain/publicScheduling/review';
 import { Badge } from '@/components/ui/badge';
 import { formatSpan } from '@/components/calendar/format';
@@ -17,6 +17,12 @@ export function ProposalFacts({ p, timeZone, showCandidates = true }: { p: Pendi
           {p.origin === 'public' ? <Globe aria-hidden /> : <Bot aria-hidden />}
           {p.origin === 'public' ? 'Public link' : 'Agent'}
         </Badge>
+        {p.moves && (
+          <Badge tone="warn" data-testid="move-badge">
+            <CalendarClock aria-hidden />
+            Request to move
+          </Badge>
+        )}
         {p.meeting_class && <Badge>{p.meeting_class}</Badge>}
         {p.duration_minutes && <Badge>{p.duration_minutes} min</Badge>}
       </div>
@@ -37,11 +43,29 @@ export function ProposalFacts({ p, timeZone, showCandidates = true }: { p: Pendi
           Attendees
         </dt>
         <dd>{p.attendees.length ? p.attendees.map((a) => (a.name ? `${a.name} <${a.email}>` : a.email)).join(', ') : 'none listed'}</dd>
-        {p.requested_window && (
+        {p.moves && p.requested_window ? (
+          // A request to move a booked meeting (docs/public-scheduling.md "Asking to move"): its time now, and the one asked for.
           <>
-            <dt className="text-muted">{p.origin === 'public' ? 'Asked for' : 'Window'}</dt>
-            <dd>{formatSpan(p.requested_window.start, p.requested_window.end, timeZone)}</dd>
+            <dt className="text-muted">Move</dt>
+            <dd data-testid="move-times" className="flex flex-col gap-0.5">
+              <span>
+                <span className="text-muted">from </span>
+                <span className="line-through decoration-1">{formatSpan(p.moves.start, p.moves.end, timeZone)}</span>
+              </span>
+              <span className="flex items-center gap-1">
+                <ArrowRight className="size-3.5 shrink-0" aria-hidden />
+                <span className="sr-only">to </span>
+                <span className="font-medium">{formatSpan(p.requested_window.start, p.requested_window.end, timeZone)}</span>
+              </span>
+            </dd>
           </>
+        ) : (
+          p.requested_window && (
+            <>
+              <dt className="text-muted">{p.origin === 'public' ? 'Asked for' : 'Window'}</dt>
+              <dd>{formatSpan(p.requested_window.start, p.requested_window.end, timeZone)}</dd>
+            </>
+          )
         )}
         {showCandidates && p.candidates.length > 0 && (
           <>

@@ -7,8 +7,9 @@ import { Badge, type BadgeTone } from '@/components/ui/badge';
 import { buttonClasses } from '@/components/ui/button-classes';
 import { Card, CardContent } from '@/components/ui/card';
 import { preloadApi, requesterApi } from './api';
-import { CalendarCheck2, CalendarX2, Clock, Download, Hourglass, MailQuestion, MapPin, Undo2 } from './icons';
+import { CalendarCheck2, CalendarClock, CalendarX2, Clock, Download, Hourglass, MailQuestion, MapPin, Undo2 } from './icons';
 import { LazyCancelForm } from './lazy-cancel-form';
+import { LazyMoveForm } from './lazy-move-form';
 import { domainCode, formatRange, useTimeZone, zoneName } from './time';
 import { TimeZonePicker } from './time-zone-picker';
 
@@ -85,7 +86,9 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
   const w = WORDS[shown];
   const owner = view.owner_name ?? 'The calendar owner';
   const ownerLower = view.owner_name ?? 'the calendar owner';
-  const pending = PENDING.includes(view.status);
+  // A request to move waiting for the owner counts as pending too: the page refreshes until it is decided.
+  const movePending = view.move_request?.status === 'pending_review';
+  const pending = PENDING.includes(view.status) || movePending;
 
   const refresh = useCallback(async () => {
     const { requester } = await requesterApi();
@@ -171,6 +174,7 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
               </>
             )}
           </dl>
+          {view.move_request && tz && <MoveRequestNote request={view.move_request} owner={ownerLower} tz={tz} />}
           {pending && (
             <p className="flex items-center gap-1.5 text-xs text-muted">
               <Clock className="size-3.5" aria-hidden />
@@ -184,7 +188,7 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
       {failure && <Alert tone="danger">{failure}</Alert>}
 
       {view.withdrawable && <WithdrawControl owner={owner} busy={busy} onWithdraw={onWithdraw} />}
-      {view.cancellable && <MeetingActions token={token} owner={owner} onCancelled={setView} />}
+      {view.cancellable && <MeetingActions token={token} owner={owner} tz={tz} movable={view.movable} onChanged={setView} />}
     </div>
   );
 }
@@ -194,14 +198,21 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
  * /public/booking-proposals/{token}/calendar.ics) and "Cancel this meeting",
  * which opens the reason form inline (loaded on that click).
  */
-function MeetingActions({ token, owner, onCancelled }: { token: string; owner: string; onCancelled: (v: PublicProposalPage) => void }) {
+function MeetingActions({ token, owner, tz, movable, onChanged }: { token: string; owner: string; tz: string | null; movable: boolean; onChanged: (v: PublicProposalPage) => void }) {
   const [asking, setAsking] = useState(false);
+  const [moving, setMoving] = useState(false);
   const opener = useRef<HTMLButtonElement>(null);
+  const moveOpener = useRef<HTMLButtonElement>(null);
   const wasAsking = useRef(false);
+  const wasMoving = useRef(false);
   useEffect(() => {
     if (!asking && wasAsking.current) opener.current?.focus();
     wasAsking.current = asking;
   }, [asking]);
+  useEffect(() => {
+    if (!moving && wasMoving.current) moveOpener.current?.focus();
+    wasMoving.current = moving;
+  }, [moving]);
   return (
     <div className="flex flex-col gap-3">
       <div className="flex flex-wrap gap-2">
@@ -209,7 +220,22 @@ function MeetingActions({ token, owner, onCancelled }: { token: string; owner: s
           <Download aria-hidden />
           Add to calendar
         </a>
-        {!asking && (
+        {movable && !moving && !asking && (
+          <button
+            ref={moveOpener}
+            type="button"
+            className={buttonClasses('secondary')}
+            onPointerEnter={preloadApi}
+            onClick={() => {
+              preloadApi();
+              setMoving(true);
+            }}
+          >
+            <CalendarClock aria-hidden />
+            Ask to move
+          </button>
+        )}
+        {!asking && !moving && (
           <button
             ref={opener}
             type="button"
@@ -225,9 +251,60 @@ function MeetingActions({ token, owner, onCancelled }: { token: string; owner: s
           </button>
         )}
       </div>
-      {asking && <LazyCancelForm token={token} owner={owner} onDone={onCancelled} onKeep={() => setAsking(false)} />}
+      {asking && <LazyCancelForm token={token} owner={owner} onDone={onChanged} onKeep={() => setAsking(false)} />}
+      {moving && tz && (
+        <LazyMoveForm
+          token={token}
+          owner={owner}
+          tz={tz}
+          onDone={(v) => {
+            setMoving(false);
+            onChanged(v);
+          }}
+          onKeep={() => setMoving(false)}
+        />
+      )}
     </div>
   );
+}
+
+/**
+ * Where the latest request to move stands (docs/public-scheduling.md "Asking to move"):
+ * waiting for the owner, declined (with the reason), or done.
+ */
+function MoveRequestNote({ request, owner, tz }: { request: NonNullable<PublicProposalPage['move_request']>; owner: string; tz: string }) {
+  const when = `${formatRange(request.start, request.end, tz)} (${zoneName(tz, new Date(request.start))})`;
+  if (request.status === 'pending_review') {
+    return (
+      <p className="flex items-start gap-1.5 rounded-md bg-accent-soft px-3 py-2 text-sm" data-testid="move-request" data-move-status={request.status}>
+        <Hourglass className="mt-0.5 size-4 shrink-0" aria-hidden />
+        <span>
+          You asked to move this meeting to {when}. Waiting for {owner} to answer; until then it stays at the time above.
+        </span>
+      </p>
+    );
+  }
+  if (request.status === 'declined') {
+    return (
+      <div className="flex flex-col gap-1 rounded-md bg-surface-2 px-3 py-2 text-sm" data-testid="move-request" data-move-status={request.status}>
+        <p>Your request to move this meeting to {when} was declined; it stays at the time above.</p>
+        {request.decline_reason && (
+          <blockquote className="border-l-2 border-line pl-3 text-muted">
+            <span className="sr-only">Their reason: </span>
+            {request.decline_reason}
+          </blockquote>
+        )}
+      </div>
+    );
+  }
+  if (request.status === 'booked') {
+    return (
+      <p className="text-sm text-muted" data-testid="move-request" data-move-status={request.status}>
+        Moved at your request.
+      </p>
+    );
+  }
+  return null;
 }
 
 /**

@@ -47,6 +47,12 @@ export const bookingProposals = pgTable(
     /** The booking made on approval (foreign key, deferred: migration 0006_database_invariants). */
     bookingId: uuid('booking_id'),
     declineReason: text('decline_reason'),
+    /**
+     * A requester's request to move a booked meeting (docs/public-scheduling.md "Asking to move"):
+     * the booking it would move. Approving it reschedules that booking in place (bookingId then
+     * names it too). Foreign key and indexes: migration 0022_proposal_moves.
+     */
+    movesBookingId: uuid('moves_booking_id'),
     createdAt: createdAt(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
     expiresAt: instant('expires_at'),
@@ -56,6 +62,11 @@ export const bookingProposals = pgTable(
     index('booking_proposals_owner_status_idx').on(t.ownerId, t.status, t.createdAt),
     // A deleted claim looks up the proposal it booked (ON DELETE SET NULL): without it, a scan per claim.
     index('booking_proposals_booking_idx').on(t.bookingId).where(sql`${t.bookingId} is not null`),
+    index('booking_proposals_moves_booking_idx').on(t.movesBookingId, t.createdAt).where(sql`${t.movesBookingId} is not null`),
+    // One request to move waits per booking at a time.
+    uniqueIndex('booking_proposals_one_pending_move_key')
+      .on(t.movesBookingId)
+      .where(sql`${t.movesBookingId} is not null and ${t.status} in ('pending_requester_verification', 'pending_review')`),
     // The owner and the meeting class belong to the proposal's customer.
     foreignKey({ name: 'booking_proposals_owner_fk', columns: [t.customerId, t.ownerId], foreignColumns: [owners.customerId, owners.id] }).onDelete('cascade'),
     foreignKey({ name: 'booking_proposals_meeting_class_fk', columns: [t.customerId, t.meetingClassId], foreignColumns: [meetingClasses.customerId, meetingClasses.id] }).onDelete('restrict'),

@@ -82,6 +82,8 @@ export const ERROR_CODES = {
   audience_in_use: { status: 409, description: 'Meeting types or links still use this audience' },
   not_pending: { status: 409, description: 'The proposal or contact verification is no longer pending' },
   not_cancellable: { status: 409, description: 'Only a booked meeting that has not started can be cancelled by its requester' },
+  not_movable: { status: 409, description: 'Only a booked meeting that has not started, of a meeting type still offered, can be asked to move' },
+  move_pending: { status: 409, description: 'A request to move this meeting is already waiting for review' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A code of the catalogue (`permission_denied` stands for its family). */

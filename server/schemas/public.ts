@@ -38,6 +38,11 @@ export const CancelMeetingInput = z.object({
   reason: z.string().trim().max(1000, 'Please keep the reason under 1000 characters').optional(),
 });
 
+/** The status page's "Ask to move": the note the owner reads with the request (docs/public-scheduling.md "Asking to move"). */
+export const MoveRequestNote = z.object({
+  note: z.string().trim().max(1000, 'Please keep the note under 1000 characters').optional(),
+});
+
 /** At most this many `attendees` items on a public proposal, the requester not counted (docs/public-scheduling.md "Submitting"). */
 export const MAX_PROPOSAL_ATTENDEES = 50;
 

@@ -72,7 +72,13 @@ export type ClaimRequest = {
    * minutes leave its old day), and on acceptance its row is moved (UPDATE of its range, so
    * the exclusion constraint still has the last word) instead of a claim inserted.
    */
-  moves?: { from: ClaimRow; reason: string | null; timeZone: string };
+  moves?: {
+    from: ClaimRow;
+    reason: string | null;
+    timeZone: string;
+    /** The attendee who asked for the new time (a requester's request to move): their answer stays accepted. */
+    keepAccepted?: string | null;
+  };
 };
 
 /** What a decision returns: the accepted claim's row with what its answer needs, or the rejection (its audit row is written). */
@@ -167,11 +173,13 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
  */
 async function moveBooking(tx: Tx, request: ClaimRequest, actor: AuditActor, audit: Omit<AuditEntry, 'outcome'>, preemptedIds: string[]): Promise<ClaimRow> {
   const { claim, now, target } = request;
-  const { from, reason, timeZone } = request.moves!;
-  const attendees = (from.attendees ?? []).map((a) => ({ ...a, response: 'needs_action' as const }));
+  const { from, reason, timeZone, keepAccepted } = request.moves!;
+  // Everyone answers again, except who asked for this very time (docs/public-scheduling.md "Asking to move").
+  const attendees = (from.attendees ?? []).map((a) => ({ ...a, response: keepAccepted && a.email === keepAccepted && a.response === 'accepted' ? a.response : ('needs_action' as const) }));
+  const externalAccepted = attendees.some((a) => a.external && a.response === 'accepted');
   const [row] = await tx
     .update(claims)
-    .set({ startAt: claim.startAt, endAt: claim.endAt, attendees, externalAccepted: false, statusReason: reason, sequence: sql`${claims.sequence} + 1`, updatedAt: now })
+    .set({ startAt: claim.startAt, endAt: claim.endAt, attendees, externalAccepted, statusReason: reason, sequence: sql`${claims.sequence} + 1`, updatedAt: now })
     .where(eq(claims.id, from.id))
     .returning();
   const was = localSpan(from.startAt, from.endAt, timeZone);

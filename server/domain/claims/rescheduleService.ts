@@ -31,7 +31,19 @@ export type RescheduleInput = { start: Date; end: Date; reason?: string | null }
 /** Who moves the booking: an agent through the API, or the owner in the dashboard (`confirmPreemption` as for an approval). */
 export type Mover =
   | { kind: 'agent'; actor: AgentActor }
-  | { kind: 'owner'; customerId: string; ownerId: string; email: string; confirmPreemption?: (tx: Tx, around: LoadedClaim[], target: SchedulingTarget, policy: RequestPolicy, start: Date, end: Date) => Promise<void> };
+  | {
+      kind: 'owner';
+      customerId: string;
+      ownerId: string;
+      email: string;
+      confirmPreemption?: (tx: Tx, around: LoadedClaim[], target: SchedulingTarget, policy: RequestPolicy, start: Date, end: Date) => Promise<void>;
+      /** The policy to arbitrate with, when not the class's own: an approved request to move runs with its meeting type's (docs/public-scheduling.md "Asking to move"). */
+      policy?: (target: SchedulingTarget) => RequestPolicy;
+      /** The attendee who asked for the new time: their answer stays accepted. */
+      keepAccepted?: string | null;
+      /** Facts the reschedule's audit row carries besides its own (the request to move). */
+      auditDetails?: Record<string, unknown>;
+    };
 
 type BookingOwner = { customerId: string; ownerId: string; email: string };
 
@@ -103,7 +115,11 @@ export function rescheduleClaim(mover: Mover, owner: BookingOwner, bookingId: st
       const around = await loadAround(tx, ownerRow.id, input.start, input.end, now, undefined, gate);
       const actor: AuditActor = mover.kind === 'agent' ? { kind: 'agent', agentId: mover.actor.agentId } : { kind: 'owner', ownerId: mover.ownerId, email: mover.email };
       const policy: RequestPolicy =
-        mover.kind === 'agent' ? requestPolicy(mover.actor, target) : { priority: target.meetingClass.priority, preemptPolicy: target.meetingClass.preemptPolicy, agentCanPreempt: target.meetingClass.preemptPolicy === 'preempt_lower' };
+        mover.kind === 'agent'
+          ? requestPolicy(mover.actor, target)
+          : mover.policy
+            ? mover.policy(target)
+            : { priority: target.meetingClass.priority, preemptPolicy: target.meetingClass.preemptPolicy, agentCanPreempt: target.meetingClass.preemptPolicy === 'preempt_lower' };
       const others = around.filter((c) => c.id !== row.id);
       if (mover.kind === 'owner' && mover.confirmPreemption) await mover.confirmPreemption(tx, others, target, policy, input.start, input.end);
       const r = await runClaim(tx, {
@@ -114,7 +130,8 @@ export function rescheduleClaim(mover: Mover, owner: BookingOwner, bookingId: st
         actor,
         now,
         claim: { ...row, startAt: input.start, endAt: input.end, holdId: null, idempotencyKey, agentId: mover.kind === 'agent' ? mover.actor.agentId : row.agentId },
-        moves: { from: row, reason: input.reason ?? null, timeZone: ownerRow.timeZone },
+        moves: { from: row, reason: input.reason ?? null, timeZone: ownerRow.timeZone, keepAccepted: mover.kind === 'owner' ? mover.keepAccepted : null },
+        auditDetails: mover.kind === 'owner' ? mover.auditDetails : undefined,
         preemptionReason: `moved aside by "${row.title ?? 'a meeting'}" (${target.meetingClass.name}), rescheduled to this time`,
       });
       if (!r.ok) return r;

@@ -132,3 +132,70 @@ export function proposalToReviewMessage(to: string, m: MeetingSummary & { reques
     text: [`${m.requester} asks for ${describe({ ...m, ownerName: null })}. Review it:`, reviewUrl].join('\n'),
   };
 }
+
+type Span = { start: Date; end: Date };
+
+/**
+ * The owner's decision on a requester's request to move their booked meeting
+ * (docs/public-scheduling.md "Asking to move"), in the requester's zone: moved (from the old
+ * time to the new one) or declined (the meeting stays at its time).
+ */
+export function moveOutcomeMessage(to: string, m: MeetingSummary, outcome: { status: 'booked' | 'declined'; reason?: string | null; from: Span }): MailMessage {
+  const what = `${m.title ? `"${m.title}"` : 'your meeting'}${m.ownerName ? ` with ${m.ownerName}` : ''}`;
+  const was = formatMailRange(outcome.from.start, outcome.from.end, m.timeZone);
+  if (outcome.status === 'booked') {
+    return {
+      to,
+      subject: 'Your meeting was moved',
+      text: [
+        `Your request to move ${what} was accepted.`,
+        '',
+        `New time: ${m.start && m.end ? formatMailRange(m.start, m.end, m.timeZone) : 'see the status page'}`,
+        `Was: ${was}`,
+        '',
+        'The status link of your meeting shows the new time; "Add to calendar" there gives the updated file.',
+      ].join('\n'),
+    };
+  }
+  return {
+    to,
+    subject: 'Your request to move the meeting was declined',
+    text: [
+      `Your request to move ${what}${m.start && m.end ? ` to ${formatMailRange(m.start, m.end, m.timeZone)}` : ''} was declined.`,
+      ...(outcome.reason ? ['', `Reason given: ${outcome.reason}`] : []),
+      '',
+      `The meeting stays at ${was}.`,
+    ].join('\n'),
+  };
+}
+
+/** The owner hears that a requester asks to move a booked meeting (times in the owner's zone): old and new time, the review page's link. */
+export function moveToReviewMessage(to: string, m: MeetingSummary & { requester: string; from: Span }, reviewUrl: string): MailMessage {
+  return {
+    to,
+    subject: `${m.requester} asks to move ${m.title ?? 'a meeting'}`,
+    text: [
+      `${m.requester} asks to move ${m.title ? `"${m.title}"` : 'your meeting'}`,
+      `from ${formatMailRange(m.from.start, m.from.end, m.timeZone)}`,
+      `to ${m.start && m.end ? formatMailRange(m.start, m.end, m.timeZone) : 'another time'}.`,
+      'Review it:',
+      reviewUrl,
+    ].join('\n'),
+  };
+}
+
+/** The owner hears that a book-instantly meeting was moved at its requester's request (times in the owner's zone). */
+export function meetingMovedMessage(to: string, m: MeetingSummary & { requester: string; from: Span }): MailMessage {
+  return {
+    to,
+    subject: `Moved by ${m.requester}: ${m.title ?? 'meeting'}`,
+    text: [
+      `${m.requester} moved ${m.title ? `"${m.title}"` : 'a meeting'} (the meeting type books instantly).`,
+      '',
+      `New time: ${m.start && m.end ? formatMailRange(m.start, m.end, m.timeZone) : '-'}`,
+      `Was: ${formatMailRange(m.from.start, m.from.end, m.timeZone)}`,
+      '',
+      'The attendees got the updated invitation.',
+    ].join('\n'),
+  };
+}

@@ -14,6 +14,8 @@ import {
   suggestedTimes,
   withdrawProposal,
   cancelBookedMeeting,
+  moveSuggestions,
+  requestMove,
 } from '@/server/domain/publicScheduling/requester';
 import { getRateLimiter, RATE_LIMITS, type RateLimitPolicy } from '@/server/rateLimit';
 import { clientIpOf, publicBaseUrl } from '@/server/request';
@@ -170,6 +172,39 @@ export const requesterRouter = router({
     .mutation(async ({ ctx, input }) => {
       const db = ctx.db;
       await cancelBookedMeeting(db, input.token, input.reason ?? null, ctx.now());
+      return proposalStatusPage(db, input.token, ctx.now());
+    }),
+
+  /**
+   * "Ask to move" (docs/public-scheduling.md "Asking to move"): the times the booked meeting
+   * could move to, the meeting type's suggested times for its length (UTC; the page shows them
+   * in the requester's zone), from `from` on. Same per-token budget as the status.
+   */
+  moveTimes: perIp
+    .input(z.strictObject({ token: Token, from: UtcDateTime.optional() }))
+    .use(async ({ ctx, input, next }) => {
+      const id = await proposalIdForToken(ctx.db, input.token);
+      if (id) await limit(RATE_LIMITS.publicProposalToken, `proposal:${id}`);
+      return next();
+    })
+    .query(async ({ ctx, input }) => moveSuggestions(ctx.db, input.token, { from: input.from ? new Date(input.from) : undefined }, ctx.now())),
+
+  /**
+   * Ask to move the booked meeting to one of those times, with an optional note: a proposal
+   * linked to the booking waits for the owner's review (or, on a book-instantly type, moves
+   * it at once). 409 time_unavailable (pick again), move_pending, not_movable.
+   */
+  requestMove: perIp
+    .input(S.MoveRequestNote.extend({ token: Token, start: UtcDateTime, end: UtcDateTime, time_zone: S.RequesterTimeZone.optional() }))
+    .use(async ({ ctx, input, next }) => {
+      const id = await proposalIdForToken(ctx.db, input.token);
+      if (id) await limit(RATE_LIMITS.publicProposalToken, `proposal:${id}`);
+      return next();
+    })
+    .mutation(async ({ ctx, input }) => {
+      const db = ctx.db;
+      const baseUrl = publicBaseUrl(ctx.req, getConfig().publicBaseUrl);
+      await requestMove(db, input.token, { start: new Date(input.start), end: new Date(input.end), note: input.note ?? null, timeZone: input.time_zone }, baseUrl, ctx.now());
       return proposalStatusPage(db, input.token, ctx.now());
     }),
 

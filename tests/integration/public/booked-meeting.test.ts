@@ -133,6 +133,8 @@ describe('a booked public meeting', () => {
       location: ZOOM,
       cancellable: true,
       meeting_cancelled: false,
+      movable: true,
+      move_request: null,
     });
 
     // "Add to calendar": the booking's own UID, published, with the location and an absolute start.

@@ -198,6 +198,8 @@ describe('public page procedures', () => {
       location: null,
       cancellable: false,
       meeting_cancelled: false,
+      movable: false,
+      move_request: null,
     });
     const verify = linksIn(await smtp.waitFor(email)).find((l) => l.includes('/contact-verifications/'))!;
     expect((await pubUrl('POST', verify)).status).toBe(200);

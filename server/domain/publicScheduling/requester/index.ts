@@ -5,3 +5,4 @@ export { proposalStatus, proposalIdForToken, withdrawProposal, type PublicStatus
 export { confirmContact, verificationIdForToken, verificationPage, type VerificationState } from './verification';
 export { proposalStatusPage, meetingTypePage, type PublicProposalPage, type PublicMeetingTypePage } from './page';
 export { bookedMeetingIcs, cancelBookedMeeting } from './meeting';
+export { moveSuggestions, requestMove, type MoveRequestInput, type MoveRequestView } from './move';

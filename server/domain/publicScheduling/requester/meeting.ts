@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
 import { bookingProposals, claims, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
 import { writeAudit } from '../../claims/audit';
@@ -90,6 +90,11 @@ export async function cancelBookedMeeting(db: Db, token: string, reason: string 
     if (!requesterMayCancel(p, booking, now) || !booking) throw notCancellable('Only a booked meeting that has not started can be cancelled');
     await tx.update(claims).set({ status: 'cancelled', statusReason: why ?? 'Cancelled by the requester', updatedAt: now }).where(eq(claims.id, booking.id));
     await tx.update(bookingProposals).set({ status: 'cancelled', updatedAt: now }).where(eq(bookingProposals.id, p.id));
+    // A request to move it that still waits goes with it (docs/public-scheduling.md "Asking to move").
+    await tx
+      .update(bookingProposals)
+      .set({ status: 'withdrawn', updatedAt: now })
+      .where(and(eq(bookingProposals.movesBookingId, booking.id), eq(bookingProposals.status, 'pending_review')));
     const [cls] = booking.meetingClassId ? await tx.select({ name: meetingClasses.name }).from(meetingClasses).where(eq(meetingClasses.id, booking.meetingClassId)) : [];
     await writeAudit(tx, {
       customerId: booking.customerId,

@@ -5,6 +5,7 @@ import { proposalRowByToken, PENDING_STATUSES, statusView, type PublicStatusView
 import { expireLapsed } from '../review/expiry';
 import type { PublicTypeContext } from './schedule';
 import { requesterMayCancel } from './meeting';
+import { latestMoveRequest, moveRequestView, type MoveRequestView } from './move';
 
 /**
  * What the public booking pages show beyond the JSON API's bodies: the
@@ -27,18 +28,26 @@ export type PublicProposalPage = PublicStatusView & {
   cancellable: boolean;
   /** The meeting was booked and is off now: cancelled by the requester (status cancelled), or by the owner or a preemption (status still booked). */
   meeting_cancelled: boolean;
+  /** "Ask to move" is offered: cancellable, its meeting type still offered, and no request to move waiting (docs/public-scheduling.md "Asking to move"). */
+  movable: boolean;
+  /** The latest request to move this meeting (waiting, declined, or done), or null. */
+  move_request: MoveRequestView | null;
 };
 
 /** The status page of a proposal token (a lapsed unverified proposal reads, and becomes, expired). */
 export async function proposalStatusPage(db: Db, token: string, now: Date): Promise<PublicProposalPage> {
   const p = await expireLapsed(db, await proposalRowByToken(db, token), now);
   const [owner] = await db.select({ name: owners.name }).from(owners).where(eq(owners.id, p.ownerId));
-  const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title, location: publicMeetingTypes.location }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
+  const [type] = p.meetingTypeId
+    ? await db.select({ title: publicMeetingTypes.title, location: publicMeetingTypes.location, enabled: publicMeetingTypes.enabled, published: publicMeetingTypes.published }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId))
+    : [];
   let start = p.requestedStart;
   let end = p.requestedEnd;
   const [booking] = (p.status === 'booked' || p.status === 'cancelled') && p.bookingId ? await db.select({ start: claims.startAt, end: claims.endAt, status: claims.status }).from(claims).where(eq(claims.id, p.bookingId)) : [];
   if (booking) ({ start, end } = booking);
   const on = p.status === 'booked' && booking?.status === 'confirmed';
+  const cancellable = on && booking ? requesterMayCancel(p, { status: booking.status, startAt: booking.start }, now) : false;
+  const move = on && p.bookingId ? await latestMoveRequest(db, p.bookingId) : null;
   return {
     ...statusView(p),
     title: type?.title ?? null,
@@ -48,8 +57,10 @@ export async function proposalStatusPage(db: Db, token: string, now: Date): Prom
     withdrawable: (PENDING_STATUSES as readonly ProposalStatus[]).includes(p.status),
     decline_reason: p.status === 'declined' ? p.declineReason : null,
     location: on ? (type?.location ?? null) : null,
-    cancellable: on && booking ? requesterMayCancel(p, { status: booking.status, startAt: booking.start }, now) : false,
+    cancellable,
     meeting_cancelled: p.status === 'cancelled' || (p.status === 'booked' && booking !== undefined && booking.status !== 'confirmed'),
+    movable: cancellable && Boolean(type?.enabled && type.published) && move?.status !== 'pending_review',
+    move_request: move ? moveRequestView(move) : null,
   };
 }
 

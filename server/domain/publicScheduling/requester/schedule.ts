@@ -59,8 +59,12 @@ function badQuery(field: string, message: string): DomainError {
   return invalidField(field, message);
 }
 
-/** Acceptable start times of `durationMinutes` inside `window`, at most `max`, for a public type. */
-async function acceptableSlots(db: Executor, ctx: PublicTypeContext, durationMinutes: number, window: Interval, now: Date, max: number): Promise<Interval[]> {
+/**
+ * Acceptable start times of `durationMinutes` inside `window`, at most `max`, for a public type.
+ * `moving`: the booking a request to move would move, set aside as a reschedule sets it aside
+ * (its own time never blocks its new time; docs/public-scheduling.md "Asking to move").
+ */
+export async function acceptableSlots(db: Executor, ctx: PublicTypeContext, durationMinutes: number, window: Interval, now: Date, max: number, moving?: string): Promise<Interval[]> {
   const owner = ctx.link.owner;
   try {
     await resolveCalendar(db, owner, undefined);
@@ -73,7 +77,8 @@ async function acceptableSlots(db: Executor, ctx: PublicTypeContext, durationMin
   const earliest = now.getTime() + ctx.type.type.minNoticeHours * 3_600_000;
   if (window.start.getTime() < earliest) window = { start: new Date(earliest), end: window.end };
   if (window.end.getTime() <= window.start.getTime()) return [];
-  const claims = await loadClaims(db, owner.id, new Date(window.start.getTime() - DAY_MARGIN), new Date(window.end.getTime() + DAY_MARGIN), now);
+  const loaded = await loadClaims(db, owner.id, new Date(window.start.getTime() - DAY_MARGIN), new Date(window.end.getTime() + DAY_MARGIN), now);
+  const claims = moving ? loaded.filter((c) => c.id !== moving) : loaded;
   const result = searchSlots({
     rules: ownerRules(owner),
     claims,

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { agents, bookingProposals, owners, publicMeetingTypes } from '@/db/schema';
-import { proposalToReviewMessage, sendMail } from '../../email';
+import { agents, bookingProposals, claims, owners, publicMeetingTypes } from '@/db/schema';
+import { moveToReviewMessage, proposalToReviewMessage, sendMail } from '../../email';
 
 /** The review page of a proposal in the dashboard. */
 export function reviewUrl(baseUrl: string, proposalId: string): string {
@@ -27,6 +27,14 @@ export async function announceForReview(db: Executor, proposalId: string, baseUr
   if (!row || row.p.status !== 'pending_review') return;
   const p = row.p;
   const requester = p.origin === 'agent' ? `The agent ${row.agentName ?? ''}`.trim() : (p.requesterName ?? p.requesterEmail ?? 'A requester');
+  if (p.movesBookingId) {
+    // A request to move a booked meeting: its current time and the one asked for (docs/public-scheduling.md "Asking to move").
+    const [booking] = await db.select({ start: claims.startAt, end: claims.endAt, title: claims.title }).from(claims).where(eq(claims.id, p.movesBookingId));
+    if (!booking) return;
+    const m = { title: booking.title ?? row.typeTitle, ownerName: null, start: p.requestedStart, end: p.requestedEnd, timeZone: row.timeZone, requester, from: { start: booking.start, end: booking.end } };
+    await sendMail(moveToReviewMessage(row.ownerEmail, m, reviewUrl(baseUrl, p.id)));
+    return;
+  }
   const first = p.origin === 'agent' ? p.candidates[0] : null;
   const start = first ? new Date(first.start) : p.requestedStart;
   const end = first ? new Date(first.end) : p.requestedEnd;

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { bookingProposals, owners, publicMeetingTypes } from '@/db/schema';
+import { bookingProposals, claims, owners, publicMeetingTypes } from '@/db/schema';
+import { meetingMovedMessage, sendMail } from '../../email';
 import { isDomainError } from '../../errors';
 import { log } from '@/server/log';
 import { announceForReview } from './announce';
@@ -16,7 +17,7 @@ import { approveProposal } from './reviewDecision';
  */
 export async function afterPendingReview(db: Db, proposalId: string, baseUrl: string | undefined, now: Date): Promise<'booked' | 'pending_review'> {
   const [row] = await db
-    .select({ p: bookingProposals, instant: publicMeetingTypes.bookInstantly, ownerEmail: owners.email })
+    .select({ p: bookingProposals, instant: publicMeetingTypes.bookInstantly, ownerEmail: owners.email, ownerTimeZone: owners.timeZone })
     .from(bookingProposals)
     .innerJoin(owners, eq(owners.id, bookingProposals.ownerId))
     .leftJoin(publicMeetingTypes, eq(publicMeetingTypes.id, bookingProposals.meetingTypeId))
@@ -26,7 +27,13 @@ export async function afterPendingReview(db: Db, proposalId: string, baseUrl: st
     try {
       // The owner's own standing decision (the type's "book instantly"): audited as the owner's approval.
       const owner = { kind: 'owner' as const, ownerId: row.p.ownerId, customerId: row.p.customerId, email: row.ownerEmail };
-      await approveProposal(db, owner, { proposalId, noPreemption: true }, now);
+      // A request to move (docs/public-scheduling.md "Asking to move"): the owner hears the meeting moved, in their zone.
+      const [was] = row.p.movesBookingId ? await db.select({ start: claims.startAt, end: claims.endAt, title: claims.title }).from(claims).where(eq(claims.id, row.p.movesBookingId)) : [];
+      const done = await approveProposal(db, owner, { proposalId, noPreemption: true }, now);
+      if (was && done.start && done.end) {
+        const requester = row.p.requesterName ?? row.p.requesterEmail ?? 'The requester';
+        await sendMail(meetingMovedMessage(row.ownerEmail, { title: was.title, ownerName: null, start: new Date(done.start), end: new Date(done.end), timeZone: row.ownerTimeZone, requester, from: { start: was.start, end: was.end } }));
+      }
       return 'booked';
     } catch (err) {
       // Refused (taken meanwhile, would preempt, allocation full, calendar trouble): the owner decides.

@@ -1,6 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { agents, bookingProposals, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
+import { agents, bookingProposals, claims, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
 import { DomainError } from '../../errors';
 import { isUuid } from '../../ids';
 import { approvalTitle } from './approvalRules';
@@ -48,18 +48,40 @@ export type PendingProposalView = {
   message: string | null;
   /** The title the booking made on approval takes (approvalTitle: the agent's, else the type's with the requester, ...). */
   title: string;
+  /**
+   * A requester's request to move a booked meeting (docs/public-scheduling.md "Asking to move"):
+   * the booking and its current time; `requested_window` is the new time. Approving moves it in place.
+   */
+  moves: { booking_id: string; title: string | null; start: string; end: string } | null;
 };
 
 function reviewQuery(db: Executor) {
   return db
-    .select({ p: bookingProposals, typeSlug: publicMeetingTypes.slug, typeTitle: publicMeetingTypes.title, className: meetingClasses.name, agentName: agents.name })
+    .select({
+      p: bookingProposals,
+      typeSlug: publicMeetingTypes.slug,
+      typeTitle: publicMeetingTypes.title,
+      className: meetingClasses.name,
+      agentName: agents.name,
+      moving: { id: claims.id, title: claims.title, start: claims.startAt, end: claims.endAt },
+    })
     .from(bookingProposals)
+    .leftJoin(claims, eq(claims.id, bookingProposals.movesBookingId))
     .leftJoin(publicMeetingTypes, eq(publicMeetingTypes.id, bookingProposals.meetingTypeId))
     .leftJoin(meetingClasses, eq(meetingClasses.id, bookingProposals.meetingClassId))
     .leftJoin(agents, eq(agents.id, bookingProposals.agentId));
 }
 
-function toView({ p, typeSlug, typeTitle, className, agentName }: { p: ProposalRow; typeSlug: string | null; typeTitle: string | null; className: string | null; agentName: string | null }): PendingProposalView {
+type ReviewRow = {
+  p: ProposalRow;
+  typeSlug: string | null;
+  typeTitle: string | null;
+  className: string | null;
+  agentName: string | null;
+  moving: { id: string; title: string | null; start: Date; end: Date } | null;
+};
+
+function toView({ p, typeSlug, typeTitle, className, agentName, moving }: ReviewRow): PendingProposalView {
   return {
     proposal_id: p.id,
     origin: p.origin,
@@ -76,7 +98,8 @@ function toView({ p, typeSlug, typeTitle, className, agentName }: { p: ProposalR
     attendees: p.attendees,
     reason: p.reason,
     message: p.message,
-    title: approvalTitle(p, typeTitle, className),
+    title: moving?.title ?? approvalTitle(p, typeTitle, className),
+    moves: moving ? { booking_id: moving.id, title: moving.title, start: iso(moving.start), end: iso(moving.end) } : null,
   };
 }
 

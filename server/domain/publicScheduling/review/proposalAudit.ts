@@ -14,6 +14,7 @@ export function proposalFacts(p: ProposalRow): Record<string, unknown> {
     ...(p.linkId ? { link_id: p.linkId } : {}),
     ...(p.meetingTypeId ? { meeting_type_id: p.meetingTypeId } : {}),
     ...(p.requesterIdentityId ? { requester_identity_id: p.requesterIdentityId } : {}),
+    ...(p.movesBookingId ? { moves_booking_id: p.movesBookingId } : {}),
   };
 }
 

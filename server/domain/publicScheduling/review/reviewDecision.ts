@@ -1,13 +1,14 @@
 import { and, eq, isNotNull } from 'drizzle-orm';
 import type { Db, Executor, Tx } from '@/db/client';
-import { allocations, bookingProposals, meetingClasses, owners, publicMeetingTypes, requesterIdentities, type AttendeeJson } from '@/db/schema';
+import { allocations, bookingProposals, claims as claimsTable, meetingClasses, owners, publicMeetingTypes, requesterIdentities, type AttendeeJson } from '@/db/schema';
 import { normalizeEmail } from '../../access';
 import type { OwnerActor } from '../../adminAudit';
 import type { CalendarGate } from '../../calendars/mirror';
 import { runClaim } from '../../claims/claimDecision';
-import { GateRefusal, ownerQueueKey, runClaimOperation, type Answer } from '../../claims/claimRunner';
+import { GateRefusal, ownerQueueKey, runClaimOperation, type Answer, type ClaimOperation } from '../../claims/claimRunner';
+import { bookingOwner, rescheduleClaim, type Mover } from '../../claims/rescheduleService';
 import { loadAround, loadClaims, lockOwner, ownerRules, resolveCalendar } from '../../claims/claimTarget';
-import { proposalOutcomeMessage, sendMail, type MailMessage } from '../../email';
+import { moveOutcomeMessage, proposalOutcomeMessage, sendMail, type MailMessage } from '../../email';
 import { DomainError, invalidField } from '../../errors';
 import { isUuid, newId } from '../../ids';
 import { getMeetingClass, type MeetingClassRow } from '../../meetingClassService';
@@ -16,6 +17,7 @@ import { searchSlots, type RequestPolicy } from '../../scheduling';
 import { audienceMembership, checkAllocation, effectivePreemptPolicy } from '../admin';
 import { findOwnProposal, proposalNotFound, type ProposalRow, type Reviewer } from './owner';
 import { approvalDecision, approvalTitle, describeDisplaced, preemptionReason, requireConfirmedPreemption, type ApprovalVerdict } from './approvalRules';
+import type { ClaimRow } from '../../claims/claimTarget';
 import { proposalFacts, writeProposalAudit } from './proposalAudit';
 
 type TypeRow = typeof publicMeetingTypes.$inferSelect;
@@ -105,7 +107,8 @@ export async function approvalTimes(db: Db, reviewer: Reviewer, input: ApprovalT
   const requested = p.requestedStart && p.requestedEnd && p.requestedEnd > now ? { start: p.requestedStart > now ? p.requestedStart : now, end: p.requestedEnd } : null;
   const window = requested ?? { start: now, end: new Date(now.getTime() + APPROVAL_SEARCH_DAYS * 86_400_000) };
   const DAY = 26 * 3_600_000; // daily limits weigh the local days around the window
-  const claims = await loadClaims(db, owner.id, new Date(window.start.getTime() - DAY), new Date(window.end.getTime() + DAY), now);
+  // A request to move: the booking it moves never blocks its own new time.
+  const claims = (await loadClaims(db, owner.id, new Date(window.start.getTime() - DAY), new Date(window.end.getTime() + DAY), now)).filter((c) => c.id !== p.movesBookingId);
   const found = searchSlots({
     rules: ownerRules(owner),
     claims,
@@ -144,7 +147,7 @@ export async function approvalVerdicts(db: Db, reviewer: Reviewer, input: { prop
   const DAY = 26 * 3_600_000; // daily limits weigh the local days around the times
   const from = new Date(Math.min(...spans.map((s) => s.start.getTime())) - DAY);
   const to = new Date(Math.max(...spans.map((s) => s.end.getTime())) + DAY);
-  const claims = await loadClaims(db, owner.id, from, to, now);
+  const claims = (await loadClaims(db, owner.id, from, to, now)).filter((c) => c.id !== p.movesBookingId);
   const policy = approvalPolicy(meetingClass, type);
   const decided = spans.map((s) => approvalDecision(owner, policy, s, claims, now));
   const described = new Map((await describeDisplaced(db, [...new Set(decided.flatMap((d) => d.ids))])).map((d) => [d.id, d]));
@@ -189,10 +192,23 @@ function attendeesOf(p: ProposalRow): AttendeeJson[] {
 }
 
 /** The requester's mail about the decision, in the zone their booking pages used (else the owner's). */
-async function mailFor(db: Executor, p: ProposalRow, outcome: { status: 'booked' | 'declined'; reason?: string | null; start?: Date; end?: Date }): Promise<MailMessage | null> {
+async function mailFor(
+  db: Executor,
+  p: ProposalRow,
+  outcome: { status: 'booked' | 'declined'; reason?: string | null; start?: Date; end?: Date },
+  moved?: { from: { start: Date; end: Date } },
+): Promise<MailMessage | null> {
   if (p.origin !== 'public' || !p.requesterEmail) return null;
   const [owner] = await db.select({ name: owners.name, timeZone: owners.timeZone }).from(owners).where(eq(owners.id, p.ownerId));
   const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title, location: publicMeetingTypes.location }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
+  if (moved) {
+    const timeZone = p.requesterTimeZone ?? owner?.timeZone ?? 'UTC';
+    return moveOutcomeMessage(
+      p.requesterEmail,
+      { title: type?.title ?? null, ownerName: owner?.name ?? null, start: outcome.start ?? p.requestedStart, end: outcome.end ?? p.requestedEnd, timeZone },
+      { ...outcome, from: moved.from },
+    );
+  }
   return proposalOutcomeMessage(
     p.requesterEmail,
     { title: type?.title ?? null, ownerName: owner?.name ?? null, start: outcome.start ?? p.requestedStart, end: outcome.end ?? p.requestedEnd, timeZone: p.requesterTimeZone ?? owner?.timeZone ?? 'UTC' },
@@ -210,16 +226,16 @@ async function notifyAgent(db: Executor, p: ProposalRow, data: Record<string, un
  * (the owner's queue and calendar gate, as an agent's booking on them); PROPOSAL_NOT_FOUND
  * for anything else. Read before the queue, outside the decision's transaction.
  */
-async function proposalOwner(db: Executor, reviewer: Reviewer, proposalId: string): Promise<{ customerId: string; email: string }> {
+async function proposalOwner(db: Executor, reviewer: Reviewer, proposalId: string): Promise<{ customerId: string; email: string; movesBookingId: string | null }> {
   if (!isUuid(proposalId)) throw proposalNotFound();
   const [row] = await db
-    .select({ email: owners.email })
+    .select({ email: owners.email, movesBookingId: bookingProposals.movesBookingId })
     .from(bookingProposals)
     .innerJoin(owners, eq(owners.id, bookingProposals.ownerId))
     .where(and(eq(bookingProposals.id, proposalId.toLowerCase()), eq(bookingProposals.customerId, reviewer.customerId), eq(bookingProposals.ownerId, reviewer.ownerId)))
     .limit(1);
   if (!row) throw proposalNotFound();
-  return { customerId: reviewer.customerId, email: row.email };
+  return { customerId: reviewer.customerId, email: row.email, movesBookingId: row.movesBookingId };
 }
 
 /** A refusal of the calendar gate answers as itself (a caller without an Idempotency-Key; claimRunner.ts). */
@@ -242,6 +258,7 @@ function gateRefusalAnswered(err: unknown): never {
  */
 export async function approveProposal(db: Db, reviewer: OwnerActor, input: ApproveInput, now: Date): Promise<ReviewResult> {
   const named = await proposalOwner(db, reviewer, input.proposalId);
+  if (named.movesBookingId) return approveMove(db, reviewer, input, named.movesBookingId, now);
   const approval = async (tx: Tx, gate?: CalendarGate): Promise<Answer<{ result: ReviewResult; mail: MailMessage | null }>> => {
     const owner = await lockOwner(tx, reviewer.ownerId);
     const p = await findOwnProposal(tx, reviewer, input.proposalId, true);
@@ -317,6 +334,66 @@ export async function approveProposal(db: Db, reviewer: OwnerActor, input: Appro
 }
 
 /**
+ * The owner approves a requester's request to move a booked meeting (docs/public-scheduling.md
+ * "Asking to move"): the booking is rescheduled in place through the one reschedule claim
+ * (claims/rescheduleService.ts, docs/api.md "Reschedule"): the owner's queue and calendar
+ * gate, the owner lock, the same arbitration as an approval (the booking's class with the
+ * meeting type's effective preempt policy, nothing moved aside unless the owner confirmed
+ * exactly it; `noPreemption` for a type's "book instantly"), the booking set aside from its
+ * own new time. Accepted: in the same transaction the request becomes `booked` (naming the
+ * booking, whose id stays); the requester, who asked for this time, stays accepted while the
+ * other attendees get the update; the requester is mailed after commit, in their zone.
+ * Refused: the booking is unchanged, the refusal is thrown and the request stays pending.
+ */
+async function approveMove(db: Db, reviewer: OwnerActor, input: ApproveInput, bookingId: string, now: Date): Promise<ReviewResult> {
+  const before = await findOwnProposal(db, reviewer, input.proposalId);
+  if (before.status !== 'pending_review') throw notPending(before);
+  const slot = chooseSlot(before, input);
+  const [type]: (TypeRow | undefined)[] = before.meetingTypeId ? await db.select().from(publicMeetingTypes).where(eq(publicMeetingTypes.id, before.meetingTypeId)) : [];
+  const mover: Mover = {
+    kind: 'owner',
+    customerId: reviewer.customerId,
+    ownerId: reviewer.ownerId,
+    email: reviewer.email,
+    policy: (target) => (input.noPreemption ? { ...approvalPolicy(target.meetingClass, type), preemptPolicy: 'never', agentCanPreempt: false } : approvalPolicy(target.meetingClass, type)),
+    confirmPreemption: async (tx, around, target, policy, start, end) => requireConfirmedPreemption(tx, approvalDecision(target.owner, policy, { start, end }, around, now).ids, input.confirmPreemption),
+    keepAccepted: before.requesterEmail,
+    auditDetails: proposalFacts(before),
+  };
+  const owner = await bookingOwner(db, mover, bookingId);
+  const who = before.requesterName?.trim() || before.requesterEmail || 'the requester';
+  const reschedule = rescheduleClaim(mover, owner, bookingId, { start: slot.start, end: slot.end, reason: `Moved at the request of ${who}` }, now, null);
+  const op: ClaimOperation<{ result: ReviewResult; mail: MailMessage | null }> = {
+    queueKey: reschedule.queueKey,
+    action: 'proposal.approve',
+    gatesCalendars: true,
+    slot: reschedule.slot,
+    run: async (tx, gate) => {
+      await lockOwner(tx, owner.ownerId);
+      const p = await findOwnProposal(tx, reviewer, input.proposalId, true);
+      if (p.status !== 'pending_review') throw notPending(p);
+      const [was]: (ClaimRow | undefined)[] = await tx.select().from(claimsTable).where(eq(claimsTable.id, bookingId));
+      const moved = await reschedule.run(tx, gate);
+      if (!moved.ok) return moved;
+      await tx.update(bookingProposals).set({ status: 'booked', bookingId, updatedAt: now }).where(eq(bookingProposals.id, p.id));
+      const result: ReviewResult = {
+        proposal_id: p.id,
+        status: 'booked',
+        booking_id: bookingId,
+        start: slot.start.toISOString(),
+        end: slot.end.toISOString(),
+        preempted_booking_ids: moved.value.preempted_booking_ids,
+      };
+      if (moved.value.warnings?.length) result.warnings = moved.value.warnings;
+      return { ok: true, value: { result, mail: was ? await mailFor(tx, p, { status: 'booked', start: slot.start, end: slot.end }, { from: { start: was.startAt, end: was.endAt } }) : null } };
+    },
+  };
+  const out = await runClaimOperation(db, op, { owner: { customerId: owner.customerId, email: owner.email }, now }).catch(gateRefusalAnswered);
+  if (out.mail) await sendMail(out.mail);
+  return out.result;
+}
+
+/**
  * The owner declines (optional reason, told to the requester by mail or to the agent by
  * notification). It runs in the claim runner's transaction, on the owner's queue, as an
  * approval of the same proposal does; the mail goes out after commit. Audited as
@@ -332,7 +409,9 @@ export async function declineProposal(db: Db, reviewer: OwnerActor, input: { pro
     const actor = { kind: 'owner', ownerId: reviewer.ownerId, email: reviewer.email } as const;
     await writeProposalAudit(tx, p, { action: 'proposal.decline', actor, outcome: 'reject', reason, ownerEmail: owner.email, at: now });
     await notifyAgent(tx, p, { status: 'declined', owner_email: owner.email, reason }, now);
-    return { ok: true, value: { p, mail: await mailFor(tx, p, { status: 'declined', reason }) } };
+    // A declined request to move leaves the booking where it is; the requester's mail says so.
+    const [kept] = p.movesBookingId ? await tx.select({ start: claimsTable.startAt, end: claimsTable.endAt }).from(claimsTable).where(eq(claimsTable.id, p.movesBookingId)) : [];
+    return { ok: true, value: { p, mail: await mailFor(tx, p, { status: 'declined', reason }, kept ? { from: kept } : undefined) } };
   };
   const out = await runClaimOperation(db, { queueKey: ownerQueueKey(owner.customerId, owner.email), action: 'proposal.decline', run: decline });
   if (out.mail) await sendMail(out.mail);

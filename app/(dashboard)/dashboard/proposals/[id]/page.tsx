@@ -39,7 +39,8 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
     displaced: verdicts[i]?.displaced,
     notes: [
       // What it would cancel is said once (displaced); other overlaps (higher priority, holds) are named here.
-      ...c.conflicts.filter((cid) => !verdicts[i]?.displaced.some((d) => d.id === cid)).map((cid) => `overlaps ${titles.get(cid) ?? 'a booking'}`),
+      // A request to move never conflicts with the meeting it moves.
+      ...c.conflicts.filter((cid) => cid !== p.moves?.booking_id && !verdicts[i]?.displaced.some((d) => d.id === cid)).map((cid) => `overlaps ${titles.get(cid) ?? 'a booking'}`),
       ...(verdicts[i]?.verdict === 'refused' ? ['arbitration would refuse this time'] : []),
       ...(c.in_hard_block ? ['inside a hard block'] : []),
       ...(c.outside_working_hours ? ['outside working hours'] : []),
@@ -84,7 +85,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
                 ) : p.status === 'booked' ? (
                   <Alert tone="ok" data-testid="review-outcome">
                     <CheckCircle2 aria-hidden />
-                    Approved and booked. The requester has been told.{' '}
+                    {p.moves ? 'Approved: the meeting moved to the new time. The requester has been told.' : 'Approved and booked. The requester has been told.'}{' '}
                     {p.booking_id && <Link href={`/dashboard/calendar?week=${week.week_start}&booking=${p.booking_id}`}>See the booking</Link>}
                   </Alert>
                 ) : (
