@@ -50,7 +50,8 @@ async function moveGroup(tx: Tx, mover: Mover, owner: GroupBookingOwner, booking
     .where(and(eq(claims.customerId, customerId), eq(claims.groupId, group.id), eq(claims.kind, 'booking'), isNull(claims.partOfHoldId), inArray(claims.ownerId, ownerIds)))
     .orderBy(asc(claims.ownerId))
     .for('update');
-  const named = rows.find((r) => r.id === bookingId.toLowerCase());
+  // The member named, or (the group's id named) the member at the owner bookingOwner chose.
+  const named = rows.find((r) => r.id === bookingId.toLowerCase()) ?? (bookingId.toLowerCase() === group.id ? rows.find((r) => r.ownerId === owner.ownerId) : undefined);
   if (!named) throw notFound();
   if (named.status !== 'confirmed') throw new DomainError('BOOKING_NOT_ACTIVE', `The booking is ${named.status}; only a confirmed booking can be moved`);
   const members = rows.filter((r) => r.status === 'confirmed');

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq, isNull, or } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { claims, owners } from '@/db/schema';
 import { assertOwnerInScope } from '../access';
@@ -10,6 +10,7 @@ import { loadAround, lockOwner, type ClaimRow } from './claimTarget';
 import { groupRescheduleClaim, type GroupBookingOwner } from './groupReschedule';
 import { assertMayChange, bookingTarget, moverActor, moverPolicy, notFound, type BookingOwner, type Mover, type RescheduleInput } from './moveRules';
 import { loadGroupMembers } from './groupMembers';
+import { MAX_GROUP_OWNERS } from './groupService';
 import { bookingView, type BookingView } from './views';
 import { assertBookingSpan } from './windows';
 
@@ -36,12 +37,16 @@ export { assertMayChange, type BookingOwner, type Mover, type RescheduleInput } 
 export async function bookingOwner(db: Executor, mover: Mover, bookingId: string): Promise<BookingOwner> {
   if (!isUuid(bookingId)) throw notFound();
   const customerId = mover.kind === 'agent' ? mover.actor.customerId : mover.customerId;
-  const [row] = await db
-    .select({ ownerId: owners.id, email: owners.email, groupId: claims.groupId })
+  // A booking id, or a group's id (docs/groups.md "Reschedule": the group moves as a whole, as for cancel).
+  const id = bookingId.toLowerCase();
+  const found = await db
+    .select({ id: claims.id, ownerId: owners.id, email: owners.email, groupId: claims.groupId })
     .from(claims)
     .innerJoin(owners, eq(owners.id, claims.ownerId))
-    .where(and(eq(claims.id, bookingId.toLowerCase()), eq(claims.customerId, customerId), eq(claims.kind, 'booking')))
-    .limit(1);
+    .where(and(or(eq(claims.id, id), and(eq(claims.groupId, id), isNull(claims.partOfHoldId))), eq(claims.customerId, customerId), eq(claims.kind, 'booking')))
+    .orderBy(asc(claims.ownerId))
+    .limit(MAX_GROUP_OWNERS);
+  const row = found.find((r) => r.id === id) ?? found.find((r) => mover.kind === 'agent' || r.ownerId === mover.ownerId);
   if (!row || (mover.kind === 'owner' && row.ownerId !== mover.ownerId)) throw notFound();
   if (mover.kind === 'agent') assertOwnerInScope(mover.actor, row.email);
   const owner: BookingOwner = { customerId, ownerId: row.ownerId, email: row.email };

@@ -102,6 +102,15 @@ describe('group reschedule', () => {
     for (const o of [a, c]) expect(times[o].slice(0, 2)).toEqual([iso(at(4, '13:00')), iso(at(4, '13:30'))]);
   });
 
+  it("the group's id moves the group too (as for cancel)", async () => {
+    const g = await groupOf([a, b], at(2, '15:00'), at(2, '15:30'));
+    const res = await move(g.groupId, at(2, '16:00'), at(2, '16:30'));
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ group_id: g.groupId, start: iso(at(2, '16:00')) });
+    expect(Object.values(g.ids)).toContain(res.body.booking_id);
+    for (const t of Object.values(await timesOf(g.ids))) expect(t.slice(0, 2)).toEqual([iso(at(2, '16:00')), iso(at(2, '16:30'))]);
+  });
+
   it('never conflicts with itself: a move overlapping its own old time is accepted at every owner', async () => {
     const g = await groupOf([a, b], at(3, '14:00'), at(3, '15:00'));
     const res = await move(g.ids[a], at(3, '14:30'), at(3, '15:30'));
