@@ -1,5 +1,5 @@
 /**
- * Booking throughput benchmark (POST /v1/bookings and createBooking).
+ * Booking throughput benchmark (POST /v1/bookings and createBooking, and reschedule beside them).
  *
  *   npx tsx bench/booking.ts            full run, about 4 minutes (writes docs/benchmarks.md)
  *   npx tsx bench/booking.ts --quick    3-second measurements (does not write the docs unless --docs)
@@ -16,7 +16,9 @@
  *   2. HTTP: the production build (staged copy, scripts/serve.mjs) on PostgreSQL + Redis with
  *      TRUST_PROXY=1, autocannon with 32 connections on POST /v1/bookings (Idempotency-Key on
  *      every request, API keys rotated every 100 requests to stay under 120/min per key), then on
- *      GET /v1/notifications (the full wrapper and one cheap query; a random X-Forwarded-For per
+ *      POST /v1/bookings/{id}/reschedule (bookings made before the run, each moved in turn to the
+ *      request's own fresh slot, with a key; issue 28 compares its throughput and p99 with the
+ *      direct booking's of the same run, within 1.2x), then on GET /v1/notifications (the full wrapper and one cheap query; a random X-Forwarded-For per
  *      request so the 600/min per-IP limit does not cap it).
  *   3. Peak RSS of the server process (VmRSS sampled every 100 ms, and VmHWM).
  *   4. The in-process benchmark (with Idempotency-Key) on embedded PGlite in memory.

@@ -30,6 +30,7 @@ import {
 } from './options';
 import { cpuSampler, type Row } from './sampler';
 import { claimsAround, mintKeys, seedOwners, type Seeded } from './seed';
+import { createBooking } from '@/server/domain/claims/bookingService';
 
 // autocannon ships no types; the few fields used are typed below.
 const autocannon = createRequire(__filename)('autocannon') as (opts: Record<string, unknown>) => Promise<AutocannonResult>;
@@ -53,7 +54,7 @@ async function autocannonRow(
   mode: string,
   durationS: number,
   warmupS: number,
-  request: { method: string; path: string; make: () => { headers: Record<string, string>; body?: string } },
+  request: { method: string; path: string; make: () => { path?: string; headers: Record<string, string>; body?: string } },
 ): Promise<HttpRun> {
   const samples: string[] = [];
   const opts = (duration: number) => ({
@@ -67,7 +68,7 @@ async function autocannonRow(
         path: request.path,
         setupRequest: (req: Record<string, unknown>) => {
           const r = request.make();
-          return { ...req, method: request.method, path: request.path, headers: r.headers, body: r.body };
+          return { ...req, method: request.method, path: r.path ?? request.path, headers: r.headers, body: r.body };
         },
         onResponse: (status: number, body: string) => {
           if ((status < 200 || status >= 300) && samples.length < 3) samples.push(`${status} ${body.slice(0, 300)}`);
@@ -171,6 +172,42 @@ function bookingRequests(keys: string[], tag: string) {
   };
 }
 
+/**
+ * POST /v1/bookings/{id}/reschedule requests (docs/api.md "Reschedule"): bookings made before the
+ * run (4 per connection, on the `tag` owners, at slots before the pre-filled ones) are moved, one
+ * per request in turn, to the request's own fresh slot (the next index of this route's counter,
+ * on owners of their own, pre-filled like the booking route's), with an Idempotency-Key and the
+ * same key rotation as the booking route; the same claim runner decides them.
+ */
+async function rescheduleRequests(db: Db, seeded: Seeded, keys: string[], tag: string) {
+  const pool: string[] = [];
+  for (let i = 0; i < HTTP_CONNECTIONS * 4; i++) {
+    const b = await createBooking(db, seeded.actor, { ownerEmail: ownerEmail(tag, i % OWNERS), meetingClass: CLASS, start: new Date(slotStart(-1 - i)), end: new Date(slotStart(-1 - i) + SLOT_MS) }, new Date(), null);
+    pool.push(b.booking_id);
+  }
+  let seq = PREFILL;
+  const pathOf = (n: number) => `/v1/bookings/${pool[n % pool.length]}/reschedule`;
+  return {
+    method: 'POST',
+    path: pathOf(0),
+    make: () => {
+      const n = seq++;
+      if (n - PREFILL >= keys.length * PER_KEY) throw new Error('out of API keys');
+      const start = slotStart(n);
+      return {
+        path: pathOf(n),
+        headers: {
+          authorization: `Bearer ${keys[Math.floor((n - PREFILL) / PER_KEY)]}`,
+          'content-type': 'application/json',
+          'idempotency-key': `${tag}-${n}`,
+          'x-forwarded-for': randomIp(),
+        },
+        body: JSON.stringify({ start: new Date(start).toISOString(), end: new Date(start + SLOT_MS).toISOString() }),
+      };
+    },
+  };
+}
+
 const randomIp = () => `10.${(Math.random() * 256) | 0}.${(Math.random() * 256) | 0}.${(Math.random() * 254 + 1) | 0}`;
 
 /** `around`: the claims-around figure of the bookings row, for the notes. */
@@ -184,12 +221,17 @@ export async function benchHttp(db: Db, seeded: Seeded): Promise<HttpSummary> {
   const ownerIds = await seedOwners(db, seeded, tag, OWNERS);
   // Enough keys for 2,000 bookings/s over warm-up + measurement at PER_KEY requests per key (twice with --tracing: two servers).
   const warmupS = HTTP_WARMUP_S;
+  // Enough keys for 2,000 bookings/s over warm-up + measurement at PER_KEY requests per key (twice with --tracing: two servers).
+  // The reschedule route has keys of its own, as many.
   const nKeys = Math.ceil(((warmupS + DURATION_S) * 2000 * (flag('tracing') ? 2 : 1)) / PER_KEY);
   const t0 = performance.now();
   const keys = await mintKeys(db, seeded, nKeys);
   log(`  minted ${keys.length} API keys in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const profDir = opt('server-prof');
   if (flag('tracing')) return tracingComparison(app.dir, db, seeded, keys, notes, ownerIds);
+  await seedOwners(db, seeded, 'hr', OWNERS);
+  const moveKeys = await mintKeys(db, seeded, nKeys);
+  const rescheduleRequest = await rescheduleRequests(db, seeded, moveKeys, 'hr');
   const server = await startServer(app.dir, { DATABASE_URL: BENCH_DB_URL, REDIS_URL, TRUST_PROXY: '1', LOG_LEVEL: 'silent' }, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
   try {
     const pid = server.child.pid!;
@@ -205,17 +247,23 @@ export async function benchHttp(db: Db, seeded: Seeded): Promise<HttpSummary> {
     // The two routes alternate in HTTP_ROUNDS rounds, so drift of a shared host (other tenants,
     // dead rows) weighs on both alike; each row sums its rounds.
     const bookingRuns: HttpRun[] = [];
+    const moveRuns: HttpRun[] = [];
     const trivialRuns: HttpRun[] = [];
     for (let r = 0; r < HTTP_ROUNDS; r++) {
       const w = r === 0 ? warmupS : 0;
       bookingRuns.push(await autocannonRow(server, 'POST /v1/bookings', DURATION_S / HTTP_ROUNDS, w, bookingRequest));
+      moveRuns.push(await autocannonRow(server, 'POST /v1/bookings/{id}/reschedule', DURATION_S / HTTP_ROUNDS, w, rescheduleRequest));
       trivialRuns.push(await autocannonRow(server, 'GET /v1/notifications', DURATION_S / HTTP_ROUNDS, w, trivialRequest));
     }
     const booking = combineRuns(bookingRuns);
+    const move = combineRuns(moveRuns);
     const trivial = combineRuns(trivialRuns);
-    rows.push(booking.row, trivial.row);
-    notes.push(`HTTP: ${HTTP_ROUNDS} alternating rounds of ${fmt(DURATION_S / HTTP_ROUNDS)} s per route (warm-up ${warmupS} s before the first of each); per round, bookings/s ${bookingRuns.map((r) => r.row.perSecond.toFixed(0)).join(', ')}; GET /v1/notifications/s ${trivialRuns.map((r) => r.row.perSecond.toFixed(0)).join(', ')}`);
-    rssMax = Math.max(booking.rssMaxMb, trivial.rssMaxMb);
+    rows.push(booking.row, move.row, trivial.row);
+    notes.push(
+      `HTTP: ${HTTP_ROUNDS} alternating rounds of ${fmt(DURATION_S / HTTP_ROUNDS)} s per route (warm-up ${warmupS} s before the first of each); per round, bookings/s ${bookingRuns.map((r) => r.row.perSecond.toFixed(0)).join(', ')}; ` +
+        `reschedules/s ${moveRuns.map((r) => r.row.perSecond.toFixed(0)).join(', ')}; GET /v1/notifications/s ${trivialRuns.map((r) => r.row.perSecond.toFixed(0)).join(', ')}`,
+    );
+    rssMax = Math.max(booking.rssMaxMb, move.rssMaxMb, trivial.rssMaxMb);
     const around = await claimsAround(db, ownerIds);
     const end = sampleMemory(pid, 100).stop();
     return { rows, rssMaxMb: rssMax, hwmMb: end.hwmKb / 1024, idleRssMb: idle.maxRssKb / 1024, notes, around };

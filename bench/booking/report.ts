@@ -42,12 +42,12 @@ function cells(r: Row): string[] {
   ];
 }
 
-type Ratio = { label: string; value: number; target: number | null; unit: '%' | 'MB' };
+type Ratio = { label: string; value: number; target: number | null; unit: '%' | 'MB' | 'x' };
 const RATIO_HEADER = ['target', 'value', 'target', ''];
 const ratioCells = (r: Ratio) => [
   r.label,
-  r.unit === '%' ? `${(r.value * 100).toFixed(0)} %` : `${r.value.toFixed(0)} MB`,
-  r.target === null ? '(none)' : r.unit === '%' ? `>= ${r.target * 100} %` : `<= ${r.target} MB`,
+  r.unit === '%' ? `${(r.value * 100).toFixed(0)} %` : r.unit === 'x' ? `${r.value.toFixed(2)}x` : `${r.value.toFixed(0)} MB`,
+  r.target === null ? '(none)' : r.unit === '%' ? `>= ${(r.target * 100).toFixed(0)} %` : r.unit === 'x' ? `<= ${r.target}x` : `<= ${r.target} MB`,
   r.target === null ? '' : (r.unit === '%' ? r.value >= r.target : r.value <= r.target) ? 'ok' : 'MISSED',
 ];
 
@@ -63,7 +63,15 @@ function ratiosOf(rows: Row[], http: HttpSummary | null): Ratio[] {
   if (inNo && pgNo) ratios.push({ label: 'in-process / pgbench, without', value: inNo.perSecond / pgNo.perSecond, target: TARGET_RATIO, unit: '%' });
   const raw = find(/raw postgres\.js/, 'yes');
   if (raw && pgIdem) ratios.push({ label: 'raw postgres.js, same SQL / pgbench, with key (no ORM or domain code, but no per-owner queue either)', value: raw.perSecond / pgIdem.perSecond, target: null, unit: '%' });
-  const hb = find(/^POST \/v1\/bookings/, 'yes');
+  // Reschedule against a direct booking in the same run (issue 28: within 1.2x on throughput and p99).
+  const moveTargets = (where: string, move: Row | undefined, book: Row | undefined) => {
+    if (!move || !book || !(book.perSecond > 0) || !(book.lat.p99 > 0)) return;
+    ratios.push({ label: `${where}: reschedule / direct booking, throughput`, value: move.perSecond / book.perSecond, target: 1 / 1.2, unit: '%' });
+    ratios.push({ label: `${where}: reschedule / direct booking, p99`, value: move.lat.p99 / book.lat.p99, target: 1.2, unit: 'x' });
+  };
+  moveTargets('in-process', find(/^in-process reschedule/, 'yes'), inIdem);
+  moveTargets('HTTP', find(/^POST \/v1\/bookings\/\{id\}\/reschedule$/, 'yes'), find(/^POST \/v1\/bookings$/, 'yes'));
+  const hb = find(/^POST \/v1\/bookings$/, 'yes');
   const ht = find(/^GET \/v1\/notifications/, 'n/a');
   if (hb && ht) ratios.push({ label: 'HTTP bookings / HTTP GET /v1/notifications', value: hb.perSecond / ht.perSecond, target: TARGET_RATIO, unit: '%' });
   if (http) ratios.push({ label: 'server peak RSS under load (VmRSS sampled every 100 ms)', value: http.rssMaxMb, target: TARGET_RSS_MB, unit: 'MB' });

@@ -351,3 +351,221 @@ test.describe('crash safety: kill -9 under booking load', () => {
     await testInfo.attach('crash-server.log', { path: logFile, contentType: 'text/plain' });
   }
 });
+
+/**
+ * Crash safety of reschedule (issue 28, "Proof"; docs/api.md "Reschedule"). The same own server
+ * as above; RESCHEDULE_BOOKINGS bookings are made first (on the Playwright server), then
+ * moved, each once, by its own agent, with an Idempotency-Key, while the server is killed with
+ * SIGKILL RESCHEDULE_KILLS times and restarted. Unanswered moves are retried with the same key
+ * and body until they settle (after the dead request's 30 s lease when it holds one). Then:
+ * every booking is confirmed at exactly its old or its new time (never both, never neither,
+ * never elsewhere), at its new time iff a move was acknowledged or is now answered 200, one
+ * accepted `booking.reschedule` audit row per moved booking, no other claim appeared, no
+ * overlap; and a further retry of every move with its Idempotency-Key answers what committed.
+ */
+const RS_KILLS = Number(process.env.RESCHEDULE_KILLS || 3);
+const RS_CLIENTS = 6;
+const RS_PER_CLIENT = Math.ceil(Number(process.env.RESCHEDULE_BOOKINGS || 240) / RS_CLIENTS);
+
+test.describe('crash safety: kill -9 during a burst of reschedules', () => {
+  test.skip(!usesPostgres, 'needs E2E_DATABASE_URL: the test starts its own server on the shared PostgreSQL and checks the database');
+  test.skip(!fs.existsSync(path.join(PROJECT_ROOT, '.next', 'BUILD_ID')), 'needs a production build in .next (the Playwright run makes one)');
+
+  let sql: Sql;
+  let server: ServerProcess | undefined;
+  test.beforeAll(async () => {
+    sql = openDb();
+  });
+  test.afterAll(async () => {
+    await server?.kill9();
+    await sql?.end();
+  });
+
+  test(`${RS_KILLS} SIGKILLs during reschedules: every booking at exactly its old or its new time, a retry with the same Idempotency-Key answers what committed`, async ({}, testInfo) => {
+    test.setTimeout(300_000);
+    const tStart = nowMs();
+    const customer = await newCustomer('E2E crash reschedule', baseUrls[0]);
+    const owner = await newOwner(customer, baseUrls[0], 'crash-move');
+    const ownerId = await ownerIdOf(sql, customer.customerId, owner);
+    const keysByClient: PoolKey[][] = [];
+    for (let c = 0; c < RS_CLIENTS; c++) keysByClient.push(await mintKeys(customer, baseUrls, 1, 6, ['create_bookings']));
+    let turn = 0;
+    const keyOf = (client: number) => keysByClient[client][turn++ % keysByClient[client].length];
+
+    // The bookings, each with its old and new time (2 h apart per booking, moved by one hour).
+    const day = 24 * 3_600_000;
+    const base = Math.floor(Date.now() / day) * day + 17 * day;
+    type Move = { n: number; client: number; bookingId: string; old: { start: string; end: string }; to: { start: string; end: string }; idemKey: string; attempts: Attempt[]; final?: Attempt; lastUnanswered?: number; hitByCrash: boolean };
+    const runId = suffix();
+    const moves: Move[] = [];
+    for (let c = 0; c < RS_CLIENTS; c++) {
+      const made = await Promise.all(
+        Array.from({ length: RS_PER_CLIENT }, async (_, i) => {
+          const n = c * RS_PER_CLIENT + i;
+          const at = base + n * 2 * 3_600_000;
+          const old = { start: iso(at), end: iso(at + 30 * 60_000) };
+          const r = await call(baseUrls[n % baseUrls.length], 'POST', '/v1/bookings', { key: keyOf(c).key, body: { owner_email: owner, meeting_class: 'internal', ...old, title: `crash move ${n}` } });
+          expect(r.status, r.text).toBe(201);
+          const to = { start: iso(at + 60 * 60_000), end: iso(at + 90 * 60_000) };
+          return { n, client: c, bookingId: r.json.booking_id as string, old, to, idemKey: `crash-move-${runId}-${n}`, attempts: [], hitByCrash: false } satisfies Move;
+        }),
+      );
+      moves.push(...made);
+    }
+
+    const port = await freePort();
+    const srv = new ServerProcess(port, {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'production',
+      NEXT_TELEMETRY_DISABLED: '1',
+      DATABASE_URL: databaseUrl!,
+      DB_DRIVER: '',
+      PGLITE_DIR: '',
+      REDIS_URL: process.env.E2E_REDIS_URL || '',
+      UPSTASH_REDIS_REST_URL: '',
+      UPSTASH_REDIS_REST_TOKEN: '',
+      TRUST_PROXY: '',
+      PUBLIC_BASE_URL: '',
+      LOG_LEVEL: 'silent',
+    });
+    server = srv;
+    await srv.start();
+    let crashEpoch = 0;
+
+    const send = (m: Move, target = srv.url) => call(target, 'POST', `/v1/bookings/${m.bookingId}/reschedule`, { key: keyOf(m.client).key, body: { ...m.to, reason: 'crash test' }, idempotencyKey: m.idemKey, signal: AbortSignal.timeout(30_000) });
+    const attempt = async (m: Move): Promise<'settled' | 'unanswered' | 'in_flight' | 'rate_limited'> => {
+      const invoke = nowMs();
+      const epoch = crashEpoch;
+      try {
+        const r = await send(m);
+        const a: Attempt = { invoke, complete: nowMs(), status: r.status, code: r.json?.error?.code, text: r.text, key: 0, crashEpoch: epoch };
+        m.attempts.push(a);
+        if (r.status >= 500) {
+          m.lastUnanswered = invoke;
+          return 'unanswered';
+        }
+        if (r.status === 409 && a.code === 'IDEMPOTENCY_IN_FLIGHT') return 'in_flight';
+        if (r.status === 429) return 'rate_limited';
+        m.final = a;
+        return 'settled';
+      } catch (err) {
+        const error = String((err as Error)?.cause ?? err);
+        m.attempts.push({ invoke, complete: nowMs(), status: 0, text: '', error, key: 0, crashEpoch: epoch });
+        if (!/ECONNREFUSED/.test(error)) {
+          m.lastUnanswered = invoke;
+          m.hitByCrash = true;
+        }
+        return 'unanswered';
+      }
+    };
+    const settle = async (m: Move): Promise<void> => {
+      let wait = 0;
+      for (let i = 0; i < 200; i++) {
+        if (wait > 0) await sleep(wait);
+        while (!srv.up()) await sleep(100);
+        const r = await attempt(m);
+        if (r === 'settled') return;
+        wait = r === 'unanswered' ? 300 : r === 'rate_limited' ? 5_000 : Math.max(1_000, (m.lastUnanswered ?? nowMs()) + LEASE_MS + 500 - nowMs());
+      }
+      throw new Error(`move ${m.idemKey} did not settle`);
+    };
+
+    // The burst: two lanes per client, each moving the client's next booking, while the kills come.
+    const queue = moves.map((m) => m);
+    const retries: Promise<void>[] = [];
+    const lane = async (c: number): Promise<void> => {
+      for (;;) {
+        const i = queue.findIndex((m) => m.client === c);
+        if (i < 0) return;
+        const [m] = queue.splice(i, 1);
+        while (!srv.up()) await sleep(50);
+        if ((await attempt(m)) !== 'settled') retries.push(settle(m));
+        await sleep(60 + Math.random() * 140);
+      }
+    };
+    const loadStarted = nowMs();
+    const lanes = Array.from({ length: RS_CLIENTS * 2 }, (_, i) => lane(i % RS_CLIENTS));
+    let kills = 0;
+    const restartMs: number[] = [];
+    for (let k = 0; k < RS_KILLS && queue.length; k++) {
+      await sleep(800 + Math.random() * 2_000);
+      await srv.kill9();
+      kills += 1;
+      crashEpoch += 1;
+      await sleep(300);
+      restartMs.push(await srv.start());
+    }
+    await Promise.all(lanes);
+    await Promise.all(retries);
+    const settledAt = nowMs();
+
+    // ---- verification
+    const problems: string[] = [];
+    const rows = await sql<{ id: string; status: string; start_at: Date; end_at: Date }[]>`select id, status, start_at, end_at from claims where owner_id = ${ownerId}`;
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const audits = await sql<{ booking_id: string; n: number }[]>`
+      select booking_id::text, count(*)::int as n from audit_log where owner_id = ${ownerId} and action = 'booking.reschedule' and outcome = 'accept' group by booking_id`;
+    const audited = new Map(audits.map((a) => [a.booking_id, a.n]));
+    if (rows.length !== moves.length) problems.push(`${rows.length} claims for ${moves.length} bookings`);
+    for (const m of moves) {
+      const row = byId.get(m.bookingId);
+      const at = (t: { start: string; end: string }) => row?.start_at.toISOString() === t.start && row?.end_at.toISOString() === t.end;
+      if (!row || row.status !== 'confirmed' || (!at(m.old) && !at(m.to))) {
+        problems.push(`${m.idemKey}: booking ${m.bookingId} is ${row ? `${row.status} at [${row.start_at.toISOString()}, ${row.end_at.toISOString()})` : 'missing'}, neither its old nor its new time`);
+        continue;
+      }
+      const acknowledged = m.final?.status === 200;
+      if (!m.final) problems.push(`${m.idemKey}: never settled`);
+      else if (!acknowledged) problems.push(`${m.idemKey}: settled with ${m.final.status} ${m.final.text.slice(0, 300)}`);
+      else {
+        const b = parse(m.final);
+        if (b?.booking_id !== m.bookingId || b?.start !== m.to.start || b?.end !== m.to.end || b?.status !== 'confirmed') problems.push(`${m.idemKey}: acknowledged with ${m.final.text.slice(0, 300)}`);
+      }
+      if (acknowledged !== at(m.to)) problems.push(`${m.idemKey}: answered ${m.final?.status} but the booking is at its ${at(m.to) ? 'new' : 'old'} time`);
+      const n = audited.get(m.bookingId) ?? 0;
+      if (n !== (at(m.to) ? 1 : 0)) problems.push(`${m.idemKey}: ${n} accepted booking.reschedule audit rows`);
+    }
+    // A retry with the same Idempotency-Key answers what committed (stored in the move's own transaction).
+    const replayed = await Promise.all(
+      moves.map(async (m) => {
+        const r = await send(m, baseUrls[m.n % baseUrls.length]);
+        const row = byId.get(m.bookingId);
+        const b = r.json;
+        if (r.status !== 200 || b?.booking_id !== m.bookingId || b?.start !== row?.start_at.toISOString() || b?.end !== row?.end_at.toISOString()) {
+          problems.push(`${m.idemKey}: the retry answered ${r.status} ${r.text.slice(0, 300)}; the database has [${row?.start_at.toISOString()}, ${row?.end_at.toISOString()})`);
+        }
+        const settled = m.final && parse(m.final);
+        if (settled && (settled.start !== b?.start || settled.end !== b?.end || settled.booking_id !== b?.booking_id)) problems.push(`${m.idemKey}: the retry answered another time than the settled answer`);
+        return r.headers.get('idempotent-replayed') === 'true';
+      }),
+    );
+    const overlaps = await overlappingClaims(sql, [ownerId]);
+    for (const o of overlaps) problems.push(`overlap: ${o.a} and ${o.b}`);
+
+    const attempts = moves.flatMap((m) => m.attempts);
+    const summary = {
+      kills,
+      restart_ms: restartMs.map((x) => Math.round(x)),
+      bookings: moves.length,
+      moved: moves.filter((m) => m.final?.status === 200).length,
+      attempts: attempts.length,
+      attempts_by_status: attempts.reduce<Record<string, number>>((s, a) => {
+        const k = a.status ? `${a.status}${a.code ? ` ${a.code}` : ''}` : 'no response';
+        s[k] = (s[k] ?? 0) + 1;
+        return s;
+      }, {}),
+      hit_by_a_crash: moves.filter((m) => m.hitByCrash).length,
+      replays_marked_replayed: replayed.filter(Boolean).length,
+      load_and_settle_s: +((settledAt - loadStarted) / 1000).toFixed(1),
+      total_s: +((nowMs() - tStart) / 1000).toFixed(1),
+      problems: problems.length,
+    };
+    console.log(`[crash-reschedule] ${JSON.stringify(summary)}`);
+    const file = testInfo.outputPath('crash-reschedule-history.json');
+    fs.writeFileSync(file, JSON.stringify({ summary, moves: moves.map((m) => ({ key: m.idemKey, booking: m.bookingId, attempts: m.attempts.map((a) => ({ ...a, text: a.text.slice(0, 200) })) })) }));
+    await testInfo.attach('crash-reschedule-history.json', { path: file, contentType: 'application/json' });
+    expect(problems).toEqual([]);
+    expect(summary.hit_by_a_crash, 'the kills hit moves in flight').toBeGreaterThan(0);
+  });
+});

@@ -59,7 +59,7 @@ const CONCURRENCY = Number(process.env.RACE_CONCURRENCY || 256);
 const SLOT_MINUTES = 30;
 const KEY_BUDGET = 100;
 
-type PathName = 'booking' | 'confirm' | 'candidate-hold' | 'window-hold' | 'group-hold' | 'proposal-approval' | 'mixed';
+type PathName = 'booking' | 'confirm' | 'candidate-hold' | 'window-hold' | 'group-hold' | 'proposal-approval' | 'mixed' | 'reschedule';
 
 type World = {
   customer: Customer;
@@ -87,7 +87,8 @@ const instance = (i: number) => baseUrls[i % baseUrls.length];
 /** Keys per policy this file needs, from the request mix below (mixed rounds split four ways). */
 function keysNeeded(): number {
   const holds = ROUNDS * CONCURRENCY * 3 + ROUNDS + ROUNDS * Math.ceil(CONCURRENCY / 2);
-  const bookings = ROUNDS * CONCURRENCY + ROUNDS * Math.ceil(CONCURRENCY / 4);
+  // Direct bookings, the mixed rounds' quarter, and the reschedule rounds' direct bookings.
+  const bookings = ROUNDS * CONCURRENCY + ROUNDS * Math.ceil(CONCURRENCY / 4) + ROUNDS * CONCURRENCY;
   const confirm = ROUNDS * CONCURRENCY;
   return Math.ceil((Math.max(holds, bookings, confirm) * 1.05) / KEY_BUDGET);
 }
@@ -181,7 +182,7 @@ async function race(
   }
   // The audit log: every accepted decision on a slot is audited once, in the transaction that made it
   // (the claiming decisions only: proposal and requester events and preemptions are rows of their own).
-  const decisions = ['hold.create', 'booking.create', 'booking.confirm', 'proposal.review'].filter((a) => a !== setupAction);
+  const decisions = ['hold.create', 'booking.create', 'booking.confirm', 'proposal.review', 'booking.reschedule'].filter((a) => a !== setupAction);
   const accepts = await world!.sql<{ start_at: Date; action: string }[]>`
     select start_at, action from audit_log where owner_id = ${ownerId} and outcome = 'accept' and start_at is not null and action in ${world!.sql(decisions)}`;
   for (let round = 0; round < ROUNDS; round++) {
@@ -209,6 +210,16 @@ function tallyOps(events: HistoryEvent[]): Record<string, number> {
   return out;
 }
 
+/** A direct booking of `owner`'s slot with the next pool key (bookings policy), sent to instance `i`. */
+function bookingRacer(owner: string, slot: { start: string; end: string }, i: number): Racer {
+  const k = world!.pool.take('bookings');
+  return {
+    op: 'booking',
+    process: `key${k.index}`,
+    send: (h, meta) => recorded(h, meta, instance(i), 'POST', '/v1/bookings', { key: k.key, body: { owner_email: owner, meeting_class: 'internal', start: slot.start, end: slot.end } }),
+  };
+}
+
 /** GET a booking and check it is confirmed on the slot. */
 async function bookingProblems(round: number, bookingId: string, slot: { start: string; end: string }, holdId: string | null = null): Promise<string[]> {
   const r = await paced(instance(round + 1), 'GET', `/v1/bookings/${bookingId}`, { key: world!.customer.adminKey });
@@ -227,7 +238,7 @@ test.describe('concurrency histories: every path that claims time, two instances
     test.setTimeout(240_000);
     const t = nowMs();
     const customer = await newCustomer('E2E races', baseUrls[0]);
-    const names: PathName[] = ['booking', 'confirm', 'candidate-hold', 'window-hold', 'group-hold', 'proposal-approval', 'mixed'];
+    const names: PathName[] = ['booking', 'confirm', 'candidate-hold', 'window-hold', 'group-hold', 'proposal-approval', 'mixed', 'reschedule'];
     const owners = {} as Record<PathName, string>;
     for (const n of names) owners[n] = await newOwner(customer, baseUrls[0], `race-${n}`);
     const keysPerAgent = 14;
@@ -263,15 +274,7 @@ test.describe('concurrency histories: every path that claims time, two instances
       testInfo,
       async (round) => {
         const slot = slotOf(round);
-        const racers = Array.from({ length: CONCURRENCY }, (_, i): Racer => {
-          const k = w.pool.take('bookings');
-          return {
-            op: 'booking',
-            process: `key${k.index}`,
-            send: (h, meta) => recorded(h, meta, instance(i), 'POST', '/v1/bookings', { key: k.key, body: { owner_email: w.owners.booking, meeting_class: 'internal', start: slot.start, end: slot.end } }),
-          };
-        });
-        return { racers };
+        return { racers: Array.from({ length: CONCURRENCY }, (_, i) => bookingRacer(w.owners.booking, slot, i)) };
       },
       async (round, events, winner) => {
         const problems = events.filter((e) => e !== winner && e.status < 500 && e.status !== 0).flatMap((e) => conflictProblems(e, ['ARBITRATION_REJECTED']));
@@ -564,10 +567,8 @@ test.describe('concurrency histories: every path that claims time, two instances
         const racers = Array.from({ length: CONCURRENCY }, (_, i): Racer => {
           const base = instance(i);
           switch (i % kinds) {
-            case 0: {
-              const k = w.pool.take('bookings');
-              return { op: 'booking', process: `key${k.index}`, send: (h, m) => recorded(h, m, base, 'POST', '/v1/bookings', { key: k.key, body: { owner_email: owner, meeting_class: 'internal', start: slot.start, end: slot.end } }) };
-            }
+            case 0:
+              return bookingRacer(owner, slot, i);
             case 1: {
               const k = w.pool.take('holds');
               return {
@@ -613,6 +614,72 @@ test.describe('concurrency histories: every path that claims time, two instances
           problems.push(`round ${round}: hold ${id} read back as ${r.status} ${r.text.slice(0, 300)}`);
         }
         return { problems, winner: { ev: winner, claimId: id, claimKind: 'hold' } };
+      },
+    );
+  });
+
+  test(`reschedule: one booking moved into the slot while ${CONCURRENCY - 1} clients book it directly, ${ROUNDS} rounds: one holder, the moved booking at exactly one of its two times`, async ({}, testInfo) => {
+    test.setTimeout(300_000);
+    const w = world!;
+    const owner = w.owners.reschedule;
+    const ownerId = await ownerIdOf(w.sql, w.customer.customerId, owner);
+    // The booking's old time: an hour after the round's slot (outside the slot and its margin).
+    const oldOf = (round: number) => {
+      const slot = slotOf(round);
+      return { start: iso(slot.startMs + 60 * 60_000), end: iso(slot.startMs + 90 * 60_000) };
+    };
+    await race(
+      'reschedule',
+      testInfo,
+      async (round) => {
+        const slot = slotOf(round);
+        const old = oldOf(round);
+        // Booked and moved by the customer's admin agent (its own booking; 2 of its 120 bookings a minute per round).
+        const b = await call(instance(round), 'POST', '/v1/bookings', { key: w.customer.adminKey, body: { owner_email: owner, meeting_class: 'internal', start: old.start, end: old.end, title: `moved in round ${round}` } });
+        expect(b.status, b.text).toBe(201);
+        const bookingId: string = b.json.booking_id;
+        // Even rounds send the move first (so the move, too, wins some rounds), odd rounds at a random place.
+        const mover = round % 2 === 0 ? 0 : Math.floor(Math.random() * CONCURRENCY);
+        const racers = Array.from({ length: CONCURRENCY }, (_, i): Racer =>
+          i === mover
+            ? {
+                op: 'reschedule',
+                process: 'admin',
+                send: (h, meta) => recorded(h, meta, instance(i), 'POST', `/v1/bookings/${bookingId}/reschedule`, { key: w.customer.adminKey, body: { start: slot.start, end: slot.end, reason: `race round ${round}` } }),
+              }
+            : bookingRacer(owner, slot, i),
+        );
+        return { racers, context: { bookingId } };
+      },
+      async (round, events, winner, ctx) => {
+        const bookingId = ctx!.bookingId as string;
+        const slot = slotOf(round);
+        const old = oldOf(round);
+        const problems = events.filter((e) => e !== winner && e.status < 500 && e.status !== 0).flatMap((e) => conflictProblems(e, ['ARBITRATION_REJECTED']));
+        // The moved booking, in the database: one confirmed row at exactly its old or its new time, and
+        // nothing else of the owner's on its old time (the old time is freed when, and only when, it moved).
+        const moved = winner?.op === 'reschedule';
+        const self = await w.sql<{ status: string; start_at: Date; end_at: Date }[]>`select status, start_at, end_at from claims where id = ${bookingId}`;
+        const [{ n: onOld }] = await w.sql<{ n: number }[]>`
+          select count(*)::int as n from claims where owner_id = ${ownerId} and status in ('active', 'confirmed') and start_at < ${old.end} and end_at > ${old.start}`;
+        const at = (r: { start_at: Date; end_at: Date }, t: { start: string; end: string }) => r.start_at.toISOString() === t.start && r.end_at.toISOString() === t.end;
+        if (self.length !== 1 || self[0].status !== 'confirmed') problems.push(`round ${round}: the moved booking ${bookingId} is ${self[0]?.status ?? 'missing'}`);
+        else if (moved ? !at(self[0], slot) : !at(self[0], old)) {
+          problems.push(`round ${round}: booking ${bookingId} is at [${self[0].start_at.toISOString()}, ${self[0].end_at.toISOString()}), expected its ${moved ? 'new' : 'old'} time (the move ${moved ? 'won' : 'lost'})`);
+        }
+        if (onOld !== (moved ? 0 : 1)) problems.push(`round ${round}: ${onOld} claim(s) on the old time after the move ${moved ? 'won' : 'lost'}`);
+        const r = await paced(instance(round + 1), 'GET', `/v1/bookings/${bookingId}`, { key: w.customer.adminKey });
+        const expected = moved ? slot : old;
+        if (r.status !== 200 || r.json.status !== 'confirmed' || r.json.start !== expected.start || r.json.end !== expected.end) problems.push(`round ${round}: GET booking ${bookingId} read back as ${r.status} ${r.text.slice(0, 300)}`);
+        if (!winner) return { problems };
+        if (moved) {
+          if (winner.status !== 200 || parse(winner)?.booking_id !== bookingId) problems.push(`round ${round}: the winning move answered ${winner.status} ${winner.text.slice(0, 300)}`);
+          return { problems, winner: { ev: winner, claimId: bookingId, claimKind: 'booking' } };
+        }
+        const id = parse(winner)?.booking_id;
+        if (winner.status !== 201) problems.push(`round ${round}: winner answered ${winner.status}, expected 201`);
+        problems.push(...(await bookingProblems(round, id, slot)));
+        return { problems, winner: { ev: winner, claimId: id, claimKind: 'booking' } };
       },
     );
   });

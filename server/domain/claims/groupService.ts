@@ -7,7 +7,7 @@ import { DomainError, invalidField } from '../errors';
 import { newId } from '../ids';
 import { type GroupMemberView } from '../notificationService';
 import { arbitrate, findHoldStretches, type Alternative, type Decision, type Interval, type RequestPolicy } from '../scheduling';
-import { writeAudit, writeAuditGrouped, type AuditAction } from './audit';
+import { writeAudit, writeAuditGrouped, type AuditAction, type AuditActor } from './audit';
 import { claimMadeWithKey, claimRow, insertClaim, type NewClaim } from './claimStore';
 import { requestPolicy, runClaim } from './claimDecision';
 import { ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
@@ -106,7 +106,7 @@ function groupRefusal(
 /** One audit row per owner of a refused group, all naming the attempt's group id. */
 function auditGroupRefusal(
   tx: Tx,
-  actor: AgentActor,
+  actor: GroupDecider,
   action: AuditAction,
   groupId: string,
   targets: readonly SchedulingTarget[],
@@ -123,6 +123,7 @@ function auditGroupRefusal(
       writeAudit(tx, {
         customerId: actor.customerId,
         agentId: actor.agentId,
+        ...(actor.actor ? { actor: actor.actor } : {}),
         ownerId: t.owner.id,
         ownerEmail: t.owner.email,
         action,
@@ -141,11 +142,14 @@ function auditGroupRefusal(
 
 export type MemberPlan = { target: SchedulingTarget; policy: RequestPolicy; around: LoadedClaim[]; excludeClaimIds?: string[] };
 
+/** Who decides a group claim, for its refusal's audit rows: an agent, or (a group reschedule in the dashboard) an owner, `actor`. */
+export type GroupDecider = { customerId: string; agentId: string | null; actor?: AuditActor };
+
 /**
  * Arbitrate every member (pure, on the claims loaded around each) and decide the group; a
  * refusal is audited (one row per owner) and answered with every refusing owner.
  */
-export async function decideMembers(tx: Tx, actor: AgentActor, action: AuditAction, groupId: string, plans: MemberPlan[], span: { start: Date; end: Date }, idempotencyKey: string | null, now: Date): Promise<DomainError | null> {
+export async function decideMembers(tx: Tx, actor: GroupDecider, action: AuditAction, groupId: string, plans: MemberPlan[], span: { start: Date; end: Date }, idempotencyKey: string | null, now: Date): Promise<DomainError | null> {
   const decide = (p: MemberPlan, claimsAround: LoadedClaim[]) =>
     arbitrate({ start: span.start.getTime(), end: span.end.getTime(), ...p.policy }, { now: now.getTime(), rules: ownerRules(p.target.owner), claims: claimsAround, excludeClaimIds: p.excludeClaimIds });
   const verdict = decideGroup(plans.map((p) => ({ member: p, decision: decide(p, p.around) })), [], new Map());

@@ -1,16 +1,20 @@
-import { and, eq } from 'drizzle-orm';
-import type { Executor, Tx } from '@/db/client';
-import { calendars, claims, meetingClasses, owners } from '@/db/schema';
-import { assertOwnerInScope, hasPermission, type AgentActor } from '../access';
+import { and, asc, eq, isNull, or } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { claims, owners } from '@/db/schema';
+import { assertOwnerInScope } from '../access';
 import { DomainError } from '../errors';
 import { isUuid } from '../ids';
-import type { RequestPolicy } from '../scheduling';
-import type { AuditActor } from './audit';
-import { requestPolicy, runClaim } from './claimDecision';
+import { runClaim } from './claimDecision';
 import { ownerQueueKey, slotKey, type Answer, type ClaimOperation } from './claimRunner';
-import { loadAround, lockOwner, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
+import { loadAround, lockOwner, type ClaimRow } from './claimTarget';
+import { groupRescheduleClaim, type GroupBookingOwner } from './groupReschedule';
+import { assertMayChange, bookingTarget, moverActor, moverPolicy, notFound, type BookingOwner, type Mover, type RescheduleInput } from './moveRules';
+import { loadGroupMembers } from './groupMembers';
+import { MAX_GROUP_OWNERS } from './groupService';
 import { bookingView, type BookingView } from './views';
 import { assertBookingSpan } from './windows';
+
+export { assertMayChange, type BookingOwner, type Mover, type RescheduleInput } from './moveRules';
 
 /**
  * Reschedule: a confirmed booking moves to a new time in place (docs/api.md "Reschedule").
@@ -22,32 +26,9 @@ import { assertBookingSpan } from './windows';
  * gives way is preempted and told, as for a new booking. Refused: the booking is unchanged
  * and the refusal carries the usual reason, conflicts and alternatives.
  *
- * Groups (docs/api.md "Reschedule"): a booking of a group moves with its group, as a whole;
- * this moves one booking.
+ * Groups (docs/api.md "Reschedule", docs/groups.md "Reschedule"): a booking of a group moves
+ * with its group, as a whole: every member in one transaction or none (groupReschedule.ts).
  */
-
-export type RescheduleInput = { start: Date; end: Date; reason?: string | null };
-
-/** Who moves the booking: an agent through the API, or the owner in the dashboard (`confirmPreemption` as for an approval). */
-export type Mover =
-  | { kind: 'agent'; actor: AgentActor }
-  | {
-      kind: 'owner';
-      customerId: string;
-      ownerId: string;
-      email: string;
-      confirmPreemption?: (tx: Tx, around: LoadedClaim[], target: SchedulingTarget, policy: RequestPolicy, start: Date, end: Date) => Promise<void>;
-      /** The policy to arbitrate with, when not the class's own: an approved request to move runs with its meeting type's (docs/public-scheduling.md "Asking to move"). */
-      policy?: (target: SchedulingTarget) => RequestPolicy;
-      /** The attendee who asked for the new time: their answer stays accepted. */
-      keepAccepted?: string | null;
-      /** Facts the reschedule's audit row carries besides its own (the request to move). */
-      auditDetails?: Record<string, unknown>;
-    };
-
-type BookingOwner = { customerId: string; ownerId: string; email: string };
-
-const notFound = () => new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
 
 /**
  * The owner of a booking the mover may see, read before the queue (it names the queue and
@@ -56,19 +37,28 @@ const notFound = () => new DomainError('BOOKING_NOT_FOUND', 'Booking not found')
 export async function bookingOwner(db: Executor, mover: Mover, bookingId: string): Promise<BookingOwner> {
   if (!isUuid(bookingId)) throw notFound();
   const customerId = mover.kind === 'agent' ? mover.actor.customerId : mover.customerId;
-  const [row] = await db
-    .select({ ownerId: owners.id, email: owners.email })
+  // A booking id, or a group's id (docs/groups.md "Reschedule": the group moves as a whole, as for cancel).
+  const id = bookingId.toLowerCase();
+  const found = await db
+    .select({ id: claims.id, ownerId: owners.id, email: owners.email, groupId: claims.groupId })
     .from(claims)
     .innerJoin(owners, eq(owners.id, claims.ownerId))
-    .where(and(eq(claims.id, bookingId.toLowerCase()), eq(claims.customerId, customerId), eq(claims.kind, 'booking')))
-    .limit(1);
+    .where(and(or(eq(claims.id, id), and(eq(claims.groupId, id), isNull(claims.partOfHoldId))), eq(claims.customerId, customerId), eq(claims.kind, 'booking')))
+    .orderBy(asc(claims.ownerId))
+    .limit(MAX_GROUP_OWNERS);
+  const row = found.find((r) => r.id === id) ?? found.find((r) => mover.kind === 'agent' || r.ownerId === mover.ownerId);
   if (!row || (mover.kind === 'owner' && row.ownerId !== mover.ownerId)) throw notFound();
   if (mover.kind === 'agent') assertOwnerInScope(mover.actor, row.email);
-  return { customerId, ownerId: row.ownerId, email: row.email };
+  const owner: BookingOwner = { customerId, ownerId: row.ownerId, email: row.email };
+  if (!row.groupId) return owner;
+  // A group member moves with its group: the agent must have every member's owner in scope.
+  const members = (await loadGroupMembers(db, [row.groupId], 'booking')).filter((m) => m.customerId === customerId);
+  if (mover.kind === 'agent') for (const m of members) assertOwnerInScope(mover.actor, m.ownerEmail);
+  return { ...owner, group: { id: row.groupId, owners: members.map((m) => ({ ownerId: m.ownerId, email: m.ownerEmail })) } };
 }
 
 /** The booking row, locked, after the owner lock: it must be confirmed, and the mover allowed to move it. */
-async function lockBooking(tx: Executor, mover: Mover, owner: BookingOwner, bookingId: string): Promise<ClaimRow> {
+export async function lockBooking(tx: Executor, mover: Mover, owner: BookingOwner, bookingId: string): Promise<ClaimRow> {
   const [row] = await tx
     .select()
     .from(claims)
@@ -80,30 +70,13 @@ async function lockBooking(tx: Executor, mover: Mover, owner: BookingOwner, book
   return row;
 }
 
-/** Only the booking's own agent, or an agent managing the customer, moves or edits an agent's booking. */
-export function assertMayChange(actor: AgentActor, row: Pick<ClaimRow, 'agentId'>, what: 'move' | 'edit'): void {
-  if (row.agentId !== actor.agentId && !hasPermission(actor, 'manage_customer')) {
-    throw new DomainError('permission_denied:manage_customer', `Only the booking's own agent, or an agent with manage_customer, may ${what} it`);
-  }
-}
-
-/** The booking's own class and calendar: a move keeps both. */
-async function bookingTarget(tx: Executor, owner: SchedulingTarget['owner'], row: ClaimRow): Promise<SchedulingTarget> {
-  const [meetingClass] = row.meetingClassId ? await tx.select().from(meetingClasses).where(eq(meetingClasses.id, row.meetingClassId)) : [];
-  if (!meetingClass) throw new DomainError('BOOKING_NOT_ACTIVE', 'The booking has no meeting class to arbitrate with (an imported meeting); it cannot be moved here');
-  const [calendar] = row.calendarId ? await tx.select().from(calendars).where(eq(calendars.id, row.calendarId)) : [];
-  if (!calendar || calendar.status === 'disconnected') throw new DomainError('CALENDAR_NOT_FOUND', `The calendar of this booking was disconnected`);
-  if (calendar.status === 'reauth_required') throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${calendar.type} calendar of ${owner.email} needs to be re-authorised`);
-  const { credentials: _credentials, ...withoutCredentials } = calendar;
-  return { owner, calendar: withoutCredentials, meetingClass };
-}
-
 /**
  * POST /v1/bookings/{id}/reschedule (and the owner's move in the dashboard): the claim
  * operation the claim runner runs. `owner` comes from bookingOwner, read before the queue.
  */
 export function rescheduleClaim(mover: Mover, owner: BookingOwner, bookingId: string, input: RescheduleInput, now: Date, idempotencyKey: string | null): ClaimOperation<BookingView> {
   assertBookingSpan(input.start, input.end);
+  if (owner.group) return groupRescheduleClaim(mover, owner as GroupBookingOwner, bookingId, input, now, idempotencyKey);
   return {
     queueKey: ownerQueueKey(owner.customerId, owner.email),
     gatesCalendars: true,
@@ -113,13 +86,8 @@ export function rescheduleClaim(mover: Mover, owner: BookingOwner, bookingId: st
       const row = await lockBooking(tx, mover, owner, bookingId);
       const target = await bookingTarget(tx, ownerRow, row);
       const around = await loadAround(tx, ownerRow.id, input.start, input.end, now, undefined, gate);
-      const actor: AuditActor = mover.kind === 'agent' ? { kind: 'agent', agentId: mover.actor.agentId } : { kind: 'owner', ownerId: mover.ownerId, email: mover.email };
-      const policy: RequestPolicy =
-        mover.kind === 'agent'
-          ? requestPolicy(mover.actor, target)
-          : mover.policy
-            ? mover.policy(target)
-            : { priority: target.meetingClass.priority, preemptPolicy: target.meetingClass.preemptPolicy, agentCanPreempt: target.meetingClass.preemptPolicy === 'preempt_lower' };
+      const actor = moverActor(mover);
+      const policy = moverPolicy(mover, target);
       const others = around.filter((c) => c.id !== row.id);
       if (mover.kind === 'owner' && mover.confirmPreemption) await mover.confirmPreemption(tx, others, target, policy, input.start, input.end);
       const r = await runClaim(tx, {

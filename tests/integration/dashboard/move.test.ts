@@ -61,4 +61,19 @@ describe('calendar.move', () => {
     await expect(caller.calendar.move({ booking_id: high.booking_id, start: tue.at('20:00'), end: tue.at('20:30') })).rejects.toMatchObject({ cause: { code: 'ARBITRATION_REJECTED' } });
     expect((await call('GET', `/v1/bookings/${high.booking_id}`, { key: admin.key })).body.start).toBe(new Date(tue.at('11:00')).toISOString());
   });
+  it('a member of a group booking moves with its group (docs/groups.md "Reschedule"); audited by the owner at every owner', async () => {
+    const one = await setupOwner(admin, { timeZone: TZ });
+    const two = await setupOwner(admin, { timeZone: TZ });
+    const wed = nextWeekday('wed', TZ);
+    const res = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_emails: [one, two], meeting_class: 'internal', start: wed.at('10:00'), end: wed.at('10:30'), title: 'Pair' } });
+    expect(res.status, res.text).toBe(201);
+    const mine = res.body.members.find((m: { owner_email: string }) => m.owner_email === one).booking_id as string;
+    const theirs = res.body.members.find((m: { owner_email: string }) => m.owner_email === two).booking_id as string;
+    const { caller } = await ownerOf(one);
+    const details = await caller.calendar.move({ booking_id: mine, start: wed.at('13:00'), end: wed.at('13:30') });
+    expect(details).toMatchObject({ id: mine, start: new Date(wed.at('13:00')).toISOString() });
+    expect((await call('GET', `/v1/bookings/${theirs}`, { key: admin.key })).body.start).toBe(new Date(wed.at('13:00')).toISOString());
+    const rows = await (await getDb()).select().from(auditLog).where(and(eq(auditLog.action, 'booking.reschedule'), eq(auditLog.actorOwnerEmail, one)));
+    expect(rows.map((r) => r.bookingId).sort()).toEqual([mine, theirs].sort());
+  });
 });

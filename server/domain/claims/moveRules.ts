@@ -1,0 +1,68 @@
+import { eq } from 'drizzle-orm';
+import type { Executor, Tx } from '@/db/client';
+import { calendars, meetingClasses } from '@/db/schema';
+import { hasPermission, type AgentActor } from '../access';
+import { DomainError } from '../errors';
+import type { RequestPolicy } from '../scheduling';
+import type { AuditActor } from './audit';
+import { requestPolicy } from './claimDecision';
+import type { ClaimRow, LoadedClaim, SchedulingTarget } from './claimTarget';
+
+/**
+ * What a reschedule of one booking and of a group share (docs/api.md "Reschedule"): who moves
+ * (an agent or the owner), who may, the booking's own class and calendar it is arbitrated on,
+ * and the policy and audit actor of the move. rescheduleService.ts moves one booking,
+ * groupReschedule.ts a group.
+ */
+
+export type RescheduleInput = { start: Date; end: Date; reason?: string | null };
+
+/** Who moves the booking: an agent through the API, or the owner in the dashboard (`confirmPreemption` as for an approval). */
+export type Mover =
+  | { kind: 'agent'; actor: AgentActor }
+  | {
+      kind: 'owner';
+      customerId: string;
+      ownerId: string;
+      email: string;
+      confirmPreemption?: (tx: Tx, around: LoadedClaim[], target: SchedulingTarget, policy: RequestPolicy, start: Date, end: Date) => Promise<void>;
+      /** The policy to arbitrate with, when not the class's own: an approved request to move runs with its meeting type's (docs/public-scheduling.md "Asking to move"). */
+      policy?: (target: SchedulingTarget) => RequestPolicy;
+      /** The attendee who asked for the new time: their answer stays accepted. */
+      keepAccepted?: string | null;
+      /** Facts the reschedule's audit row carries besides its own (the request to move). */
+      auditDetails?: Record<string, unknown>;
+    };
+
+/** The booking's owner; for a member of a group booking, the group and every member's owner (docs/groups.md "Reschedule"). */
+export type BookingOwner = { customerId: string; ownerId: string; email: string; group?: { id: string; owners: { ownerId: string; email: string }[] } };
+
+export const notFound = () => new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
+
+/** Only the booking's own agent, or an agent managing the customer, moves or edits an agent's booking. */
+export function assertMayChange(actor: AgentActor, row: Pick<ClaimRow, 'agentId'>, what: 'move' | 'edit'): void {
+  if (row.agentId !== actor.agentId && !hasPermission(actor, 'manage_customer')) {
+    throw new DomainError('permission_denied:manage_customer', `Only the booking's own agent, or an agent with manage_customer, may ${what} it`);
+  }
+}
+
+/** The booking's own class and calendar: a move keeps both. */
+export async function bookingTarget(tx: Executor, owner: SchedulingTarget['owner'], row: ClaimRow): Promise<SchedulingTarget> {
+  const [meetingClass] = row.meetingClassId ? await tx.select().from(meetingClasses).where(eq(meetingClasses.id, row.meetingClassId)) : [];
+  if (!meetingClass) throw new DomainError('BOOKING_NOT_ACTIVE', 'The booking has no meeting class to arbitrate with (an imported meeting); it cannot be moved here');
+  const [calendar] = row.calendarId ? await tx.select().from(calendars).where(eq(calendars.id, row.calendarId)) : [];
+  if (!calendar || calendar.status === 'disconnected') throw new DomainError('CALENDAR_NOT_FOUND', `The calendar of this booking was disconnected`);
+  if (calendar.status === 'reauth_required') throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${calendar.type} calendar of ${owner.email} needs to be re-authorised`);
+  const { credentials: _credentials, ...withoutCredentials } = calendar;
+  return { owner, calendar: withoutCredentials, meetingClass };
+}
+
+/** Who the audit rows name for a move. */
+export const moverActor = (mover: Mover): AuditActor => (mover.kind === 'agent' ? { kind: 'agent', agentId: mover.actor.agentId } : { kind: 'owner', ownerId: mover.ownerId, email: mover.email });
+
+/** The policy a move is arbitrated with: the agent's (its preempt permission), or the owner's in the dashboard (the class's own policy). */
+export function moverPolicy(mover: Mover, target: SchedulingTarget): RequestPolicy {
+  if (mover.kind === 'agent') return requestPolicy(mover.actor, target);
+  if (mover.policy) return mover.policy(target);
+  return { priority: target.meetingClass.priority, preemptPolicy: target.meetingClass.preemptPolicy, agentCanPreempt: target.meetingClass.preemptPolicy === 'preempt_lower' };
+}
