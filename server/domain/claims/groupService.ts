@@ -7,7 +7,7 @@ import { DomainError, invalidField } from '../errors';
 import { newId } from '../ids';
 import { type GroupMemberView } from '../notificationService';
 import { arbitrate, findHoldStretches, type Alternative, type Decision, type Interval, type RequestPolicy } from '../scheduling';
-import { writeAudit, writeAuditGrouped, type AuditAction } from './audit';
+import { writeAudit, writeAuditGrouped, type AuditAction, type AuditActor } from './audit';
 import { claimMadeWithKey, claimRow, insertClaim, type NewClaim } from './claimStore';
 import { requestPolicy, runClaim } from './claimDecision';
 import { ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
@@ -102,10 +102,17 @@ function groupRefusal(
   });
 }
 
+/**
+ * Who decides a group: the agent whose claim it is, or (an owner approving a collective public
+ * proposal, docs/public-scheduling.md "Several hosts") the customer with no agent and the owner
+ * as the audit rows' actor.
+ */
+export type GroupDecider = { customerId: string; agentId: string | null; actor?: AuditActor };
+
 /** One audit row per owner of a refused group, all naming the attempt's group id. */
 function auditGroupRefusal(
   tx: Tx,
-  actor: AgentActor,
+  actor: GroupDecider,
   action: AuditAction,
   groupId: string,
   targets: readonly SchedulingTarget[],
@@ -122,6 +129,7 @@ function auditGroupRefusal(
       writeAudit(tx, {
         customerId: actor.customerId,
         agentId: actor.agentId,
+        actor: actor.actor,
         ownerId: t.owner.id,
         ownerEmail: t.owner.email,
         action,
@@ -144,7 +152,7 @@ export type MemberPlan = { target: SchedulingTarget; policy: RequestPolicy; arou
  * Arbitrate every member (pure, on the claims loaded around each) and decide the group; a
  * refusal is audited (one row per owner) and answered with every refusing owner.
  */
-export async function decideMembers(tx: Tx, actor: AgentActor, action: AuditAction, groupId: string, plans: MemberPlan[], span: { start: Date; end: Date }, idempotencyKey: string | null, now: Date): Promise<DomainError | null> {
+export async function decideMembers(tx: Tx, actor: GroupDecider, action: AuditAction, groupId: string, plans: MemberPlan[], span: { start: Date; end: Date }, idempotencyKey: string | null, now: Date): Promise<DomainError | null> {
   const decide = (p: MemberPlan, claimsAround: LoadedClaim[]) =>
     arbitrate({ start: span.start.getTime(), end: span.end.getTime(), ...p.policy }, { now: now.getTime(), rules: ownerRules(p.target.owner), claims: claimsAround, excludeClaimIds: p.excludeClaimIds });
   const verdict = decideGroup(plans.map((p) => ({ member: p, decision: decide(p, p.around) })), [], new Map());
@@ -363,14 +371,29 @@ export function groupBookingClaim(actor: AgentActor, input: GroupBookingInput, n
   };
 }
 
+/**
+ * What an owner-decided group adds to each member's runClaim (an approval of a collective
+ * public proposal): the owner as actor, the proposal's facts, the words preemptions carry.
+ */
+export type MemberDecisionExtras = { actor?: AuditActor; auditDetails?: Record<string, unknown>; preemptionReason?: string };
+
 /** Run every accepted member through runClaim (owner-id order) and answer the first named member with the group. */
-export async function applyBookings(tx: Tx, plans: MemberPlan[], claimsByOwner: Map<string, NewClaim>, action: AuditAction, now: Date, named: SchedulingTarget[], releaseParts?: ReadonlySet<string>): Promise<Answer<BookingView>> {
+export async function applyBookings(
+  tx: Tx,
+  plans: MemberPlan[],
+  claimsByOwner: Map<string, NewClaim>,
+  action: AuditAction,
+  now: Date,
+  named: SchedulingTarget[],
+  releaseParts?: ReadonlySet<string>,
+  extras: MemberDecisionExtras = {},
+): Promise<Answer<BookingView>> {
   const soFar = new Set<string>();
   const views: BookingView[] = [];
   const members: GroupMemberView[] = [];
   for (const p of inOwnerOrder(plans)) {
     const claim = claimsByOwner.get(p.target.owner.id)!;
-    const r = await runClaim(tx, { action, target: p.target, policy: p.policy, claim, now, around: p.around, preemptedSoFar: soFar, releaseHoldParts: claim.holdId ? releaseParts?.has(claim.holdId) : undefined });
+    const r = await runClaim(tx, { action, target: p.target, policy: p.policy, claim, now, around: p.around, preemptedSoFar: soFar, releaseHoldParts: claim.holdId ? releaseParts?.has(claim.holdId) : undefined, ...extras });
     if (!r.ok) throw r.error;
     const i = named.indexOf(p.target);
     members[i] = { owner_email: p.target.owner.email, booking_id: r.row.id, status: 'confirmed' };

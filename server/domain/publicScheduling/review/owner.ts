@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { agents, bookingProposals, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
 import { DomainError } from '../../errors';
@@ -14,13 +14,21 @@ export function proposalNotFound(): DomainError {
   return new DomainError('PROPOSAL_NOT_FOUND', 'Booking proposal not found');
 }
 
+/**
+ * The proposals in this owner's inbox: made to them, or to a collective public type they host
+ * (docs/public-scheduling.md "Several hosts": every host sees it, any of them decides).
+ */
+export function inInbox(ownerId: string): SQL {
+  return or(eq(bookingProposals.ownerId, ownerId), sql`${bookingProposals.hostOwnerIds} @> array[${ownerId}]::uuid[]`)!;
+}
+
 /** A proposal of this owner (optionally locked); anything else is PROPOSAL_NOT_FOUND. */
 export async function findOwnProposal(db: Executor, reviewer: Reviewer, proposalId: string, lock = false): Promise<ProposalRow> {
   if (!isUuid(proposalId)) throw proposalNotFound();
   const q = db
     .select()
     .from(bookingProposals)
-    .where(and(eq(bookingProposals.id, proposalId.toLowerCase()), eq(bookingProposals.customerId, reviewer.customerId), eq(bookingProposals.ownerId, reviewer.ownerId)))
+    .where(and(eq(bookingProposals.id, proposalId.toLowerCase()), eq(bookingProposals.customerId, reviewer.customerId), inInbox(reviewer.ownerId)))
     .limit(1);
   const [row] = lock ? await q.for('update') : await q;
   if (!row) throw proposalNotFound();
@@ -83,7 +91,7 @@ function toView({ p, typeSlug, typeTitle, className, agentName }: { p: ProposalR
 /** Proposals waiting for this owner's decision (pending_review), newest first, at most 200. */
 export async function listPendingProposals(db: Executor, reviewer: Reviewer): Promise<PendingProposalView[]> {
   const rows = await reviewQuery(db)
-    .where(and(eq(bookingProposals.customerId, reviewer.customerId), eq(bookingProposals.ownerId, reviewer.ownerId), eq(bookingProposals.status, 'pending_review')))
+    .where(and(eq(bookingProposals.customerId, reviewer.customerId), inInbox(reviewer.ownerId), eq(bookingProposals.status, 'pending_review')))
     .orderBy(desc(bookingProposals.createdAt), desc(bookingProposals.id))
     .limit(200);
   return rows.map(toView);
