@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claims, owners, poolAssignments } from '@/db/schema';
 import { getDb } from '@/server/db';
 import { closeMailer } from '@/server/domain/email';
+import { createCallerFactory } from '@/server/trpc/init';
+import { appRouter } from '@/server/trpc/router';
 import { newAgent, newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
 import type { TestSmtp } from '../../helpers/smtp';
 import { setupOwner } from '../scheduling/fixtures';
@@ -181,6 +183,17 @@ describe('collective', () => {
     expect(rows.map((r) => r.ownerId).sort()).toEqual([s.ownerId, b.ownerId].sort());
     expect(rows[0].groupId).not.toBeNull();
     expect(rows[0].groupId).toBe(rows[1].groupId);
+
+    // The requester cancels from the status page: every host's booking goes, each host is told.
+    const db = await getDb();
+    const headers = new Headers({ 'x-forwarded-for': '172.31.9.9', host: 'scheduler.test' });
+    const req = new Request('http://scheduler.test/api/trpc', { headers });
+    const requester = createCallerFactory(appRouter)({ req, headers, owner: null, resHeaders: new Headers(), db, now: () => new Date() }).requester;
+    await requester.cancelMeeting({ token: p.token, reason: 'Plans changed' });
+    const after = await db.select().from(claims).where(eq(claims.proposalId, p.row.id));
+    expect(after.map((r) => r.status)).toEqual(['cancelled', 'cancelled']);
+    await smtp.waitFor(s.ownerEmail, { subject: /^Cancelled by/ });
+    await smtp.waitFor(b.ownerEmail, { subject: /^Cancelled by/ });
   });
 });
 
