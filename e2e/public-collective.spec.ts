@@ -67,6 +67,7 @@ test.describe('collective public meeting type', () => {
     const rq = await requester.newPage();
     await rq.goto(`/${alias}/panel`);
     await expect(rq.getByRole('heading', { level: 1 })).toHaveText('Panel interview');
+    await expect(rq.getByText('With Erin Example and Bo Second')).toBeVisible();
     const first = rq.locator('button[data-start]').first();
     await expect(first).toBeVisible();
     const start = (await first.getAttribute('data-start'))!;

@@ -189,6 +189,8 @@ describe('collective', () => {
     const headers = new Headers({ 'x-forwarded-for': '172.31.9.9', host: 'scheduler.test' });
     const req = new Request('http://scheduler.test/api/trpc', { headers });
     const requester = createCallerFactory(appRouter)({ req, headers, owner: null, resHeaders: new Headers(), db, now: () => new Date() }).requester;
+    // The type's page names every host (b has no display name: only Ada's shows).
+    expect((await requester.meetingType({ link: s.alias, slug: 'panel-instant' })).owner_name).toBe('Ada Host');
     await requester.cancelMeeting({ token: p.token, reason: 'Plans changed' });
     const after = await db.select().from(claims).where(eq(claims.proposalId, p.row.id));
     expect(after.map((r) => r.status)).toEqual(['cancelled', 'cancelled']);

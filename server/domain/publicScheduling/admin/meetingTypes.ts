@@ -17,7 +17,7 @@ export type PublicPreemptPolicy = MeetingTypeRow['publicPreemptPolicy'];
 export type Visibility = MeetingTypeRow['visibility'];
 export type HostMode = (typeof HOST_MODES)[number];
 /** A meeting type with what it refers to by name (`hostEmails`: a collective type's hosts, in order; else empty). */
-export type MeetingTypeRecord = { type: MeetingTypeRow; meetingClass: MeetingClassRow; audienceName: string | null; hostEmails: string[] };
+export type MeetingTypeRecord = { type: MeetingTypeRow; meetingClass: MeetingClassRow; audienceName: string | null; hostEmails: string[]; hostNames?: (string | null)[] };
 
 /** docs/public-scheduling.md "Several hosts": a collective type names 2 to 20 owners. */
 export const MIN_HOSTS = 2;
@@ -209,11 +209,14 @@ async function resolveHosts(db: Executor, customerId: string, actor: Actor, merg
 }
 
 /** The emails of collective types' hosts, in each type's order (owners deleted since drop out). */
-async function withHosts<R extends { type: MeetingTypeRow; meetingClass: MeetingClassRow; audienceName: string | null }>(db: Executor, rows: R[]): Promise<(R & { hostEmails: string[] })[]> {
+async function withHosts<R extends { type: MeetingTypeRow; meetingClass: MeetingClassRow; audienceName: string | null }>(db: Executor, rows: R[]): Promise<(R & { hostEmails: string[]; hostNames: (string | null)[] })[]> {
   const ids = [...new Set(rows.flatMap((r) => r.type.hostOwnerIds ?? []))];
-  const found = ids.length ? await db.select({ id: owners.id, email: owners.email }).from(owners).where(inArray(owners.id, ids)) : [];
-  const email = new Map(found.map((o) => [o.id, o.email]));
-  return rows.map((r) => ({ ...r, hostEmails: (r.type.hostOwnerIds ?? []).flatMap((id) => email.get(id) ?? []) }));
+  const found = ids.length ? await db.select({ id: owners.id, email: owners.email, name: owners.name }).from(owners).where(inArray(owners.id, ids)) : [];
+  const byId = new Map(found.map((o) => [o.id, o]));
+  return rows.map((r) => {
+    const hosts = (r.type.hostOwnerIds ?? []).flatMap((id) => byId.get(id) ?? []);
+    return { ...r, hostEmails: hosts.map((h) => h.email), hostNames: hosts.map((h) => h.name) };
+  });
 }
 
 function duplicateSlug(slug: string): DomainError {

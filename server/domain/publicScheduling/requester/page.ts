@@ -68,11 +68,29 @@ export type PublicMeetingTypePage = {
   books_instantly: boolean;
 };
 
+/** "Ada", "Ada and Bo", "Ada, Bo and Cy". */
+function namesInWords(names: string[]): string | null {
+  if (!names.length) return null;
+  return names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/**
+ * Who the requester meets, by display name (docs/public-scheduling.md "Several hosts"): the
+ * link's owner; every named host of a collective type; nobody in particular for a pool (the
+ * pool picks at submission).
+ */
+function hostNames(ctx: PublicTypeContext): string | null {
+  const t = ctx.type.type;
+  if (t.hostMode === 'collective') return namesInWords((ctx.type.hostNames ?? []).filter((n): n is string => Boolean(n)));
+  if (t.hostMode === 'pool') return null;
+  return ctx.link.owner.name;
+}
+
 export function meetingTypePage(ctx: PublicTypeContext): PublicMeetingTypePage {
   const t = ctx.type.type;
   return {
     link_title: ctx.link.link.title,
-    owner_name: ctx.link.owner.name,
+    owner_name: hostNames(ctx),
     slug: t.slug,
     title: t.title,
     duration_minutes: t.durationMinutes,
