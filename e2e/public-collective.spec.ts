@@ -68,6 +68,7 @@ test.describe('collective public meeting type', () => {
     await rq.goto(`/${alias}/panel`);
     await expect(rq.getByRole('heading', { level: 1 })).toHaveText('Panel interview');
     await expect(rq.getByText('With Erin Example and Bo Second')).toBeVisible();
+    await expect(rq.getByText(/one of them then accepts or declines your request for all of them/)).toBeVisible();
     const first = rq.locator('button[data-start]').first();
     await expect(first).toBeVisible();
     const start = (await first.getAttribute('data-start'))!;

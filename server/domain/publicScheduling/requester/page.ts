@@ -66,6 +66,8 @@ export type PublicMeetingTypePage = {
   description: string | null;
   /** A free time is booked once the requester confirms their email, without the owner's review (docs/public-scheduling.md "Booking instantly"). */
   books_instantly: boolean;
+  /** A collective type: every named host meets the requester, and any one of them decides (docs/public-scheduling.md "Several hosts"). */
+  several_hosts: boolean;
 };
 
 /** "Ada", "Ada and Bo", "Ada, Bo and Cy". */
@@ -97,5 +99,6 @@ export function meetingTypePage(ctx: PublicTypeContext): PublicMeetingTypePage {
     attendee_limit: t.attendeeLimit,
     description: t.description,
     books_instantly: t.bookInstantly,
+    several_hosts: t.hostMode === 'collective',
   };
 }
