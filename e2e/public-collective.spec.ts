@@ -92,6 +92,7 @@ test.describe('collective public meeting type', () => {
     const pb = await signedIn(browser, b);
     await pb.getByRole('link', { name: /Review on your week\s*: Panel interview with Rita Requester/ }).click();
     await expect(pb.getByRole('heading', { level: 1, name: /Panel interview with Rita Requester/ })).toBeVisible();
+    await expect(pb.getByTestId('proposal-hosts')).toContainText('Erin Example, Bo Second');
     await expectAccessible(pb, 'review of a collective request');
     await snap(pb, info, '25-05-03-review');
     await pb.getByRole('button', { name: 'Approve' }).click();

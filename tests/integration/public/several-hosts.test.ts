@@ -136,6 +136,8 @@ describe('collective', () => {
     const inboxA = (await (await ownerCaller(s)).proposals.listPending()).proposals.map((x) => x.proposal_id);
     const inboxB = (await (await ownerCaller(b)).proposals.listPending()).proposals.map((x) => x.proposal_id);
     expect(inboxA).toContain(p.row.id);
+    const view = (await (await ownerCaller(b)).proposals.listPending()).proposals.find((x) => x.proposal_id === p.row.id)!;
+    expect(view.hosts.map((h) => h.email)).toEqual([s.ownerEmail, b.ownerEmail]);
     expect(inboxB).toContain(p.row.id);
 
     const approved = await (await ownerCaller(b)).proposals.approve({ proposal_id: p.row.id });

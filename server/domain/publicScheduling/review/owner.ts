@@ -1,4 +1,4 @@
-import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { agents, bookingProposals, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
 import { DomainError } from '../../errors';
@@ -54,6 +54,8 @@ export type PendingProposalView = {
   attendees: { email: string; name?: string }[];
   reason: string | null;
   message: string | null;
+  /** A collective public type's hosts, in order (every one is booked on approval; docs/public-scheduling.md "Several hosts"); else empty. */
+  hosts: { email: string; name: string | null }[];
   /** The title the booking made on approval takes (approvalTitle: the agent's, else the type's with the requester, ...). */
   title: string;
 };
@@ -67,8 +69,19 @@ function reviewQuery(db: Executor) {
     .leftJoin(agents, eq(agents.id, bookingProposals.agentId));
 }
 
-function toView({ p, typeSlug, typeTitle, className, agentName }: { p: ProposalRow; typeSlug: string | null; typeTitle: string | null; className: string | null; agentName: string | null }): PendingProposalView {
+type HostNames = Map<string, { email: string; name: string | null }>;
+
+/** The hosts of the collective proposals among `rows`, by owner id (one statement). */
+async function hostsOf(db: Executor, rows: { p: ProposalRow }[]): Promise<HostNames> {
+  const ids = [...new Set(rows.flatMap((r) => r.p.hostOwnerIds ?? []))];
+  if (!ids.length) return new Map();
+  const found = await db.select({ id: owners.id, email: owners.email, name: owners.name }).from(owners).where(inArray(owners.id, ids));
+  return new Map(found.map((o) => [o.id, { email: o.email, name: o.name }]));
+}
+
+function toView({ p, typeSlug, typeTitle, className, agentName }: { p: ProposalRow; typeSlug: string | null; typeTitle: string | null; className: string | null; agentName: string | null }, hosts: HostNames = new Map()): PendingProposalView {
   return {
+    hosts: (p.hostOwnerIds ?? []).flatMap((id) => hosts.get(id) ?? []),
     proposal_id: p.id,
     origin: p.origin,
     status: p.status,
@@ -94,14 +107,15 @@ export async function listPendingProposals(db: Executor, reviewer: Reviewer): Pr
     .where(and(eq(bookingProposals.customerId, reviewer.customerId), inInbox(reviewer.ownerId), eq(bookingProposals.status, 'pending_review')))
     .orderBy(desc(bookingProposals.createdAt), desc(bookingProposals.id))
     .limit(200);
-  return rows.map(toView);
+  const hosts = await hostsOf(db, rows);
+  return rows.map((r) => toView(r, hosts));
 }
 
 /** One proposal of this owner, whatever its status (the review page shows decided ones too). */
 export async function getProposalForReview(db: Executor, reviewer: Reviewer, proposalId: string): Promise<PendingProposalView & { booking_id: string | null; decline_reason: string | null }> {
   const own = await findOwnProposal(db, reviewer, proposalId);
   const [row] = await reviewQuery(db).where(eq(bookingProposals.id, own.id)).limit(1);
-  return { ...toView(row), booking_id: row.p.bookingId, decline_reason: row.p.declineReason };
+  return { ...toView(row, await hostsOf(db, [row])), booking_id: row.p.bookingId, decline_reason: row.p.declineReason };
 }
 
 /** The reviewing owner's IANA time zone (the dashboard shows times in it). */
