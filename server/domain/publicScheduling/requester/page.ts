@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { claims, owners, publicMeetingTypes, type ProposalStatus } from '@/db/schema';
 import { proposalRowByToken, PENDING_STATUSES, statusView, type PublicStatusView } from './status';
@@ -33,6 +33,9 @@ export type PublicProposalPage = PublicStatusView & {
 export async function proposalStatusPage(db: Db, token: string, now: Date): Promise<PublicProposalPage> {
   const p = await expireLapsed(db, await proposalRowByToken(db, token), now);
   const [owner] = await db.select({ name: owners.name }).from(owners).where(eq(owners.id, p.ownerId));
+  // A collective request: every host by name (docs/public-scheduling.md "Several hosts").
+  const hosts = p.hostOwnerIds?.length ? await db.select({ id: owners.id, name: owners.name }).from(owners).where(inArray(owners.id, p.hostOwnerIds)) : [];
+  const hostNames = p.hostOwnerIds?.flatMap((id) => hosts.find((h) => h.id === id)?.name ?? []) ?? [];
   const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title, location: publicMeetingTypes.location }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
   let start = p.requestedStart;
   let end = p.requestedEnd;
@@ -42,7 +45,7 @@ export async function proposalStatusPage(db: Db, token: string, now: Date): Prom
   return {
     ...statusView(p),
     title: type?.title ?? null,
-    owner_name: owner?.name ?? null,
+    owner_name: hostNames.length ? namesInWords(hostNames) : (owner?.name ?? null),
     start: start?.toISOString() ?? null,
     end: end?.toISOString() ?? null,
     withdrawable: (PENDING_STATUSES as readonly ProposalStatus[]).includes(p.status),
