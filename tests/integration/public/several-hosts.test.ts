@@ -103,6 +103,14 @@ describe('administration', () => {
     expect(single.status, single.text).toBe(200);
     expect(single.body).toMatchObject({ host_mode: 'single', host_emails: [], pool_id: null });
 
+    // The dashboard's form goes through admin.publicScheduling.meetingTypes (same schema and domain call).
+    const dash = await ownerCaller(s, 'admin');
+    const viaForm = await dash.admin.publicScheduling.meetingTypes.create({ link_id: s.linkId, body: { slug: 'panel-form', title: 'Panel', duration_minutes: [30], meeting_class: 'external', host_mode: 'collective', host_emails: [b.ownerEmail, s.ownerEmail] } });
+    expect(viaForm).toMatchObject({ host_mode: 'collective', host_emails: [b.ownerEmail, s.ownerEmail] });
+    await expect(dash.admin.publicScheduling.meetingTypes.update({ link_id: s.linkId, slug: 'panel-form', patch: { host_emails: [b.ownerEmail, 'ghost@example.com'] } })).rejects.toMatchObject({ cause: { code: 'invalid_request' } });
+    const listed = await dash.admin.publicScheduling.meetingTypes.list({ link_id: s.linkId });
+    expect(listed.meeting_types.find((t) => t.slug === 'panel-form')).toMatchObject({ host_emails: [b.ownerEmail, s.ownerEmail] });
+
     // A scoped agent may not name another owner as a host.
     const scoped = await newAgent(admin, ['manage_public_scheduling'], `user:${s.ownerEmail}`);
     const res = await call('POST', typesPath(), { key: scoped.key, body: { slug: 'scoped-panel', title: 'P', duration_minutes: [30], meeting_class: 'external', host_mode: 'collective', host_emails: [s.ownerEmail, b.ownerEmail] } });
