@@ -181,6 +181,7 @@ function LinkCard({ link, classNames }: { link: LinkRow; classNames: string[] })
                     {t.attendee_limit ? ` · up to ${t.attendee_limit} people` : ''}
                     {t.min_notice_hours ? ` · ${t.min_notice_hours} h notice` : ''}
                     {t.book_instantly ? ' · books instantly' : ''}
+                    {t.host_mode === 'collective' ? ` · hosts: ${t.host_emails?.join(', ')}` : t.host_mode === 'pool' ? ' · one host from a pool' : ''}
                     {t.location ? ' · has a location' : ''}
                   </p>
                   <div className="mt-1">

@@ -30,7 +30,13 @@ export type MeetingTypeRow = {
   location: string | null;
   min_notice_hours: number;
   book_instantly: boolean;
+  host_mode?: 'single' | 'collective' | 'pool';
+  host_emails?: string[];
+  pool_id?: string | null;
 };
+
+/** "a@x.com, b@x.com" as the schema's list (blank: no list). */
+const emailList = (v: unknown) => (Array.isArray(v) ? v : String(v ?? '').split(/[\s,;]+/).filter(Boolean));
 
 /** An empty text box clears the field (the schema's `null`), not an empty string it would refuse. */
 const textOrNull = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? null : v);
@@ -42,6 +48,7 @@ const ERROR_FIELDS = {
   INVALID_MEETING_CLASS: 'meeting_class',
   invalid_public_preempt_policy: 'public_preempt_policy',
   not_found: 'audience',
+  POOL_NOT_FOUND: 'pool',
 } as const;
 
 
@@ -73,6 +80,9 @@ export function MeetingTypeDialog({ linkId, alias, classNames, existing }: { lin
         location: existing.location,
         min_notice_hours: existing.min_notice_hours,
         book_instantly: existing.book_instantly,
+        host_mode: existing.host_mode ?? 'single',
+        host_emails: existing.host_emails?.length ? existing.host_emails : null,
+        pool: existing.pool_id ?? null,
       }
     : {
         slug: '',
@@ -87,9 +97,15 @@ export function MeetingTypeDialog({ linkId, alias, classNames, existing }: { lin
         location: null,
         min_notice_hours: 0,
         book_instantly: false,
+        host_mode: 'single' as const,
+        host_emails: null,
+        pool: null,
       };
-  const { register, handleSubmit, setError, formState, control, reset } = useZodForm(MeetingTypeCreateBody, { defaultValues: defaults });
-  const onSubmit = handleSubmit(async (body) => {
+  const { register, handleSubmit, setError, formState, control, reset, watch } = useZodForm(MeetingTypeCreateBody, { defaultValues: defaults });
+  const hostMode = watch('host_mode') ?? 'single';
+  const onSubmit = handleSubmit(async (form) => {
+    // Only the chosen mode's hosts go out (docs/public-scheduling.md "Several hosts").
+    const body = { ...form, host_emails: form.host_mode === 'collective' ? form.host_emails : null, pool: form.host_mode === 'pool' ? form.pool : null };
     try {
       if (existing) await update.mutateAsync({ link_id: linkId, slug: existing.slug, patch: { ...body, attendee_limit: body.attendee_limit ?? null, audience: body.audience ?? null, description: body.description ?? null, location: body.location ?? null } });
       else await create.mutateAsync({ link_id: linkId, body });
@@ -189,6 +205,27 @@ export function MeetingTypeDialog({ linkId, alias, classNames, existing }: { lin
             >
               <Input autoComplete="off" {...register('location', { setValueAs: textOrNull })} />
             </Field>
+            <Field label="Hosts" hint="Who meets the requester" error={formState.errors.host_mode?.message}>
+              <NativeSelect {...register('host_mode')}>
+                <option value="single">The link&apos;s owner</option>
+                <option value="collective">Several people, all of them (collective)</option>
+                <option value="pool">One person from a pool</option>
+              </NativeSelect>
+            </Field>
+            {hostMode === 'collective' && (
+              <Field
+                label="Host emails"
+                hint="2 to 20 owners, comma-separated; all of them must be free. The first one's clock lays out the times."
+                error={formState.errors.host_emails?.message ?? formState.errors.host_emails?.[0]?.message}
+              >
+                <Input autoComplete="off" spellCheck={false} {...register('host_emails', { setValueAs: emailList })} />
+              </Field>
+            )}
+            {hostMode === 'pool' && (
+              <Field label="Pool" hint="Its name (Pools page); the pool picks who is free, by its weights." error={formState.errors.pool?.message}>
+                <Input autoComplete="off" spellCheck={false} {...register('pool', { setValueAs: textOrNull })} />
+              </Field>
+            )}
             <Field label="Minimum notice (hours)" hint="No suggested time starts sooner than this; 0 for none." error={formState.errors.min_notice_hours?.message}>
               <Input type="number" min="0" max="720" step="1" inputMode="numeric" {...register('min_notice_hours', { valueAsNumber: true })} />
             </Field>

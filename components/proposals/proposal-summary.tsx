@@ -43,6 +43,12 @@ export function ProposalFacts({ p, timeZone, showCandidates = true }: { p: Pendi
           Attendees
         </dt>
         <dd>{p.attendees.length ? p.attendees.map((a) => (a.name ? `${a.name} <${a.email}>` : a.email)).join(', ') : 'none listed'}</dd>
+        {p.hosts.length > 1 && (
+          <>
+            <dt className="text-muted">Hosts</dt>
+            <dd data-testid="proposal-hosts">{p.hosts.map((h) => h.name ?? h.email).join(', ')} (any of you decides for all)</dd>
+          </>
+        )}
         {p.moves && p.requested_window ? (
           // A request to move a booked meeting (docs/public-scheduling.md "Asking to move"): its time now, and the one asked for.
           <>

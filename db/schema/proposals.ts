@@ -53,6 +53,10 @@ export const bookingProposals = pgTable(
      * names it too). Foreign key and indexes: migration 0022_proposal_moves.
      */
     movesBookingId: uuid('moves_booking_id'),
+    /** A collective type's proposal: every host (in each one's inbox; any of them decides for all). Migration 0021. */
+    hostOwnerIds: uuid('host_owner_ids').array(),
+    /** A pool type's proposal: the pool's choice at submission (pool id, reason, load, weight), recorded with the booking. */
+    poolAssignment: jsonb('pool_assignment').$type<{ pool_id: string; reason: string; load_minutes: number; weight: number }>(),
     createdAt: createdAt(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
     expiresAt: instant('expires_at'),
@@ -61,6 +65,7 @@ export const bookingProposals = pgTable(
     uniqueIndex('booking_proposals_access_token_key').on(t.accessTokenHash),
     index('booking_proposals_owner_status_idx').on(t.ownerId, t.status, t.createdAt),
     // A deleted claim looks up the proposal it booked (ON DELETE SET NULL): without it, a scan per claim.
+    index('booking_proposals_hosts_idx').using('gin', t.hostOwnerIds).where(sql`${t.hostOwnerIds} is not null`),
     index('booking_proposals_booking_idx').on(t.bookingId).where(sql`${t.bookingId} is not null`),
     index('booking_proposals_moves_booking_idx').on(t.movesBookingId, t.createdAt).where(sql`${t.movesBookingId} is not null`),
     // One request to move waits per booking at a time.

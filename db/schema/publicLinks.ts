@@ -5,9 +5,12 @@ import { customers } from './customers';
 import { meetingClasses } from './meetingClasses';
 import { owners } from './owners';
 import { audiences } from './audiences';
+import { pools } from './pools';
 
 export const PUBLIC_PREEMPT_POLICIES = ['inherit', 'never', 'preempt_lower'] as const;
 export const VISIBILITIES = ['public', 'unlisted', 'audience'] as const;
+/** Who hosts a type's meetings (docs/public-scheduling.md "Several hosts"): the link's owner, every owner of a list, or one member of a pool. */
+export const HOST_MODES = ['single', 'collective', 'pool'] as const;
 
 /**
  * A public scheduling link. `id` is the opaque public_scheduling_boundary_id;
@@ -60,6 +63,12 @@ export const publicMeetingTypes = pgTable(
     minNoticeHours: integer('min_notice_hours').notNull().default(0),
     /** After the requester verifies their email, a time the arbiter accepts (without preemption) is booked at once. */
     bookInstantly: boolean('book_instantly').notNull().default(false),
+    /** single: the link's owner; collective: every owner of hostOwnerIds; pool: one member of poolId (migration 0021). */
+    hostMode: text('host_mode', { enum: HOST_MODES }).notNull().default('single'),
+    /** collective: the hosts, in the order named (2 to 20 owners of the customer). */
+    hostOwnerIds: uuid('host_owner_ids').array(),
+    /** pool: the pool whose rule picks the host at submission (a deleted pool leaves the type without times). */
+    poolId: uuid('pool_id').references(() => pools.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },
@@ -69,6 +78,7 @@ export const publicMeetingTypes = pgTable(
     foreignKey({ name: 'public_meeting_types_meeting_class_fk', columns: [t.customerId, t.meetingClassId], foreignColumns: [meetingClasses.customerId, meetingClasses.id] }).onDelete('restrict'),
     oneOf('public_meeting_types_public_preempt_policy_check', t.publicPreemptPolicy, PUBLIC_PREEMPT_POLICIES),
     oneOf('public_meeting_types_visibility_check', t.visibility, VISIBILITIES),
+    oneOf('public_meeting_types_host_mode_check', t.hostMode, HOST_MODES),
     check('public_meeting_types_min_notice_hours_check', sql`${t.minNoticeHours} between 0 and 720`),
   ],
 );

@@ -14,6 +14,7 @@ const Duration = z.int().min(5).max(480);
 const Policy = z.enum(['inherit', 'never', 'preempt_lower']);
 const Visibility = z.enum(['public', 'unlisted', 'audience']);
 const AudienceName = z.string().min(1).max(100);
+const HostMode = z.enum(['single', 'collective', 'pool']);
 const DomainName = z.string().max(1000).describe('Bare host name, e.g. example.com');
 const Period = z.enum(['day', 'week', 'month']);
 const Cursor = z.string().nullable().describe('Pass as `cursor` for the next page; null at the end');
@@ -64,6 +65,9 @@ const MeetingTypeFields = {
     .describe('An address or a video link (http/https), shown to the requester only once booked (extension)'),
   min_notice_hours: z.int().min(0).max(720).describe('No suggested time starts sooner than this many hours from now; default 0 (extension)'),
   book_instantly: z.boolean().describe('After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension)'),
+  host_mode: HostMode.describe("Who hosts: single (default, the link's owner), collective (every owner of host_emails) or pool (one member of pool, picked at submission)"),
+  host_emails: z.array(Email).min(2).max(20).nullable().describe('collective: 2 to 20 distinct owners of the customer, all required; the first one\'s zone lays the grid of times'),
+  pool: z.string().min(1).max(200).nullable().describe("pool: the pool's id or name"),
 };
 export const MeetingTypeCreateBody = z.strictObject({
   slug: Slug,
@@ -81,6 +85,9 @@ export const MeetingTypeCreateBody = z.strictObject({
   location: MeetingTypeFields.location.optional(),
   min_notice_hours: MeetingTypeFields.min_notice_hours.optional(),
   book_instantly: MeetingTypeFields.book_instantly.optional(),
+  host_mode: MeetingTypeFields.host_mode.optional(),
+  host_emails: MeetingTypeFields.host_emails.optional(),
+  pool: MeetingTypeFields.pool.optional(),
 });
 export const MeetingTypePatchBody = MeetingTypeCreateBody.partial();
 export const MeetingType = z.object({
@@ -101,6 +108,9 @@ export const MeetingType = z.object({
   location: z.string().nullable(),
   min_notice_hours: z.int(),
   book_instantly: z.boolean(),
+  host_mode: HostMode,
+  host_emails: z.array(z.string()).describe('collective: the hosts, in order; otherwise empty'),
+  pool_id: z.string().nullable().describe('pool: the pool the host is picked from; otherwise null'),
   created_at: Timestamp,
   updated_at: Timestamp,
 }).meta({ id: 'MeetingType' });

@@ -1700,6 +1700,12 @@ export interface components {
             location: string | null;
             min_notice_hours: number;
             book_instantly: boolean;
+            /** @enum {string} */
+            host_mode: "single" | "collective" | "pool";
+            /** @description collective: the hosts, in order; otherwise empty */
+            host_emails: string[];
+            /** @description pool: the pool the host is picked from; otherwise null */
+            pool_id: string | null;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -5583,6 +5589,15 @@ export interface operations {
                     min_notice_hours?: number;
                     /** @description After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension) */
                     book_instantly?: boolean;
+                    /**
+                     * @description Who hosts: single (default, the link's owner), collective (every owner of host_emails) or pool (one member of pool, picked at submission)
+                     * @enum {string}
+                     */
+                    host_mode?: "single" | "collective" | "pool";
+                    /** @description collective: 2 to 20 distinct owners of the customer, all required; the first one's zone lays the grid of times */
+                    host_emails?: string[] | null;
+                    /** @description pool: the pool's id or name */
+                    pool?: string | null;
                 };
             };
         };
@@ -5685,6 +5700,15 @@ export interface operations {
                     min_notice_hours?: number;
                     /** @description After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension) */
                     book_instantly?: boolean;
+                    /**
+                     * @description Who hosts: single (default, the link's owner), collective (every owner of host_emails) or pool (one member of pool, picked at submission)
+                     * @enum {string}
+                     */
+                    host_mode?: "single" | "collective" | "pool";
+                    /** @description collective: 2 to 20 distinct owners of the customer, all required; the first one's zone lays the grid of times */
+                    host_emails?: string[] | null;
+                    /** @description pool: the pool's id or name */
+                    pool?: string | null;
                 };
             };
         };

@@ -103,6 +103,13 @@ function groupRefusal(
   });
 }
 
+/**
+ * Who decides a group: the agent whose claim it is, or (an owner approving a collective public
+ * proposal, docs/public-scheduling.md "Several hosts"; a group reschedule in the dashboard) the
+ * customer with no agent and the owner as the audit rows' actor.
+ */
+export type GroupDecider = { customerId: string; agentId: string | null; actor?: AuditActor };
+
 /** One audit row per owner of a refused group, all naming the attempt's group id. */
 function auditGroupRefusal(
   tx: Tx,
@@ -141,9 +148,6 @@ function auditGroupRefusal(
 }
 
 export type MemberPlan = { target: SchedulingTarget; policy: RequestPolicy; around: LoadedClaim[]; excludeClaimIds?: string[] };
-
-/** Who decides a group claim, for its refusal's audit rows: an agent, or (a group reschedule in the dashboard) an owner, `actor`. */
-export type GroupDecider = { customerId: string; agentId: string | null; actor?: AuditActor };
 
 /**
  * Arbitrate every member (pure, on the claims loaded around each) and decide the group; a
@@ -370,14 +374,29 @@ export function groupBookingClaim(actor: AgentActor, input: GroupBookingInput, n
   };
 }
 
+/**
+ * What an owner-decided group adds to each member's runClaim (an approval of a collective
+ * public proposal): the owner as actor, the proposal's facts, the words preemptions carry.
+ */
+export type MemberDecisionExtras = { actor?: AuditActor; auditDetails?: Record<string, unknown>; preemptionReason?: string };
+
 /** Run every accepted member through runClaim (owner-id order) and answer the first named member with the group. */
-export async function applyBookings(tx: Tx, plans: MemberPlan[], claimsByOwner: Map<string, NewClaim>, action: AuditAction, now: Date, named: SchedulingTarget[], releaseParts?: ReadonlySet<string>): Promise<Answer<BookingView>> {
+export async function applyBookings(
+  tx: Tx,
+  plans: MemberPlan[],
+  claimsByOwner: Map<string, NewClaim>,
+  action: AuditAction,
+  now: Date,
+  named: SchedulingTarget[],
+  releaseParts?: ReadonlySet<string>,
+  extras: MemberDecisionExtras = {},
+): Promise<Answer<BookingView>> {
   const soFar = new Set<string>();
   const views: BookingView[] = [];
   const members: GroupMemberView[] = [];
   for (const p of inOwnerOrder(plans)) {
     const claim = claimsByOwner.get(p.target.owner.id)!;
-    const r = await runClaim(tx, { action, target: p.target, policy: p.policy, claim, now, around: p.around, preemptedSoFar: soFar, releaseHoldParts: claim.holdId ? releaseParts?.has(claim.holdId) : undefined });
+    const r = await runClaim(tx, { action, target: p.target, policy: p.policy, claim, now, around: p.around, preemptedSoFar: soFar, releaseHoldParts: claim.holdId ? releaseParts?.has(claim.holdId) : undefined, ...extras });
     if (!r.ok) throw r.error;
     const i = named.indexOf(p.target);
     members[i] = { owner_email: p.target.owner.email, booking_id: r.row.id, status: 'confirmed' };

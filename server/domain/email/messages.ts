@@ -199,3 +199,16 @@ export function meetingMovedMessage(to: string, m: MeetingSummary & { requester:
     ].join('\n'),
   };
 }
+
+/**
+ * A host of a collective public type hears that another host approved a request: the meeting
+ * is booked on every host's calendar (docs/public-scheduling.md "Several hosts"; times in this
+ * host's zone).
+ */
+export function hostBookedMessage(to: string, m: MeetingSummary & { requester: string; approver: string }): MailMessage {
+  return {
+    to,
+    subject: `Booked with you: ${m.title ?? 'meeting'} (${m.requester})`,
+    text: [`${m.approver} approved ${m.requester}'s request for ${describe({ ...m, ownerName: null })}.`, 'It is booked on your calendar too; nothing to do.'].join('\n'),
+  };
+}

@@ -227,7 +227,8 @@ function withAssignment<T>(operation: ClaimOperation<T>, actor: AgentActor, pool
   };
 }
 
-function recordAssignment(tx: Executor, a: { claimId: string; customerId: string; poolId: string; ownerId: string; assignment: PoolAssignmentView; now: Date }) {
+/** The pool_assignments row of a claim made through a pool (also a pool public type's booking, docs/public-scheduling.md "Several hosts"). */
+export function recordAssignment(tx: Executor, a: { claimId: string; customerId: string; poolId: string; ownerId: string; assignment: PoolAssignmentView; now: Date }) {
   return tx
     .insert(poolAssignments)
     .values({ claimId: a.claimId, customerId: a.customerId, poolId: a.poolId, ownerId: a.ownerId, reason: a.assignment.reason, loadMinutes: a.assignment.load_minutes, weight: a.assignment.weight, createdAt: a.now })

@@ -129,6 +129,7 @@ describe('public page procedures', () => {
       attendee_limit: 3,
       description: null,
       books_instantly: false,
+      several_hosts: false,
       credential_rejected: false,
     });
     expect(await browser().meetingType(s.alias, 'secret')).toMatchObject({ slug: 'secret' });

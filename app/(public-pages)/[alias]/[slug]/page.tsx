@@ -60,7 +60,9 @@ export default async function MeetingTypePage({ params }: Params) {
         Pick a length and a time below, then tell {data.owner_name ?? 'the calendar owner'} who you are. You confirm your email address, and{' '}
         {data.books_instantly
           ? 'the time is booked at once if it is still free (otherwise it waits for the owner’s review).'
-          : `${data.owner_name ?? 'the owner'} then accepts or declines your request.`}
+          : data.several_hosts
+            ? 'one of them then accepts or declines your request for all of them.'
+            : `${data.owner_name ?? 'the owner'} then accepts or declines your request.`}
       </p>
       <BookingFlow link={p.alias} slug={data.slug} title={data.title} durations={data.duration_minutes} attendeeLimit={data.attendee_limit} ownerName={data.owner_name} initialTimes={data.suggested_times} />
     </div>

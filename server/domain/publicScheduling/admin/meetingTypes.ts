@@ -1,7 +1,9 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
-import { audiences, meetingClasses, publicMeetingTypes } from '@/db/schema';
+import { audiences, meetingClasses, owners, publicMeetingTypes, type HOST_MODES } from '@/db/schema';
+import { assertOwnerInScope, normalizeEmail } from '../../access';
+import { resolvePool } from '../../pools/poolService';
 import { audited, type AdminAction, type AdminChange } from '../../adminAudit';
 import { DomainError, invalidField } from '../../errors';
 import { getMeetingClass } from '../../meetingClassService';
@@ -13,8 +15,13 @@ export type MeetingTypeRow = typeof publicMeetingTypes.$inferSelect;
 export type MeetingClassRow = typeof meetingClasses.$inferSelect;
 export type PublicPreemptPolicy = MeetingTypeRow['publicPreemptPolicy'];
 export type Visibility = MeetingTypeRow['visibility'];
-/** A meeting type with what it refers to by name. */
-export type MeetingTypeRecord = { type: MeetingTypeRow; meetingClass: MeetingClassRow; audienceName: string | null };
+export type HostMode = (typeof HOST_MODES)[number];
+/** A meeting type with what it refers to by name (`hostEmails`: a collective type's hosts, in order; else empty). */
+export type MeetingTypeRecord = { type: MeetingTypeRow; meetingClass: MeetingClassRow; audienceName: string | null; hostEmails: string[]; hostNames?: (string | null)[] };
+
+/** docs/public-scheduling.md "Several hosts": a collective type names 2 to 20 owners. */
+export const MIN_HOSTS = 2;
+export const MAX_HOSTS = 20;
 
 export type MeetingTypeInput = {
   slug: string;
@@ -32,6 +39,11 @@ export type MeetingTypeInput = {
   location?: string | null;
   min_notice_hours?: number;
   book_instantly?: boolean;
+  /** single (default): the link's owner; collective: every owner of host_emails; pool: one member of `pool`. */
+  host_mode?: HostMode;
+  host_emails?: string[] | null;
+  /** A pool's id or name. */
+  pool?: string | null;
 };
 export type MeetingTypePatch = Partial<MeetingTypeInput>;
 
@@ -53,6 +65,9 @@ export type MeetingTypeView = {
   location: string | null;
   min_notice_hours: number;
   book_instantly: boolean;
+  host_mode: HostMode;
+  host_emails: string[];
+  pool_id: string | null;
   created_at: string;
   updated_at: string;
 };
@@ -87,6 +102,9 @@ export function meetingTypeView(r: MeetingTypeRecord): MeetingTypeView {
     location: t.location,
     min_notice_hours: t.minNoticeHours,
     book_instantly: t.bookInstantly,
+    host_mode: t.hostMode,
+    host_emails: r.hostEmails,
+    pool_id: t.poolId,
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),
   };
@@ -116,7 +134,7 @@ function invalidRequest(path: string, message: string): DomainError {
 }
 
 /** Resolve and check the merged state of a type (create, or current + patch) into column values. */
-async function resolveType(db: Executor, customerId: string, merged: MeetingTypeInput, audienceGiven: boolean) {
+async function resolveType(db: Executor, customerId: string, actor: Actor, merged: MeetingTypeInput, audienceGiven: boolean) {
   const meetingClass = await getMeetingClass(db, customerId, merged.meeting_class);
   const policy = merged.public_preempt_policy ?? 'inherit';
   if (policy === 'preempt_lower' && meetingClass.preemptPolicy === 'never') {
@@ -134,9 +152,11 @@ async function resolveType(db: Executor, customerId: string, merged: MeetingType
     throw invalidRequest('audience', 'audience is allowed only with visibility audience');
   }
   const durations = [...new Set(merged.duration_minutes)].sort((a, b) => a - b);
+  const hosts = await resolveHosts(db, customerId, actor, merged);
   return {
     meetingClass,
     audienceName: audience?.name ?? null,
+    hostEmails: hosts.hostEmails,
     values: {
       slug: merged.slug,
       title: merged.title,
@@ -153,8 +173,50 @@ async function resolveType(db: Executor, customerId: string, merged: MeetingType
       location: merged.location ?? null,
       minNoticeHours: merged.min_notice_hours ?? 0,
       bookInstantly: merged.book_instantly ?? false,
+      hostMode: hosts.mode,
+      hostOwnerIds: hosts.hostOwnerIds,
+      poolId: hosts.poolId,
     },
   };
+}
+
+/**
+ * The hosts of a type (docs/public-scheduling.md "Several hosts"): collective needs 2 to 20
+ * distinct owners of the same customer (an unknown owner and another customer's answer alike),
+ * pool a pool of the customer; single takes neither. An agent's owner_scope must cover every
+ * host it names (and every member of the pool), as for a group claim (docs/groups.md).
+ */
+async function resolveHosts(db: Executor, customerId: string, actor: Actor, merged: MeetingTypeInput): Promise<{ mode: HostMode; hostOwnerIds: string[] | null; hostEmails: string[]; poolId: string | null }> {
+  const mode = merged.host_mode ?? 'single';
+  if (mode !== 'collective' && merged.host_emails?.length) throw invalidRequest('host_emails', 'host_emails is allowed only with host_mode collective');
+  if (mode !== 'pool' && merged.pool) throw invalidRequest('pool', 'pool is allowed only with host_mode pool');
+  if (mode === 'single') return { mode, hostOwnerIds: null, hostEmails: [], poolId: null };
+  if (mode === 'pool') {
+    if (!merged.pool) throw invalidRequest('pool', 'host_mode pool needs a pool (its id or name)');
+    const pool = await resolvePool(db, customerId, actor, merged.pool);
+    if (!pool.members.length) throw invalidRequest('pool', `the pool ${pool.name} has no members`);
+    return { mode, hostOwnerIds: null, hostEmails: [], poolId: pool.id };
+  }
+  const emails = [...new Set((merged.host_emails ?? []).map(normalizeEmail))];
+  if (emails.length < MIN_HOSTS) throw invalidRequest('host_emails', `host_mode collective needs ${MIN_HOSTS} to ${MAX_HOSTS} distinct owners`);
+  if (emails.length > MAX_HOSTS) throw invalidRequest('host_emails', `at most ${MAX_HOSTS} hosts`);
+  if (actor?.kind === 'agent') for (const e of emails) assertOwnerInScope(actor, e);
+  const rows = await db.select({ id: owners.id, email: owners.email }).from(owners).where(and(eq(owners.customerId, customerId), inArray(owners.email, emails)));
+  const byEmail = new Map(rows.map((r) => [r.email, r.id]));
+  const unknown = emails.find((e) => !byEmail.has(e));
+  if (unknown) throw invalidRequest('host_emails', `${unknown} is not an owner of this customer`);
+  return { mode, hostOwnerIds: emails.map((e) => byEmail.get(e)!), hostEmails: emails, poolId: null };
+}
+
+/** The emails of collective types' hosts, in each type's order (owners deleted since drop out). */
+async function withHosts<R extends { type: MeetingTypeRow; meetingClass: MeetingClassRow; audienceName: string | null }>(db: Executor, rows: R[]): Promise<(R & { hostEmails: string[]; hostNames: (string | null)[] })[]> {
+  const ids = [...new Set(rows.flatMap((r) => r.type.hostOwnerIds ?? []))];
+  const found = ids.length ? await db.select({ id: owners.id, email: owners.email, name: owners.name }).from(owners).where(inArray(owners.id, ids)) : [];
+  const byId = new Map(found.map((o) => [o.id, o]));
+  return rows.map((r) => {
+    const hosts = (r.type.hostOwnerIds ?? []).flatMap((id) => byId.get(id) ?? []);
+    return { ...r, hostEmails: hosts.map((h) => h.email), hostNames: hosts.map((h) => h.name) };
+  });
 }
 
 function duplicateSlug(slug: string): DomainError {
@@ -192,6 +254,9 @@ function meetingTypeChange(action: AdminAction, { link, owner }: LinkRecord, r: 
       location: t.location,
       min_notice_hours: t.minNoticeHours,
       book_instantly: t.bookInstantly,
+      host_mode: t.hostMode,
+      host_emails: r.hostEmails,
+      pool_id: t.poolId,
     },
     at: now,
   };
@@ -208,14 +273,14 @@ export async function createMeetingType(db: Executor, customerId: string, actor:
 
 async function insertMeetingType(db: Executor, customerId: string, actor: Actor, linkId: string, input: MeetingTypeInput, now: Date): Promise<MeetingTypeRecord> {
   const { link } = await getLink(db, customerId, actor, linkId);
-  const r = await resolveType(db, customerId, input, input.audience !== undefined);
+  const r = await resolveType(db, customerId, actor, input, input.audience !== undefined);
   if (await findMeetingType(db, link.id, input.slug)) throw duplicateSlug(input.slug);
   try {
     const [type] = await db
       .insert(publicMeetingTypes)
       .values({ id: newId(), customerId, linkId: link.id, ...r.values, createdAt: now, updatedAt: now })
       .returning();
-    return { type, meetingClass: r.meetingClass, audienceName: r.audienceName };
+    return { type, meetingClass: r.meetingClass, audienceName: r.audienceName, hostEmails: r.hostEmails };
   } catch (err) {
     rethrowSlug(err, input.slug);
   }
@@ -276,8 +341,12 @@ async function changeMeetingType(
     location: patch.location !== undefined ? patch.location : t.location,
     min_notice_hours: patch.min_notice_hours ?? t.minNoticeHours,
     book_instantly: patch.book_instantly ?? t.bookInstantly,
+    host_mode: patch.host_mode ?? t.hostMode,
+    // Leaving a mode drops its hosts; staying keeps them unless replaced.
+    host_emails: patch.host_emails !== undefined ? patch.host_emails : (patch.host_mode ?? t.hostMode) === 'collective' ? current.hostEmails : null,
+    pool: patch.pool !== undefined ? patch.pool : (patch.host_mode ?? t.hostMode) === 'pool' ? t.poolId : null,
   };
-  const r = await resolveType(db, customerId, merged, patch.audience !== undefined);
+  const r = await resolveType(db, customerId, actor, merged, patch.audience !== undefined);
   if (merged.slug !== t.slug && (await findMeetingType(db, t.linkId, merged.slug))) throw duplicateSlug(merged.slug);
   try {
     const [type] = await db
@@ -285,7 +354,7 @@ async function changeMeetingType(
       .set({ ...r.values, updatedAt: now })
       .where(eq(publicMeetingTypes.id, t.id))
       .returning();
-    return { type, meetingClass: r.meetingClass, audienceName: r.audienceName };
+    return { type, meetingClass: r.meetingClass, audienceName: r.audienceName, hostEmails: r.hostEmails };
   } catch (err) {
     rethrowSlug(err, merged.slug);
   }
@@ -298,7 +367,8 @@ export async function listLinkMeetingTypes(db: Executor, customerId: string, act
     .where(allOf(eq(publicMeetingTypes.linkId, link.id), afterCursor(publicMeetingTypes.id, q.cursor)))
     .orderBy(asc(publicMeetingTypes.id))
     .limit(q.limit + 1);
-  return pageOf(rows, q.limit);
+  const page = pageOf(rows, q.limit);
+  return { items: await withHosts(db, page.items), next_cursor: page.next_cursor };
 }
 
 /** Requester side: the type with this slug on a link (any state; the caller applies visibility), or null. */
@@ -306,11 +376,11 @@ export async function findMeetingType(db: Executor, linkId: string, slug: string
   const [found] = await selectTypes(db)
     .where(and(eq(publicMeetingTypes.linkId, linkId), eq(publicMeetingTypes.slug, slug)))
     .limit(1);
-  return found ? { type: found.type, meetingClass: found.meetingClass, audienceName: found.audienceName } : null;
+  return found ? (await withHosts(db, [{ type: found.type, meetingClass: found.meetingClass, audienceName: found.audienceName }]))[0] : null;
 }
 
 /** Requester side: every type of a link (any state), oldest first. */
 export async function listMeetingTypes(db: Executor, linkId: string): Promise<MeetingTypeRecord[]> {
   const rows = await selectTypes(db).where(eq(publicMeetingTypes.linkId, linkId)).orderBy(asc(publicMeetingTypes.id));
-  return rows.map((r) => ({ type: r.type, meetingClass: r.meetingClass, audienceName: r.audienceName }));
+  return withHosts(db, rows.map((r) => ({ type: r.type, meetingClass: r.meetingClass, audienceName: r.audienceName })));
 }

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
 import { bookingProposals, claims, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
 import { writeAudit } from '../../claims/audit';
@@ -79,16 +79,28 @@ export async function bookedMeetingIcs(db: Db, token: string, now: Date): Promis
  * `booking.cancelled`, and the proposal becomes `cancelled`. After commit
  * the owner gets a mail in their zone; attendees get the CANCEL of their
  * invitation from the invitation sweep (docs/calendars.md "Invitations").
+ * A collective type's meeting (docs/public-scheduling.md "Several hosts") is
+ * one group: every host's booking is cancelled, audited and mailed alike.
  */
 export async function cancelBookedMeeting(db: Db, token: string, reason: string | null, now: Date): Promise<void> {
   const why = reason?.trim() || null;
   const out = await db.transaction(async (tx) => {
     const first = await proposalRowByToken(tx, token);
-    const owner = await lockOwner(tx, first.ownerId);
+    // A collective type's meeting (docs/public-scheduling.md "Several hosts"): every host's booking
+    // goes, their rows locked in owner-id order as a group claim locks them.
+    const hostIds = first.hostOwnerIds?.length ? [...new Set([first.ownerId, ...first.hostOwnerIds])].sort() : [first.ownerId];
+    const hosts = new Map<string, Awaited<ReturnType<typeof lockOwner>>>();
+    for (const id of hostIds) {
+      const o = await lockOwner(tx, id);
+      if (o) hosts.set(id, o);
+    }
     const p = await expireLapsed(tx, await proposalRowByToken(tx, token, true), now);
     const booking = await bookingOf(tx, p, true);
     if (!requesterMayCancel(p, booking, now) || !booking) throw notCancellable('Only a booked meeting that has not started can be cancelled');
-    await tx.update(claims).set({ status: 'cancelled', statusReason: why ?? 'Cancelled by the requester', updatedAt: now }).where(eq(claims.id, booking.id));
+    const members = booking.groupId
+      ? await tx.select().from(claims).where(and(eq(claims.groupId, booking.groupId), eq(claims.kind, 'booking'), eq(claims.status, 'confirmed'))).for('update')
+      : [booking];
+    await tx.update(claims).set({ status: 'cancelled', statusReason: why ?? 'Cancelled by the requester', updatedAt: now }).where(inArray(claims.id, members.map((m) => m.id)));
     await tx.update(bookingProposals).set({ status: 'cancelled', updatedAt: now }).where(eq(bookingProposals.id, p.id));
     // A request to move it that still waits goes with it (docs/public-scheduling.md "Asking to move").
     await tx
@@ -96,38 +108,45 @@ export async function cancelBookedMeeting(db: Db, token: string, reason: string 
       .set({ status: 'withdrawn', updatedAt: now })
       .where(and(eq(bookingProposals.movesBookingId, booking.id), eq(bookingProposals.status, 'pending_review')));
     const [cls] = booking.meetingClassId ? await tx.select({ name: meetingClasses.name }).from(meetingClasses).where(eq(meetingClasses.id, booking.meetingClassId)) : [];
-    await writeAudit(tx, {
-      customerId: booking.customerId,
-      agentId: null,
-      ownerId: owner.id,
-      ownerEmail: owner.email,
-      action: 'booking.cancel',
-      outcome: 'accept',
-      reason: why ?? 'cancelled by the requester',
-      meetingClass: cls?.name ?? null,
-      start: booking.startAt,
-      end: booking.endAt,
-      holdId: booking.holdId,
-      bookingId: booking.id,
-      details: { by: 'requester' },
-      at: now,
-    });
-    if (booking.agentId) {
-      await enqueueNotification(tx, {
-        customerId: booking.customerId,
-        agentId: booking.agentId,
-        kind: 'booking.cancelled',
-        data: { booking_id: booking.id, owner_email: owner.email, start: booking.startAt.toISOString(), end: booking.endAt.toISOString(), reason: why, cancelled_by: 'requester' },
-        now,
+    const told: { email: string; name: string | null; timeZone: string }[] = [];
+    for (const member of members) {
+      const owner = hosts.get(member.ownerId) ?? (await lockOwner(tx, member.ownerId));
+      told.push({ email: owner.email, name: owner.name, timeZone: owner.timeZone });
+      await writeAudit(tx, {
+        customerId: member.customerId,
+        agentId: null,
+        ownerId: owner.id,
+        ownerEmail: owner.email,
+        action: 'booking.cancel',
+        outcome: 'accept',
+        reason: why ?? 'cancelled by the requester',
+        meetingClass: cls?.name ?? null,
+        start: member.startAt,
+        end: member.endAt,
+        holdId: member.holdId,
+        bookingId: member.id,
+        details: member.groupId ? { by: 'requester', group_id: member.groupId } : { by: 'requester' },
+        at: now,
       });
+      if (member.agentId) {
+        await enqueueNotification(tx, {
+          customerId: member.customerId,
+          agentId: member.agentId,
+          kind: 'booking.cancelled',
+          data: { booking_id: member.id, owner_email: owner.email, start: member.startAt.toISOString(), end: member.endAt.toISOString(), reason: why, cancelled_by: 'requester' },
+          now,
+        });
+      }
     }
-    return { owner, booking, p };
+    return { told, booking, p };
   });
-  await sendMail(
-    requesterCancelledMessage(
-      out.owner.email,
-      { title: out.booking.title, ownerName: out.owner.name, start: out.booking.startAt, end: out.booking.endAt, timeZone: out.owner.timeZone, requester: out.p.requesterName ?? out.p.requesterEmail ?? 'The requester' },
-      why,
-    ),
-  );
+  for (const owner of out.told) {
+    await sendMail(
+      requesterCancelledMessage(
+        owner.email,
+        { title: out.booking.title, ownerName: owner.name, start: out.booking.startAt, end: out.booking.endAt, timeZone: owner.timeZone, requester: out.p.requesterName ?? out.p.requesterEmail ?? 'The requester' },
+        why,
+      ),
+    );
+  }
 }

@@ -88,7 +88,7 @@ export async function moveSuggestions(db: Db, token: string, q: { from?: Date; t
   const from = q.from ?? now;
   const to = q.to ?? new Date(Math.max(from.getTime(), now.getTime()) + DEFAULT_SUGGESTION_DAYS * DAY);
   if (!(to > from) || to.getTime() - from.getTime() > MAX_SUGGESTION_DAYS * DAY) throw invalidField('to', `must be after from, at most ${MAX_SUGGESTION_DAYS} days later`);
-  const slots = await acceptableSlots(db, ctx.type, ctx.durationMinutes, { start: from, end: to }, now, MAX_SUGGESTED_TIMES + 1, ctx.booking.id);
+  const slots = await acceptableSlots(db, ctx.type, ctx.durationMinutes, { start: from, end: to }, now, MAX_SUGGESTED_TIMES + 1, { moving: ctx.booking.id });
   const times = slots.filter((s) => s.start.getTime() !== ctx.booking.startAt.getTime()).slice(0, MAX_SUGGESTED_TIMES);
   return { duration_minutes: ctx.durationMinutes, suggested_times: times.map((s) => ({ start: s.start.toISOString(), end: s.end.toISOString() })) };
 }
@@ -97,7 +97,7 @@ export async function moveSuggestions(db: Db, token: string, q: { from?: Date; t
 async function assertMoveSuggestable(db: Executor, ctx: MoveContext, window: { start: Date; end: Date }, now: Date): Promise<void> {
   const unavailable = new DomainError('time_unavailable', 'The requested time is not one of the currently suggested times; fetch them again');
   if (window.end.getTime() - window.start.getTime() !== ctx.durationMinutes * MINUTE || window.start.getTime() === ctx.booking.startAt.getTime()) throw unavailable;
-  const [slot] = await acceptableSlots(db, ctx.type, ctx.durationMinutes, window, now, 1, ctx.booking.id);
+  const [slot] = await acceptableSlots(db, ctx.type, ctx.durationMinutes, window, now, 1, { moving: ctx.booking.id });
   if (!slot || slot.start.getTime() !== window.start.getTime()) throw unavailable;
 }
 

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { claims, owners, publicMeetingTypes, type ProposalStatus } from '@/db/schema';
 import { proposalRowByToken, PENDING_STATUSES, statusView, type PublicStatusView } from './status';
@@ -38,6 +38,9 @@ export type PublicProposalPage = PublicStatusView & {
 export async function proposalStatusPage(db: Db, token: string, now: Date): Promise<PublicProposalPage> {
   const p = await expireLapsed(db, await proposalRowByToken(db, token), now);
   const [owner] = await db.select({ name: owners.name }).from(owners).where(eq(owners.id, p.ownerId));
+  // A collective request: every host by name (docs/public-scheduling.md "Several hosts").
+  const hosts = p.hostOwnerIds?.length ? await db.select({ id: owners.id, name: owners.name }).from(owners).where(inArray(owners.id, p.hostOwnerIds)) : [];
+  const hostNames = p.hostOwnerIds?.flatMap((id) => hosts.find((h) => h.id === id)?.name ?? []) ?? [];
   const [type] = p.meetingTypeId
     ? await db.select({ title: publicMeetingTypes.title, location: publicMeetingTypes.location, enabled: publicMeetingTypes.enabled, published: publicMeetingTypes.published }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId))
     : [];
@@ -51,7 +54,7 @@ export async function proposalStatusPage(db: Db, token: string, now: Date): Prom
   return {
     ...statusView(p),
     title: type?.title ?? null,
-    owner_name: owner?.name ?? null,
+    owner_name: hostNames.length ? namesInWords(hostNames) : (owner?.name ?? null),
     start: start?.toISOString() ?? null,
     end: end?.toISOString() ?? null,
     withdrawable: (PENDING_STATUSES as readonly ProposalStatus[]).includes(p.status),
@@ -77,18 +80,39 @@ export type PublicMeetingTypePage = {
   description: string | null;
   /** A free time is booked once the requester confirms their email, without the owner's review (docs/public-scheduling.md "Booking instantly"). */
   books_instantly: boolean;
+  /** A collective type: every named host meets the requester, and any one of them decides (docs/public-scheduling.md "Several hosts"). */
+  several_hosts: boolean;
 };
+
+/** "Ada", "Ada and Bo", "Ada, Bo and Cy". */
+function namesInWords(names: string[]): string | null {
+  if (!names.length) return null;
+  return names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/**
+ * Who the requester meets, by display name (docs/public-scheduling.md "Several hosts"): the
+ * link's owner; every named host of a collective type; nobody in particular for a pool (the
+ * pool picks at submission).
+ */
+function hostNames(ctx: PublicTypeContext): string | null {
+  const t = ctx.type.type;
+  if (t.hostMode === 'collective') return namesInWords((ctx.type.hostNames ?? []).filter((n): n is string => Boolean(n)));
+  if (t.hostMode === 'pool') return null;
+  return ctx.link.owner.name;
+}
 
 export function meetingTypePage(ctx: PublicTypeContext): PublicMeetingTypePage {
   const t = ctx.type.type;
   return {
     link_title: ctx.link.link.title,
-    owner_name: ctx.link.owner.name,
+    owner_name: hostNames(ctx),
     slug: t.slug,
     title: t.title,
     duration_minutes: t.durationMinutes,
     attendee_limit: t.attendeeLimit,
     description: t.description,
     books_instantly: t.bookInstantly,
+    several_hosts: t.hostMode === 'collective',
   };
 }

@@ -4,6 +4,7 @@ import { DomainError, isDomainError, invalidField } from '../../errors';
 import { loadClaims, ownerRules, resolveCalendar } from '../../claims/claimTarget';
 import { localSpan, searchSlots, type LocalSpan, type RequestPolicy } from '../../scheduling';
 import { loadPublicLink, publicNotFound, resolveRequester, typeListed, typeReachable, type Requester } from './access';
+import { hostSlots, loadHosts, type HostSet } from './hosts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -59,12 +60,34 @@ function badQuery(field: string, message: string): DomainError {
   return invalidField(field, message);
 }
 
+/** A suggestable time; for a type with several hosts, the owner ids that can take it (docs/public-scheduling.md "Several hosts"). */
+export type AcceptableSlot = Interval & { accepting?: string[] };
+
 /**
  * Acceptable start times of `durationMinutes` inside `window`, at most `max`, for a public type.
- * `moving`: the booking a request to move would move, set aside as a reschedule sets it aside
- * (its own time never blocks its new time; docs/public-scheduling.md "Asking to move").
+ * `hosts`: a type's several hosts when already loaded (else loaded here). `moving`: the booking a
+ * request to move would move, set aside as a reschedule sets it aside (its own time never blocks
+ * its new time; docs/public-scheduling.md "Asking to move").
  */
-export async function acceptableSlots(db: Executor, ctx: PublicTypeContext, durationMinutes: number, window: Interval, now: Date, max: number, moving?: string): Promise<Interval[]> {
+export async function acceptableSlots(
+  db: Executor,
+  ctx: PublicTypeContext,
+  durationMinutes: number,
+  window: Interval,
+  now: Date,
+  max: number,
+  opts: { hosts?: HostSet | null; moving?: string } = {},
+): Promise<AcceptableSlot[]> {
+  const { hosts, moving } = opts;
+  if (ctx.type.type.hostMode !== 'single') {
+    // Several hosts: one set of times, from the collective (or pool) search over all of them.
+    const set = hosts === undefined ? await loadHosts(db, ctx.type, now) : hosts;
+    if (!set) return [];
+    const earliest = now.getTime() + ctx.type.type.minNoticeHours * 3_600_000;
+    if (window.start.getTime() < earliest) window = { start: new Date(earliest), end: window.end };
+    if (window.end.getTime() <= window.start.getTime()) return [];
+    return hostSlots(db, set, publicRequestPolicy(ctx.type), durationMinutes, publicStepMinutes(durationMinutes), window, now, max);
+  }
   const owner = ctx.link.owner;
   try {
     await resolveCalendar(db, owner, undefined);
@@ -106,19 +129,23 @@ export async function suggestedTimes(
   const to = q.to ?? new Date(Math.max(from.getTime(), now.getTime()) + DEFAULT_SUGGESTION_DAYS * DAY);
   if (!(to > from)) throw badQuery('to', 'must be after from');
   if (to.getTime() - from.getTime() > MAX_SUGGESTION_DAYS * DAY) throw badQuery('to', `at most ${MAX_SUGGESTION_DAYS} days after from`);
-  const slots = await acceptableSlots(db, ctx, duration, { start: from, end: to }, now, MAX_SUGGESTED_TIMES);
+  const hosts = ctx.type.type.hostMode === 'single' ? null : await loadHosts(db, ctx.type, now);
+  const slots = await acceptableSlots(db, ctx, duration, { start: from, end: to }, now, MAX_SUGGESTED_TIMES, { hosts });
   // start_local/end_local: the host's wall clock with its offset, as every booking page shows it
   // (docs/public-scheduling.md "Times"); the offset is neither an owner rule nor free/busy.
-  return { suggested_times: slots.map((s) => localSpan(s.start, s.end, ctx.link.owner.timeZone)) };
+  // Several hosts: the first host's (whose local midnight lays the grid).
+  const zone = hosts?.hosts[0]?.target.owner.timeZone ?? ctx.link.owner.timeZone;
+  return { suggested_times: slots.map((s) => localSpan(s.start, s.end, zone)) };
 }
 
 /**
  * Is `window` a time the suggestions would offer right now (on the grid, of
  * one of the type's durations, in the future, free)? Else 409 time_unavailable.
  */
-export async function assertSuggestable(db: Executor, ctx: PublicTypeContext, durationMinutes: number, window: Interval, now: Date): Promise<void> {
+export async function assertSuggestable(db: Executor, ctx: PublicTypeContext, durationMinutes: number, window: Interval, now: Date, hosts?: HostSet | null): Promise<AcceptableSlot> {
   const unavailable = new DomainError('time_unavailable', 'The requested time is not one of the currently suggested times; fetch suggested-times again');
   if (window.end.getTime() - window.start.getTime() !== durationMinutes * MINUTE) throw unavailable;
-  const [slot] = await acceptableSlots(db, ctx, durationMinutes, window, now, 1);
+  const [slot] = await acceptableSlots(db, ctx, durationMinutes, window, now, 1, { hosts });
   if (!slot || slot.start.getTime() !== window.start.getTime()) throw unavailable;
+  return slot;
 }

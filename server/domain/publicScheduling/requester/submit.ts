@@ -7,6 +7,7 @@ import { derivedSecret, newId, newSecret, type NewSecret } from '../../ids';
 import { findMeetingType, type MeetingTypeRecord } from '../admin';
 import { loadPublicLink, publicNotFound, resolveRequester, typeReachable, type Requester } from './access';
 import { assertSuggestable } from './schedule';
+import { loadHosts, poolChoice } from './hosts';
 import { afterPendingReview } from '../review/instant';
 import { canonicalTimeZone } from '../../scheduling';
 import { writeProposalAudit } from '../review/proposalAudit';
@@ -95,7 +96,23 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
     }
   }
   checkAttendees(input, type);
-  if (type && window) await assertSuggestable(db, { link, type, requester }, duration!, window, now);
+  // Who the proposal goes to (docs/public-scheduling.md "Several hosts"): the link's owner; every
+  // host of a collective type (each one's inbox, the first named the proposal's owner); or the
+  // member a pool type's rule picks now among those free at the time.
+  let host = { id: link.owner.id, email: link.owner.email, name: link.owner.name, timeZone: link.owner.timeZone };
+  let hostOwnerIds: string[] | null = null;
+  let poolAssignment: typeof bookingProposals.$inferInsert.poolAssignment = null;
+  if (type && window) {
+    const hosts = type.type.hostMode === 'single' ? null : await loadHosts(db, type, now);
+    const slot = await assertSuggestable(db, { link, type, requester }, duration!, window, now, hosts);
+    if (hosts) {
+      const chosen = hosts.mode === 'pool' ? poolChoice(hosts, slot.accepting ?? []) : null;
+      const lead = chosen?.host ?? hosts.hosts[0];
+      host = { id: lead.target.owner.id, email: lead.target.owner.email, name: lead.target.owner.name, timeZone: lead.target.owner.timeZone };
+      if (hosts.mode === 'collective') hostOwnerIds = hosts.hosts.map((h) => h.target.owner.id);
+      if (chosen) poolAssignment = chosen.assignment;
+    }
+  }
 
   const skipsVerification = Boolean(requester && type?.type.credentialSkipsVerification && requester.email === email);
   const status: SubmitResult['status'] = skipsVerification ? 'pending_review' : 'pending_requester_verification';
@@ -108,7 +125,9 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
     const [row] = await tx.insert(bookingProposals).values({
       id: proposalId,
       customerId: link.link.customerId,
-      ownerId: link.owner.id,
+      ownerId: host.id,
+      hostOwnerIds,
+      poolAssignment,
       origin: 'public',
       linkId: link.link.id,
       meetingTypeId: type?.type.id ?? null,
@@ -130,7 +149,7 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
       expiresAt: verification ? expiresAt : null,
     }).returning();
     // The requester's own act, recorded with the contact email they gave (docs/reliability.md, "Audit actors").
-    await writeProposalAudit(tx, row, { action: 'proposal.submit', actor: { kind: 'requester', email }, ownerEmail: link.owner.email, at: now });
+    await writeProposalAudit(tx, row, { action: 'proposal.submit', actor: { kind: 'requester', email }, ownerEmail: host.email, at: now });
     if (verification) {
       await tx.insert(contactVerifications).values({ id: newId(now.getTime()), customerId: link.link.customerId, proposalId, tokenHash: verification.hash, email, createdAt: now, expiresAt });
     }
@@ -141,7 +160,7 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
   if (verification) {
     result.contact_verification_url = `${base}/public/contact-verifications/${verification.secret}/confirm`;
     await sendMail(
-      contactVerificationMessage(email, { title: type?.type.title ?? null, ownerName: link.owner.name, start: window?.start, end: window?.end, timeZone: requesterTimeZone ?? link.owner.timeZone }, {
+      contactVerificationMessage(email, { title: type?.type.title ?? null, ownerName: host.name, start: window?.start, end: window?.end, timeZone: requesterTimeZone ?? host.timeZone }, {
         verificationUrl: result.contact_verification_url,
         statusUrl: result.status_url,
       }),

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { agents, bookingProposals, claims, owners, publicMeetingTypes } from '@/db/schema';
 import { moveToReviewMessage, proposalToReviewMessage, sendMail } from '../../email';
@@ -13,7 +13,8 @@ export function reviewUrl(baseUrl: string, proposalId: string): string {
  * "Mail"): one line (who asks for what, when, in the owner's zone) and the
  * review page's link. Called after the commit that made the proposal
  * `pending_review` (contact verified, a credential that skips verification,
- * an agent's proposal); mail never fails the request.
+ * an agent's proposal); mail never fails the request. A collective type's
+ * proposal is announced to every host (docs/public-scheduling.md "Several hosts").
  */
 export async function announceForReview(db: Executor, proposalId: string, baseUrl: string): Promise<void> {
   const [row] = await db
@@ -38,5 +39,9 @@ export async function announceForReview(db: Executor, proposalId: string, baseUr
   const first = p.origin === 'agent' ? p.candidates[0] : null;
   const start = first ? new Date(first.start) : p.requestedStart;
   const end = first ? new Date(first.end) : p.requestedEnd;
-  await sendMail(proposalToReviewMessage(row.ownerEmail, { title: row.typeTitle, ownerName: null, start, end, timeZone: row.timeZone, requester }, reviewUrl(baseUrl, p.id)));
+  // A collective type's proposal is in every host's inbox: each host is told, in their own zone.
+  const hosts = p.hostOwnerIds?.length ? await db.select({ email: owners.email, timeZone: owners.timeZone }).from(owners).where(inArray(owners.id, p.hostOwnerIds)) : [{ email: row.ownerEmail, timeZone: row.timeZone }];
+  for (const host of hosts) {
+    await sendMail(proposalToReviewMessage(host.email, { title: row.typeTitle, ownerName: null, start, end, timeZone: host.timeZone, requester }, reviewUrl(baseUrl, p.id)));
+  }
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { agents, bookingProposals, claims, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
 import { DomainError } from '../../errors';
@@ -14,13 +14,21 @@ export function proposalNotFound(): DomainError {
   return new DomainError('PROPOSAL_NOT_FOUND', 'Booking proposal not found');
 }
 
+/**
+ * The proposals in this owner's inbox: made to them, or to a collective public type they host
+ * (docs/public-scheduling.md "Several hosts": every host sees it, any of them decides).
+ */
+export function inInbox(ownerId: string): SQL {
+  return or(eq(bookingProposals.ownerId, ownerId), sql`${bookingProposals.hostOwnerIds} @> array[${ownerId}]::uuid[]`)!;
+}
+
 /** A proposal of this owner (optionally locked); anything else is PROPOSAL_NOT_FOUND. */
 export async function findOwnProposal(db: Executor, reviewer: Reviewer, proposalId: string, lock = false): Promise<ProposalRow> {
   if (!isUuid(proposalId)) throw proposalNotFound();
   const q = db
     .select()
     .from(bookingProposals)
-    .where(and(eq(bookingProposals.id, proposalId.toLowerCase()), eq(bookingProposals.customerId, reviewer.customerId), eq(bookingProposals.ownerId, reviewer.ownerId)))
+    .where(and(eq(bookingProposals.id, proposalId.toLowerCase()), eq(bookingProposals.customerId, reviewer.customerId), inInbox(reviewer.ownerId)))
     .limit(1);
   const [row] = lock ? await q.for('update') : await q;
   if (!row) throw proposalNotFound();
@@ -46,6 +54,8 @@ export type PendingProposalView = {
   attendees: { email: string; name?: string }[];
   reason: string | null;
   message: string | null;
+  /** A collective public type's hosts, in order (every one is booked on approval; docs/public-scheduling.md "Several hosts"); else empty. */
+  hosts: { email: string; name: string | null }[];
   /** The title the booking made on approval takes (approvalTitle: the agent's, else the type's with the requester, ...). */
   title: string;
   /**
@@ -81,8 +91,19 @@ type ReviewRow = {
   moving: { id: string; title: string | null; start: Date; end: Date } | null;
 };
 
-function toView({ p, typeSlug, typeTitle, className, agentName, moving }: ReviewRow): PendingProposalView {
+type HostNames = Map<string, { email: string; name: string | null }>;
+
+/** The hosts of the collective proposals among `rows`, by owner id (one statement). */
+async function hostsOf(db: Executor, rows: { p: ProposalRow }[]): Promise<HostNames> {
+  const ids = [...new Set(rows.flatMap((r) => r.p.hostOwnerIds ?? []))];
+  if (!ids.length) return new Map();
+  const found = await db.select({ id: owners.id, email: owners.email, name: owners.name }).from(owners).where(inArray(owners.id, ids));
+  return new Map(found.map((o) => [o.id, { email: o.email, name: o.name }]));
+}
+
+function toView({ p, typeSlug, typeTitle, className, agentName, moving }: ReviewRow, hosts: HostNames = new Map()): PendingProposalView {
   return {
+    hosts: (p.hostOwnerIds ?? []).flatMap((id) => hosts.get(id) ?? []),
     proposal_id: p.id,
     origin: p.origin,
     status: p.status,
@@ -106,17 +127,18 @@ function toView({ p, typeSlug, typeTitle, className, agentName, moving }: Review
 /** Proposals waiting for this owner's decision (pending_review), newest first, at most 200. */
 export async function listPendingProposals(db: Executor, reviewer: Reviewer): Promise<PendingProposalView[]> {
   const rows = await reviewQuery(db)
-    .where(and(eq(bookingProposals.customerId, reviewer.customerId), eq(bookingProposals.ownerId, reviewer.ownerId), eq(bookingProposals.status, 'pending_review')))
+    .where(and(eq(bookingProposals.customerId, reviewer.customerId), inInbox(reviewer.ownerId), eq(bookingProposals.status, 'pending_review')))
     .orderBy(desc(bookingProposals.createdAt), desc(bookingProposals.id))
     .limit(200);
-  return rows.map(toView);
+  const hosts = await hostsOf(db, rows);
+  return rows.map((r) => toView(r, hosts));
 }
 
 /** One proposal of this owner, whatever its status (the review page shows decided ones too). */
 export async function getProposalForReview(db: Executor, reviewer: Reviewer, proposalId: string): Promise<PendingProposalView & { booking_id: string | null; decline_reason: string | null }> {
   const own = await findOwnProposal(db, reviewer, proposalId);
   const [row] = await reviewQuery(db).where(eq(bookingProposals.id, own.id)).limit(1);
-  return { ...toView(row), booking_id: row.p.bookingId, decline_reason: row.p.declineReason };
+  return { ...toView(row, await hostsOf(db, [row])), booking_id: row.p.bookingId, decline_reason: row.p.declineReason };
 }
 
 /** The reviewing owner's IANA time zone (the dashboard shows times in it). */

@@ -1,4 +1,4 @@
-import { and, eq, isNotNull } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { Db, Executor, Tx } from '@/db/client';
 import { allocations, bookingProposals, claims as claimsTable, meetingClasses, owners, publicMeetingTypes, requesterIdentities, type AttendeeJson } from '@/db/schema';
 import { normalizeEmail } from '../../access';
@@ -15,7 +15,9 @@ import { getMeetingClass, type MeetingClassRow } from '../../meetingClassService
 import { enqueueNotification } from '../../notificationService';
 import { searchSlots, type RequestPolicy } from '../../scheduling';
 import { audienceMembership, checkAllocation, effectivePreemptPolicy } from '../admin';
-import { findOwnProposal, proposalNotFound, type ProposalRow, type Reviewer } from './owner';
+import { findOwnProposal, inInbox, proposalNotFound, type ProposalRow, type Reviewer } from './owner';
+import { approveCollective } from './collectiveApproval';
+import { recordAssignment, type PoolAssignmentView } from '../../pools/poolScheduling';
 import { approvalDecision, approvalTitle, describeDisplaced, preemptionReason, requireConfirmedPreemption, type ApprovalVerdict } from './approvalRules';
 import type { ClaimRow } from '../../claims/claimTarget';
 import { proposalFacts, writeProposalAudit } from './proposalAudit';
@@ -37,16 +39,16 @@ export type ReviewResult = {
   warnings?: string[];
 };
 
-function invalid(path: string, message: string): DomainError {
+export function invalid(path: string, message: string): DomainError {
   return invalidField(path, message, `${path}: ${message}`);
 }
 
-function notPending(p: ProposalRow): DomainError {
+export function notPending(p: ProposalRow): DomainError {
   return new DomainError('PROPOSAL_NOT_PENDING', `The proposal is ${p.status}; only proposals pending review can be decided`);
 }
 
 /** The time to book: the one given, else the requested window, else the first candidate. */
-function chooseSlot(p: ProposalRow, input: ApproveInput): { start: Date; end: Date } {
+export function chooseSlot(p: ProposalRow, input: ApproveInput): { start: Date; end: Date } {
   let slot: { start: Date; end: Date } | null = null;
   if (input.start || input.end) {
     if (!input.start || !input.end) throw invalid('start', 'give both start and end, or neither');
@@ -64,13 +66,13 @@ function chooseSlot(p: ProposalRow, input: ApproveInput): { start: Date; end: Da
  * public type, its effective preempt policy; the owner acts with authority,
  * so lower-priority claims give way exactly when the policy is preempt_lower.
  */
-function approvalPolicy(meetingClass: MeetingClassRow, type: TypeRow | undefined): RequestPolicy {
+export function approvalPolicy(meetingClass: MeetingClassRow, type: TypeRow | undefined): RequestPolicy {
   const preemptPolicy = type ? effectivePreemptPolicy(type, meetingClass) : meetingClass.preemptPolicy;
   return { priority: meetingClass.priority, preemptPolicy, agentCanPreempt: preemptPolicy === 'preempt_lower' };
 }
 
 /** The class an approval books with: the one chosen, else the proposal's; a free-text proposal has none of its own. */
-async function approvalClass(db: Executor, reviewer: Reviewer, p: ProposalRow, chosen: string | undefined): Promise<MeetingClassRow> {
+export async function approvalClass(db: Executor, reviewer: Reviewer, p: ProposalRow, chosen: string | undefined): Promise<MeetingClassRow> {
   const meetingClass = chosen ? await getMeetingClass(db, reviewer.customerId, chosen) : p.meetingClassId ? await classById(db, p.meetingClassId) : null;
   if (!meetingClass) throw invalid('meeting_class', 'a free-text proposal needs a meeting class to book with');
   return meetingClass;
@@ -142,14 +144,20 @@ export async function approvalVerdicts(db: Db, reviewer: Reviewer, input: { prop
   if (!p.meetingClassId && !input.meetingClass) return input.times.map((t) => ({ ...t, verdict: 'free', displaced: [] }));
   const meetingClass = await approvalClass(db, reviewer, p, input.meetingClass);
   const [type]: (TypeRow | undefined)[] = p.meetingTypeId ? await db.select().from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
-  const [owner] = await db.select().from(owners).where(eq(owners.id, p.ownerId));
+  // A collective proposal: every host judged; refused if any refuses, preempting if any preempts.
+  const hosts = await db.select().from(owners).where(p.hostOwnerIds?.length ? inArray(owners.id, p.hostOwnerIds) : eq(owners.id, p.ownerId));
   const spans = input.times.map((t) => ({ start: new Date(t.start), end: new Date(t.end) }));
   const DAY = 26 * 3_600_000; // daily limits weigh the local days around the times
   const from = new Date(Math.min(...spans.map((s) => s.start.getTime())) - DAY);
   const to = new Date(Math.max(...spans.map((s) => s.end.getTime())) + DAY);
-  const claims = (await loadClaims(db, owner.id, from, to, now)).filter((c) => c.id !== p.movesBookingId);
+  // A request to move: its booking never conflicts with its own new time (docs/public-scheduling.md "Asking to move").
+  const claimsOf = (await Promise.all(hosts.map((h) => loadClaims(db, h.id, from, to, now)))).map((list) => list.filter((c) => c.id !== p.movesBookingId));
   const policy = approvalPolicy(meetingClass, type);
-  const decided = spans.map((s) => approvalDecision(owner, policy, s, claims, now));
+  const decided = spans.map((s) => {
+    const each = hosts.map((h, i) => approvalDecision(h, policy, s, claimsOf[i], now));
+    const verdict: ApprovalVerdict['verdict'] = each.some((d) => d.verdict === 'refused') ? 'refused' : each.some((d) => d.verdict === 'preempts') ? 'preempts' : 'free';
+    return { verdict, ids: verdict === 'refused' ? [] : each.flatMap((d) => d.ids) };
+  });
   const described = new Map((await describeDisplaced(db, [...new Set(decided.flatMap((d) => d.ids))])).map((d) => [d.id, d]));
   return input.times.map((t, i) => ({ start: t.start, end: t.end, verdict: decided[i].verdict, displaced: decided[i].ids.flatMap((id) => described.get(id) ?? []) }));
 }
@@ -160,7 +168,7 @@ async function classById(db: Executor, id: string): Promise<MeetingClassRow> {
 }
 
 /** Allocations of this type that name an audience the requester belongs to (checkAllocation weighs those too). */
-async function requesterAudiences(db: Executor, typeId: string, p: ProposalRow): Promise<string[]> {
+export async function requesterAudiences(db: Executor, typeId: string, p: ProposalRow): Promise<string[]> {
   // The credential's identity when one was presented, else the verified contact email (as checkAllocation counts).
   const [identity] = p.requesterIdentityId ? await db.select({ email: requesterIdentities.email }).from(requesterIdentities).where(eq(requesterIdentities.id, p.requesterIdentityId)) : [];
   const email = identity?.email ?? p.requesterEmail;
@@ -174,7 +182,7 @@ async function requesterAudiences(db: Executor, typeId: string, p: ProposalRow):
   return out;
 }
 
-function attendeesOf(p: ProposalRow): AttendeeJson[] {
+export function attendeesOf(p: ProposalRow): AttendeeJson[] {
   const out: AttendeeJson[] = [];
   const seen = new Set<string>();
   // A public requester asked for this very time: they count as an external attendee who accepted.
@@ -192,7 +200,7 @@ function attendeesOf(p: ProposalRow): AttendeeJson[] {
 }
 
 /** The requester's mail about the decision, in the zone their booking pages used (else the owner's). */
-async function mailFor(
+export async function mailFor(
   db: Executor,
   p: ProposalRow,
   outcome: { status: 'booked' | 'declined'; reason?: string | null; start?: Date; end?: Date },
@@ -216,7 +224,7 @@ async function mailFor(
   );
 }
 
-async function notifyAgent(db: Executor, p: ProposalRow, data: Record<string, unknown>, now: Date): Promise<void> {
+export async function notifyAgent(db: Executor, p: ProposalRow, data: Record<string, unknown>, now: Date): Promise<void> {
   if (p.origin !== 'agent' || !p.agentId) return;
   await enqueueNotification(db, { customerId: p.customerId, agentId: p.agentId, kind: 'proposal.reviewed', data: { proposal_id: p.id, ...data }, now });
 }
@@ -226,20 +234,27 @@ async function notifyAgent(db: Executor, p: ProposalRow, data: Record<string, un
  * (the owner's queue and calendar gate, as an agent's booking on them); PROPOSAL_NOT_FOUND
  * for anything else. Read before the queue, outside the decision's transaction.
  */
-async function proposalOwner(db: Executor, reviewer: Reviewer, proposalId: string): Promise<{ customerId: string; email: string; movesBookingId: string | null }> {
+async function proposalOwner(db: Executor, reviewer: Reviewer, proposalId: string): Promise<{ customerId: string; email: string; movesBookingId: string | null; hostEmails: string[] | null }> {
   if (!isUuid(proposalId)) throw proposalNotFound();
   const [row] = await db
-    .select({ email: owners.email, movesBookingId: bookingProposals.movesBookingId })
+    .select({ email: owners.email, movesBookingId: bookingProposals.movesBookingId, hostOwnerIds: bookingProposals.hostOwnerIds })
     .from(bookingProposals)
     .innerJoin(owners, eq(owners.id, bookingProposals.ownerId))
-    .where(and(eq(bookingProposals.id, proposalId.toLowerCase()), eq(bookingProposals.customerId, reviewer.customerId), eq(bookingProposals.ownerId, reviewer.ownerId)))
+    .where(and(eq(bookingProposals.id, proposalId.toLowerCase()), eq(bookingProposals.customerId, reviewer.customerId), inInbox(reviewer.ownerId)))
     .limit(1);
   if (!row) throw proposalNotFound();
-  return { customerId: reviewer.customerId, email: row.email, movesBookingId: row.movesBookingId };
+  let hostEmails: string[] | null = null;
+  if (row.hostOwnerIds?.length) {
+    // A collective proposal: every host, in the type's order (an owner deleted since drops out).
+    const found = await db.select({ id: owners.id, email: owners.email }).from(owners).where(inArray(owners.id, row.hostOwnerIds));
+    const byId = new Map(found.map((o) => [o.id, o.email]));
+    hostEmails = row.hostOwnerIds.flatMap((id) => byId.get(id) ?? []);
+  }
+  return { customerId: reviewer.customerId, email: row.email, movesBookingId: row.movesBookingId, hostEmails };
 }
 
 /** A refusal of the calendar gate answers as itself (a caller without an Idempotency-Key; claimRunner.ts). */
-function gateRefusalAnswered(err: unknown): never {
+export function gateRefusalAnswered(err: unknown): never {
   throw err instanceof GateRefusal ? err.refusal : err;
 }
 
@@ -259,6 +274,8 @@ function gateRefusalAnswered(err: unknown): never {
 export async function approveProposal(db: Db, reviewer: OwnerActor, input: ApproveInput, now: Date): Promise<ReviewResult> {
   const named = await proposalOwner(db, reviewer, input.proposalId);
   if (named.movesBookingId) return approveMove(db, reviewer, input, named.movesBookingId, now);
+  // A collective public type: every host booked at once through the group claim path.
+  if (named.hostEmails) return approveCollective(db, reviewer, input, { customerId: named.customerId, emails: named.hostEmails }, now);
   const approval = async (tx: Tx, gate?: CalendarGate): Promise<Answer<{ result: ReviewResult; mail: MailMessage | null }>> => {
     const owner = await lockOwner(tx, reviewer.ownerId);
     const p = await findOwnProposal(tx, reviewer, input.proposalId, true);
@@ -316,6 +333,9 @@ export async function approveProposal(db: Db, reviewer: OwnerActor, input: Appro
     });
     if (!outcome.ok) return outcome;
     await tx.update(bookingProposals).set({ status: 'booked', bookingId: outcome.row.id, updatedAt: now }).where(eq(bookingProposals.id, p.id));
+    // A pool type's host: the booking counts toward the pool's loads (docs/groups.md "Pools").
+    const a = p.poolAssignment;
+    if (a) await recordAssignment(tx, { claimId: outcome.row.id, customerId: p.customerId, poolId: a.pool_id, ownerId: owner.id, assignment: { ...a, reason: a.reason as PoolAssignmentView['reason'] }, now });
     await notifyAgent(tx, p, { status: 'booked', booking_id: outcome.row.id, owner_email: owner.email, start: slot.start.toISOString(), end: slot.end.toISOString() }, now);
     const result: ReviewResult = {
       proposal_id: p.id,
