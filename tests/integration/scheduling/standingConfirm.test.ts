@@ -302,3 +302,29 @@ describe('the clock', () => {
     expect(stale[0]).toMatch(/CALENDAR_UNAVAILABLE/);
   });
 });
+
+describe('the reads a standing confirm leaves out', () => {
+  it('with the stamp current, the claims around and the busy instances are not read; a confirm that arbitrates after all reads them itself', async () => {
+    const { loadConfirmAround } = await import('@/server/domain/claims/claimTarget');
+    const db = await getDb();
+    const owner = await setupOwner(admin, { timeZone: TZ });
+    const h = await hold(owner, { hold_scope: 'window', window: { start: mon.at('09:00'), end: mon.at('11:00') }, duration_minutes: 60 });
+    expect(h.status, h.text).toBe(200);
+    const ref = { customerId: admin.customerId, holdId: h.body.hold_id };
+    const read = (at: string) => db.transaction((tx) => loadConfirmAround(tx, ref, new Date(at), new Date(mon.at('10:30')), new Date()));
+    expect(await read(mon.at('09:30'))).toEqual({ around: [], read: false });
+    // The slot is not the held range: arbitrated, on the claims it read again (the hold is set aside, the rest weighed).
+    const other = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: owner, meeting_class: 'internal', start: mon.at('11:00'), end: mon.at('11:30') } });
+    expect(other.status, other.text).toBe(201);
+    const before = await confirmArbitrations();
+    const res = await confirm(h.body.hold_id, { start: mon.at('09:30'), end: mon.at('10:30') });
+    expect(res.status, res.text).toBe(200);
+    expect((await confirmArbitrations()) - before).toBe(1);
+    // A stale stamp: everything is read.
+    const h2 = await hold(owner, { hold_scope: 'candidate', candidate: { start: mon.at('13:00'), end: mon.at('14:00') } });
+    await patchClaim(h2.body.hold_id, { decidedRulesVersion: -1 });
+    const full = await db.transaction((tx) => loadConfirmAround(tx, { customerId: admin.customerId, holdId: h2.body.hold_id }, new Date(mon.at('13:00')), new Date(mon.at('14:00')), new Date()));
+    expect(full.read).toBe(true);
+    expect(full.around.map((c) => c.id)).toEqual(expect.arrayContaining([h2.body.hold_id, res.body.booking_id, other.body.booking_id]));
+  });
+});
