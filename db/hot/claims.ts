@@ -56,7 +56,22 @@ export const ownerByHold = (h: number, cu: number) => `(select ${c.ownerId} from
 
 export const AROUND = `select ${FACTS} ${FROM} where c.${c.ownerId} = $1 and ${IN_RANGE}`;
 export const AROUND_BY_EMAIL = `select ${FACTS} ${FROM} where c.${c.ownerId} = ${ownerByEmail(4)} and ${IN_RANGE}`;
-export const AROUND_BY_HOLD = `select ${FACTS} ${FROM} where c.${c.ownerId} = ${ownerByHold(1, 4)} and ${IN_RANGE}`;
+/**
+ * The hold $h of customer $cu was decided on what its owner and class are now: its stamp equals
+ * the owner's rules_version and mirror_version and its class's version (docs/arbitration.md
+ * "Confirm: when the hold's decision stands"). Uncorrelated: evaluated once per statement.
+ */
+export const holdDecisionCurrent = (h: number, cu: number) =>
+  `exists (select 1 from claims h join owners ho on ho.${o.id} = h.${c.ownerId} join meeting_classes hm on hm.${m.id} = h.${c.meetingClassId}
+    where h.${c.id} = $${h} and h.${c.customerId} = $${cu} and h.${c.decidedRulesVersion} = ho.${o.rulesVersion}
+    and h.${c.decidedMirrorVersion} = ho.${o.mirrorVersion} and h.${c.decidedClassVersion} = hm.${m.version})`;
+
+/**
+ * A confirm's claims around its slot: none at all when its hold's decision is current (the
+ * confirm does not arbitrate then, so it reads nothing it would not use); the hold itself is
+ * otherwise always among them, so an empty answer means "not read" (loadConfirmAround).
+ */
+export const AROUND_BY_HOLD = `select ${FACTS} ${FROM} where c.${c.ownerId} = ${ownerByHold(1, 4)} and ${IN_RANGE} and not ${holdDecisionCurrent(1, 4)}`;
 
 /**
  * An owner by id, by customer and (normalised) email before its id is known, or as the

@@ -1,6 +1,6 @@
 import { calendarEvents, calendars, owners } from '../schema';
 import type { Executor } from '../client';
-import { byOwner, ownerByHold, type OwnerRef } from './claims';
+import { byOwner, holdDecisionCurrent, ownerByHold, type OwnerRef } from './claims';
 import { names } from './columns';
 import { queryRows, type RawRow } from './driver';
 
@@ -17,6 +17,10 @@ const e = names(calendarEvents);
 const o = names(owners);
 const ms = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
 
+/**
+ * By hold (a confirm's): the calendars always (the fail-closed check runs whatever the
+ * decision), their instances only when the hold's decision is not current (holdDecisionCurrent).
+ */
 function busyStatement(by: 'id' | 'email' | 'hold' | 'ids'): string {
   const who =
     by === 'email'
@@ -32,7 +36,7 @@ function busyStatement(by: 'id' | 'email' | 'hold' | 'ids'): string {
     left join lateral (
       select ${ms(`e.${e.startAt}`)} as start_ms, ${ms(`e.${e.endAt}`)} as end_ms from calendar_events e
       where e.${e.ownerId} = c.${c.ownerId} and e.${e.calendarId} = c.${c.id} and e.${e.startAt} < $3::timestamptz and e.${e.endAt} > $2::timestamptz
-    ) ev on c.${c.checkConflicts}
+    ) ev on c.${c.checkConflicts}${by === 'hold' ? ` and not ${holdDecisionCurrent(1, 4)}` : ''}
     where ${who} and c.${c.type} <> 'internal' and c.${c.status} <> 'disconnected'`;
 }
 export const PROVIDER_BUSY = busyStatement('id');

@@ -70,6 +70,15 @@ export const claims = pgTable(
      * like any claim, and is released when the hold is confirmed, released or gives way.
      */
     partOfHoldId: uuid('part_of_hold_id'),
+    /**
+     * A hold's decision and what it was taken on (docs/arbitration.md "Confirm: when the hold's
+     * decision stands"): the owner's rules_version, the meeting class's version and the owner's
+     * mirror_version read under the owner lock when the hold was decided. Null (every booking,
+     * group holds, holds made before migration 0023): a confirm arbitrates again.
+     */
+    decidedRulesVersion: integer('decided_rules_version'),
+    decidedClassVersion: integer('decided_class_version'),
+    decidedMirrorVersion: integer('decided_mirror_version'),
     // --- booking fields
     holdId: uuid('hold_id'),
     source: text('source', { enum: CLAIM_SOURCES }).notNull().default('agent'),

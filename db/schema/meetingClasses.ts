@@ -14,6 +14,8 @@ export const meetingClasses = pgTable(
     priority: integer('priority').notNull(),
     preemptPolicy: text('preempt_policy', { enum: PREEMPT_POLICIES }).notNull().default('preempt_lower'),
     sacredMeetingAgeHours: integer('sacred_meeting_age_hours').notNull().default(24),
+    /** Grows on every change of the class (migration 0023 trigger; docs/arbitration.md "Confirm: when the hold's decision stands"). Never written by the service. */
+    version: integer('version').notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [

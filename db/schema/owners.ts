@@ -42,6 +42,16 @@ export const owners = pgTable(
     workingHours: jsonb('working_hours').$type<WorkingHoursJson | null>(),
     hardBlocks: jsonb('hard_blocks').$type<HardBlockJson[]>().notNull().default([]),
     maxDailyMeetingHours: numeric('max_daily_meeting_hours', { mode: 'number' }),
+    /**
+     * Versions of what a claim decision reads about this owner, maintained by the database
+     * (migration 0023 triggers; docs/arbitration.md "Confirm: when the hold's decision stands"):
+     * rules_version grows when time_zone, working_hours, hard_blocks or
+     * max_daily_meeting_hours change, whoever writes them; mirror_version when the provider
+     * mirror changes (calendar_events written, a calendar connected, disconnected, or its
+     * status or "check for conflicts" changed). Never written by the service.
+     */
+    rulesVersion: integer('rules_version').notNull().default(0),
+    mirrorVersion: integer('mirror_version').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },

@@ -38,6 +38,18 @@ function create() {
       labelNames: ['action', 'outcome', 'reason'] as const,
       registers,
     }),
+    arbitrations: new Counter({
+      name: 'scheduler_arbitrations_total',
+      help: 'Arbitrations run by claim decisions, by action; a confirm whose hold decision stands runs none (docs/arbitration.md "Confirm: when the hold\'s decision stands").',
+      labelNames: ['action'] as const,
+      registers,
+    }),
+    confirms: new Counter({
+      name: 'scheduler_confirms_total',
+      help: 'Hold confirms that reached a decision, by `arbitration`: stood (the hold decision stood, promoted without arbitrating) or rerun (arbitrated again).',
+      labelNames: ['arbitration'] as const,
+      registers,
+    }),
     claimQueueWait: new Histogram({
       name: 'scheduler_claim_queue_wait_seconds',
       help: 'Time a claim waited in the in-process queue of its owner before its transaction began.',
@@ -199,6 +211,19 @@ export function recordDecision(action: string, outcome: 'accept' | 'reject' | 'e
   let c = decisionChildren.get(key);
   if (!c) decisionChildren.set(key, (c = metrics().decisions.labels({ action, outcome, reason })));
   c.inc();
+}
+
+const arbitrationChildren = new Map<string, Child>();
+/** One arbitration run by a claim decision (runClaim), by its action. */
+export function recordArbitration(action: string): void {
+  let c = arbitrationChildren.get(action);
+  if (!c) arbitrationChildren.set(action, (c = metrics().arbitrations.labels({ action })));
+  c.inc();
+}
+
+/** A confirm's decision: whether its hold's decision stood or arbitration ran again. */
+export function recordConfirm(stood: boolean): void {
+  metrics().confirms.inc({ arbitration: stood ? 'stood' : 'rerun' });
 }
 
 /** Claim transactions holding (or waiting for) a pooled connection: +1 on begin, -1 on end. */

@@ -12,12 +12,14 @@ import { writeAudit } from './audit';
 import { cancellationRecords } from './cancellation';
 import { membersOf } from './groupMembers';
 import { claimMadeWithKey } from './claimStore';
-import { loadAround, loadClaimTarget, lockOwner, rulesWarnings, type ClaimRow, type LoadedClaim } from './claimTarget';
+import { loadAround, loadClaimTarget, loadConfirmAround, lockOwner, rulesWarnings, type ClaimRow, type LoadedClaim } from './claimTarget';
 import { lockHoldForConfirm, type LockedHold } from '@/db/hot/holds';
 import { requestPolicy, runClaim } from './claimDecision';
 import { ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
 import { refuseWithoutLock } from './earlyRefusal';
 import { holdParts } from './holdService';
+import { holdDecisionStands } from './standingDecision';
+import { recordConfirm } from '@/server/observability/metrics';
 import { bookingView, holdStatus, type BookingView, type HoldRange } from './views';
 import { assertBookingSpan } from './windows';
 
@@ -94,8 +96,9 @@ export async function createBooking(db: Db, actor: AgentActor, input: BookingInp
 /**
  * POST /v1/bookings/{hold_id}/confirm: promote a hold to a booking. Candidate
  * holds need their exact slot; window holds a slot of their duration inside
- * the held window. Arbitration runs again (daily limit, rules changed since)
- * with the hold itself set aside, and the promotion is atomic.
+ * the held window. Arbitration runs again (with the hold itself set aside) when
+ * anything the hold's decision was taken on has changed since; otherwise the
+ * decision stands (standingDecision.ts). Either way the promotion is atomic.
  */
 export function confirmClaim(
   actor: AgentActor,
@@ -124,7 +127,7 @@ async function confirmInTransaction(
   // provider busy time around the slot, the reads runClaim would otherwise send next.
   const valid = isUuid(holdId);
   const locking = valid ? withSpan('claim.lock_wait', { 'customer.id': actor.customerId }, () => lockHoldForConfirm(tx, holdId, actor.customerId, input.meetingClass)) : undefined;
-  const around = valid && input.end > input.start ? loadAround(tx, { customerId: actor.customerId, holdId }, input.start, input.end, now) : undefined;
+  const around = valid && input.end > input.start ? loadConfirmAround(tx, { customerId: actor.customerId, holdId }, input.start, input.end, now) : undefined;
   around?.catch(() => {}); // handled here; awaited by confirmLocked or below
   try {
     return await confirmLocked(tx, actor, await locking, input, now, idempotencyKey, around);
@@ -141,7 +144,7 @@ async function confirmLocked(
   input: BookingDetails & { start: Date; end: Date; meetingClass?: string },
   now: Date,
   idempotencyKey: string | null,
-  around: Promise<LoadedClaim[]> | undefined,
+  around: Promise<{ around: LoadedClaim[]; read: boolean }> | undefined,
 ): Promise<Answer<BookingView>> {
   if (!locked) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
   const { owner, hold: row, calendar } = locked;
@@ -166,8 +169,17 @@ async function confirmLocked(
   const meetingClass = locked.meetingClass ?? (await getMeetingClass(tx, actor.customerId, input.meetingClass!));
   const target = { owner, calendar, meetingClass };
   const claim = newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: row.id }, input);
-  // Arbitration re-runs on the claims around (due holds expired) with the hold set aside.
-  const r = await runClaim(tx, { action: 'booking.confirm', target, policy: requestPolicy(actor, target), claim, now, around: await around, releaseHoldParts: parts.length > 0 });
+  // The hold's decision stands when nothing it was taken on has changed since (the versions
+  // came with the locks above; docs/arbitration.md "Confirm: when the hold's decision stands"):
+  // promoted as decided. Otherwise arbitration re-runs on the claims around (due holds expired)
+  // with the hold set aside. The reads around are awaited either way: they fail closed on a
+  // provider calendar that cannot be trusted (docs/calendars.md).
+  const decisionStands = holdDecisionStands(row, { owner, meetingClass, agentId: actor.agentId, start: input.start, end: input.end, now });
+  recordConfirm(decisionStands);
+  const loaded = await around;
+  // Not read when the versions matched: a confirm arbitrating after all reads them now (one more round trip, never on the standing path).
+  const claimsAround = decisionStands || loaded?.read ? loaded?.around : await loadAround(tx, owner.id, input.start, input.end, now);
+  const r = await runClaim(tx, { action: 'booking.confirm', target, policy: requestPolicy(actor, target), claim, now, around: claimsAround, releaseHoldParts: parts.length > 0, decisionStands });
   if (!r.ok) return r;
   return { ok: true, value: bookingView(r.row, { ownerEmail: owner.email, timeZone: owner.timeZone, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, warnings: r.warnings }) };
 }

@@ -9,14 +9,14 @@ import type { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
 import type { CalendarGate } from '../calendars/mirror';
 import { recordWebhookEvent } from '../webhooks/outbox';
-import { arbitrate, localSpan, type RequestPolicy } from '../scheduling';
+import { arbitrate, localSpan, warningsFor, type Decision, type RequestPolicy } from '../scheduling';
 import { writeAudit, type AuditAction, type AuditActor, type AuditEntry } from './audit';
 import { claimRow, insertClaim, releaseHoldParts, type NewClaim } from './claimStore';
 import { ARBITRATION_MARGIN_MS, loadAround, loadClaims, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 import { preemptedSet } from './groupDecision';
 import { loadGroupMembers } from './groupMembers';
 import { decisionError, rejectionAudit } from './rejection';
-import { metrics } from '@/server/observability/metrics';
+import { metrics, recordArbitration } from '@/server/observability/metrics';
 
 /**
  * Deciding a claim and applying the decision, in a transaction the claim runner opened
@@ -79,6 +79,12 @@ export type ClaimRequest = {
     /** The attendee who asked for the new time (a requester's request to move): their answer stays accepted. */
     keepAccepted?: string | null;
   };
+  /**
+   * A confirm whose hold's decision stands (standingDecision.ts, docs/arbitration.md "Confirm:
+   * when the hold's decision stands"): accepted without arbitrating again, nothing preempted;
+   * the promotion, booking, audit row and webhook event are the accepted decision's, as below.
+   */
+  decisionStands?: boolean;
 };
 
 /** What a decision returns: the accepted claim's row with what its answer needs, or the rejection (its audit row is written). */
@@ -102,11 +108,14 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
   const movingId = request.moves?.from.id;
   const others = (list: LoadedClaim[]) => (movingId ? list.filter((c) => c.id !== movingId) : list);
   let around = others(request.around ?? (await loadAround(tx, target.owner.id, claim.startAt, claim.endAt, now, undefined, request.gate)));
-  let decision = withSpan('claim.arbitration', { 'owner.id': target.owner.id, 'customer.id': claim.customerId, action: request.action }, (span) => {
-    const d = arbitrate(policy, { ...context, claims: around });
-    span.setAttributes(decisionAttributes(d));
-    return d;
-  });
+  let decision: Decision = request.decisionStands
+    ? { outcome: 'accept', preempt: [], warnings: warningsFor(context.rules) }
+    : withSpan('claim.arbitration', { 'owner.id': target.owner.id, 'customer.id': claim.customerId, action: request.action }, (span) => {
+        recordArbitration(request.action);
+        const d = arbitrate(policy, { ...context, claims: around });
+        span.setAttributes(decisionAttributes(d));
+        return d;
+      });
   if (decision.outcome === 'reject' || decision.outcome === 'counter_propose') {
     // The verdict stands (it depends only on the claims loaded); its alternatives and
     // next_available look up to 72 h further out.

@@ -1,7 +1,7 @@
 import { withSpan } from '@/server/observability/tracing';
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { expireHolds, type OwnerRef } from '@/db/hot/claims';
+import { claimFactsAround, expireHolds, type OwnerRef } from '@/db/hot/claims';
 import { loadTargetRow, pickCalendar, type TargetCalendar, type TargetOwner } from '@/db/hot/target';
 import { calendars, owners } from '@/db/schema';
 import { DomainError } from '../errors';
@@ -12,7 +12,7 @@ import { normalizeEmail } from '../access';
 import { ALTERNATIVES_RADIUS_MS, blocksWithCheckpoints, VERDICT_CLAIMS_MARGIN_MS, type OwnerRules } from '../scheduling';
 
 import { loadProviderBusy, type CalendarGate } from '../calendars/mirror';
-import { loadClaims as loadOwnClaims, type LoadedClaim } from './claimStore';
+import { loadClaims as loadOwnClaims, loadedClaims, type LoadedClaim } from './claimStore';
 
 export type { ClaimRow, LoadedClaim } from './claimStore';
 
@@ -140,6 +140,22 @@ export function loadAround(tx: Executor, owner: OwnerRef, start: Date, end: Date
     expireDueHolds(tx, owner, now),
     loadClaims(tx, owner, new Date(start.getTime() - margin), new Date(end.getTime() + margin), now, gate),
   ]).then(([, around]) => around);
+}
+
+/**
+ * A confirm's reads around its slot, by its hold (one pipeline with the locks): due holds
+ * expired, the claims around and the provider busy time. When the hold's decision is current
+ * (its stamp equals the owner's and class's versions) the statements return no claims and no
+ * busy instances, only the calendars for the fail-closed check: `read` is false, and a confirm
+ * that arbitrates after all (another slot, another agent, a passed start) reads them again
+ * (docs/arbitration.md "Confirm: when the hold's decision stands").
+ */
+export async function loadConfirmAround(tx: Executor, owner: { customerId: string; holdId: string }, start: Date, end: Date, now: Date): Promise<{ around: LoadedClaim[]; read: boolean }> {
+  const from = new Date(start.getTime() - VERDICT_CLAIMS_MARGIN_MS);
+  const to = new Date(end.getTime() + VERDICT_CLAIMS_MARGIN_MS);
+  const [, facts, busy] = await Promise.all([expireDueHolds(tx, owner, now), claimFactsAround(tx, owner, from, to), loadProviderBusy(tx, owner, from, to, now)]);
+  const own = loadedClaims(facts, now);
+  return { around: busy.length ? [...own, ...busy] : own, read: facts.length > 0 };
 }
 
 /**

@@ -16,6 +16,7 @@ import { refuseWithoutLock } from './earlyRefusal';
 import type { CalendarGate } from '../calendars/mirror';
 import { assertBookingSpan, noSlotsError, validateWindow } from './windows';
 import { holdView, type HoldRange, type HoldView } from './views';
+import { decisionStamp } from './standingDecision';
 
 export const DEFAULT_HOLD_TTL_SECONDS = 600;
 /** The most free stretches one all_free window hold claims (the earliest ones). */
@@ -44,7 +45,7 @@ export type HoldRangeSpec = { coverage: 'first_fit' | 'all_free'; partOf?: strin
 
 /** A new hold row of `target` (with `groupId`: a member of a group hold, docs/groups.md). */
 export function newHold(
-  base: { actor: AgentActor; target: SchedulingTarget; scope: 'candidate' | 'window'; ttlMs: number; now: Date; idempotencyKey: string | null; groupId?: string },
+  base: { actor: AgentActor; target: SchedulingTarget; scope: 'candidate' | 'window'; ttlMs: number; now: Date; idempotencyKey: string | null; groupId?: string; stamped?: boolean },
   start: Date,
   end: Date,
   durationMinutes: number,
@@ -70,6 +71,8 @@ export function newHold(
     groupId: base.groupId ?? null,
     // The key names the hold's own row only (claimMadeWithKey finds the hold, not a range).
     idempotencyKey: range?.partOf ? null : base.idempotencyKey,
+    // What the decision was taken on, for its confirm (docs/arbitration.md "Confirm: when the hold's decision stands").
+    ...(base.stamped ? decisionStamp(target.owner, target.meetingClass) : {}),
     createdAt: now,
     updatedAt: now,
   };
@@ -120,7 +123,7 @@ async function holdInTransaction(
     claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now),
   ]);
   const policy = requestPolicy(actor, target);
-  const hold = (start: Date, end: Date, durationMinutes: number, range?: HoldRangeSpec) => newHold({ actor, target, scope: input.scope, ttlMs: ttl, now, idempotencyKey }, start, end, durationMinutes, range);
+  const hold = (start: Date, end: Date, durationMinutes: number, range?: HoldRangeSpec) => newHold({ actor, target, scope: input.scope, ttlMs: ttl, now, idempotencyKey, stamped: true }, start, end, durationMinutes, range);
   const view = (row: ClaimRow, warnings: string[], parts?: readonly HoldRange[]) =>
     holdView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings, parts });
   if (made) return { ok: true, value: view(made, rulesWarnings(target.owner), await holdParts(tx, made)) };

@@ -16,7 +16,7 @@ export { canonicalTimeZone, timeZoneName } from './timeZone';
 export { localIso, localSpan, type LocalSpan } from './localSpan';
 export { capPerDay, distinctSlots, localDay } from './spread';
 export * from './limits';
-export { arbitrate, decide, findAlternatives, findConflicts, ALTERNATIVES_RADIUS_MS, ALTERNATIVES_STEP_MINUTES, MAX_ALTERNATIVES, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
+export { arbitrate, decide, findAlternatives, findConflicts, warningsFor, ALTERNATIVES_RADIUS_MS, ALTERNATIVES_STEP_MINUTES, MAX_ALTERNATIVES, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
 export { evaluateSlot, type SlotVerdict, type FailedStage } from './evaluate';
 export { SchedulingContext, RulesCalendar } from './schedulingContext';
 export {
