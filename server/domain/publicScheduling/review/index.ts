@@ -1,5 +1,6 @@
 export { listPendingProposals, getProposalForReview, reviewerTimeZone, findOwnProposal, type Reviewer, type PendingProposalView } from './owner';
-export { approvalTimes, approvalVerdicts, approveProposal, declineProposal, APPROVAL_SEARCH_DAYS, type ApprovalTimes, type ApprovalTimesInput, type ApproveInput, type ReviewResult } from './reviewDecision';
+export { approveProposal } from './approve';
+export { approvalTimes, approvalVerdicts, declineProposal, APPROVAL_SEARCH_DAYS, type ApprovalTimes, type ApprovalTimesInput, type ApproveInput, type ReviewResult } from './reviewDecision';
 export { approvalTitle, type ApprovalVerdict, type DisplacedMeeting } from './approvalRules';
 export { createAgentProposal, getAgentProposal, MAX_PROPOSAL_CANDIDATES, type AgentProposalInput, type AgentProposalView } from './agent';
 export { announceForReview, reviewUrl } from './announce';

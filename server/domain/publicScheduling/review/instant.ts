@@ -5,7 +5,7 @@ import { meetingMovedMessage, sendMail } from '../../email';
 import { isDomainError } from '../../errors';
 import { log } from '@/server/log';
 import { announceForReview } from './announce';
-import { approveProposal } from './reviewDecision';
+import { approveProposal } from './approve';
 
 /**
  * A proposal that just reached `pending_review` (docs/public-scheduling.md

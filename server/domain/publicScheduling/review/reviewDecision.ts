@@ -16,7 +16,6 @@ import { enqueueNotification } from '../../notificationService';
 import { searchSlots, type RequestPolicy } from '../../scheduling';
 import { audienceMembership, checkAllocation, effectivePreemptPolicy } from '../admin';
 import { findOwnProposal, inInbox, proposalNotFound, type ProposalRow, type Reviewer } from './owner';
-import { approveCollective } from './collectiveApproval';
 import { recordAssignment, type PoolAssignmentView } from '../../pools/poolScheduling';
 import { approvalDecision, approvalTitle, describeDisplaced, preemptionReason, requireConfirmedPreemption, type ApprovalVerdict } from './approvalRules';
 import type { ClaimRow } from '../../claims/claimTarget';
@@ -95,7 +94,7 @@ export type ApprovalTimes = {
  * Times the owner could approve a proposal at (the review page's choice for a
  * free-text request): slots of `durationMinutes` (default the proposal's,
  * else 30) that arbitration would accept now for this approval, with the same
- * class and policy as approveProposal, inside the requested window (from
+ * class and policy as an approval (approve.ts), inside the requested window (from
  * now), or in the coming days when it names none or it has passed. No side
  * effect; approving still runs arbitration.
  */
@@ -134,7 +133,7 @@ export async function approvalTimes(db: Db, reviewer: Reviewer, input: ApprovalT
 
 /**
  * What approving at each of these times would do now, with the same class and
- * policy approveProposal books with: free, preempting (and which meetings:
+ * policy an approval books with: free, preempting (and which meetings:
  * title, time, attendees, class), or refused. The review page defaults to the
  * first free one and asks before a preempting one. No side effect.
  */
@@ -234,7 +233,8 @@ export async function notifyAgent(db: Executor, p: ProposalRow, data: Record<str
  * (the owner's queue and calendar gate, as an agent's booking on them); PROPOSAL_NOT_FOUND
  * for anything else. Read before the queue, outside the decision's transaction.
  */
-async function proposalOwner(db: Executor, reviewer: Reviewer, proposalId: string): Promise<{ customerId: string; email: string; movesBookingId: string | null; hostEmails: string[] | null }> {
+/** The proposal's owner, and what decides how it is approved: the booking it would move, a collective type's hosts (approve.ts). */
+export async function proposalOwner(db: Executor, reviewer: Reviewer, proposalId: string): Promise<{ customerId: string; email: string; movesBookingId: string | null; hostEmails: string[] | null }> {
   if (!isUuid(proposalId)) throw proposalNotFound();
   const [row] = await db
     .select({ email: owners.email, movesBookingId: bookingProposals.movesBookingId, hostOwnerIds: bookingProposals.hostOwnerIds })
@@ -271,11 +271,7 @@ export function gateRefusalAnswered(err: unknown): never {
  * synced first; one that cannot be trusted refuses with the same 409/503). The audit rows (the
  * decision, each preemption) name the reviewing owner as actor, not the proposal's agent.
  */
-export async function approveProposal(db: Db, reviewer: OwnerActor, input: ApproveInput, now: Date): Promise<ReviewResult> {
-  const named = await proposalOwner(db, reviewer, input.proposalId);
-  if (named.movesBookingId) return approveMove(db, reviewer, input, named.movesBookingId, now);
-  // A collective public type: every host booked at once through the group claim path.
-  if (named.hostEmails) return approveCollective(db, reviewer, input, { customerId: named.customerId, emails: named.hostEmails }, now);
+export async function approveSingle(db: Db, reviewer: OwnerActor, input: ApproveInput, named: { customerId: string; email: string }, now: Date): Promise<ReviewResult> {
   const approval = async (tx: Tx, gate?: CalendarGate): Promise<Answer<{ result: ReviewResult; mail: MailMessage | null }>> => {
     const owner = await lockOwner(tx, reviewer.ownerId);
     const p = await findOwnProposal(tx, reviewer, input.proposalId, true);
@@ -365,7 +361,7 @@ export async function approveProposal(db: Db, reviewer: OwnerActor, input: Appro
  * other attendees get the update; the requester is mailed after commit, in their zone.
  * Refused: the booking is unchanged, the refusal is thrown and the request stays pending.
  */
-async function approveMove(db: Db, reviewer: OwnerActor, input: ApproveInput, bookingId: string, now: Date): Promise<ReviewResult> {
+export async function approveMove(db: Db, reviewer: OwnerActor, input: ApproveInput, bookingId: string, now: Date): Promise<ReviewResult> {
   const before = await findOwnProposal(db, reviewer, input.proposalId);
   if (before.status !== 'pending_review') throw notPending(before);
   const slot = chooseSlot(before, input);
