@@ -21,6 +21,12 @@ export function getConfig() {
     publicBaseUrl: env.PUBLIC_BASE_URL || undefined,
     /** Largest accepted request body. */
     maxBodyBytes: Number(env.MAX_BODY_BYTES || 256 * 1024),
+    /**
+     * Dashboard password attempts per client address in 15 minutes (docs/operations.md "Rate
+     * limits"; default 30). Raise it only where many people share one address: the end-to-end
+     * suite's browsers all sign in from 127.0.0.1.
+     */
+    signInIpLimit: Math.max(1, Math.floor(Number(env.SIGN_IN_IP_LIMIT || 30)) || 30),
     /** Trust X-Forwarded-For (set when running behind a proxy you control). */
     trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
     /** Lowest level written (trace, debug, info, warn, error, fatal; `silent` = warn): server/log.ts, docs/operations.md "Logs". */

@@ -1,3 +1,4 @@
+import { getConfig } from '@/server/config';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { normalizeEmail } from '@/server/domain/access';
 import { getRateLimiter, rateLimitHeaders, RATE_LIMITS, type RateLimitPolicy } from '@/server/rateLimit';
@@ -53,7 +54,8 @@ export function afterAnswer(task: () => Promise<void>): void {
 
 /** Count one password attempt; throws SignInThrottled when the IP or the account is over its budget. */
 export async function throttleSignIn(email: string, clientIp: string): Promise<void> {
-  await throttle(RATE_LIMITS.signInIp, `signin-ip:${clientIp}`, RATE_LIMITS.signInAccount, `signin-account:${normalizeEmail(email)}`);
+  const ipPolicy = { ...RATE_LIMITS.signInIp, limit: getConfig().signInIpLimit };
+  await throttle(ipPolicy, `signin-ip:${clientIp}`, RATE_LIMITS.signInAccount, `signin-account:${normalizeEmail(email)}`);
 }
 
 /** Count one request for an emailed sign-in link (the client from the current request); throws SignInThrottled. */
