@@ -52,14 +52,19 @@ export function WeekGrid({ week, candidates = [], eventLinkBase, selectedEventId
     const clock = dayClock(day.start, day.end, tz);
     // Inside a 24-hour day the label is the wall clock already placed; else (a DST day, a span crossing midnight) Intl's.
     const plain = to - from === 86_400_000;
-    const clip = <T extends Timed>(list: T[]): (T & Piece & { label: string })[] =>
-      list.flatMap((x) => {
-        if (x.e <= from || x.s >= to) return [];
+    // A plain loop: a week of hundreds of events is clipped against each of its seven days.
+    const clip = <T extends Timed>(list: T[]): (T & Piece & { label: string })[] => {
+      const out: (T & Piece & { label: string })[] = [];
+      for (const x of list) {
+        if (x.e <= from || x.s >= to) continue;
         const top = x.s <= from ? 0 : clock(x.s);
         const bottom = x.e >= to ? 1440 : clock(x.e);
+        if (bottom <= top) continue;
         const label = plain && x.s >= from && x.e <= to ? `${hhmm(top)}–${hhmm(bottom)}` : formatRange(x.start, x.end, tz);
-        return bottom > top ? [{ ...x, top, bottom, label }] : [];
-      });
+        out.push({ ...x, top, bottom, label });
+      }
+      return out;
+    };
     return { day, working: clip(timed(day.working)), blocks: clip(timed(day.blocks)), events: clip(events), cands: clip(cands) };
   });
 

@@ -1,7 +1,8 @@
-import { and, eq, gt, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { Temporal } from 'temporal-polyfill';
 import type { Executor } from '@/db/client';
-import { agents, claims, meetingClasses, owners } from '@/db/schema';
+import { owners } from '@/db/schema';
+import { weekClaims } from '@/db/hot/week';
 import { DomainError } from '../errors';
 import { ownerRules } from '../claims/claimTarget';
 import { hardBlockIntervals, isSacred, workingIntervals } from '../scheduling';
@@ -97,50 +98,6 @@ export function weekStartFor(timeZone: string, weekOf: string | Date | undefined
   return { start: mondayOf(day), today };
 }
 
-/**
- * Bookings and unexpired active holds of the owner overlapping [from, to), with class and agent
- * names: only the columns the week shows or counts (a week can hold hundreds; the attendees
- * are counted in the database, not read), docs/benchmarks.md "Browser pages: findings".
- */
-async function claimsBetween(db: Executor, ownerId: string, from: Date, to: Date, now: Date) {
-  return db
-    .select({
-      c: {
-        id: claims.id,
-        kind: claims.kind,
-        status: claims.status,
-        startAt: claims.startAt,
-        endAt: claims.endAt,
-        title: claims.title,
-        source: claims.source,
-        createdAt: claims.createdAt,
-        externalAccepted: claims.externalAccepted,
-        holdScope: claims.holdScope,
-        durationMinutes: claims.durationMinutes,
-        coverage: claims.coverage,
-        partOfHoldId: claims.partOfHoldId,
-        groupId: claims.groupId,
-        attendeeCount: sql<number>`jsonb_array_length(${claims.attendees})`.mapWith(Number),
-      },
-      className: meetingClasses.name, priority: meetingClasses.priority, sacredAge: meetingClasses.sacredMeetingAgeHours, agentName: agents.name })
-    .from(claims)
-    .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
-    .leftJoin(agents, eq(agents.id, claims.agentId))
-    .where(
-      and(
-        eq(claims.ownerId, ownerId),
-        lt(claims.startAt, to),
-        gt(claims.endAt, from),
-        or(
-          and(eq(claims.kind, 'booking'), inArray(claims.status, ['confirmed', 'cancelled', 'preempted'])),
-          and(eq(claims.kind, 'hold'), eq(claims.status, 'active'), gt(claims.expiresAt, now)),
-        ),
-      ),
-    )
-    .orderBy(claims.startAt)
-    .limit(2000);
-}
-
 export async function ownerWeek(db: Executor, reviewer: Reviewer, weekOf: string | Date | undefined, now: Date): Promise<WeekView> {
   const owner = await reviewerOwner(db, reviewer);
   const tz = owner.timeZone;
@@ -153,35 +110,34 @@ export async function ownerWeek(db: Executor, reviewer: Reviewer, weekOf: string
   const working = rules.workingHours ? workingIntervals(rules, from, to) : [];
   const blocks = hardBlockIntervals(rules, from, to);
 
-  const rows = await claimsBetween(db, owner.id, new Date(from), new Date(to), now);
+  const rows = await weekClaims(db, owner.id, new Date(from), new Date(to), now);
   const nowMs = now.getTime();
-  const hostsOf = await coHosts(db, owner.id, rows.map(({ c }) => c.groupId), now);
-  const events: WeekEvent[] = rows.map(({ c, className, priority, sacredAge, agentName }) => ({
+  const hostsOf = await coHosts(db, owner.id, rows.map((c) => c.groupId), now);
+  const events: WeekEvent[] = rows.map((c) => ({
     id: c.id,
     kind: c.kind,
     status: c.status as WeekEvent['status'],
-    start: c.startAt.toISOString(),
-    end: c.endAt.toISOString(),
+    start: iso(c.start),
+    end: iso(c.end),
     title: c.title,
-    meeting_class: className,
-    priority,
-    sacred:
-      c.kind === 'booking' && c.status === 'confirmed' && isSacred({ createdAt: c.createdAt.getTime(), externalAccepted: c.externalAccepted, source: c.source }, sacredAge, nowMs),
+    meeting_class: c.className,
+    priority: c.priority,
+    sacred: c.kind === 'booking' && c.status === 'confirmed' && isSacred({ createdAt: c.createdAt, externalAccepted: c.externalAccepted, source: c.source }, c.sacredAge, nowMs),
     source: c.source,
-    agent: agentName,
+    agent: c.agentName,
     attendees: c.attendeeCount,
     group_id: c.groupId,
     co_hosts: hostsOf(c.groupId, c.kind),
   }));
   // The daily limit counts active claims only, as arbitration does (a window hold counts its duration).
   const counted: Claim[] = rows
-    .filter(({ c }) => c.status === 'confirmed' || c.status === 'active')
-    .map(({ c }) => ({
+    .filter((c) => c.status === 'confirmed' || c.status === 'active')
+    .map((c) => ({
       id: c.id,
       kind: c.kind,
-      start: c.startAt.getTime(),
-      end: c.endAt.getTime(),
-      countedMinutes: c.kind === 'hold' && c.holdScope === 'window' && c.durationMinutes ? c.durationMinutes : (c.endAt.getTime() - c.startAt.getTime()) / 60_000,
+      start: c.start,
+      end: c.end,
+      countedMinutes: c.kind === 'hold' && c.holdScope === 'window' && c.durationMinutes ? c.durationMinutes : (c.end - c.start) / 60_000,
       priority: 0,
       sacred: false,
       // The ranges of an all_free window hold count its duration once.
