@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
  * published shapes: `/me/calendars`,
  * `calendarView/delta` (paged by `@odata.nextLink`, ending in
  * `@odata.deltaLink`; removals as `@removed`; 410 for a dropped delta token),
- * `POST /me/events` (Graph assigns id and iCalUId), `DELETE /me/events/{id}`.
+ * `POST /me/events` (Graph assigns id and iCalUId), `PATCH /me/events/{id}` (updates the fields sent,
+ * same id and iCalUId, answers the event), `DELETE /me/events/{id}`.
  * Times are answered in UTC (the client sends `Prefer: outlook.timezone="UTC"`).
  */
 export type GraphEvent = { id: string; iCalUId: string; subject?: string; start: { dateTime: string; timeZone: 'UTC' }; end: { dateTime: string; timeZone: 'UTC' }; removed: boolean; rev: number };
@@ -23,7 +24,7 @@ export type FakeMicrosoft = {
   invalidateDeltaTokens(): void;
   addEvent(id: string, startIso: string, endIso: string): void;
   removeEvent(id: string): void;
-  counts: { refresh: number; initial: number; delta: number; gone410: number; pages: number };
+  counts: { refresh: number; initial: number; delta: number; gone410: number; pages: number; created: number; patched: number };
   close(): Promise<void>;
 };
 
@@ -34,7 +35,7 @@ export async function startFakeMicrosoft(): Promise<FakeMicrosoft> {
   const access = new Set<string>();
   const refresh = new Set<string>();
   const events = new Map<string, GraphEvent>();
-  const counts = { refresh: 0, initial: 0, delta: 0, gone410: 0, pages: 0 };
+  const counts = { refresh: 0, initial: 0, delta: 0, gone410: 0, pages: 0, created: 0, patched: 0 };
   let rev = 0;
   let epoch = 0;
   const tok = (p: string) => `${p}-${crypto.randomBytes(8).toString('hex')}`;
@@ -122,9 +123,21 @@ export async function startFakeMicrosoft(): Promise<FakeMicrosoft> {
       const id = tok('AAMk');
       const e: GraphEvent = { id, iCalUId: `040000008200E00074C5B7101A82E008${crypto.randomBytes(8).toString('hex')}`, subject: b.subject, start: { dateTime: graphTime(`${b.start.dateTime}Z`), timeZone: 'UTC' }, end: { dateTime: graphTime(`${b.end.dateTime}Z`), timeZone: 'UTC' }, removed: false, rev: ++rev };
       events.set(id, e);
+      counts.created++;
       return send(res, 201, { ...view(e), '@odata.etag': `W/"${e.rev}"` });
     }
     const del = /^\/v1\.0\/me\/events\/([^/]+)$/.exec(url.pathname);
+    if (del && req.method === 'PATCH') {
+      const e = events.get(decodeURIComponent(del[1]));
+      if (!e || e.removed) return send(res, 404, { error: { code: 'ErrorItemNotFound' } });
+      const b = JSON.parse(raw) as { subject?: string; start?: { dateTime: string }; end?: { dateTime: string } };
+      if (b.subject !== undefined) e.subject = b.subject;
+      if (b.start) e.start = { dateTime: graphTime(`${b.start.dateTime}Z`), timeZone: 'UTC' };
+      if (b.end) e.end = { dateTime: graphTime(`${b.end.dateTime}Z`), timeZone: 'UTC' };
+      e.rev = ++rev;
+      counts.patched++;
+      return send(res, 200, { ...view(e), '@odata.etag': `W/"${e.rev}"` });
+    }
     if (del && req.method === 'DELETE') {
       const e = events.get(decodeURIComponent(del[1]));
       if (!e || e.removed) return send(res, 404, { error: { code: 'ErrorItemNotFound' } });

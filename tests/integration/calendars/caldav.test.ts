@@ -110,6 +110,34 @@ describe('CalDAV against Radicale', () => {
     expect([...(await radicale.objects()).values()].some((ics) => ics.includes(uid))).toBe(false);
   });
 
+  it('a reschedule rewrites the same VEVENT (same UID and resource, next SEQUENCE), never a second one', async () => {
+    const day = nextWeekday('thu', TZ);
+    const booking = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: owner, meeting_class: 'internal', start: day.at('10:00'), end: day.at('10:30'), title: 'Moved review' } });
+    expect(booking.status, booking.text).toBe(201);
+    const db = await getDb();
+    expect((await syncCalendar(db, calendarId, new Date())).outcome).toBe('synced');
+    const uid = `${booking.body.booking_id}@agent-scheduler`;
+    const before = [...(await radicale.objects()).entries()].filter(([, ics]) => ics.includes(uid));
+    expect(before).toHaveLength(1);
+    const seq0 = new ICAL.Component(ICAL.parse(before[0][1])).getFirstSubcomponent('vevent')!.getFirstPropertyValue('sequence') ?? 0;
+
+    const moved = await call('POST', `/v1/bookings/${booking.body.booking_id}/reschedule`, { key: admin.key, body: { start: day.at('11:00'), end: day.at('11:30') } });
+    expect(moved.status, moved.text).toBe(200);
+    expect((await syncCalendar(db, calendarId, new Date())).outcome).toBe('synced');
+    const after = [...(await radicale.objects()).entries()].filter(([, ics]) => ics.includes(uid));
+    expect(after.map(([name]) => name)).toEqual([before[0][0]]);
+    const ev = new ICAL.Event(new ICAL.Component(ICAL.parse(after[0][1])).getFirstSubcomponent('vevent')!);
+    expect(ev.startDate.toJSDate().toISOString()).toBe(day.at('11:00'));
+    expect(ev.endDate.toJSDate().toISOString()).toBe(day.at('11:30'));
+    expect(ev.summary).toBe('Moved review');
+    expect(ev.sequence).toBeGreaterThan(Number(seq0));
+    // The next sync reads it back as our own (by UID): no mirror row, and the event is not written again.
+    expect((await syncCalendar(db, calendarId, new Date())).outcome).toBe('synced');
+    const rows = await db.select().from(calendarEvents).where(eq(calendarEvents.calendarId, calendarId));
+    expect(rows.map((r) => r.uid)).not.toContain(uid);
+    expect([...(await radicale.objects()).entries()].filter(([, ics]) => ics.includes(uid))).toEqual(after);
+  });
+
   it('a changed password answers 409 CALENDAR_REAUTH_REQUIRED naming the calendar until reconnect', async () => {
     const day = nextWeekday('thu', TZ);
     const body = { owner_email: owner, meeting_class: 'internal', start: day.at('09:00'), end: day.at('09:30') };

@@ -105,6 +105,28 @@ describe('Microsoft 365 (loopback fake)', () => {
     expect(written!.removed).toBe(true);
   });
 
+  it('a reschedule updates the written event in place (PATCH, same id and iCalUId), never a second one', async () => {
+    const booking = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: owner, meeting_class: 'internal', start: day.at('18:00'), end: day.at('18:30'), title: 'Graph move' } });
+    expect(booking.status, booking.text).toBe(201);
+    expect((await sync()).outcome).toBe('synced');
+    const written = [...ms.events.values()].filter((e) => e.subject === 'Graph move');
+    expect(written).toHaveLength(1);
+    const { id, iCalUId } = written[0];
+    const created = ms.counts.created;
+    const moved = await call('POST', `/v1/bookings/${booking.body.booking_id}/reschedule`, { key: admin.key, body: { start: day.at('19:00'), end: day.at('19:30') } });
+    expect(moved.status, moved.text).toBe(200);
+    expect((await sync()).outcome).toBe('synced');
+    expect([...ms.events.values()].filter((e) => e.subject === 'Graph move')).toEqual([
+      expect.objectContaining({ id, iCalUId, removed: false, start: { dateTime: `${day.at('19:00').slice(0, 19)}.0000000`, timeZone: 'UTC' }, end: { dateTime: `${day.at('19:30').slice(0, 19)}.0000000`, timeZone: 'UTC' } }),
+    ]);
+    expect(ms.counts.created).toBe(created);
+    // Read back on the next sync as our own event (by id): no mirror row; and written once per revision.
+    const patched = ms.counts.patched;
+    expect((await sync()).outcome).toBe('synced');
+    expect(await mirror()).not.toContain(iCalUId);
+    expect(ms.counts.patched).toBe(patched);
+  });
+
   it('invalid_grant marks the calendar reauth_required', async () => {
     ms.expireAccessTokens();
     ms.revokeRefreshTokens();
