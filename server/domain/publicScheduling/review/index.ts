@@ -1,6 +1,7 @@
 export { listPendingProposals, getProposalForReview, reviewerTimeZone, findOwnProposal, type Reviewer, type PendingProposalView } from './owner';
 export { approveProposal } from './approve';
-export { approvalTimes, approvalVerdicts, declineProposal, APPROVAL_SEARCH_DAYS, type ApprovalTimes, type ApprovalTimesInput, type ApproveInput, type ReviewResult } from './reviewDecision';
+export { declineProposal, type ApproveInput, type ReviewResult } from './reviewDecision';
+export { approvalTimes, approvalVerdicts, APPROVAL_SEARCH_DAYS, type ApprovalTimes, type ApprovalTimesInput } from './approvalTimes';
 export { approvalTitle, type ApprovalVerdict, type DisplacedMeeting } from './approvalRules';
 export { createAgentProposal, getAgentProposal, MAX_PROPOSAL_CANDIDATES, type AgentProposalInput, type AgentProposalView } from './agent';
 export { announceForReview, reviewUrl } from './announce';
