@@ -90,3 +90,21 @@ export async function moveBookingRow(db: Executor, id: string, move: BookingMove
     param(claims.updatedAt, move.updatedAt),
   ]);
 }
+
+/**
+ * BOOKING_OWNERS: who owns the booking a reschedule names, read before the queue (it names the
+ * queue and the calendar gate): the booking $1 of customer $2, or, when $1 is a group's id, its
+ * bookings (not further ranges of a hold), in owner-id order, at most $3 rows.
+ */
+export const BOOKING_OWNERS = `select b.${b.id} as id, b.${b.ownerId} as owner_id, o.${o.email} as email, b.${b.groupId} as group_id
+  from claims b join owners o on o.${o.id} = b.${b.ownerId}
+  where (b.${b.id} = $1 or (b.${b.groupId} = $1 and b.${b.partOfHoldId} is null)) and b.${b.customerId} = $2 and b.${b.kind} = 'booking'
+  order by b.${b.ownerId} limit $3`;
+
+export type BookingOwnerRow = { id: string; ownerId: string; email: string; groupId: string | null };
+
+/** The rows of BOOKING_OWNERS (ids in lower case, as the driver returns uuids). */
+export async function bookingOwnerRows(db: Executor, id: string, customerId: string, limit: number): Promise<BookingOwnerRow[]> {
+  const rows = await queryRows(db, BOOKING_OWNERS, [id, customerId, limit]);
+  return rows.map((r) => ({ id: String(r.id), ownerId: String(r.owner_id), email: String(r.email), groupId: r.group_id == null ? null : String(r.group_id) }));
+}

@@ -1,9 +1,7 @@
-import { and, asc, eq, isNull, or } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { lockMove } from '@/db/hot/move';
+import { bookingOwnerRows, lockMove } from '@/db/hot/move';
 import { metrics, secondsSince } from '@/server/observability/metrics';
 import { withSpan } from '@/server/observability/tracing';
-import { claims, owners } from '@/db/schema';
 import { assertOwnerInScope } from '../access';
 import { isUuid } from '../ids';
 import { runClaim } from './claimDecision';
@@ -41,13 +39,7 @@ export async function bookingOwner(db: Executor, mover: Mover, bookingId: string
   const customerId = mover.kind === 'agent' ? mover.actor.customerId : mover.customerId;
   // A booking id, or a group's id (docs/groups.md "Reschedule": the group moves as a whole, as for cancel).
   const id = bookingId.toLowerCase();
-  const found = await db
-    .select({ id: claims.id, ownerId: owners.id, email: owners.email, groupId: claims.groupId })
-    .from(claims)
-    .innerJoin(owners, eq(owners.id, claims.ownerId))
-    .where(and(or(eq(claims.id, id), and(eq(claims.groupId, id), isNull(claims.partOfHoldId))), eq(claims.customerId, customerId), eq(claims.kind, 'booking')))
-    .orderBy(asc(claims.ownerId))
-    .limit(MAX_GROUP_OWNERS);
+  const found = await bookingOwnerRows(db, id, customerId, MAX_GROUP_OWNERS);
   const row = found.find((r) => r.id === id) ?? found.find((r) => mover.kind === 'agent' || r.ownerId === mover.ownerId);
   if (!row || (mover.kind === 'owner' && row.ownerId !== mover.ownerId)) throw notFound();
   if (mover.kind === 'agent') assertOwnerInScope(mover.actor, row.email);
