@@ -1,8 +1,9 @@
 import { withSpan } from '@/server/observability/tracing';
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, inArray, or } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { promoteHold } from '@/db/hot/claims';
 import { defer } from '@/db/hot/driver';
+import { movedRow, moveBookingRow } from '@/db/hot/move';
 import { claims } from '@/db/schema';
 import { hasPermission, type AgentActor } from '../access';
 import type { DomainError } from '../errors';
@@ -174,7 +175,9 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
 
 /**
  * Apply an accepted reschedule: the booking's row moves to its new time (one UPDATE, after
- * the preemptions, so the exclusion constraint judges the new range), its attendees'
+ * the preemptions, so the exclusion constraint judges the new range; deferred to COMMIT, so
+ * the caller must hold the booking row locked, as it was read: rescheduleService.ts and
+ * groupReschedule.ts read it FOR UPDATE), its attendees'
  * responses go back to needs-action and its revision (`sequence`) grows, so the invitation
  * sweep and the provider write-back send an update with the same UID. One audit row
  * `booking.reschedule` with both times and the actor; the booking's agent hears of it
@@ -186,11 +189,10 @@ async function moveBooking(tx: Tx, request: ClaimRequest, actor: AuditActor, aud
   // Everyone answers again, except who asked for this very time (docs/public-scheduling.md "Asking to move").
   const attendees = (from.attendees ?? []).map((a) => ({ ...a, response: keepAccepted && a.email === keepAccepted && a.response === 'accepted' ? a.response : ('needs_action' as const) }));
   const externalAccepted = attendees.some((a) => a.external && a.response === 'accepted');
-  const [row] = await tx
-    .update(claims)
-    .set({ startAt: claim.startAt, endAt: claim.endAt, attendees, externalAccepted, statusReason: reason, sequence: sql`${claims.sequence} + 1`, updatedAt: now })
-    .where(eq(claims.id, from.id))
-    .returning();
+  // Deferred to COMMIT as a new claim's insert is (db/hot/move.ts): `from` was read locked, so the row it becomes is known.
+  const move = { startAt: claim.startAt, endAt: claim.endAt, attendees, externalAccepted, statusReason: reason, updatedAt: now };
+  defer(tx, moveBookingRow(tx, from.id, move));
+  const row = movedRow(from, move);
   const was = localSpan(from.startAt, from.endAt, timeZone);
   const is = localSpan(row.startAt, row.endAt, timeZone);
   defer(tx, writeAudit(tx, { ...audit, outcome: 'accept', reason, holdId: from.holdId, bookingId: from.id, preemptedBookingIds: preemptedIds, details: { ...request.auditDetails, from: was, to: is } }));

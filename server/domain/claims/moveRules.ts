@@ -49,12 +49,27 @@ export function assertMayChange(actor: AgentActor, row: Pick<ClaimRow, 'agentId'
 /** The booking's own class and calendar: a move keeps both. */
 export async function bookingTarget(tx: Executor, owner: SchedulingTarget['owner'], row: ClaimRow): Promise<SchedulingTarget> {
   const [meetingClass] = row.meetingClassId ? await tx.select().from(meetingClasses).where(eq(meetingClasses.id, row.meetingClassId)) : [];
+  const [calendar] = meetingClass && row.calendarId ? await tx.select().from(calendars).where(eq(calendars.id, row.calendarId)) : [];
+  const withoutCredentials = calendar ? (({ credentials: _credentials, ...rest }) => rest)(calendar) : null;
+  return moveTarget(owner, meetingClass ?? null, withoutCredentials);
+}
+
+/**
+ * The target a move is arbitrated on, from the booking's class and calendar as read (by
+ * bookingTarget, or with the locks in one statement: db/hot/move.ts): refused without a class
+ * (an imported meeting), or when its calendar is gone, disconnected or needs re-authorising.
+ */
+export function moveTarget(owner: SchedulingTarget['owner'], meetingClass: SchedulingTarget['meetingClass'] | null, calendar: SchedulingTarget['calendar'] | null): SchedulingTarget {
   if (!meetingClass) throw new DomainError('BOOKING_NOT_ACTIVE', 'The booking has no meeting class to arbitrate with (an imported meeting); it cannot be moved here');
-  const [calendar] = row.calendarId ? await tx.select().from(calendars).where(eq(calendars.id, row.calendarId)) : [];
   if (!calendar || calendar.status === 'disconnected') throw new DomainError('CALENDAR_NOT_FOUND', `The calendar of this booking was disconnected`);
   if (calendar.status === 'reauth_required') throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${calendar.type} calendar of ${owner.email} needs to be re-authorised`);
-  const { credentials: _credentials, ...withoutCredentials } = calendar;
-  return { owner, calendar: withoutCredentials, meetingClass };
+  return { owner, calendar, meetingClass };
+}
+
+/** A booking row read locked may be moved: the mover may change it (an agent), and it is confirmed. */
+export function assertMovable(mover: Mover, row: ClaimRow): void {
+  if (mover.kind === 'agent') assertMayChange(mover.actor, row, 'move');
+  if (row.status !== 'confirmed') throw new DomainError('BOOKING_NOT_ACTIVE', `The booking is ${row.status}; only a confirmed booking can be moved`);
 }
 
 /** Who the audit rows name for a move. */

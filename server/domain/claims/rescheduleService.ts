@@ -1,14 +1,14 @@
-import { and, asc, eq, isNull, or } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { claims, owners } from '@/db/schema';
+import { bookingOwnerRows, lockMove } from '@/db/hot/move';
+import { metrics, secondsSince } from '@/server/observability/metrics';
+import { withSpan } from '@/server/observability/tracing';
 import { assertOwnerInScope } from '../access';
-import { DomainError } from '../errors';
 import { isUuid } from '../ids';
 import { runClaim } from './claimDecision';
 import { ownerQueueKey, slotKey, type Answer, type ClaimOperation } from './claimRunner';
-import { loadAround, lockOwner, type ClaimRow } from './claimTarget';
+import { loadAround, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 import { groupRescheduleClaim, type GroupBookingOwner } from './groupReschedule';
-import { assertMayChange, bookingTarget, moverActor, moverPolicy, notFound, type BookingOwner, type Mover, type RescheduleInput } from './moveRules';
+import { assertMovable, moverActor, moverPolicy, moveTarget, notFound, type BookingOwner, type Mover, type RescheduleInput } from './moveRules';
 import { loadGroupMembers } from './groupMembers';
 import { MAX_GROUP_OWNERS } from './groupService';
 import { bookingView, type BookingView } from './views';
@@ -39,13 +39,7 @@ export async function bookingOwner(db: Executor, mover: Mover, bookingId: string
   const customerId = mover.kind === 'agent' ? mover.actor.customerId : mover.customerId;
   // A booking id, or a group's id (docs/groups.md "Reschedule": the group moves as a whole, as for cancel).
   const id = bookingId.toLowerCase();
-  const found = await db
-    .select({ id: claims.id, ownerId: owners.id, email: owners.email, groupId: claims.groupId })
-    .from(claims)
-    .innerJoin(owners, eq(owners.id, claims.ownerId))
-    .where(and(or(eq(claims.id, id), and(eq(claims.groupId, id), isNull(claims.partOfHoldId))), eq(claims.customerId, customerId), eq(claims.kind, 'booking')))
-    .orderBy(asc(claims.ownerId))
-    .limit(MAX_GROUP_OWNERS);
+  const found = await bookingOwnerRows(db, id, customerId, MAX_GROUP_OWNERS);
   const row = found.find((r) => r.id === id) ?? found.find((r) => mover.kind === 'agent' || r.ownerId === mover.ownerId);
   if (!row || (mover.kind === 'owner' && row.ownerId !== mover.ownerId)) throw notFound();
   if (mover.kind === 'agent') assertOwnerInScope(mover.actor, row.email);
@@ -57,17 +51,19 @@ export async function bookingOwner(db: Executor, mover: Mover, bookingId: string
   return { ...owner, group: { id: row.groupId, owners: members.map((m) => ({ ownerId: m.ownerId, email: m.ownerEmail })) } };
 }
 
-/** The booking row, locked, after the owner lock: it must be confirmed, and the mover allowed to move it. */
-export async function lockBooking(tx: Executor, mover: Mover, owner: BookingOwner, bookingId: string): Promise<ClaimRow> {
-  const [row] = await tx
-    .select()
-    .from(claims)
-    .where(and(eq(claims.id, bookingId.toLowerCase()), eq(claims.customerId, owner.customerId), eq(claims.kind, 'booking')))
-    .for('update');
-  if (!row) throw notFound();
-  if (mover.kind === 'agent') assertMayChange(mover.actor, row, 'move');
-  if (row.status !== 'confirmed') throw new DomainError('BOOKING_NOT_ACTIVE', `The booking is ${row.status}; only a confirmed booking can be moved`);
-  return row;
+/**
+ * The owner row and the booking row, locked in that order, with the booking's class and
+ * calendar, in one statement (db/hot/move.ts LOCK_MOVE): the booking must be confirmed, the
+ * mover allowed to move it, its class and calendar usable. Refusals come in that order.
+ */
+export async function lockBooking(tx: Executor, mover: Mover, owner: BookingOwner, bookingId: string): Promise<{ row: ClaimRow; target: SchedulingTarget }> {
+  const asked = process.hrtime.bigint();
+  // The owner row lock a claim decision waits for (its span, docs/operations.md "Traces").
+  const locked = await withSpan('claim.lock_wait', { 'customer.id': owner.customerId }, () => lockMove(tx, owner.ownerId, bookingId.toLowerCase(), owner.customerId));
+  metrics().claimLockWait.observe(secondsSince(asked));
+  if (!locked) throw notFound();
+  assertMovable(mover, locked.booking);
+  return { row: locked.booking, target: moveTarget(locked.owner, locked.meetingClass, locked.calendar) };
 }
 
 /**
@@ -82,10 +78,23 @@ export function rescheduleClaim(mover: Mover, owner: BookingOwner, bookingId: st
     gatesCalendars: true,
     slot: slotKey(input.start, input.end),
     run: async (tx, gate): Promise<Answer<BookingView>> => {
-      const ownerRow = await lockOwner(tx, owner.ownerId);
-      const row = await lockBooking(tx, mover, owner, bookingId);
-      const target = await bookingTarget(tx, ownerRow, row);
-      const around = await loadAround(tx, ownerRow.id, input.start, input.end, now, undefined, gate);
+      // One pipeline, as a direct booking's (docs/benchmarks.md "Reschedule against a direct
+      // booking"): the locks with the class and calendar first on the connection, then, read
+      // under them, the owner's due holds expired and the claims and busy time around.
+      const locking = lockBooking(tx, mover, owner, bookingId);
+      const loading = loadAround(tx, owner.ownerId, input.start, input.end, now, undefined, gate);
+      loading.catch(() => {}); // awaited below, or in finally when the locks refuse
+      let locked: Awaited<typeof locking>;
+      let around: LoadedClaim[];
+      try {
+        locked = await locking;
+        around = await loading;
+      } finally {
+        // Whatever the answer, the reads (and the expiry's notifications) finish inside the transaction.
+        await loading.catch(() => {});
+      }
+      const { row, target } = locked;
+      const ownerRow = target.owner;
       const actor = moverActor(mover);
       const policy = moverPolicy(mover, target);
       const others = around.filter((c) => c.id !== row.id);
