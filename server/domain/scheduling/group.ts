@@ -271,3 +271,22 @@ export function nextGroupSlot(params: Omit<SearchGroupSlotsParams, 'maxResults' 
   const found = searchGroupSlots({ ...params, window: { start: params.from, end: params.latestStart + length }, maxResults: 1 }).slots[0];
   return found ? { start: found.start, end: found.end } : null;
 }
+
+/**
+ * The latest start (>= `from`) a search over these members may judge from facts holding every
+ * claim that overlaps `facts`, exactly as it would with every claim: a slot's verdict reads the
+ * claims overlapping it and those of each local day it touches (evaluate.ts, the daily limit),
+ * so a slot qualifies when, in every member's zone, its local days lie inside `facts`. -Infinity
+ * when the local day of `from` already begins before `facts` does. Lets the next-slot search of a
+ * refusal start on the facts its window's search read (docs/groups.md "Collective search").
+ */
+export function lastStartOnFacts(members: readonly GroupMember[], facts: Interval, from: number, durationMinutes: number): number {
+  let limit = Infinity;
+  for (const m of members) {
+    m.ctx.ensure(Math.min(from, facts.end), Math.max(from, facts.end));
+    if (m.ctx.table.dayAt(from).start < facts.start) return -Infinity;
+    // A slot ending at or before the start of the day holding facts.end touches no later day.
+    limit = Math.min(limit, m.ctx.table.dayAt(facts.end).start);
+  }
+  return limit - durationMinutes * MINUTE;
+}
