@@ -22,6 +22,7 @@ import {
 import { requestPolicy } from './claimDecision';
 import { ownerRules, rulesWarnings, type SchedulingTarget } from './claimTarget';
 import { loadGroupClaims, loadGroupClaimsGated, loadGroupTargets } from './groupFacts';
+import { timed, type SearchClock } from './searchClock';
 import type { AvailabilityInput } from './availabilityService';
 import { BEYOND_LOOKAHEAD_MS, DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, validateWindow } from './windows';
 
@@ -48,25 +49,6 @@ export type GroupAvailabilityResult = {
 };
 
 type Loaded = { target: SchedulingTarget; required: boolean };
-
-/**
- * The parts of a collective search, as a benchmark times them (bench/collective-search.ts,
- * docs/benchmarks.md "Collective search"): the owners and class, the facts of every window, the
- * walk (members built, grid walked), and then either the answer (each slot in every owner's
- * local time) or the refusal's reasons per owner and its next_available.
- */
-export type GroupSearchPhase = 'look-ups' | 'fact load' | 'grid walk' | 'answer' | 'reasons' | 'next_available';
-export type GroupSearchClock = (phase: GroupSearchPhase, ms: number) => void;
-
-/** Times `fn` into `clock` (a no-op without one). */
-function timed<T>(clock: GroupSearchClock | undefined, phase: GroupSearchPhase, fn: () => T): T {
-  if (!clock) return fn();
-  const t0 = performance.now();
-  const out = fn();
-  if (out instanceof Promise) return out.finally(() => clock(phase, performance.now() - t0)) as T;
-  clock(phase, performance.now() - t0);
-  return out;
-}
 
 type Members = { required: GroupMember[]; optional: GroupMember[] };
 
@@ -106,7 +88,7 @@ function distinctRanked<T extends { start: number; end: number }>(ranked: readon
  * owner refusing it. No slot: NO_SLOTS_AVAILABLE with next_available (a slot for the whole
  * group) and `owners`, per owner the reasons that blocked the window.
  */
-export async function searchGroupAvailability(db: Db, actor: AgentActor, input: GroupAvailabilityInput, now: Date, clock?: GroupSearchClock): Promise<GroupAvailabilityResult> {
+export async function searchGroupAvailability(db: Db, actor: AgentActor, input: GroupAvailabilityInput, now: Date, clock?: SearchClock): Promise<GroupAvailabilityResult> {
   const lookaheadHours = input.lookaheadHours ?? DEFAULT_LOOKAHEAD_HOURS;
   if (lookaheadHours > MAX_LOOKAHEAD_HOURS) {
     throw new DomainError('LOOKAHEAD_EXCEEDS_MAXIMUM', `next_available_lookahead_hours may be at most ${MAX_LOOKAHEAD_HOURS}`, { extra: { maximum_lookahead_hours: MAX_LOOKAHEAD_HOURS } });
@@ -191,7 +173,7 @@ type NoSlotsInput = NextInput & {
   known: Known;
   lookaheadHours: number;
   warnings: string[];
-  clock?: GroupSearchClock;
+  clock?: SearchClock;
 };
 
 /**
