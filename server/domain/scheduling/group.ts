@@ -10,8 +10,9 @@
  * slot the required members accept).
  */
 import { RulesCalendar, SchedulingContext } from './schedulingContext';
-import { checkDailyLimit, evaluateSlot, type FailedStage } from './evaluate';
+import { checkClaimsAndLimit, checkClockAndRules, checkDailyLimit, evaluateSlot, type FailedStage, type SlotRefusal } from './evaluate';
 import { mergeIntervals } from './intervals';
+import type { DayTable } from './localTime';
 import { MINUTE } from './localTime';
 import type { Claim, Interval, NoSlotsReason, OwnerRules, RequestPolicy } from './types';
 
@@ -232,10 +233,16 @@ export function explainNoGroupSlots(params: Omit<SearchGroupSlotsParams, 'maxRes
   const passedBlocks = members.map(() => false);
   const dailyCouldPass = members.map(() => false);
   let candidates = 0;
+  // Steps 1-3 read only the clock and the rules' calendar: members sharing one (groupMembers: same
+  // zone, working hours and hard blocks) and the clock share their verdict, judged once per point.
+  const byCalendar = new Map<DayTable, { now: number; refusal: SlotRefusal | null }>();
   onGrid({ ...params, maxResults: Infinity }, (t, end) => {
     candidates++;
+    byCalendar.clear();
     members.forEach((m, i) => {
-      const v = evaluateSlot(m.ctx, t, end, m.request);
+      let rules = byCalendar.get(m.ctx.table);
+      if (!rules || rules.now !== m.ctx.now) byCalendar.set(m.ctx.table, (rules = { now: m.ctx.now, refusal: checkClockAndRules(m.ctx, t, end) }));
+      const v = rules.refusal ?? checkClaimsAndLimit(m.ctx, t, end, m.request);
       if (v.ok) {
         free[i]++;
         return;

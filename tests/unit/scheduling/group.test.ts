@@ -7,8 +7,10 @@ import fc from 'fast-check';
 import {
   arbitrate,
   decideGroupSlot,
+  evaluateSlot,
   explainNoGroupSlots,
   groupMember,
+  groupMembers,
   lastStartOnFacts,
   nextGroupSlot,
   searchGroupSlots,
@@ -143,6 +145,37 @@ describe('searchGroupSlots', () => {
           if (i === 0) expect(explained[i].freeSlots).toBe(own.slots.length); // the lead's grid is its own
           if (explained[i].freeSlots === 0 && i === 0) expect(explained[i].reasonCode).toBe(own.noSlots!.reason_code);
           if (explained[i].freeSlots > 0) expect(explained[i].reasonCode).toBeNull();
+        });
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('gives the same reasons when owners with the same rules share their calendar (groupMembers) as when each has its own', () => {
+    fc.assert(
+      fc.property(groupArb, fc.boolean(), fc.integer({ min: 1, max: 6 }), ([req, opt], sameRules, len) => {
+        // Often every owner on the first one's rules (one shared calendar), each with its own claims, daily limit and policy.
+        const list = [...req, ...opt].map((f) => (sameRules ? { ...f, rules: { ...req[0].rules, maxDailyMeetingHours: f.rules.maxDailyMeetingHours } } : f));
+        const params = { window: { start: ANCHOR, end: ANCHOR + 2 * 24 * H }, now: NOW, durationMinutes: len * 15, stepMinutes: 15 };
+        const shared = groupMembers(list, NOW);
+        const explained = explainNoGroupSlots({ ...params, required: shared.slice(0, req.length), optional: shared.slice(req.length) });
+        // The reference: each owner judged alone (its own context, evaluateSlot) at every point of the lead's grid.
+        const own = list.map((f) => groupMember(f, NOW));
+        const seen = own.map(() => new Set<string>());
+        const free = own.map(() => 0);
+        const length = params.durationMinutes * MIN;
+        for (const m of own) m.ctx.ensure(params.window.start, params.window.end); // as the walk does: no table growing under it
+        own[0].ctx.table.forEachGridPoint(params.window.start, params.window.end - length + 1, 15, (t) => {
+          own.forEach((m, i) => {
+            const v = evaluateSlot(m.ctx, t, t + length, m.request);
+            if (v.ok) free[i]++;
+            else if (v.stage !== 'past') seen[i].add(v.reason === 'OFF_DAY' ? 'OFF_DAY' : { working: 'WORKING_HOURS', hardBlock: 'HARD_BLOCK', claims: 'NO_FREE_SLOTS', daily: 'DAILY_HOURS_LIMIT' }[v.stage]);
+          });
+          return true;
+        });
+        explained.forEach((e, i) => {
+          expect(e.freeSlots).toBe(free[i]);
+          expect([...e.reasons].sort()).toEqual([...seen[i]].sort());
         });
       }),
       { numRuns: 60 },
