@@ -15,8 +15,9 @@
  *
  * Each window runs its single-owner and collective searches interleaved (single, collective,
  * single, ...), so both see the same machine; the naive way (10 one-owner searches and an
- * intersection) is timed too, in-process, for reference. Phases in-process: look-ups, fact load,
- * pure grid walk.
+ * intersection) is timed too, in-process, for reference. Phases in-process, timed inside the two
+ * searches (their SearchClock): look-ups, fact load, grid walk, answer or refusal (reasons,
+ * next_available), and the rest.
  *
  * Options: --quick, --iter72=N --iter31=N, --no-http, --docs/--no-docs, --keep, --wait-idle=S,
  *   --reuse-build / --in-place / --no-build / --base-url=URL (as bench/availability.ts; the staged copy
@@ -33,20 +34,17 @@ import { calendars } from '@/db/schema';
 import { mintApiKey } from '@/server/domain/agentService';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
 import { searchAvailability, type AvailabilityInput } from '@/server/domain/claims/availabilityService';
-import { loadClaims, loadTarget, ownerRules } from '@/server/domain/claims/claimTarget';
-import { requestPolicy } from '@/server/domain/claims/claimDecision';
-import { loadGroupClaimsGated, loadGroupTargets } from '@/server/domain/claims/groupFacts';
 import { searchGroupAvailability, type GroupAvailabilityInput } from '@/server/domain/claims/groupSearchService';
+import type { SearchClock, SearchPhase } from '@/server/domain/claims/searchClock';
 import { bootstrapCustomer } from '@/server/domain/customerService';
 import { DomainError } from '@/server/domain/errors';
 import { createOwner, putScheduleRules } from '@/server/domain/ownerService';
-import { groupMembers, searchGroupSlots, searchSlots } from '@/server/domain/scheduling';
 import type { AgentActor } from '@/server/domain/access';
 import { requestJson } from './lib/httpClient';
 import { busyBetween, cpuMark, ensureDatabase, fmt, loadAvg, log, machineLine, markdownTable, stats, textTable, vacuumTables, waitIdle, writeMarkedSection, type Stats } from './lib/measure';
 import { prepareApp, startServer, stopServer } from './lib/nextServer';
 import { cleanup, createClasses, generate, insertBookings } from './availability/seed';
-import { DOC, HARD_BLOCKS, HOUR, MIGRATIONS, PROFILES, ROOT, SEARCH_CLASS, TZ, WINDOW_NAMES, WINDOWS, WORKING_HOURS, type WindowName } from './availability/options';
+import { DOC, HARD_BLOCKS, MIGRATIONS, PROFILES, ROOT, SEARCH_CLASS, TZ, WINDOW_NAMES, WINDOWS, WORKING_HOURS, type WindowName } from './availability/options';
 
 const ARGV = process.argv.slice(2);
 const flag = (name: string) => ARGV.includes(`--${name}`);
@@ -161,49 +159,36 @@ async function benchInProcess(db: Db, s: Seeded): Promise<Row[]> {
   return rows;
 }
 
-type PhaseRow = { window: WindowName; search: string; lookups: Stats; load: Stats; walk: Stats };
+const PHASES: SearchPhase[] = ['look-ups', 'fact load', 'grid walk', 'answer', 'reasons', 'next_available'];
+type PhaseRow = { window: WindowName; search: string; phases: Record<SearchPhase, Stats>; other: Stats; whole: Stats };
 
 /**
- * Phases, the single-owner search (loadTarget, loadClaims, searchSlots) and the collective one
- * (loadGroupTargets, loadGroupClaimsGated, searchGroupSlots), interleaved.
+ * Phases of the searches themselves (searchAvailability and searchGroupAvailability, timed by
+ * their SearchClock: server/domain/claims/searchClock.ts), single and collective interleaved;
+ * `other` is each run's whole time less its phases (checks, promise hops, the refusal's error).
  */
 async function benchPhases(db: Db, s: Seeded): Promise<PhaseRow[]> {
   const out: PhaseRow[] = [];
   for (const w of WINDOW_NAMES) {
-    const input = groupInput(s, w);
-    const from = new Date(input.window.start.getTime() - 26 * HOUR);
-    const to = new Date(input.window.end.getTime() + 26 * HOUR);
-    const window = { start: input.window.start.getTime(), end: input.window.end.getTime() };
-    const single = async () => {
-      const now = new Date();
-      const t0 = performance.now();
-      const target = await loadTarget(db, s.customerId, { ownerEmail: s.emails[0], meetingClass: input.meetingClass }, false);
-      const t1 = performance.now();
-      const claims = await loadClaims(db, target.owner.id, from, to, now);
-      const t2 = performance.now();
-      searchSlots({ rules: ownerRules(target.owner), claims, now: now.getTime(), durationMinutes: 30, request: requestPolicy(s.actor, target), window, stepMinutes: 15, maxResults: 500 });
-      return [t1 - t0, t2 - t1, performance.now() - t2];
-    };
-    const group = async () => {
-      const now = new Date();
-      const t0 = performance.now();
-      const targets = await loadGroupTargets(db, s.customerId, { ownerEmails: input.ownerEmails, meetingClass: input.meetingClass }, false);
-      const t1 = performance.now();
-      const claims = await loadGroupClaimsGated(db, targets.map((x) => x.owner.id), from, to, now);
-      const t2 = performance.now();
-      const members = groupMembers(targets.map((x) => ({ key: x.owner.email, rules: ownerRules(x.owner), claims: claims.get(x.owner.id)!, request: requestPolicy(s.actor, x) })), now.getTime());
-      searchGroupSlots({ required: members, window, now: now.getTime(), durationMinutes: 30, stepMinutes: 15, maxResults: 500 });
-      return [t1 - t0, t2 - t1, performance.now() - t2];
-    };
-    const t = [0, 1].map(() => [[], [], []] as number[][]);
+    const searches: { name: string; run: (clock: SearchClock) => Promise<unknown> }[] = [
+      { name: 'single owner', run: (clock) => quiet(searchAvailability(db, s.actor, singleInput(s, w), new Date(), clock)) },
+      { name: `collective ${OWNERS}`, run: (clock) => quiet(searchGroupAvailability(db, s.actor, groupInput(s, w), new Date(), clock)) },
+    ];
+    const t = searches.map(() => ({ phases: Object.fromEntries(PHASES.map((p) => [p, [] as number[]])) as Record<SearchPhase, number[]>, other: [] as number[], whole: [] as number[] }));
     for (let i = 0; i < warmupOf(w) + ITER[w]; i++) {
-      const runs = i % 2 ? [group, single] : [single, group];
-      for (const run of runs) {
-        const parts = await run();
-        if (i >= warmupOf(w)) parts.forEach((v, k) => t[run === single ? 0 : 1][k].push(v));
+      const order = i % 2 ? [1, 0] : [0, 1];
+      for (const k of order) {
+        const parts = Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<SearchPhase, number>;
+        const t0 = performance.now();
+        await searches[k].run((phase, ms) => (parts[phase] += ms));
+        const whole = performance.now() - t0;
+        if (i < warmupOf(w)) continue;
+        for (const p of PHASES) t[k].phases[p].push(parts[p]);
+        t[k].whole.push(whole);
+        t[k].other.push(whole - PHASES.reduce((sum, p) => sum + parts[p], 0));
       }
     }
-    t.forEach((x, k) => out.push({ window: w, search: k === 0 ? 'single owner' : `collective ${OWNERS}`, lookups: stats(x[0]), load: stats(x[1]), walk: stats(x[2]) }));
+    t.forEach((x, k) => out.push({ window: w, search: searches[k].name, phases: Object.fromEntries(PHASES.map((p) => [p, stats(x.phases[p])])) as Record<SearchPhase, Stats>, other: stats(x.other), whole: stats(x.whole) }));
   }
   return out;
 }
@@ -257,8 +242,30 @@ const cells = (r: Row): string[] => [
   r.kind.startsWith('collective') ? `${r.ratio! <= RATIO_TARGET ? 'ok' : 'MISSED'} (<= ${RATIO_TARGET}x)` : '',
   r.busy === null ? 'n/a' : `${Math.round(r.busy * 100)} %`,
 ];
-const PHASE_HEADER = ['window', 'search', 'look-ups', 'fact load', 'grid walk', 'sum of p50'];
-const phaseCells = (p: PhaseRow): string[] => [p.window, p.search, ...[p.lookups, p.load, p.walk].map((x) => `${fmt(x.p50)} / ${fmt(x.p99)}`), fmt(p.lookups.p50 + p.load.p50 + p.walk.p50)];
+const PHASE_HEADER = ['window', 'search', ...PHASES, 'other', 'whole search', 'sum of p50s'];
+const pair = (x: Stats) => (x.max === 0 ? '-' : `${fmt(x.p50)} / ${fmt(x.p99)}`);
+const phaseCells = (p: PhaseRow): string[] => [
+  p.window,
+  p.search,
+  ...PHASES.map((k) => pair(p.phases[k])),
+  pair(p.other),
+  pair(p.whole),
+  fmt(PHASES.reduce((sum, k) => sum + p.phases[k].p50, p.other.p50)),
+];
+
+/** Where the single-owner and the collective searches differ in what they do (one answers with slots, the other refuses). */
+function phaseNotes(rows: Row[]): string[] {
+  const notes: string[] = [];
+  for (const w of WINDOW_NAMES) {
+    const single = rows.find((r) => r.window === w && r.kind === 'single owner' && r.mode.startsWith('in-process'));
+    const group = rows.find((r) => r.window === w && r.kind.startsWith('collective') && r.mode.startsWith('in-process'));
+    if (!single || !group) continue;
+    if (Number(single.slots) > 0 && Number(group.slots) === 0) {
+      notes.push(`The ${w} window: the single owner has ${single.slots} slots and answers them; the ten share none, so the collective search refuses, paying the reasons and next_available, which the single search never computes here.`);
+    }
+  }
+  return notes.length ? ['', ...notes] : [];
+}
 
 async function main(): Promise<void> {
   log(`PostgreSQL: ${BENCH_DB_URL}`);
@@ -323,10 +330,16 @@ async function main(): Promise<void> {
       '',
       markdownTable(HEADER, rows.map(cells), 3),
       '',
-      'Phases, in-process (ms, p50 / p99; single and collective interleaved): look-ups = `loadTarget` / `loadGroupTargets`',
-      '(owners, their calendars and the class: one statement); fact load = `loadClaims` / `loadGroupClaimsGated` over the',
-      'window +-26 h (claims and provider busy time: two statements, for all ten owners at once); grid walk = `searchSlots` /',
-      '`searchGroupSlots` (building each owner\'s day table, working time and hard blocks, then the walk).',
+      'Phases, in-process (ms, p50 / p99; single and collective interleaved), timed inside `searchAvailability` /',
+      '`searchGroupAvailability` (server/domain/claims/searchClock.ts): look-ups = the owners, their calendars and the',
+      'class (one statement); fact load = the facts of the window +-26 h (claims and provider busy time: two statements,',
+      'for all ten owners at once); grid walk = building each owner\'s day table, working time and hard blocks, then the',
+      'walk; answer = the slots in local times (a collective slot: in every owner\'s); reasons = a group refusal\'s',
+      'reasons per owner (every owner judged at every grid point of the window); next_available = a refusal\'s next slot',
+      '(a one-owner refusal: one read to the lookahead\'s end; a group\'s: first on the window\'s own facts, then reads',
+      'of four days); other = the whole search less its phases (input checks, promise hops, the refusal\'s error);',
+      'whole search = the time of the call. "-": the phase never ran.',
+      ...phaseNotes(rows),
       '',
       markdownTable(PHASE_HEADER, phases.map(phaseCells), 2),
       '',

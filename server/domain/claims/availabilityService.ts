@@ -1,10 +1,11 @@
 import type { Db } from '@/db/client';
 import type { AgentActor } from '../access';
-import { DomainError, invalidField } from '../errors';
+import { DomainError } from '../errors';
 import { arbitrate, capPerDay, DEFAULT_MAX_RESULTS, distinctSlots, localSpan, searchSlots, timeZoneName, type NoSlotsReason, type AlternativeReasonCode, type RejectReason, type Conflict } from '../scheduling';
 import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules } from './claimTarget';
 import { requestPolicy } from './claimDecision';
 import { alternativesJson } from './rejection';
+import { timed, type SearchClock } from './searchClock';
 import { assertBookingSpan, DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, noSlotsError, validateWindow, type NoSlotsContext } from './windows';
 
 /** The most slots one window's search yields (the max_results bound of the request schema). */
@@ -42,12 +43,12 @@ export type AvailabilityResult = {
  * accept for this agent right now. Reads only the claims inside the window
  * (plus a day either side for daily limits), through the GiST index.
  */
-export async function searchAvailability(db: Db, actor: AgentActor, input: AvailabilityInput, now: Date): Promise<AvailabilityResult> {
+export async function searchAvailability(db: Db, actor: AgentActor, input: AvailabilityInput, now: Date, clock?: SearchClock): Promise<AvailabilityResult> {
   const lookaheadHours = input.lookaheadHours ?? DEFAULT_LOOKAHEAD_HOURS;
   if (lookaheadHours > MAX_LOOKAHEAD_HOURS) {
     throw new DomainError('LOOKAHEAD_EXCEEDS_MAXIMUM', `next_available_lookahead_hours may be at most ${MAX_LOOKAHEAD_HOURS}`, { extra: { maximum_lookahead_hours: MAX_LOOKAHEAD_HOURS } });
   }
-  const target = await loadTarget(db, actor.customerId, input, false);
+  const target = await timed(clock, 'look-ups', () => loadTarget(db, actor.customerId, input, false));
   const windows = input.windows?.length ? input.windows : [input.window];
   for (const w of windows) validateWindow(w, input.durationMinutes, now);
   const { owner } = target;
@@ -58,15 +59,17 @@ export async function searchAvailability(db: Db, actor: AgentActor, input: Avail
   const warnings = new Set<string>();
   let first: { reason: NoSlotsReason; common: Omit<NoSlotsContext, 'window' | 'lookaheadHours' | 'loadClaims'>; warnings: string[] } | undefined;
   for (const window of windows) {
-    const claims = await loadClaims(db, owner.id, new Date(window.start.getTime() - DAY_MARGIN), new Date(window.end.getTime() + DAY_MARGIN), now);
+    const claims = await timed(clock, 'fact load', () => loadClaims(db, owner.id, new Date(window.start.getTime() - DAY_MARGIN), new Date(window.end.getTime() + DAY_MARGIN), now));
     const common = { rules, claims, now: now.getTime(), durationMinutes: input.durationMinutes, request: policy };
-    const result = searchSlots({
-      ...common,
-      window: { start: window.start.getTime(), end: window.end.getTime() },
-      stepMinutes: input.stepMinutes,
-      // distinct and max_per_day drop slots after the search, so they ask for the most the core gives.
-      maxResults: input.distinct || input.maxPerDay ? MAX_SEARCH_RESULTS : maxResults,
-    });
+    const result = timed(clock, 'grid walk', () =>
+      searchSlots({
+        ...common,
+        window: { start: window.start.getTime(), end: window.end.getTime() },
+        stepMinutes: input.stepMinutes,
+        // distinct and max_per_day drop slots after the search, so they ask for the most the core gives.
+        maxResults: input.distinct || input.maxPerDay ? MAX_SEARCH_RESULTS : maxResults,
+      }),
+    );
     for (const w of result.warnings) warnings.add(w);
     for (const slot of result.slots) found.set(`${slot.start}|${slot.end}`, slot);
     if (result.slots.length === 0 && !first) first = { reason: result.noSlots?.reason_code ?? 'NO_FREE_SLOTS', common, warnings: result.warnings };
@@ -78,16 +81,19 @@ export async function searchAvailability(db: Db, actor: AgentActor, input: Avail
   if (slots.length === 0) {
     const window = windows[0];
     const f = first!;
-    throw await noSlotsError(f.reason, { ...f.common, window, lookaheadHours, stepMinutes: input.stepMinutes, loadClaims: (from, to) => loadClaims(db, owner.id, from, to, now) }, f.warnings);
+    throw await timed(clock, 'next_available', () =>
+      noSlotsError(f.reason, { ...f.common, window, lookaheadHours, stepMinutes: input.stepMinutes, loadClaims: (from, to) => loadClaims(db, owner.id, from, to, now) }, f.warnings),
+    );
   }
-  const out: AvailabilityResult = {
-    owner_email: owner.email,
-    time_zone: timeZoneName(owner.timeZone),
-    slots: slots.map((s) => ({ ...localSpan(s.start, s.end, owner.timeZone), preempts: s.preempts })),
-  };
-  const result = { warnings: [...warnings] };
-  if (result.warnings.length) out.warnings = result.warnings;
-  return out;
+  return timed(clock, 'answer', () => {
+    const out: AvailabilityResult = {
+      owner_email: owner.email,
+      time_zone: timeZoneName(owner.timeZone),
+      slots: slots.map((s) => ({ ...localSpan(s.start, s.end, owner.timeZone), preempts: s.preempts })),
+    };
+    if (warnings.size) out.warnings = [...warnings];
+    return out;
+  });
 }
 
 export type EvaluateResult = {

@@ -7,6 +7,7 @@ import {
   DEFAULT_STEP_MINUTES,
   explainNoGroupSlots,
   groupMembers,
+  lastStartOnFacts,
   localSpan,
   nextGroupSlot,
   searchGroupSlots,
@@ -21,6 +22,7 @@ import {
 import { requestPolicy } from './claimDecision';
 import { ownerRules, rulesWarnings, type SchedulingTarget } from './claimTarget';
 import { loadGroupClaims, loadGroupClaimsGated, loadGroupTargets } from './groupFacts';
+import { timed, type SearchClock } from './searchClock';
 import type { AvailabilityInput } from './availabilityService';
 import { BEYOND_LOOKAHEAD_MS, DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, validateWindow } from './windows';
 
@@ -86,14 +88,16 @@ function distinctRanked<T extends { start: number; end: number }>(ranked: readon
  * owner refusing it. No slot: NO_SLOTS_AVAILABLE with next_available (a slot for the whole
  * group) and `owners`, per owner the reasons that blocked the window.
  */
-export async function searchGroupAvailability(db: Db, actor: AgentActor, input: GroupAvailabilityInput, now: Date): Promise<GroupAvailabilityResult> {
+export async function searchGroupAvailability(db: Db, actor: AgentActor, input: GroupAvailabilityInput, now: Date, clock?: SearchClock): Promise<GroupAvailabilityResult> {
   const lookaheadHours = input.lookaheadHours ?? DEFAULT_LOOKAHEAD_HOURS;
   if (lookaheadHours > MAX_LOOKAHEAD_HOURS) {
     throw new DomainError('LOOKAHEAD_EXCEEDS_MAXIMUM', `next_available_lookahead_hours may be at most ${MAX_LOOKAHEAD_HOURS}`, { extra: { maximum_lookahead_hours: MAX_LOOKAHEAD_HOURS } });
   }
   checkInput(input);
   const optionalEmails = input.optionalOwnerEmails ?? [];
-  const targets = await loadGroupTargets(db, actor.customerId, { ownerEmails: [...input.ownerEmails, ...optionalEmails], meetingClass: input.meetingClass, calendarType: input.calendarType }, false);
+  const targets = await timed(clock, 'look-ups', () =>
+    loadGroupTargets(db, actor.customerId, { ownerEmails: [...input.ownerEmails, ...optionalEmails], meetingClass: input.meetingClass, calendarType: input.calendarType }, false),
+  );
   const windows = input.windows?.length ? input.windows : [input.window];
   for (const w of windows) validateWindow(w, input.durationMinutes, now);
   const loaded: Loaded[] = targets.map((target, i) => ({ target, required: i < input.ownerEmails.length }));
@@ -105,12 +109,15 @@ export async function searchGroupAvailability(db: Db, actor: AgentActor, input: 
   const walkAll = optionalEmails.length > 0 || input.distinct || input.maxPerDay;
   const common = { now: now.getTime(), durationMinutes: input.durationMinutes, stepMinutes, minOptional: input.minOptional ?? 0 };
   const found = new Map<string, GroupSlot>();
-  let firstMembers: Members | undefined;
+  let first: Known | undefined;
   for (const window of windows) {
-    const claims = await loadGroupClaimsGated(db, ids, new Date(window.start.getTime() - DAY_MARGIN), new Date(window.end.getTime() + DAY_MARGIN), now);
-    const members = membersOf(loaded, actor, claims, now.getTime());
-    firstMembers ??= members;
-    const result = searchGroupSlots({ ...common, ...members, window: { start: window.start.getTime(), end: window.end.getTime() }, maxResults: walkAll ? Infinity : maxResults });
+    const facts = { start: window.start.getTime() - DAY_MARGIN, end: window.end.getTime() + DAY_MARGIN };
+    const claims = await timed(clock, 'fact load', () => loadGroupClaimsGated(db, ids, new Date(facts.start), new Date(facts.end), now));
+    const result = timed(clock, 'grid walk', () => {
+      const members = membersOf(loaded, actor, claims, now.getTime());
+      first ??= { members, facts };
+      return searchGroupSlots({ ...common, ...members, window: { start: window.start.getTime(), end: window.end.getTime() }, maxResults: walkAll ? Infinity : maxResults });
+    });
     for (const slot of result.slots) found.set(`${slot.start}|${slot.end}`, slot);
   }
   let slots = [...found.values()].sort((a, b) => b.freeOptional.length - a.freeOptional.length || a.start - b.start || a.end - b.end);
@@ -118,22 +125,24 @@ export async function searchGroupAvailability(db: Db, actor: AgentActor, input: 
   if (input.maxPerDay) slots = capPerDay(slots, input.maxPerDay, lead.timeZone);
   slots = slots.slice(0, maxResults);
   const warnings = [...new Set(targets.flatMap((t) => rulesWarnings(t.owner)))];
-  if (slots.length === 0) throw await noGroupSlots({ db, actor, loaded, ids, window: windows[0], members: firstMembers!, lookaheadHours, common, warnings, now });
-  const out: GroupAvailabilityResult = {
-    owner_email: lead.email,
-    time_zone: timeZoneName(lead.timeZone),
-    owners: targets.map((t, i) => ({ owner_email: t.owner.email, time_zone: timeZoneName(t.owner.timeZone), required: i < input.ownerEmails.length })),
-    slots: slots.map((s) => {
-      const local: Record<string, LocalPair> = {};
-      for (const t of targets) {
-        const span = localSpan(s.start, s.end, t.owner.timeZone);
-        local[t.owner.email] = { start_local: span.start_local, end_local: span.end_local };
-      }
-      return { ...localSpan(s.start, s.end, lead.timeZone), local, free_optional: s.freeOptional, preempts: s.preempts };
-    }),
-  };
-  if (warnings.length) out.warnings = warnings;
-  return out;
+  if (slots.length === 0) throw await noGroupSlots({ db, actor, loaded, ids, window: windows[0], known: first!, lookaheadHours, common, warnings, now, clock });
+  return timed(clock, 'answer', () => {
+    const out: GroupAvailabilityResult = {
+      owner_email: lead.email,
+      time_zone: timeZoneName(lead.timeZone),
+      owners: targets.map((t, i) => ({ owner_email: t.owner.email, time_zone: timeZoneName(t.owner.timeZone), required: i < input.ownerEmails.length })),
+      slots: slots.map((s) => {
+        const local: Record<string, LocalPair> = {};
+        for (const t of targets) {
+          const span = localSpan(s.start, s.end, t.owner.timeZone);
+          local[t.owner.email] = { start_local: span.start_local, end_local: span.end_local };
+        }
+        return { ...localSpan(s.start, s.end, lead.timeZone), local, free_optional: s.freeOptional, preempts: s.preempts };
+      }),
+    };
+    if (warnings.length) out.warnings = warnings;
+    return out;
+  });
 }
 
 /** How far one read of the next-slot search reaches: the lookahead (72 h) in one, the 14 days beyond it in four. */
@@ -152,15 +161,19 @@ type NextInput = {
   load?: (from: Date, to: Date) => Promise<Map<string, GroupMemberFacts['claims']>>;
 };
 
+/** The members a search judged its first window with, and the range its facts cover (every claim overlapping it). */
+type Known = { members: Members; facts: Interval };
+
 type NoSlotsInput = NextInput & {
   db: Db;
   loaded: readonly Loaded[];
   ids: readonly string[];
   window: { start: Date; end: Date };
-  /** The members as the search of `window` judged them (its facts cover the window). */
-  members: Members;
+  /** The members as the search of `window` judged them (its facts cover the window +-26 h). */
+  known: Known;
   lookaheadHours: number;
   warnings: string[];
+  clock?: SearchClock;
 };
 
 /**
@@ -169,24 +182,26 @@ type NoSlotsInput = NextInput & {
  * `reason_code` (the first required owner accepting no point at all: its one-owner reason;
  * else NO_FREE_SLOTS, the owners are never free together), and next_available as a one-owner
  * search answers it, for the whole group (quorum included). The window's own facts explain it;
- * the next slot is looked for after the window's last start (the window had none), reading the
+ * the next slot is looked for after the window's last start (the window had none): first on
+ * the window's facts as far as they judge a slot exactly (nextInChunks), then reading the
  * owners' facts a few days at a time and stopping at the first slot.
  */
 async function noGroupSlots(x: NoSlotsInput): Promise<DomainError> {
   const { common, loaded } = x;
   const from = x.window.start.getTime();
   const lookaheadEnd = x.window.end.getTime() + x.lookaheadHours * HOUR;
-  const explained = explainNoGroupSlots({ ...common, ...x.members, window: { start: from, end: x.window.end.getTime() } });
-  const blocked = explained.find((e, i) => loaded[i].required && e.reasonCode);
-  const reason: NoSlotsReason = blocked?.reasonCode ?? 'NO_FREE_SLOTS';
-  const extra: Record<string, unknown> = {
-    reason_code: reason,
-    owners: explained.map((e, i) => ({ owner_email: e.key, required: loaded[i].required, reasons: e.reasons, free_slots: e.freeSlots })),
-  };
+  const extra: Record<string, unknown> = timed(x.clock, 'reasons', () => {
+    const explained = explainNoGroupSlots({ ...common, ...x.known.members, window: { start: from, end: x.window.end.getTime() } });
+    const reason: NoSlotsReason = explained.find((e, i) => loaded[i].required && e.reasonCode)?.reasonCode ?? 'NO_FREE_SLOTS';
+    return {
+      reason_code: reason,
+      owners: explained.map((e, i) => ({ owner_email: e.key, required: loaded[i].required, reasons: e.reasons, free_slots: e.freeSlots })),
+    };
+  });
   const length = common.durationMinutes * 60_000;
-  Object.assign(extra, await groupNextAvailable(x, x.window.end.getTime() - length + 1, lookaheadEnd));
+  Object.assign(extra, await timed(x.clock, 'next_available', () => groupNextAvailable(x, x.window.end.getTime() - length + 1, lookaheadEnd, x.known)));
   if (x.warnings.length) extra.warnings = x.warnings;
-  return new DomainError('NO_SLOTS_AVAILABLE', `No slot the whole group can take in the window (${reason})`, { extra });
+  return new DomainError('NO_SLOTS_AVAILABLE', `No slot the whole group can take in the window (${String(extra.reason_code)})`, { extra });
 }
 
 /**
@@ -195,8 +210,8 @@ async function noGroupSlots(x: NoSlotsInput): Promise<DomainError> {
  * [from, lookaheadEnd], in the first owner's zone; else `next_available_exceeds_lookahead:
  * true` when one starts in the 14 days after; else `next_available: null`.
  */
-async function groupNextAvailable(x: NextInput, from: number, lookaheadEnd: number): Promise<Record<string, unknown>> {
-  const next = await nextInChunks(x, from, lookaheadEnd);
+async function groupNextAvailable(x: NextInput, from: number, lookaheadEnd: number, known?: Known): Promise<Record<string, unknown>> {
+  const next = await nextInChunks(x, from, lookaheadEnd, known);
   if (next) return { next_available: localSpan(next.start, next.end, x.loaded[0].target.owner.timeZone) };
   const later = await nextInChunks(x, lookaheadEnd + 1, lookaheadEnd + BEYOND_LOOKAHEAD_MS);
   return later ? { next_available_exceeds_lookahead: true } : { next_available: null };
@@ -229,11 +244,27 @@ export function groupWindowNextAvailable(
   return groupNextAvailable(x, input.window.start.getTime(), input.window.end.getTime() + (input.lookaheadHours ?? DEFAULT_LOOKAHEAD_HOURS) * HOUR);
 }
 
-/** The first group slot starting in [from, latestStart], the owners' facts read NEXT_CHUNK_MS at a time. */
-async function nextInChunks(x: NextInput, from: number, latestStart: number): Promise<Interval | null> {
+/**
+ * The first group slot starting in [from, latestStart]. With `known` (the members a search built
+ * from facts already read), the starts those facts judge exactly (lastStartOnFacts: every local
+ * day the slot touches lies inside them) are searched first, with no read; the rest with the
+ * owners' facts read NEXT_CHUNK_MS at a time. The earliest slot either way: the same answer as
+ * reading every chunk.
+ */
+async function nextInChunks(x: NextInput, from: number, latestStart: number, known?: Known): Promise<Interval | null> {
   const length = x.common.durationMinutes * 60_000;
   const load = x.load ?? ((a: Date, b: Date) => loadGroupClaimsGated(x.db, x.ids, a, b, x.now));
-  for (let start = Math.max(from, x.now.getTime()); start <= latestStart; start += NEXT_CHUNK_MS) {
+  let start = Math.max(from, x.now.getTime());
+  if (known && start <= latestStart) {
+    const all = [...known.members.required, ...known.members.optional];
+    const last = Math.min(lastStartOnFacts(all, known.facts, start, x.common.durationMinutes), latestStart);
+    if (last >= start) {
+      const next = nextGroupSlot({ ...x.common, ...known.members, from: start, latestStart: last });
+      if (next) return next;
+      start = last + 1;
+    }
+  }
+  for (; start <= latestStart; start += NEXT_CHUNK_MS) {
     const last = Math.min(start + NEXT_CHUNK_MS - 1, latestStart);
     const claims = await load(new Date(start - DAY_MARGIN), new Date(last + length + DAY_MARGIN));
     const next = nextGroupSlot({ ...x.common, ...membersOf(x.loaded, x.actor, claims, x.now.getTime(), x.policy), from: start, latestStart: last });

@@ -84,14 +84,30 @@ export function checkDailyLimit(ctx: SchedulingContext, start: number, end: numb
   return true;
 }
 
-/** Runs steps 1-5 in order. ok=true means arbitrate() accepts, preempting `preempt`. */
-export function evaluateSlot(ctx: SchedulingContext, start: number, end: number, policy: RequestPolicy): SlotVerdict {
+export type SlotRefusal = Extract<SlotVerdict, { ok: false }>;
+
+/**
+ * Steps 1-3: the first failure, or null when the slot passes them. Reads only the clock and the
+ * rules' calendar (zone, working hours, hard blocks), never the claims or the request, so owners
+ * sharing a RulesCalendar and the clock share it (group.ts explainNoGroupSlots).
+ */
+export function checkClockAndRules(ctx: SchedulingContext, start: number, end: number): SlotRefusal | null {
   if (isPast(ctx, start)) return { ok: false, reason: 'PAST_TIME', stage: 'past' };
   const working = checkWorkingTime(ctx, start, end);
   if (working) return { ok: false, reason: working, stage: 'working' };
   if (checkHardBlocks(ctx, start, end)) return { ok: false, reason: 'NO_CAPACITY', stage: 'hardBlock' };
+  return null;
+}
+
+/** Steps 4-5, for a slot that passed steps 1-3. */
+export function checkClaimsAndLimit(ctx: SchedulingContext, start: number, end: number, policy: RequestPolicy): SlotVerdict {
   const claims = checkClaims(ctx, start, end, policy);
   if (!claims.ok) return { ok: false, reason: claims.reason, stage: 'claims' };
   if (!checkDailyLimit(ctx, start, end, claims.preempt)) return { ok: false, reason: 'MAX_DAILY_HOURS', stage: 'daily' };
   return { ok: true, preempt: claims.preempt };
+}
+
+/** Runs steps 1-5 in order. ok=true means arbitrate() accepts, preempting `preempt`. */
+export function evaluateSlot(ctx: SchedulingContext, start: number, end: number, policy: RequestPolicy): SlotVerdict {
+  return checkClockAndRules(ctx, start, end) ?? checkClaimsAndLimit(ctx, start, end, policy);
 }

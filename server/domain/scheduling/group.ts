@@ -10,8 +10,9 @@
  * slot the required members accept).
  */
 import { RulesCalendar, SchedulingContext } from './schedulingContext';
-import { checkDailyLimit, evaluateSlot, type FailedStage } from './evaluate';
+import { checkClaimsAndLimit, checkClockAndRules, checkDailyLimit, evaluateSlot, type FailedStage, type SlotRefusal } from './evaluate';
 import { mergeIntervals } from './intervals';
+import type { DayTable } from './localTime';
 import { MINUTE } from './localTime';
 import type { Claim, Interval, NoSlotsReason, OwnerRules, RequestPolicy } from './types';
 
@@ -232,10 +233,16 @@ export function explainNoGroupSlots(params: Omit<SearchGroupSlotsParams, 'maxRes
   const passedBlocks = members.map(() => false);
   const dailyCouldPass = members.map(() => false);
   let candidates = 0;
+  // Steps 1-3 read only the clock and the rules' calendar: members sharing one (groupMembers: same
+  // zone, working hours and hard blocks) and the clock share their verdict, judged once per point.
+  const byCalendar = new Map<DayTable, { now: number; refusal: SlotRefusal | null }>();
   onGrid({ ...params, maxResults: Infinity }, (t, end) => {
     candidates++;
+    byCalendar.clear();
     members.forEach((m, i) => {
-      const v = evaluateSlot(m.ctx, t, end, m.request);
+      let rules = byCalendar.get(m.ctx.table);
+      if (!rules || rules.now !== m.ctx.now) byCalendar.set(m.ctx.table, (rules = { now: m.ctx.now, refusal: checkClockAndRules(m.ctx, t, end) }));
+      const v = rules.refusal ?? checkClaimsAndLimit(m.ctx, t, end, m.request);
       if (v.ok) {
         free[i]++;
         return;
@@ -270,4 +277,23 @@ export function nextGroupSlot(params: Omit<SearchGroupSlotsParams, 'maxResults' 
   const length = params.durationMinutes * MINUTE;
   const found = searchGroupSlots({ ...params, window: { start: params.from, end: params.latestStart + length }, maxResults: 1 }).slots[0];
   return found ? { start: found.start, end: found.end } : null;
+}
+
+/**
+ * The latest start (>= `from`) a search over these members may judge from facts holding every
+ * claim that overlaps `facts`, exactly as it would with every claim: a slot's verdict reads the
+ * claims overlapping it and those of each local day it touches (evaluate.ts, the daily limit),
+ * so a slot qualifies when, in every member's zone, its local days lie inside `facts`. -Infinity
+ * when the local day of `from` already begins before `facts` does. Lets the next-slot search of a
+ * refusal start on the facts its window's search read (docs/groups.md "Collective search").
+ */
+export function lastStartOnFacts(members: readonly GroupMember[], facts: Interval, from: number, durationMinutes: number): number {
+  let limit = Infinity;
+  for (const m of members) {
+    m.ctx.ensure(Math.min(from, facts.end), Math.max(from, facts.end));
+    if (m.ctx.table.dayAt(from).start < facts.start) return -Infinity;
+    // A slot ending at or before the start of the day holding facts.end touches no later day.
+    limit = Math.min(limit, m.ctx.table.dayAt(facts.end).start);
+  }
+  return limit - durationMinutes * MINUTE;
 }

@@ -39,6 +39,7 @@ export {
   nextGroupSlot,
   groupMember,
   groupMembers,
+  lastStartOnFacts,
   type GroupMode,
   type GroupMember,
   type GroupMemberFacts,
