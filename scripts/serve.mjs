@@ -125,6 +125,8 @@ export async function startServer(opts = {}) {
   const maxConcurrent = Number(process.env.MAX_CONCURRENT_REQUESTS ?? DEFAULT_MAX_CONCURRENT);
   if (!Number.isInteger(maxConcurrent) || maxConcurrent < 0) throw new Error(`MAX_CONCURRENT_REQUESTS must be a whole number >= 0, got ${process.env.MAX_CONCURRENT_REQUESTS}`);
   const admission = createAdmission(maxConcurrent);
+  // Read by the gauges scheduler_http_admission_active/_waiting (server/observability/metrics.ts).
+  globalThis[Symbol.for('agent-scheduler.admission')] = admission;
 
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${process.env.PORT}`);
   if (!dev && !fs.existsSync(path.join(dir, '.next', 'BUILD_ID'))) {
