@@ -18,6 +18,11 @@ const nextConfig = {
     '@opentelemetry/semantic-conventions',
   ],
   poweredByHeader: false,
+  // `next start` loads every page and route module at start by default (all ~90 of them, with
+  // their chunks); a server answering the JSON API then holds the dashboard's code, and its
+  // source text, for nothing. Each module loads on its first request instead
+  // (docs/benchmarks.md, "Memory").
+  experimental: { preloadEntriesOnStart: false },
   typescript: { tsconfigPath: './tsconfig.json' },
   // Every answer, JSON and pages alike (docs/reliability.md "Headers"); pages also get a
   // Content-Security-Policy and X-Frame-Options from proxy.ts.

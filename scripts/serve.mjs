@@ -6,7 +6,12 @@
  *   node scripts/serve.mjs          production (needs `next build` first; `npm start`)
  *   node scripts/serve.mjs --dev    development (also when NODE_ENV=development)
  *
- * Environment: PORT (default 3000), HOST (default 0.0.0.0), TRUST_PROXY, API_COMPRESSION, WEB_CONCURRENCY.
+ * Environment: PORT (default 3000), HOST (default 0.0.0.0), TRUST_PROXY, API_COMPRESSION, WEB_CONCURRENCY,
+ * MAX_CONCURRENT_REQUESTS.
+ *
+ * Admission: at most MAX_CONCURRENT_REQUESTS requests (default 64; 0 = no limit) are inside
+ * Next.js at once; the others wait in arrival order (./admission.mjs). Health checks, /metrics
+ * and Next.js's static files are never held back (docs/operations.md "Admission limit").
  *
  * Client address: unless TRUST_PROXY is "1" or "true", every request's
  * X-Forwarded-For is overwritten with the socket's remote address (Next.js
@@ -33,11 +38,15 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createAdmission } from './admission.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SHUTDOWN_HOOK = Symbol.for('agent-scheduler.shutdown');
 const FATAL_HOOK = Symbol.for('agent-scheduler.fatal');
 const SPOOFABLE = ['x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'forwarded', 'x-real-ip'];
+/** Never held back by the admission limit: a probe must see a busy server as alive, and pages need their assets. */
+const UNLIMITED = /^\/(?:api\/health(?:[/?]|$)|metrics(?:[/?]|$)|_next\/)/;
+const DEFAULT_MAX_CONCURRENT = 64;
 
 /** Normalise `::ffff:127.0.0.1` to `127.0.0.1`. */
 function socketAddress(req) {
@@ -113,6 +122,11 @@ export async function startServer(opts = {}) {
   const host = opts.host ?? (process.env.HOST || '0.0.0.0');
   const trustProxy = process.env.TRUST_PROXY === '1' || process.env.TRUST_PROXY === 'true';
   const compressApi = process.env.API_COMPRESSION === '1' || process.env.API_COMPRESSION === 'true';
+  const maxConcurrent = Number(process.env.MAX_CONCURRENT_REQUESTS ?? DEFAULT_MAX_CONCURRENT);
+  if (!Number.isInteger(maxConcurrent) || maxConcurrent < 0) throw new Error(`MAX_CONCURRENT_REQUESTS must be a whole number >= 0, got ${process.env.MAX_CONCURRENT_REQUESTS}`);
+  const admission = createAdmission(maxConcurrent);
+  // Read by the gauges scheduler_http_admission_active/_waiting (server/observability/metrics.ts).
+  globalThis[Symbol.for('agent-scheduler.admission')] = admission;
 
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${process.env.PORT}`);
   if (!dev && !fs.existsSync(path.join(dir, '.next', 'BUILD_ID'))) {
@@ -148,16 +162,19 @@ export async function startServer(opts = {}) {
       delete req.headers['accept-encoding'];
       if (req.method !== 'HEAD') sendInOneWrite(res);
     }
-    handle(req, res).catch((err) => {
-      console.error(JSON.stringify({ level: 'error', at: new Date().toISOString(), msg: 'unhandled request error', err: String(err?.stack ?? err) }));
-      if (!res.headersSent) {
-        res.statusCode = 500;
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ error: { code: 'internal_error', message: 'Internal server error' }, pending_notifications: [] }));
-      } else {
-        res.destroy();
-      }
-    });
+    const run = () =>
+      handle(req, res).catch((err) => {
+        console.error(JSON.stringify({ level: 'error', at: new Date().toISOString(), msg: 'unhandled request error', err: String(err?.stack ?? err) }));
+        if (!res.headersSent) {
+          res.statusCode = 500;
+          res.setHeader('content-type', 'application/json');
+          res.end(JSON.stringify({ error: { code: 'internal_error', message: 'Internal server error' }, pending_notifications: [] }));
+        } else {
+          res.destroy();
+        }
+      });
+    if (UNLIMITED.test(req.url ?? '/')) run();
+    else admission.admit(req, res, run);
   });
   // Idle keep-alive sockets stay open longer than a client or proxy typically reuses them
   // (Node's default is 5 s), so a request sent on a socket the server is just closing does

@@ -1,7 +1,7 @@
 import { closeDb, getDb, getDbHandle } from '@/server/db';
 import { startSweeper, SWEEP_TASKS } from '@/server/sweeper';
 import { startCalendarSync } from '@/server/calendarSync';
-import { isPgliteLockedError } from '@/db/drivers/pglite';
+import { isPgliteLockedError } from '@/db/drivers/pgliteLocked';
 import { getConfig } from '@/server/config';
 import { mailSetupNotice } from '@/server/domain/email';
 import { getRateLimiter } from '@/server/rateLimit';
@@ -10,7 +10,7 @@ import { startWebhookWorker } from '@/server/domain/webhooks/worker';
 import { enqueueNotification } from '@/server/domain/notificationService';
 import { startMetricsServer } from '@/server/http/metrics';
 import { installDatabaseGauges } from '@/server/observability/gauges';
-import { stopTracing } from '@/server/observability/otel';
+import { tracingEnabled } from '@/server/observability/tracing';
 
 /**
  * scripts/serve.mjs (plain JavaScript, outside the bundle) finds the shutdown
@@ -93,8 +93,9 @@ export async function stopServices(): Promise<void> {
   const closing = stopMetrics?.();
   stopMetrics = undefined;
   const results = await Promise.allSettled([getRateLimiter().close(), closeDb(), closing]);
-  // Export the spans still buffered (docs/operations.md "Traces").
-  results.push(...(await Promise.allSettled([stopTracing()])));
+  // Export the spans still buffered (docs/operations.md "Traces"). The SDK is loaded only when
+  // tracing was started (instrumentation.ts; docs/benchmarks.md, "Memory").
+  if (tracingEnabled()) results.push(...(await Promise.allSettled([import('@/server/observability/otel').then((m) => m.stopTracing())])));
   for (const r of results) if (r.status === 'rejected') log.error('shutdown step failed', { err: r.reason });
 }
 

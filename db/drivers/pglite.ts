@@ -8,6 +8,7 @@ import { migrate } from 'drizzle-orm/pglite/migrator';
 import * as schema from '../schema';
 import type { Db, DbHandle } from '../types';
 import { statementTracer } from '../tracing';
+import { isPgliteLockedError, PgliteLockedError, type PgliteLockHolder } from './pgliteLocked';
 
 /**
  * The embedded default. btree_gist must be loaded on every open (the
@@ -82,31 +83,7 @@ function traced<C extends QueryClient>(client: C): C {
 // ---------------------------------------------------------------------------
 // Single-process lock for a persisted PGlite directory.
 
-export type PgliteLockHolder = { pid: number; hostname: string; started_at: string; command: string };
-
-/** Another live process has the embedded database open. */
-export class PgliteLockedError extends Error {
-  readonly code = 'PGLITE_LOCKED';
-  constructor(
-    readonly dataDir: string,
-    readonly lockFile: string,
-    readonly holder: PgliteLockHolder | null,
-  ) {
-    const who = holder
-      ? `process ${holder.pid}${holder.hostname !== os.hostname() ? ` on ${holder.hostname}` : ''} (${holder.command || 'unknown command'}, since ${holder.started_at})`
-      : 'another process';
-    super(
-      `The embedded database at ${dataDir} is in use by ${who}. PGlite allows one process at a time: ` +
-        `stop that process first, or run both against PostgreSQL with DATABASE_URL. ` +
-        `If no such process exists any more, delete ${lockFile}.`,
-    );
-    this.name = 'PgliteLockedError';
-  }
-}
-
-export function isPgliteLockedError(err: unknown): err is PgliteLockedError {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'PGLITE_LOCKED';
-}
+export { isPgliteLockedError, PgliteLockedError, type PgliteLockHolder };
 
 /** `<dataDir>.lock`, beside the directory (not inside it: PGlite owns its contents). */
 export function pgliteLockFile(dataDir: string): string {

@@ -145,6 +145,22 @@ function create() {
       help: 'Claim transactions waiting for a pooled connection (in flight beyond the pool size).',
       registers,
     }),
+    admissionActive: new Gauge({
+      name: 'scheduler_http_admission_active',
+      help: 'Requests inside the application now, at most MAX_CONCURRENT_REQUESTS (scripts/admission.mjs).',
+      registers,
+      collect() {
+        this.set(admission()?.stats().active ?? 0);
+      },
+    }),
+    admissionWaiting: new Gauge({
+      name: 'scheduler_http_admission_waiting',
+      help: 'Requests waiting for the admission limit (MAX_CONCURRENT_REQUESTS) before the application takes them.',
+      registers,
+      collect() {
+        this.set(admission()?.stats().waiting ?? 0);
+      },
+    }),
     scrapeErrors: new Counter({
       name: 'scheduler_metrics_scrape_errors_total',
       help: 'Gauges that could not be read from the database at scrape, by gauge.',
@@ -153,6 +169,11 @@ function create() {
     }),
   };
 }
+
+/** scripts/serve.mjs's admission limit (plain JavaScript outside the bundle) puts itself here; absent under tests and `next dev` without it. */
+const ADMISSION = Symbol.for('agent-scheduler.admission');
+type Admission = { stats(): { active: number; waiting: number } };
+const admission = () => (globalThis as Record<symbol, Admission | undefined>)[ADMISSION];
 
 export type Metrics = ReturnType<typeof create>;
 const KEY = Symbol.for('agent-scheduler.metrics');

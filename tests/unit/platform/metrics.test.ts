@@ -98,6 +98,24 @@ describe('metrics', () => {
     expect(bearerMatches('Basic s3cret-token', 's3cret-token')).toBe(false);
     expect(bearerMatches(null, 's3cret-token')).toBe(false);
   });
+
+  it("reports the admission limit's line as scripts/serve.mjs registers it (docs/operations.md \"Admission limit\")", async () => {
+    const key = Symbol.for('agent-scheduler.admission');
+    const g = globalThis as Record<symbol, unknown>;
+    const saved = g[key];
+    try {
+      delete g[key];
+      let f = parsePrometheusText((await renderMetrics()).text);
+      expect(sampleValue(f, 'scheduler_http_admission_active')).toBe(0);
+      expect(sampleValue(f, 'scheduler_http_admission_waiting')).toBe(0);
+      g[key] = { stats: () => ({ active: 64, waiting: 17 }) };
+      f = parsePrometheusText((await renderMetrics()).text);
+      expect(sampleValue(f, 'scheduler_http_admission_active')).toBe(64);
+      expect(sampleValue(f, 'scheduler_http_admission_waiting')).toBe(17);
+    } finally {
+      g[key] = saved;
+    }
+  });
 });
 
 describe('the Prometheus text parser (tests/helpers/promText.ts)', () => {
