@@ -22,8 +22,8 @@ import { enableTracing, pageSpans } from './tracing';
 
 /** Paths whose requests get the service's own request span (server/http/handler.ts, the tRPC and MCP routes). */
 const OWN_REQUEST_SPANS = /^\/(?:v1|public|mcp|api\/trpc)(?:[/?]|$)/;
-/** Next.js's static files: no trace for them. */
-const STATIC_FILES = /^\/(?:_next\/|favicon\.ico|icon\.svg)/;
+/** Next.js's static files, the health checks and the metrics scrape: no trace for them. */
+const STATIC_FILES = /^\/(?:_next\/|favicon\.ico|icon\.svg|api\/health(?:[/?]|$)|metrics(?:[/?]|$))/;
 /** Next.js span types never recorded: a fetch span is named by its full URL. */
 const NEXT_DROPPED = new Set(['AppRender.fetch']);
 
@@ -96,13 +96,16 @@ export const scrubNextSpans: SpanProcessor = {
     delete attrs['http.target'];
     delete attrs['http.url'];
     if (type === 'BaseServer.handleRequest') {
+      // Next.js nests a second request span (named by the route) in the first: it takes the first's request id.
       const { traceId } = span.spanContext();
-      span.setAttribute('request_id', traceId);
-      pageSpans().set(traceId, span);
+      const outer = pageSpans().get(traceId);
+      span.setAttribute('request_id', outer ? String((outer as unknown as { attributes: Attributes }).attributes.request_id ?? traceId) : traceId);
+      if (!outer) pageSpans().set(traceId, span);
     }
   },
   onEnd(span) {
-    if (span.attributes['next.span_type'] === 'BaseServer.handleRequest') pageSpans().delete(span.spanContext().traceId);
+    const { traceId } = span.spanContext();
+    if (span.attributes['next.span_type'] === 'BaseServer.handleRequest' && (pageSpans().get(traceId) as unknown) === span) pageSpans().delete(traceId);
   },
   forceFlush: () => Promise.resolve(),
   shutdown: () => Promise.resolve(),

@@ -42,6 +42,8 @@ describe('ServiceSampler', () => {
     for (const p of ['/v1/bookings', '/v1', '/public/schedules/x', '/mcp', '/api/trpc/bookings.list?batch=1']) expect(root(p), p).toBe(SamplingDecision.NOT_RECORD);
     expect(root('/v1x')).toBe(SamplingDecision.RECORD_AND_SAMPLED);
     expect(root('/_next/static/chunks/app.js')).toBe(SamplingDecision.NOT_RECORD);
+    for (const p of ['/api/health', '/api/health/ready', '/metrics']) expect(root(p), p).toBe(SamplingDecision.NOT_RECORD);
+    expect(root('/metricsx')).toBe(SamplingDecision.RECORD_AND_SAMPLED);
   });
 
   it("follows the parent for Next.js's inner spans, and never records its fetch spans (named by URL)", () => {
@@ -114,6 +116,13 @@ describe('scrubNextSpans', () => {
     const page = fake({ 'next.span_type': 'BaseServer.handleRequest', 'http.target': '/status/pt_secret', 'http.method': 'GET' }, 'e'.repeat(32));
     scrubNextSpans.onStart(page as never, ROOT_CONTEXT);
     expect(page.attributes).toEqual({ 'next.span_type': 'BaseServer.handleRequest', 'http.method': 'GET', request_id: 'e'.repeat(32) });
+    expect(pageSpans().get('e'.repeat(32))).toBe(page);
+    // proxy.ts records the client's id on it; Next.js's nested span (named by the route) takes it over.
+    page.attributes.request_id = 'client-id-1';
+    const inner = fake({ 'next.span_type': 'BaseServer.handleRequest', 'http.method': 'GET' }, 'e'.repeat(32));
+    scrubNextSpans.onStart(inner as never, ROOT_CONTEXT);
+    expect(inner.attributes.request_id).toBe('client-id-1');
+    scrubNextSpans.onEnd(inner as never);
     expect(pageSpans().get('e'.repeat(32))).toBe(page);
     scrubNextSpans.onEnd(page as never);
     expect(pageSpans().has('e'.repeat(32))).toBe(false);
