@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { getConfig } from '@/server/config';
+import { pageRequestId } from '@/server/http/requestId';
 import { newNonce, PAGE_HEADERS, pageContentSecurityPolicy } from '@/server/http/securityHeaders';
 
 /**
@@ -9,6 +10,9 @@ import { newNonce, PAGE_HEADERS, pageContentSecurityPolicy } from '@/server/http
  * - Content-Security-Policy with a fresh nonce, set on the request (Next.js
  *   reads the nonce from it and puts it on its scripts) and on the answer,
  *   plus X-Frame-Options (docs/reliability.md "Headers").
+ * - X-Request-Id on every page's answer: the client's when well-formed, else the trace id when
+ *   tracing (then also recorded on the page's request span), else a fresh id
+ *   (docs/operations.md "Traces").
  * - Dashboard pages without any Auth.js session cookie go straight to the
  *   sign-in page, which returns to the page asked for. Only the cookie's
  *   presence is checked here; the dashboard layout checks the session itself.
@@ -21,7 +25,9 @@ export function proxy(req: NextRequest) {
       const url = req.nextUrl.clone();
       url.pathname = '/signin';
       url.search = `?${new URLSearchParams({ callbackUrl: pathname + req.nextUrl.search })}`;
-      return NextResponse.redirect(url);
+      const redirect = NextResponse.redirect(url);
+      redirect.headers.set('x-request-id', pageRequestId(req));
+      return redirect;
     }
   }
   const policy = pageContentSecurityPolicy(newNonce(), getConfig().development);
@@ -29,6 +35,7 @@ export function proxy(req: NextRequest) {
   requestHeaders.set('content-security-policy', policy);
   const res = NextResponse.next({ request: { headers: requestHeaders } });
   res.headers.set('content-security-policy', policy);
+  res.headers.set('x-request-id', pageRequestId(req));
   for (const [name, value] of Object.entries(PAGE_HEADERS)) res.headers.set(name, value);
   return res;
 }

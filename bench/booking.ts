@@ -43,9 +43,11 @@
  *   --wait-idle=S           before each measurement wait up to S s for the host to be idle
  *   --reuse-build           reuse the staged build in $TMPDIR/agent-scheduler-bench-booking-app
  *   --in-place [--no-build] build and serve from this checkout instead
- *   --server-prof=DIR       run the HTTP server with --cpu-prof into DIR
+ *   --server-prof=DIR       run the HTTP server(s) with --cpu-prof into DIR (with --tracing: every server)
  *   --tracing               HTTP: bookings on two servers in turn, tracing off and on (spans to a
  *                           loopback OTLP sink); server CPU per booking of each (docs/benchmarks.md "Tracing cost")
+ *   --tracing-ratio=R       with --tracing, a third server sampling a ratio R of the traces
+ *                           (OTEL_TRACES_SAMPLER=parentbased_traceidratio, OTEL_TRACES_SAMPLER_ARG=R)
  * Environment:
  *   BENCH_DATABASE_URL      default postgres://postgres@127.0.0.1:5432/bench (created when missing);
  *                           a Unix socket works too: BENCH_DATABASE_URL=postgres:///bench

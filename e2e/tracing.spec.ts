@@ -10,7 +10,8 @@ import { freePort, ServerProcess } from './reliability/serverProcess';
  * instrumentation.ts starts the SDK under the real server, that every /v1 request gets one
  * SERVER span named by its route template (the trace's root: Next.js's own spans for the API
  * paths are not recorded) with the statements under it, that the answer's X-Request-Id is the
- * trace id, and that page spans (Next.js's, named by the page's route) carry no raw path.
+ * trace id, and that page spans (Next.js's, named by the page's route) carry no raw path and the
+ * answer's X-Request-Id (the trace id) as request_id.
  * PostgreSQL only: a second server process cannot open the run's embedded database.
  */
 test.describe('traces from the production server', () => {
@@ -101,6 +102,11 @@ test.describe('traces from the production server', () => {
     await otlp.waitFor((spans) => spans.some(isPage));
     const span = otlp.spans.find(isPage)!;
     expect(span.name).toMatch(/^GET \/.*status\/\[token\]$/);
+    // The answer's X-Request-Id is the trace id, recorded on the page's span (proxy.ts).
+    const requestId = page.headers.get('x-request-id');
+    expect(requestId).toMatch(/^[0-9a-f]{32}$/);
+    expect(span.traceId).toBe(requestId);
+    expect(span.attributes.request_id).toBe(requestId);
     const text = JSON.stringify(otlp.spans);
     expect(text).not.toContain(token);
     expect(text).not.toContain('abc123');

@@ -108,6 +108,14 @@ export function getConfig() {
     otelEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
     /** `service.name` of the spans. */
     otelServiceName: env.OTEL_SERVICE_NAME || 'agent-scheduler',
+    /**
+     * Head sampling of traces (docs/operations.md "Traces", the OpenTelemetry names):
+     * OTEL_TRACES_SAMPLER `parentbased_always_on` (default), `parentbased_traceidratio`,
+     * `traceidratio`, `always_on`, `always_off`, `parentbased_always_off`; OTEL_TRACES_SAMPLER_ARG
+     * the ratio of the two ratio samplers (0 to 1, default 1).
+     */
+    otelSampler: env.OTEL_TRACES_SAMPLER || 'parentbased_always_on',
+    otelSamplerArg: env.OTEL_TRACES_SAMPLER_ARG || undefined,
   };
 }
 export type Config = ReturnType<typeof getConfig>;

@@ -219,16 +219,15 @@ export async function benchHttp(db: Db, seeded: Seeded): Promise<HttpSummary> {
   if (app.buildSeconds !== null) notes.push(`build: \`next build\` of a staged copy took ${app.buildSeconds.toFixed(0)} s`);
   const tag = 'h';
   const ownerIds = await seedOwners(db, seeded, tag, OWNERS);
-  // Enough keys for 2,000 bookings/s over warm-up + measurement at PER_KEY requests per key (twice with --tracing: two servers).
   const warmupS = HTTP_WARMUP_S;
-  // Enough keys for 2,000 bookings/s over warm-up + measurement at PER_KEY requests per key (twice with --tracing: two servers).
+  // Enough keys for 2,000 bookings/s over warm-up + measurement at PER_KEY requests per key (once per server with --tracing).
   // The reschedule route has keys of its own, as many.
-  const nKeys = Math.ceil(((warmupS + DURATION_S) * 2000 * (flag('tracing') ? 2 : 1)) / PER_KEY);
+  const nKeys = Math.ceil(((warmupS + DURATION_S) * 2000 * (flag('tracing') ? (opt('tracing-ratio') ? 3 : 2) : 1)) / PER_KEY);
   const t0 = performance.now();
   const keys = await mintKeys(db, seeded, nKeys);
   log(`  minted ${keys.length} API keys in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const profDir = opt('server-prof');
-  if (flag('tracing')) return tracingComparison(app.dir, db, seeded, keys, notes, ownerIds);
+  if (flag('tracing')) return tracingComparison(app.dir, db, seeded, keys, notes, ownerIds, profDir);
   await seedOwners(db, seeded, 'hr', OWNERS);
   const moveKeys = await mintKeys(db, seeded, nKeys);
   const rescheduleRequest = await rescheduleRequests(db, seeded, moveKeys, 'hr');
@@ -290,25 +289,34 @@ async function startOtlpSink(): Promise<{ url: string; requests: () => number; b
 }
 
 /**
- * --tracing (docs/benchmarks.md "Tracing cost"): two production servers on the same database
- * and Redis, one with tracing off and one with OTEL_EXPORTER_OTLP_ENDPOINT pointing at a
- * loopback sink, loaded in turn with POST /v1/bookings (HTTP_ROUNDS pairs, the order flipped
- * every pair, so drift of the shared host weighs on both alike). Rows: server CPU per booking
- * of each; the notes give the ratio and what the sink received.
+ * --tracing (docs/benchmarks.md "Tracing cost"): production servers on the same database and
+ * Redis, one with tracing off and one with OTEL_EXPORTER_OTLP_ENDPOINT pointing at a loopback
+ * sink (every trace recorded), plus with --tracing-ratio=R a third one sampling a ratio R of
+ * the traces (OTEL_TRACES_SAMPLER=parentbased_traceidratio), loaded in turn with POST
+ * /v1/bookings (HTTP_ROUNDS rounds, the order rotated every round, so drift of the shared host
+ * weighs on all alike). Rows: server CPU per booking of each; the notes give the ratios and
+ * what the sink received. --server-prof=DIR runs every server under --cpu-prof.
  */
-async function tracingComparison(appDir: string, db: Db, seeded: Seeded, keys: string[], notes: string[], ownerIds: string[]): Promise<HttpSummary> {
+async function tracingComparison(appDir: string, db: Db, seeded: Seeded, keys: string[], notes: string[], ownerIds: string[], profDir: string | undefined): Promise<HttpSummary> {
   const sink = await startOtlpSink();
   const env = { DATABASE_URL: BENCH_DB_URL, REDIS_URL, TRUST_PROXY: '1', LOG_LEVEL: 'silent' };
-  const off = await startServer(appDir, env);
-  // Metrics are counted by every server (there is no switch); "on" also serves GET /metrics and is
-  // scraped every second while it is loaded (Prometheus scrapes every 15 s by default).
+  const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  // Metrics are counted by every server (there is no switch); the traced ones also serve GET
+  // /metrics and are scraped every second while loaded (Prometheus scrapes every 15 s by default).
   const metricsToken = `bench-metrics-${process.pid}`;
-  const on = await startServer(appDir, { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'bench-booking', METRICS_TOKEN: metricsToken });
+  const traced = { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'bench-booking', METRICS_TOKEN: metricsToken };
+  const ratio = opt('tracing-ratio');
+  const configs: { label: string; env: Record<string, string>; scraped: boolean }[] = [
+    { label: 'tracing off', env, scraped: false },
+    { label: 'tracing on, /metrics scraped every 1 s', env: { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_always_on' }, scraped: true },
+    ...(ratio ? [{ label: `tracing on, sampled ${Number(ratio) * 100} %, /metrics scraped`, env: { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio }, scraped: true }] : []),
+  ];
+  const servers: RunningServer[] = [];
   let scrapes = 0;
-  let scraping = false;
+  let scraped: RunningServer | null = null;
   const scraper = setInterval(() => {
-    if (!scraping) return;
-    fetch(`${on.baseUrl}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
+    if (!scraped) return;
+    fetch(`${scraped.baseUrl}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
       .then(async (res) => {
         await res.arrayBuffer();
         if (res.ok) scrapes++;
@@ -316,34 +324,36 @@ async function tracingComparison(appDir: string, db: Db, seeded: Seeded, keys: s
       .catch(() => undefined);
   }, 1000);
   try {
+    for (const c of configs) servers.push(await startServer(appDir, c.env, nodeArgs));
     const bookingRequest = bookingRequests(keys, 'h');
-    const offRuns: HttpRun[] = [];
-    const onRuns: HttpRun[] = [];
+    const runs: HttpRun[][] = configs.map(() => []);
     for (let r = 0; r < HTTP_ROUNDS; r++) {
       const w = r === 0 ? HTTP_WARMUP_S : 0;
-      const onLabel = 'tracing on, /metrics scraped every 1 s';
-      const pair = r % 2 === 0 ? ([[off, offRuns, 'tracing off'], [on, onRuns, onLabel]] as const) : ([[on, onRuns, onLabel], [off, offRuns, 'tracing off']] as const);
-      for (const [server, runs, label] of pair) {
-        scraping = server === on;
-        runs.push(await autocannonRow(server, `POST /v1/bookings, ${label}`, DURATION_S / HTTP_ROUNDS, w, bookingRequest));
-        scraping = false;
+      for (let k = 0; k < configs.length; k++) {
+        // Rotate the order every round (with two servers: off-on, on-off, ...).
+        const i = (k + r) % configs.length;
+        scraped = configs[i].scraped ? servers[i] : null;
+        runs[i].push(await autocannonRow(servers[i], `POST /v1/bookings, ${configs[i].label}`, DURATION_S / HTTP_ROUNDS, w, bookingRequest));
+        scraped = null;
       }
     }
-    const a = combineRuns(offRuns);
-    const b = combineRuns(onRuns);
-    const cpuOff = a.row.clientCpu;
-    const cpuOn = b.row.clientCpu;
-    const perPair = offRuns.map((o, i) => (o.row.clientCpu && onRuns[i].row.clientCpu ? `${((onRuns[i].row.clientCpu! / o.row.clientCpu - 1) * 100).toFixed(1)} %` : 'n/a'));
+    const combined = runs.map(combineRuns);
+    const cpuOff = combined[0].row.clientCpu;
+    const vs = (i: number) => {
+      const cpu = combined[i].row.clientCpu;
+      const perRound = runs[0].map((o, r) => (o.row.clientCpu && runs[i][r].row.clientCpu ? `${((runs[i][r].row.clientCpu! / o.row.clientCpu - 1) * 100).toFixed(1)} %` : 'n/a'));
+      return `${configs[i].label}: ${cpu?.toFixed(3)} ms (${cpuOff && cpu ? `${((cpu / cpuOff - 1) * 100).toFixed(1)} %` : 'n/a'}; per round ${perRound.join(', ')})`;
+    };
     notes.push(
-      `tracing: server CPU per booking off ${cpuOff?.toFixed(3)} ms, on ${cpuOn?.toFixed(3)} ms (${cpuOff && cpuOn ? `${((cpuOn / cpuOff - 1) * 100).toFixed(1)} %` : 'n/a'}); per pair ${perPair.join(', ')}; ` +
+      `tracing: server CPU per booking off ${cpuOff?.toFixed(3)} ms; ${configs.slice(1).map((_, i) => vs(i + 1)).join('; ')}; ` +
         `the sink received ${sink.requests()} OTLP requests, ${(sink.bytes() / 1024 / 1024).toFixed(1)} MB; ${scrapes} scrapes of /metrics answered`,
     );
     log(`  ${notes[notes.length - 1]}`);
     const around = await claimsAround(db, ownerIds);
-    return { rows: [a.row, b.row], rssMaxMb: Math.max(a.rssMaxMb, b.rssMaxMb), hwmMb: 0, idleRssMb: 0, notes, around };
+    return { rows: combined.map((c) => c.row), rssMaxMb: Math.max(...combined.map((c) => c.rssMaxMb)), hwmMb: 0, idleRssMb: 0, notes, around };
   } finally {
     clearInterval(scraper);
-    await Promise.all([stopServer(off.child), stopServer(on.child)]);
+    await Promise.all(servers.map((s) => stopServer(s.child)));
     await sink.close();
   }
 }

@@ -1,5 +1,5 @@
 import { newId } from '@/server/domain/ids';
-import { activeTraceId } from '@/server/observability/tracing';
+import { activeTraceId, recordPageRequestId } from '@/server/observability/tracing';
 
 /** A request id a client may send (X-Request-Id): 1 to 128 of A-Z a-z 0-9 . _ - (docs/api.md "Request ids"). */
 export const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
@@ -12,6 +12,16 @@ export const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
 export function requestIdOf(req: Request): string {
   const incoming = req.headers.get('x-request-id');
   return incoming && REQUEST_ID_RE.test(incoming) ? incoming : (activeTraceId() ?? newId());
+}
+
+/**
+ * The request id of a page's answer (proxy.ts), chosen as requestIdOf chooses it, and recorded
+ * as `request_id` on the page's request span (Next.js's) when tracing (docs/operations.md "Traces").
+ */
+export function pageRequestId(req: Request): string {
+  const requestId = requestIdOf(req);
+  recordPageRequestId(requestId);
+  return requestId;
 }
 
 /** `res` with its X-Request-Id set (a copy when its headers cannot be changed). */

@@ -48,9 +48,20 @@ export function enableTracing(value: boolean): void {
   setStatementTracer(value ? traceStatement : null);
 }
 
+/**
+ * Whether the active span is one the sampler dropped (OTEL_TRACES_SAMPLER with a ratio): its
+ * children would be dropped too (ParentBased), so they are not made at all and a request left
+ * out of the sample costs little more than with tracing off. A root span (none active: the
+ * webhook worker, the calendar loop) still goes to the sampler.
+ */
+function unsampledParent(): boolean {
+  const active = trace.getActiveSpan();
+  return active !== undefined && !active.isRecording();
+}
+
 /** Run `fn` inside a span named `name` (a child of the active span, or a new trace). */
 export function withSpan<T>(name: string, attrs: Attributes | undefined, fn: (span: Span) => T): T {
-  if (!on) return fn(NOOP_SPAN);
+  if (!on || unsampledParent()) return fn(NOOP_SPAN);
   return tracer!.startActiveSpan(name, { attributes: attrs }, (span) => finish(span, fn));
 }
 
@@ -71,13 +82,13 @@ export function withServerSpan<T>(name: string, req: Request, attrs: Attributes,
 
 /** A span the caller ends; undefined while tracing is off. Not made active. */
 export function startSpan(name: string, attrs?: Attributes, kind?: SpanKind): Span | undefined {
-  if (!on) return undefined;
+  if (!on || unsampledParent()) return undefined;
   return tracer!.startSpan(name, { attributes: attrs, kind });
 }
 
 /** Run `fn` inside a CLIENT span (a request to another service: SMTP, Redis, a webhook receiver, a calendar provider). */
 export function withClientSpan<T>(name: string, attrs: Attributes | undefined, fn: (span: Span) => Promise<T>): Promise<T> {
-  if (!on) return fn(NOOP_SPAN);
+  if (!on || unsampledParent()) return fn(NOOP_SPAN);
   return tracer!.startActiveSpan(name, { kind: SpanKind.CLIENT, attributes: attrs }, (span) => finish(span, fn));
 }
 
@@ -114,6 +125,24 @@ export function traceRequest(req: Request, name: string, route: string, run: () 
     });
     return res;
   });
+}
+
+/**
+ * The recorded request spans of pages (Next.js's `BaseServer.handleRequest`) by trace id, while
+ * they run: otel.ts adds and removes them, proxy.ts (through server/http/requestId.ts) records
+ * the answer's request id on the page's span. On globalThis: proxy.ts is bundled apart.
+ */
+const PAGE_SPANS = Symbol.for('agent-scheduler.page-spans');
+export function pageSpans(): Map<string, Span> {
+  const shared = globalThis as unknown as { [PAGE_SPANS]?: Map<string, Span> };
+  return (shared[PAGE_SPANS] ??= new Map());
+}
+
+/** Record `requestId` on the running page's request span (docs/operations.md "Traces"); nothing when off or not recorded. */
+export function recordPageRequestId(requestId: string): void {
+  if (!on) return;
+  const traceId = activeTraceId();
+  if (traceId) pageSpans().get(traceId)?.setAttribute('request_id', requestId);
 }
 
 /** The trace id of the active span (32 hex digits), or undefined (tracing off, or no span). */
@@ -162,19 +191,35 @@ const HEADERS_GETTER = {
   get: (h: Headers, key: string) => h.get(key) ?? undefined,
 };
 
+/** What a statement's span is made with, per statement text (the drivers send a few hundred distinct texts). */
+type StatementSpanShape = { name: string; options: { kind: SpanKind; attributes: Attributes } };
+const statementShapes = new Map<string, StatementSpanShape>();
+const MAX_STATEMENT_SHAPES = 2000;
+
+/** Name and attributes of a statement's span: its operation and first table (`SELECT owners`), and its text ($n placeholders, never values). */
+export function statementShape(sqlText: string): StatementSpanShape {
+  let shape = statementShapes.get(sqlText);
+  if (shape) return shape;
+  const op = /^\s*(\w+)/.exec(sqlText)?.[1]?.toUpperCase() ?? 'SQL';
+  const table = /\b(?:from|into|update)\s+"?([a-z_][a-z0-9_]*)"?/i.exec(sqlText)?.[1];
+  const attributes: Attributes = { 'db.system.name': 'postgresql', 'db.operation.name': op, 'db.query.text': sqlText.slice(0, 2000) };
+  if (table) attributes['db.collection.name'] = table;
+  shape = { name: table ? `${op} ${table}` : op, options: { kind: SpanKind.CLIENT, attributes } };
+  // Texts with literals inlined would grow the map without bound: past the cap, shapes are not kept.
+  if (statementShapes.size < MAX_STATEMENT_SHAPES) statementShapes.set(sqlText, shape);
+  return shape;
+}
+
 /**
  * A database statement's span (the hook db/tracing.ts calls for every statement the drivers
- * send): only inside a recorded span, so the background loops' polls make no traces. Named by
- * its operation and first table (`SELECT owners`); the text has $n placeholders, never values.
+ * send): only inside a recorded span, so the background loops' polls make no traces, nor does a
+ * request the sampler left out. Its name and attributes are built once per statement text
+ * (statementShape).
  */
 function traceStatement<T extends PromiseLike<unknown>>(sqlText: string, issue: () => T): T {
   if (!trace.getActiveSpan()?.isRecording()) return issue();
-  const op = /^\s*(\w+)/.exec(sqlText)?.[1]?.toUpperCase() ?? 'SQL';
-  const table = /\b(?:from|into|update)\s+"?([a-z_][a-z0-9_]*)"?/i.exec(sqlText)?.[1];
-  const span = tracer!.startSpan(table ? `${op} ${table}` : op, {
-    kind: SpanKind.CLIENT,
-    attributes: { 'db.system.name': 'postgresql', 'db.operation.name': op, ...(table ? { 'db.collection.name': table } : {}), 'db.query.text': sqlText.slice(0, 2000) },
-  });
+  const shape = statementShape(sqlText);
+  const span = tracer!.startSpan(shape.name, shape.options);
   let q: T;
   try {
     q = issue();

@@ -3,7 +3,7 @@ import { getDb } from '@/server/db';
 import { connectCaldav } from '@/server/domain/calendars/calendarService';
 import { enqueueNotification } from '@/server/domain/notificationService';
 import { deliverDueWebhooks } from '@/server/domain/webhooks/delivery';
-import { flushTracing, startTracing, stopTracing } from '@/server/observability/otel';
+import { configuredSampler, flushTracing, startTracing, stopTracing } from '@/server/observability/otel';
 import { tracingEnabled } from '@/server/observability/tracing';
 import { newCustomer, type TestCustomer } from '../../helpers/app';
 import { allowLoopbackOutbound } from '../../helpers/outbound';
@@ -215,5 +215,20 @@ describe('traces (OTLP/HTTP JSON to a loopback receiver)', () => {
     expect(res.headers.get('x-request-id')).not.toMatch(/^[0-9a-f]{32}$/);
     await new Promise((r) => setTimeout(r, 200));
     expect(otlp.spans.length).toBe(before);
+  });
+
+  it('sampled out (OTEL_TRACES_SAMPLER=parentbased_traceidratio, ratio 0): the trace id is still the request id, no span is exported', async () => {
+    startTracing({ endpoint: otlp.url, serviceName: 'tracing-test', scheduledDelayMillis: 50, sampler: configuredSampler('parentbased_traceidratio', '0') });
+    try {
+      const before = otlp.spans.length;
+      const res = await call('GET', `/v1/bookings/${booked.bookingId}`, { key: admin.key });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
+      await flushTracing();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(otlp.spans.length).toBe(before);
+    } finally {
+      await stopTracing();
+    }
   });
 });
