@@ -71,8 +71,14 @@ export class VerifiedKeys {
 }
 
 type Registered = { cache: VerifiedKeys; start: () => void };
-const registry = new WeakMap<Executor, Registered>();
-const all = new Set<VerifiedKeys>();
+/**
+ * Process-wide, on globalThis: Next.js bundles each route separately, each with its own copy of
+ * this module, and the database handle they share (server/db.ts) is registered by whichever
+ * route opened it.
+ */
+const REGISTRY = Symbol.for('agent-scheduler.verifiedKeys');
+const g = globalThis as typeof globalThis & { [REGISTRY]?: { registry: WeakMap<Executor, Registered>; all: Set<VerifiedKeys> } };
+const { registry, all } = (g[REGISTRY] ??= { registry: new WeakMap(), all: new Set() });
 
 /**
  * Give the database `handle` a cache of verified keys (server/db.ts does, for the service's
