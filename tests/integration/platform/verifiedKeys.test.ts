@@ -95,7 +95,7 @@ describe('verified API keys in memory', () => {
     const now = () => new Date();
     await authenticateApiKey(second.db, agent.key, now());
     const secondCache = verifiedKeysOf(second.db)!;
-    await within(1000, async () => {
+    await within(5000, async () => {
       await authenticateApiKey(second.db, agent.key, now());
       return secondCache.get(hashSecret(agent.key), Date.now()) !== undefined;
     });
