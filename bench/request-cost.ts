@@ -11,7 +11,8 @@
  * owner's lock), POST /v1/holds (candidate) and the confirm of each hold. A build comes from
  * bench/contention.ts (its staged app) or any `next build`.
  * --race=N: instead, three rounds of N clients booking one slot of one owner at once (wall, p50,
- *   p99, server CPU per request).
+ *   p99, server CPU per request). --race-path=hold: the same race with candidate holds
+ *   (POST /v1/holds), --race-path=both: a booking race then a hold race each round.
  * --fetch: the client uses fetch instead of node:http (bench/lib/httpClient.ts), to see its cost.
  * --phases-out=FILE: each phase's start and end (process.hrtime, microseconds) as JSON, to cut a
  *   --server-prof profile by phase (its samples carry the same monotonic clock).
@@ -28,6 +29,7 @@ import { startServer, stopServer } from './lib/nextServer';
 
 const FETCH = process.argv.includes('--fetch');
 const RACE = Number(opt('race') ?? 0);
+const RACE_PATHS = opt('race-path') === 'both' ? ['booking', 'hold'] : [opt('race-path') === 'hold' ? 'hold' : 'booking'];
 const TCP_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/bench';
 const COUNT = Number(opt('count') ?? 150);
 const CLIENTS = Number(opt('clients') ?? 8);
@@ -52,7 +54,7 @@ async function main() {
   const seeded = await seedCustomer(handle.db, 'request-cost');
   const tag = `rc${Date.now()}`;
   await seedOwners(handle.db, seeded, tag, CLIENTS);
-  const keys = await mintKeys(handle.db, seeded, Math.ceil(((RACE ? RACE * 3 : CLIENTS * COUNT * 5) * Number(opt('rounds') ?? 2)) / 100) + 4);
+  const keys = await mintKeys(handle.db, seeded, Math.ceil(((RACE ? RACE * 3 * RACE_PATHS.length : CLIENTS * COUNT * 5) * Number(opt('rounds') ?? 2)) / 100) + 4);
   let used = 0;
   const key = () => keys[Math.floor(used++ / 100)];
   await vacuumTables(TCP_URL);
@@ -99,17 +101,24 @@ async function main() {
   try {
     for (let round = 0; round < Number(opt('rounds') ?? 2); round++) {
       if (RACE) {
-        const dRace = day; day += 1;
-        let slotI = 0;
-        for (let k = 0; k < 3; k++) {
-          const sl = slot(dRace, slotI++);
-          const t0 = performance.now();
-          const n0 = processCpuMs(pid)!;
-          const mark0 = process.hrtime.bigint() / 1000n;
-          const res = await Promise.all(Array.from({ length: RACE }, async () => { const a = performance.now(); const r = await post(key(), '/v1/bookings', { owner_email: ownerEmail(tag, 0), meeting_class: CLASS, ...sl }); return { st: r.status, ms: performance.now() - a }; }));
-          phases.push({ name: 'race', from: Number(mark0), to: Number(process.hrtime.bigint() / 1000n) });
-          const ms = res.map((x) => x.ms).sort((a, b) => a - b);
-          log(`race ${RACE}: wall ${fmt(performance.now() - t0)} ms p50 ${fmt(ms[Math.floor(ms.length / 2)])} p99 ${fmt(ms[Math.floor(ms.length * 0.99)])} server ${fmt((processCpuMs(pid)! - n0) / RACE)} ms/req, ${res.filter((x) => x.st === 201).length} won, ${res.filter((x) => x.st === 409).length} x 409`);
+        for (const racePath of RACE_PATHS) {
+          const dRace = day; day += 1;
+          let slotI = 0;
+          for (let k = 0; k < 3; k++) {
+            const sl = slot(dRace, slotI++);
+            const t0 = performance.now();
+            const n0 = processCpuMs(pid)!, p0 = pgCpu();
+            const mark0 = process.hrtime.bigint() / 1000n;
+            const send = () =>
+              racePath === 'hold'
+                ? post(key(), '/v1/holds', { owner_email: ownerEmail(tag, 0), meeting_class: CLASS, hold_scope: 'candidate', candidate: sl })
+                : post(key(), '/v1/bookings', { owner_email: ownerEmail(tag, 0), meeting_class: CLASS, ...sl });
+            const res = await Promise.all(Array.from({ length: RACE }, async () => { const a = performance.now(); const r = await send(); return { st: r.status, ms: performance.now() - a }; }));
+            phases.push({ name: `race ${racePath}`, from: Number(mark0), to: Number(process.hrtime.bigint() / 1000n) });
+            const ms = res.map((x) => x.ms).sort((a, b) => a - b);
+            const won = res.filter((x) => x.st === 201 || x.st === 200).length;
+            log(`race ${racePath.padEnd(7)} ${RACE}: wall ${fmt(performance.now() - t0)} ms p50 ${fmt(ms[Math.floor(ms.length / 2)])} p99 ${fmt(ms[Math.floor(ms.length * 0.99)])} server ${fmt((processCpuMs(pid)! - n0) / RACE)} ms/req pg ${fmt((pgCpu() - p0) / RACE)} ms/req, ${won} won, ${res.filter((x) => x.st === 409).length} x 409`);
+          }
         }
         continue;
       }

@@ -20,6 +20,14 @@ export type DbHandle = {
    * read as an outage.
    */
   ping(): Promise<void>;
+  /**
+   * Subscribe to NOTIFY on `channel` (docs/architecture.md "API keys"). `onState(true)` once
+   * listening and again after every reconnection; `onState(false)` when the listening
+   * connection is lost, since notifications sent meanwhile are missed. On PostgreSQL this uses
+   * a connection of its own (opened on the first call, reconnected with back-off, closed by
+   * close()). Resolves to the unsubscribe.
+   */
+  listen(channel: string, onNotify: (payload: string) => void, onState: (live: boolean) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 };
 

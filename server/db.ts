@@ -1,6 +1,7 @@
 import { openDb, type Db, type DbHandle } from '@/db/client';
 export type { Db, DbHandle, Executor } from '@/db/client';
 import { getConfig } from './config';
+import { enableVerifiedKeys } from './domain/verifiedKeys';
 
 const g = globalThis as unknown as { __schedulerDb?: Promise<DbHandle> };
 
@@ -18,7 +19,13 @@ export function getDbHandle(): Promise<DbHandle> {
       pgliteDir: c.pgliteDir,
       dbPoolMax: c.dbPoolMax,
       migrationsDir: c.migrationsDir,
-    }).catch((err) => {
+    })
+      .then((handle) => {
+        // Verified API keys kept in memory, dropped on every change the database announces (docs/architecture.md "API keys").
+        enableVerifiedKeys(handle);
+        return handle;
+      })
+      .catch((err) => {
       g.__schedulerDb = undefined;
       throw err;
     });

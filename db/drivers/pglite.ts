@@ -39,6 +39,14 @@ export async function openPglite(dataDir: string | undefined, migrationsFolder: 
         ping: async () => {
           await client.query('select 1');
         },
+        // One process owns an embedded database: a notification arrives while the statement that sent it is answered.
+        listen: async (channel, onNotify, onState) => {
+          const unlisten = await client.listen(channel, onNotify);
+          onState(true);
+          return async () => {
+            if (!client.closed) await unlisten();
+          };
+        },
         close: async () => {
           try {
             await client.close();

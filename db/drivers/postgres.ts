@@ -4,6 +4,7 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import * as schema from '../schema';
 import type { Db, DbHandle } from '../types';
 import { preparedStatements } from './preparedStatements';
+import { pgListener } from './listener';
 
 /** Serialises migrations across processes sharing one PostgreSQL. */
 const MIGRATION_LOCK = 72_007_001;
@@ -23,6 +24,7 @@ export async function openPostgres(url: string, max: number, migrationsFolder: s
   // builder per table for every transaction it opens.
   const db = drizzle(preparedStatements(sql)) as unknown as Db;
   let pinger: postgres.Sql | undefined;
+  const listener = pgListener(url);
   return {
     db,
     driver: 'postgres',
@@ -33,8 +35,9 @@ export async function openPostgres(url: string, max: number, migrationsFolder: s
       pinger ??= postgres(url, { max: 1, idle_timeout: 60, connect_timeout: 5, onnotice: () => {} });
       await pinger`select 1`;
     },
+    listen: listener.listen,
     close: async () => {
-      await Promise.all([sql.end({ timeout: 5 }), pinger?.end({ timeout: 1 })]);
+      await Promise.all([sql.end({ timeout: 5 }), pinger?.end({ timeout: 1 }), listener.close()]);
     },
   };
 }

@@ -48,6 +48,9 @@ export async function apiKeyByHash(db: Executor, keyHash: string): Promise<ApiKe
   };
 }
 
+/** Where PostgreSQL announces changes that can turn a verified key away (migration 0024; docs/architecture.md "API keys"). */
+export const API_KEY_AUTH_CHANNEL = 'api_key_auth';
+
 export const TOUCH_API_KEY = `update api_keys set ${k.lastUsedAt} = $2 where ${k.id} = $1`;
 
 export async function touchApiKey(db: Executor, keyId: string, at: Date): Promise<void> {

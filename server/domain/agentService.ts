@@ -5,6 +5,7 @@ import { parseOwnerScope, requirePermission } from './access';
 import { audited, type AdminActor } from './adminAudit';
 import { DomainError, invalidField } from './errors';
 import { isUuid, newId, newSecret } from './ids';
+import { forgetVerified } from './verifiedKeys';
 
 export type AgentRow = typeof agents.$inferSelect;
 export type AgentView = { agent_id: string; name: string; owner_scope: string; permissions: Permission[]; disabled: boolean; created_at: string };
@@ -94,7 +95,11 @@ export async function updateAgent(
       return { before: agentFacts(before), row: await changeAgent(tx, customerId, actor, agentId, patch, now) };
     },
     ({ before, row }) => ({ action: 'agent.update', customerId, details: { ...agentFacts(row), before }, at: now }),
-  ).then((r) => r.row);
+  ).then((r) => {
+    // Committed: this process's verified keys of the agent go now; other instances hear the database (docs/architecture.md "API keys").
+    forgetVerified({ agentId: r.row.id });
+    return r.row;
+  });
 }
 
 async function changeAgent(
@@ -154,7 +159,10 @@ export async function revokeApiKey(
     (tx) => revokeKey(tx, customerId, actor, agentId, keyId, now),
     // A key already revoked keeps its first revocation time: nothing changed, nothing to record.
     (r) => (r.revoked_at === now.toISOString() ? { action: 'api_key.revoke', customerId, details: { agent_id: agentId, key_id: r.key_id }, at: now } : null),
-  );
+  ).then((r) => {
+    forgetVerified({ keyId: r.key_id }); // as in updateAgent
+    return r;
+  });
 }
 
 async function revokeKey(
