@@ -2,7 +2,7 @@ import { calendars, claims, meetingClasses, owners } from '../schema';
 import type { Executor } from '../client';
 import { columnList, names, rowMapper } from './columns';
 import { queryRows } from './driver';
-import type { TargetCalendar, TargetMeetingClass, TargetOwner } from './target';
+import { calendarColumns, meetingClassColumns, ownerColumns, toCalendar, toMeetingClass, toOwner, type TargetCalendar, type TargetMeetingClass, type TargetOwner } from './target';
 
 /**
  * The reads a confirm starts with (server/domain/claims/bookingService.ts), sent as one
@@ -16,14 +16,12 @@ const o = names(owners);
 const m = names(meetingClasses);
 const cal = names(calendars);
 
-const OWNER_OMIT = ['passwordHash'] as const;
-const CALENDAR_OMIT = ['credentials'] as const;
 
-export const LOCK_HOLD_OWNER = `select ${columnList(owners, 'o', 'o_', OWNER_OMIT)} from owners o
+export const LOCK_HOLD_OWNER = `select ${ownerColumns('o')} from owners o
   where o.${o.id} = (select ${h.ownerId} from claims where ${h.id} = $1 and ${h.customerId} = $2 and ${h.kind} = 'hold') for update of o`;
 
-const holdRow = (named: boolean) => `select ${columnList(claims, 'h', 'h_')}, ${columnList(calendars, 'c', 'c_', CALENDAR_OMIT)}, hm.${m.name} as hold_class_name,
-    ${columnList(meetingClasses, 'm', 'm_')}
+const holdRow = (named: boolean) => `select ${columnList(claims, 'h', 'h_')}, ${calendarColumns('c')}, hm.${m.name} as hold_class_name,
+    ${meetingClassColumns('m')}
   from claims h
   join calendars c on c.${cal.id} = h.${h.calendarId}
   join meeting_classes hm on hm.${m.id} = h.${h.meetingClassId}
@@ -32,10 +30,7 @@ const holdRow = (named: boolean) => `select ${columnList(claims, 'h', 'h_')}, ${
 export const LOCK_HOLD = holdRow(false);
 export const LOCK_HOLD_NAMED_CLASS = holdRow(true);
 
-const toOwner = rowMapper(owners, 'o_', OWNER_OMIT);
 const toClaim = rowMapper(claims, 'h_');
-const toCalendar = rowMapper(calendars, 'c_', CALENDAR_OMIT);
-const toClass = rowMapper(meetingClasses, 'm_');
 
 export type LockedHold = {
   owner: TargetOwner;
@@ -61,6 +56,6 @@ export async function lockHoldForConfirm(db: Executor, holdId: string, customerI
     hold: toClaim(raw),
     calendar: toCalendar(raw),
     holdClassName: raw.hold_class_name as string,
-    meetingClass: raw.m_id == null ? null : toClass(raw),
+    meetingClass: raw.m_id == null ? null : toMeetingClass(raw),
   };
 }

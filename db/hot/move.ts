@@ -2,7 +2,7 @@ import { calendars, claims, meetingClasses, owners, type AttendeeJson } from '..
 import type { Executor } from '../client';
 import { columnList, names, rowMapper } from './columns';
 import { queryRows, type Param } from './driver';
-import type { TargetCalendar, TargetMeetingClass, TargetOwner } from './target';
+import { calendarColumns, meetingClassColumns, ownerColumns, toCalendar, toMeetingClass, toOwner, type TargetCalendar, type TargetMeetingClass, type TargetOwner } from './target';
 
 /**
  * The statements of a reschedule (server/domain/claims/rescheduleService.ts; docs/api.md
@@ -21,11 +21,9 @@ const b = names(claims);
 const m = names(meetingClasses);
 const cal = names(calendars);
 
-const OWNER_OMIT = ['passwordHash'] as const;
-const CALENDAR_OMIT = ['credentials'] as const;
 
-export const LOCK_MOVE = `select ${columnList(owners, 'o', 'o_', OWNER_OMIT)}, ${columnList(claims, 'b', 'b_')},
-    ${columnList(calendars, 'c', 'c_', CALENDAR_OMIT)}, ${columnList(meetingClasses, 'm', 'm_')}
+export const LOCK_MOVE = `select ${ownerColumns('o')}, ${columnList(claims, 'b', 'b_')},
+    ${calendarColumns('c')}, ${meetingClassColumns('m')}
   from owners o
   join claims b on b.${b.ownerId} = o.${o.id} and b.${b.id} = $2 and b.${b.customerId} = $3 and b.${b.kind} = 'booking'
   left join meeting_classes m on m.${m.id} = b.${b.meetingClassId}
@@ -33,10 +31,7 @@ export const LOCK_MOVE = `select ${columnList(owners, 'o', 'o_', OWNER_OMIT)}, $
   where o.${o.id} = $1
   for update of o, b`;
 
-const toOwner = rowMapper(owners, 'o_', OWNER_OMIT);
 const toClaim = rowMapper(claims, 'b_');
-const toCalendar = rowMapper(calendars, 'c_', CALENDAR_OMIT);
-const toClass = rowMapper(meetingClasses, 'm_');
 
 export type LockedMove = {
   owner: TargetOwner;
@@ -55,7 +50,7 @@ export async function lockMove(db: Executor, ownerId: string, bookingId: string,
     owner: toOwner(raw),
     booking: toClaim(raw),
     calendar: raw.c_id == null ? null : toCalendar(raw),
-    meetingClass: raw.m_id == null ? null : toClass(raw),
+    meetingClass: raw.m_id == null ? null : toMeetingClass(raw),
   };
 }
 

@@ -14,9 +14,17 @@ export type TargetMeetingClass = typeof meetingClasses.$inferSelect;
 
 const OWNER_OMIT = ['passwordHash'] as const;
 const CALENDAR_OMIT = ['credentials'] as const;
-const toOwner = rowMapper(owners, 'o_', OWNER_OMIT);
-const toCalendar = rowMapper(calendars, 'c_', CALENDAR_OMIT);
-const toMeetingClass = rowMapper(meetingClasses, 'm_');
+/**
+ * The target's columns (owner as `o_*`, calendar as `c_*`, class as `m_*`, under the alias
+ * given) and their mappers, shared by every statement that reads a target beside other rows
+ * (db/hot/holds.ts, db/hot/move.ts).
+ */
+export const ownerColumns = (alias: string) => columnList(owners, alias, 'o_', OWNER_OMIT);
+export const calendarColumns = (alias: string) => columnList(calendars, alias, 'c_', CALENDAR_OMIT);
+export const meetingClassColumns = (alias: string) => columnList(meetingClasses, alias, 'm_');
+export const toOwner = rowMapper(owners, 'o_', OWNER_OMIT);
+export const toCalendar = rowMapper(calendars, 'c_', CALENDAR_OMIT);
+export const toMeetingClass = rowMapper(meetingClasses, 'm_');
 const o = names(owners);
 const c = names(calendars);
 const m = names(meetingClasses);
@@ -37,7 +45,7 @@ function calendarPick(ownerId: string, typeParam: string | null): string {
  * when the owner exists; the class and calendar columns are null when they do not.
  */
 export function targetStatement(byType: boolean, lock: boolean, many = false): string {
-  const columns = [columnList(owners, 'o', 'o_', OWNER_OMIT), columnList(calendars, 'c', 'c_', CALENDAR_OMIT), columnList(meetingClasses, 'm', 'm_')].join(', ');
+  const columns = [ownerColumns('o'), calendarColumns('c'), meetingClassColumns('m')].join(', ');
   const who = many ? `o.${o.email} in (select jsonb_array_elements_text($2::jsonb))` : `o.${o.email} = $2`;
   return `select ${columns} from owners o
     left join meeting_classes m on m.${m.customerId} = o.${o.customerId} and m.${m.name} = $3
@@ -82,8 +90,8 @@ export async function loadTargetRows(
   return rows.map((raw) => ({ owner: toOwner(raw), calendar: raw.c_id == null ? null : toCalendar(raw), meetingClass: raw.m_id == null ? null : toMeetingClass(raw) }));
 }
 
-const PICK_PRIMARY = `select ${columnList(calendars, 'c', 'c_', CALENDAR_OMIT)} from (${calendarPick('$1', null)}) c`;
-const PICK_BY_TYPE = `select ${columnList(calendars, 'c', 'c_', CALENDAR_OMIT)} from (${calendarPick('$1', '$2')}) c`;
+const PICK_PRIMARY = `select ${calendarColumns('c')} from (${calendarPick('$1', null)}) c`;
+const PICK_BY_TYPE = `select ${calendarColumns('c')} from (${calendarPick('$1', '$2')}) c`;
 
 /** The calendar a call on this owner books on (the same choice as loadTargetRow's), or undefined. */
 export async function pickCalendar(db: Executor, ownerId: string, calendarType: string | undefined): Promise<TargetCalendar | undefined> {
