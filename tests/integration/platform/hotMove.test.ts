@@ -5,10 +5,11 @@ import { insertClaim, type NewClaim } from '@/db/hot/claims';
 import { bookingOwnerRows, lockMove, movedRow, moveBookingRow } from '@/db/hot/move';
 import { defer, runTransaction } from '@/db/hot/driver';
 import { loadTargetRow } from '@/db/hot/target';
-import { claims, meetingClasses, owners } from '@/db/schema';
+import { claims, owners } from '@/db/schema';
 import { newId } from '@/server/domain/ids';
 import { createOwner } from '@/server/domain/ownerService';
 import { newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
+import { bookingRow, hotWorld } from './hotWorld';
 
 /**
  * The reschedule's hand-written statements (db/hot/move.ts) answer what the Drizzle query
@@ -22,18 +23,10 @@ const CLASS = `move-${newId().slice(-6)}`;
 const T = (h: number, m = 0) => new Date(Date.UTC(2033, 4, 6, h, m));
 
 beforeAll(async () => {
-  const db = await getDb();
-  admin = await newCustomer();
-  const o = await createOwner(db, admin.customerId, { email: uniqueEmail(), time_zone: 'UTC' });
-  owner = { id: o.id, email: o.email };
-  classId = newId();
-  await db.insert(meetingClasses).values({ id: classId, customerId: admin.customerId, name: CLASS, priority: 40 });
+  ({ admin, owner, classId } = await hotWorld(CLASS));
 });
 
-function booking(over: Partial<NewClaim> & { startAt: Date; endAt: Date }): NewClaim {
-  const now = new Date();
-  return { id: newId(), customerId: admin.customerId, ownerId: owner.id, kind: 'booking', status: 'confirmed', createdAt: now, updatedAt: now, ...over };
-}
+const booking = (over: Partial<NewClaim> & { startAt: Date; endAt: Date }): NewClaim => bookingRow({ admin, owner, classId }, over);
 
 async function drizzleClaim(db: Executor, id: string) {
   const [row] = await db.select().from(claims).where(eq(claims.id, id));

@@ -11,7 +11,8 @@ import { lockHoldForConfirm } from '@/db/hot/holds';
 import { agents, apiKeys, auditLog, calendarEvents, calendars, claims, idempotencyRecords, meetingClasses, notifications, owners } from '@/db/schema';
 import { hashSecret, newId } from '@/server/domain/ids';
 import { createOwner } from '@/server/domain/ownerService';
-import { newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
+import { uniqueEmail, type TestCustomer } from '../../helpers/app';
+import { bookingRow, hotWorld } from './hotWorld';
 
 /**
  * Every hand-written statement under db/hot answers what the Drizzle query builder answers
@@ -26,18 +27,10 @@ const CLASS = `hot-${newId().slice(-6)}`;
 const T = (h: number, m = 0) => new Date(Date.UTC(2032, 2, 4, h, m));
 
 beforeAll(async () => {
-  const db = await getDb();
-  admin = await newCustomer();
-  const o = await createOwner(db, admin.customerId, { email: uniqueEmail(), time_zone: 'UTC' });
-  owner = { id: o.id, email: o.email };
-  classId = newId();
-  await db.insert(meetingClasses).values({ id: classId, customerId: admin.customerId, name: CLASS, priority: 40, sacredMeetingAgeHours: 12 });
+  ({ admin, owner, classId } = await hotWorld(CLASS, { sacredMeetingAgeHours: 12 }));
 });
 
-function claim(over: Partial<NewClaim> & { startAt: Date; endAt: Date }): NewClaim {
-  const now = new Date();
-  return { id: newId(), customerId: admin.customerId, ownerId: owner.id, kind: 'booking', status: 'confirmed', createdAt: now, updatedAt: now, ...over };
-}
+const claim = (over: Partial<NewClaim> & { startAt: Date; endAt: Date }): NewClaim => bookingRow({ admin, owner, classId }, over);
 
 async function drizzleClaim(db: Executor, id: string) {
   const [row] = await db.select().from(claims).where(eq(claims.id, id));
