@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type TestInfo } from '@playwright/test';
-import { baseUrls, databaseUrl, PROJECT_ROOT, usesPostgres } from '../servers';
+import { baseUrls, PROJECT_ROOT, usesPostgres } from '../servers';
 import {
   call,
   iso,
@@ -20,7 +20,7 @@ import {
   type PoolKey,
   type Sql,
 } from './lib';
-import { freePort, ServerProcess } from './serverProcess';
+import { productionServer, type ServerProcess } from './serverProcess';
 
 /**
  * Crash safety (issue "Proof of reliability, security and speed", item 3).
@@ -75,25 +75,6 @@ type LogicalRequest = {
 
 type Classification = { never_reached_or_no_record: number; in_flight_rolled_back: number; committed_answer_lost: number; done_answer_lost: number };
 
-/** A production server of its own on the shared database, for the test to kill -9 and start again. */
-async function crashableServer(): Promise<ServerProcess> {
-  const port = await freePort();
-  return new ServerProcess(port, {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    NODE_ENV: 'production',
-    NEXT_TELEMETRY_DISABLED: '1',
-    DATABASE_URL: databaseUrl!,
-    DB_DRIVER: '',
-    PGLITE_DIR: '',
-    REDIS_URL: process.env.E2E_REDIS_URL || '',
-    UPSTASH_REDIS_REST_URL: '',
-    UPSTASH_REDIS_REST_TOKEN: '',
-    TRUST_PROXY: '',
-    PUBLIC_BASE_URL: '',
-    LOG_LEVEL: 'silent',
-  });
-}
 
 test.describe('crash safety: kill -9 under booking load', () => {
   test.skip(!usesPostgres, 'needs E2E_DATABASE_URL: the test starts its own server on the shared PostgreSQL and checks the database');
@@ -121,7 +102,7 @@ test.describe('crash safety: kill -9 under booking load', () => {
     for (let c = 0; c < CLIENTS; c++) keysByClient.push(await mintKeys(customer, baseUrls, 1, KEYS_PER_CLIENT, ['create_bookings']));
     const keyUse = new Map<string, number>();
 
-    const srv = await crashableServer();
+    const srv = await productionServer();
     server = srv;
     await srv.start();
 
@@ -418,7 +399,7 @@ test.describe('crash safety: kill -9 during a burst of reschedules', () => {
       moves.push(...made);
     }
 
-    const srv = await crashableServer();
+    const srv = await productionServer();
     server = srv;
     await srv.start();
     let crashEpoch = 0;

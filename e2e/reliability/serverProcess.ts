@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { PROJECT_ROOT } from '../servers';
+import { databaseUrl, PROJECT_ROOT } from '../servers';
 import { nowMs, sleep } from './lib';
 
 
@@ -80,3 +80,26 @@ export class ServerProcess {
   }
 }
 
+/**
+ * A production server of its own on the shared database (a free port, no proxy trust, silent
+ * logs), for a test to kill -9 and start again; `extra` adds or overrides settings.
+ */
+export async function productionServer(extra: Record<string, string> = {}): Promise<ServerProcess> {
+  const port = await freePort();
+  return new ServerProcess(port, {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    NODE_ENV: 'production',
+    NEXT_TELEMETRY_DISABLED: '1',
+    DATABASE_URL: databaseUrl!,
+    DB_DRIVER: '',
+    PGLITE_DIR: '',
+    REDIS_URL: process.env.E2E_REDIS_URL || '',
+    UPSTASH_REDIS_REST_URL: '',
+    UPSTASH_REDIS_REST_TOKEN: '',
+    TRUST_PROXY: '',
+    PUBLIC_BASE_URL: '',
+    LOG_LEVEL: 'silent',
+    ...extra,
+  });
+}

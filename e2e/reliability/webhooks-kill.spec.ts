@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { databaseUrl, PROJECT_ROOT, usesPostgres } from '../servers';
+import { PROJECT_ROOT, usesPostgres } from '../servers';
 import { call, newCustomer, sleep } from './lib';
-import { freePort, ServerProcess } from './serverProcess';
+import { freePort, productionServer, type ServerProcess } from './serverProcess';
 
 /**
  * Webhooks survive a SIGKILL mid-retry (docs/webhooks.md "Guarantees"): the test starts its own
@@ -50,19 +50,7 @@ test.describe('webhooks: kill -9 mid-retry', () => {
     const rxPort = await freePort();
     await new Promise<void>((r) => receiver!.listen(rxPort, '127.0.0.1', r));
 
-    const port = await freePort();
-    server = new ServerProcess(port, {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      NODE_ENV: 'production',
-      NEXT_TELEMETRY_DISABLED: '1',
-      DATABASE_URL: databaseUrl!,
-      DB_DRIVER: '',
-      PGLITE_DIR: '',
-      REDIS_URL: process.env.E2E_REDIS_URL || '',
-      TRUST_PROXY: '',
-      PUBLIC_BASE_URL: '',
-      LOG_LEVEL: 'silent',
+    server = await productionServer({
       OUTBOUND_ALLOW_PRIVATE: '1',
       WEBHOOK_RETRY_BASE_MS: '500',
       WEBHOOK_POLL_MS: '100',
