@@ -6,7 +6,7 @@ import type { GroupMemberView } from '../notificationService';
 import { runClaim } from './claimDecision';
 import { ownerQueueKey, slotKey, type Answer, type ClaimOperation } from './claimRunner';
 import { loadAround, lockOwner, type ClaimRow, type SchedulingTarget } from './claimTarget';
-import { decideMembers, type MemberPlan } from './groupService';
+import { decideMembers, type MemberPlan } from './groupVerdict';
 import { assertMayChange, bookingTarget, moverActor, moverPolicy, notFound, type BookingOwner, type Mover, type RescheduleInput } from './moveRules';
 import { bookingView, type BookingView } from './views';
 
