@@ -100,6 +100,13 @@ function sweepOldRuns(parent: string): void {
 
 export default defineConfig({
   testDir: './e2e',
+  // The concurrency histories (e2e/reliability/races.spec.ts, one worker for several minutes with
+  // RACE_ROUNDS=20) are queued first: started last, as file order had it, they ran alone at the end
+  // while the other worker sat idle (docs/reliability.md, "RACE_ROUNDS").
+  projects: [
+    { name: 'races', testMatch: /reliability[\\/]races\.spec\.ts$/ },
+    { name: 'e2e', testIgnore: /reliability[\\/]races\.spec\.ts$/ },
+  ],
   globalSetup: './e2e/global-setup.ts',
   outputDir: './test-results',
   fullyParallel: false,
