@@ -5,7 +5,6 @@ import * as schema from '../schema';
 import type { Db, DbHandle } from '../types';
 import { preparedStatements } from './preparedStatements';
 import { pgListener } from './listener';
-import { coalescingSocketOption } from './coalescedSocket';
 
 /** Serialises migrations across processes sharing one PostgreSQL. */
 const MIGRATION_LOCK = 72_007_001;
@@ -20,8 +19,7 @@ export async function openPostgres(url: string, max: number, migrationsFolder: s
   } finally {
     await migrator.end({ timeout: 5 });
   }
-  // `socket`: a postgres.js option its types do not list (./coalescedSocket.ts).
-  const sql = postgres(url, { max, onnotice: () => {}, socket: coalescingSocketOption(url) } as postgres.Options<Record<string, postgres.PostgresType>>);
+  const sql = postgres(url, { max, onnotice: () => {} });
   // No `schema`: the service uses no relational queries, and with one drizzle builds a query
   // builder per table for every transaction it opens.
   const db = drizzle(preparedStatements(sql)) as unknown as Db;
