@@ -242,9 +242,12 @@ export function recordArbitration(action: string): void {
   c.inc();
 }
 
+const confirmChildren = new Map<boolean, Child>();
 /** A confirm's decision: whether its hold's decision stood or arbitration ran again. */
 export function recordConfirm(stood: boolean): void {
-  metrics().confirms.inc({ arbitration: stood ? 'stood' : 'rerun' });
+  let c = confirmChildren.get(stood);
+  if (!c) confirmChildren.set(stood, (c = metrics().confirms.labels({ arbitration: stood ? 'stood' : 'rerun' })));
+  c.inc();
 }
 
 /** Claim transactions holding (or waiting for) a pooled connection: +1 on begin, -1 on end. */

@@ -15,7 +15,7 @@ import { claimMadeWithKey } from './claimStore';
 import { loadAround, loadClaimTarget, loadConfirmAround, lockOwner, rulesWarnings, type ClaimRow, type LoadedClaim } from './claimTarget';
 import { lockHoldForConfirm, type LockedHold } from '@/db/hot/holds';
 import { requestPolicy, runClaim } from './claimDecision';
-import { ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
+import { ClaimRedirect, ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
 import { refuseWithoutLock } from './earlyRefusal';
 import { holdParts } from './holdService';
 import { holdDecisionStands } from './standingDecision';
@@ -106,8 +106,9 @@ export function confirmClaim(
   input: BookingDetails & { start: Date; end: Date; meetingClass?: string },
   now: Date,
   idempotencyKey: string | null,
+  opts: { groupsUnchecked?: boolean } = {},
 ): ClaimOperation<BookingView> {
-  return { queueKey: `hold:${holdId}`, action: 'hold.confirm', run: (tx) => confirmInTransaction(tx, actor, holdId, input, now, idempotencyKey) };
+  return { queueKey: `hold:${holdId}`, action: 'hold.confirm', run: (tx) => confirmInTransaction(tx, actor, holdId, input, now, idempotencyKey, !!opts.groupsUnchecked) };
 }
 
 export async function confirmHold(db: Db, actor: AgentActor, holdId: string, input: BookingDetails & { start: Date; end: Date; meetingClass?: string }, now: Date, idempotencyKey: string | null): Promise<BookingView> {
@@ -121,6 +122,7 @@ async function confirmInTransaction(
   input: BookingDetails & { start: Date; end: Date; meetingClass?: string },
   now: Date,
   idempotencyKey: string | null,
+  groupsUnchecked: boolean,
 ): Promise<Answer<BookingView>> {
   // One pipeline behind BEGIN: the owner lock, then the hold locked with its calendar and
   // classes, then (under that lock) the hold owner's due holds expired and the claims and
@@ -130,7 +132,11 @@ async function confirmInTransaction(
   const around = valid && input.end > input.start ? loadConfirmAround(tx, { customerId: actor.customerId, holdId }, input.start, input.end, now) : undefined;
   around?.catch(() => {}); // handled here; awaited by confirmLocked or below
   try {
-    return await confirmLocked(tx, actor, await locking, input, now, idempotencyKey, around);
+    const locked = await locking;
+    // Not a single hold's id, but it may name a group hold (a member's id, or a group_id, which
+    // no claim row has): the caller confirms through the group path (confirmAny, groupLifecycle.ts).
+    if (groupsUnchecked && valid && (!locked || (locked.hold.groupId && !locked.hold.partOfHoldId))) throw new ClaimRedirect('the id may name a group hold');
+    return await confirmLocked(tx, actor, locked, input, now, idempotencyKey, around);
   } finally {
     // Whatever the answer, the reads (and the expiry's notifications) finish inside the transaction.
     await around?.catch(() => {});

@@ -14,7 +14,7 @@ import { applyBookings, groupBookingView, groupHoldView, groupRunnerFields, lock
 import { decideMembers, type MemberPlan } from './groupVerdict';
 import { claimMadeWithKey, type NewClaim } from './claimStore';
 import { requestPolicy } from './claimDecision';
-import { runClaimOperation, type Answer, type ClaimOperation } from './claimRunner';
+import { ClaimRedirect, runClaimOperation, type Answer, type ClaimOperation } from './claimRunner';
 import { loadAround } from './claimTarget';
 import { loadGroupMembers, memberView, type GroupMemberRow } from './groupMembers';
 import { holdStatus, type BookingView, type HoldView } from './views';
@@ -209,6 +209,30 @@ export function groupRelease(db: Db, actor: AgentActor, group: NamedGroup, named
 }
 
 
+
+/**
+ * POST /v1/bookings/{id}/confirm, run through `claim` (the REST wrapper's): a single hold's
+ * confirm first, whose locking read also tells whether the id names a group hold (a member's
+ * id, or no hold's id: perhaps a group_id); only then is the group looked up and confirmed
+ * (confirmOperation). A single hold's confirm, by far the usual one, so pays no look-up of its
+ * own before its transaction (docs/benchmarks.md "Hold and confirm: server CPU").
+ */
+export async function confirmAny(
+  db: Executor,
+  actor: AgentActor,
+  id: string,
+  input: ConfirmInput,
+  now: Date,
+  idempotencyKey: string | null,
+  claim: (operation: ClaimOperation<BookingView>) => Promise<BookingView>,
+): Promise<BookingView> {
+  try {
+    return await claim(confirmClaim(actor, id, input, now, idempotencyKey, { groupsUnchecked: true }));
+  } catch (err) {
+    if (!(err instanceof ClaimRedirect)) throw err;
+  }
+  return claim(await confirmOperation(db, actor, id, input, now, idempotencyKey));
+}
 
 /** POST /v1/bookings/{id}/confirm: a group's (named by a member's hold id or the group_id) or a single hold's. */
 export async function confirmOperation(db: Executor, actor: AgentActor, id: string, input: ConfirmInput, now: Date, idempotencyKey: string | null): Promise<ClaimOperation<BookingView>> {

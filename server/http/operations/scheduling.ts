@@ -4,7 +4,7 @@ import { searchAvailability, evaluateBooking } from '@/server/domain/claims/avai
 import { searchGroupAvailability } from '@/server/domain/claims/groupSearchService';
 import { bookingClaim, getBooking } from '@/server/domain/claims/bookingService';
 import { groupBookingClaim, groupHoldClaim } from '@/server/domain/claims/groupService';
-import { cancelAny, confirmOperation, releaseAny } from '@/server/domain/claims/groupLifecycle';
+import { cancelAny, confirmAny, releaseAny } from '@/server/domain/claims/groupLifecycle';
 import { getHold, holdClaim } from '@/server/domain/claims/holdService';
 import { invalidField } from '@/server/domain/errors';
 import { listBookings, listHolds } from '@/server/domain/claims/readBack';
@@ -169,7 +169,7 @@ export const confirmHoldOp = defineOperation({
   success: { status: 200, description: 'The booking', schema: S.Booking },
   errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'SLOT_OUTSIDE_HOLD', ...ARBITRATION, ...TARGET],
   handler: async ({ db, actor, params, body, now, idempotencyKey, claim }) => ({
-    body: await claim(await confirmOperation(db, actor, params.id, { ...body, start: date(body.start), end: date(body.end), meetingClass: body.meeting_class }, now, idempotencyKey)),
+    body: await confirmAny(db, actor, params.id, { ...body, start: date(body.start), end: date(body.end), meetingClass: body.meeting_class }, now, idempotencyKey, claim),
   }),
 });
 
