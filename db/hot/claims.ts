@@ -1,6 +1,6 @@
 import { claims, meetingClasses, owners } from '../schema';
 import type { Executor } from '../client';
-import { insertStatement, names, pickList, pickMapper } from './columns';
+import { epochMs, insertStatement, names, pickList, pickMapper } from './columns';
 import { queryRows } from './driver';
 import { IDEMPOTENCY_RETENTION_MS } from './idempotency';
 
@@ -40,7 +40,7 @@ export type ClaimFacts = {
   group_id: string | null;
 };
 
-const ms = (column: string) => `(extract(epoch from c.${column}) * 1000)::float8`;
+const ms = (column: string) => epochMs(`c.${column}`);
 const FACTS = `c.${c.id}, c.${c.kind}, c.${c.agentId} as agent_id, ${ms(c.startAt)} as start_ms, ${ms(c.endAt)} as end_ms, c.${c.holdScope} as hold_scope,
   c.${c.durationMinutes} as duration_minutes, ${ms(c.expiresAt)} as expires_ms, ${ms(c.createdAt)} as created_ms, c.${c.externalAccepted} as external_accepted,
   c.${c.source}, m.${m.priority}, m.${m.sacredMeetingAgeHours} as sacred_age, m.${m.name} as meeting_class, c.${c.coverage}, c.${c.partOfHoldId} as part_of_hold_id,

@@ -1,7 +1,7 @@
 import { calendarEvents, calendars, owners } from '../schema';
 import type { Executor } from '../client';
 import { byOwner, holdDecisionCurrent, ownerByHold, type OwnerRef } from './claims';
-import { names } from './columns';
+import { epochMs, names } from './columns';
 import { queryRows, type RawRow } from './driver';
 
 /**
@@ -15,7 +15,7 @@ import { queryRows, type RawRow } from './driver';
 const c = names(calendars);
 const e = names(calendarEvents);
 const o = names(owners);
-const ms = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
+const ms = epochMs;
 
 /**
  * By hold (a confirm's): the calendars always (the fail-closed check runs whatever the

@@ -210,14 +210,15 @@ export class DayTable {
    * returns false. On a fall-back day a repeated wall time yields both of its instants; on a
    * spring-forward day the non-existent wall times yield none. Offsets come from Temporal (per
    * day segment), so the arithmetic below never assumes an offset.
-   * Returns false when stopped early.
+   * Returns false when stopped early. `visit` may extend the table (either way): each day is
+   * found again after its visits, so none is walked twice.
    */
   forEachGridPoint(from: number, to: number, stepMinutes: number, visit: (t: number) => boolean): boolean {
     if (!(to > from)) return true;
     const stepMs = stepMinutes * MINUTE;
     let i = this.indexOf(from);
     this.ensure(from, to);
-    for (; i < this.days.length && this.days[i].start < to; i++) {
+    while (i < this.days.length && this.days[i].start < to) {
       const day = this.days[i];
       const wallMidnight = day.epochDay * DAY; // the date's 00:00 on the wall clock, as a number
       for (const seg of day.segments) {
@@ -233,8 +234,14 @@ export class DayTable {
           if (!visit(t)) return false;
         }
       }
+      i = this.indexAfter(day, i);
     }
     return true;
+  }
+
+  /** The index of the day after `day`, which was at index `i` before days were added in front of it. */
+  private indexAfter(day: LocalDay, i: number): number {
+    return (this.days[i] === day ? i : this.days.indexOf(day)) + 1;
   }
 }
 
