@@ -40,20 +40,30 @@ async function startOtlpSink(): Promise<{ url: string; requests: () => number; b
   return { url: `http://127.0.0.1:${port}`, requests: () => requests, bytes: () => bytes, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-type Config = { label: string; env: Record<string, string>; scraped: boolean };
+type Config = { key: string; label: string; env: Record<string, string>; scraped: boolean };
 
 /** The servers compared (see the header); also how many key sets the run needs. */
 export function tracingConfigs(env: Record<string, string>, sinkUrl: string, metricsToken: string): Config[] {
   const scrapedEnv = { ...env, METRICS_TOKEN: metricsToken };
   const traced = { ...scrapedEnv, OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_SERVICE_NAME: 'bench-booking' };
   const ratio = opt('tracing-ratio');
-  return [
-    { label: 'tracing off', env, scraped: false },
-    { label: 'tracing off, /metrics scraped', env: scrapedEnv, scraped: true },
-    { label: 'tracing on, /metrics scraped', env: { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_always_on' }, scraped: true },
-    ...(ratio ? [{ label: `tracing on, sampled ${Number(ratio) * 100} %, /metrics scraped`, env: { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio }, scraped: true }] : []),
-    ...(flag('tracing-never') ? [{ label: 'tracing on, never sampled, /metrics scraped', env: { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_always_off' }, scraped: true }] : []),
+  // --tracing-env=K=V,K=V: extra rows with these settings on a traced server (e.g. the SDK's OTEL_BSP_*).
+  const extraEnv = Object.fromEntries((opt('tracing-env') ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const extra = Object.keys(extraEnv).length ? `, ${Object.entries(extraEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : '';
+  const on = { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_always_on' };
+  const sampled = ratio ? { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio } : null;
+  const all: Config[] = [
+    { key: 'off', label: 'tracing off', env, scraped: false },
+    { key: 'off-scraped', label: 'tracing off, /metrics scraped', env: scrapedEnv, scraped: true },
+    { key: 'on', label: 'tracing on, /metrics scraped', env: on, scraped: true },
+    ...(sampled ? [{ key: 'sampled', label: `tracing on, sampled ${Number(ratio) * 100} %, /metrics scraped`, env: sampled, scraped: true }] : []),
+    ...(flag('tracing-never') ? [{ key: 'never', label: 'tracing on, never sampled, /metrics scraped', env: { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_always_off' }, scraped: true }] : []),
+    ...(extra ? [{ key: 'on-env', label: `tracing on${extra}, /metrics scraped`, env: { ...on, ...extraEnv }, scraped: true }] : []),
+    ...(extra && sampled ? [{ key: 'sampled-env', label: `tracing on, sampled ${Number(ratio) * 100} %${extra}, /metrics scraped`, env: { ...sampled, ...extraEnv }, scraped: true }] : []),
   ];
+  // --tracing-rows=off-scraped,on,...: only these (the first is the base the others are compared with).
+  const rows = opt('tracing-rows')?.split(',');
+  return rows ? rows.map((k) => all.find((c) => c.key === k) ?? (() => { throw new Error(`--tracing-rows: no row ${k}`); })()) : all;
 }
 
 const pct = (a: number | null, b: number | null) => (a && b ? `${((a / b - 1) * 100).toFixed(1)} %` : 'n/a');
@@ -95,12 +105,14 @@ export async function tracingComparison(appDir: string, db: Db, seeded: Seeded, 
     }
     const combined = runs.map(combineRuns);
     const cpu = combined.map((c) => c.row.clientCpu);
+    const base = configs.findIndex((c) => c.key === 'off-scraped');
     const vs = (i: number, base: number) => {
       const perRound = runs[base].map((o, r) => pct(runs[i][r].row.clientCpu, o.row.clientCpu));
       return `${configs[i].label}: ${cpu[i]?.toFixed(3)} ms (${pct(cpu[i], cpu[base])} against "${configs[base].label}"; per round ${perRound.join(', ')})`;
     };
     notes.push(
-      `tracing: server CPU per booking ${configs[0].label} ${cpu[0]?.toFixed(3)} ms; ${vs(1, 0)}; ${configs.slice(2).map((_, i) => vs(i + 2, 1)).join('; ')}; ` +
+      // Against "off, /metrics scraped" (like for like) when it is there, else against the first row.
+      `tracing: server CPU per booking ${configs[0].label} ${cpu[0]?.toFixed(3)} ms; ${configs.slice(1).map((_, i) => vs(i + 1, i + 1 === base || base < 0 ? 0 : base)).join('; ')}; ` +
         `per round (ms): ${configs.map((c, i) => `${c.label} ${runs[i].map((x) => x.row.clientCpu?.toFixed(2)).join(' / ')}`).join('; ')}; ` +
         `the sink received ${sink.requests()} OTLP requests, ${(sink.bytes() / 1024 / 1024).toFixed(1)} MB; ${scrapes} scrapes of /metrics answered (every ${scrapeMs / 1000} s)`,
     );
