@@ -52,6 +52,9 @@
  *   --tracing-never         with --tracing, a server with the SDK registered and nothing sampled
  *                           (parentbased_always_off): the floor of tracing being on
  *   --scrape-interval=S     with --tracing, seconds between scrapes of /metrics (default 1)
+ *   --tracing-env=K=V,...   with --tracing, rows "on" and "sampled" again with these settings added
+ *   --tracing-rows=a,b,...  with --tracing, only these rows (off, off-scraped, on, sampled, never,
+ *                           on-env, sampled-env), compared with off-scraped when it is among them
  * Environment:
  *   BENCH_DATABASE_URL      default postgres://postgres@127.0.0.1:5432/bench (created when missing);
  *                           a Unix socket works too: BENCH_DATABASE_URL=postgres:///bench
