@@ -44,10 +44,17 @@
  *   --reuse-build           reuse the staged build in $TMPDIR/agent-scheduler-bench-booking-app
  *   --in-place [--no-build] build and serve from this checkout instead
  *   --server-prof=DIR       run the HTTP server(s) with --cpu-prof into DIR (with --tracing: every server)
- *   --tracing               HTTP: bookings on two servers in turn, tracing off and on (spans to a
- *                           loopback OTLP sink); server CPU per booking of each (docs/benchmarks.md "Tracing cost")
- *   --tracing-ratio=R       with --tracing, a third server sampling a ratio R of the traces
+ *   --tracing               HTTP: bookings on servers in turn: tracing off, tracing off with /metrics
+ *                           scraped, tracing on (spans to a loopback OTLP sink, /metrics scraped);
+ *                           server CPU per booking of each (docs/benchmarks.md "Tracing cost")
+ *   --tracing-ratio=R       with --tracing, a server sampling a ratio R of the traces
  *                           (OTEL_TRACES_SAMPLER=parentbased_traceidratio, OTEL_TRACES_SAMPLER_ARG=R)
+ *   --tracing-never         with --tracing, a server with the SDK registered and nothing sampled
+ *                           (parentbased_always_off): the floor of tracing being on
+ *   --scrape-interval=S     with --tracing, seconds between scrapes of /metrics (default 1)
+ *   --tracing-env=K=V,...   with --tracing, rows "on" and "sampled" again with these settings added
+ *   --tracing-rows=a,b,...  with --tracing, only these rows (off, off-scraped, on, sampled, never,
+ *                           on-env, sampled-env), compared with off-scraped when it is among them
  * Environment:
  *   BENCH_DATABASE_URL      default postgres://postgres@127.0.0.1:5432/bench (created when missing);
  *                           a Unix socket works too: BENCH_DATABASE_URL=postgres:///bench
@@ -55,7 +62,7 @@
  *   BENCH_REDIS_URL         Redis of the HTTP server, default redis://127.0.0.1:6379
  *
  * The parts live in bench/booking/: options.ts (options and constants), seed.ts, inProcess.ts
- * and rawBooking.ts, pgbench.ts, http.ts, sampler.ts (CPU windows, the row type), report.ts
+ * and rawBooking.ts, pgbench.ts, load.ts (autocannon rounds), http.ts, tracing.ts (--tracing), sampler.ts (CPU windows, the row type), report.ts
  * (tables and the docs section).
  */
 import { execFileSync } from 'node:child_process';
@@ -68,7 +75,8 @@ import type { DbHandle } from '@/db/client';
 import { openPglite } from '@/db/drivers/pglite';
 import { openPostgres } from '@/db/drivers/postgres';
 import { DomainError } from '@/server/domain/errors';
-import { benchHttp, autocannonVersion, type HttpSummary } from './booking/http';
+import { benchHttp } from './booking/http';
+import { autocannonVersion, type HttpSummary } from './booking/load';
 import { inProcessRow, rescheduleOp, rawOp } from './booking/inProcess';
 import { BENCH_DB_URL, CLIENTS, DURATION_S, KEEP, MIGRATIONS, OWNERS, ROOT, RUN_HTTP, RUN_PGBENCH, RUN_PGLITE, RUN_TX, RUN_VARIANTS, VARIANT_S, WORK_DIR, WRITE_DOCS } from './booking/options';
 import { pgbenchRow } from './booking/pgbench';

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { fmt, loadAvg, log, machineLine, markdownTable, textTable, writeMarkedSection } from '../lib/measure';
-import type { HttpSummary } from './http';
+import type { HttpSummary } from './load';
 import {
   BENCH_DB_URL,
   argv,
