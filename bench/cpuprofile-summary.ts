@@ -4,7 +4,11 @@
  * production build, Node's internals, GC), per function, and optionally two profiles side by
  * side (docs/benchmarks.md "Tracing cost").
  *
- *   npx tsx bench/cpuprofile-summary.ts A.cpuprofile [B.cpuprofile] [--top=N] [--per=N]
+ *   npx tsx bench/cpuprofile-summary.ts A.cpuprofile [B.cpuprofile] [--top=N] [--per=N[,M]] [--phases=FILE --phase=NAME]
+ *
+ * --phases/--phase: only the samples taken inside the phases of that name (bench/request-cost.ts
+ *   --phases-out writes them; the profile's clock is the same monotonic clock), e.g. the confirms
+ *   of a hold-and-confirm run (docs/benchmarks.md "Hold and confirm: server CPU").
  *
  * With two profiles, --per=N (bookings served by each, or any count) turns self time into
  * time per operation, so servers that served different loads compare; each table then lists
@@ -33,11 +37,18 @@ export function moduleOf(url: string, fn: string): string {
   return url.replace(/^file:\/\//, '');
 }
 
-/** Self time (ms) by module and by function. */
-export function selfTimes(p: Profile): { total: number; byModule: Map<string, number>; byFunction: Map<string, number> } {
+type Window = { from: number; to: number };
+
+/** Self time (ms) by module and by function; with `windows`, only of the samples taken inside one of them. */
+export function selfTimes(p: Profile, windows?: readonly Window[]): { total: number; byModule: Map<string, number>; byFunction: Map<string, number> } {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
-  for (let i = 0; i < p.samples.length; i++) self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
+  let t = p.startTime;
+  for (let i = 0; i < p.samples.length; i++) {
+    t += p.timeDeltas[i] ?? 0;
+    if (windows && !windows.some((w) => t >= w.from && t < w.to)) continue;
+    self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
+  }
   const byModule = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let total = 0;
@@ -76,9 +87,17 @@ function main(): void {
   const num = (name: string, d: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? d);
   const top = num('top', 30);
   const perArg = args.find((a) => a.startsWith('--per='))?.split('=')[1];
-  if (files.length < 1 || files.length > 2) throw new Error('usage: bench/cpuprofile-summary.ts A.cpuprofile [B.cpuprofile] [--top=N] [--per=N[,M]]');
+  if (files.length < 1 || files.length > 2) throw new Error('usage: bench/cpuprofile-summary.ts A.cpuprofile [B.cpuprofile] [--top=N] [--per=N[,M]] [--phases=FILE --phase=NAME]');
   const per = perArg ? perArg.split(',').map(Number) : null;
-  const profiles = files.map((f) => selfTimes(JSON.parse(fs.readFileSync(f, 'utf8')) as Profile));
+  const str = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  let windows: Window[] | undefined;
+  const phasesFile = str('phases');
+  if (phasesFile) {
+    const phases = JSON.parse(fs.readFileSync(phasesFile, 'utf8')) as ({ name: string } & Window)[];
+    windows = phases.filter((ph) => ph.name === str('phase'));
+    if (!windows.length) throw new Error(`no phase named ${str('phase')} in ${phasesFile}: ${[...new Set(phases.map((ph) => ph.name))].join(', ')}`);
+  }
+  const profiles = files.map((f) => selfTimes(JSON.parse(fs.readFileSync(f, 'utf8')) as Profile, windows));
   // Per operation in µs when counts are given (one count for both, or one each).
   const scale = files.map((_, i) => (per ? 1000 / (per[i] ?? per[0]) : 1));
   files.forEach((f, i) => console.log(`${i ? 'B' : 'A'}: ${f}: ${profiles[i].total.toFixed(0)} ms busy${per ? ` (${(profiles[i].total * scale[i]).toFixed(0)} µs/op)` : ''}`));
