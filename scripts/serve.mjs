@@ -310,10 +310,10 @@ async function startCluster(workers) {
 
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
-  applyV8Flags();
   const workers = Number(process.env.WEB_CONCURRENCY || 1);
   const dev = process.argv.includes('--dev') || process.env.NODE_ENV === 'development';
   const start = async () => {
+    applyV8Flags();
     if (!(Number.isInteger(workers) && workers >= 1)) throw new Error(`WEB_CONCURRENCY must be a positive whole number, got ${process.env.WEB_CONCURRENCY}`);
     if (workers === 1) return startServer();
     if (dev) throw new Error('WEB_CONCURRENCY > 1 is for production builds only');
