@@ -13,6 +13,8 @@
  * --label: the row's name in docs/benchmarks.md (default "this build"); --docs adds or replaces
  *   that row between the bench:memory markers and keeps the other rows (so a "before" row stays).
  * --node-args / --env: extra node flags and environment for the server, to try V8 and pool settings.
+ *   scripts/serve.mjs sets SERVER_V8_FLAGS's default (docs/operations.md "Memory settings"); a row
+ *   with V8's own defaults needs --env=SERVER_V8_FLAGS=none.
  * --snapshots=DIR: the server starts with --heapsnapshot-signal=SIGUSR2 and writes a heap snapshot
  *   at idle, after the warm-up and 300 ms into the second direct race round (that round's figures
  *   are then distorted: a snapshot stops the process for seconds).
