@@ -18,7 +18,8 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { opt } from './booking/options';
+import { envOpt, nodeArgsOpt, opt } from './booking/options';
+import { sendText } from './lib/httpClient';
 import { fmt, freePort, loadAvg, log, memoryKb, sampleMemory, stats } from './lib/measure';
 
 const APP_DIR = path.resolve(opt('app-dir') ?? '/tmp/hm-floor');
@@ -26,28 +27,13 @@ const SERVE = opt('serve') ?? 'serve.mjs';
 const PATH = opt('path') ?? '/v1/race';
 const N = Number(opt('n') ?? 500);
 const ROUNDS = Number(opt('rounds') ?? 10);
-const NODE_ARGS = (opt('node-args') ?? '').split(/\s+/).filter(Boolean);
-const EXTRA_ENV = Object.fromEntries((opt('env') ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const NODE_ARGS = nodeArgsOpt();
+const EXTRA_ENV = envOpt();
 const DB_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/memory_bench';
 
-type Answer = { status: number; ms: number };
-
-function post(agent: http.Agent, port: number, xff: string, body: unknown): Promise<Answer> {
-  const payload = Buffer.from(JSON.stringify(body));
-  const t0 = performance.now();
-  return new Promise((resolve) => {
-    const req = http.request(
-      { agent, host: '127.0.0.1', port, method: 'POST', path: PATH, headers: { 'content-type': 'application/json', 'content-length': String(payload.length), 'x-forwarded-for': xff, 'idempotency-key': crypto.randomUUID() } },
-      (res) => {
-        res.on('data', () => {});
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0 }));
-        res.on('error', () => resolve({ status: 0, ms: performance.now() - t0 }));
-      },
-    );
-    req.on('error', () => resolve({ status: 0, ms: performance.now() - t0 }));
-    req.end(payload);
-  });
-}
+/** A racer's POST: its own connection and X-Forwarded-For, a fresh Idempotency-Key. */
+const post = (agent: http.Agent, port: number, xff: string, body: unknown) =>
+  sendText(agent, port, 'POST', PATH, { 'x-forwarded-for': xff, 'idempotency-key': crypto.randomUUID() }, body);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -30,7 +30,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openPostgres } from '@/db/drivers/postgres';
 import { cleanup, mintKeys, seedCustomer, seedOwners } from './booking/seed';
-import { CLASS, MIGRATIONS, ROOT, flag, opt, ownerEmail } from './booking/options';
+import { CLASS, MIGRATIONS, ROOT, envOpt, flag, nodeArgsOpt, opt, ownerEmail } from './booking/options';
+import { sendText as send } from './lib/httpClient';
 import { ensureDatabase, fmt, loadAvg, log, machineLine, markdownTable, memoryKb, processCpuMs, sampleMemory, stats, vacuumTables } from './lib/measure';
 import { startServer, stopServer } from './lib/nextServer';
 
@@ -39,8 +40,8 @@ const N = Number(opt('n') ?? 500);
 const ROUNDS = Number(opt('rounds') ?? 5);
 const LABEL = opt('label') ?? 'this build';
 const APP_DIR = path.resolve(opt('app-dir') ?? ROOT);
-const NODE_ARGS = (opt('node-args') ?? '').split(/\s+/).filter(Boolean);
-const EXTRA_ENV = Object.fromEntries((opt('env') ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const NODE_ARGS = nodeArgsOpt();
+const EXTRA_ENV = envOpt();
 const SNAPSHOTS = opt('snapshots');
 const DOCS = path.join(ROOT, 'docs', 'benchmarks.md');
 const DAY_MS = 86_400_000;
@@ -53,26 +54,6 @@ const RACE_BASE = (() => {
 })();
 
 const won = (status: number) => status === 200 || status === 201;
-
-type Answer = { status: number; text: string; ms: number };
-
-function send(agent: http.Agent, port: number, method: string, p: string, headers: Record<string, string>, body?: unknown): Promise<Answer> {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  const t0 = performance.now();
-  return new Promise((resolve) => {
-    const req = http.request(
-      { agent, host: '127.0.0.1', port, method, path: p, headers: payload ? { ...headers, 'content-type': 'application/json', 'content-length': String(payload.length) } : headers },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - t0 }));
-        res.on('error', () => resolve({ status: 0, text: '', ms: performance.now() - t0 }));
-      },
-    );
-    req.on('error', (e) => resolve({ status: 0, text: String(e), ms: performance.now() - t0 }));
-    req.end(payload);
-  });
-}
 
 type RaceRow = { mode: 'direct' | 'hold'; round: number; wallMs: number; p50: number; p99: number; winners: number; losers: number; fiveXx: number; other: number; cpuMsPerReq: number; peakRssMb: number };
 

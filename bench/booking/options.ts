@@ -12,6 +12,11 @@ export const ROOT = path.resolve(__dirname, '..', '..');
 export const argv = process.argv.slice(2);
 export const flag = (name: string) => argv.includes(`--${name}`);
 export const opt = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+/** --node-args="..." (node flags for a started server, separated by spaces). */
+export const nodeArgsOpt = (): string[] => (opt('node-args') ?? '').split(/\s+/).filter(Boolean);
+/** --env=K=V,K=V (extra environment for a started server). */
+export const envOpt = (): Record<string, string> =>
+  Object.fromEntries((opt('env') ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 export const QUICK = flag('quick');
 export const DURATION_S = Number(opt('duration') ?? (QUICK ? 3 : 20));
 export const VARIANT_S = Number(opt('variant-duration') ?? (QUICK ? 3 : Math.max(3, Math.round(DURATION_S / 2))));

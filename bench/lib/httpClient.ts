@@ -44,3 +44,28 @@ export function requestJson(baseUrl: string, method: string, path: string, heade
     req.end(payload);
   });
 }
+
+export type TextAnswer = { status: number; text: string; ms: number };
+
+/**
+ * One request on the given agent (racers each keep their own connection) to the server on
+ * 127.0.0.1:`port`, `body` as JSON; never rejects: a network error is status 0 with its message
+ * as the text (bench/memory.ts, bench/memory-floor.ts count them).
+ */
+export function sendText(agent: http.Agent, port: number, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<TextAnswer> {
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const req = http.request(
+      { agent, host: '127.0.0.1', port, method, path, headers: payload ? { ...headers, 'content-type': 'application/json', 'content-length': String(payload.length) } : headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - t0 }));
+        res.on('error', () => resolve({ status: 0, text: '', ms: performance.now() - t0 }));
+      },
+    );
+    req.on('error', (e) => resolve({ status: 0, text: String(e), ms: performance.now() - t0 }));
+    req.end(payload);
+  });
+}
