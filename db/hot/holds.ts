@@ -16,7 +16,6 @@ const o = names(owners);
 const m = names(meetingClasses);
 const cal = names(calendars);
 
-
 export const LOCK_HOLD_OWNER = `select ${ownerColumns('o')} from owners o
   where o.${o.id} = (select ${h.ownerId} from claims where ${h.id} = $1 and ${h.customerId} = $2 and ${h.kind} = 'hold') for update of o`;
 

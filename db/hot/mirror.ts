@@ -15,7 +15,6 @@ import { queryRows, type RawRow } from './driver';
 const c = names(calendars);
 const e = names(calendarEvents);
 const o = names(owners);
-const ms = epochMs;
 
 /**
  * By hold (a confirm's): the calendars always (the fail-closed check runs whatever the
@@ -31,10 +30,10 @@ function busyStatement(by: 'id' | 'email' | 'hold' | 'ids'): string {
           ? `o.${o.id} in (select jsonb_array_elements_text($1::jsonb)::uuid)`
           : `o.${o.id} = $1`;
   return `select c.${c.id} as id, c.${c.type} as type, c.${c.displayName} as display_name, c.${c.status} as status, c.${c.checkConflicts} as check_conflicts,
-    ${ms(`c.${c.lastSyncedAt}`)} as synced_ms, o.${o.email} as owner_email, o.${o.id} as owner_id, ev.start_ms, ev.end_ms
+    ${epochMs(`c.${c.lastSyncedAt}`)} as synced_ms, o.${o.email} as owner_email, o.${o.id} as owner_id, ev.start_ms, ev.end_ms
     from calendars c join owners o on o.${o.id} = c.${c.ownerId}
     left join lateral (
-      select ${ms(`e.${e.startAt}`)} as start_ms, ${ms(`e.${e.endAt}`)} as end_ms from calendar_events e
+      select ${epochMs(`e.${e.startAt}`)} as start_ms, ${epochMs(`e.${e.endAt}`)} as end_ms from calendar_events e
       where e.${e.ownerId} = c.${c.ownerId} and e.${e.calendarId} = c.${c.id} and e.${e.startAt} < $3::timestamptz and e.${e.endAt} > $2::timestamptz
     ) ev on c.${c.checkConflicts}${by === 'hold' ? ` and not ${holdDecisionCurrent(1, 4)}` : ''}
     where ${who} and c.${c.type} <> 'internal' and c.${c.status} <> 'disconnected'`;

@@ -21,7 +21,6 @@ const b = names(claims);
 const m = names(meetingClasses);
 const cal = names(calendars);
 
-
 export const LOCK_MOVE = `select ${ownerColumns('o')}, ${columnList(claims, 'b', 'b_')},
     ${calendarColumns('c')}, ${meetingClassColumns('m')}
   from owners o

@@ -86,11 +86,7 @@ async function refuseEarly(db: Db, operation: ClaimOperation<unknown>, gate?: Ca
  * id names a group hold: groupLifecycle.ts confirmAny): its transaction rolls back, nothing is
  * counted as a decision, and the caller runs the right operation instead.
  */
-export class ClaimRedirect extends Error {
-  constructor(why: string) {
-    super(why);
-  }
-}
+export class ClaimRedirect extends Error {}
 
 /** The `slot` of a claim operation: its start and end. */
 export const slotKey = (start: Date, end: Date): string => `${start.getTime()}|${end.getTime()}`;

@@ -208,14 +208,13 @@ export function groupRelease(db: Db, actor: AgentActor, group: NamedGroup, named
   });
 }
 
-
-
 /**
  * POST /v1/bookings/{id}/confirm, run through `claim` (the REST wrapper's): a single hold's
  * confirm first, whose locking read also tells whether the id names a group hold (a member's
- * id, or no hold's id: perhaps a group_id); only then is the group looked up and confirmed
- * (confirmOperation). A single hold's confirm, by far the usual one, so pays no look-up of its
- * own before its transaction (docs/benchmarks.md "Hold and confirm: server CPU").
+ * id, or no hold's id: perhaps a group_id); only then is the group looked up and confirmed, or,
+ * when the id names no group either, the single confirm answers it (HOLD_NOT_FOUND). A single
+ * hold's confirm, by far the usual one, so pays no look-up of its own before its transaction
+ * (docs/benchmarks.md "Hold and confirm: server CPU").
  */
 export async function confirmAny(
   db: Executor,
@@ -231,13 +230,8 @@ export async function confirmAny(
   } catch (err) {
     if (!(err instanceof ClaimRedirect)) throw err;
   }
-  return claim(await confirmOperation(db, actor, id, input, now, idempotencyKey));
-}
-
-/** POST /v1/bookings/{id}/confirm: a group's (named by a member's hold id or the group_id) or a single hold's. */
-export async function confirmOperation(db: Executor, actor: AgentActor, id: string, input: ConfirmInput, now: Date, idempotencyKey: string | null): Promise<ClaimOperation<BookingView>> {
   const group = await groupNamedBy(db, actor, id, 'hold');
-  return group ? groupConfirmClaim(actor, group, input, now, idempotencyKey) : confirmClaim(actor, id, input, now, idempotencyKey);
+  return claim(group ? groupConfirmClaim(actor, group, input, now, idempotencyKey) : confirmClaim(actor, id, input, now, idempotencyKey));
 }
 
 /** POST /v1/bookings/{id}/cancel: a whole group (a member's id or the group_id) or a single booking. */
