@@ -90,7 +90,7 @@ export function createFuzzer(file: string, opts: { documented?: (req: FuzzReques
     bump(byLabel, req.label);
     let res: ApiResponse;
     try {
-      res = await api(req.method, req.path, { key: req.key ?? undefined, headers: req.headers, body: req.body, rawBody: req.rawBody, ip: req.ip ?? ip() });
+      res = await api(req.method, req.path, { key: req.key ?? undefined, headers: req.headers, body: req.body, rawBody: req.rawBody, ip: req.ip ?? ip(), bodySecrets: false });
     } catch (err) {
       // the in-process harness could not even build or route the Request: a generator bug, reported as such
       violations.push({ problems: [`harness error: ${(err as Error).message}`], req, status: 0, excerpt: '' });
