@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { claimFactsAround, claimIdMadeWithKey, type ClaimFacts, type ClaimRow, type OwnerRef } from '@/db/hot/claims';
+import { claimFactsAround, claimIdMadeWithKey, type ClaimFacts, type ClaimRow, type OwnerRef, type SearchFacts } from '@/db/hot/claims';
 import { claims } from '@/db/schema';
 import { isSacred, type Claim } from '../scheduling';
 
@@ -19,31 +19,53 @@ export async function loadClaims(db: Executor, owner: OwnerRef, from: Date, to: 
   return loadedClaims(await claimFactsAround(db, owner, from, to), now);
 }
 
-/** Claim facts as the pure core sees them (loadClaims' mapping; used as well by the group loader, groupFacts.ts). */
+/**
+ * A claim's facts as the pure core sees them, or null for a hold past its expiry (the clock
+ * decides, whether or not a sweep has flipped it yet). What a search reads (SearchFacts) suffices.
+ */
+export function claimOf(c: SearchFacts, nowMs: number): Claim | null {
+  if (c.kind === 'hold' && c.expires_ms !== null && c.expires_ms <= nowMs) return null;
+  const start = c.start_ms;
+  const end = c.end_ms;
+  return {
+    id: c.id,
+    kind: c.kind,
+    start,
+    end,
+    countedMinutes: c.kind === 'hold' && c.hold_scope === 'window' && c.duration_minutes ? c.duration_minutes : (end - start) / 60_000,
+    // A claim without a class (imported) can never be outranked.
+    priority: c.priority ?? Number.MAX_SAFE_INTEGER,
+    sacred: c.kind === 'booking' && isSacred({ createdAt: c.created_ms, externalAccepted: c.external_accepted, source: c.source }, c.sacred_age, nowMs),
+    external: c.source === 'provider',
+    // The ranges of an all_free window hold count and give way together (docs/arbitration.md).
+    group: c.part_of_hold_id ?? (c.coverage === 'all_free' ? c.id : undefined),
+  };
+}
+
+/** Search facts as the pure core's claims (claimOf; expired holds left out): a search's claims (groupFacts.ts). */
+export function searchClaims(rows: readonly SearchFacts[], now: Date): Claim[] {
+  const nowMs = now.getTime();
+  const out: Claim[] = [];
+  for (const row of rows) {
+    const claim = claimOf(row, nowMs);
+    if (claim) out.push(claim);
+  }
+  return out;
+}
+
+/** Claim facts as a decision needs them: claimOf plus the agent to tell, the class's name and the group. */
 export function loadedClaims(rows: readonly ClaimFacts[], now: Date): LoadedClaim[] {
   const nowMs = now.getTime();
   const out: LoadedClaim[] = [];
-  for (const c of rows) {
-    if (c.kind === 'hold' && c.expires_ms !== null && c.expires_ms <= nowMs) continue;
-    const start = c.start_ms;
-    const end = c.end_ms;
-    out.push({
-      id: c.id,
-      kind: c.kind,
-      agentId: c.agent_id,
-      start,
-      end,
-      countedMinutes: c.kind === 'hold' && c.hold_scope === 'window' && c.duration_minutes ? c.duration_minutes : (end - start) / 60_000,
-      // A claim without a class (imported) can never be outranked.
-      priority: c.priority ?? Number.MAX_SAFE_INTEGER,
-      sacred: c.kind === 'booking' && isSacred({ createdAt: c.created_ms, externalAccepted: c.external_accepted, source: c.source }, c.sacred_age, nowMs),
-      meetingClass: c.meeting_class,
-      external: c.source === 'provider',
-      // The ranges of an all_free window hold count and give way together (docs/arbitration.md).
-      group: c.part_of_hold_id ?? (c.coverage === 'all_free' ? c.id : undefined),
-      // A member of a group hold or booking: preempting it preempts the whole group (docs/groups.md).
-      groupId: c.group_id,
-    });
+  for (const row of rows) {
+    const claim = claimOf(row, nowMs);
+    // A member of a group hold or booking: preempting it preempts the whole group (docs/groups.md).
+    if (!claim) continue;
+    const loaded = claim as LoadedClaim;
+    loaded.agentId = row.agent_id;
+    loaded.meetingClass = row.meeting_class;
+    loaded.groupId = row.group_id;
+    out.push(loaded);
   }
   return out;
 }

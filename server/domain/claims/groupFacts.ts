@@ -1,20 +1,22 @@
 import type { Executor } from '@/db/client';
-import { claimFactsOfOwners } from '@/db/hot/claims';
+import { searchFactsOfOwners } from '@/db/hot/claims';
 import { providerBusyFactsOfOwners } from '@/db/hot/mirror';
 import { loadTargetRows } from '@/db/hot/target';
 import { normalizeEmail } from '../access';
 import { calendarGate, CalendarGateNeeded, ensureCalendarsUsable, providerBusyClaims } from '../calendars/mirror';
 import { DomainError } from '../errors';
 import { getMeetingClass } from '../meetingClassService';
-import { loadedClaims, type LoadedClaim } from './claimStore';
+import type { Claim } from '../scheduling';
+import { searchClaims } from './claimStore';
 import { resolveCalendar, type SchedulingTarget } from './claimTarget';
 
 /**
  * The facts of several owners at once (docs/groups.md "How a group is loaded"): one statement
  * per kind of fact over all owner ids, never one per owner.
  *   loadGroupTargets  owners, the calendar each books on, the meeting class: one statement;
- *   loadGroupClaims   every owner's active claims and provider busy time around a range: two
- *                     statements sent together (one round trip on a pipelined connection).
+ *   loadGroupClaims   every owner's active claims (what a verdict reads of them, packed one value
+ *                     per owner) and provider busy time around a range: two statements sent
+ *                     together (one round trip on a pipelined connection).
  * Shared by the collective search and the group holds and bookings.
  */
 
@@ -47,7 +49,8 @@ export async function loadGroupTargets(
 
 /**
  * Every owner's active claims overlapping [from, to) plus its provider busy time (loadClaims'
- * rules per owner), by owner id. With `gate`: CalendarGateNeeded when an owner's provider
+ * rules per owner), by owner id, as the pure core's claims: what a search's verdicts read, not the
+ * agent or class name a decision's answer names (a decision loads its owner with loadClaims). With `gate`: CalendarGateNeeded when an owner's provider
  * calendar would need a sync first (as a single claim's gate).
  */
 export async function loadGroupClaims(
@@ -57,11 +60,11 @@ export async function loadGroupClaims(
   to: Date,
   now: Date,
   gate?: { freshMs: number },
-): Promise<Map<string, LoadedClaim[]>> {
-  const [own, busy] = await Promise.all([claimFactsOfOwners(db, ownerIds, from, to), providerBusyFactsOfOwners(db, ownerIds, from, to)]);
-  const out = new Map<string, LoadedClaim[]>();
+): Promise<Map<string, Claim[]>> {
+  const [own, busy] = await Promise.all([searchFactsOfOwners(db, ownerIds, from, to), providerBusyFactsOfOwners(db, ownerIds, from, to)]);
+  const out = new Map<string, Claim[]>();
   for (const id of ownerIds) {
-    const claims = loadedClaims(own.get(id) ?? [], now);
+    const claims = searchClaims(own.get(id) ?? [], now);
     const facts = busy.get(id);
     const provider = facts ? providerBusyClaims(facts, now, gate) : [];
     out.set(id, provider.length ? [...claims, ...provider] : claims);
@@ -75,7 +78,7 @@ export async function loadGroupClaims(
  * (ensureCalendarsUsable: sync, or the fail-closed error) and the facts read again. Owners
  * with fresh mirrors cost nothing beyond the two statements.
  */
-export async function loadGroupClaimsGated(db: Executor, ownerIds: readonly string[], from: Date, to: Date, now: Date): Promise<Map<string, LoadedClaim[]>> {
+export async function loadGroupClaimsGated(db: Executor, ownerIds: readonly string[], from: Date, to: Date, now: Date): Promise<Map<string, Claim[]>> {
   try {
     return await loadGroupClaims(db, ownerIds, from, to, now, calendarGate());
   } catch (err) {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { and, asc, eq, gt, inArray, lt, ne, sql } from 'drizzle-orm';
 import { getDb, type Executor } from '@/server/db';
 import { insertAudit, insertAuditRows } from '@/db/hot/audit';
-import { claimFactsAround, claimIdMadeWithKey, claimRow, expireHolds, insertClaim, promoteHold, releaseHoldParts, type NewClaim } from '@/db/hot/claims';
+import { claimFactsAround, claimIdMadeWithKey, searchFactsOfOwners, claimRow, expireHolds, insertClaim, promoteHold, releaseHoldParts, type NewClaim } from '@/db/hot/claims';
 import { completeKeyRecord, IDEMPOTENCY_RETENTION_MS, insertKeyRecord } from '@/db/hot/idempotency';
 import { providerBusyFacts } from '@/db/hot/mirror';
 import { loadTargetRow, pickCalendar } from '@/db/hot/target';
@@ -120,6 +120,35 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     await insertClaim(db, held);
     expect((await claimFactsAround(db, { customerId: admin.customerId, holdId: held.id }, from, to)).sort(byId)).toEqual(expected);
     expect(await claimFactsAround(db, { customerId: newId(), holdId: held.id }, from, to)).toEqual([]);
+  });
+
+  it('SEARCH_FACTS_OF_OWNERS: per owner, what AROUND reads less the agent, class name and group, packed and unpacked', async () => {
+    const db = await getDb();
+    const D = (h: number, m = 0) => new Date(Date.UTC(2032, 5, 9, h, m));
+    const other = await createOwner(db, admin.customerId, { email: uniqueEmail(), time_zone: 'UTC' });
+    const empty = await createOwner(db, admin.customerId, { email: uniqueEmail(), time_zone: 'UTC' });
+    const window = claim({ kind: 'hold', status: 'active', startAt: D(9), endAt: D(12), holdScope: 'window', durationMinutes: 45, expiresAt: D(8), meetingClassId: classId, agentId: admin.agentId });
+    const allFree = claim({ kind: 'hold', status: 'active', startAt: D(12), endAt: D(12, 30), holdScope: 'window', coverage: 'all_free', durationMinutes: 90, expiresAt: D(20), meetingClassId: classId, groupId: newId() });
+    const part = claim({ kind: 'hold', status: 'active', startAt: D(13), endAt: D(14), holdScope: 'window', durationMinutes: 90, coverage: 'all_free', partOfHoldId: allFree.id, meetingClassId: classId, expiresAt: D(20) });
+    const accepted = claim({ startAt: D(14), endAt: D(15), externalAccepted: true, meetingClassId: classId });
+    const imported = claim({ startAt: D(15), endAt: D(16), source: 'provider' });
+    const ofOther = { ...claim({ startAt: D(10), endAt: D(11), meetingClassId: classId, source: 'public' }), ownerId: other.id };
+    const outside = claim({ startAt: D(20), endAt: D(21) });
+    for (const c of [window, allFree, part, accepted, imported, ofOther, outside]) await insertClaim(db, c);
+    // Instants with microseconds read as the same doubles both ways.
+    await db.update(claims).set({ createdAt: sql`${claims.createdAt} + interval '123457 microseconds'` }).where(eq(claims.id, accepted.id));
+    const from = D(8);
+    const to = D(18);
+    const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+    const searchOf = async (id: string) => (await claimFactsAround(db, id, from, to)).map(({ agent_id: _a, meeting_class: _m, group_id: _g, ...rest }) => rest).sort(byId);
+    const got = await searchFactsOfOwners(db, [owner.id, other.id, empty.id], from, to);
+    expect([...got.keys()]).toEqual([owner.id, other.id, empty.id]);
+    const mine = got.get(owner.id)!.sort(byId);
+    expect(mine.map((c) => c.id).sort()).toEqual([window.id, allFree.id, part.id, accepted.id, imported.id].sort());
+    expect(mine).toEqual(await searchOf(owner.id));
+    expect(got.get(other.id)).toEqual(await searchOf(other.id));
+    expect(got.get(empty.id)).toEqual([]);
+    expect(mine.find((c) => c.id === accepted.id)!.created_ms % 1).not.toBe(0);
   });
 
   it('EXPIRE_BY_ID, EXPIRE_BY_EMAIL and EXPIRE_SWEEP: due active holds expired, returned as Drizzle reads them afterwards', async () => {
