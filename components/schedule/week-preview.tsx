@@ -31,14 +31,15 @@ export function WeekPreview({ days, timeZone, pending }: { days: PreviewDay[]; t
           <span className="inline-block size-3 rounded-sm" style={HATCH} /> hard block
         </span>
       </div>
-      <ol className={cn('flex flex-col gap-1.5', pending && 'opacity-60')}>
+      <ol className="flex flex-col gap-1.5">
         {days.map((d) => (
           <li key={d.date} className="grid grid-cols-[5.5rem_1fr] items-center gap-2" data-testid={`preview-${d.weekday}`}>
             <span className="whitespace-nowrap text-sm">
               <span className="font-medium">{DAY_LABEL[d.weekday]}</span> <span className="text-muted">{d.date.slice(5)}</span>
             </span>
             <div className="flex flex-col gap-0.5">
-              <div className="relative h-4 overflow-hidden rounded-sm bg-surface-2" aria-hidden>
+              {/* While the preview is recomputed only the bars fade: the text keeps its contrast. */}
+              <div className={cn('relative h-4 overflow-hidden rounded-sm bg-surface-2', pending && 'opacity-60')} aria-hidden>
                 {[6, 12, 18].map((h) => (
                   <span key={h} className="absolute inset-y-0 w-px bg-line" style={{ left: pct(h * 60) }} />
                 ))}
