@@ -98,62 +98,27 @@ export function byOwner(owner: OwnerRef, texts: OwnerForms): { text: string; fir
  */
 export type SearchFacts = Omit<ClaimFacts, 'agent_id' | 'meeting_class' | 'group_id'>;
 
-const orNull = (s: string) => (s === '' ? null : s);
-const numberOrNull = (s: string) => (s === '' ? null : Number(s));
-/**
- * SearchFacts packed as text: each claim one record of these fields in this order, separated by
- * commas (none of the values can hold one: uuids, numbers, the schema's enum words), the records
- * of one owner joined by semicolons. Both the SQL and the parser come from this table.
- */
-const PACKED_FIELDS: { [K in keyof SearchFacts]: [sql: string, parse: (s: string) => SearchFacts[K]] } = {
-  id: [`c.${c.id}`, (s) => s],
-  kind: [`c.${c.kind}`, (s) => s as SearchFacts['kind']],
-  start_ms: [ms(c.startAt), Number],
-  end_ms: [ms(c.endAt), Number],
-  hold_scope: [`c.${c.holdScope}`, orNull],
-  duration_minutes: [`c.${c.durationMinutes}`, numberOrNull],
-  expires_ms: [ms(c.expiresAt), numberOrNull],
-  created_ms: [ms(c.createdAt), Number],
-  external_accepted: [`c.${c.externalAccepted}::int`, (s) => s === '1'],
-  source: [`c.${c.source}`, (s) => s as SearchFacts['source']],
-  priority: [`m.${m.priority}`, numberOrNull],
-  sacred_age: [`m.${m.sacredMeetingAgeHours}`, numberOrNull],
-  coverage: [`c.${c.coverage}`, orNull],
-  part_of_hold_id: [`c.${c.partOfHoldId}`, orNull],
-};
-const PACKED_KEYS = Object.keys(PACKED_FIELDS) as (keyof SearchFacts)[];
-const PACKED_RECORD = `concat(${PACKED_KEYS.map((k) => PACKED_FIELDS[k][0]).join(`, ',', `)})`;
+const SEARCH_FACTS = `c.${c.id}, c.${c.kind}, ${ms(c.startAt)} as start_ms, ${ms(c.endAt)} as end_ms, c.${c.holdScope} as hold_scope, c.${c.durationMinutes} as duration_minutes,
+  ${ms(c.expiresAt)} as expires_ms, ${ms(c.createdAt)} as created_ms, c.${c.externalAccepted} as external_accepted, c.${c.source}, m.${m.priority},
+  m.${m.sacredMeetingAgeHours} as sacred_age, c.${c.coverage}, c.${c.partOfHoldId} as part_of_hold_id`;
 
 /**
- * The search facts of several owners in one statement ($1: a JSON array of owner ids): one row
- * per owner, its claims packed into one text (PACKED_FIELDS; null when it has none), each owner's
- * claims found through its own scan of the exclusion constraint's GiST index (owner and range, as
- * AROUND's). One value per owner instead of a row of values per claim: PostgreSQL formats fewer
- * values and the driver decodes ten strings instead of thousands (docs/benchmarks.md "Collective
- * search"). `offset 0` keeps the subquery from being flattened into a scan of every owner's range.
+ * The search facts of several owners in one statement ($1: a JSON array of owner ids), each
+ * owner's claims found through its own scan of the exclusion constraint's GiST index (owner and
+ * range, as AROUND's), with the owner id. Ten owners' month is some 1,800 rows, and formatting
+ * their values is most of the statement's time, hence the fewer columns (docs/benchmarks.md
+ * "Collective search"). `offset 0` keeps the lateral subquery from being flattened: flattened,
+ * the planner may scan the range for every owner of every customer and hash-join the ids.
  */
-export const SEARCH_FACTS_OF_OWNERS = `select ids.id as owner_id, (select string_agg(${PACKED_RECORD}, ';')
-  from (select * from claims c0 where c0.${c.ownerId} = ids.id::uuid and ${inRange('c0')} offset 0) c
-  left join meeting_classes m on m.${m.id} = c.${c.meetingClassId}) as facts
-  from jsonb_array_elements_text($1::jsonb) ids(id)`;
-
-/** One owner's packed claims (SEARCH_FACTS_OF_OWNERS) as SearchFacts. */
-export function unpackSearchFacts(packed: string | null): SearchFacts[] {
-  if (!packed) return [];
-  return packed.split(';').map((record) => {
-    const values = record.split(',');
-    if (values.length !== PACKED_KEYS.length) throw new Error(`packed claim facts: ${values.length} fields, expected ${PACKED_KEYS.length}`);
-    const out: Record<string, unknown> = {};
-    PACKED_KEYS.forEach((k, i) => (out[k] = PACKED_FIELDS[k][1](values[i])));
-    return out as SearchFacts;
-  });
-}
+export const SEARCH_FACTS_OF_OWNERS = `select c.${c.ownerId} as owner_id, ${SEARCH_FACTS} from jsonb_array_elements_text($1::jsonb) ids(id)
+  cross join lateral (select * from claims c0 where c0.${c.ownerId} = ids.id::uuid and ${inRange('c0')} offset 0) c
+  left join meeting_classes m on m.${m.id} = c.${c.meetingClassId}`;
 
 /** Active claims of several owners overlapping [from, to) as search facts, by owner id (every id present, possibly with none). */
 export async function searchFactsOfOwners(db: Executor, ownerIds: readonly string[], from: Date, to: Date): Promise<Map<string, SearchFacts[]>> {
   const rows = await queryRows(db, SEARCH_FACTS_OF_OWNERS, [JSON.stringify(ownerIds), from.toISOString(), to.toISOString()]);
   const out = new Map<string, SearchFacts[]>(ownerIds.map((id) => [id, []]));
-  for (const r of rows) out.set(String(r.owner_id), unpackSearchFacts(r.facts as string | null));
+  for (const r of rows) out.get(String(r.owner_id))?.push(r as SearchFacts);
   return out;
 }
 
