@@ -50,7 +50,7 @@ const ARGV = process.argv.slice(2);
 const flag = (name: string) => ARGV.includes(`--${name}`);
 const opt = (name: string) => ARGV.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const QUICK = flag('quick');
-const ITER: Record<WindowName, number> = { '72h': Number(opt('iter72') ?? (QUICK ? 40 : 300)), '31d': Number(opt('iter31') ?? (QUICK ? 15 : 100)) };
+const ITER: Record<WindowName, number> = { '72h': Number(opt('iter72') ?? (QUICK ? 40 : 300)), '31d': Number(opt('iter31') ?? (QUICK ? 15 : 200)) };
 const warmupOf = (w: WindowName) => Math.ceil(ITER[w] / 10) + 10;
 const RUN_HTTP = !flag('no-http');
 const WRITE_DOCS = flag('docs') || (!QUICK && !flag('no-docs'));
