@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { INSERT_AUDIT } from '@/db/hot/audit';
+import { auditLog, claims } from '@/db/schema';
 import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/db/hot/claims';
 import { targetStatement } from '@/db/hot/target';
 import { VERDICT_CLAIMS_MARGIN_MS } from '@/server/domain/scheduling';
@@ -17,6 +18,7 @@ import { CLAIM_KEY, COMPLETE_KEY, IDEMPOTENCY_RETENTION_MS } from '@/db/hot/idem
 import { requestFingerprint } from '@/server/http/idempotency';
 import { fmt, loadAvg, log, stats, vacuumTables, waitIdle } from '../lib/measure';
 import { BASE_MS, BENCH_DB_URL, CLASS, CLIENTS, ownerEmail, OWNERS, PREFILL, SLOT_MS, WAIT_IDLE_S, WORK_DIR } from './options';
+import { insertArgs } from './insertArgs';
 import { cpuSampler, type Row } from './sampler';
 import type { Seeded } from './seed';
 
@@ -25,7 +27,6 @@ const RETENTION_S = IDEMPOTENCY_RETENTION_MS / 1000;
 /** A statement of the service with its $n parameters replaced by pgbench expressions, on one line. */
 function pgbenchStatement(text: string, args: string[], gset?: string): string {
   const used = new Set([...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
-  // A column added to the table must be added here too (positional), or the script breaks.
   if (used.size !== args.length) throw new Error(`pgbench statement takes ${used.size} parameters, ${args.length} given: ${text.slice(0, 60)}`);
   const line = text.replace(/\$(\d+)/g, (_, n: string) => args[Number(n) - 1]).replace(/\s+/g, ' ');
   return gset === undefined ? `${line};` : `${line} \\gset${gset ? ' ' + gset : ''}`;
@@ -65,15 +66,48 @@ function pgbenchScript(withKey: boolean): string {
   lines.push(
     pgbenchStatement(EXPIRE_BY_EMAIL, ['now()', ':cust', email]),
     pgbenchStatement(AROUND_BY_EMAIL, [':cust', `to_timestamp(:s - ${margin})`, `to_timestamp(:e + ${margin})`, email]),
-    pgbenchStatement(INSERT_CLAIM, [
-      bookingId, ':cust', ':o_id', ':c_id', ':agent', ':m_id', "'booking'", "'confirmed'", start, end,
-      // hold_scope, duration_minutes, expires_at, promoted_booking_id, coverage, part_of_hold_id, hold_id
-      'null', 'null', 'null', 'null', 'null', 'null', 'null', "'agent'", 'null', 'null', "'[]'", 'false', 'null', 'null', 'null', key, 'now()', 'now()',
-    ]),
-    pgbenchStatement(INSERT_AUDIT, [
-      'gen_random_uuid()', ':cust', 'now()', ':agent', ':o_id', ':o_email', 'null', 'null', "'agent'", 'null', "'booking.create'", "'accept'", 'null', ':m_name', start, end,
-      'null', bookingId, "'{}'", key, 'null',
-    ]),
+    pgbenchStatement(
+      INSERT_CLAIM,
+      insertArgs(claims, {
+        id: bookingId,
+        customerId: ':cust',
+        ownerId: ':o_id',
+        calendarId: ':c_id',
+        agentId: ':agent',
+        meetingClassId: ':m_id',
+        kind: "'booking'",
+        status: "'confirmed'",
+        startAt: start,
+        endAt: end,
+        source: "'agent'",
+        attendees: "'[]'",
+        externalAccepted: 'false',
+        idempotencyKey: key,
+        sequence: '0',
+        createdAt: 'now()',
+        updatedAt: 'now()',
+      }, 'null'),
+    ),
+    pgbenchStatement(
+      INSERT_AUDIT,
+      insertArgs(auditLog, {
+        id: 'gen_random_uuid()',
+        customerId: ':cust',
+        at: 'now()',
+        agentId: ':agent',
+        ownerId: ':o_id',
+        ownerEmail: ':o_email',
+        actorKind: "'agent'",
+        action: "'booking.create'",
+        outcome: "'accept'",
+        meetingClass: ':m_name',
+        startAt: start,
+        endAt: end,
+        bookingId,
+        preemptedBookingIds: "'{}'",
+        idempotencyKey: key,
+      }, 'null'),
+    ),
   );
   if (withKey) lines.push(pgbenchStatement(COMPLETE_KEY, [':i_id', '201', ':body']));
   lines.push('commit;');

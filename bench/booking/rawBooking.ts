@@ -12,6 +12,8 @@
 import postgres from 'postgres';
 import { AROUND_BY_EMAIL, EXPIRE_BY_EMAIL, INSERT_CLAIM, MADE_WITH_KEY } from '@/db/hot/claims';
 import { INSERT_AUDIT } from '@/db/hot/audit';
+import { auditLog, claims } from '@/db/schema';
+import { insertArgs } from './insertArgs';
 import { targetStatement } from '@/db/hot/target';
 import { VERDICT_CLAIMS_MARGIN_MS } from '@/server/domain/scheduling';
 import { newId } from '@/server/domain/ids';
@@ -53,8 +55,8 @@ export async function rawBooking(sql: postgres.Sql, b: RawBookingInput): Promise
     body = JSON.stringify({ booking_id: id, owner_email: row.o_email, meeting_class: row.m_name, start, end, status: 'confirmed' });
     // As the service: claim, audit row, the stored response and COMMIT in one round trip.
     await Promise.all([
-      q(tx, INSERT_CLAIM, [id, b.customerId, row.o_id, row.c_id, b.agentId, row.m_id, 'booking', 'confirmed', start, end, null, null, null, null, null, null, null, 'agent', null, null, '[]', false, null, null, null, b.key, at, at]),
-      q(tx, INSERT_AUDIT, [newId(now.getTime()), b.customerId, at, b.agentId, row.o_id, row.o_email, null, null, 'agent', null, 'booking.create', 'accept', null, row.m_name, start, end, null, id, '{}', b.key, null]),
+      q(tx, INSERT_CLAIM, insertArgs<typeof claims, unknown>(claims, { id, customerId: b.customerId, ownerId: row.o_id, calendarId: row.c_id, agentId: b.agentId, meetingClassId: row.m_id, kind: 'booking', status: 'confirmed', startAt: start, endAt: end, source: 'agent', attendees: '[]', externalAccepted: false, idempotencyKey: b.key, sequence: 0, createdAt: at, updatedAt: at }, null)),
+      q(tx, INSERT_AUDIT, insertArgs<typeof auditLog, unknown>(auditLog, { id: newId(now.getTime()), customerId: b.customerId, at, agentId: b.agentId, ownerId: row.o_id, ownerEmail: row.o_email, actorKind: 'agent', action: 'booking.create', outcome: 'accept', meetingClass: row.m_name, startAt: start, endAt: end, bookingId: id, preemptedBookingIds: '{}', idempotencyKey: b.key }, null)),
       recordId ? q(tx, COMPLETE_KEY, [recordId, 201, body]) : Promise.resolve([]),
       q(tx, 'commit', []),
     ]);
