@@ -405,11 +405,15 @@ test.describe('crash safety: kill -9 during a burst of reschedules', () => {
     let crashEpoch = 0;
 
     const send = (m: Move, target = srv.url) => call(target, 'POST', `/v1/bookings/${m.bookingId}/reschedule`, { key: keyOf(m.client).key, body: { ...m.to, reason: 'crash test' }, idempotencyKey: m.idemKey, signal: AbortSignal.timeout(30_000) });
+    // Moves on the wire now: a kill waits for one, so it always lands on a move in flight (on a fast
+    // host the lanes are idle between requests most of the time).
+    let inFlight = 0;
     const attempt = async (m: Move): Promise<'settled' | 'unanswered' | 'in_flight' | 'rate_limited'> => {
       const invoke = nowMs();
       const epoch = crashEpoch;
+      inFlight += 1;
       try {
-        const r = await send(m);
+        const r = await send(m).finally(() => (inFlight -= 1));
         const a: Attempt = { invoke, complete: nowMs(), status: r.status, code: r.json?.error?.code, text: r.text, key: 0, crashEpoch: epoch };
         m.attempts.push(a);
         if (r.status >= 500) {
@@ -461,6 +465,8 @@ test.describe('crash safety: kill -9 during a burst of reschedules', () => {
     const restartMs: number[] = [];
     for (let k = 0; k < RS_KILLS && queue.length; k++) {
       await sleep(800 + Math.random() * 2_000);
+      const until = nowMs() + 5_000;
+      while (inFlight === 0 && queue.length && nowMs() < until) await sleep(1);
       await srv.kill9();
       kills += 1;
       crashEpoch += 1;
