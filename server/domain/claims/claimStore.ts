@@ -59,11 +59,11 @@ export function loadedClaims(rows: readonly ClaimFacts[], now: Date): LoadedClai
   const out: LoadedClaim[] = [];
   for (const row of rows) {
     const claim = claimOf(row, nowMs);
-    // A member of a group hold or booking: preempting it preempts the whole group (docs/groups.md).
     if (!claim) continue;
     const loaded = claim as LoadedClaim;
     loaded.agentId = row.agent_id;
     loaded.meetingClass = row.meeting_class;
+    // A member of a group hold or booking: preempting it preempts the whole group (docs/groups.md).
     loaded.groupId = row.group_id;
     out.push(loaded);
   }

@@ -14,9 +14,9 @@ import { resolveCalendar, type SchedulingTarget } from './claimTarget';
  * The facts of several owners at once (docs/groups.md "How a group is loaded"): one statement
  * per kind of fact over all owner ids, never one per owner.
  *   loadGroupTargets  owners, the calendar each books on, the meeting class: one statement;
- *   loadGroupClaims   every owner's active claims (what a verdict reads of them, packed one value
- *                     per owner) and provider busy time around a range: two statements sent
- *                     together (one round trip on a pipelined connection).
+ *   loadGroupClaims   every owner's active claims (the columns a verdict reads) and provider busy
+ *                     time around a range: two statements sent together (one round trip on a
+ *                     pipelined connection).
  * Shared by the collective search and the group holds and bookings.
  */
 
@@ -50,8 +50,9 @@ export async function loadGroupTargets(
 /**
  * Every owner's active claims overlapping [from, to) plus its provider busy time (loadClaims'
  * rules per owner), by owner id, as the pure core's claims: what a search's verdicts read, not the
- * agent or class name a decision's answer names (a decision loads its owner with loadClaims). With `gate`: CalendarGateNeeded when an owner's provider
- * calendar would need a sync first (as a single claim's gate).
+ * agent or class name a decision's answer names (a decision loads its owner with loadClaims).
+ * With `gate`: CalendarGateNeeded when an owner's provider calendar would need a sync first (as a
+ * single claim's gate).
  */
 export async function loadGroupClaims(
   db: Executor,
