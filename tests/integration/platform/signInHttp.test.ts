@@ -8,6 +8,7 @@ import { createOwner } from '@/server/domain/ownerService';
 import { authenticateOwner, DUMMY_PASSWORD_HASH, setOwnerPassword, verifyPassword } from '@/server/domain/passwords';
 import { api, newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
 import { linksIn, startSmtp, type TestSmtp } from '../../helpers/smtp';
+import { freshIp } from '../../helpers/freshIp';
 
 /**
  * Owner sign-in over HTTP (/api/auth/*, Auth.js), in-process through the real route handler
@@ -19,8 +20,6 @@ const BASE = 'http://scheduler.test';
 const PASSWORD = 'a long enough password';
 let admin: TestCustomer;
 let smtp: TestSmtp;
-let ipSeq = 0;
-const freshIp = () => `198.51.100.${++ipSeq}`;
 
 beforeAll(async () => {
   await getDb(); // migrates (slow on PGlite): in the hook, with its longer timeout

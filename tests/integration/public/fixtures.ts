@@ -8,6 +8,7 @@ import { appRouter } from '@/server/trpc/router';
 import { api, uniqueEmail, type ApiOptions, type ApiResponse, type TestCustomer } from '../../helpers/app';
 import { startSmtp, type TestSmtp } from '../../helpers/smtp';
 import { call, nextWeekday, STANDARD_CLASSES } from '../scheduling/fixtures';
+import { freshIp } from '../../helpers/freshIp';
 
 export { call, nextWeekday };
 
@@ -16,17 +17,8 @@ export const recorded: { method: string; path: string; status: number; contentTy
 /** Strings no /public response may contain (owner emails, internal ids), added as fixtures make them. */
 export const forbidden = new Set<string>();
 
-const NET_A = rnd();
-const NET_B = rnd();
-let ipSeq = 0;
-function rnd() {
-  return Math.floor(Math.random() * 254) + 1;
-}
 /** A fresh client address (submissions are limited per address and link). */
-export function freshIp(): string {
-  ipSeq++;
-  return `172.${NET_A}.${(NET_B + Math.floor(ipSeq / 250)) % 256}.${(ipSeq % 250) + 1}`;
-}
+export { freshIp };
 const FILE_IP = freshIp();
 
 /** `api()` for /public paths, from this file's address unless told, recording the response. */
