@@ -16,6 +16,7 @@
  * --fetch: the client uses fetch instead of node:http (bench/lib/httpClient.ts), to see its cost.
  * --phases-out=FILE: each phase's start and end (process.hrtime, microseconds) as JSON, to cut a
  *   --server-prof profile by phase (its samples carry the same monotonic clock).
+ * Before each phase: VACUUM ANALYZE of the claim tables, outside the phase's figures.
  * RC_STRACE=PHASE: strace the server's reads and writes during that phase into /tmp/strace-PHASE.txt.
  */
 import fs from 'node:fs';
@@ -77,6 +78,11 @@ async function main() {
   let day = 0;
   const phases: { name: string; from: number; to: number }[] = [];
   const phase = async (name: string, fn: (c: number, i: number) => Promise<number>) => {
+    // Statistics as autovacuum would keep them (it is off on these hosts): the table grows
+    // tenfold during a run, and plans cached on statistics of the nearly empty table scan the
+    // customer's claims (docs/benchmarks.md "Hold and confirm: server CPU").
+    await vacuumTables(TCP_URL);
+    await new Promise((r) => setTimeout(r, 300)); // its backend gone, so the PostgreSQL CPU sums below leave it out
     const mark0 = process.hrtime.bigint() / 1000n;
     const traced = process.env.RC_STRACE && name === process.env.RC_STRACE ? (await import('node:child_process')).spawn('strace', ['-f', '-e', 'trace=write,writev,sendto,sendmsg,read,recvfrom', '-o', `/tmp/strace-${name.replace(/\W+/g, '_')}.txt`, '-p', String(pid)], { stdio: 'ignore' }) : null;
     if (traced) await new Promise((r) => setTimeout(r, 1500));
