@@ -80,7 +80,7 @@ async function main() {
   const phase = async (name: string, fn: (c: number, i: number) => Promise<number>) => {
     // Statistics as autovacuum would keep them (it is off on these hosts): the table grows
     // tenfold during a run, and plans cached on statistics of the nearly empty table scan the
-    // customer's claims (docs/benchmarks.md "Hold and confirm: server CPU").
+    // customer's claims (docs/benchmarks.md "The same harness on a slower host").
     await vacuumTables(TCP_URL);
     await new Promise((r) => setTimeout(r, 300)); // its backend gone, so the PostgreSQL CPU sums below leave it out
     const mark0 = process.hrtime.bigint() / 1000n;
