@@ -16,6 +16,8 @@
  * --fetch: the client uses fetch instead of node:http (bench/lib/httpClient.ts), to see its cost.
  * --phases-out=FILE: each phase's start and end (process.hrtime, microseconds) as JSON, to cut a
  *   --server-prof profile by phase (its samples carry the same monotonic clock).
+ * After each phase, the service's decision counters that moved in it (GET /metrics): decisions by
+ *   action, outcome and reason, confirms whose hold decision stood or was arbitrated again, ...
  * Before each phase: VACUUM ANALYZE of the claim tables, outside the phase's figures.
  * RC_STRACE=PHASE: strace the server's reads and writes during that phase into /tmp/strace-PHASE.txt.
  */
@@ -47,6 +49,18 @@ function io(pid: number) {
   const get = (k: string) => Number(new RegExp(`${k}: (\\d+)`).exec(t)![1]);
   return { r: get('syscr'), w: get('syscw') };
 }
+/** The service's decision counters (GET /metrics), summed by their labels: what each phase decided, and how. */
+const METRICS_TOKEN = 'request-cost';
+const COUNTED = /^scheduler_(decisions|arbitrations|confirms|preemptions|idempotency_conflicts|idempotent_replays)_total\{([^}]*)\} (\d+)/;
+async function decisionCounts(baseUrl: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  const counts = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = COUNTED.exec(line);
+    if (m) counts.set(`${m[1]}{${m[2].replace(/"/g, '')}}`, Number(m[3]));
+  }
+  return counts;
+}
 const pgCpu = () => [...postgresCpuByPid().values()].reduce((a, b) => a + b, 0);
 
 async function main() {
@@ -62,7 +76,7 @@ async function main() {
   const prof = opt('server-prof');
   const server = await startServer(
     opt('app-dir')!,
-    { DATABASE_URL: `postgres:///${u.pathname.slice(1)}`, PGHOST: '/var/run/postgresql', PGUSER: 'postgres', REDIS_URL: 'redis://127.0.0.1:6379', TRUST_PROXY: '1', LOG_LEVEL: 'silent' },
+    { DATABASE_URL: `postgres:///${u.pathname.slice(1)}`, PGHOST: '/var/run/postgresql', PGUSER: 'postgres', REDIS_URL: 'redis://127.0.0.1:6379', TRUST_PROXY: '1', LOG_LEVEL: 'silent', METRICS_TOKEN },
     prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [],
   );
   const pid = server.child.pid!;
@@ -86,6 +100,7 @@ async function main() {
     const mark0 = process.hrtime.bigint() / 1000n;
     const traced = process.env.RC_STRACE && name === process.env.RC_STRACE ? (await import('node:child_process')).spawn('strace', ['-f', '-e', 'trace=write,writev,sendto,sendmsg,read,recvfrom', '-o', `/tmp/strace-${name.replace(/\W+/g, '_')}.txt`, '-p', String(pid)], { stdio: 'ignore' }) : null;
     if (traced) await new Promise((r) => setTimeout(r, 1500));
+    const d0 = await decisionCounts(server.baseUrl);
     const s0 = processCpuMs(pid)!, p0 = pgCpu(), c0 = selfCpuMs(), io0 = io(pid), t0 = performance.now();
     const statuses = new Map<number, number>();
     await Promise.all(Array.from({ length: CLIENTS }, async (_, c) => {
@@ -99,6 +114,9 @@ async function main() {
     if (traced) { traced.kill('SIGINT'); await new Promise((r) => traced.once('exit', r)); }
     phases.push({ name, from: Number(mark0), to: Number(process.hrtime.bigint() / 1000n) });
     log(`${name.padEnd(22)} ${fmt(n / ((t1 - t0) / 1000))}/s server ${fmt((s1 - s0) / n)} ms  pg ${fmt((p1 - p0) / n)} ms  client ${fmt((c1 - c0) / n)} ms  syscr ${fmt((io1.r - io0.r) / n)} syscw ${fmt((io1.w - io0.w) / n)}  ${[...statuses].map(([s, k]) => `${k}x${s}`).join(' ')}`);
+    const d1 = await decisionCounts(server.baseUrl);
+    const decided = [...d1].filter(([k, v]) => v !== (d0.get(k) ?? 0)).map(([k, v]) => `${k} ${v - (d0.get(k) ?? 0)}`);
+    if (decided.length) log(`${''.padEnd(22)} ${decided.join(', ')}`);
   };
   const slot = (d: number, i: number) => {
     const s = BASE + (d + Math.floor(i / 40)) * DAY_MS + (i % 40) * SLOT_MS;

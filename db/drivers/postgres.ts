@@ -5,6 +5,7 @@ import * as schema from '../schema';
 import type { Db, DbHandle } from '../types';
 import { preparedStatements } from './preparedStatements';
 import { pgListener } from './listener';
+import { coalescingSocket } from './coalescingSocket';
 
 /** Serialises migrations across processes sharing one PostgreSQL. */
 const MIGRATION_LOCK = 72_007_001;
@@ -19,7 +20,10 @@ export async function openPostgres(url: string, max: number, migrationsFolder: s
   } finally {
     await migrator.end({ timeout: 5 });
   }
-  const sql = postgres(url, { max, onnotice: () => {} });
+  // The service's pool sends each turn's messages in one write (./coalescingSocket.ts). The
+  // `socket` option is postgres.js's documented "Custom socket", absent from its typings.
+  const options = { max, onnotice: () => {}, socket: coalescingSocket };
+  const sql = postgres(url, options);
   // No `schema`: the service uses no relational queries, and with one drizzle builds a query
   // builder per table for every transaction it opens.
   const db = drizzle(preparedStatements(sql)) as unknown as Db;
