@@ -19,7 +19,8 @@ export type SocketTarget = { host: string[]; port: number[]; path?: string | fal
  * than the driver's own small writes already do.
  *
  * The socket is returned before it connects, as the driver's own is: writes queue until it
- * connects, and connection errors, the connect timeout and reconnects stay the driver's.
+ * connects, and connection errors, the connect timeout and reconnects stay the driver's. Over
+ * TLS the driver writes through the TLS socket it wraps around this one, so nothing is merged.
  */
 export function coalescingSocket(target: SocketTarget): net.Socket {
   if (target.path) return coalesceWrites(net.connect(target.path));
