@@ -35,7 +35,17 @@ export function coalescingSocket(target: SocketTarget): net.Socket {
 
 const nextHost = new WeakMap<SocketTarget, number>();
 
-/** `socket` with every write of one event-loop turn sent as one (see coalescingSocket). */
+/** postgres.js writes a connection's queue at once from this size on, otherwise from its own immediate. */
+const DRIVER_FLUSH_BYTES = 1024;
+
+/**
+ * `socket` with every write of one event-loop turn sent as one (see coalescingSocket). Only a
+ * write the driver makes at once (its queue reached 1,024 bytes) corks the socket: the rest of
+ * that turn's messages follow from the driver's immediate, and the uncork is queued behind it.
+ * A smaller write is that immediate itself, or follows no earlier write: it goes out as is,
+ * never a loop iteration later (an immediate queued while immediates run waits for the next
+ * iteration, behind every other callback ready then).
+ */
 export function coalesceWrites(socket: net.Socket): net.Socket {
   const write = socket.write;
   let corked = false;
@@ -43,11 +53,13 @@ export function coalesceWrites(socket: net.Socket): net.Socket {
     corked = false;
     socket.uncork();
   };
-  // process.nextTick first: the driver queues its own immediate for small writes during the
-  // same turn, and this one must run after it to carry those writes too.
+  // process.nextTick first: the driver queues its own immediate for the small rest during the
+  // same turn, and this one must run after it to carry that rest too.
   const later = () => setImmediate(uncork);
   socket.write = function (this: net.Socket, ...args: Parameters<net.Socket['write']>) {
-    if (!corked) {
+    const [chunk, second, third] = args;
+    const callback = typeof second === 'function' || typeof third === 'function';
+    if (!corked && !callback && typeof chunk !== 'string' && chunk.length >= DRIVER_FLUSH_BYTES) {
       corked = true;
       socket.cork();
       process.nextTick(later);

@@ -178,3 +178,35 @@ describe('coalescing socket, several hosts', () => {
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   });
 });
+
+describe('coalescing socket, when it holds writes back', () => {
+  it('holds only a write of 1,024 bytes or more, and sends a smaller one at once, even from an immediate', async () => {
+    const received: number[] = [];
+    const server = net.createServer((conn) => conn.on('data', (d) => received.push(d.length)));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as net.AddressInfo).port;
+    const socket = coalescingSocket({ host: ['127.0.0.1'], port: [port] });
+    await once(socket, 'connect');
+
+    // The driver's small flush runs in its own immediate: held back there, it would wait for the
+    // next loop iteration. It goes straight to the kernel instead.
+    const small = await new Promise<number>((resolve) => setImmediate(() => (socket.write(Buffer.alloc(100)), resolve(socket.writableLength))));
+    expect(small).toBe(0);
+
+    // A write the driver makes at once, and the rest of the turn behind it: held, then sent together.
+    const held = await new Promise<number>((resolve) => {
+      socket.write(Buffer.alloc(1500));
+      socket.write(Buffer.alloc(1200));
+      const pending = socket.writableLength;
+      setImmediate(() => socket.write(Buffer.alloc(12))); // as the driver's own immediate would
+      setImmediate(() => setImmediate(() => resolve(pending)));
+    });
+    expect(held).toBe(2700);
+    expect(socket.writableLength).toBe(0);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(received.reduce((a, b) => a + b, 0)).toBe(100 + 2712);
+    socket.destroy();
+    await new Promise((r) => server.close(r));
+  });
+});
