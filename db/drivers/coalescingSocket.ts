@@ -13,10 +13,10 @@ export type SocketTarget = { host: string[]; port: number[]; path?: string | fal
  * postgres.js writes a connection's queued messages at once when they reach 1,024 bytes,
  * otherwise on the next `setImmediate`. A transaction's last pipeline (a confirm's promotion,
  * booking, audit row, stored answer and COMMIT: about 2.4 kB) so left in three writes, each
- * a system call here and a wake-up of the PostgreSQL backend. This socket is corked from its
- * first write until an immediate queued after the driver's own (a tick later), so everything
- * the driver sends in one turn of the event loop goes out in one write; nothing waits longer
- * than the driver's own small writes already do.
+ * a system call here and a wake-up of the PostgreSQL backend. Here a write the driver makes at
+ * once corks the socket until an immediate queued after the driver's own, so the rest of that
+ * turn's messages go out with it in one write; smaller writes go out as they come, so nothing
+ * waits longer than the driver's own small writes already do (see coalesceWrites).
  *
  * The socket is returned before it connects, as the driver's own is: writes queue until it
  * connects, and connection errors, the connect timeout and reconnects stay the driver's. Over
@@ -46,7 +46,7 @@ const DRIVER_FLUSH_BYTES = 1024;
  * never a loop iteration later (an immediate queued while immediates run waits for the next
  * iteration, behind every other callback ready then).
  */
-export function coalesceWrites(socket: net.Socket): net.Socket {
+function coalesceWrites(socket: net.Socket): net.Socket {
   const write = socket.write;
   let corked = false;
   const uncork = () => {

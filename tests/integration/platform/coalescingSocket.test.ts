@@ -18,6 +18,9 @@ afterAll(async () => {
   for (const close of closers) await close();
 });
 
+/** postgres.js's options; `socket` (its documented custom socket) is absent from its typings. */
+type Options = postgres.Options<Record<string, postgres.PostgresType>>;
+
 type Counter = { writes: number; trips: number; answered: boolean };
 
 /** Count `socket`'s writes to its handle, and its round trips (a write after the server last answered). */
@@ -37,9 +40,7 @@ function counted(socket: net.Socket, c: Counter): net.Socket {
 }
 
 function client(url: string, socket: (t: SocketTarget) => net.Socket, extra: Record<string, unknown> = {}) {
-  // `socket` is postgres.js's documented custom socket, absent from its typings.
-  const options = { max: 1, onnotice: () => {}, socket, ...extra };
-  const sql = postgres(url, options as postgres.Options<Record<string, postgres.PostgresType>>);
+  const sql = postgres(url, { max: 1, onnotice: () => {}, socket, ...extra } as Options);
   closers.push(() => sql.end({ timeout: 5 }));
   return sql;
 }
@@ -130,7 +131,7 @@ describe('coalescing socket', () => {
       }
     };
     const own = postgres(closed.toString(), { max: 1, connect_timeout: 5 });
-    const ours = postgres(closed.toString(), { max: 1, connect_timeout: 5, socket: coalescingSocket } as postgres.Options<Record<string, postgres.PostgresType>>);
+    const ours = postgres(closed.toString(), { max: 1, connect_timeout: 5, socket: coalescingSocket } as Options);
     const [a, b] = [await refused(ours), await refused(own)];
     expect(a).toBe('ECONNREFUSED');
     expect(a).toBe(b);
@@ -142,7 +143,7 @@ describe('coalescing socket', () => {
     if (!fs.existsSync(`${dir}/.s.PGSQL.5432`)) ctx.skip(`needs PostgreSQL's Unix socket in ${dir}`);
     const u = new URL(url);
     const options = { host: dir, port: 5432, database: u.pathname.slice(1), username: u.username || 'postgres', max: 1, socket: coalescingSocket };
-    const sql = postgres(options as postgres.Options<Record<string, postgres.PostgresType>>);
+    const sql = postgres(options as Options);
     closers.push(() => sql.end({ timeout: 5 }));
     const [{ ok }] = await sql`select 1 as ok`;
     expect(ok).toBe(1);
