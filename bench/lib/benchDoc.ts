@@ -11,7 +11,7 @@
  * bench/refresh-docs.ts` does on its own after a history file is added.
  *
  * A history file belongs to a section when one of its first lines links to the section's anchor on
- * the page (`Results page: [Title](../../benchmarks.md#anchor)`).
+ * the page (`Results page: [Title](../../benchmarks.md#<anchor>)`).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -163,7 +163,7 @@ function renderContents(doc: string): string {
   const rows = BENCH_SECTIONS.filter((s) => blockBounds(doc, s.name)).map((s) => {
     const at = blockBounds(doc, s.name)!;
     const sum = summaryOf(doc.slice(at.a, at.b));
-    const targets = sum.met + sum.missed === 0 ? 'no target' : `${sum.met} met${sum.missed ? `, **${sum.missed} missed**` : ''}`;
+    const targets = [sum.met ? `${sum.met} met` : '', sum.missed ? `**${sum.missed} missed**` : ''].filter(Boolean).join(', ') || 'no target';
     return `| [${s.title}](#${anchorOf(s.title)}) | \`${s.source}\` | ${sum.date} | ${targets} |`;
   });
   return [CONTENTS_START, '| Benchmark | Script | Latest run | Targets |', '| --- | --- | --- | --- |', ...rows, CONTENTS_END].join('\n');

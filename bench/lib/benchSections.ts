@@ -1,7 +1,7 @@
 /**
  * The sections of the results page docs/benchmarks.md, in the order the page shows them: one per
  * benchmark. `name` is the section's marker (`<!-- bench:NAME:start ... -->`); `title` its heading,
- * which docs and code comments cite as docs/benchmarks.md "Title"; `source` the script that measures
+ * which docs and code comments cite in quotes after docs/benchmarks.md; `source` the script that measures
  * it; `generated` says whether that script writes the section itself (bench/lib/benchDoc.ts
  * `writeBenchSection`) or its figures are recorded by hand in the same layout.
  *
