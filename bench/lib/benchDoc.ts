@@ -12,6 +12,9 @@
  *
  * A history file belongs to a section when one of its first lines links to the section's anchor on
  * the page (`Results page: [Title](../../benchmarks.md#<anchor>)`).
+ *
+ * Dry run: with BENCH_DOC_FILE=<a copy of the page> a script writes its section into the copy;
+ * `diff docs/benchmarks.md <the copy>` then shows that only its section and its contents row moved.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
