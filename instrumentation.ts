@@ -14,7 +14,7 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   if (process.env.NEXT_PHASE === 'phase-production-build') return;
 
-  // The SDK (hundreds of modules) loads only when tracing is configured (docs/benchmarks.md, "Memory").
+  // The SDK (hundreds of modules) loads only when tracing is configured (docs/benchmarks/history/2026-11-26-server-memory.md).
   const { getConfig } = await import('./server/config');
   if (getConfig().otelEndpoint) {
     const { startConfiguredTracing } = await import('./server/observability/otel');

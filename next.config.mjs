@@ -21,7 +21,7 @@ const nextConfig = {
   // `next start` loads every page and route module at start by default (all ~90 of them, with
   // their chunks); a server answering the JSON API then holds the dashboard's code, and its
   // source text, for nothing. Each module loads on its first request instead
-  // (docs/benchmarks.md, "Memory").
+  // (docs/benchmarks/history/2026-11-26-server-memory.md).
   experimental: { preloadEntriesOnStart: false },
   typescript: { tsconfigPath: './tsconfig.json' },
   // Every answer, JSON and pages alike (docs/reliability.md "Headers"); pages also get a

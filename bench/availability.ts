@@ -1,7 +1,7 @@
 /**
  * Availability search benchmark (p50/p99 of POST /v1/availability/search).
  *
- *   npx tsx bench/availability.ts            full run (writes docs/benchmarks.md)
+ *   npx tsx bench/availability.ts            full run (writes its section of docs/benchmarks.md)
  *   npx tsx bench/availability.ts --quick    fewer iterations (does not write the docs unless --docs)
  *
  * What it measures (duration 30 min, 15 min step, max_results 500, so the whole window is scanned):
@@ -35,7 +35,7 @@
  *   --quick                 50/20 iterations instead of 300/100
  *   --iter72=N --iter31=N   iterations (warm-up is 10 % + 10)
  *   --no-pg --no-pglite --no-http --no-phases
- *   --docs / --no-docs      write (or not) the section in docs/benchmarks.md
+ *   --docs / --no-docs      write (or not) its section of docs/benchmarks.md
  *   --keep                  keep the seeded PostgreSQL rows (default: deleted at the end)
  *   --wait-idle=S           before each measurement wait up to S seconds for the host to be idle
  *                           (other builds/tests on a 2-core machine dominate p99 otherwise); the

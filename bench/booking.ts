@@ -1,7 +1,7 @@
 /**
  * Booking throughput benchmark (POST /v1/bookings and createBooking, and reschedule beside them).
  *
- *   npx tsx bench/booking.ts            full run, about 4 minutes (writes docs/benchmarks.md)
+ *   npx tsx bench/booking.ts            full run, about 4 minutes (writes its section of docs/benchmarks.md)
  *   npx tsx bench/booking.ts --quick    3-second measurements (does not write the docs unless --docs)
  *
  * What it measures, in one run, on one fresh customer in BENCH_DATABASE_URL:
@@ -38,7 +38,7 @@
  *   --clients=N --owners=N --http-connections=N    (16, 64, 32)
  *   --no-tx (no in-process, pgbench or raw rows on PostgreSQL) --no-pgbench --no-http --no-pglite
  *   --no-variants           skip the no-key rows (in-process and pgbench) and the raw postgres.js row
- *   --docs / --no-docs      write (or not) the section in docs/benchmarks.md
+ *   --docs / --no-docs      write (or not) its section of docs/benchmarks.md
  *   --keep                  keep the PostgreSQL rows (default: deleted at the end)
  *   --wait-idle=S           before each measurement wait up to S s for the host to be idle
  *   --reuse-build           reuse the staged build in $TMPDIR/agent-scheduler-bench-booking-app

@@ -18,7 +18,8 @@
  *   - availability search p50/p99 (72 h window inside the dense part) for the CalDAV owner (busy
  *     time read from the mirror) and for an internal-calendar owner holding the same instances as
  *     provider-source bookings: target CalDAV p99 <= 1.2 x internal p99.
- * Prints a table; figures go into docs/benchmarks.md by hand.
+ * Prints a table; its figures are recorded by hand in docs/benchmarks.md "Connected calendars", in the
+ * layout of bench/lib/benchDoc.ts.
  */
 import { performance } from 'node:perf_hooks';
 import { eq } from 'drizzle-orm';

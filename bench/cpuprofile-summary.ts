@@ -8,7 +8,7 @@
  *
  * --phases/--phase: only the samples taken inside the phases of that name (bench/request-cost.ts
  *   --phases-out writes them; the profile's clock is the same monotonic clock), e.g. the confirms
- *   of a hold-and-confirm run (docs/benchmarks.md "Hold and confirm: server CPU").
+ *   of a hold-and-confirm run (docs/benchmarks/history/2026-11-26-hold-confirm-cpu.md).
  *
  * With two profiles, --per=N (bookings served by each, or any count) turns self time into
  * time per operation, so servers that served different loads compare; each table then lists

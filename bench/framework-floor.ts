@@ -1,6 +1,5 @@
 /**
- * The framework's floor per request (issue 27; docs/benchmarks.md "Against floyd-run/engine",
- * "The floor"): server CPU per request of a route that does nothing, under 32 keep-alive
+ * The framework's floor per request (issue 27; docs/benchmarks.md "Framework floor"): server CPU per request of a route that does nothing, under 32 keep-alive
  * connections (node:http), after a warm-up, read from /proc/PID/stat:
  *   - bare Next.js: a new app with this checkout's `next` and one route handler returning a
  *     constant JSON (`GET /api/live`), built with `next build` and run with `next start`;

@@ -1,5 +1,6 @@
 /**
- * The stack's memory floor (docs/benchmarks.md, "Server memory: V8 settings and the stack's floor"):
+ * The stack's memory floor (docs/benchmarks.md "Memory floor"; how it was found:
+ * docs/benchmarks/history/2026-11-26-server-memory.md):
  * bench/memory.ts's load shape (idle, a light warm-up from 8 clients, then rounds of N-way races,
  * each racer on its own keep-alive connection with its own X-Forwarded-For and JSON body) against
  * any server, e.g. a minimal Next.js app with one route handler. It reports the server's VmRSS at
@@ -11,8 +12,8 @@
  * The server is started as `node [node-args] <app-dir>/<serve>` with PORT (BENCH_PORT or a free
  * port), HOST=127.0.0.1, NODE_ENV=production and DATABASE_URL (BENCH_DATABASE_URL, default
  * postgres://postgres@127.0.0.1:5432/memory_bench); it must answer GET <path> with 200 when ready.
- * The app itself is not part of this repository (it is written for the measurement; the section
- * in docs/benchmarks.md shows it).
+ * The app itself is not part of this repository (it is written for the measurement;
+ * docs/benchmarks/history/2026-11-26-server-memory.md describes it).
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';

@@ -1,7 +1,7 @@
 /**
  * Browser page benchmark: what a phone gets from the production build.
  *
- *   npx tsx bench/pages.ts                 full run (writes docs/benchmarks.md)
+ *   npx tsx bench/pages.ts                 full run (writes its section of docs/benchmarks.md)
  *   npx tsx bench/pages.ts --reuse-build   reuse the staged build in $TMPDIR/agent-scheduler-bench-pages
  *
  * For each page, in Debian's Chromium at 390x844 with 4x CPU throttling (CDP
@@ -31,7 +31,7 @@
  *   --inbox-path=P     default /dashboard
  *   --week-path=P      default /dashboard/calendar?week={monday} ({monday}: the seeded week's Monday, YYYY-MM-DD)
  *   --verbose          name each load's LCP element (--verbose-js: list each script and its gzip size)
- *   --no-docs          do not write docs/benchmarks.md
+ *   --no-docs          do not write its section of docs/benchmarks.md
  *   --server-only      skip the browser loads (server response times only; for profiling, implies --no-docs)
  *   --serve            seed, sign in, print the pages' URLs and the owner's cookie, and serve until SIGUSR2 (no measurements; tsx itself exits on SIGINT, leaving the server)
  *   --cpu-prof=DIR     run the server under `node --cpu-prof` and write its profile into DIR (open in Chrome DevTools)
@@ -43,7 +43,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import zlib from 'node:zlib';
 import { chromium, type Browser, type BrowserContext } from '@playwright/test';
-import { fmt, loadAvg, log, machineLine, markdownTable, stats, writeMarkedSection } from './lib/measure';
+import { writeBenchSection, type BenchRun, type Figure } from './lib/benchDoc';
+import { fmt, loadAvg, log, machineLine, markdownTable, stats } from './lib/measure';
 import { prepareApp, startServer, stopServer } from './lib/nextServer';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -276,7 +277,7 @@ async function main() {
     }
     // Server response times first, for every page, while Chromium is idle: a throttled browser
     // load leaves the browser's processes busy for a while after it, and on two cores that
-    // work would be timed as the server's (docs/benchmarks.md "Browser pages: findings").
+    // work would be timed as the server's (docs/benchmarks/history/2026-11-25-browser-pages.md).
     const serverMsByPage = new Map<string, ReturnType<typeof stats>>();
     for (const { spec } of measured) {
       log(`  ${spec.name}: ${LOADS} server loads`);
@@ -342,7 +343,35 @@ async function main() {
     ...(skipped.length ? [`Not measured: ${skipped.join('; ')}.`, ''] : []),
   ].join('\n');
   process.stdout.write(`\n${section}\n`);
-  if (!args.has('no-docs') && !SERVER_ONLY) writeMarkedSection(path.join(ROOT, 'docs/benchmarks.md'), 'pages', 'bench/pages.ts', section);
+  if (!args.has('no-docs') && !SERVER_ONLY) writeBenchSection('pages', benchRun(results, emptyKb, floorKb, skipped));
+}
+
+/** The section of docs/benchmarks.md: each page's JavaScript (public pages), LCP and server p99 against its target. */
+function benchRun(results: PageResult[], emptyKb: number | undefined, floorKb: number | null, skipped: string[]): BenchRun {
+  const pages = results.filter((r) => r.kind !== 'empty');
+  const lcpOf = (r: PageResult) => stats(r.lcpMs.filter((v) => !Number.isNaN(v))).p50;
+  const ms = (v: number) => `${v >= 1000 ? Math.round(v).toLocaleString('en-US') : fmt(v)} ms`;
+  const figures: Figure[] = [
+    ...(emptyKb === undefined
+      ? []
+      : pages.filter((r) => r.kind === 'public').map((r) => ({ figure: `${r.name}: first-load JS above the empty page`, target: `<= +${TARGETS.publicJsAboveEmptyKb} kB`, latest: `+${fmt(r.jsGzipKb - emptyKb)} kB (${fmt(r.jsGzipKb)} kB gzip)`, met: r.jsGzipKb - emptyKb <= TARGETS.publicJsAboveEmptyKb }))),
+    ...pages.map((r) => {
+      const target = r.kind === 'public' ? TARGETS.publicLcpMs : TARGETS.ownerLcpMs;
+      return { figure: `${r.name}: LCP`, target: `<= ${(target / 1000).toFixed(1)} s`, latest: ms(lcpOf(r)), met: lcpOf(r) <= target };
+    }),
+    ...pages.map((r) => ({ figure: `${r.name}: server p99`, target: `<= ${TARGETS.p99Ms} ms`, latest: ms(r.serverMs.p99), met: r.serverMs.p99 <= TARGETS.p99Ms })),
+    ...(emptyKb === undefined ? [] : [{ figure: 'empty page (no client code of ours): first-load JS', latest: `${fmt(emptyKb)} kB gzip` }]),
+  ];
+  return {
+    measures: "The owner's and the requester's pages in Chromium (390x844, 4x CPU throttling, cold cache, loopback) against the production build on the embedded database: first-load JavaScript against an empty page of the same build, LCP (median of 5 loads), and the server's HTML response time over 50 loads.",
+    command: 'npx tsx bench/pages.ts',
+    run: `npx tsx bench/pages.ts${args.size ? ' ' + process.argv.slice(2).join(' ') : ''}`,
+    figures,
+    notes: [
+      ...(floorKb === null ? [] : [`The app router's own floor is most of every page's JavaScript: React DOM and the router runtime are ${fmt(floorKb)} kB gzip of these totals.`]),
+      ...(skipped.length ? [`Not measured: ${skipped.join('; ')}.`] : []),
+    ],
+  };
 }
 
 main().catch((err) => {

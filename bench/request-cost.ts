@@ -1,5 +1,5 @@
 /**
- * Cost of one request, per route (docs/benchmarks.md, "Contention and history"): the production
+ * Cost of one request, per route (docs/benchmarks.md, "Cost of one request"): the production
  * build on PostgreSQL over the Unix socket, --clients clients (default 8) each on its own owner,
  * --count requests per client and route; server CPU, PostgreSQL CPU, bench-client CPU and the
  * server's read/write system calls per request.
@@ -94,7 +94,7 @@ async function main() {
   const phase = async (name: string, fn: (c: number, i: number) => Promise<number>) => {
     // Statistics as autovacuum would keep them (it is off on these hosts): the table grows
     // tenfold during a run, and plans cached on statistics of the nearly empty table scan the
-    // customer's claims (docs/benchmarks.md "The same harness on a slower host").
+    // customer's claims (docs/benchmarks/history/2026-11-27-floyd-engine-slower-host.md).
     await vacuumTables(TCP_URL);
     await new Promise((r) => setTimeout(r, 300)); // its backend gone, so the PostgreSQL CPU sums below leave it out
     const mark0 = process.hrtime.bigint() / 1000n;

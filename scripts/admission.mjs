@@ -1,6 +1,6 @@
 /**
- * Admission limit of scripts/serve.mjs (docs/operations.md "Admission limit", docs/benchmarks.md
- * "Memory"): at most `limit` requests are inside Next.js at once; the others wait here, in
+ * Admission limit of scripts/serve.mjs (docs/operations.md "Admission limit",
+ * docs/benchmarks/history/2026-11-26-server-memory.md): at most `limit` requests are inside Next.js at once; the others wait here, in
  * arrival order, before anything reads their body. A request inside Next.js holds its parsed
  * body, the request and response objects of Next.js and the web API, async contexts and a
  * promise chain down to a database query; a waiting one holds only node:http's request. Under a

@@ -23,7 +23,7 @@
  * API answers (/v1/...) are sent uncompressed unless API_COMPRESSION is "1" or "true":
  * they are small JSON, and Next.js gzips every answer in a stream of its own (a zlib
  * context per response), which cost about a tenth of the server's CPU per request
- * (docs/benchmarks.md, "Contention and history"); compress at the proxy if wanted.
+ * (docs/benchmarks/history/2026-11-25-contention.md); compress at the proxy if wanted.
  * Pages and /public answers are compressed as before.
  *
  * A path with a malformed percent-escape is answered 400 `invalid_request`
@@ -32,8 +32,8 @@
  * V8 (SERVER_V8_FLAGS, default `--heap-growing-percent=30`): after each full garbage collection
  * the heap may grow to 1.3x what survived before the next one, instead of V8's own factor of up
  * to 4x; a 500-way race then peaked at about 180 MB instead of about 320 MB, with the same
- * throughput (docs/operations.md "Memory settings", docs/benchmarks.md "Server memory: V8
- * settings and the stack's floor"). `none` turns it off.
+ * throughput (docs/operations.md "Memory settings",
+ * docs/benchmarks/history/2026-11-26-server-memory.md). `none` turns it off.
  *
  * SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish
  * (up to SHUTDOWN_GRACE_MS, default 10 s), run the service's shutdown hook
@@ -111,7 +111,7 @@ function malformedPath(res) {
 /**
  * An uncompressed /v1 answer goes out in one write: Next.js flushes the headers on their own
  * and then writes each chunk of the body and the end as they come, two or three system calls
- * per answer (docs/benchmarks.md, "Contention and history"). /v1 answers are small JSON
+ * per answer (docs/benchmarks/history/2026-11-25-contention.md). /v1 answers are small JSON
  * documents, none of them streamed, so the body is held until Next.js ends the response, and
  * node:http then sends the headers, the body and the end together.
  */

@@ -94,7 +94,7 @@ export async function stopServices(): Promise<void> {
   stopMetrics = undefined;
   const results = await Promise.allSettled([getRateLimiter().close(), closeDb(), closing]);
   // Export the spans still buffered (docs/operations.md "Traces"). The SDK is loaded only when
-  // tracing was started (instrumentation.ts; docs/benchmarks.md, "Memory").
+  // tracing was started (instrumentation.ts; docs/benchmarks/history/2026-11-26-server-memory.md).
   if (tracingEnabled()) results.push(...(await Promise.allSettled([import('@/server/observability/otel').then((m) => m.stopTracing())])));
   for (const r of results) if (r.status === 'rejected') log.error('shutdown step failed', { err: r.reason });
 }

@@ -36,7 +36,6 @@ export const REUSE_BUILD = flag('reuse-build');
 export const BENCH_DB_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/bench';
 export const MIGRATIONS = path.join(ROOT, 'db', 'migrations');
 export const STAGE_DIR = path.join(os.tmpdir(), 'agent-scheduler-bench-app');
-export const DOC = path.join(ROOT, 'docs', 'benchmarks.md');
 
 // ---------------------------------------------------------------------------------------------
 // Scenario

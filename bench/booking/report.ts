@@ -1,9 +1,9 @@
 /**
- * Output of the booking benchmark: the rows and ratio tables on stdout and, in full runs, the
- * section "Booking throughput" in docs/benchmarks.md.
+ * Output of the booking benchmark: the rows and ratio tables on stdout and, in full runs, its
+ * section of docs/benchmarks.md ("Booking throughput": the ratios against their targets).
  */
-import path from 'node:path';
-import { fmt, loadAvg, log, machineLine, markdownTable, textTable, writeMarkedSection } from '../lib/measure';
+import { writeBenchSection, type BenchRun, type Figure } from '../lib/benchDoc';
+import { fmt, loadAvg, machineLine, textTable } from '../lib/measure';
 import type { HttpSummary } from './load';
 import {
   BENCH_DB_URL,
@@ -17,7 +17,6 @@ import {
   PREFILL,
   QUICK,
   REDIS_URL,
-  ROOT,
   TARGET_RATIO,
   TARGET_RSS_MB,
   WARMUP_S,
@@ -42,14 +41,13 @@ function cells(r: Row): string[] {
   ];
 }
 
-type Ratio = { label: string; value: number; target: number | null; unit: '%' | 'MB' | 'x' };
+type Ratio = { label: string; value: number; target: number | null; unit: '%' | 'MB' | 'x'; detail?: string };
 const RATIO_HEADER = ['target', 'value', 'target', ''];
-const ratioCells = (r: Ratio) => [
-  r.label,
-  r.unit === '%' ? `${(r.value * 100).toFixed(0)} %` : r.unit === 'x' ? `${r.value.toFixed(2)}x` : `${r.value.toFixed(0)} MB`,
-  r.target === null ? '(none)' : r.unit === '%' ? `>= ${(r.target * 100).toFixed(0)} %` : r.unit === 'x' ? `<= ${r.target}x` : `<= ${r.target} MB`,
-  r.target === null ? '' : (r.unit === '%' ? r.value >= r.target : r.value <= r.target) ? 'ok' : 'MISSED',
-];
+const valueOf = (r: Ratio) => (r.unit === '%' ? `${(r.value * 100).toFixed(0)} %` : r.unit === 'x' ? `${r.value.toFixed(2)}x` : `${r.value.toFixed(0)} MB`);
+const targetOf = (r: Ratio) => (r.target === null ? '(none)' : r.unit === '%' ? `>= ${(r.target * 100).toFixed(0)} %` : r.unit === 'x' ? `<= ${r.target}x` : `<= ${r.target} MB`);
+const metOf = (r: Ratio) => (r.target === null ? undefined : r.unit === '%' ? r.value >= r.target : r.value <= r.target);
+const ratioCells = (r: Ratio) => [r.label, valueOf(r), targetOf(r), metOf(r) === undefined ? '' : metOf(r) ? 'ok' : 'MISSED'];
+const perS = (a: Row, b: Row) => `${a.perSecond.toFixed(0)} / ${b.perSecond.toFixed(0)}`;
 
 /** The ratios against their targets, for the rows that were measured. */
 function ratiosOf(rows: Row[], http: HttpSummary | null): Ratio[] {
@@ -59,21 +57,21 @@ function ratiosOf(rows: Row[], http: HttpSummary | null): Ratio[] {
   const pgIdem = find(/^pgbench/, 'yes');
   const inNo = find(/^in-process createBooking \(/, 'no');
   const pgNo = find(/^pgbench/, 'no');
-  if (inIdem && pgIdem) ratios.push({ label: 'in-process / pgbench, with Idempotency-Key', value: inIdem.perSecond / pgIdem.perSecond, target: TARGET_RATIO, unit: '%' });
-  if (inNo && pgNo) ratios.push({ label: 'in-process / pgbench, without', value: inNo.perSecond / pgNo.perSecond, target: TARGET_RATIO, unit: '%' });
+  if (inIdem && pgIdem) ratios.push({ label: 'in process / pgbench, bookings per second, with Idempotency-Key', value: inIdem.perSecond / pgIdem.perSecond, target: TARGET_RATIO, unit: '%', detail: perS(inIdem, pgIdem) });
+  if (inNo && pgNo) ratios.push({ label: 'in process / pgbench, bookings per second, without', value: inNo.perSecond / pgNo.perSecond, target: TARGET_RATIO, unit: '%', detail: perS(inNo, pgNo) });
   const raw = find(/raw postgres\.js/, 'yes');
-  if (raw && pgIdem) ratios.push({ label: 'raw postgres.js, same SQL / pgbench, with key (no ORM or domain code, but no per-owner queue either)', value: raw.perSecond / pgIdem.perSecond, target: null, unit: '%' });
+  if (raw && pgIdem) ratios.push({ label: 'raw postgres.js, same statements / pgbench, with key (no ORM or domain code, but no per-owner queue either)', value: raw.perSecond / pgIdem.perSecond, target: null, unit: '%', detail: perS(raw, pgIdem) });
   // Reschedule against a direct booking in the same run (issue 28: within 1.2x on throughput and p99).
   const moveTargets = (where: string, move: Row | undefined, book: Row | undefined) => {
     if (!move || !book || !(book.perSecond > 0) || !(book.lat.p99 > 0)) return;
-    ratios.push({ label: `${where}: reschedule / direct booking, throughput`, value: move.perSecond / book.perSecond, target: 1 / 1.2, unit: '%' });
-    ratios.push({ label: `${where}: reschedule / direct booking, p99`, value: move.lat.p99 / book.lat.p99, target: 1.2, unit: 'x' });
+    ratios.push({ label: `${where}: reschedule / direct booking, throughput`, value: move.perSecond / book.perSecond, target: 1 / 1.2, unit: '%', detail: perS(move, book) });
+    ratios.push({ label: `${where}: reschedule / direct booking, p99`, value: move.lat.p99 / book.lat.p99, target: 1.2, unit: 'x', detail: `${fmt(move.lat.p99)} / ${fmt(book.lat.p99)} ms` });
   };
-  moveTargets('in-process', find(/^in-process reschedule/, 'yes'), inIdem);
+  moveTargets('in process', find(/^in-process reschedule/, 'yes'), inIdem);
   moveTargets('HTTP', find(/^POST \/v1\/bookings\/\{id\}\/reschedule$/, 'yes'), find(/^POST \/v1\/bookings$/, 'yes'));
   const hb = find(/^POST \/v1\/bookings$/, 'yes');
   const ht = find(/^GET \/v1\/notifications/, 'n/a');
-  if (hb && ht) ratios.push({ label: 'HTTP bookings / HTTP GET /v1/notifications', value: hb.perSecond / ht.perSecond, target: TARGET_RATIO, unit: '%' });
+  if (hb && ht) ratios.push({ label: 'HTTP: POST /v1/bookings / GET /v1/notifications, per second', value: hb.perSecond / ht.perSecond, target: TARGET_RATIO, unit: '%', detail: perS(hb, ht) });
   if (http) ratios.push({ label: 'server peak RSS under load (VmRSS sampled every 100 ms)', value: http.rssMaxMb, target: TARGET_RSS_MB, unit: 'MB' });
   return ratios;
 }
@@ -107,35 +105,37 @@ function infoLines(f: RunFacts): string[] {
   return info;
 }
 
-/** What a row measures, at the top of the docs section. */
-const DOCS_INTRO = [
-  'Generated by `npx tsx bench/booking.ts` (PostgreSQL in `BENCH_DATABASE_URL`, default',
-  '`postgres://postgres@127.0.0.1:5432/bench`; one fresh customer, rows deleted at the end).',
-  'Each booking is `createBooking`: one transaction in two round trips, first BEGIN with the target',
-  'look-up (owner `FOR UPDATE`, its calendar and the meeting class in one statement), the',
-  'Idempotency-Key look-up when a key is sent, the expiry of due holds and the claims in +-26 h (what',
-  'the verdict needs; a rejection loads +-98 h for its alternatives);',
-  'then, after arbitration in Node, the claim insert, its audit row and COMMIT. "Idempotency-Key',
-  'yes" adds what the REST wrapper (`server/http/handler.ts`) does: the record insert before the',
-  'transaction (autocommit), and the success response stored as the claim transaction\'s last statement',
-  '(`runClaimWithAnswer`), in the round trip of the claim insert, audit row and COMMIT. The pgbench script',
-  'replays the service\'s own statement texts (imported from `db/hot/claims.ts`, `target.ts`, `audit.ts` and',
-  '`idempotency.ts`) with `-M prepared`, one statement per round trip (pgbench cannot',
-  'pipeline statements whose results it reads with `\\gset`), the record insert before and the',
-  'stored response before COMMIT. The raw postgres.js row (`bench/booking/rawBooking.ts`) sends the',
-  'same texts as named prepared statements, pipelined as the service does.',
+/** What the run measures, for its section of docs/benchmarks.md. */
+const MEASURES =
+  "Bookings per second under 16 concurrent callers: `createBooking` in process against pgbench replaying the same statements (with and without Idempotency-Key); a reschedule against a direct booking, in process and over HTTP; and over HTTP (the production build, 32 connections) `POST /v1/bookings` against `GET /v1/notifications`, the fixed path every request pays; with the server's peak RSS under that load.";
+
+/** How to read the rows printed on stdout. */
+const ROW_NOTES = [
+  'client CPU ms/op: CPU per operation of the bench process (in-process and PGlite rows), of pgbench, or of the server process (HTTP rows).',
+  "PostgreSQL CPU ms/op: all `postgres` processes on the host per operation (other users' sessions included; n/a for PGlite, which runs inside the bench process).",
+  'host busy: share of both cores busy while measuring. "ok" counts operations finished inside the measured window (HTTP: 2xx responses).',
+  "In-process latency includes the wait in the per-owner in-memory queue (`inQueue` in server/domain/claims/claimRunner.ts); HTTP latency is autocannon's.",
+  'The pgbench script replays the service\'s own statement texts (db/hot/) with -M prepared, one statement per round trip; the raw postgres.js row sends the same texts pipelined as the service does.',
 ];
 
-const DOCS_NOTES = [
-  'client CPU ms/op: CPU per operation of the bench process (in-process and PGlite rows), of pgbench,',
-  'or of the server process (HTTP rows). PostgreSQL CPU ms/op: all `postgres` processes on the host',
-  'per operation (other users\' sessions included; n/a for PGlite, which runs inside the bench process).',
-  'host busy: share of both cores busy while measuring. "ok" counts operations finished inside the',
-  'measured window (HTTP: 2xx responses). In-process latency includes the wait in the per-owner',
-  'in-memory queue (`inQueue` in server/domain/claims/claimRunner.ts); HTTP latency is autocannon\'s.',
-];
+/** The section of docs/benchmarks.md: every ratio against its target, the targetless ones last. */
+function benchRun(ratios: Ratio[]): BenchRun {
+  const figure = (r: Ratio): Figure => ({ figure: r.label, target: r.target === null ? undefined : targetOf(r), latest: r.detail ? `${valueOf(r)} (${r.detail})` : valueOf(r), met: metOf(r) });
+  const tcp = new URL(BENCH_DB_URL).hostname !== '';
+  return {
+    measures: MEASURES,
+    command: 'npx tsx bench/booking.ts',
+    run: `npx tsx bench/booking.ts${argv.length ? ' ' + argv.join(' ') : ''}`,
+    host: `${machineLine()}; PostgreSQL over ${tcp ? 'TCP' : 'the Unix socket'}; load average ${loadAvg()} at the end`,
+    figures: [...ratios.filter((r) => r.target !== null), ...ratios.filter((r) => r.target === null)].map(figure),
+    notes: [
+      ...(QUICK ? ['A quick run: 3-second measurements.'] : []),
+      'The run prints every row: per second, p50 and p99, CPU per operation of the client and of PostgreSQL.',
+    ],
+  };
+}
 
-/** Print the run's facts and both tables; with `writeDocs`, replace the section in docs/benchmarks.md. */
+/** Print the run's facts and both tables; with `writeDocs`, replace its section of docs/benchmarks.md. */
 export function report(rows: Row[], facts: RunFacts, writeDocs: boolean): void {
   const ratios = ratiosOf(rows, facts.http);
   const info = infoLines(facts);
@@ -145,20 +145,6 @@ export function report(rows: Row[], facts: RunFacts, writeDocs: boolean): void {
   console.log(textTable(HEADER, rows.map(cells), 2));
   console.log('');
   console.log(textTable(RATIO_HEADER, ratios.map(ratioCells)));
-  if (!writeDocs) return;
-  const section = [
-    '## Booking throughput',
-    '',
-    ...DOCS_INTRO,
-    '',
-    ...info,
-    '',
-    markdownTable(HEADER, rows.map(cells), 2),
-    '',
-    ...DOCS_NOTES,
-    '',
-    markdownTable(RATIO_HEADER, ratios.map(ratioCells)),
-  ].join('\n');
-  writeMarkedSection(path.join(ROOT, 'docs', 'benchmarks.md'), 'booking', 'bench/booking.ts', section);
-  log(`\nwrote docs/benchmarks.md (section "Booking throughput")`);
+  console.log(`\n${ROW_NOTES.join('\n')}`);
+  if (writeDocs) writeBenchSection('booking', benchRun(ratios));
 }

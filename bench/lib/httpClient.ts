@@ -2,7 +2,7 @@
  * A light HTTP client for the benchmarks that drive the server from the same two cores:
  * node:http over keep-alive connections. `fetch` (undici, through web streams) costs the client
  * about 1 ms of CPU per request here, a fifth of what the server spends on a booking, and that
- * CPU is taken from the server and PostgreSQL (docs/benchmarks.md, "Contention and history").
+ * CPU is taken from the server and PostgreSQL (docs/benchmarks/history/2026-11-25-contention.md).
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';

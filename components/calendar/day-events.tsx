@@ -14,7 +14,7 @@ export type PlacedEvent = [id: string, title: string, detail: string, top: numbe
  * component only for the size of the page: a server component's blocks travel
  * twice, as HTML and again as the React tree in the page's flight data, and a
  * week can hold hundreds; as rows the second copy is about a fifth of the tree
- * (docs/benchmarks.md "Browser pages: findings"). The HTML is rendered on the
+ * (docs/benchmarks/history/2026-11-25-browser-pages.md). The HTML is rendered on the
  * server all the same. Links (`linkBase` + id) are plain links that the
  * surrounding SoftLinks navigates client-side; the look is globals.css .week-event.
  */

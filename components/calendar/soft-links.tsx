@@ -7,7 +7,7 @@ import type { ComponentProps, MouseEvent } from 'react';
  * A container whose links to this site navigate client-side without
  * scrolling (as next/link with scroll={false}), by one click handler on the
  * container instead of a next/link per link: the week view has hundreds of
- * them (docs/benchmarks.md "Browser pages: findings"). Before hydration, and
+ * them (docs/benchmarks/history/2026-11-25-browser-pages.md). Before hydration, and
  * with a modifier key or another button, they are ordinary links.
  */
 export function SoftLinks(props: ComponentProps<'div'>) {

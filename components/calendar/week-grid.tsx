@@ -33,8 +33,8 @@ type Timed = { start: string; end: string; s: number; e: number };
  * each day's right edge with the chosen one outlined over the day (red when
  * they run into something; components/calendar/candidate-layer.tsx). Scrolls sideways on a narrow screen.
  *
- * Kept lean for a week of hundreds of events (docs/benchmarks.md "Browser
- * pages: findings"): instants are parsed once, a day's wall clock is
+ * Kept lean for a week of hundreds of events
+ * (docs/benchmarks/history/2026-11-25-browser-pages.md): instants are parsed once, a day's wall clock is
  * arithmetic unless the day has a DST change, the block's look is one CSS
  * class (globals.css .week-event), a block is a plain link that
  * SoftLinks navigates client-side, not a next/link each, and the blocks

@@ -6,7 +6,7 @@ import { preloadApi } from './api';
 /**
  * The request form (react-hook-form and the zod schemas) loads when it is
  * needed, not with the page: a requester first looks at times, and the
- * public pages stay inside their JavaScript budget (docs/benchmarks.md).
+ * public pages stay inside their JavaScript budget (docs/benchmarks.md "Browser pages").
  * `preloadRequestForm` starts the download early (with the tRPC client it
  * submits through), on the first interaction. React.lazy rather than
  * next/dynamic (whose loader is more client code): the form only ever

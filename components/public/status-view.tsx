@@ -310,7 +310,7 @@ function MoveRequestNote({ request, owner, tz }: { request: NonNullable<PublicPr
 /**
  * Withdraw, asked twice: the button opens an inline question (a small
  * region that takes the focus, Escape or "Keep it" closes it). No modal
- * dialog library on this page (docs/benchmarks.md: the JavaScript budget).
+ * dialog library on this page (docs/benchmarks.md "Browser pages": the JavaScript budget).
  */
 function WithdrawControl({ owner, busy, onWithdraw }: { owner: string; busy: boolean; onWithdraw: () => void }) {
   const [asking, setAsking] = useState(false);

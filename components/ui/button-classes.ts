@@ -17,8 +17,8 @@ const SIZES: Record<ButtonSize, string> = {
 
 /**
  * Classes of a button, for links that look like one and for plain `<button>`s
- * in the public pages' client code (no Radix Slot there: docs/benchmarks.md,
- * the JavaScript budget). No colour transition: when the system switches to
+ * in the public pages' client code (no Radix Slot there: docs/benchmarks.md
+ * "Browser pages": the JavaScript budget). No colour transition: when the system switches to
  * dark, a transition drew buttons in the light colours for a moment (white
  * secondary buttons, the light accent), and screenshots and contrast checks
  * taken then saw them so (issue 23).

@@ -2,7 +2,7 @@ import os from 'node:os';
 
 // The embedded database's "in use by another process" error, kept apart from ./pglite.ts so a
 // server on PostgreSQL (server/startup.ts) does not load PGlite to recognise it
-// (docs/benchmarks.md, "Memory").
+// (docs/benchmarks/history/2026-11-26-server-memory.md).
 
 export type PgliteLockHolder = { pid: number; hostname: string; started_at: string; command: string };
 

@@ -12,7 +12,7 @@ type Callback = (sql: AnySql) => unknown;
  * Describe, waits for the parameter types, then Bind + Execute: two round
  * trips, and PostgreSQL plans the text again every time. Named, the statement
  * is cached per connection and from its second use costs one round trip
- * (measured in docs/benchmarks.md, "Booking throughput").
+ * (measured in docs/benchmarks/history/2026-11-22-booking-throughput.md).
  *
  * The proxy forces `prepare: true` on `unsafe` and wraps the Sql handed to
  * `begin`/`savepoint` callbacks the same way, since drizzle's transactions

@@ -106,8 +106,8 @@ const SEARCH_FACTS = `c.${c.id}, c.${c.kind}, ${ms(c.startAt)} as start_ms, ${ms
  * The search facts of several owners in one statement ($1: a JSON array of owner ids), each
  * owner's claims found through its own scan of the exclusion constraint's GiST index (owner and
  * range, as AROUND's), with the owner id. Ten owners' month is some 1,800 rows, and formatting
- * their values is most of the statement's time, hence the fewer columns (docs/benchmarks.md
- * "Collective search"). `offset 0` keeps the lateral subquery from being flattened: flattened,
+ * their values is most of the statement's time, hence the fewer columns
+ * (docs/benchmarks/history/2026-11-26-collective-search.md). `offset 0` keeps the lateral subquery from being flattened: flattened,
  * the planner may scan the range for every owner of every customer and hash-join the ids.
  */
 export const SEARCH_FACTS_OF_OWNERS = `select c.${c.ownerId} as owner_id, ${SEARCH_FACTS} from jsonb_array_elements_text($1::jsonb) ids(id)

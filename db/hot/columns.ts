@@ -25,7 +25,7 @@ const without = (omit: readonly PropertyKey[]) => (key: string) => !omit.include
  * 10^6 (a rounding of at most 1/4) it is within 1/2 of the whole microseconds, which `::int8`
  * restores exactly, and the float8 division by 1000 is the correctly rounded quotient, as the
  * numeric cast is. Past 2106 it may differ by a microsecond. It took 3-4 ms off the 5-8 ms
- * PostgreSQL spent answering ten owners' 1,840 claims (docs/benchmarks.md "Collective search";
+ * PostgreSQL spent answering ten owners' 1,840 claims (docs/benchmarks/history/2026-11-26-collective-search.md;
  * tests/integration/platform/epochMs.test.ts).
  */
 export const epochMs = (expr: string): string => `((date_part('epoch', ${expr}) * 1000000)::int8::float8 / 1000)`;

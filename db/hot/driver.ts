@@ -9,7 +9,7 @@ import { pgErrorInfo } from '../errors';
  * A statement is fixed SQL text with $n parameters, handed to the driver under the drizzle
  * database or transaction, reached through drizzle's public session (`executor._.session`),
  * so a statement costs microseconds to issue instead of the query builder walking every
- * column (0.1 to 0.2 ms each; docs/benchmarks.md, "Booking throughput"):
+ * column (0.1 to 0.2 ms each; docs/benchmarks/history/2026-11-26-reschedule.md):
  * - postgres.js: the session's `client` (a public field of drizzle's PostgresJsSession: the
  *   pool, or the transaction's connection, wrapped by db/drivers/preparedStatements.ts), as a
  *   named prepared statement (one round trip from its second use), queued at once with

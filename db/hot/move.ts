@@ -6,7 +6,7 @@ import { calendarColumns, meetingClassColumns, ownerColumns, toCalendar, toMeeti
 
 /**
  * The statements of a reschedule (server/domain/claims/rescheduleService.ts; docs/api.md
- * "Reschedule", docs/benchmarks.md "Reschedule against a direct booking").
+ * "Reschedule", docs/benchmarks/history/2026-11-26-reschedule.md).
  *
  * LOCK_MOVE: the booking's owner row and the booking row, both locked, with the booking's own
  * meeting class and calendar, in one statement. `for update of o, b` takes the row locks in

@@ -12,7 +12,7 @@ import { queryRows } from './driver';
  * The rows travel as one JSON array of arrays (one value, parsed by JSON.parse) rather than
  * one row per claim: a week holds hundreds, and per-value decoding of a result set is most of
  * the cost of this read on the embedded database (300 claims: 6.0 ms as rows, 2.9 ms as one
- * array, best of 8 on PGlite; docs/benchmarks.md "Browser pages: findings"). Instants come as
+ * array, best of 8 on PGlite; docs/benchmarks/history/2026-11-26-browser-pages.md). Instants come as
  * epoch milliseconds.
  */
 export type WeekClaimRow = {

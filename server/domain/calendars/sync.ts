@@ -143,7 +143,7 @@ async function run(db: Executor, calendar: CalendarRow, timeZone: string, provid
 /**
  * Create the provider events of this calendar's confirmed future bookings; delete those of bookings no longer confirmed.
  * The bookings are found through the owner's index (a calendar's bookings are its owner's): claims have no index by
- * calendar, and every sync runs this, so it must not read other owners' claims (docs/benchmarks.md "Connected calendars").
+ * calendar, and every sync runs this, so it must not read other owners' claims (docs/benchmarks/history/2026-11-25-connected-calendars.md).
  */
 async function writeBack(db: Executor, calendar: CalendarRow, provider: CalendarProvider, now: Date, signal: AbortSignal, net: Net) {
   const pending = await db

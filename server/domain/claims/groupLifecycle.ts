@@ -214,7 +214,7 @@ export function groupRelease(db: Db, actor: AgentActor, group: NamedGroup, named
  * id, or no hold's id: perhaps a group_id); only then is the group looked up and confirmed, or,
  * when the id names no group either, the single confirm answers it (HOLD_NOT_FOUND). A single
  * hold's confirm, by far the usual one, so pays no look-up of its own before its transaction
- * (docs/benchmarks.md "Hold and confirm: server CPU").
+ * (docs/benchmarks/history/2026-11-26-hold-confirm-cpu.md).
  */
 export async function confirmAny(
   db: Executor,

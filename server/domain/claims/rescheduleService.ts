@@ -78,8 +78,8 @@ export function rescheduleClaim(mover: Mover, owner: BookingOwner, bookingId: st
     gatesCalendars: true,
     slot: slotKey(input.start, input.end),
     run: async (tx, gate): Promise<Answer<BookingView>> => {
-      // One pipeline, as a direct booking's (docs/benchmarks.md "Reschedule against a direct
-      // booking"): the locks with the class and calendar first on the connection, then, read
+      // One pipeline, as a direct booking's
+      // (docs/benchmarks/history/2026-11-26-reschedule.md): the locks with the class and calendar first on the connection, then, read
       // under them, the owner's due holds expired and the claims and busy time around.
       const locking = lockBooking(tx, mover, owner, bookingId);
       const loading = loadAround(tx, owner.ownerId, input.start, input.end, now, undefined, gate);

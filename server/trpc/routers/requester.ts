@@ -91,7 +91,7 @@ export const requesterRouter = router({
    * A meeting type's page: title, durations and how many people may come; with
    * `suggested_times: true` also the first page of suggestions for the shortest
    * length (as `suggestedTimes` without arguments), so the page makes one call,
-   * one link and type look-up and one rate-limit count (docs/benchmarks.md "Browser pages: findings").
+   * one link and type look-up and one rate-limit count (docs/benchmarks/history/2026-11-25-browser-pages.md).
    */
   meetingType: perIp
     .input(z.strictObject({ link: Link, slug: Slug, suggested_times: z.boolean().optional() }))

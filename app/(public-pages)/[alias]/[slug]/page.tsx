@@ -32,7 +32,7 @@ export default async function MeetingTypePage({ params }: Params) {
   if (isLimited(data)) return <Limited />;
   return (
     <div className="flex flex-col gap-6">
-      {/* A plain link (a full page load), not next/link: its client code is not worth it here (docs/benchmarks.md). */}
+      {/* A plain link (a full page load), not next/link: its client code is not worth it here (docs/benchmarks.md "Browser pages"). */}
       <a href={`/${p.alias}`} className="flex items-center gap-1 self-start text-sm">
         <ArrowLeft className="size-4" aria-hidden />
         All meetings
