@@ -1,6 +1,6 @@
 import type { DbConfig, DbHandle } from './types';
 
-export type { Db, DbConfig, DbHandle, Executor, Schema, Tx } from './types';
+export type { Db, DbConfig, DbHandle, Executor, Tx } from './types';
 
 /**
  * Opens and migrates a database: PostgreSQL through postgres.js when
@@ -12,7 +12,7 @@ export type { Db, DbConfig, DbHandle, Executor, Schema, Tx } from './types';
 export async function openDb(config: DbConfig): Promise<DbHandle> {
   if (config.databaseUrl) {
     const { openPostgres } = await import('./drivers/postgres');
-    return openPostgres(config.databaseUrl, config.dbPoolMax, config.migrationsDir);
+    return openPostgres(config.databaseUrl, config.dbPoolMax, config.migrationsDir, { prepare: config.prepare ?? true, directUrl: config.directUrl });
   }
   const { openPglite } = await import('./drivers/pglite');
   return openPglite(config.dbDriver === 'pglite-memory' ? undefined : config.pgliteDir, config.migrationsDir);

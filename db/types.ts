@@ -2,7 +2,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type * as schema from './schema';
 
-export type Schema = typeof schema;
+type Schema = typeof schema;
 /** A Drizzle database on either driver (PGlite or postgres.js). */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
@@ -40,4 +40,8 @@ export type DbConfig = {
   pgliteDir: string;
   dbPoolMax: number;
   migrationsDir: string;
+  /** Named prepared statements (false behind a transaction pooler); default true. */
+  prepare?: boolean;
+  /** Session work (migration lock, LISTEN) connects here; default databaseUrl. */
+  directUrl?: string;
 };

@@ -91,10 +91,10 @@ function traced<C extends QueryClient>(client: C): C {
 // ---------------------------------------------------------------------------
 // Single-process lock for a persisted PGlite directory.
 
-export { isPgliteLockedError, PgliteLockedError, type PgliteLockHolder };
+export { isPgliteLockedError };
 
 /** `<dataDir>.lock`, beside the directory (not inside it: PGlite owns its contents). */
-export function pgliteLockFile(dataDir: string): string {
+function pgliteLockFile(dataDir: string): string {
   return path.resolve(dataDir).replace(/[\\/]+$/, '') + '.lock';
 }
 

@@ -10,10 +10,21 @@ import { coalescingSocket } from './coalescingSocket';
 /** Serialises migrations across processes sharing one PostgreSQL. */
 const MIGRATION_LOCK = 72_007_001;
 
-export async function openPostgres(url: string, max: number, migrationsFolder: string): Promise<DbHandle> {
+export type PostgresOptions = {
+  /** Named prepared statements (default); false behind a transaction pooler (docs/operations.md "High availability"). */
+  prepare?: boolean;
+  /** Where what needs a session connects (the migration lock, LISTEN); default `url`. */
+  directUrl?: string;
+};
+
+export async function openPostgres(url: string, max: number, migrationsFolder: string, opts: PostgresOptions = {}): Promise<DbHandle> {
+  const prepare = opts.prepare ?? true;
+  const direct = opts.directUrl ?? url;
   // Migrate on one dedicated connection that holds the advisory lock, so two
-  // instances starting together do not both apply the same migration.
-  const migrator = postgres(url, { max: 1, onnotice: () => {} });
+  // instances starting together do not both apply the same migration. The lock is a session's:
+  // through a transaction pooler it would be taken on one server connection and the migration
+  // run on others, so this connection goes to the primary directly.
+  const migrator = postgres(direct, { max: 1, onnotice: () => {} });
   try {
     await migrator`select pg_advisory_lock(${MIGRATION_LOCK})`;
     await migrate(drizzle(migrator, { schema }), { migrationsFolder });
@@ -22,13 +33,13 @@ export async function openPostgres(url: string, max: number, migrationsFolder: s
   }
   // The service's pool sends each turn's messages in one write (./coalescingSocket.ts). The
   // `socket` option is postgres.js's documented "Custom socket", absent from its typings.
-  const options = { max, onnotice: () => {}, socket: coalescingSocket };
+  const options = { max, prepare, onnotice: () => {}, socket: coalescingSocket };
   const sql = postgres(url, options);
   // No `schema`: the service uses no relational queries, and with one drizzle builds a query
   // builder per table for every transaction it opens.
-  const db = drizzle(preparedStatements(sql)) as unknown as Db;
+  const db = drizzle(preparedStatements(sql, prepare)) as unknown as Db;
   let pinger: postgres.Sql | undefined;
-  const listener = pgListener(url);
+  const listener = pgListener(direct);
   return {
     db,
     driver: 'postgres',
@@ -36,8 +47,11 @@ export async function openPostgres(url: string, max: number, migrationsFolder: s
       await sql.unsafe(text);
     },
     ping: async () => {
-      pinger ??= postgres(url, { max: 1, idle_timeout: 60, connect_timeout: 5, onnotice: () => {} });
-      await pinger`select 1`;
+      // The way requests go (through the pooler when there is one), and a primary at its end:
+      // a standby left behind after a failover is no database to serve from.
+      pinger ??= postgres(url, { max: 1, prepare, idle_timeout: 60, connect_timeout: 5, onnotice: () => {} });
+      const [row] = await pinger<{ standby: boolean }[]>`select pg_is_in_recovery() as standby`;
+      if (row?.standby) throw new Error('the database is a standby (read-only): no primary');
     },
     listen: listener.listen,
     close: async () => {

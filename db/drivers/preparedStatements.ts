@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import { isConnectionGone } from '../errors';
 import { statementTracer } from '../tracing';
 
 type AnySql = postgres.Sql | postgres.TransactionSql | postgres.ReservedSql;
@@ -19,14 +20,19 @@ type Callback = (sql: AnySql) => unknown;
  * run on those. Statements whose text varies with their values (`inArray`
  * lists) make more entries in the cache; postgres.js drops a connection's
  * cache with the connection (`max_lifetime`).
+ *
+ * `prepare: false` (DATABASE_PREPARE=0, behind a transaction pooler such as PgBouncer 1.18,
+ * whose server connections change between transactions and so cannot keep named statements)
+ * forces unnamed statements instead: the same pipelining and transactions, each statement
+ * parsed and planned every time (docs/operations.md "High availability").
  */
-export function preparedStatements<T extends AnySql>(sql: T, tx?: PipelinedTransaction): T {
+export function preparedStatements<T extends AnySql>(sql: T, prepare = true, tx?: PipelinedTransaction): T {
   return new Proxy(sql, {
     get(target, prop, receiver) {
       if (prop === 'unsafe') {
         return (text: string, params?: unknown[], options?: Record<string, unknown>) => {
           if (tx?.commit) throw new Error('statement sent after the transaction committed (runTransaction in db/hot/driver.ts)');
-          const issue = () => (target.unsafe as (t: string, p?: unknown[], o?: Record<string, unknown>) => PromiseLike<unknown>)(text, params, { ...options, prepare: true });
+          const issue = () => (target.unsafe as (t: string, p?: unknown[], o?: Record<string, unknown>) => PromiseLike<unknown>)(text, params, { ...options, prepare });
           // Every statement drizzle and db/hot send passes here: its span when tracing is on (../tracing.ts).
           return statementTracer ? statementTracer(text, issue) : issue();
         };
@@ -46,13 +52,13 @@ export function preparedStatements<T extends AnySql>(sql: T, tx?: PipelinedTrans
         return (...args: unknown[]) => {
           const fn = args.pop() as Callback;
           // Options (isolation levels) take postgres.js's own path; the service passes none.
-          return args.length ? (target.begin as (...a: unknown[]) => unknown)(...args, (inner: AnySql) => fn(preparedStatements(inner))) : pipelinedBegin(target, fn);
+          return args.length ? (target.begin as (...a: unknown[]) => unknown)(...args, (inner: AnySql) => fn(preparedStatements(inner, prepare))) : pipelinedBegin(target, fn, prepare);
         };
       }
       if (prop === 'begin' || prop === 'savepoint') {
         return (...args: unknown[]) => {
           const fn = args.pop() as Callback;
-          return (Reflect.get(target, prop, receiver) as (...a: unknown[]) => unknown)(...args, (inner: AnySql) => fn(preparedStatements(inner)));
+          return (Reflect.get(target, prop, receiver) as (...a: unknown[]) => unknown)(...args, (inner: AnySql) => fn(preparedStatements(inner, prepare)));
         };
       }
       return Reflect.get(target, prop, receiver);
@@ -75,21 +81,30 @@ type PipelinedTransaction = { commit: Promise<unknown> | null; savepoints: numbe
  * answers without an error, and the failure reaches the callback as usual.
  * A nested drizzle transaction is a savepoint (pipelinedSavepoint).
  */
-async function pipelinedBegin(sql: postgres.Sql, fn: Callback): Promise<unknown> {
+async function pipelinedBegin(sql: postgres.Sql, fn: Callback, prepare: boolean): Promise<unknown> {
   const reserved = await sql.reserve();
   const tx: PipelinedTransaction = { commit: null, savepoints: 0 };
+  let released = false;
   const began = reserved.unsafe('begin').execute();
   began.catch(() => {}); // awaited below; this only keeps an early failure from counting as unhandled
   try {
-    const result = await fn(preparedStatements(reserved, tx));
+    const result = await fn(preparedStatements(reserved, prepare, tx));
     await began;
     await (tx.commit ?? reserved.unsafe('commit'));
     return result;
   } catch (err) {
+    // A connection that closed (the primary went away) takes nothing more (isConnectionGone in
+    // ../errors.ts), and is not handed back: postgres.js 3.4's release() would put the closed
+    // connection among its open ones, where later queries wait on it forever; left alone, the
+    // pool reconnects it for the next query.
+    if (isConnectionGone(err)) {
+      released = true;
+      throw err;
+    }
     await reserved.unsafe('rollback').catch(() => {});
     throw err;
   } finally {
-    reserved.release();
+    if (!released) reserved.release();
   }
 }
 
@@ -107,7 +122,7 @@ async function pipelinedSavepoint(reserved: postgres.ReservedSql, tx: PipelinedT
     await reserved.unsafe(`release savepoint ${name}`);
     return result;
   } catch (err) {
-    await reserved.unsafe(`rollback to savepoint ${name}`).catch(() => {});
+    if (!isConnectionGone(err)) await reserved.unsafe(`rollback to savepoint ${name}`).catch(() => {});
     throw err;
   }
 }

@@ -15,8 +15,9 @@ const c = names(calendars);
 const o = names(owners);
 const n = names(notifications);
 
-export const API_KEY_BY_HASH = `select k.${k.id} as key_id, k.${k.revokedAt} as revoked_at, k.${k.lastUsedAt} as last_used_at, a.${a.id} as agent_id,
-  a.${a.customerId} as customer_id, a.${a.ownerScope} as owner_scope, a.${a.permissions} as permissions, a.${a.disabled} as disabled
+const API_KEY_BY_HASH = `select k.${k.id} as key_id, k.${k.revokedAt} as revoked_at, k.${k.lastUsedAt} as last_used_at, a.${a.id} as agent_id,
+  a.${a.customerId} as customer_id, a.${a.ownerScope} as owner_scope, a.${a.permissions} as permissions, a.${a.disabled} as disabled,
+  coalesce(k.${k.displayTimeZone}, a.${a.displayTimeZone}) as display_time_zone
   from api_keys k join agents a on a.${a.id} = k.${k.agentId} where k.${k.keyHash} = $1 limit 1`;
 
 export type ApiKeyRow = {
@@ -28,6 +29,8 @@ export type ApiKeyRow = {
   ownerScope: string;
   permissions: (typeof agents.$inferSelect)['permissions'];
   disabled: boolean;
+  /** The key's display_time_zone, else its agent's (null: none). */
+  displayTimeZone: string | null;
 };
 
 const instant = (v: unknown): Date | null => (v === null || v === undefined ? null : (apiKeys.revokedAt.mapFromDriverValue(v as string) as Date));
@@ -45,13 +48,14 @@ export async function apiKeyByHash(db: Executor, keyHash: string): Promise<ApiKe
     ownerScope: r.owner_scope as string,
     permissions: agents.permissions.mapFromDriverValue(r.permissions as string[]) as ApiKeyRow['permissions'],
     disabled: r.disabled as boolean,
+    displayTimeZone: (r.display_time_zone as string | null) ?? null,
   };
 }
 
 /** Where PostgreSQL announces changes that can turn a verified key away (migration 0024; docs/architecture.md "API keys"). */
 export const API_KEY_AUTH_CHANNEL = 'api_key_auth';
 
-export const TOUCH_API_KEY = `update api_keys set ${k.lastUsedAt} = $2 where ${k.id} = $1`;
+const TOUCH_API_KEY = `update api_keys set ${k.lastUsedAt} = $2 where ${k.id} = $1`;
 
 export async function touchApiKey(db: Executor, keyId: string, at: Date): Promise<void> {
   await queryRows(db, TOUCH_API_KEY, [keyId, at.toISOString()]);
@@ -60,8 +64,8 @@ export async function touchApiKey(db: Executor, keyId: string, at: Date): Promis
 const PROVIDER_COLUMNS = `c.${c.id}, c.${c.type}, c.${c.displayName} as display_name, c.${c.status}, c.${c.checkConflicts} as check_conflicts,
   c.${c.lastSyncedAt} as last_synced_at, o.${o.email} as owner_email`;
 const PROVIDER_WHERE = `c.${c.type} <> 'internal' and c.${c.status} <> 'disconnected'`;
-export const PROVIDER_CALENDARS_BY_ID = `select ${PROVIDER_COLUMNS} from calendars c join owners o on o.${o.id} = c.${c.ownerId} where o.${o.id} = $1 and ${PROVIDER_WHERE}`;
-export const PROVIDER_CALENDARS_BY_EMAIL = `select ${PROVIDER_COLUMNS} from calendars c join owners o on o.${o.id} = c.${c.ownerId}
+const PROVIDER_CALENDARS_BY_ID = `select ${PROVIDER_COLUMNS} from calendars c join owners o on o.${o.id} = c.${c.ownerId} where o.${o.id} = $1 and ${PROVIDER_WHERE}`;
+const PROVIDER_CALENDARS_BY_EMAIL = `select ${PROVIDER_COLUMNS} from calendars c join owners o on o.${o.id} = c.${c.ownerId}
   where o.${o.customerId} = $1 and o.${o.email} = $2 and ${PROVIDER_WHERE}`;
 
 export type ProviderCalendarRow = { id: string; type: string; displayName: string | null; status: string; checkConflicts: boolean; lastSyncedAt: Date | null; ownerEmail: string };
@@ -82,10 +86,10 @@ export async function providerCalendarRows(db: Executor, owner: string | { custo
 }
 
 /** Deliver (mark) up to $3 of an agent's pending notifications, oldest first, skipping rows another drain holds. */
-export const DRAIN_NOTIFICATIONS = `update notifications set ${n.deliveredAt} = $2 where ${n.id} in (
+const DRAIN_NOTIFICATIONS = `update notifications set ${n.deliveredAt} = $2 where ${n.id} in (
   select ${n.id} from notifications where ${n.agentId} = $1 and ${n.deliveredAt} is null order by ${n.createdAt} asc, ${n.id} asc limit $3 for update skip locked)
-  returning ${pickList(notifications, ['id', 'seq', 'customerId', 'agentId', 'kind', 'data', 'createdAt', 'deliveredAt'])}`;
-const toNotification = pickMapper(notifications, ['id', 'seq', 'customerId', 'agentId', 'kind', 'data', 'createdAt', 'deliveredAt']);
+  returning ${pickList(notifications, ['id', 'seq', 'customerId', 'agentId', 'kind', 'data', 'createdAt', 'deliveredAt', 'own'])}`;
+const toNotification = pickMapper(notifications, ['id', 'seq', 'customerId', 'agentId', 'kind', 'data', 'createdAt', 'deliveredAt', 'own']);
 
 export async function drainNotificationRows(db: Executor, agentId: string, now: Date, max: number): Promise<(typeof notifications.$inferSelect)[]> {
   const rows = await queryRows(db, DRAIN_NOTIFICATIONS, [agentId, now.toISOString(), max]);

@@ -38,13 +38,16 @@ export type ClaimFacts = {
   coverage: string | null;
   part_of_hold_id: string | null;
   group_id: string | null;
+  /** The claim's buffers in minutes (docs/arbitration.md "Buffers"). */
+  buffer_before: number;
+  buffer_after: number;
 };
 
 const ms = (column: string) => epochMs(`c.${column}`);
 const FACTS = `c.${c.id}, c.${c.kind}, c.${c.agentId} as agent_id, ${ms(c.startAt)} as start_ms, ${ms(c.endAt)} as end_ms, c.${c.holdScope} as hold_scope,
   c.${c.durationMinutes} as duration_minutes, ${ms(c.expiresAt)} as expires_ms, ${ms(c.createdAt)} as created_ms, c.${c.externalAccepted} as external_accepted,
   c.${c.source}, m.${m.priority}, m.${m.sacredMeetingAgeHours} as sacred_age, m.${m.name} as meeting_class, c.${c.coverage}, c.${c.partOfHoldId} as part_of_hold_id,
-  c.${c.groupId} as group_id`;
+  c.${c.groupId} as group_id, c.${c.bufferBeforeMinutes} as buffer_before, c.${c.bufferAfterMinutes} as buffer_after`;
 const inRange = (a: string) => `${a}.${c.status} in ('active', 'confirmed') and tstzrange(${a}.${c.startAt}, ${a}.${c.endAt}, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)')`;
 const IN_RANGE = inRange('c');
 const FROM = `from claims c left join meeting_classes m on m.${m.id} = c.${c.meetingClassId}`;
@@ -100,7 +103,8 @@ export type SearchFacts = Omit<ClaimFacts, 'agent_id' | 'meeting_class' | 'group
 
 const SEARCH_FACTS = `c.${c.id}, c.${c.kind}, ${ms(c.startAt)} as start_ms, ${ms(c.endAt)} as end_ms, c.${c.holdScope} as hold_scope, c.${c.durationMinutes} as duration_minutes,
   ${ms(c.expiresAt)} as expires_ms, ${ms(c.createdAt)} as created_ms, c.${c.externalAccepted} as external_accepted, c.${c.source}, m.${m.priority},
-  m.${m.sacredMeetingAgeHours} as sacred_age, c.${c.coverage}, c.${c.partOfHoldId} as part_of_hold_id`;
+  m.${m.sacredMeetingAgeHours} as sacred_age, c.${c.coverage}, c.${c.partOfHoldId} as part_of_hold_id, c.${c.bufferBeforeMinutes} as buffer_before,
+  c.${c.bufferAfterMinutes} as buffer_after`;
 
 /**
  * The search facts of several owners in one statement ($1: a JSON array of owner ids), each
@@ -110,7 +114,7 @@ const SEARCH_FACTS = `c.${c.id}, c.${c.kind}, ${ms(c.startAt)} as start_ms, ${ms
  * (docs/benchmarks/history/2026-11-26-collective-search.md). `offset 0` keeps the lateral subquery from being flattened: flattened,
  * the planner may scan the range for every owner of every customer and hash-join the ids.
  */
-export const SEARCH_FACTS_OF_OWNERS = `select c.${c.ownerId} as owner_id, ${SEARCH_FACTS} from jsonb_array_elements_text($1::jsonb) ids(id)
+const SEARCH_FACTS_OF_OWNERS = `select c.${c.ownerId} as owner_id, ${SEARCH_FACTS} from jsonb_array_elements_text($1::jsonb) ids(id)
   cross join lateral (select * from claims c0 where c0.${c.ownerId} = ids.id::uuid and ${inRange('c0')} offset 0) c
   left join meeting_classes m on m.${m.id} = c.${c.meetingClassId}`;
 
@@ -140,7 +144,15 @@ export const EXPIRE_BY_ID = expire(`${DUE} and ${c.ownerId} = $2`);
 export const EXPIRE_BY_EMAIL = expire(`${DUE} and ${c.ownerId} = (select ${o.id} from owners where ${o.customerId} = $2 and ${o.email} = $3)`);
 export const EXPIRE_BY_HOLD = expire(`${DUE} and ${c.ownerId} = ${ownerByHold(2, 3)}`);
 /** The sweeper's: up to 500 due holds of any owner, skipping rows a decision in progress holds. */
-export const EXPIRE_SWEEP = expire(`${c.id} in (select ${c.id} from claims where ${DUE} limit 500 for update skip locked)`);
+const EXPIRE_SWEEP = expire(`${c.id} in (select ${c.id} from claims where ${DUE} limit 500 for update skip locked)`);
+
+/** When the next active hold expires (the partial index claims_active_hold_expiry_idx answers it), or null. */
+const NEXT_HOLD_EXPIRY = `select min(${c.expiresAt}) as "at" from claims where ${c.kind} = 'hold' and ${c.status} = 'active'`;
+
+export async function nextHoldExpiry(db: Executor): Promise<Date | null> {
+  const [row] = await queryRows(db, NEXT_HOLD_EXPIRY, []);
+  return row?.at ? new Date(row.at as string | Date) : null;
+}
 
 /**
  * Flip holds whose time to live has passed to `expired`: one owner's (the caller holds, or
@@ -167,14 +179,14 @@ export async function insertClaim(db: Executor, claim: NewClaim): Promise<ClaimR
 }
 
 /** A confirmed hold leaves the exclusion constraint for its booking: $1 hold, $2 booking, $3 now. */
-export const PROMOTE_HOLD = `update claims set ${c.status} = 'promoted', ${c.promotedBookingId} = $2, ${c.updatedAt} = $3 where ${c.id} = $1`;
+const PROMOTE_HOLD = `update claims set ${c.status} = 'promoted', ${c.promotedBookingId} = $2, ${c.updatedAt} = $3 where ${c.id} = $1`;
 
 export async function promoteHold(db: Executor, holdId: string, bookingId: string, now: Date): Promise<void> {
   await queryRows(db, PROMOTE_HOLD, [holdId, bookingId, now.toISOString()]);
 }
 
 /** The further ranges of an all_free window hold let go: $1 hold, $2 new status, $3 reason, $4 now. */
-export const RELEASE_HOLD_PARTS = `update claims set ${c.status} = $2, ${c.statusReason} = $3, ${c.updatedAt} = $4 where ${c.partOfHoldId} = $1 and ${c.status} = 'active'`;
+const RELEASE_HOLD_PARTS = `update claims set ${c.status} = $2, ${c.statusReason} = $3, ${c.updatedAt} = $4 where ${c.partOfHoldId} = $1 and ${c.status} = 'active'`;
 
 export async function releaseHoldParts(db: Executor, holdId: string, status: 'released' | 'expired' | 'preempted', reason: string, now: Date): Promise<void> {
   await queryRows(db, RELEASE_HOLD_PARTS, [holdId, status, reason, now.toISOString()]);

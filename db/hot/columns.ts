@@ -103,5 +103,3 @@ export function insertStatement<T extends PgTable>(table: T) {
   }
   return { text, fullRow, params };
 }
-
-export const isoOrNull = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);

@@ -16,7 +16,7 @@ const o = names(owners);
 const m = names(meetingClasses);
 const cal = names(calendars);
 
-export const LOCK_HOLD_OWNER = `select ${ownerColumns('o')} from owners o
+const LOCK_HOLD_OWNER = `select ${ownerColumns('o')} from owners o
   where o.${o.id} = (select ${h.ownerId} from claims where ${h.id} = $1 and ${h.customerId} = $2 and ${h.kind} = 'hold') for update of o`;
 
 const holdRow = (named: boolean) => `select ${columnList(claims, 'h', 'h_')}, ${calendarColumns('c')}, hm.${m.name} as hold_class_name,
@@ -26,8 +26,8 @@ const holdRow = (named: boolean) => `select ${columnList(claims, 'h', 'h_')}, ${
   join meeting_classes hm on hm.${m.id} = h.${h.meetingClassId}
   left join meeting_classes m on ${named ? `m.${m.customerId} = h.${h.customerId} and m.${m.name} = $3` : `m.${m.id} = h.${h.meetingClassId}`}
   where h.${h.id} = $1 and h.${h.customerId} = $2 and h.${h.kind} = 'hold' for update of h`;
-export const LOCK_HOLD = holdRow(false);
-export const LOCK_HOLD_NAMED_CLASS = holdRow(true);
+const LOCK_HOLD = holdRow(false);
+const LOCK_HOLD_NAMED_CLASS = holdRow(true);
 
 const toClaim = rowMapper(claims, 'h_');
 

@@ -38,14 +38,14 @@ function busyStatement(by: 'id' | 'email' | 'hold' | 'ids'): string {
     ) ev on c.${c.checkConflicts}${by === 'hold' ? ` and not ${holdDecisionCurrent(1, 4)}` : ''}
     where ${who} and c.${c.type} <> 'internal' and c.${c.status} <> 'disconnected'`;
 }
-export const PROVIDER_BUSY = busyStatement('id');
-export const PROVIDER_BUSY_BY_EMAIL = busyStatement('email');
-export const PROVIDER_BUSY_BY_HOLD = busyStatement('hold');
+const PROVIDER_BUSY = busyStatement('id');
+const PROVIDER_BUSY_BY_EMAIL = busyStatement('email');
+const PROVIDER_BUSY_BY_HOLD = busyStatement('hold');
 /** Several owners at once ($1: a JSON array of owner ids): one statement for a group search (docs/groups.md). */
-export const PROVIDER_BUSY_OF_OWNERS = busyStatement('ids');
+const PROVIDER_BUSY_OF_OWNERS = busyStatement('ids');
 
 /** A provider calendar as the fail-closed check reads it. */
-export type ProviderCalendarFacts = { id: string; type: string; displayName: string | null; status: string; checkConflicts: boolean; lastSyncedAt: Date | null; ownerEmail: string };
+type ProviderCalendarFacts = { id: string; type: string; displayName: string | null; status: string; checkConflicts: boolean; lastSyncedAt: Date | null; ownerEmail: string };
 /** Its mirrored instances overlapping the range (epoch milliseconds; unordered). */
 export type ProviderBusyFacts = { calendars: ProviderCalendarFacts[]; events: { start: number; end: number }[] };
 

@@ -21,7 +21,7 @@ const b = names(claims);
 const m = names(meetingClasses);
 const cal = names(calendars);
 
-export const LOCK_MOVE = `select ${ownerColumns('o')}, ${columnList(claims, 'b', 'b_')},
+const LOCK_MOVE = `select ${ownerColumns('o')}, ${columnList(claims, 'b', 'b_')},
     ${calendarColumns('c')}, ${meetingClassColumns('m')}
   from owners o
   join claims b on b.${b.ownerId} = o.${o.id} and b.${b.id} = $2 and b.${b.customerId} = $3 and b.${b.kind} = 'booking'
@@ -60,7 +60,7 @@ export async function lockMove(db: Executor, ownerId: string, bookingId: string,
  * be deferred to COMMIT as a new claim's insert is (db/hot/driver.ts defer).
  * $1 id, $2 start, $3 end, $4 attendees, $5 external_accepted, $6 status_reason, $7 updated_at.
  */
-export const MOVE_BOOKING = `update claims set ${b.startAt} = $2, ${b.endAt} = $3, ${b.attendees} = $4, ${b.externalAccepted} = $5,
+const MOVE_BOOKING = `update claims set ${b.startAt} = $2, ${b.endAt} = $3, ${b.attendees} = $4, ${b.externalAccepted} = $5,
   ${b.statusReason} = $6, ${b.sequence} = ${b.sequence} + 1, ${b.updatedAt} = $7 where ${b.id} = $1`;
 
 export type BookingMove = { startAt: Date; endAt: Date; attendees: AttendeeJson[]; externalAccepted: boolean; statusReason: string | null; updatedAt: Date };
@@ -90,7 +90,7 @@ export async function moveBookingRow(db: Executor, id: string, move: BookingMove
  * queue and the calendar gate): the booking $1 of customer $2, or, when $1 is a group's id, its
  * bookings (not further ranges of a hold), in owner-id order, at most $3 rows.
  */
-export const BOOKING_OWNERS = `select b.${b.id} as id, b.${b.ownerId} as owner_id, o.${o.email} as email, b.${b.groupId} as group_id
+const BOOKING_OWNERS = `select b.${b.id} as id, b.${b.ownerId} as owner_id, o.${o.email} as email, b.${b.groupId} as group_id
   from claims b join owners o on o.${o.id} = b.${b.ownerId}
   where (b.${b.id} = $1 or (b.${b.groupId} = $1 and b.${b.partOfHoldId} is null)) and b.${b.customerId} = $2 and b.${b.kind} = 'booking'
   order by b.${b.ownerId} limit $3`;

@@ -7,10 +7,10 @@ import { queryRows } from './driver';
  * partial index on pending rows keeps the count to the backlog), and per provider the age of
  * the stalest active mirror.
  */
-export const WEBHOOK_BACKLOG = `select count(*)::int as depth, coalesce(extract(epoch from ($1::timestamptz - min("created_at"))), 0)::float8 as oldest
+const WEBHOOK_BACKLOG = `select count(*)::int as depth, coalesce(extract(epoch from ($1::timestamptz - min("created_at"))), 0)::float8 as oldest
 from "webhook_deliveries" where "status" = 'pending'`;
 
-export const MIRROR_AGES = `select "type" as provider, max(extract(epoch from ($1::timestamptz - coalesce("last_synced_at", "created_at"))))::float8 as age
+const MIRROR_AGES = `select "type" as provider, max(extract(epoch from ($1::timestamptz - coalesce("last_synced_at", "created_at"))))::float8 as age
 from "calendars" where "type" <> 'internal' and "status" = 'active' group by "type"`;
 
 export async function webhookBacklog(db: Executor, now: Date): Promise<{ depth: number; oldestSeconds: number }> {

@@ -56,26 +56,15 @@ const TARGET_STATEMENTS = [0, 1, 2, 3].map((i) => targetStatement(i >= 2, i % 2 
 
 export type TargetRow = { owner: TargetOwner; calendar: TargetCalendar | null; meetingClass: TargetMeetingClass | null };
 
-/** Owner (optionally locked, FOR UPDATE), calendar and meeting class of a call in one statement; undefined when no such owner. */
-export async function loadTargetRow(
-  db: Executor,
-  customerId: string,
-  input: { email: string; meetingClass: string; calendarType?: string },
-  lock: boolean,
-): Promise<TargetRow | undefined> {
-  const params = [customerId, input.email, input.meetingClass];
-  const [raw] = input.calendarType
-    ? await queryRows(db, TARGET_STATEMENTS[2 + Number(lock)], [...params, input.calendarType])
-    : await queryRows(db, TARGET_STATEMENTS[Number(lock)], params);
-  if (!raw) return undefined;
-  return { owner: toOwner(raw), calendar: raw.c_id == null ? null : toCalendar(raw), meetingClass: raw.m_id == null ? null : toMeetingClass(raw) };
-}
-
 const MANY_TARGET_STATEMENTS = [0, 1, 2, 3].map((i) => targetStatement(i >= 2, i % 2 === 1, true));
+const toTargetRow = (raw: Record<string, unknown>): TargetRow => ({ owner: toOwner(raw), calendar: raw.c_id == null ? null : toCalendar(raw), meetingClass: raw.m_id == null ? null : toMeetingClass(raw) });
 
 /**
- * loadTargetRow for several owners in one statement (a group call, docs/groups.md): the rows
- * of the owners that exist, in no particular order (locked in owner-id order with `lock`).
+ * Owners (optionally locked FOR UPDATE, in owner-id order), each with the calendar it books on,
+ * and the meeting class, in one statement whatever the number of owners (docs/groups.md "How a
+ * group is loaded"): the rows of the owners that exist, in no particular order; the class and
+ * calendar columns are null when they do not exist. One owner is read by equality, many from a
+ * JSON list of emails.
  */
 export async function loadTargetRows(
   db: Executor,
@@ -83,11 +72,17 @@ export async function loadTargetRows(
   input: { emails: readonly string[]; meetingClass: string; calendarType?: string },
   lock: boolean,
 ): Promise<TargetRow[]> {
-  const params = [customerId, JSON.stringify(input.emails), input.meetingClass];
-  const rows = input.calendarType
-    ? await queryRows(db, MANY_TARGET_STATEMENTS[2 + Number(lock)], [...params, input.calendarType])
-    : await queryRows(db, MANY_TARGET_STATEMENTS[Number(lock)], params);
-  return rows.map((raw) => ({ owner: toOwner(raw), calendar: raw.c_id == null ? null : toCalendar(raw), meetingClass: raw.m_id == null ? null : toMeetingClass(raw) }));
+  const one = input.emails.length === 1;
+  const statements = one ? TARGET_STATEMENTS : MANY_TARGET_STATEMENTS;
+  const params = [customerId, one ? input.emails[0] : JSON.stringify(input.emails), input.meetingClass];
+  const rows = input.calendarType ? await queryRows(db, statements[2 + Number(lock)], [...params, input.calendarType]) : await queryRows(db, statements[Number(lock)], params);
+  return rows.map(toTargetRow);
+}
+
+/** loadTargetRows of one owner: its row, or undefined when no such owner. */
+export async function loadTargetRow(db: Executor, customerId: string, input: { email: string; meetingClass: string; calendarType?: string }, lock: boolean): Promise<TargetRow | undefined> {
+  const [row] = await loadTargetRows(db, customerId, { emails: [input.email], meetingClass: input.meetingClass, calendarType: input.calendarType }, lock);
+  return row;
 }
 
 const PICK_PRIMARY = `select ${calendarColumns('c')} from (${calendarPick('$1', null)}) c`;

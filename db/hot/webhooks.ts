@@ -4,23 +4,26 @@ import { columnList, names, rowMapper } from './columns';
 import { queryRows } from './driver';
 
 const d = names(webhookDeliveries);
+/** NOTIFY channel announcing committed outbox rows and resumed endpoints (migration 0028; docs/webhooks.md "Delivery"). */
+export const WEBHOOK_OUTBOX_CHANNEL = 'webhook_outbox';
 const e = names(webhookEndpoints);
 
 /**
- * The outbox rows of one event: one per active endpoint of the agent subscribed to its kind,
- * in the caller's transaction (so the event and its deliveries commit together). The row id
+ * The outbox rows of one event: one per active endpoint of the agent subscribed to its kind
+ * (an event of the agent's own change, $6: only the endpoints with include_own), in the caller's transaction (so the event and its deliveries commit together). The row id
  * is derived from (event, endpoint), so writing an event twice cannot send it twice.
  */
-export const INSERT_WEBHOOK_EVENT = `insert into "webhook_deliveries" ("${d.id}", "${d.customerId}", "${d.endpointId}", "${d.eventId}", "${d.kind}", "${d.body}", "${d.nextAttemptAt}", "${d.createdAt}")
+const INSERT_WEBHOOK_EVENT = `insert into "webhook_deliveries" ("${d.id}", "${d.customerId}", "${d.endpointId}", "${d.eventId}", "${d.kind}", "${d.body}", "${d.nextAttemptAt}", "${d.createdAt}")
 select md5($1::text || e."${e.id}"::text)::uuid, e."${e.customerId}", e."${e.id}", $1::uuid, $3, $4, $5::timestamptz, $5::timestamptz
 from "webhook_endpoints" e
-where e."${e.agentId}" = $2::uuid and e."${e.status}" = 'active' and $3 = any(e."${e.events}")
+where e."${e.agentId}" = $2::uuid and e."${e.status}" = 'active' and $3 = any(e."${e.events}") and (not $6::boolean or e."${e.includeOwn}")
 on conflict ("${d.id}") do nothing`;
 
-export type WebhookEventRow = { eventId: string; agentId: string; kind: string; body: string; at: Date };
+/** `own`: an event of the agent's own change, for the endpoints that asked for those (include_own). */
+export type WebhookEventRow = { eventId: string; agentId: string; kind: string; body: string; at: Date; own?: boolean };
 
 export async function insertWebhookEvent(db: Executor, ev: WebhookEventRow): Promise<void> {
-  await queryRows(db, INSERT_WEBHOOK_EVENT, [ev.eventId, ev.agentId, ev.kind, ev.body, ev.at.toISOString()]);
+  await queryRows(db, INSERT_WEBHOOK_EVENT, [ev.eventId, ev.agentId, ev.kind, ev.body, ev.at.toISOString(), ev.own === true]);
 }
 
 /**
@@ -29,9 +32,10 @@ export async function insertWebhookEvent(db: Executor, ev: WebhookEventRow): Pro
  * never sent while an older one of its endpoint waits (per-endpoint order); one probe of the
  * pending index per active endpoint, whatever the backlog behind its head. Two workers
  * racing for one row: the second UPDATE re-reads the row after the first commits, finds the
- * lease live and skips it, so one row is never in flight twice.
+ * lease live and skips it, so one row is never in flight twice. `more`: the endpoint has pending
+ * rows behind the leased one (the worker looks again when it finishes; docs/webhooks.md "Delivery").
  */
-export const LEASE_DUE_DELIVERIES = `with heads as (
+const LEASE_DUE_DELIVERIES = `with heads as (
   select h.id, h.due, h.lease
   from "webhook_endpoints" e
   cross join lateral (
@@ -41,7 +45,7 @@ export const LEASE_DUE_DELIVERIES = `with heads as (
     order by p."${d.seq}"
     limit 1
   ) h
-  where e."${e.status}" = 'active'
+  where e."${e.status}" = 'active' and ($4::uuid is null or e."${e.customerId}" = $4::uuid)
 ), due as (
   select id from heads where due <= $1::timestamptz and (lease is null or lease <= $1::timestamptz) limit $2
 )
@@ -49,12 +53,30 @@ update "webhook_deliveries" r set "${d.leaseUntil}" = $3::timestamptz, "${d.atte
 from due, "webhook_endpoints" w
 where r."${d.id}" = due.id and w."${e.id}" = r."${d.endpointId}" and r."${d.status}" = 'pending'
   and (r."${d.leaseUntil}" is null or r."${d.leaseUntil}" <= $1::timestamptz)
-returning ${columnList(webhookDeliveries, 'r', 'd_')}, w."${e.url}" as "w_url", w."${e.secret}" as "w_secret"`;
+returning ${columnList(webhookDeliveries, 'r', 'd_')}, w."${e.url}" as "w_url", w."${e.secret}" as "w_secret",
+  exists (select 1 from "webhook_deliveries" n where n."${d.endpointId}" = r."${d.endpointId}" and n."${d.status}" = 'pending' and n."${d.seq}" > r."${d.seq}") as "w_more"`;
 
 const mapDelivery = rowMapper(webhookDeliveries, 'd_');
-export type LeasedDelivery = typeof webhookDeliveries.$inferSelect & { url: string; secret: string };
+export type LeasedDelivery = typeof webhookDeliveries.$inferSelect & { url: string; secret: string; more: boolean };
 
-export async function leaseDueDeliveries(db: Executor, now: Date, limit: number, leaseUntil: Date): Promise<LeasedDelivery[]> {
-  const rows = await queryRows(db, LEASE_DUE_DELIVERIES, [now.toISOString(), limit, leaseUntil.toISOString()]);
-  return rows.map((r) => ({ ...mapDelivery(r), url: String(r.w_url), secret: String(r.w_secret) }));
+/** `customerId`: only that customer's endpoints (a drain of one customer; the worker passes none). */
+export async function leaseDueDeliveries(db: Executor, now: Date, limit: number, leaseUntil: Date, customerId: string | null = null): Promise<LeasedDelivery[]> {
+  const rows = await queryRows(db, LEASE_DUE_DELIVERIES, [now.toISOString(), limit, leaseUntil.toISOString(), customerId]);
+  return rows.map((r) => ({ ...mapDelivery(r), url: String(r.w_url), secret: String(r.w_secret), more: r.w_more === true || r.w_more === 't' }));
+}
+
+/**
+ * Record a delivered row and reset its endpoint's failure count, in one statement (no transaction
+ * of its own: a data-modifying CTE runs whether or not the endpoint needs the reset). The endpoint
+ * row is written only when its count is not already 0, the usual case.
+ */
+const RECORD_DELIVERED = `with done as (
+  update "webhook_deliveries" set "${d.status}" = 'delivered', "${d.deliveredAt}" = $2::timestamptz, "${d.leaseUntil}" = null, "${d.lastStatus}" = $3::int, "${d.lastError}" = null
+  where "${d.id}" = $1::uuid
+  returning "${d.endpointId}" as endpoint_id
+)
+update "webhook_endpoints" e set "${e.consecutiveFailures}" = 0 from done where e."${e.id}" = done.endpoint_id and e."${e.consecutiveFailures}" <> 0`;
+
+export async function recordDelivered(db: Executor, deliveryId: string, at: Date, status: number | null): Promise<void> {
+  await queryRows(db, RECORD_DELIVERED, [deliveryId, at.toISOString(), status]);
 }

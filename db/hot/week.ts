@@ -66,7 +66,7 @@ const FIELDS = [
 ];
 
 /** $1 owner, $2 from, $3 to, $4 now (ISO instants). */
-export const WEEK_CLAIMS = `select coalesce(json_agg(w.r order by w.s), '[]')::text as rows from (
+const WEEK_CLAIMS = `select coalesce(json_agg(w.r order by w.s), '[]')::text as rows from (
     select json_build_array(${FIELDS.join(', ')}) as r, c.${c.startAt} as s
     from claims c
     left join meeting_classes m on m.${m.id} = c.${c.meetingClassId}
@@ -75,6 +75,16 @@ export const WEEK_CLAIMS = `select coalesce(json_agg(w.r order by w.s), '[]')::t
       and ((c.${c.kind} = 'booking' and c.${c.status} in ('confirmed', 'cancelled', 'preempted'))
         or (c.${c.kind} = 'hold' and c.${c.status} = 'active' and c.${c.expiresAt} > $4))
     order by c.${c.startAt} limit 2000) w`;
+
+/** $1 owner, $2 now: the start of the owner's next meeting (a confirmed booking or a live hold) from now on, else null. */
+const NEXT_MEETING = `select min(c.${c.startAt}) as start from claims c
+  where c.${c.ownerId} = $1 and c.${c.startAt} >= $2
+    and ((c.${c.kind} = 'booking' and c.${c.status} = 'confirmed') or (c.${c.kind} = 'hold' and c.${c.status} = 'active' and c.${c.expiresAt} > $2))`;
+
+export async function nextMeetingStart(db: Executor, ownerId: string, now: Date): Promise<Date | null> {
+  const [row] = await queryRows(db, NEXT_MEETING, [ownerId, now.toISOString()]);
+  return row?.start ? new Date(row.start as string | Date) : null;
+}
 
 type Tuple = [string, WeekClaimRow['kind'], string, number, number, string | null, WeekClaimRow['source'], number, boolean, string | null, number | null, string | null, string | null, string | null, number, string | null, number | null, number | null, string | null];
 

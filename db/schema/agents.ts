@@ -29,6 +29,8 @@ export const agents = pgTable(
     ownerScope: text('owner_scope').notNull(),
     permissions: text('permissions').array().$type<Permission[]>().notNull().default([]),
     disabled: boolean('disabled').notNull().default(false),
+    /** The zone answers add caller twins in when a call names none (docs/api.md "The caller's time zone"); null: none. */
+    displayTimeZone: text('display_time_zone'),
     createdAt: createdAt(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },

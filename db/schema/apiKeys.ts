@@ -16,6 +16,8 @@ export const apiKeys = pgTable(
     name: text('name'),
     keyHash: text('key_hash').notNull(),
     prefix: text('prefix').notNull(),
+    /** Overrides the agent's display_time_zone for calls made with this key (docs/api.md "The caller's time zone"). */
+    displayTimeZone: text('display_time_zone'),
     createdAt: createdAt(),
     lastUsedAt: instant('last_used_at'),
     revokedAt: instant('revoked_at'),

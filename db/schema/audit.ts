@@ -20,6 +20,8 @@ export const AUDIT_ACTIONS = [
   'booking.update',
   'hold.extend',
   'claim.preempt',
+  // an agent's booking held for the owner's approval (docs/api.md "Approval policies")
+  'booking.request',
   // booking proposals: agents, requesters, the owner's review, the clock
   'proposal.create',
   'proposal.submit',
@@ -35,6 +37,8 @@ export const AUDIT_ACTIONS = [
   'owner.invite',
   'schedule_rules.replace',
   'meeting_class.create',
+  'approval_policy.create',
+  'approval_policy.delete',
   'pool.create',
   'pool.update',
   'pool.delete',

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { idColumn, instant } from './columns';
 import { calendars } from './calendars';
 import { claims } from './claims';
@@ -54,9 +54,14 @@ export const calendarBookingEvents = pgTable(
   ],
 );
 
+/** What the last invitation mail of a booking said: whom it went to and what it told them. */
+/** What an invitation mail said; `video`: the join link it carried (null: none yet; absent on rows sent before it was recorded). */
+export type SentInvitation = { attendees: string[]; start: string; end: string; title: string; location: string | null; video?: string | null };
+
 /**
  * The ICS invitation sent to a booking's attendees: METHOD:REQUEST once it is
- * confirmed, METHOD:CANCEL (next SEQUENCE) once it is cancelled or preempted.
+ * confirmed, METHOD:CANCEL (next SEQUENCE) once it is cancelled or preempted;
+ * `sent` is what the last mail said (null on rows sent before it was kept).
  */
 export const bookingInvitations = pgTable('booking_invitations', {
   claimId: uuid('claim_id')
@@ -66,4 +71,5 @@ export const bookingInvitations = pgTable('booking_invitations', {
   sequence: integer('sequence').notNull().default(0),
   method: text('method', { enum: ['REQUEST', 'CANCEL'] }).notNull(),
   sentAt: instant('sent_at').notNull(),
+  sent: jsonb('sent').$type<SentInvitation>(),
 });

@@ -37,8 +37,6 @@ export const BOOKING_STATUSES = ['confirmed', 'cancelled', 'preempted'] as const
 export const HOLD_SCOPES = ['candidate', 'window'] as const;
 export const HOLD_COVERAGES = ['first_fit', 'all_free'] as const;
 export const CLAIM_SOURCES = ['agent', 'public', 'provider'] as const;
-export const ACTIVE_CLAIM_STATUSES = ['active', 'confirmed'] as const;
-export type ClaimStatus = (typeof CLAIM_STATUSES)[number];
 
 export type AttendeeJson = { email: string; name?: string | null; response?: 'needs_action' | 'accepted' | 'declined' | 'tentative'; external?: boolean };
 
@@ -79,6 +77,13 @@ export const claims = pgTable(
     decidedRulesVersion: integer('decided_rules_version'),
     decidedClassVersion: integer('decided_class_version'),
     decidedMirrorVersion: integer('decided_mirror_version'),
+    /**
+     * The time the claim keeps free around itself (docs/arbitration.md "Buffers"): its class's
+     * or public meeting type's buffers when it was decided, kept with the claim so a later
+     * change of the class does not move what earlier decisions relied on; a move keeps them.
+     */
+    bufferBeforeMinutes: integer('buffer_before_minutes').notNull().default(0),
+    bufferAfterMinutes: integer('buffer_after_minutes').notNull().default(0),
     // --- booking fields
     holdId: uuid('hold_id'),
     source: text('source', { enum: CLAIM_SOURCES }).notNull().default('agent'),
@@ -140,5 +145,6 @@ export const claims = pgTable(
     check('claims_promoted_booking', sql`(${t.status} = 'promoted') = (${t.promotedBookingId} is not null)`),
     check('claims_preempted_by', sql`${t.preemptedByClaimId} is null or ${t.status} = 'preempted'`),
     check('claims_duration_positive', sql`${t.durationMinutes} is null or ${t.durationMinutes} > 0`),
+    check('claims_buffers_check', sql`${t.bufferBeforeMinutes} between 0 and 240 and ${t.bufferAfterMinutes} between 0 and 240`),
   ],
 );

@@ -18,3 +18,7 @@ export * from './verificationTokens';
 export * from './calendarEvents';
 export * from './webhooks';
 export * from './pools';
+export * from './ownerSessions';
+export * from './approvalPolicies';
+export * from './videoLinks';
+export * from './reminders';

@@ -1,4 +1,5 @@
-import { integer, pgTable, text, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { check, integer, pgTable, text, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, idColumn, oneOf } from './columns';
 import { customers } from './customers';
 
@@ -14,6 +15,11 @@ export const meetingClasses = pgTable(
     priority: integer('priority').notNull(),
     preemptPolicy: text('preempt_policy', { enum: PREEMPT_POLICIES }).notNull().default('preempt_lower'),
     sacredMeetingAgeHours: integer('sacred_meeting_age_hours').notNull().default(24),
+    /** Minutes kept free before and after each meeting of the class (0-240; docs/arbitration.md "Buffers"). */
+    bufferBeforeMinutes: integer('buffer_before_minutes').notNull().default(0),
+    bufferAfterMinutes: integer('buffer_after_minutes').notNull().default(0),
+    /** Minutes before each meeting of the class at which its attendees are reminded (at most 5, 5-10080; docs/reliability.md "Reminders"). */
+    reminderOffsetsMinutes: integer('reminder_offsets_minutes').array().notNull().default(sql`'{}'`),
     /** Grows on every change of the class (migration 0023 trigger; docs/arbitration.md "Confirm: when the hold's decision stands"). Never written by the service. */
     version: integer('version').notNull().default(0),
     createdAt: createdAt(),
@@ -23,5 +29,7 @@ export const meetingClasses = pgTable(
     // Target of (customer_id, meeting_class_id) foreign keys: a class is used only by its own customer.
     unique('meeting_classes_customer_id_key').on(t.customerId, t.id),
     oneOf('meeting_classes_preempt_policy_check', t.preemptPolicy, PREEMPT_POLICIES),
+    check('meeting_classes_reminder_offsets_check', sql`cardinality(${t.reminderOffsetsMinutes}) <= 5 and 5 <= all(${t.reminderOffsetsMinutes}) and 10080 >= all(${t.reminderOffsetsMinutes})`),
+    check('meeting_classes_buffers_check', sql`${t.bufferBeforeMinutes} between 0 and 240 and ${t.bufferAfterMinutes} between 0 and 240`),
   ],
 );

@@ -1,10 +1,10 @@
-import { bigint, foreignKey, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, foreignKey, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { createdAt, idColumn, instant, oneOf } from './columns';
 import { agents } from './agents';
 import { customers } from './customers';
 
-export const NOTIFICATION_KINDS = ['hold.expired', 'booking.preempted', 'booking.cancelled', 'booking.rescheduled', 'proposal.reviewed', 'webhook.disabled'] as const;
+export const NOTIFICATION_KINDS = ['hold.expired', 'booking.preempted', 'booking.cancelled', 'booking.rescheduled', 'booking.reminder', 'proposal.reviewed', 'booking.approved', 'booking.declined', 'webhook.disabled'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /**
@@ -23,6 +23,8 @@ export const notifications = pgTable(
     data: jsonb('data').$type<Record<string, unknown>>().notNull(),
     createdAt: createdAt(),
     deliveredAt: instant('delivered_at'),
+    /** An event of the agent's own change: stored delivered, read only with include_own (docs/webhooks.md "Own events"). */
+    own: boolean('own').notNull().default(false),
   },
   (t) => [
     index('notifications_agent_seq_idx').on(t.agentId, t.seq),

@@ -1,4 +1,4 @@
-import { index, integer, jsonb, numeric, pgTable, text, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, numeric, pgTable, text, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, idColumn, instant, oneOf } from './columns';
 import { customers } from './customers';
 
@@ -9,6 +9,12 @@ export type HardBlockJson =
   | { days: Weekday[]; start: string; end: string; label?: string }
   /** count_checkpoint: computed when saved (server/domain/scheduling/rrule.ts), not part of the API. */
   | { rrule: string; dtstart: string; duration_minutes: number; label?: string; count_checkpoint?: { day: string; used: number } };
+
+/** A local date's working hours in place of its weekday's ([] = a day off; docs/arbitration.md "Date overrides"). */
+export type DateOverrideJson = { date: string; working_hours: LocalRangeJson[] };
+
+/** Inclusive owner-local dates YYYY-MM-DD the owner is away (docs/arbitration.md "Out of office"). */
+export type OutOfOfficeJson = { start: string; end: string; note?: string };
 
 export const OWNER_ROLES = ['admin', 'member'] as const;
 
@@ -42,11 +48,17 @@ export const owners = pgTable(
     workingHours: jsonb('working_hours').$type<WorkingHoursJson | null>(),
     hardBlocks: jsonb('hard_blocks').$type<HardBlockJson[]>().notNull().default([]),
     maxDailyMeetingHours: numeric('max_daily_meeting_hours', { mode: 'number' }),
+    /** Meetings' buffers keep clear of provider-calendar busy time too (default: they apply between claims only; docs/arbitration.md "Buffers"). */
+    bufferExternalEvents: boolean('buffer_external_events').notNull().default(false),
+    /** Local dates whose hours replace the weekly ones (docs/arbitration.md "Date overrides"). */
+    dateOverrides: jsonb('date_overrides').$type<DateOverrideJson[]>().notNull().default([]),
+    /** Inclusive local date ranges the owner is away: nothing is booked or offered in them. */
+    outOfOffice: jsonb('out_of_office').$type<OutOfOfficeJson[]>().notNull().default([]),
     /**
      * Versions of what a claim decision reads about this owner, maintained by the database
      * (migration 0023 triggers; docs/arbitration.md "Confirm: when the hold's decision stands"):
-     * rules_version grows when time_zone, working_hours, hard_blocks or
-     * max_daily_meeting_hours change, whoever writes them; mirror_version when the provider
+     * rules_version grows when time_zone, working_hours, hard_blocks,
+     * max_daily_meeting_hours, buffer_external_events, date_overrides or out_of_office change, whoever writes them; mirror_version when the provider
      * mirror changes (calendar_events written, a calendar connected, disconnected, or its
      * status or "check for conflicts" changed). Never written by the service.
      */

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { foreignKey, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { check, foreignKey, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, idColumn, instant, oneOf } from './columns';
 import { agents } from './agents';
 import { meetingClasses } from './meetingClasses';
@@ -34,6 +34,8 @@ export const bookingProposals = pgTable(
     requesterName: text('requester_name'),
     /** The zone the requester's booking pages showed times in (IANA), for their mail; null: the owner's zone. */
     requesterTimeZone: text('requester_time_zone'),
+    /** The booking pages' language the requester used (i18n/locales.ts LOCALES); null through the JSON API. */
+    requesterLocale: text('requester_locale'),
     attendees: jsonb('attendees').$type<{ email: string; name?: string }[]>().notNull().default([]),
     durationMinutes: integer('duration_minutes'),
     requestedStart: instant('requested_start'),
@@ -53,6 +55,12 @@ export const bookingProposals = pgTable(
      * names it too). Foreign key and indexes: migration 0022_proposal_moves.
      */
     movesBookingId: uuid('moves_booking_id'),
+    /**
+     * An agent's booking held for the owner's approval (docs/api.md "Approval policies"): the hold
+     * on the requested time. Approving promotes it through the claim runner; declining releases it.
+     * Foreign key (deferred) and unique index: migration 0032_agent_approval_policy.
+     */
+    holdId: uuid('hold_id'),
     /** A collective type's proposal: every host (in each one's inbox; any of them decides for all). Migration 0021. */
     hostOwnerIds: uuid('host_owner_ids').array(),
     /** A pool type's proposal: the pool's choice at submission (pool id, reason, load, weight), recorded with the booking. */
@@ -75,6 +83,9 @@ export const bookingProposals = pgTable(
     // The owner and the meeting class belong to the proposal's customer.
     foreignKey({ name: 'booking_proposals_owner_fk', columns: [t.customerId, t.ownerId], foreignColumns: [owners.customerId, owners.id] }).onDelete('cascade'),
     foreignKey({ name: 'booking_proposals_meeting_class_fk', columns: [t.customerId, t.meetingClassId], foreignColumns: [meetingClasses.customerId, meetingClasses.id] }).onDelete('restrict'),
+    uniqueIndex('booking_proposals_hold_key').on(t.holdId).where(sql`${t.holdId} is not null`),
+    // Only an agent's booking waits for approval on a hold.
+    check('booking_proposals_hold_origin', sql`${t.holdId} is null or ${t.origin} = 'agent'`),
     oneOf('booking_proposals_origin_check', t.origin, PROPOSAL_ORIGINS),
     oneOf('booking_proposals_status_check', t.status, PROPOSAL_STATUSES),
   ],

@@ -7,6 +7,9 @@ import { owners } from './owners';
 import { audiences } from './audiences';
 import { pools } from './pools';
 
+/** Where a video meeting is made (docs/calendars.md "Video links"). */
+export const VIDEO_PROVIDERS = ['google_meet', 'microsoft_teams', 'link'] as const;
+export type VideoProvider = (typeof VIDEO_PROVIDERS)[number];
 export const PUBLIC_PREEMPT_POLICIES = ['inherit', 'never', 'preempt_lower'] as const;
 export const VISIBILITIES = ['public', 'unlisted', 'audience'] as const;
 /** Who hosts a type's meetings (docs/public-scheduling.md "Several hosts"): the link's owner, every owner of a list, or one member of a pool. */
@@ -28,10 +31,14 @@ export const publicLinks = pgTable(
     createdAt: createdAt(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
     deletedAt: instant('deleted_at'),
+    /** While the owner is out of office, requesters are sent to this link, a colleague's (migration 0034). */
+    awayRedirectLinkId: uuid('away_redirect_link_id'),
   },
   (t) => [
     uniqueIndex('public_links_alias_key').on(t.alias),
     index('public_links_customer_idx').on(t.customerId),
+    foreignKey({ name: 'public_links_away_redirect_fk', columns: [t.awayRedirectLinkId], foreignColumns: [t.id] }).onDelete('set null'),
+    index('public_links_away_redirect_idx').on(t.awayRedirectLinkId).where(sql`${t.awayRedirectLinkId} IS NOT NULL`),
     // The link's owner belongs to the link's customer.
     foreignKey({ name: 'public_links_owner_fk', columns: [t.customerId, t.ownerId], foreignColumns: [owners.customerId, owners.id] }).onDelete('cascade'),
   ],
@@ -59,8 +66,16 @@ export const publicMeetingTypes = pgTable(
     description: text('description'),
     /** An address or a video link, shown to the requester only once booked. */
     location: text('location'),
+    /** A video meeting (docs/calendars.md "Video links"): made through the owner's Google or Microsoft calendar, or the fixed video_url. */
+    videoProvider: text('video_provider', { enum: VIDEO_PROVIDERS }),
+    videoUrl: text('video_url'),
     /** No suggested time starts sooner than this many hours from now. */
     minNoticeHours: integer('min_notice_hours').notNull().default(0),
+    /** Minutes kept free before and after each meeting of the type (0-240; docs/arbitration.md "Buffers"). */
+    bufferBeforeMinutes: integer('buffer_before_minutes').notNull().default(0),
+    bufferAfterMinutes: integer('buffer_after_minutes').notNull().default(0),
+    /** Reminder offsets of meetings booked through the type (docs/reliability.md "Reminders"); null: the meeting class's. */
+    reminderOffsetsMinutes: integer('reminder_offsets_minutes').array(),
     /** After the requester verifies their email, a time the arbiter accepts (without preemption) is booked at once. */
     bookInstantly: boolean('book_instantly').notNull().default(false),
     /** single: the link's owner; collective: every owner of hostOwnerIds; pool: one member of poolId (migration 0021). */
@@ -80,5 +95,12 @@ export const publicMeetingTypes = pgTable(
     oneOf('public_meeting_types_visibility_check', t.visibility, VISIBILITIES),
     oneOf('public_meeting_types_host_mode_check', t.hostMode, HOST_MODES),
     check('public_meeting_types_min_notice_hours_check', sql`${t.minNoticeHours} between 0 and 720`),
+    oneOf('public_meeting_types_video_provider_check', t.videoProvider, VIDEO_PROVIDERS),
+    check('public_meeting_types_video_url_check', sql`(${t.videoProvider} = 'link') = (${t.videoUrl} IS NOT NULL) OR ${t.videoProvider} IS NULL AND ${t.videoUrl} IS NULL`),
+    check(
+      'public_meeting_types_reminder_offsets_check',
+      sql`${t.reminderOffsetsMinutes} is null or (cardinality(${t.reminderOffsetsMinutes}) <= 5 and 5 <= all(${t.reminderOffsetsMinutes}) and 10080 >= all(${t.reminderOffsetsMinutes}))`,
+    ),
+    check('public_meeting_types_buffers_check', sql`${t.bufferBeforeMinutes} between 0 and 240 and ${t.bufferAfterMinutes} between 0 and 240`),
   ],
 );

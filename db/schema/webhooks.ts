@@ -1,4 +1,4 @@
-import { bigint, foreignKey, index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, foreignKey, index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { createdAt, idColumn, instant, oneOf } from './columns';
 import { agents } from './agents';
@@ -28,6 +28,8 @@ export const webhookEndpoints = pgTable(
     description: text('description'),
     secret: text('secret').notNull(),
     events: text('events').array().$type<WebhookEventKind[]>().notNull(),
+    /** Also the events of the agent's own changes (docs/webhooks.md "Own events"). */
+    includeOwn: boolean('include_own').notNull().default(false),
     status: text('status', { enum: WEBHOOK_ENDPOINT_STATUSES }).notNull().default('active'),
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     disabledReason: text('disabled_reason'),
