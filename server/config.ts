@@ -13,6 +13,17 @@ export function getConfig() {
     dbDriver: env.DB_DRIVER || undefined,
     pgliteDir: env.PGLITE_DIR || path.join(process.cwd(), '.data', 'pglite'),
     dbPoolMax: Number(env.DB_POOL_MAX || 10),
+    /**
+     * Named prepared statements (default on). DATABASE_PREPARE=0 (or PGBOUNCER=1, the same) sends
+     * unnamed statements, for a pooler in transaction mode that cannot keep a connection's
+     * statements (PgBouncer before 1.21): docs/operations.md "High availability".
+     */
+    databasePrepare: flagOr(env.DATABASE_PREPARE, !flagOr(env.PGBOUNCER, false)),
+    /**
+     * What needs a session of its own (the migrations' advisory lock, the LISTEN connection)
+     * connects here: the primary directly when DATABASE_URL is a transaction pooler. Unset: DATABASE_URL.
+     */
+    databaseDirectUrl: env.DATABASE_DIRECT_URL || undefined,
     migrationsDir: env.MIGRATIONS_DIR || path.join(process.cwd(), 'db', 'migrations'),
     redisUrl: env.REDIS_URL || undefined,
     upstashUrl: env.UPSTASH_REDIS_REST_URL || undefined,
@@ -97,8 +108,10 @@ export function getConfig() {
     outboundAllowPrivate: flagOr(env.OUTBOUND_ALLOW_PRIVATE ?? env.WEBHOOKS_ALLOW_PRIVATE, env.NODE_ENV === 'development'),
     /** First retry delay of a failed webhook delivery (doubles per attempt, with jitter). */
     webhookRetryBaseMs: Number(env.WEBHOOK_RETRY_BASE_MS || 5_000),
-    /** How often the webhook worker looks for due deliveries. */
-    webhookPollMs: Number(env.WEBHOOK_POLL_MS || 200),
+    /** The webhook worker's fallback poll: it is woken on commit of new rows (docs/webhooks.md "Delivery"). */
+    webhookPollMs: Number(env.WEBHOOK_POLL_MS || 30_000),
+    /** The reminder worker's fallback poll: it sleeps until the next due reminder and is woken on commit of new ones (docs/reliability.md "Reminders"). */
+    reminderPollMs: Number(env.REMINDER_POLL_MS || 60_000),
     /** Webhook deliveries in flight at once per process (each endpoint has at most one). */
     webhookMaxInFlight: Number(env.WEBHOOK_MAX_IN_FLIGHT || 64),
     /**

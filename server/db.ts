@@ -19,6 +19,8 @@ export function getDbHandle(): Promise<DbHandle> {
       pgliteDir: c.pgliteDir,
       dbPoolMax: c.dbPoolMax,
       migrationsDir: c.migrationsDir,
+      prepare: c.databasePrepare,
+      directUrl: c.databaseDirectUrl,
     })
       .then((handle) => {
         // Verified API keys kept in memory, dropped on every change the database announces (docs/architecture.md "API keys").

@@ -34,13 +34,13 @@ type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 const LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 
 /** The censor's replacement text. */
-export const REDACTED = '[REDACTED]';
+const REDACTED = '[REDACTED]';
 
 /**
  * Paths pino redacts (fast-redact syntax) on top of the key-name rule below: request and
  * header objects as libraries hand them over.
  */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'authorization',
   'cookie',
   'headers.authorization',
@@ -68,7 +68,7 @@ const URL_PASSWORD = /(\/\/[^:/\s@]*:)[^@\s/]+@/g;
 const MAX_DEPTH = 8;
 
 /** A string with every secret-shaped part replaced. */
-export function censorText(text: string): string {
+function censorText(text: string): string {
   if (!text.includes('_') && !text.includes('@')) return text;
   return text.replace(SECRET_SHAPE, `$1_${REDACTED}`).replace(URL_PASSWORD, `$1${REDACTED}@`);
 }
@@ -78,7 +78,7 @@ export function censorText(text: string): string {
  * code, cause), values under secret-named keys replaced, secret shapes censored in every
  * string. Exported for the redaction tests.
  */
-export function sanitize(value: unknown, depth = 0): unknown {
+function sanitize(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return censorText(value);
   if (value === null || typeof value !== 'object') return typeof value === 'bigint' ? String(value) : value;
   if (depth >= MAX_DEPTH) return '[depth]';

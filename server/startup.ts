@@ -7,6 +7,9 @@ import { mailSetupNotice } from '@/server/domain/email';
 import { getRateLimiter } from '@/server/rateLimit';
 import { log } from '@/server/log';
 import { startWebhookWorker } from '@/server/domain/webhooks/worker';
+import { WEBHOOK_OUTBOX_CHANNEL } from '@/db/hot/webhooks';
+import { REMINDERS_CHANNEL } from '@/db/hot/reminders';
+import { startReminderWorker } from '@/server/domain/reminders/worker';
 import { enqueueNotification } from '@/server/domain/notificationService';
 import { startMetricsServer } from '@/server/http/metrics';
 import { installDatabaseGauges } from '@/server/observability/gauges';
@@ -20,7 +23,12 @@ import { tracingEnabled } from '@/server/observability/tracing';
 const SHUTDOWN = Symbol.for('agent-scheduler.shutdown');
 /** Set by scripts/serve.mjs: stop the process on an error the server cannot recover from. */
 const FATAL = Symbol.for('agent-scheduler.fatal');
-type GlobalWithShutdown = typeof globalThis & { [SHUTDOWN]?: () => Promise<void>; [FATAL]?: (err: unknown) => void };
+/**
+ * Called by scripts/serve.mjs on every request that may write (not GET or HEAD): the idle
+ * background loops come back to their busy pace (docs/operations.md "Idle").
+ */
+const ACTIVITY = Symbol.for('agent-scheduler.activity');
+type GlobalWithShutdown = typeof globalThis & { [SHUTDOWN]?: () => Promise<void>; [FATAL]?: (err: unknown) => void; [ACTIVITY]?: () => void };
 
 /** Open the database (applying migrations) and connect the rate limiter; called from instrumentation.ts. */
 export async function startServices(): Promise<void> {
@@ -60,10 +68,15 @@ export async function startServices(): Promise<void> {
 
   // Expire holds past their time to live (notifying agents) and drop old idempotency keys.
   stopSweeper?.();
-  stopSweeper = startSweeper(getDb, SWEEP_TASKS);
+  const sweeper = (stopSweeper = startSweeper(getDb, SWEEP_TASKS));
   // Keep connected calendars' mirrors fresh (docs/calendars.md).
   stopCalendarSync?.();
-  stopCalendarSync = startCalendarSync(getDb);
+  const calendarSync = (stopCalendarSync = startCalendarSync(getDb));
+  // Both rest while the server is idle and come back on the next write request.
+  (globalThis as GlobalWithShutdown)[ACTIVITY] = () => {
+    sweeper.nudge();
+    calendarSync.nudge();
+  };
 
   // Deliver the webhook outbox (docs/webhooks.md).
   stopWebhooks?.();
@@ -73,6 +86,15 @@ export async function startServices(): Promise<void> {
     pollMs: config.webhookPollMs,
     maxInFlight: config.webhookMaxInFlight,
     notifyDisabled: enqueueNotification,
+    // Woken on commit of new outbox rows; polling every WEBHOOK_POLL_MS is only the fallback.
+    listen: (onNotify, onState) => getDbHandle().then((h) => h.listen(WEBHOOK_OUTBOX_CHANNEL, onNotify, onState)),
+  });
+
+  // Send reminders when due (docs/reliability.md "Reminders"): asleep until the next one, woken on commit of new ones.
+  stopReminders?.();
+  stopReminders = startReminderWorker(getDb, {
+    pollMs: config.reminderPollMs,
+    listen: (onNotify, onState) => getDbHandle().then((h) => h.listen(REMINDERS_CHANNEL, onNotify, onState)),
   });
 
   // Metrics (docs/operations.md "Metrics"): the gauges read at scrape, and the separate listener when METRICS_PORT is set.
@@ -83,6 +105,7 @@ export async function startServices(): Promise<void> {
 let stopSweeper: (() => void) | undefined;
 let stopCalendarSync: (() => void) | undefined;
 let stopWebhooks: (() => void) | undefined;
+let stopReminders: (() => void) | undefined;
 let stopMetrics: (() => Promise<void>) | undefined;
 
 /** Close the rate limiter's connection and the database (flushes and unlocks the embedded PGlite). */
@@ -90,6 +113,7 @@ export async function stopServices(): Promise<void> {
   stopSweeper?.();
   stopCalendarSync?.();
   stopWebhooks?.();
+  stopReminders?.();
   const closing = stopMetrics?.();
   stopMetrics = undefined;
   const results = await Promise.allSettled([getRateLimiter().close(), closeDb(), closing]);
@@ -99,7 +123,7 @@ export async function stopServices(): Promise<void> {
   for (const r of results) if (r.status === 'rejected') log.error('shutdown step failed', { err: r.reason });
 }
 
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';

@@ -9,7 +9,7 @@ import { authSecret } from './secret';
 import { emailSignInEnabled } from './signInLink';
 
 /** How long an invitation's sign-in link works (it also works only once). */
-export const INVITATION_LINK_HOURS = 72;
+const INVITATION_LINK_HOURS = 72;
 
 /**
  * Email an invited owner a sign-in link (docs/dashboard.md "Owners"): the

@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm';
 import { getDb } from '@/server/db';
 import { owners } from '@/db/schema';
 import { authenticateOwner, endOwnerSessions } from '@/server/domain/passwords';
+import { endOwnerSession, ownerSessionActive, startOwnerSession } from '@/server/domain/ownerSessions';
 import type { OwnerSession } from './ownerSession';
 import { prepareAuthEnvironment } from '@/server/config';
 import { requestOrigin } from '@/server/request';
@@ -22,7 +23,7 @@ import { ownerForSignInId } from '@/server/domain/signInLinks';
  * by `npm run dev`) or with a one-time link sent by email; sessions are
  * signed JWT cookies, so any instance can read them. Agents never use this: they authenticate with API keys on /v1.
  */
-export function authOptions(): NextAuthOptions {
+export function authOptions(request: { userAgent?: string | null } = {}): NextAuthOptions {
   prepareAuthEnvironment();
   return {
     secret: authSecret(),
@@ -54,11 +55,15 @@ export function authOptions(): NextAuthOptions {
     // The app's own pages (app/(public-pages)/signin) instead of the library's.
     pages: { signIn: '/signin', verifyRequest: '/signin/check-email', error: '/signin' },
     callbacks: {
-      // The token carries the owner id and the session version it was issued under; role and customer are read fresh per request.
+      // The token carries the owner id, the session version it was issued under and its session row (`sid`,
+      // docs/dashboard.md "Sessions"); role and customer are read fresh per request.
       jwt: async ({ token, user }) => {
-        if (user) return { ...token, sub: user.id, sv: (user as { sessionVersion?: number }).sessionVersion ?? 0 };
-        // Refreshing a session (/api/auth/session): one issued before a password change ends here (next-auth clears the cookie).
-        if (!token.sub || !(await currentOwner(token.sub, token.sv))) throw new Error('session ended (signed out by a password change)');
+        if (user) {
+          const sid = await startOwnerSession(await getDb(), user.id, request.userAgent ?? null, new Date());
+          return { ...token, sub: user.id, sv: (user as { sessionVersion?: number }).sessionVersion ?? 0, sid };
+        }
+        // Refreshing a session (/api/auth/session): one signed out, or issued before a password change, ends here (next-auth clears the cookie).
+        if (!token.sub || !(await currentOwner(token.sub, token.sv, token.sid))) throw new Error('session ended (signed out, or by a password change)');
         return token;
       },
       redirect: ({ url, baseUrl }) => sameOriginUrl(url, baseUrl) ?? baseUrl,
@@ -74,10 +79,13 @@ export function authOptions(): NextAuthOptions {
       },
     },
     events: {
-      // Sign-out ends the session on the server too: the owner's session version moves on, so the
-      // old cookie (and every other session of this owner) is refused from now on (docs/dashboard.md).
+      // Sign-out ends this browser's session on the server too, so its cookie is refused from now on;
+      // the owner's other browsers stay signed in (docs/dashboard.md "Sessions"). A cookie from before
+      // sessions had rows can only be ended with the rest: the owner's session version moves on.
       signOut: async ({ token }) => {
-        if (token?.sub) await endOwnerSessions(await getDb(), token.sub, typeof token.sv === 'number' ? token.sv : 0);
+        if (!token?.sub) return;
+        if (typeof token.sid === 'string') await endOwnerSession(await getDb(), token.sub, token.sid, new Date());
+        else await endOwnerSessions(await getDb(), token.sub, typeof token.sv === 'number' ? token.sv : 0);
       },
     },
   };
@@ -114,19 +122,23 @@ export async function readOwnerSession(req: Request): Promise<OwnerSession | nul
   // headers: {} keeps getToken from reading an `Authorization: Bearer` header as a session.
   const token = await getToken({ req: { cookies: cookiesOf(req), headers: {} } as never, secret: authSecret(), secureCookie });
   if (!token?.sub) return null;
-  const owner = await currentOwner(token.sub, token.sv);
+  const owner = await currentOwner(token.sub, token.sv, token.sid);
   if (!owner) return null;
-  return { ownerId: owner.id, customerId: owner.customerId, email: owner.email, role: owner.role };
+  return { ownerId: owner.id, customerId: owner.customerId, email: owner.email, role: owner.role, sessionId: typeof token.sid === 'string' ? token.sid : null };
 }
 
 /**
  * The owner a session token names, while the session is still valid: the
- * owner exists, can sign in (a password or an invitation), and has not changed their password since the
- * token was issued (tokens issued before session versions existed carry none: 0).
+ * owner exists, can sign in (a password or an invitation), has not changed their password or
+ * signed out everywhere since the token was issued (tokens issued before session versions
+ * existed carry none: 0), and the token's own session row (if it has one) was not signed out.
  */
-async function currentOwner(ownerId: string, sessionVersion: unknown) {
-  const [owner] = await (await getDb()).select().from(owners).where(eq(owners.id, ownerId)).limit(1);
+async function currentOwner(ownerId: string, sessionVersion: unknown, sessionId: unknown) {
+  const db = await getDb();
+  const [owner] = await db.select().from(owners).where(eq(owners.id, ownerId)).limit(1);
   if (!owner || (!owner.passwordHash && !owner.invitedAt)) return null;
   const sv = typeof sessionVersion === 'number' ? sessionVersion : 0;
-  return owner.sessionVersion === sv ? owner : null;
+  if (owner.sessionVersion !== sv) return null;
+  if (typeof sessionId === 'string' && !(await ownerSessionActive(db, ownerId, sessionId, new Date()))) return null;
+  return owner;
 }

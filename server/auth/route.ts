@@ -1,6 +1,6 @@
 import NextAuth from 'next-auth';
 import { getConfig, prepareAuthEnvironment } from '@/server/config';
-import { escapeHtml } from '@/server/http/pages/contactVerification';
+import { escapeHtml } from '@/server/html';
 import { clientIpOf, requestOrigin } from '@/server/request';
 import { authOptions, cookiesOf, sameOriginUrl } from './nextAuth';
 import { SIGN_IN_THROTTLED, withSignInAttempt, type SignInThrottled } from './signInThrottle';
@@ -35,7 +35,7 @@ export async function authRoute(req: Request, ctx: AuthRouteContext): Promise<Re
   const apiReq = { method: req.method, query: { ...query, nextauth }, cookies, headers: Object.fromEntries(req.headers), body: await bodyOf(req) };
   const { result, throttled } = await withSignInAttempt(clientIpOf(req, getConfig().trustProxy), async () => {
     const res = new CollectedResponse();
-    await NextAuth(apiReq as never, res as never, authOptions());
+    await NextAuth(apiReq as never, res as never, authOptions({ userAgent: req.headers.get('user-agent') }));
     return res.toResponse();
   });
   return throttled ? throttledResponse(result, throttled, authUrl) : result;

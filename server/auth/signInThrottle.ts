@@ -2,6 +2,7 @@ import { getConfig } from '@/server/config';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { normalizeEmail } from '@/server/domain/access';
 import { getRateLimiter, rateLimitHeaders, RATE_LIMITS, type RateLimitPolicy } from '@/server/rateLimit';
+import { rateLimitKeys } from '@/server/rateLimit/keys';
 
 /**
  * Dashboard sign-in throttle (docs/operations.md "Sign-in throttle"). Every
@@ -55,13 +56,13 @@ export function afterAnswer(task: () => Promise<void>): void {
 /** Count one password attempt; throws SignInThrottled when the IP or the account is over its budget. */
 export async function throttleSignIn(email: string, clientIp: string): Promise<void> {
   const ipPolicy = { ...RATE_LIMITS.signInIp, limit: getConfig().signInIpLimit };
-  await throttle(ipPolicy, `signin-ip:${clientIp}`, RATE_LIMITS.signInAccount, `signin-account:${normalizeEmail(email)}`);
+  await throttle(ipPolicy, rateLimitKeys.signInIp(clientIp), RATE_LIMITS.signInAccount, rateLimitKeys.signInAccount(normalizeEmail(email)));
 }
 
 /** Count one request for an emailed sign-in link (the client from the current request); throws SignInThrottled. */
 export async function throttleSignInLink(email: string): Promise<void> {
   const clientIp = requests.getStore()?.clientIp ?? 'unknown';
-  await throttle(RATE_LIMITS.signInLinkIp, `signin-link-ip:${clientIp}`, RATE_LIMITS.signInLink, `signin-link:${normalizeEmail(email)}`);
+  await throttle(RATE_LIMITS.signInLinkIp, rateLimitKeys.signInLinkIp(clientIp), RATE_LIMITS.signInLink, rateLimitKeys.signInLink(normalizeEmail(email)));
 }
 
 /** The client's budget first, then (only when it admitted the attempt) the address's. */

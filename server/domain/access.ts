@@ -1,5 +1,5 @@
 import type { Permission } from '@/db/schema';
-import { DomainError } from './errors';
+import { DomainError, invalidField } from './errors';
 
 /** The authenticated agent behind an API key: who is acting, for which customer, within which scope. */
 export type AgentActor = {
@@ -9,9 +9,11 @@ export type AgentActor = {
   keyId: string;
   ownerScope: string; // 'org:*' | 'user:<email>'
   permissions: readonly Permission[];
+  /** The key's display_time_zone, else its agent's: the default caller zone (docs/api.md "The caller's time zone"). */
+  displayTimeZone?: string | null;
 };
 
-export const ORG_SCOPE = 'org:*';
+const ORG_SCOPE = 'org:*';
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -52,9 +54,8 @@ export function resolveOwnerEmail(actor: AgentActor, email: string | undefined |
   const scope = parseOwnerScope(actor.ownerScope);
   if (!email) {
     if (scope?.kind === 'user') return scope.email;
-    throw new DomainError('invalid_request', 'owner_email is required for an agent whose owner_scope is org:*', {
-      details: { fields: [{ path: 'owner_email', message: 'Required' }] },
-    });
+    // A field error: the REST wrapper names where the operation looks for it (query.owner_email, body.owner_email).
+    throw invalidField('owner_email', 'Required for an agent whose owner_scope is org:*');
   }
   const normalized = normalizeEmail(email);
   assertOwnerInScope(actor, normalized);

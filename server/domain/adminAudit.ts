@@ -1,7 +1,7 @@
 import type { Executor } from '@/db/client';
 import { auditLog, type AuditAction } from '@/db/schema';
 import type { AgentActor } from './access';
-import { actorColumns, type AuditActor } from './claims/audit';
+import { actorColumns, type AuditActor } from './audit';
 import { newId } from './ids';
 
 /** A signed-in owner acting through the dashboard (its transport checked the owner's role). */
@@ -32,14 +32,14 @@ export type AdminChange = {
 };
 
 /** The audit actor of an administrative change (null: the system). */
-export function auditActorOf(actor: AdminActor): AuditActor {
+function auditActorOf(actor: AdminActor): AuditActor {
   if (actor?.kind === 'agent') return { kind: 'agent', agentId: actor.agentId };
   if (actor?.kind === 'owner') return { kind: 'owner', ownerId: actor.ownerId, email: actor.email };
   return { kind: 'system' };
 }
 
 /** One audit row (outcome accept) for an administrative change; call it in the change's transaction. */
-export async function writeAdminAudit(tx: Executor, actor: AdminActor, change: AdminChange): Promise<void> {
+async function writeAdminAudit(tx: Executor, actor: AdminActor, change: AdminChange): Promise<void> {
   await tx.insert(auditLog).values({
     id: newId(change.at.getTime()),
     customerId: change.customerId,

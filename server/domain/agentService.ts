@@ -6,17 +6,18 @@ import { audited, type AdminActor } from './adminAudit';
 import { DomainError, invalidField } from './errors';
 import { isUuid, newId, newSecret } from './ids';
 import { forgetVerified } from './verifiedKeys';
+import { requireTimeZone } from './callerZone';
 
 export type AgentRow = typeof agents.$inferSelect;
-export type AgentView = { agent_id: string; name: string; owner_scope: string; permissions: Permission[]; disabled: boolean; created_at: string };
-export type MintedKey = { key_id: string; api_key: string; prefix: string; created_at: string };
+export type AgentView = { agent_id: string; name: string; owner_scope: string; permissions: Permission[]; disabled: boolean; display_time_zone: string | null; created_at: string };
+export type MintedKey = { key_id: string; api_key: string; prefix: string; display_time_zone: string | null; created_at: string };
 
 export function agentView(a: AgentRow): AgentView {
-  return { agent_id: a.id, name: a.name, owner_scope: a.ownerScope, permissions: a.permissions, disabled: a.disabled, created_at: a.createdAt.toISOString() };
+  return { agent_id: a.id, name: a.name, owner_scope: a.ownerScope, permissions: a.permissions, disabled: a.disabled, display_time_zone: a.displayTimeZone, created_at: a.createdAt.toISOString() };
 }
 
 /** Canonical owner_scope (`org:*` or `user:<lower-cased email>`), or a 400. */
-export function canonicalOwnerScope(scope: string): string {
+function canonicalOwnerScope(scope: string): string {
   const parsed = parseOwnerScope(scope);
   if (!parsed) throw invalidField('owner_scope', 'Invalid owner_scope', 'owner_scope must be "org:*" or "user:<email>"');
   return parsed.kind === 'org' ? 'org:*' : `user:${parsed.email}`;
@@ -48,13 +49,16 @@ function uniquePermissions(perms: readonly string[]): Permission[] {
   return PERMISSIONS.filter((p) => perms.includes(p));
 }
 
-const agentFacts = (a: AgentRow) => ({ agent_id: a.id, name: a.name, owner_scope: a.ownerScope, permissions: a.permissions, disabled: a.disabled });
+const agentFacts = (a: AgentRow) => ({ agent_id: a.id, name: a.name, owner_scope: a.ownerScope, permissions: a.permissions, disabled: a.disabled, display_time_zone: a.displayTimeZone });
+
+/** A display_time_zone as stored: its IANA spelling, null to clear, or 400 INVALID_TIME_ZONE. */
+const displayZone = (tz: string | null) => (tz === null ? null : requireTimeZone(tz, 'display_time_zone'));
 
 export async function createAgent(
   db: Executor,
   customerId: string,
   actor: AdminActor,
-  input: { name: string; owner_scope: string; permissions: Permission[] },
+  input: { name: string; owner_scope: string; permissions: Permission[]; display_time_zone?: string | null },
 ): Promise<AgentRow> {
   return audited(db, actor, (tx) => insertAgent(tx, customerId, actor, input), (row) => ({ action: 'agent.create', customerId, details: agentFacts(row), at: new Date() }));
 }
@@ -63,12 +67,13 @@ async function insertAgent(
   db: Executor,
   customerId: string,
   actor: AdminActor,
-  input: { name: string; owner_scope: string; permissions: Permission[] },
+  input: { name: string; owner_scope: string; permissions: Permission[]; display_time_zone?: string | null },
 ): Promise<AgentRow> {
   const scope = canonicalOwnerScope(input.owner_scope);
   const permissions = uniquePermissions(input.permissions);
   assertCanGrant(actor, scope, permissions);
-  const [row] = await db.insert(agents).values({ id: newId(), customerId, name: input.name, ownerScope: scope, permissions }).returning();
+  const displayTimeZone = displayZone(input.display_time_zone ?? null);
+  const [row] = await db.insert(agents).values({ id: newId(), customerId, name: input.name, ownerScope: scope, permissions, displayTimeZone }).returning();
   return row;
 }
 
@@ -84,7 +89,7 @@ export async function updateAgent(
   customerId: string,
   actor: AdminActor,
   agentId: string,
-  patch: { name?: string; owner_scope?: string; permissions?: Permission[]; disabled?: boolean },
+  patch: { name?: string; owner_scope?: string; permissions?: Permission[]; disabled?: boolean; display_time_zone?: string | null },
   now: Date,
 ): Promise<AgentRow> {
   return audited(
@@ -107,7 +112,7 @@ async function changeAgent(
   customerId: string,
   actor: AdminActor,
   agentId: string,
-  patch: { name?: string; owner_scope?: string; permissions?: Permission[]; disabled?: boolean },
+  patch: { name?: string; owner_scope?: string; permissions?: Permission[]; disabled?: boolean; display_time_zone?: string | null },
   now: Date,
 ): Promise<AgentRow> {
   const current = await getAgent(db, customerId, agentId);
@@ -118,31 +123,39 @@ async function changeAgent(
   assertCanGrant(actor, scope, permissions.filter((p) => !current.permissions.includes(p)));
   const [row] = await db
     .update(agents)
-    .set({ name: patch.name ?? current.name, ownerScope: scope, permissions, disabled: patch.disabled ?? current.disabled, updatedAt: now })
+    .set({
+      name: patch.name ?? current.name,
+      ownerScope: scope,
+      permissions,
+      disabled: patch.disabled ?? current.disabled,
+      displayTimeZone: patch.display_time_zone !== undefined ? displayZone(patch.display_time_zone) : current.displayTimeZone,
+      updatedAt: now,
+    })
     .where(eq(agents.id, current.id))
     .returning();
   return row;
 }
 
 /** Mint a new `ak_` key for an agent; the plaintext is returned once and only its hash is stored. */
-export async function mintApiKey(db: Executor, customerId: string, actor: AdminActor, agentId: string, name: string | null, now: Date): Promise<MintedKey> {
+export async function mintApiKey(db: Executor, customerId: string, actor: AdminActor, agentId: string, name: string | null, now: Date, displayTimeZone: string | null = null): Promise<MintedKey> {
   return audited(
     db,
     actor,
-    (tx) => insertApiKey(tx, customerId, actor, agentId, name, now),
-    (key) => ({ action: 'api_key.mint', customerId, details: { agent_id: agentId, key_id: key.key_id, prefix: key.prefix, name }, at: now }),
+    (tx) => insertApiKey(tx, customerId, actor, agentId, name, now, displayTimeZone),
+    (key) => ({ action: 'api_key.mint', customerId, details: { agent_id: agentId, key_id: key.key_id, prefix: key.prefix, name, ...(key.display_time_zone ? { display_time_zone: key.display_time_zone } : {}) }, at: now }),
   );
 }
 
-async function insertApiKey(db: Executor, customerId: string, actor: AdminActor, agentId: string, name: string | null, now: Date): Promise<MintedKey> {
+async function insertApiKey(db: Executor, customerId: string, actor: AdminActor, agentId: string, name: string | null, now: Date, zone: string | null): Promise<MintedKey> {
   const agent = await getAgent(db, customerId, agentId);
   assertCanManage(actor, agent);
+  const displayTimeZone = displayZone(zone);
   const key = newSecret('apiKey');
   const [row] = await db
     .insert(apiKeys)
-    .values({ id: newId(), customerId, agentId: agent.id, name, keyHash: key.hash, prefix: key.displayPrefix, createdAt: now })
+    .values({ id: newId(), customerId, agentId: agent.id, name, keyHash: key.hash, prefix: key.displayPrefix, displayTimeZone, createdAt: now })
     .returning();
-  return { key_id: row.id, api_key: key.secret, prefix: row.prefix, created_at: row.createdAt.toISOString() };
+  return { key_id: row.id, api_key: key.secret, prefix: row.prefix, display_time_zone: row.displayTimeZone, created_at: row.createdAt.toISOString() };
 }
 
 export async function revokeApiKey(
@@ -190,7 +203,7 @@ async function revokeKey(
   return { key_id: keyId, revoked_at: (updated?.revokedAt ?? now).toISOString() };
 }
 
-export type KeyView = { key_id: string; name: string | null; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null };
+type KeyView = { key_id: string; name: string | null; prefix: string; display_time_zone: string | null; created_at: string; last_used_at: string | null; revoked_at: string | null };
 export type AgentWithKeys = AgentView & { keys: KeyView[] };
 
 /** The customer's agents, oldest first, each with its keys (newest first; revoked ones included, marked). */
@@ -205,6 +218,7 @@ export async function listAgentsWithKeys(db: Executor, customerId: string): Prom
         key_id: k.id,
         name: k.name,
         prefix: k.prefix,
+        display_time_zone: k.displayTimeZone,
         created_at: k.createdAt.toISOString(),
         last_used_at: k.lastUsedAt?.toISOString() ?? null,
         revoked_at: k.revokedAt?.toISOString() ?? null,
@@ -219,8 +233,13 @@ export async function listAgents(db: Executor, customerId: string): Promise<Agen
 }
 
 /** GET /v1/agents/me: the calling agent and the display prefix of the key it called with. */
-export async function describeSelf(db: Executor, customerId: string, agentId: string, keyId: string): Promise<AgentView & { key_id: string; key_prefix: string | null }> {
+export async function describeSelf(
+  db: Executor,
+  customerId: string,
+  agentId: string,
+  keyId: string,
+): Promise<AgentView & { key_id: string; key_prefix: string | null; key_display_time_zone: string | null }> {
   const agent = await getAgent(db, customerId, agentId);
-  const [key] = await db.select({ prefix: apiKeys.prefix }).from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.agentId, agentId)));
-  return { ...agentView(agent), key_id: keyId, key_prefix: key?.prefix ?? null };
+  const [key] = await db.select({ prefix: apiKeys.prefix, zone: apiKeys.displayTimeZone }).from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.agentId, agentId)));
+  return { ...agentView(agent), key_id: keyId, key_prefix: key?.prefix ?? null, key_display_time_zone: key?.zone ?? null };
 }

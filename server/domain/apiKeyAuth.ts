@@ -41,5 +41,6 @@ export async function authenticateApiKey(db: Executor, token: string | null, now
     keyId: row.keyId,
     ownerScope: row.ownerScope,
     permissions: row.permissions,
+    displayTimeZone: row.displayTimeZone,
   };
 }

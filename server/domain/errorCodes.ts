@@ -21,6 +21,11 @@ export const ERROR_CODES = {
   not_found: { status: 404, description: 'No such endpoint' },
   method_not_allowed: { status: 405, description: 'The path does not support this method (see the Allow header)' },
   rate_limited: { status: 429, description: 'Rate limit exceeded; retry after Retry-After seconds' },
+  service_unavailable: {
+    status: 503,
+    description:
+      'The database primary cannot be reached (a failover is under way); whether a write that was in flight committed is unknown: retry after Retry-After with the same Idempotency-Key, which replays the answer if it did or does the work once if it did not',
+  },
   internal_error: { status: 500, description: 'The server failed; retry with exponential backoff' },
   // auth
   unknown_api_key: { status: 401, description: 'No API key, or not one this service issued' },
@@ -49,6 +54,7 @@ export const ERROR_CODES = {
   BOOKING_NOT_ACTIVE: { status: 409, description: 'The booking is already cancelled or preempted' },
   PROPOSAL_NOT_FOUND: { status: 404, description: 'No such booking proposal for this customer' },
   PROPOSAL_NOT_PENDING: { status: 409, description: 'The proposal was already reviewed or withdrawn' },
+  OUT_OF_OFFICE: { status: 409, description: 'The owner is out of office on a date the slot touches; see out_of_office and next_available (after the range)' },
   ARBITRATION_REJECTED: { status: 409, description: 'Arbitration refused the slot; see error.reason, alternatives and next_available' },
   PREEMPTION_NOT_CONFIRMED: { status: 409, description: 'Approving at this time would cancel the meetings in displaced[]; the owner must confirm them (dashboard only)' },
   // administration
@@ -62,6 +68,10 @@ export const ERROR_CODES = {
   // pools (docs/groups.md, "Pools")
   POOL_NOT_FOUND: { status: 404, description: 'No such pool for this customer (or none of its members is left)' },
   POOL_ALREADY_EXISTS: { status: 409, description: 'A pool of this name exists' },
+  // approval policies (docs/api.md "Approval policies")
+  APPROVAL_POLICY_NOT_FOUND: { status: 404, description: 'No such approval policy rule for this customer' },
+  APPROVAL_POLICY_EXISTS: { status: 409, description: 'The owner already has this approval rule (same agent and meeting class)' },
+  APPROVAL_REQUIRED: { status: 409, description: "An owner's approval policy covers this booking, and this kind of booking (a group) cannot wait for approval: book that owner alone" },
   // webhooks
   WEBHOOK_NOT_FOUND: { status: 404, description: 'No such webhook endpoint for this agent' },
   WEBHOOK_URL_REFUSED: { status: 400, description: 'The webhook URL is not http(s), or points at a private, loopback or link-local address (see error.reason)' },

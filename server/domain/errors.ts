@@ -1,4 +1,5 @@
-import type { DomainErrorCode, ErrorCode } from './errorCodes';
+import { isDatabaseUnavailable } from '@/db/errors';
+import type { DomainErrorCode } from './errorCodes';
 
 /**
  * The one typed error of the domain layer. `code` comes from the catalogue in
@@ -60,7 +61,18 @@ export function invalidField(field: string, message: string, summary?: string): 
   return new DomainError('invalid_request', summary ?? fieldErrorMessage(field, message), { fields: [{ field, message }] });
 }
 
-/** A resource of this kind does not exist for this customer (foreign ids answer the same). */
-export function notFound(code: Exclude<ErrorCode, 'permission_denied'>, what: string): DomainError {
-  return new DomainError(code, `${what} not found`);
+/** Seconds a client waits before retrying after service_unavailable: a Patroni failover takes a few (docs/operations.md "High availability"). */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * A failure of the database connection (no primary, a lost or demoted one: db/errors.ts
+ * isDatabaseUnavailable) as the 503 service_unavailable every transport answers; null for any
+ * other failure. Never a claim of success: the transaction's outcome is the client's to learn
+ * by retrying with its Idempotency-Key.
+ */
+export function databaseUnavailable(err: unknown): DomainError | null {
+  if (!isDatabaseUnavailable(err)) return null;
+  return new DomainError('service_unavailable', 'The database is unavailable (its primary is failing over); retry after Retry-After with the same Idempotency-Key', {
+    extra: { retry_after_seconds: DATABASE_RETRY_AFTER_SECONDS },
+  });
 }

@@ -7,13 +7,39 @@ import { DomainError } from './errors';
 import { newId } from './ids';
 
 export type MeetingClassRow = typeof meetingClasses.$inferSelect;
-export type MeetingClassView = { name: string; priority: number; preempt_policy: 'preempt_lower' | 'never'; sacred_meeting_age_hours: number };
+export type MeetingClassView = {
+  name: string;
+  priority: number;
+  preempt_policy: 'preempt_lower' | 'never';
+  sacred_meeting_age_hours: number;
+  buffer_before_minutes: number;
+  buffer_after_minutes: number;
+  reminder_offsets_minutes: number[];
+};
 
 export function meetingClassView(c: MeetingClassRow): MeetingClassView {
-  return { name: c.name, priority: c.priority, preempt_policy: c.preemptPolicy, sacred_meeting_age_hours: c.sacredMeetingAgeHours };
+  return {
+    name: c.name,
+    priority: c.priority,
+    preempt_policy: c.preemptPolicy,
+    sacred_meeting_age_hours: c.sacredMeetingAgeHours,
+    buffer_before_minutes: c.bufferBeforeMinutes,
+    buffer_after_minutes: c.bufferAfterMinutes,
+    reminder_offsets_minutes: c.reminderOffsetsMinutes,
+  };
 }
 
-type MeetingClassInput = { name: string; priority: number; preempt_policy?: 'preempt_lower' | 'never'; sacred_meeting_age_hours?: number };
+type MeetingClassInput = {
+  name: string;
+  priority: number;
+  preempt_policy?: 'preempt_lower' | 'never';
+  sacred_meeting_age_hours?: number;
+  /** docs/arbitration.md "Buffers" (0-240, validated by the schema; the database CHECKs them). */
+  buffer_before_minutes?: number;
+  buffer_after_minutes?: number;
+  /** docs/reliability.md "Reminders" (validated by the schema; the database CHECKs them). */
+  reminder_offsets_minutes?: number[];
+};
 
 export async function createMeetingClass(db: Executor, customerId: string, input: MeetingClassInput, actor: AdminActor = null): Promise<MeetingClassRow> {
   return audited(
@@ -35,6 +61,9 @@ async function insertMeetingClass(db: Executor, customerId: string, input: Meeti
         priority: input.priority,
         preemptPolicy: input.preempt_policy ?? 'preempt_lower',
         sacredMeetingAgeHours: input.sacred_meeting_age_hours ?? 24,
+        bufferBeforeMinutes: input.buffer_before_minutes ?? 0,
+        bufferAfterMinutes: input.buffer_after_minutes ?? 0,
+        reminderOffsetsMinutes: [...new Set(input.reminder_offsets_minutes ?? [])].sort((a, b) => b - a),
       })
       .returning();
     return row;

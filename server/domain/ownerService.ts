@@ -1,12 +1,13 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
-import { calendars, owners, type HardBlockJson, type Weekday, type WorkingHoursJson } from '@/db/schema';
+import { calendars, owners, type DateOverrideJson, type HardBlockJson, type OutOfOfficeJson, type Weekday, type WorkingHoursJson } from '@/db/schema';
 import { normalizeEmail, parseOwnerScope } from './access';
 import { audited, type AdminActor } from './adminAudit';
 import { DomainError } from './errors';
 import { newId } from './ids';
-import { canonicalTimeZone, storedHardBlocks, timeZoneName, validateOwnerRules } from './scheduling';
+import { storedHardBlocks, timeZoneName, validateOwnerRules } from './scheduling';
+import { requireTimeZone as storableTimeZone } from './callerZone';
 
 export const WEEKDAYS: readonly Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 
@@ -19,6 +20,9 @@ export type RulesView = {
   working_days: Weekday[];
   hard_blocks: HardBlockJson[];
   max_daily_meeting_hours: number | null;
+  buffer_external_events: boolean;
+  date_overrides: DateOverrideJson[];
+  out_of_office: OutOfOfficeJson[];
   warnings?: string[];
 };
 export type RulesInput = {
@@ -26,16 +30,13 @@ export type RulesInput = {
   working_hours: Partial<WorkingHoursJson> | null;
   hard_blocks?: HardBlockJson[];
   max_daily_meeting_hours?: number | null;
+  /** Meetings' buffers keep clear of provider-calendar busy time too (docs/arbitration.md "Buffers"); absent: false. */
+  buffer_external_events?: boolean;
+  /** Local dates whose hours replace the weekly ones (docs/arbitration.md "Date overrides"); absent: none. */
+  date_overrides?: DateOverrideJson[];
+  /** Inclusive local date ranges the owner is away (docs/arbitration.md "Out of office"); absent: none. */
+  out_of_office?: OutOfOfficeJson[];
 };
-
-/** The zone to store: its IANA spelling, or 400 INVALID_TIME_ZONE. */
-function storableTimeZone(tz: string): string {
-  const name = canonicalTimeZone(tz);
-  if (name === null) {
-    throw new DomainError('INVALID_TIME_ZONE', `Unknown IANA time zone: ${tz}`, { fields: [{ field: 'time_zone', message: `"${tz}" is not a time zone we know: choose one from the list, such as Europe/Berlin` }] });
-  }
-  return name;
-}
 
 export function ownerView(o: OwnerRow): OwnerView {
   return { owner_email: o.email, name: o.name, time_zone: timeZoneName(o.timeZone) };
@@ -52,6 +53,9 @@ export function rulesView(o: OwnerRow): RulesView {
     // The stored COUNT checkpoint is the engine's, not the owner's: the rule reads as it was given.
     hard_blocks: o.hardBlocks.map((b) => ('rrule' in b ? (({ count_checkpoint: _, ...given }) => given)(b) : b)),
     max_daily_meeting_hours: o.maxDailyMeetingHours,
+    buffer_external_events: o.bufferExternalEvents,
+    date_overrides: o.dateOverrides,
+    out_of_office: o.outOfOffice,
   };
   if (!wh) view.warnings = ['WORKING_HOURS_NOT_CONFIGURED'];
   return view;
@@ -108,7 +112,7 @@ async function insertOwner(
   }
 }
 
-export async function findOwner(db: Executor, customerId: string, email: string): Promise<OwnerRow | undefined> {
+async function findOwner(db: Executor, customerId: string, email: string): Promise<OwnerRow | undefined> {
   const [owner] = await db
     .select()
     .from(owners)
@@ -118,7 +122,7 @@ export async function findOwner(db: Executor, customerId: string, email: string)
 }
 
 /** At most this many owners are listed for an agent (GET /v1/meeting-classes `owners`). */
-export const OWNERS_IN_SCOPE_LIMIT = 200;
+const OWNERS_IN_SCOPE_LIMIT = 200;
 
 /**
  * The calendar owners an agent's owner_scope covers, by email: every owner of
@@ -163,13 +167,23 @@ async function replaceScheduleRules(db: Executor, customerId: string, email: str
     ? (Object.fromEntries(WEEKDAYS.map((d) => [d, input.working_hours![d] ?? []])) as WorkingHoursJson)
     : null;
   const hardBlocks = input.hard_blocks ?? [];
-  const issues = validateOwnerRules({ timeZone, workingHours, hardBlocks, maxDailyMeetingHours: input.max_daily_meeting_hours ?? null });
+  const dateOverrides = [...(input.date_overrides ?? [])].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  const issues = validateOwnerRules({ timeZone, workingHours, hardBlocks, maxDailyMeetingHours: input.max_daily_meeting_hours ?? null, dateOverrides: input.date_overrides ?? [], outOfOffice: input.out_of_office ?? [] });
   if (issues.length) {
     throw new DomainError('INVALID_SCHEDULE_RULES', `${issues[0].path}: ${issues[0].message}`, { details: { fields: issues } });
   }
   const [updated] = await db
     .update(owners)
-    .set({ timeZone, workingHours, hardBlocks: storedHardBlocks(hardBlocks), maxDailyMeetingHours: input.max_daily_meeting_hours ?? null, updatedAt: now })
+    .set({
+      timeZone,
+      workingHours,
+      hardBlocks: storedHardBlocks(hardBlocks),
+      maxDailyMeetingHours: input.max_daily_meeting_hours ?? null,
+      bufferExternalEvents: input.buffer_external_events ?? false,
+      dateOverrides,
+      outOfOffice: [...(input.out_of_office ?? [])].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0)),
+      updatedAt: now,
+    })
     .where(eq(owners.id, owner.id))
     .returning();
   return updated;
@@ -181,6 +195,8 @@ export type OwnerListItem = OwnerView & {
   can_sign_in: boolean;
   has_password: boolean;
   invited_at: string | null;
+  /** Working hours are set; without them public pages never offer the owner (docs/public-scheduling.md "Several hosts"). */
+  has_working_hours: boolean;
   calendars: { type: string; status: string; display_name: string | null; is_primary: boolean }[];
 };
 
@@ -196,6 +212,7 @@ export async function listOwners(db: Executor, customerId: string): Promise<Owne
     can_sign_in: o.passwordHash !== null || o.invitedAt !== null,
     has_password: o.passwordHash !== null,
     invited_at: o.invitedAt?.toISOString() ?? null,
+    has_working_hours: o.workingHours !== null,
     calendars: cals
       .filter((c) => c.ownerId === o.id)
       .map((c) => ({ type: c.type, status: c.status, display_name: c.displayName, is_primary: c.isPrimary })),

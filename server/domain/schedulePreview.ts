@@ -1,4 +1,4 @@
-import type { HardBlockJson, Weekday, WorkingHoursJson } from '@/db/schema';
+import type { DateOverrideJson, HardBlockJson, OutOfOfficeJson, Weekday, WorkingHoursJson } from '@/db/schema';
 import { WEEKDAYS } from './ownerService';
 import {
   canonicalTimeZone,
@@ -19,11 +19,14 @@ export type DraftRules = {
   working_hours: Partial<WorkingHoursJson> | null;
   hard_blocks?: HardBlockJson[];
   max_daily_meeting_hours?: number | null;
+  date_overrides?: DateOverrideJson[];
+  out_of_office?: OutOfOfficeJson[];
 };
 
 /** A stretch of one local day, as owner-local minutes since midnight (end may be 1440). */
-export type PreviewSpan = { from: number; to: number; label: string };
-export type PreviewDay = { date: string; weekday: Weekday; working: PreviewSpan[]; blocks: PreviewSpan[] };
+type PreviewSpan = { from: number; to: number; label: string };
+/** `note`: why the day differs from its weekday (docs/arbitration.md "Date overrides", "Out of office"). */
+type PreviewDay = { date: string; weekday: Weekday; working: PreviewSpan[]; blocks: PreviewSpan[]; note?: 'override' | 'out_of_office' };
 export type WeekPreview = { time_zone: string; days: PreviewDay[]; issues: RuleIssue[]; working_hours_configured: boolean };
 
 const PREVIEW_DAYS = 7;
@@ -59,7 +62,8 @@ export function previewWeek(draft: DraftRules, fallbackTimeZone: string, now: Da
   if (timeZone === null) {
     return { time_zone: requested, days: [], issues: [{ path: 'time_zone', message: `"${requested}" is not a time zone we know: choose one from the list, such as Europe/Berlin` }], working_hours_configured: !!workingHours };
   }
-  const rules: OwnerRules = { timeZone, workingHours, hardBlocks, maxDailyMeetingHours: draft.max_daily_meeting_hours ?? null };
+  const dateOverrides = draft.date_overrides ?? [];
+  const rules: OwnerRules = { timeZone, workingHours, hardBlocks, maxDailyMeetingHours: draft.max_daily_meeting_hours ?? null, dateOverrides, outOfOffice: draft.out_of_office ?? [] };
   const issues = validateOwnerRules(rules);
   // Preview only what is valid: drop the faulty ranges and blocks the issues name.
   const bad = new Set(issues.map((i) => i.path));
@@ -69,6 +73,9 @@ export function previewWeek(draft: DraftRules, fallbackTimeZone: string, now: Da
       ? (Object.fromEntries(WEEKDAYS.map((d) => [d, workingHours[d].filter((_, i) => !bad.has(`working_hours.${d}[${i}]`))])) as WorkingHoursJson)
       : null,
     hardBlocks: hardBlocks.filter((_, i) => !bad.has(`hard_blocks[${i}]`)),
+    // An override with any issue is left out whole (its date then shows its weekly hours).
+    dateOverrides: dateOverrides.filter((_, i) => ![...bad].some((p) => p === 'date_overrides' || p === `date_overrides[${i}]` || p.startsWith(`date_overrides[${i}].`))),
+    outOfOffice: (draft.out_of_office ?? []).filter((_, i) => ![...bad].some((p) => p === 'out_of_office' || p === `out_of_office[${i}]` || p.startsWith(`out_of_office[${i}].`))),
   };
   const fmt = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', weekday: 'short' });
   const days: PreviewDay[] = [];
@@ -84,7 +91,10 @@ export function previewWeek(draft: DraftRules, fallbackTimeZone: string, now: Da
     const spanLabel = (s: PreviewSpan) => `${clock(s.from)}-${clock(s.to)}`;
     const w = spans(working, day.start, day.end, () => '').map((s) => ({ ...s, label: spanLabel(s) }));
     const b = spans(blocks, day.start, day.end, () => '').map((s) => ({ ...s, label: spanLabel(s) }));
-    days.push({ date: `${parts.year}-${parts.month}-${parts.day}`, weekday, working: w, blocks: b });
+    const date = `${parts.year}-${parts.month}-${parts.day}`;
+    const away = usable.outOfOffice?.some((r) => r.start <= date && date <= r.end);
+    const note = away ? 'out_of_office' : usable.dateOverrides?.some((o) => o.date === date) ? 'override' : undefined;
+    days.push({ date, weekday, working: w, blocks: b, ...(note ? { note } : {}) });
     cursor = day.end;
   }
   return { time_zone: timeZone, days, issues, working_hours_configured: !!workingHours };

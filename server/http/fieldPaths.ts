@@ -20,8 +20,9 @@ const cache = new WeakMap<AnyOperation, FieldLocator>();
 /**
  * Maps the domain's field names (`end`, `window`, `cursor`) to where the
  * operation's request carries them (`body.end`, `query.cursor`): the body
- * or query schema that declares the field's first segment, else the body
- * when the operation has one, else the query.
+ * or query schema that declares the field's first segment (both, query
+ * first, when both declare it: PUT /v1/schedule-rules takes `owner_email`
+ * in either), else the body when the operation has one, else the query.
  */
 export function fieldLocator(op: AnyOperation): FieldLocator {
   let locate = cache.get(op);
@@ -31,8 +32,9 @@ export function fieldLocator(op: AnyOperation): FieldLocator {
     const fallback = op.body ? 'body' : op.query ? 'query' : null;
     locate = (field) => {
       const top = field.split('.')[0];
-      const where = body.has(top) ? 'body' : query.has(top) ? 'query' : fallback;
-      return where ? `${where}.${field}` : field;
+      const where = [...(query.has(top) ? ['query'] : []), ...(body.has(top) ? ['body'] : [])];
+      if (!where.length && fallback) where.push(fallback);
+      return where.length ? where.map((w) => `${w}.${field}`) : [field];
     };
     cache.set(op, locate);
   }

@@ -1,17 +1,12 @@
-import { and, eq, lte, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { defer } from '@/db/hot/driver';
-import { completeKeyRecord, insertKeyRecord } from '@/db/hot/idempotency';
-import { idempotencyRecords } from '@/db/schema';
-import { runClaimOperation, type ClaimOperation, type GateOwner } from '@/server/domain/claims/claimRunner';
+import { completeKeyRecord, deleteExpiredKeyRecord, deleteKeyRecord, findKeyRecord, insertKeyRecord, takeOverKeyRecord, type KeyScope } from '@/db/hot/idempotency';
 import { DomainError } from '@/server/domain/errors';
 import { newId, sha256Hex } from '@/server/domain/ids';
 
-export { IDEMPOTENCY_RETENTION_MS } from '@/db/hot/idempotency';
 /** An in-flight request older than this is presumed dead (its process crashed) and its key may be taken over. */
-export const IDEMPOTENCY_LEASE_MS = 30_000;
+const IDEMPOTENCY_LEASE_MS = 30_000;
 
-export type IdempotencyScope = { agentId: string; method: string; path: string; key: string };
+export type IdempotencyScope = KeyScope;
 export type IdempotencyStart = { kind: 'proceed'; recordId: string } | { kind: 'replay'; status: number; bodyText: string };
 
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
@@ -25,7 +20,7 @@ export function requestFingerprint(body: unknown, query: string): string {
   return sha256Hex(`${canonicalJson(body ?? null)}\n${query}`);
 }
 
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>)
@@ -40,12 +35,6 @@ export function canonicalJson(value: unknown): string {
  * a different body IDEMPOTENCY_CONFLICT.
  */
 export async function beginIdempotent(db: Db, scope: IdempotencyScope, fingerprint: string, now: Date): Promise<IdempotencyStart> {
-  const where = and(
-    eq(idempotencyRecords.agentId, scope.agentId),
-    eq(idempotencyRecords.method, scope.method),
-    eq(idempotencyRecords.path, scope.path),
-    eq(idempotencyRecords.key, scope.key),
-  );
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await insertKeyRecord(db, {
       id: newId(),
@@ -56,10 +45,10 @@ export async function beginIdempotent(db: Db, scope: IdempotencyScope, fingerpri
     });
     if (inserted) return { kind: 'proceed', recordId: inserted };
 
-    const [existing] = await db.select().from(idempotencyRecords).where(where).limit(1);
+    const existing = await findKeyRecord(db, scope);
     if (!existing) continue; // removed meanwhile (released or expired): try again
     if (existing.expiresAt <= now) {
-      await db.delete(idempotencyRecords).where(and(eq(idempotencyRecords.id, existing.id), lte(idempotencyRecords.expiresAt, now)));
+      await deleteExpiredKeyRecord(db, existing.id, now);
       continue;
     }
     if (existing.fingerprint !== fingerprint) {
@@ -70,12 +59,8 @@ export async function beginIdempotent(db: Db, scope: IdempotencyScope, fingerpri
     }
     if (existing.lockedUntil && existing.lockedUntil > now) throw inFlight();
     // The request holding the key stopped without finishing (crash): take the key over.
-    const [taken] = await db
-      .update(idempotencyRecords)
-      .set({ lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LEASE_MS) })
-      .where(and(eq(idempotencyRecords.id, existing.id), eq(idempotencyRecords.state, 'in_flight'), lte(idempotencyRecords.lockedUntil, now)))
-      .returning({ id: idempotencyRecords.id });
-    if (taken) return { kind: 'proceed', recordId: taken.id };
+    const taken = await takeOverKeyRecord(db, existing.id, now, new Date(now.getTime() + IDEMPOTENCY_LEASE_MS));
+    if (taken) return { kind: 'proceed', recordId: taken };
     throw inFlight();
   }
   throw inFlight();
@@ -87,51 +72,36 @@ export async function completeIdempotent(db: Db, recordId: string, status: numbe
 }
 
 /**
- * Run a claiming operation through the claim runner (server/domain/claims/claimRunner.ts) and,
- * for a claimed key, store its success answer (`status`, the value less `redact`ed fields) as
- * the transaction's last statement: it goes out with the claim, its audit row and COMMIT, so
- * the effect and its replayable answer commit together. Returns the value and, with a record,
- * the JSON text to answer (stored unless redacted); a rejection is thrown after commit.
- *
- * `gateOwner`: the owner an owner-naming call acts on, whose calendar gate (docs/calendars.md)
- * the runner runs. Its refusals come wrapped in a GateRefusal: the wrapper answers them, and
- * frees the key instead of storing them, as when the gate ran before the key was claimed.
+ * The body a replay answers: a success's stored text byte for byte; an error's stored body
+ * (kept without `pending_notifications`, which is never stored or replayed) with the agent's
+ * current queue added, as any error answer carries it.
  */
-export async function runClaimWithAnswer<T>(
-  db: Db,
-  operation: ClaimOperation<T>,
-  record: { recordId: string; status: number; redact: string[] } | null,
-  gateOwner?: GateOwner,
-): Promise<{ value: T; text: string | null }> {
-  if (!record) return { value: await runClaimOperation(db, operation, gateOwner), text: null };
-  let text: string | null = null;
-  const value = await runClaimOperation(db, operation, gateOwner, (tx, v) => {
-    text = JSON.stringify(v);
-    defer(tx, completeKeyRecord(tx, record.recordId, record.status, record.redact.length ? JSON.stringify(redact(v, record.redact)) : text));
-  });
-  return { value, text };
+export function replayBody(stored: { status: number; bodyText: string }, pending: unknown[] | null): string {
+  if (!pending) return stored.bodyText;
+  const body = JSON.parse(stored.bodyText) as Record<string, unknown>;
+  return JSON.stringify({ ...body, pending_notifications: pending });
 }
 
-/** A response body less fields never stored (secrets shown once); a replay answers them as null. */
-export function redact(body: unknown, fields: string[]): unknown {
-  if (!fields.length || !body || typeof body !== 'object') return body;
-  const copy = { ...(body as Record<string, unknown>) };
-  for (const f of fields) if (f in copy) copy[f] = null;
-  return copy;
-}
-
-/** Free a claimed key (the request failed with 5xx or 429, so a retry must run again). */
+/**
+ * Free a claimed key (the request failed with 5xx or 429, so a retry must run again). Only while
+ * it is in flight: a claim stores its answer in its own transaction, so a record that is done
+ * committed with its effect, even when the COMMIT's answer was lost with the connection (a
+ * failover: docs/operations.md "High availability"), and a retry must replay it.
+ */
 export async function releaseIdempotent(db: Db, recordId: string): Promise<void> {
-  await db.delete(idempotencyRecords).where(eq(idempotencyRecords.id, recordId));
+  await deleteKeyRecord(db, recordId);
 }
 
-/** Remove records past retention (called by the sweeper; correctness never depends on it). */
-export async function sweepIdempotency(db: Db, now: Date): Promise<number> {
-  const rows = await db
-    .delete(idempotencyRecords)
-    .where(lte(idempotencyRecords.expiresAt, now))
-    .returning({ id: sql`1` });
-  return rows.length;
+/** Delays of releaseIdempotentLater's attempts: a failover takes seconds; the lease (30 s) is the last resort. */
+const RELEASE_RETRY_MS = [1_000, 2_000, 4_000, 8_000];
+
+/** releaseIdempotent once the database answers again (it did not when the request failed), in the background. */
+export function releaseIdempotentLater(db: Db, recordId: string, attempt = 0): void {
+  const delay = RELEASE_RETRY_MS[attempt];
+  if (delay === undefined) return;
+  setTimeout(() => {
+    releaseIdempotent(db, recordId).catch(() => releaseIdempotentLater(db, recordId, attempt + 1));
+  }, delay).unref();
 }
 
 function inFlight(): DomainError {

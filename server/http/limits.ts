@@ -1,4 +1,6 @@
 import { getRateLimiter, rateLimitHeaders, RATE_LIMITS, type RateLimitResult } from '@/server/rateLimit';
+import { rateLimitKeys } from '@/server/rateLimit/keys';
+import { DomainError } from '@/server/domain/errors';
 
 export type RateLimitName = keyof typeof RATE_LIMITS;
 
@@ -24,8 +26,8 @@ export type LimitPlan =
 
 export async function applyRateLimits(plan: LimitPlan): Promise<RateLimitResult> {
   const limiter = getRateLimiter();
-  if (plan.kind === 'key') return limiter.limit(RATE_LIMITS[plan.policy], `key:${plan.keyId}`);
-  const perIp = await limiter.limit(RATE_LIMITS.global, `ip:${plan.clientIp}`);
+  if (plan.kind === 'key') return limiter.limit(RATE_LIMITS[plan.policy], rateLimitKeys.apiKey(plan.keyId));
+  const perIp = await limiter.limit(RATE_LIMITS.global, rateLimitKeys.ip(plan.clientIp));
   if (!perIp.success || !plan.policy || plan.policy === 'global' || !plan.identify) return perIp;
   const id = await plan.identify();
   if (id === null) return perIp;
@@ -36,4 +38,9 @@ export async function applyRateLimits(plan: LimitPlan): Promise<RateLimitResult>
 /** Copy the decision's RateLimit-* (and on a denial Retry-After) headers onto `headers`. */
 export function setRateLimitHeaders(headers: Headers, r: RateLimitResult): void {
   for (const [k, v] of Object.entries(rateLimitHeaders(r, Date.now()))) headers.set(k, v);
+}
+
+/** The refusal of a denied request (429, with Retry-After from the decision's headers). */
+export function rateLimited(): DomainError {
+  return new DomainError('rate_limited', 'Rate limit exceeded; retry after the number of seconds in Retry-After');
 }

@@ -1,6 +1,6 @@
-import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { getConfig } from '@/server/config';
+import { constantTimeEqual } from '@/server/domain/ids';
 import { log } from '@/server/log';
 import { installDatabaseGauges } from '@/server/observability/gauges';
 import { renderMetrics } from '@/server/observability/metrics';
@@ -34,9 +34,7 @@ function plain(status: number, text: string, headers: Record<string, string> = {
 export function bearerMatches(header: string | null, token: string): boolean {
   const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   if (!m) return false;
-  const a = Buffer.from(m[1]);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return constantTimeEqual(m[1], token);
 }
 
 /**

@@ -6,15 +6,21 @@ extendZodWithOpenApi(z);
 import { PERMISSIONS } from '@/db/schema';
 import { ERROR_CODES, permissionDeniedCode, statusForCode, type ErrorCode } from '@/server/domain/errorCodes';
 import { requiredPermissions } from '@/server/domain/access';
-import type { AnyOperation } from './operation';
+import { takesCallerZone, type AnyOperation } from './operation';
 import { errorEnvelopeFor } from '@/server/schemas/errors';
+import { CallerZoneQuery } from '@/server/schemas/common';
 
-/** Codes every operation of a kind can answer, whatever it does (permission codes come from the operation). */
+/** Codes every operation of a kind can answer, whatever it does (permission codes come from the operation); service_unavailable: the database primary was lost (docs/operations.md "High availability"). */
 const COMMON_ERRORS: Record<AnyOperation['auth'], ErrorCode[]> = {
-  api_key: ['invalid_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'unknown_api_key', 'api_key_revoked', 'agent_disabled', 'rate_limited', 'internal_error'],
-  public: ['invalid_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error'],
+  api_key: ['invalid_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'unknown_api_key', 'api_key_revoked', 'agent_disabled', 'rate_limited', 'internal_error', 'service_unavailable'],
+  public: ['invalid_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error', 'service_unavailable'],
 };
 const IDEMPOTENCY_ERRORS: ErrorCode[] = ['IDEMPOTENCY_IN_FLIGHT', 'IDEMPOTENCY_CONFLICT'];
+/** The calendar gate's refusals (docs/calendars.md "How fresh, and what fails closed"): any call naming an owner whose gate runs. */
+const GATE_ERRORS: ErrorCode[] = ['CALENDAR_REAUTH_REQUIRED', 'CALENDAR_UNAVAILABLE'];
+/** A call taking the caller's `time_zone` refuses an unknown one (docs/api.md "The caller's time zone"). */
+const CALLER_ZONE_ERRORS: ErrorCode[] = ['INVALID_TIME_ZONE'];
+const hasCalendarGate = (op: AnyOperation) => op.auth === 'api_key' && Boolean(op.scope) && op.scope?.gate !== false;
 
 /** The top-level tags, in document order. */
 const TAGS: { name: string; description: string }[] = [
@@ -34,7 +40,7 @@ const isIdempotent = (op: AnyOperation) => op.auth === 'api_key' && op.method !=
 /** Every code an operation can answer, as sent (`permission_denied:<perm>` spelled out). */
 export function errorCodesOf(op: AnyOperation): string[] {
   const declared = op.errors.filter((c): c is ErrorCode => !c.startsWith('permission_denied'));
-  const codes: string[] = [...new Set([...COMMON_ERRORS[op.auth], ...(isIdempotent(op) ? IDEMPOTENCY_ERRORS : []), ...declared])];
+  const codes: string[] = [...new Set([...COMMON_ERRORS[op.auth], ...(isIdempotent(op) ? IDEMPOTENCY_ERRORS : []), ...(hasCalendarGate(op) ? GATE_ERRORS : []), ...(takesCallerZone(op) ? CALLER_ZONE_ERRORS : []), ...declared])];
   // `permission_denied` in `errors` means any permission (an agent granting permissions it lacks).
   const perms = op.errors.includes('permission_denied')
     ? PERMISSIONS.map(permissionDeniedCode)
@@ -83,7 +89,7 @@ function errorResponses(op: AnyOperation, shared: Map<string, ResponseConfig>): 
     const name = `Error${status}_${createHash('sha256').update(`${sorted.join(',')}|${replayable}`).digest('hex').slice(0, 8)}`;
     if (!shared.has(name)) {
       shared.set(name, {
-        description: `${sorted.map((c) => `\`${c}\``).join(', ')} (each body schema says when)`,
+        description: sorted.map((c) => `\`${c}\``).join(', '), // each body schema (oneOf) says when
         headers: headerRefs(names) as ResponseConfig['headers'],
         content: { 'application/json': { schema: { oneOf: sorted.map((c) => ({ $ref: `#/components/schemas/${codeSchemaName(c)}` })) } } },
       });
@@ -99,10 +105,10 @@ function describe(op: AnyOperation): string {
     op.description ?? `${op.summary}.`,
     op.permission ? `Requires permission ${requiredPermissions(op.permission).map((p) => `\`${p}\``).join(' or ')}.` : undefined,
     op.rateLimit ? `Rate limit policy: ${op.rateLimit.policy}.` : undefined,
-    isIdempotent(op) ? 'Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).' : undefined,
+    isIdempotent(op) ? 'Idempotency-Key makes retries safe.' : undefined,
   ]
     .filter(Boolean)
-    .join('\n\n');
+    .join(' '); // one paragraph: a generated client's comment stays one line per operation
 }
 
 /** The OpenAPI 3.1 document, generated from the very operations (and zod schemas) the handlers run. */
@@ -121,20 +127,28 @@ export function buildOpenApiDocument(operations: readonly AnyOperation[], server
   const sharedResponses = new Map<string, ResponseConfig>();
   const idempotencyKey = registry.registerParameter(
     'IdempotencyKey',
-    z.string().min(1).max(255).optional().openapi({ param: { name: 'Idempotency-Key', in: 'header' }, description: '1 to 255 visible ASCII characters; retries with the same key are safe' }),
+    z.string().min(1).max(255).optional().openapi({ param: { name: 'Idempotency-Key', in: 'header' }, description: '1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`)' }),
   );
+  // The caller's zone is one parameter every call answering times takes: described once, referenced (docs/api.md "The caller's time zone").
+  const callerTimeZone = registry.registerParameter('CallerTimeZone', CallerZoneQuery.time_zone.meta({ param: { name: 'time_zone', in: 'query' } }));
+  const queryOf = (op: AnyOperation) => {
+    const q = op.query as z.ZodObject;
+    return q.shape.time_zone === CallerZoneQuery.time_zone ? q.extend({ time_zone: callerTimeZone }) : q;
+  };
   const codes = new Set(operations.flatMap(errorCodesOf));
   for (const code of [...codes].sort()) {
     registry.register(codeSchemaName(code), errorEnvelopeFor([code], [catalogued(code)]).meta({ description: `\`${code}\`: ${ERROR_CODES[catalogued(code)].description}` }));
   }
 
   for (const op of operations) {
+    const success = (description: string, schema = op.success.schema): ResponseConfig => ({
+      description,
+      headers: headerRefs([...COMMON_HEADERS, ...(isIdempotent(op) ? (['Idempotent-Replayed'] as const) : [])]) as ResponseConfig['headers'],
+      ...(schema ? { content: { 'application/json': { schema } } } : {}),
+    });
     const responses: Record<string, ResponseConfig> = {
-      [op.success.status]: {
-        description: op.success.description,
-        headers: headerRefs([...COMMON_HEADERS, ...(isIdempotent(op) ? (['Idempotent-Replayed'] as const) : [])]) as ResponseConfig['headers'],
-        ...(op.success.schema ? { content: { 'application/json': { schema: op.success.schema } } } : {}),
-      },
+      [op.success.status]: success(op.success.description),
+      ...(op.success.also ? { [op.success.also.status]: success(op.success.also.description, op.success.also.schema ?? op.success.schema) } : {}),
       ...errorResponses(op, sharedResponses),
     };
     registry.registerPath({
@@ -147,7 +161,7 @@ export function buildOpenApiDocument(operations: readonly AnyOperation[], server
       security: op.auth === 'api_key' ? [{ apiKey: [] }] : op.path.startsWith('/public') ? [{}, { requesterCredential: [] }] : [],
       request: {
         ...(op.params ? { params: op.params } : {}),
-        ...(op.query ? { query: op.query } : {}),
+        ...(op.query ? { query: queryOf(op) } : {}),
         ...(isIdempotent(op) ? { headers: z.object({ 'Idempotency-Key': idempotencyKey }) } : {}),
         ...(op.body ? { body: { required: true, content: { 'application/json': { schema: op.body } } } } : {}),
       },

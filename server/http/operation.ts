@@ -1,30 +1,27 @@
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import type { AgentActor, PermissionRequirement } from '@/server/domain/access';
-import type { ClaimOperation, GateOwner } from '@/server/domain/claims/claimRunner';
+import type { ClaimCall } from '@/server/domain/answeredClaim';
 import type { ErrorCode, PermissionDeniedCode } from '@/server/domain/errorCodes';
 import type { RateLimitName } from './limits';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 export type AuthMode = 'api_key' | 'public';
-export type { RateLimitName } from './limits';
 
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 
-export type OperationInput<B, Q, P> = { body: Infer<B>; query: Infer<Q>; params: Infer<P> };
+type OperationInput<B, Q, P> = { body: Infer<B>; query: Infer<Q>; params: Infer<P> };
 
-export type HandlerContext<B, Q, P, A extends AuthMode> = OperationInput<B, Q, P> & {
+type HandlerContext<B, Q, P, A extends AuthMode> = OperationInput<B, Q, P> & {
   req: Request;
   db: Db;
   now: Date;
   requestId: string;
   /** The calling agent (API-key operations). */
   actor: A extends 'api_key' ? AgentActor : null;
-  /** Owner the call acts on, resolved and scope-checked by the wrapper (operations that declare `ownerEmail`). */
+  /** The owner the call acts on, resolved and scope-checked by the wrapper (an `owner` scope); empty otherwise. */
   ownerEmail: string;
-  /** Owners a group call names (operations that declare `ownerEmails`), normalised and each scope-checked; empty otherwise. */
-  ownerEmails: string[];
   /** Raw bearer token on public operations (an optional `rc_` requester credential). */
   bearer: string | null;
   clientIp: string;
@@ -32,16 +29,13 @@ export type HandlerContext<B, Q, P, A extends AuthMode> = OperationInput<B, Q, P
   baseUrl: string;
   idempotencyKey: string | null;
   /**
-   * Run a claiming operation (holds, bookings, confirms): the wrapper opens its transaction
-   * (runClaimTransaction), runs its core, and with an Idempotency-Key stores the success
-   * response (status `success.status`, the value as body) as the transaction's last
-   * statement, so the effect and its replayable answer commit together; it then answers
-   * with exactly the stored text. Returns the value; a rejection is thrown after commit.
-   * `named`: the owner whose calendar gate the claim runs behind when the call names no owner
-   * itself: a pool's pick (its email; `ownerless`; may be called again after a rejection), or
-   * the owner an operation learns from what it names (a booking's owner, read first).
+   * What a claim this call runs needs from it (server/domain/answeredClaim.ts): the calendar
+   * gate of the owner the call names when its gate is the claim's (`scope.gate: 'claim'`), and
+   * the Idempotency-Key's record, where the claim's transaction stores its accepted answer (the
+   * wrapper then answers exactly the stored text). Hand it to `runAnsweredClaim` (with another
+   * `gate` for an owner the operation learns itself: a booking's owner).
    */
-  claim<T>(operation: ClaimOperation<T>, named?: string | GateOwner): Promise<T>;
+  claimCall: ClaimCall;
 };
 
 /**
@@ -49,9 +43,45 @@ export type HandlerContext<B, Q, P, A extends AuthMode> = OperationInput<B, Q, P
  * response. The body is typed by the success schema (`R`), so a domain view
  * that drifts from the documented response fails the type check.
  */
-export type HandlerResult<R = unknown> = { status?: number; body: R extends z.ZodType ? z.infer<R> : unknown; headers?: Record<string, string> };
+export type HandlerResult<R = unknown, R2 = undefined> = { status?: number; body: ResultBody<R, R2>; headers?: Record<string, string> };
+type ResultBody<R, R2> = (R extends z.ZodType ? z.infer<R> : unknown) | (R2 extends z.ZodType ? z.infer<R2> : never);
 
-export type OperationSpec<B, Q, P, A extends AuthMode, R = z.ZodType | undefined> = {
+/**
+ * Whom one call acts on (docs/architecture.md "The request path of a REST call", step 6), read
+ * from its input by the operation's `scope.of`:
+ *
+ * - `owner`: one calendar owner (`email`; a `user:` scoped agent may omit it). The wrapper
+ *   resolves it, refuses one outside the agent's owner_scope, and runs the owner's calendar gate.
+ * - `group`: several owners named at once (docs/groups.md). The wrapper checks each of `emails`
+ *   against the owner_scope (the first outside it is refused and audited) and runs no gate: the
+ *   domain reads every owner's calendars itself.
+ * - `pool`: a pool names no single owner. The domain checks the scope over the members it may
+ *   pick and runs the gate of the one it claims on (docs/groups.md, "Pools").
+ * - `none`: addressed by id or naming nobody; the domain checks scope where it applies.
+ */
+export type CallScope =
+  | { kind: 'owner'; email: string | undefined | null }
+  | { kind: 'group'; emails: readonly string[] }
+  | { kind: 'pool' }
+  | { kind: 'none' };
+
+type OperationScope<In> = {
+  of: (input: In) => CallScope;
+  /**
+   * Where an `owner` call's calendar gate runs (docs/calendars.md: stale calendars synced,
+   * unusable ones fail closed): before the Idempotency-Key (default); `claim`: in the claim's
+   * own reads (the handler runs its decision through `runAnsweredClaim` with `claimCall`);
+   * false: nowhere (the calendars' own status).
+   */
+  gate?: 'claim' | false;
+};
+
+/** An owner call: the owner `email` names (helpers for `scope.of`). */
+export const ownerCall = (email: string | undefined | null): CallScope => ({ kind: 'owner', email });
+export const groupCall = (emails: readonly string[]): CallScope => ({ kind: 'group', emails });
+export const POOL_CALL: CallScope = { kind: 'pool' };
+
+export type OperationSpec<B, Q, P, A extends AuthMode, R = z.ZodType | undefined, R2 = z.ZodType | undefined> = {
   operationId: string;
   method: HttpMethod;
   /** OpenAPI-style path, e.g. `/v1/agents/{id}`. */
@@ -69,32 +99,17 @@ export type OperationSpec<B, Q, P, A extends AuthMode, R = z.ZodType | undefined
    * charges only the per-IP limit. See server/http/limits.ts.
    */
   rateLimit?: { policy: RateLimitName; by: 'key' | 'ip' | ((raw: { params: Record<string, string>; clientIp: string; db: Db }) => Promise<string | null>) };
-  /** The calendar owner this call acts on, read from the input; the wrapper resolves and scope-checks it. */
-  ownerEmail?: (input: OperationInput<B, Q, P>) => string | undefined | null;
-  /**
-   * The owners a group call names (docs/groups.md): when this returns a non-empty list, the
-   * wrapper scope-checks every one (the first outside the agent's owner_scope is refused and
-   * audited as denied) and skips `ownerEmail` and the wrapper's calendar gate: the operation
-   * reads every owner's calendars itself (claims/groupFacts.ts).
-   */
-  ownerEmails?: (input: OperationInput<B, Q, P>) => readonly string[] | undefined | null;
-  /**
-   * The call names no single owner (a `pool`): the wrapper resolves no owner and runs no
-   * calendar gate; the domain checks the agent's scope over every owner it may pick, and
-   * the handler names the picked owner to `claim` (docs/groups.md, "Pools").
-   */
-  ownerless?: (input: OperationInput<B, Q, P>) => boolean;
-  /**
-   * Calls naming an owner first sync that owner's stale calendars and fail closed on unusable
-   * ones (docs/calendars.md); false skips it (calendar status itself); 'claim': the handler
-   * always runs its decision through `claim`, which checks the gate in the claim's own reads
-   * (server/http/idempotency.ts runClaimWithAnswer).
-   */
-  calendarGate?: false | 'claim';
+  /** Whom the call acts on (see OperationScope); none when absent. */
+  scope?: OperationScope<OperationInput<B, Q, P>>;
   body?: B;
   query?: Q;
   params?: P;
-  success: { status: number; description: string; schema?: R };
+  /**
+   * The success answer; `also`: another success status a handler answers with the same body
+   * (returning `status`), documented beside it (e.g. 200 for an existing record where 201 creates);
+   * with its own `schema` when its body differs (202 pending_approval beside a 201 booking).
+   */
+  success: { status: number; description: string; schema?: R; also?: { status: number; description: string; schema?: R2 } };
   /**
    * Error codes this operation can answer beyond the ones every operation of
    * its kind can (its own `permission` adds `permission_denied:<permission>`;
@@ -102,6 +117,11 @@ export type OperationSpec<B, Q, P, A extends AuthMode, R = z.ZodType | undefined
    * `permission_denied` for any permission).
    */
   errors: (ErrorCode | PermissionDeniedCode)[];
+  /**
+   * The success status when it depends on the answer (a booking an approval policy held: 202,
+   * else `success.status`). The wrapper answers with it, and a claim stores it with its answer.
+   */
+  answerStatus?: (body: ResultBody<R, R2>) => number;
   /**
    * Idempotency-Key handling (default: on for mutating API-key operations).
    * `redact` lists top-level response fields never stored (secrets shown once);
@@ -115,11 +135,11 @@ export type OperationSpec<B, Q, P, A extends AuthMode, R = z.ZodType | undefined
    */
   writes?: boolean;
   // Method syntax (bivariant) so specific operations fit AnyOperation.
-  handler(ctx: HandlerContext<B, Q, P, A>): Promise<HandlerResult<R>>;
+  handler(ctx: HandlerContext<B, Q, P, A>): Promise<HandlerResult<R, R2>>;
 };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any operation, whatever its schemas
-export type AnyOperation = OperationSpec<any, any, any, AuthMode, any>;
+export type AnyOperation = OperationSpec<any, any, any, AuthMode, any, any>;
 
 /** Declare an operation: transport contract (schemas, auth, limits, errors) plus the few lines that call the domain. */
 export function defineOperation<
@@ -128,7 +148,8 @@ export function defineOperation<
   P extends z.ZodType | undefined = undefined,
   A extends AuthMode = AuthMode,
   R extends z.ZodType | undefined = undefined,
->(spec: OperationSpec<B, Q, P, A, R>): OperationSpec<B, Q, P, A, R> {
+  R2 extends z.ZodType | undefined = undefined,
+>(spec: OperationSpec<B, Q, P, A, R, R2>): OperationSpec<B, Q, P, A, R, R2> {
   return spec;
 }
 
@@ -139,4 +160,10 @@ export function operationWrites(op: Pick<AnyOperation, 'method' | 'writes'>): bo
 
 export function isMutating(method: HttpMethod): boolean {
   return method !== 'GET';
+}
+
+/** Whether the operation takes the caller's `time_zone` (its answers carry start_local/end_local; docs/api.md "The caller's time zone"). */
+export function takesCallerZone(op: Pick<AnyOperation, 'query'>): boolean {
+  const shape = (op.query as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return Boolean(shape && 'time_zone' in shape);
 }

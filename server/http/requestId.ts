@@ -2,7 +2,7 @@ import { newId } from '@/server/domain/ids';
 import { activeTraceId, recordPageRequestId } from '@/server/observability/tracing';
 
 /** A request id a client may send (X-Request-Id): 1 to 128 of A-Z a-z 0-9 . _ - (docs/api.md "Request ids"). */
-export const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
+const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
  * The request id of an answer, on every surface (/v1 and /public through the REST wrapper,

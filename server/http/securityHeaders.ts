@@ -12,10 +12,17 @@
  *
  * `X-Content-Type-Options: nosniff` and `Referrer-Policy` go on every answer,
  * JSON included, from next.config.mjs (one static rule for all paths).
+ *
+ * No page may be framed (`frame-ancestors 'none'`, `X-Frame-Options: DENY`),
+ * except the booking pages, which this origin and the link's customer's
+ * verified domains may frame (docs/public-scheduling.md "Embedding";
+ * server/http/frameAncestors.ts decides which pages and which sources).
  */
 
-/** Directives every HTML answer shares: no plugins, no <base> elsewhere, never framed, forms post home. */
-const COMMON = ["object-src 'none'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"];
+/** Directives every HTML answer shares: no plugins, no <base> elsewhere, forms post home. */
+const SHARED = ["object-src 'none'", "base-uri 'self'", "form-action 'self'"];
+/** ...and never framed. */
+const COMMON = [...SHARED, "frame-ancestors 'none'"];
 
 /** 128 random bits, base64: unguessable, fresh per request. */
 export function newNonce(): string {
@@ -30,7 +37,7 @@ export function newNonce(): string {
  * attributes and the framework's style tags carry no nonce, and a style
  * cannot run code.
  */
-export function pageContentSecurityPolicy(nonce: string, development: boolean): string {
+export function pageContentSecurityPolicy(nonce: string, development: boolean, frameAncestors: readonly string[] | null = null): string {
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${development ? " 'unsafe-eval'" : ''}`,
@@ -38,7 +45,7 @@ export function pageContentSecurityPolicy(nonce: string, development: boolean): 
     "img-src 'self' data: blob:",
     "font-src 'self' data:",
     "connect-src 'self'",
-    ...COMMON,
+    ...(frameAncestors ? [...SHARED, `frame-ancestors ${["'self'", ...frameAncestors].join(' ')}`] : COMMON),
   ].join('; ');
 }
 
@@ -57,3 +64,10 @@ export const STATIC_PAGE_CSP = [
 
 /** Headers proxy.ts adds to every page answer besides its policy (browsers that predate frame-ancestors). */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'X-Frame-Options': 'DENY' });
+
+/**
+ * ...and to a booking page instead, whose policy lets the customer's domains frame it. A browser
+ * that knows frame-ancestors ignores X-Frame-Options (CSP3); one that predates it gets this
+ * origin only, never a frame anywhere else.
+ */
+export const EMBEDDABLE_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'X-Frame-Options': 'SAMEORIGIN' });

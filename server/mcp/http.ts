@@ -9,6 +9,7 @@ import type { RateLimitResult } from '@/server/rateLimit';
 import { clientIpOf } from '@/server/request';
 import { renameSpan, tracingEnabled } from '@/server/observability/tracing';
 import { createMcpServer } from './server';
+import { resourceTarget } from './resources';
 import { MCP_TOOLS } from './tools';
 
 /**
@@ -86,21 +87,30 @@ const TOOL_NAMES = new Set(MCP_TOOLS.map((t) => t.name));
 
 /**
  * How many messages of a POST body no REST operation will run, so the
- * transport charges them itself: everything but `tools/call` of a known tool
- * (at least one: an empty batch or a body that is no message is a request too).
+ * transport charges them itself: everything but `tools/call` of a known tool,
+ * `resources/list` (it runs list_meeting_classes' operation) and `resources/read`
+ * of a resource this server serves (at least one: an empty batch or a body that
+ * is no message is a request too).
  */
-export function messagesOutsideTools(body: unknown): number {
+function messagesOutsideTools(body: unknown): number {
   const messages = Array.isArray(body) ? body : [body];
-  const outside = messages.filter((msg) => {
-    if (!msg || typeof msg !== 'object') return true;
-    const { method, params } = msg as { method?: unknown; params?: { name?: unknown } };
-    return !(method === 'tools/call' && typeof params?.name === 'string' && TOOL_NAMES.has(params.name));
-  }).length;
+  const outside = messages.filter((msg) => !(msg && typeof msg === 'object' && runsOperation(msg as { method?: unknown; params?: { name?: unknown; uri?: unknown } }))).length;
   return messages.length === 0 ? 1 : outside;
 }
 
+function runsOperation({ method, params }: { method?: unknown; params?: { name?: unknown; uri?: unknown } }): boolean {
+  if (method === 'tools/call') return typeof params?.name === 'string' && TOOL_NAMES.has(params.name);
+  if (method === 'resources/list') return true;
+  if (method !== 'resources/read' || typeof params?.uri !== 'string') return false;
+  try {
+    return resourceTarget(params.uri) !== null;
+  } catch {
+    return false; // refused before any operation runs (a filter it does not take)
+  }
+}
+
 /** What names an MCP request's span: its method, and the tool of a call (`tools/call create_booking`); `batch` for several messages. */
-export function mcpProcedure(body: unknown): string {
+function mcpProcedure(body: unknown): string {
   if (Array.isArray(body)) return 'batch';
   const { method, params } = (body && typeof body === 'object' ? body : {}) as { method?: unknown; params?: { name?: unknown } };
   if (typeof method !== 'string' || !/^[\w/.-]{1,64}$/.test(method)) return 'unknown';

@@ -165,9 +165,10 @@ const FIELD_NOTES: Record<string, { description?: string | null; format?: null }
   agent: { description: null },
   limit: { description: null },
   next_available_lookahead_hours: { description: 'default 72' },
-  max_per_day: { description: 'At most this many slots per owner-local day: spreads options over the days' },
+  max_per_day: { description: 'At most this many slots per owner-local day' },
   ttl_seconds: { description: 'default 600' },
   title: { description: null },
+  time_zone: { description: null }, // explained once in the instructions (server/mcp/tools.ts)
 };
 
 function withFieldNotes(schema: JsonSchema): JsonSchema {

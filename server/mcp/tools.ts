@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { operationWrites, type AnyOperation } from '@/server/http/operation';
 import { dropNulls, IDEMPOTENCY_ARG } from './schema';
 
-export { IDEMPOTENCY_ARG, toolInputSchema } from './schema';
+export { toolInputSchema } from './schema';
 import { createAgentProposalOp, getAgentProposalOp } from '@/server/http/operations/proposals';
-import { getScheduleRulesOp, getSelfOp, listMeetingClassesOp } from '@/server/http/operations/admin';
+import { getScheduleRulesOp, getSelfOp, listMeetingClassesOp, listTimeZonesOp } from '@/server/http/operations/admin';
 import { listPoolsOp } from '@/server/http/operations/pools';
+import { bookingRemindersOp } from '@/server/http/operations/reminders';
 import {
   cancelBookingOp,
   confirmHoldOp,
@@ -17,12 +18,12 @@ import {
   getHoldOp,
   listBookingsOp,
   listHoldsOp,
-  notificationsOp,
   releaseHoldOp,
   rescheduleBookingOp,
   searchAvailabilityOp,
   updateBookingOp,
 } from '@/server/http/operations/scheduling';
+import { notificationsOp } from '@/server/http/operations/feeds';
 
 /**
  * The MCP tools (docs/agents.md "MCP"): each one is a REST operation, called
@@ -43,11 +44,11 @@ export type McpTool = { name: string; op: AnyOperation; description: string; des
 export const MCP_INSTRUCTIONS = [
   'Scheduling tools for an AI agent acting with an API key. Typical flow: list_meeting_classes (valid meeting_class names and owner_email values), search_availability, create_hold, confirm_hold (or create_booking).',
   'Rules for every tool:',
-  "- Times: inputs are RFC 3339 date-times with Z or an offset (e.g. 2030-01-07T14:00:00+01:00); answers give UTC (Z) plus start_local/end_local in the owner's time zone. owner_email may be omitted by an agent scoped to one owner.",
+  "- Times: inputs are RFC 3339 date-times with Z or an offset (e.g. 2030-01-07T14:00:00+01:00); answers give UTC (Z) plus start_local/end_local in the owner's time zone, and start_caller/end_caller in yours: time_zone (IANA) on any tool that answers times, default your key's or agent's display_time_zone. owner_email may be omitted by an agent scoped to one owner.",
   '- Optional arguments may be omitted or null. owner_email is an owner\'s email address.',
   '- list_my_bookings, list_my_holds: from/to keep the claims overlapping that span, agent (`me` or an agent id) only its claims, limit defaults to 50; pass next_cursor as cursor for the next page.',
   '- Several people: search_availability takes owner_emails (2-20, all must be free) instead of owner_email, optional_owner_emails (slots ranked by how many are free: free_optional) and min_optional (a quorum).',
-  '- A refusal is a tool error (isError) whose structured content has status, error.code (stable: switch on it), error.message and error.reason. ARBITRATION_REJECTED and NO_SLOTS_AVAILABLE carry alternatives (slots that would be accepted: offer or take one unchanged), next_available (the next slot that fits: search again from it) and conflicts (what the slot collided with: a hard block by its label, a booking by class, priority and sacredness, a hold, a calendar event; tell the person in those words). INVALID_MEETING_CLASS carries valid_meeting_classes.',
+  '- A refusal is a tool error (isError) whose structured content has status, error.code (stable: switch on it), error.message and error.reason. ARBITRATION_REJECTED and NO_SLOTS_AVAILABLE carry alternatives (slots that would be accepted: offer or take one unchanged), next_available (the next slot that fits: search again from it) and conflicts (what the slot collided with: a hard block by its label, a booking by class, priority and sacredness, a hold, a calendar event; tell the person in those words). OUT_OF_OFFICE (the owner is away) carries out_of_office and next_available after it. INVALID_MEETING_CLASS carries valid_meeting_classes.',
   '- permission_denied:<permission> and owner_scope_denied: this key may not do it; do not retry, tell the person.',
   '- rate_limited: wait the number of seconds in retry_after_seconds (a field of the result), then retry the same call.',
   '- Mutating tools take idempotency_key: pass your own and reuse it when retrying a call whose answer you lost, so the effect happens once.',
@@ -58,7 +59,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   {
     name: 'list_meeting_classes',
     op: listMeetingClassesOp,
-    description: 'Valid meeting_class names and the owner_email values this agent may act for.',
+    description: 'Valid meeting_class names and owner_email values.',
   },
   {
     name: 'list_pools',
@@ -69,27 +70,28 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'search_availability',
     op: searchAvailabilityOp,
     description:
-      'Slots arbitration would accept now for meeting_class and duration_minutes in window or windows. Reserves nothing. distinct: no two overlap. max_per_day: per owner-local day.',
+      'Slots arbitration would accept now for meeting_class and duration_minutes in window or windows. Reserves nothing. distinct: no two overlap.',
   },
   {
     name: 'create_hold',
     op: createHoldOp,
     destructive: true,
     description:
-      'Reserve time while a person decides: hold_scope "candidate" holds candidate, "window" duration_minutes in window (coverage all_free: every stretch). owner_emails: all or none. Confirm within ttl_seconds.',
+      'Reserve time while a person decides: "candidate" holds candidate, "window" duration_minutes in window (all_free: every stretch). owner_emails: all or none. Confirm within ttl_seconds.',
   },
   {
     name: 'confirm_hold',
     op: confirmHoldOp,
     destructive: true,
     description:
-      'Book start/end inside a hold (id: hold_id or group_id; window hold: inside one of held_windows). HOLD_EXPIRED: hold again.',
+      'Book start/end inside a hold (id: hold_id or group_id; window hold: inside held_windows). HOLD_EXPIRED: hold again. pending_approval: as create_booking.',
   },
   {
     name: 'create_booking',
     op: createBookingOp,
     destructive: true,
-    description: 'Book a slot without a hold (owner_emails: all or none); the preempt permission displaces lower-priority bookings.',
+    description:
+      "Book a slot without a hold (owner_emails: all or none); preempt displaces lower priorities. pending_approval: the owner decides; booking.approved or booking.declined follows.",
   },
   {
     name: 'evaluate_booking',
@@ -107,7 +109,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'reschedule_booking',
     op: rescheduleBookingOp,
     destructive: true,
-    description: 'Move a booking (id: booking_id) to start/end; arbitrated as a new booking. Refused: unchanged.',
+    description: 'Move a booking (id: booking_id) to start/end, arbitrated anew; refused: unchanged.',
   },
   {
     name: 'update_booking',
@@ -137,9 +139,19 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description: 'Read a booking (id: booking_id).',
   },
   {
+    name: 'get_booking_reminders',
+    op: bookingRemindersOp,
+    description: "A booking's reminders (id: booking_id): offset, due time, status.",
+  },
+  {
     name: 'get_schedule_rules',
     op: getScheduleRulesOp,
-    description: "An owner's time zone, working hours, hard blocks and daily hour limit.",
+    description: "An owner's zone, working hours, date overrides, hard blocks, daily limit.",
+  },
+  {
+    name: 'list_time_zones',
+    op: listTimeZonesOp,
+    description: 'The IANA time zone names this server accepts.',
   },
   {
     name: 'drain_notifications',
@@ -150,7 +162,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   {
     name: 'create_booking_proposal',
     op: createAgentProposalOp,
-    description: 'Ask the owner to pick among up to 5 candidate slots in window; the outcome comes as a proposal.reviewed notification.',
+    description: 'Ask the owner to pick among up to 5 candidate slots in window; proposal.reviewed follows.',
   },
   {
     name: 'get_booking_proposal',
@@ -208,7 +220,7 @@ export function splitArguments(op: AnyOperation, args: Record<string, unknown>) 
 
 /**
  * The byte budget of the whole tools/list answer (docs/agents.md "MCP"): 12 KB for the 17 tools
- * it was set for, plus 600 bytes for each tool added since (pools, reschedule, edit, extend), so
+ * it was set for, plus 600 bytes for each tool added since (pools, reschedule, edit, extend, time zones), so
  * a new tool pays its way and the listing cannot drift back towards its old 39 KB.
  */
 export const TOOLS_LIST_BUDGET_BYTES = 12 * 1024 + Math.max(0, MCP_TOOLS.length - 17) * 600;

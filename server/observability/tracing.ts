@@ -72,7 +72,7 @@ export function withSpan<T>(name: string, attrs: Attributes | undefined, fn: (sp
  * When a request span of ours is already active (a REST operation an MCP tool call runs in
  * process), it is a child of it instead.
  */
-export function withServerSpan<T>(name: string, req: Request, attrs: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
+function withServerSpan<T>(name: string, req: Request, attrs: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
   if (!on) return fn(NOOP_SPAN);
   const active = trace.getActiveSpan();
   if (active?.isRecording()) return tracer!.startActiveSpan(name, { attributes: attrs }, (span) => finish(span, fn));
@@ -196,13 +196,20 @@ type StatementSpanShape = { name: string; options: { kind: SpanKind; attributes:
 const statementShapes = new Map<string, StatementSpanShape>();
 const MAX_STATEMENT_SHAPES = 2000;
 
+/**
+ * A statement's text on its span is cut after this many characters (spans stay bounded). The
+ * claim path's locked target read, the longest statement, is about 2,300: it must show whole, its
+ * `for update` included (docs/operations.md "Traces").
+ */
+const QUERY_TEXT_MAX = 4_000;
+
 /** Name and attributes of a statement's span: its operation and first table (`SELECT owners`), and its text ($n placeholders, never values). */
 export function statementShape(sqlText: string): StatementSpanShape {
   let shape = statementShapes.get(sqlText);
   if (shape) return shape;
   const op = /^\s*(\w+)/.exec(sqlText)?.[1]?.toUpperCase() ?? 'SQL';
   const table = /\b(?:from|into|update)\s+"?([a-z_][a-z0-9_]*)"?/i.exec(sqlText)?.[1];
-  const attributes: Attributes = { 'db.system.name': 'postgresql', 'db.operation.name': op, 'db.query.text': sqlText.slice(0, 2000) };
+  const attributes: Attributes = { 'db.system.name': 'postgresql', 'db.operation.name': op, 'db.query.text': sqlText.slice(0, QUERY_TEXT_MAX) };
   if (table) attributes['db.collection.name'] = table;
   shape = { name: table ? `${op} ${table}` : op, options: { kind: SpanKind.CLIENT, attributes } };
   // Texts with literals inlined would grow the map without bound: past the cap, shapes are not kept.

@@ -17,9 +17,8 @@ import { MemoryRateLimiter } from './memory';
 import { RemoteRateLimiter, type RatelimitRedis, type RemoteStore } from './remote';
 import type { Logger, RateLimiter, RateLimitPolicy, RateLimitResult } from './types';
 
-export type { RateLimiter, RateLimitPolicy, RateLimitResult, RateLimitBackend } from './types';
+export type { RateLimiter, RateLimitPolicy, RateLimitResult } from './types';
 export { MemoryRateLimiter } from './memory';
-export type { MemoryRateLimiterOptions } from './memory';
 
 export const RATE_LIMITS: {
   availabilitySearch: RateLimitPolicy;

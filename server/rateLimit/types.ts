@@ -1,6 +1,6 @@
 export type RateLimitPolicy = { name: string; limit: number; windowSeconds: number };
 
-export type RateLimitBackend = 'redis' | 'upstash' | 'memory';
+type RateLimitBackend = 'redis' | 'upstash' | 'memory';
 
 export type RateLimitResult = {
   success: boolean;

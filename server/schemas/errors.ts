@@ -2,9 +2,9 @@ import { z } from 'zod';
 import type { NotificationKind } from '@/db/schema';
 import type { ErrorCode } from '@/server/domain/errorCodes';
 import type { AlternativeReasonCode, NoSlotsReason, RejectReason } from '@/server/domain/scheduling';
-import { LocalDateTime, LocalFields, Timestamp, Warnings } from './common';
+import { CallerFields, LocalDateTime, LocalFields, Timestamp, VideoLink, Warnings } from './common';
 
-const OptionalLocal = { start_local: LocalDateTime.optional(), end_local: LocalDateTime.optional() };
+const OptionalLocal = { start_local: LocalDateTime.optional(), end_local: LocalDateTime.optional(), ...CallerFields };
 
 /**
  * The error envelope's parts and the agent notification items, as the
@@ -19,33 +19,41 @@ const every =
   <const A extends readonly [T, ...T[]]>(...values: A & ([Exclude<T, A[number]>] extends [never] ? unknown : { missing: Exclude<T, A[number]> })): A =>
     values;
 
-export const ARBITRATION_REASONS = every<RejectReason | 'COUNTER_PROPOSED'>()('NO_CAPACITY', 'WORKING_HOURS', 'OFF_DAY', 'SACRED_MEETING', 'MAX_DAILY_HOURS', 'PERMISSION_DENIED_PREEMPT', 'COUNTER_PROPOSED');
-const ALTERNATIVE_REASON_CODES = every<AlternativeReasonCode>()('capacity_conflict', 'working_hours', 'off_day', 'daily_hours_limit', 'sacred_meeting', 'permission_denied_preempt');
-const NO_SLOTS_REASONS = every<NoSlotsReason>()('NO_FREE_SLOTS', 'DAILY_HOURS_LIMIT', 'OFF_DAY', 'WORKING_HOURS', 'HARD_BLOCK');
+const ARBITRATION_REASONS = every<RejectReason | 'COUNTER_PROPOSED'>()('NO_CAPACITY', 'WORKING_HOURS', 'OFF_DAY', 'OUT_OF_OFFICE', 'SACRED_MEETING', 'MAX_DAILY_HOURS', 'PERMISSION_DENIED_PREEMPT', 'COUNTER_PROPOSED');
+const ALTERNATIVE_REASON_CODES = every<AlternativeReasonCode>()('capacity_conflict', 'out_of_office', 'working_hours', 'off_day', 'daily_hours_limit', 'sacred_meeting', 'permission_denied_preempt');
+const NO_SLOTS_REASONS = every<NoSlotsReason>()('NO_FREE_SLOTS', 'DAILY_HOURS_LIMIT', 'OFF_DAY', 'WORKING_HOURS', 'HARD_BLOCK', 'OUT_OF_OFFICE');
 
 export const ArbitrationReason = z.enum(ARBITRATION_REASONS).meta({ id: 'ArbitrationReason', description: 'Why arbitration refused the slot (COUNTER_PROPOSED: alternatives[] holds slots it would accept)' });
 export const Alternative = z
   .object({ start: Timestamp, end: Timestamp, ...OptionalLocal, reason_code: z.enum(ALTERNATIVE_REASON_CODES).describe('Why the requested slot failed') })
   .meta({ id: 'Alternative', description: 'A slot arbitration would accept instead' });
-export const Slot = z.object({ start: Timestamp, end: Timestamp, ...OptionalLocal }).meta({ id: 'Slot' });
+const Slot = z.object({ start: Timestamp, end: Timestamp, ...OptionalLocal }).meta({ id: 'Slot' });
+const BookingConflict = z.object({
+  kind: z.literal('booking'),
+  meeting_class: z.string().nullable().describe("The booking's meeting class"),
+  priority: z.int().nullable().describe("That class's priority (higher wins)"),
+  sacred: z.boolean().describe('Protected: no priority moves it'),
+});
+const HoldConflict = z.object({ kind: z.literal('hold').describe("Someone's hold (nothing more is said)") });
+const CalendarEventConflict = z.object({ kind: z.literal('calendar_event'), sacred: z.literal(true).describe('Busy time of a connected provider calendar: always sacred') });
 /** What a refused slot collided with (never another agent's private details; never on /public answers). */
 export const Conflict = z
   .discriminatedUnion('kind', [
     z.object({ kind: z.literal('hard_block'), label: z.string().nullable().describe("The hard block's label from the owner's rules (e.g. Lunch)") }),
+    BookingConflict,
+    HoldConflict,
+    CalendarEventConflict,
     z.object({
-      kind: z.literal('booking'),
-      meeting_class: z.string().nullable().describe("The booking's meeting class"),
-      priority: z.int().nullable().describe("That class's priority (higher wins)"),
-      sacred: z.boolean().describe('Protected: no priority moves it'),
+      kind: z.literal('buffer').describe('A meeting the slot does not overlap but a buffer runs into: the requested meeting\'s own buffer, or that meeting\'s (docs/arbitration.md "Buffers")'),
+      side: z.enum(['before', 'after']).describe('Where that meeting lies: before the requested start, or after its end'),
+      meeting: z.discriminatedUnion('kind', [BookingConflict, HoldConflict, CalendarEventConflict]).describe('The meeting the buffer ran into, as a conflict of its own kind'),
     }),
-    z.object({ kind: z.literal('hold').describe("Someone's hold (nothing more is said)") }),
-    z.object({ kind: z.literal('calendar_event'), sacred: z.literal(true).describe('Busy time of a connected provider calendar: always sacred') }),
   ])
   .meta({ id: 'Conflict', description: 'What the requested slot collided with. Working hours, working days and the daily limit are reasons (reason, reason_code), not conflicts.' });
-export const FieldIssue = z
+const FieldIssue = z
   .object({ path: z.string().describe('Where the field is, e.g. body.window.start or query.cursor'), message: z.string(), code: z.string().optional().describe('Validator issue code') })
   .meta({ id: 'FieldIssue' });
-export const ErrorDetails = z
+const ErrorDetails = z
   .object({
     fields: z.array(FieldIssue).optional().describe('invalid_request, INVALID_SCHEDULE_RULES: each failing field'),
     record_name: z.string().optional().describe('domain_not_verified: where the TXT record must be'),
@@ -72,6 +80,10 @@ const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
     warnings: Warnings,
     owners: RefusingOwners,
   },
+  OUT_OF_OFFICE: {
+    out_of_office: z.object({ start: z.string(), end: z.string() }).describe('OUT_OF_OFFICE: the inclusive local dates the owner is away'),
+    next_available: NextAvailable,
+  },
   NO_SLOTS_AVAILABLE: {
     reason_code: z.enum(NO_SLOTS_REASONS).describe('NO_SLOTS_AVAILABLE: what blocked the window'),
     next_available: NextAvailable,
@@ -90,6 +102,7 @@ const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
     window_duration_minutes: z.int().describe('WINDOW_TOO_NARROW: the window length'),
     required_duration_minutes: z.int().describe('WINDOW_TOO_NARROW: the requested duration'),
   },
+  INVALID_TIME_ZONE: { did_you_mean: z.array(z.string()).describe('INVALID_TIME_ZONE: accepted names close to the one given (may be empty); GET /v1/time-zones lists them all') },
   INVALID_MEETING_CLASS: { valid_meeting_classes: z.array(z.string()).describe('INVALID_MEETING_CLASS: the meeting class names registered for this customer') },
   LOOKAHEAD_EXCEEDS_MAXIMUM: { maximum_lookahead_hours: z.int().describe('LOOKAHEAD_EXCEEDS_MAXIMUM: the largest lookahead allowed') },
   HOLD_ALREADY_PROMOTED: { booking_id: z.string().describe('HOLD_ALREADY_PROMOTED: the booking the hold became') },
@@ -105,8 +118,16 @@ const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
 export const GroupMember = z.object({ owner_email: z.string(), hold_id: z.string().optional(), booking_id: z.string().optional(), status: z.string() });
 
 const NotificationBase = { id: z.string(), seq: z.int().describe('Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed'), created_at: Timestamp };
-const notificationKind = <K extends NotificationKind, D extends z.ZodType>(kind: K, description: string, data: D) =>
-  z.object({ ...NotificationBase, kind: z.literal(kind), data }).meta({ id: `Notification_${kind.replace('.', '_')}`, description });
+/** Who caused an event (docs/webhooks.md "Payload"): on every notification and webhook event. */
+const EventActor = z
+  .object({
+    kind: z.enum(['agent', 'owner', 'requester', 'system']),
+    agent_id: z.string().optional().describe('kind agent: the agent (yours: an own event)'),
+    email: z.string().optional().describe('kind owner or requester'),
+  })
+  .meta({ id: 'EventActor', description: 'Who caused the event; system: no one (an expiry, a disabled endpoint)' });
+const notificationKind = <K extends NotificationKind, D extends z.ZodObject>(kind: K, description: string, data: D) =>
+  z.object({ ...NotificationBase, kind: z.literal(kind), data: data.extend({ actor: EventActor }) }).meta({ id: `Notification_${kind.replace('.', '_')}`, description });
 const NOTIFICATION_ITEMS = [
   notificationKind('hold.expired', 'One of your holds passed its time to live', z.object({ hold_id: z.string(), start: Timestamp, end: Timestamp, expired_at: Timestamp.optional() })),
   notificationKind(
@@ -123,16 +144,27 @@ const NOTIFICATION_ITEMS = [
       reason: z.string().describe('Why, in words (e.g. which meeting the owner approved in its place)'),
       group_id: z.string().optional().describe('A group claim: the whole group gave way; one item names every member'),
       members: z.array(GroupMember).optional().describe('A group claim: every member released'),
+      video: VideoLink.optional(),
     }),
   ),
   notificationKind(
     'booking.cancelled',
-    'Another agent, or the owner in the dashboard, cancelled your booking',
-    z.object({ booking_id: z.string(), owner_email: z.string(), start: Timestamp, end: Timestamp, ...LocalFields, reason: z.string().nullable(), group_id: z.string().optional().describe('A group booking: cancelled whole') }),
+    'Another agent, the owner in the dashboard or the requester cancelled your booking (or you did: an own event, read with include_own)',
+    z.object({
+      booking_id: z.string(),
+      owner_email: z.string(),
+      start: Timestamp,
+      end: Timestamp,
+      ...LocalFields,
+      reason: z.string().nullable(),
+      group_id: z.string().optional().describe('A group booking: cancelled whole'),
+      cancelled_by: z.enum(['requester']).optional().describe('The requester cancelled it on the public booking page'),
+      video: VideoLink.optional(),
+    }),
   ),
   notificationKind(
     'booking.rescheduled',
-    'Another agent, the owner or the requester moved your booking (same booking_id)',
+    'Another agent, the owner or the requester moved your booking (same booking_id; or you did: an own event, read with include_own)',
     z.object({
       booking_id: z.string(),
       owner_email: z.string(),
@@ -140,6 +172,26 @@ const NOTIFICATION_ITEMS = [
       to: z.object({ start: Timestamp, end: Timestamp, ...LocalFields }),
       moved_by: z.object({ kind: z.enum(['agent', 'owner', 'requester']), agent_id: z.string().optional(), email: z.string().optional() }),
       reason: z.string().nullable(),
+      group_id: z.string().optional().describe('A group booking: every member moved together; one item per member'),
+      video: VideoLink.optional(),
+    }),
+  ),
+  notificationKind(
+    'booking.reminder',
+    'A reminder of your booking went out to its attendees (docs/reliability.md "Reminders"): offset_minutes before its start',
+    z.object({
+      booking_id: z.string(),
+      owner_email: z.string(),
+      meeting_class: z.string().nullable(),
+      title: z.string().nullable(),
+      start: Timestamp,
+      end: Timestamp,
+      ...LocalFields,
+      offset_minutes: z.int().describe('Minutes before the start the reminder was due'),
+      due_at: Timestamp,
+      recipients: z.array(z.string()).describe('Who was mailed (the attendees and a public requester)'),
+      group_id: z.string().optional().describe('A group booking: one item per member'),
+      video: VideoLink.optional(),
     }),
   ),
   notificationKind(
@@ -153,6 +205,38 @@ const NOTIFICATION_ITEMS = [
       start: Timestamp.optional().describe('When booked'),
       end: Timestamp.optional().describe('When booked'),
       reason: z.string().nullable().optional().describe('When declined'),
+      video: VideoLink.optional(),
+    }),
+  ),
+  notificationKind(
+    'booking.approved',
+    "The owner approved your booking that their approval policy held (POST /v1/bookings answered 202 pending_approval): the hold became this booking",
+    z.object({
+      proposal_id: z.string(),
+      booking_id: z.string(),
+      hold_id: z.string(),
+      owner_email: z.string(),
+      meeting_class: z.string(),
+      start: Timestamp,
+      end: Timestamp,
+      ...LocalFields,
+      approved_by: z.object({ email: z.string() }).describe('The owner who approved'),
+      video: VideoLink.optional(),
+    }),
+  ),
+  notificationKind(
+    'booking.declined',
+    'The owner declined your booking that their approval policy held: the hold on the time was released',
+    z.object({
+      proposal_id: z.string(),
+      hold_id: z.string(),
+      owner_email: z.string(),
+      meeting_class: z.string(),
+      start: Timestamp,
+      end: Timestamp,
+      ...LocalFields,
+      reason: z.string().nullable(),
+      declined_by: z.object({ email: z.string() }).describe('The owner who declined'),
     }),
   ),
   notificationKind(

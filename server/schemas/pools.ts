@@ -4,9 +4,9 @@ import { Email, LocalFields, Timestamp, UtcDateTime, Warnings } from './common';
 
 /** Pools (docs/groups.md, "Pools"): a named set of owners with weights, and scheduling through one. */
 
-export const PoolName = z.string().trim().min(1).max(100);
-export const PoolWeight = z.int().min(1).max(100);
-export const PoolMemberInput = z.strictObject({ owner_email: Email, weight: PoolWeight });
+const PoolName = z.string().trim().min(1).max(100);
+const PoolWeight = z.int().min(1).max(100);
+const PoolMemberInput = z.strictObject({ owner_email: Email, weight: PoolWeight });
 const Members = z
   .array(PoolMemberInput)
   .min(1)

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Email, LocalFields, Timestamp, UtcDateTime } from './common';
+import { CallerZoneQuery, Email, LocalFields, Timestamp, UtcDateTime } from './common';
 
 /** Requester-facing shapes (docs/public-scheduling.md "Requesters"). */
 
@@ -22,6 +22,7 @@ export const SuggestedTimesQuery = z.strictObject({
   duration_minutes: z.coerce.number().int().min(5).max(480).optional().describe("One of the type's durations; default its shortest"),
   from: UtcDateTime.optional().describe('Default now'),
   to: UtcDateTime.optional().describe('Default from + 14 days; at most 31 days after from'),
+  time_zone: CallerZoneQuery.time_zone.describe("IANA zone (the requester's) for start_caller/end_caller beside the host's start_local/end_local"),
 });
 export const SuggestedTimes = z.object({
   suggested_times: z

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SLUG_RE } from '@/server/domain/publicScheduling/admin/validation';
-import { Email, Id, Pagination, Timestamp } from './common';
+import { BufferMinutes, Email, ReminderOffsets, Id, Pagination, NullableTimestamp, Timestamp, VIDEO_PROVIDERS, VideoSettingBody } from './common';
 
 /**
  * Public scheduling administration. Aliases and domains are checked by the
@@ -28,7 +28,11 @@ export const CredentialParams = z.strictObject({ id: Id, credential_id: Id });
 
 // --- links
 export const LinkCreateBody = z.strictObject({ owner_email: Email.optional(), alias: Alias, title: Title.optional() });
-export const LinkPatchBody = z.strictObject({ alias: Alias.optional(), title: Title.nullable().optional() });
+export const LinkPatchBody = z.strictObject({
+  alias: Alias.optional(),
+  title: Title.nullable().optional(),
+  away_redirect_link_id: Id.nullable().optional().describe("While the owner is out of office, send requesters to this link (another owner's, same customer); null: stay"),
+});
 export const LinkListQuery = z.strictObject({ ...Pagination, owner_email: Email.optional() });
 export const Link = z.object({
   link_id: z.string().describe('The public_scheduling_boundary_id'),
@@ -39,10 +43,12 @@ export const Link = z.object({
   created_at: Timestamp,
   updated_at: Timestamp,
   deleted_at: Timestamp.optional().describe('Only in the answer to DELETE'),
+  away_redirect_link_id: z.string().nullable().describe("While the owner is out of office, requesters are sent to this link (docs: public scheduling, Away)"),
 }).meta({ id: 'Link' });
 export const LinkList = z.object({ links: z.array(Link), next_cursor: Cursor });
 
 // --- meeting types
+const VideoSetting = z.object({ provider: z.enum(VIDEO_PROVIDERS), url: z.string().nullable() }).meta({ id: 'VideoSetting' });
 const MeetingTypeFields = {
   title: Title,
   duration_minutes: z.array(Duration).min(1).max(20).describe('Offered lengths, each 5 to 480'),
@@ -63,7 +69,11 @@ const MeetingTypeFields = {
     .refine((v) => !/^[a-z][a-z0-9+.-]*:/i.test(v) || /^https?:\/\/\S+$/i.test(v), 'A link must start with http:// or https://; a street address is plain text')
     .nullable()
     .describe('An address or a video link (http/https), shown to the requester only once booked (extension)'),
+  video: VideoSettingBody.nullable().describe('A video meeting for each booking, next to (or instead of) location; null: none (extension, docs/calendars.md "Video links")'),
   min_notice_hours: z.int().min(0).max(720).describe('No suggested time starts sooner than this many hours from now; default 0 (extension)'),
+  buffer_before_minutes: BufferMinutes,
+  buffer_after_minutes: BufferMinutes,
+  reminder_offsets_minutes: ReminderOffsets.nullable().describe('Minutes before each meeting booked through the type at which its attendees are reminded (at most 5, 5-10080 each); null: the meeting class\'s list (docs/reliability.md "Reminders")'),
   book_instantly: z.boolean().describe('After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension)'),
   host_mode: HostMode.describe("Who hosts: single (default, the link's owner), collective (every owner of host_emails) or pool (one member of pool, picked at submission)"),
   host_emails: z.array(Email).min(2).max(20).nullable().describe('collective: 2 to 20 distinct owners of the customer, all required; the first one\'s zone lays the grid of times'),
@@ -83,7 +93,11 @@ export const MeetingTypeCreateBody = z.strictObject({
   credential_skips_verification: MeetingTypeFields.credential_skips_verification.optional(),
   description: MeetingTypeFields.description.optional(),
   location: MeetingTypeFields.location.optional(),
+  video: MeetingTypeFields.video.optional(),
   min_notice_hours: MeetingTypeFields.min_notice_hours.optional(),
+  buffer_before_minutes: MeetingTypeFields.buffer_before_minutes.optional(),
+  buffer_after_minutes: MeetingTypeFields.buffer_after_minutes.optional(),
+  reminder_offsets_minutes: MeetingTypeFields.reminder_offsets_minutes.optional(),
   book_instantly: MeetingTypeFields.book_instantly.optional(),
   host_mode: MeetingTypeFields.host_mode.optional(),
   host_emails: MeetingTypeFields.host_emails.optional(),
@@ -106,7 +120,11 @@ export const MeetingType = z.object({
   credential_skips_verification: z.boolean(),
   description: z.string().nullable(),
   location: z.string().nullable(),
+  video: VideoSetting.nullable().describe('The video meeting each booking gets (docs/calendars.md "Video links"), or null'),
   min_notice_hours: z.int(),
+  buffer_before_minutes: z.int().describe('Minutes kept free before each meeting booked through the type'),
+  buffer_after_minutes: z.int().describe('Minutes kept free after each meeting booked through the type'),
+  reminder_offsets_minutes: z.array(z.int()).nullable().describe("The type's reminder offsets, largest first; null: the meeting class's"),
   book_instantly: z.boolean(),
   host_mode: HostMode,
   host_emails: z.array(z.string()).describe('collective: the hosts, in order; otherwise empty'),
@@ -127,7 +145,7 @@ export const Domain = z.object({
     record_value: z.string().describe('... with exactly this value'),
   }),
   created_at: Timestamp,
-  verified_at: Timestamp.nullable(),
+  verified_at: NullableTimestamp,
 }).meta({ id: 'Domain' });
 export const DomainList = z.object({ domains: z.array(Domain), next_cursor: Cursor });
 

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { AUDIT_ACTIONS, AUDIT_ACTOR_KINDS } from '@/db/schema';
-import { Email, LocalFields, Pagination, Timestamp, UtcDateTime, Warnings } from './common';
+import { CallerZoneQuery, Email, LocalFields, Pagination, NullableTimestamp, Timestamp, UtcDateTime, VideoLink, VideoSettingBody, Warnings } from './common';
 import { Alternative, ArbitrationReason, Conflict, GroupMember, Notification } from './errors';
 import { PoolAssignment, PoolRef } from './pools';
 
+/** The query of a call whose answer carries start_local/end_local and takes nothing else there (docs/api.md "The caller's time zone"). */
+export const CallerZone = z.strictObject(CallerZoneQuery);
 const Duration = z.int().min(5).max(480);
 const Interval = z.strictObject({ start: UtcDateTime, end: UtcDateTime });
 const IsoInterval = z.object({ start: Timestamp, end: Timestamp, ...LocalFields });
@@ -112,6 +114,7 @@ export const ConfirmBody = z.strictObject({
   end: UtcDateTime,
   meeting_class: MeetingClassName.optional().describe("Defaults to the hold's class"),
   ...BookingDetails,
+  video: VideoSettingBody.optional(),
 });
 export const BookingCreateBody = z.strictObject({
   owner_email: Email.optional(),
@@ -122,6 +125,7 @@ export const BookingCreateBody = z.strictObject({
   start: UtcDateTime,
   end: UtcDateTime,
   ...BookingDetails,
+  video: VideoSettingBody.optional(),
 });
 export const BookingPatchBody = z
   .strictObject({
@@ -153,9 +157,28 @@ export const Booking = z.object({
   preempted_booking_ids: z.array(z.string()),
   preempted_claims: z.array(z.object({ id: z.string(), kind: z.enum(['hold', 'booking']) })).describe('What this booking pushed aside, with its kind (a hold id is looked up under /v1/holds)'),
   warnings: Warnings,
+  video: VideoLink.optional().describe('Its video link, when booked through a meeting type with one (docs/calendars.md "Video links")'),
   assignment: PoolAssignment.optional(),
   ...GroupFields,
 }).meta({ id: 'Booking' });
+
+/** POST /v1/bookings answered 202: an owner's approval policy holds the booking for their decision (docs/api.md "Approval policies"). */
+export const PendingApproval = z
+  .object({
+    status: z.literal('pending_approval'),
+    proposal_id: z.string().describe('The request in the owner\'s inbox: GET /v1/booking-proposals/{proposal_id} reads its state (pending_review, booked with booking_id, declined)'),
+    hold_id: z.string().describe('The hold on the time while the owner decides (GET /v1/holds/{hold_id}); approval promotes it, decline releases it'),
+    owner_email: z.string(),
+    meeting_class: z.string(),
+    start: Timestamp,
+    end: Timestamp,
+    ...LocalFields,
+    expires_at: Timestamp.describe("The hold lasts until the meeting's start"),
+    title: z.string().nullable(),
+    warnings: Warnings,
+    assignment: PoolAssignment.optional(),
+  })
+  .meta({ id: 'PendingApproval' });
 
 export const EvaluateBody = z.strictObject({
   owner_email: Email.optional(),
@@ -175,6 +198,8 @@ export const EvaluateResult = z.object({
 
 export const NotificationsQuery = z.strictObject({
   since: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Items after this seq, delivered or not (kept 7 days); does not drain'),
+  ...CallerZoneQuery,
+  include_own: z.enum(['true', 'false']).optional().describe("With since: also this agent's own changes (docs/webhooks.md \"Own events\")"),
 });
 export const NotificationsResult = z.object({
   notifications: z.array(Notification),
@@ -183,13 +208,13 @@ export const NotificationsResult = z.object({
 export { AUDIT_ACTIONS, AUDIT_ACTOR_KINDS };
 
 /** The message of a reversed range, on `from` (the same words in the dashboard's form and in the 400). */
-export const REVERSED_RANGE_MESSAGE = 'from must not be after to';
+const REVERSED_RANGE_MESSAGE = 'from must not be after to';
 /** `from` is not after `to` (instants or YYYY-MM-DD dates, compared as instants). */
-export const rangeInOrder = (v: { from?: string; to?: string }): boolean => !(v.from && v.to && Date.parse(v.from) > Date.parse(v.to));
+const rangeInOrder = (v: { from?: string; to?: string }): boolean => !(v.from && v.to && Date.parse(v.from) > Date.parse(v.to));
 const ORDERED_RANGE = { path: ['from'], message: REVERSED_RANGE_MESSAGE };
 
 /** The audit log's filters (GET /v1/audit-log, admin.audit.query adds agent ids); a reversed range is refused. */
-export const AuditQueryFields = z.strictObject({
+const AuditQueryFields = z.strictObject({
   owner_email: Email.optional(),
   from: UtcDateTime.optional(),
   to: UtcDateTime.optional(),
@@ -213,8 +238,8 @@ export const AuditResult = z.object({
       outcome: z.string(),
       reason: z.string().nullable(),
       meeting_class: z.string().nullable(),
-      start: Timestamp.nullable(),
-      end: Timestamp.nullable(),
+      start: NullableTimestamp,
+      end: NullableTimestamp,
       hold_id: z.string().nullable(),
       booking_id: z.string().nullable(),
       preempted_booking_ids: z.array(z.string()),
@@ -235,8 +260,20 @@ const ClaimListFilters = {
   to: UtcDateTime.optional().describe('Starting before'),
   agent: z.union([z.literal('me'), z.string().min(1).max(64)]).optional().describe('`me` or an agent id'),
   ...Pagination,
+  ...CallerZoneQuery,
 };
 export const HoldListQuery = z.strictObject({ ...ClaimListFilters, status: Hold.shape.status.optional() });
 export const BookingListQuery = z.strictObject({ ...ClaimListFilters, status: Booking.shape.status.optional() });
 export const HoldList = z.object({ holds: z.array(Hold), next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end') });
 export const BookingList = z.object({ bookings: z.array(Booking), next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end') });
+
+/** A booking's reminder (docs/reliability.md "Reminders"). */
+const Reminder = z
+  .object({
+    offset_minutes: z.int().describe('Minutes before the start'),
+    due_at: Timestamp,
+    status: z.enum(['pending', 'sent', 'skipped']).describe('skipped: the meeting had begun before it could go out (after an outage)'),
+    sent_at: NullableTimestamp,
+  })
+  .meta({ id: 'Reminder' });
+export const BookingReminders = z.object({ booking_id: z.string(), reminders: z.array(Reminder).describe('Earliest due first; a cancelled booking keeps only those already sent') });

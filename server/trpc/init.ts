@@ -1,14 +1,13 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
-import { isDomainError } from '@/server/domain/errors';
+import { databaseUnavailable, isDomainError, type DomainError } from '@/server/domain/errors';
 import { statusForCode, type DomainErrorCode } from '@/server/domain/errorCodes';
 
 import type { OwnerSession } from '@/server/auth/ownerSession';
 import type { OwnerActor } from '@/server/domain/adminAudit';
 import { getDb, type Db } from '@/server/db';
 
-export type { OwnerSession };
 
 /**
  * Per-request context: the request, the signed-in owner (if any), the
@@ -35,18 +34,19 @@ for (const key of Object.keys(TRPC_ERROR_CODES_BY_KEY) as TRPC_ERROR_CODE_KEY[])
   const status = getHTTPStatusCodeFromError(new TRPCError({ code: key }));
   if (!KEY_BY_STATUS.has(status)) KEY_BY_STATUS.set(status, key);
 }
-export function trpcKeyForStatus(status: number): TRPC_ERROR_CODE_KEY {
+function trpcKeyForStatus(status: number): TRPC_ERROR_CODE_KEY {
   return KEY_BY_STATUS.get(status) ?? (status >= 400 && status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
 }
 
 /** What a DomainError adds to `error.data` (the same code and details the REST envelope carries). */
-export type DomainErrorData = { code: DomainErrorCode; message: string; reason?: string; details?: unknown; extra?: Record<string, unknown> };
+type DomainErrorData = { code: DomainErrorCode; message: string; reason?: string; details?: unknown; extra?: Record<string, unknown> };
 
 const t = initTRPC.context<TrpcContext>().create({
   // Plain JSON (no transformer): dates travel as ISO strings, as on /v1.
   errorFormatter({ shape, error }) {
-    const cause = error.cause;
-    if (isDomainError(cause)) {
+    // A lost database primary (a failover) is service_unavailable, 503, as on /v1 (docs/operations.md "High availability").
+    const cause: DomainError | null = isDomainError(error.cause) ? error.cause : databaseUnavailable(error.cause);
+    if (cause) {
       // A DomainError thrown in a procedure answers with the status the REST wrapper would use.
       const httpStatus = statusForCode(cause.code);
       const key = trpcKeyForStatus(httpStatus);
@@ -56,11 +56,13 @@ const t = initTRPC.context<TrpcContext>().create({
       // Failing fields keep the domain's names here (no request paths on tRPC).
       if (cause.fields?.length) domain.details = { ...(typeof cause.details === 'object' && cause.details !== null ? cause.details : {}), fields: cause.fields.map((f) => ({ path: f.field, message: f.message })) };
       if (cause.extra !== undefined) domain.extra = cause.extra; // alternatives, next_available, ...
+      // A fault of ours says nothing of its internals; an outage says so, and when to retry.
+      const told = httpStatus < 500 || cause.code === 'service_unavailable';
       return {
         ...shape,
-        message: httpStatus >= 500 ? 'Internal server error' : cause.message,
+        message: told ? cause.message : 'Internal server error',
         code: TRPC_ERROR_CODES_BY_KEY[key],
-        data: { ...shape.data, code: key, httpStatus, stack: undefined, domain: httpStatus >= 500 ? null : domain },
+        data: { ...shape.data, code: key, httpStatus, stack: undefined, domain: told ? domain : null },
       };
     }
     if (shape.data.httpStatus >= 500) {

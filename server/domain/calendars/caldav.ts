@@ -60,7 +60,7 @@ export async function discoverCaldavCalendars(settings: CaldavSettings, credenti
   return calendars.map((c) => ({ url: c.url, displayName: typeof c.displayName === 'string' && c.displayName ? c.displayName : c.url }));
 }
 
-export function bookingIcs(ev: BookingEvent, now: Date): string {
+function bookingIcs(ev: BookingEvent, now: Date): string {
   const cal = new ICAL.Component(['vcalendar', [], []]);
   cal.addPropertyWithValue('prodid', '-//agent-scheduler//EN');
   cal.addPropertyWithValue('version', '2.0');
@@ -76,7 +76,7 @@ export function bookingIcs(ev: BookingEvent, now: Date): string {
   return cal.toString() + '\r\n';
 }
 
-export class CaldavProvider implements CalendarProvider {
+class CaldavProvider implements CalendarProvider {
   constructor(
     private readonly settings: CaldavSettings,
     private readonly credentials: CaldavCredentials,

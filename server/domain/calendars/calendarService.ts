@@ -146,7 +146,6 @@ function sameUrl(a: string, b: string): boolean {
 }
 
 export type OAuthConnectInput = { code: string; codeVerifier: string; redirectUri: string; calendarId?: string; makePrimary?: boolean; checkConflicts?: boolean };
-export type GoogleConnectInput = OAuthConnectInput;
 
 /** The end of the Google OAuth flow: exchange the code (PKCE), store the sealed tokens, run the first sync. Reconnects an existing one. */
 export function connectGoogle(db: Executor, customerId: string, ownerEmail: string, input: OAuthConnectInput, now: Date) {

@@ -91,7 +91,7 @@ function fallbackZone(comp: ICAL.Component, ownerTimeZone: string): string {
 }
 
 /** Epoch ms of a time: UTC and VTIMEZONE zones by ical.js; other times as wall-clock time in `zone`. */
-export function toInstant(t: ICAL.Time, zone: string): number {
+function toInstant(t: ICAL.Time, zone: string): number {
   if (!t.isDate && (t.zone === ICAL.Timezone.utcTimezone || (t.zone && t.zone.component))) return t.toUnixTime() * 1000;
   return Temporal.PlainDateTime.from({ year: t.year, month: t.month, day: t.day, hour: t.isDate ? 0 : t.hour, minute: t.isDate ? 0 : t.minute, second: t.isDate ? 0 : t.second })
     .toZonedDateTime(zone, { disambiguation: 'compatible' }).epochMilliseconds;

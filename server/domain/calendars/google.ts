@@ -1,7 +1,7 @@
 import { getConfig } from '@/server/config';
 import { tokenRequest, type OAuthEndpoint } from './oauth';
 export { pkcePair } from './oauth';
-import { ProviderAuthError, ProviderUnavailableError, registerProvider, type BookingEvent, type CalendarProvider, type EventRef, type ListResult, type ProviderInput, type ProviderObject, type SyncState } from './provider';
+import { ProviderAuthError, ProviderUnavailableError, registerProvider, type BookingEvent, type ConferenceResult, type CalendarProvider, type EventRef, type ListResult, type ProviderInput, type ProviderObject, type SyncState } from './provider';
 import { outboundFetch } from '../outbound/guard';
 
 /**
@@ -13,7 +13,7 @@ import { outboundFetch } from '../outbound/guard';
  * `invalid_grant` on refresh, or 401/403 after a refresh, means the owner must
  * reconnect. Exercised against a loopback fake of these endpoints only.
  */
-export type GoogleSettings = { calendarId: string };
+type GoogleSettings = { calendarId: string };
 export type GoogleCredentials = { accessToken: string; refreshToken: string; expiresAt: number };
 
 type GEvent = {
@@ -24,6 +24,26 @@ type GEvent = {
   start?: { dateTime?: string; date?: string };
   end?: { dateTime?: string; date?: string };
 };
+
+/** The conference part of a Google event (Calendar v3 `conferenceData`, `hangoutLink`). */
+type GConference = {
+  hangoutLink?: string;
+  conferenceData?: {
+    conferenceId?: string;
+    createRequest?: { status?: { statusCode?: 'pending' | 'success' | 'failure' } };
+    entryPoints?: { entryPointType?: string; uri?: string }[];
+  };
+};
+
+/** What Google made of a createRequest: success with a video entry point, still pending, or failure. */
+function googleConference(e: GConference): ConferenceResult {
+  const cd = e.conferenceData;
+  const code = cd?.createRequest?.status?.statusCode;
+  const video = cd?.entryPoints?.find((p) => p.entryPointType === 'video')?.uri ?? e.hangoutLink;
+  if (code === 'pending') return { status: 'pending' };
+  if (video && code !== 'failure') return { status: 'ready', joinUrl: video, conferenceId: cd?.conferenceId ?? null };
+  return { status: 'failed', error: code === 'failure' ? 'Google could not create the Meet conference (createRequest failure)' : 'Google answered without a Meet conference' };
+}
 
 /** Where to send the owner's browser to grant access (state and verifier are kept by the caller until the callback). */
 export function googleAuthorizationUrl(input: { redirectUri: string; state: string; codeChallenge: string }): string {
@@ -75,7 +95,7 @@ export async function listGoogleCalendars(creds: GoogleCredentials, signal?: Abo
 const utc = (iso: string) => new Date(iso).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
 
 /** A Google event (one instance: singleEvents=true) as a one-VEVENT iCalendar object for the common expansion. */
-export function googleEventIcs(e: GEvent): string | null {
+function googleEventIcs(e: GEvent): string | null {
   if (!e.start || !e.end) return null;
   const when = (k: 'DTSTART' | 'DTEND', t: { dateTime?: string; date?: string }) => (t.dateTime ? `${k}:${utc(t.dateTime)}` : `${k};VALUE=DATE:${(t.date ?? '').replace(/-/g, '')}`);
   const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//agent-scheduler//google//EN', 'BEGIN:VEVENT', `UID:${e.iCalUID ?? e.id}`, 'DTSTAMP:19700101T000000Z', when('DTSTART', e.start), when('DTEND', e.end)];
@@ -84,7 +104,7 @@ export function googleEventIcs(e: GEvent): string | null {
   return lines.join('\r\n') + '\r\n';
 }
 
-export class GoogleProvider implements CalendarProvider {
+class GoogleProvider implements CalendarProvider {
   private creds: GoogleCredentials;
   private renewed = false;
 
@@ -172,7 +192,12 @@ export class GoogleProvider implements CalendarProvider {
   }
 
   async putBookingEvent(event: BookingEvent, existing: EventRef | null, signal: AbortSignal): Promise<EventRef> {
+    // A Meet link (docs/calendars.md "Video links"): conferenceData.createRequest, honoured only with conferenceDataVersion=1;
+    // the requestId is the booking's UID, so a retried request asks for the same conference.
+    const meet = event.conference === 'google_meet';
+    const q = meet ? '?conferenceDataVersion=1' : '';
     const body = JSON.stringify({
+      ...(meet ? { conferenceData: { createRequest: { requestId: event.uid.replace(/[^A-Za-z0-9-]/g, '-'), conferenceSolutionKey: { type: 'hangoutsMeet' } } } } : {}),
       iCalUID: event.uid,
       summary: event.title,
       description: event.description ?? undefined,
@@ -181,11 +206,11 @@ export class GoogleProvider implements CalendarProvider {
       sequence: event.sequence,
     });
     const res = existing
-      ? await this.call(this.eventsPath(`/${encodeURIComponent(existing.resource)}`), { method: 'PATCH', headers: { 'content-type': 'application/json' }, body }, signal)
-      : await this.call(this.eventsPath(), { method: 'POST', headers: { 'content-type': 'application/json' }, body }, signal);
+      ? await this.call(this.eventsPath(`/${encodeURIComponent(existing.resource)}${q}`), { method: 'PATCH', headers: { 'content-type': 'application/json' }, body }, signal)
+      : await this.call(this.eventsPath(q), { method: 'POST', headers: { 'content-type': 'application/json' }, body }, signal);
     if (!res.ok) throw new Error(`Google refused the booking event (HTTP ${res.status})`);
-    const created = (await res.json()) as { id: string; etag?: string };
-    return { resource: created.id, etag: created.etag ?? null };
+    const created = (await res.json()) as { id: string; etag?: string } & GConference;
+    return { resource: created.id, etag: created.etag ?? null, ...(meet ? { conference: googleConference(created) } : {}) };
   }
 
   async deleteBookingEvent(ref: EventRef, signal: AbortSignal): Promise<void> {

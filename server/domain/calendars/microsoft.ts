@@ -75,7 +75,7 @@ const graphUtc = (s: string) => {
   return new Date(iso).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
 };
 
-export function graphEventIcs(e: MEvent): string | null {
+function graphEventIcs(e: MEvent): string | null {
   if (!e.start || !e.end) return null;
   const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//agent-scheduler//graph//EN', 'BEGIN:VEVENT', `UID:${e.iCalUId ?? e.id}`, 'DTSTAMP:19700101T000000Z'];
   if (e.isAllDay) {
@@ -87,7 +87,7 @@ export function graphEventIcs(e: MEvent): string | null {
   return lines.join('\r\n') + '\r\n';
 }
 
-export class MicrosoftProvider implements CalendarProvider {
+class MicrosoftProvider implements CalendarProvider {
   private creds: MicrosoftCredentials;
   private renewed = false;
 
@@ -170,13 +170,20 @@ export class MicrosoftProvider implements CalendarProvider {
       start: { dateTime: event.start.toISOString().replace('Z', ''), timeZone: 'UTC' },
       end: { dateTime: event.end.toISOString().replace('Z', ''), timeZone: 'UTC' },
       transactionId: event.uid,
+      // A Teams meeting on the event (docs/calendars.md "Video links"); Graph answers its join link in onlineMeeting.joinUrl.
+      ...(event.conference === 'microsoft_teams' ? { isOnlineMeeting: true, onlineMeetingProvider: 'teamsForBusiness' } : {}),
     });
     const res = existing
       ? await this.call(`${api}/me/events/${encodeURIComponent(existing.resource)}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body }, signal)
       : await this.call(`${api}/me/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }, signal);
     if (!res.ok) throw new Error(`Microsoft refused the booking event (HTTP ${res.status})`);
-    const created = (await res.json()) as { id: string; '@odata.etag'?: string };
-    return { resource: created.id, etag: created['@odata.etag'] ?? null };
+    const created = (await res.json()) as { id: string; '@odata.etag'?: string; isOnlineMeeting?: boolean; onlineMeeting?: { joinUrl?: string; conferenceId?: string } | null };
+    const ref: EventRef = { resource: created.id, etag: created['@odata.etag'] ?? null };
+    if (event.conference === 'microsoft_teams') {
+      const joinUrl = created.onlineMeeting?.joinUrl;
+      ref.conference = joinUrl ? { status: 'ready', joinUrl, conferenceId: created.onlineMeeting?.conferenceId ?? null } : { status: 'failed', error: 'Microsoft answered without an online meeting (is Teams enabled for the account?)' };
+    }
+    return ref;
   }
 
   async deleteBookingEvent(ref: EventRef, signal: AbortSignal): Promise<void> {

@@ -26,15 +26,15 @@ async function providerCalendars(db: Executor, owner: NamedOwner): Promise<Provi
   return providerCalendarRows(db, typeof owner === 'string' ? owner : { customerId: owner.customerId, email: normalizeEmail(owner.email) });
 }
 
-export const calendarLabel = (c: { type: string; displayName: string | null }) => (c.displayName ? `${c.type} calendar "${c.displayName}"` : `${c.type} calendar`);
+const calendarLabel = (c: { type: string; displayName: string | null }) => (c.displayName ? `${c.type} calendar "${c.displayName}"` : `${c.type} calendar`);
 
-export function reauthError(c: ProviderCalendar): DomainError {
+function reauthError(c: ProviderCalendar): DomainError {
   return new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${calendarLabel(c)} of ${c.ownerEmail} needs to be re-authorised (reconnect it); refusing to use stale or revoked access`, {
     extra: { calendar_id: c.id },
   });
 }
 
-export function unavailableError(c: ProviderCalendar, retryAfterSeconds: number): DomainError {
+function unavailableError(c: ProviderCalendar, retryAfterSeconds: number): DomainError {
   const age = c.lastSyncedAt ? `last synced ${c.lastSyncedAt.toISOString()}` : 'never synced';
   return new DomainError('CALENDAR_UNAVAILABLE', `The ${calendarLabel(c)} of ${c.ownerEmail} cannot be reached and its copy is too old to decide on (${age}); retry later`, {
     extra: { calendar_id: c.id, retry_after_seconds: retryAfterSeconds },

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Executor } from '@/db/client';
 import { getConfig } from '@/server/config';
 import { DomainError } from '../errors';
+import { constantTimeEqual } from '../ids';
 import { connectGoogle, connectMicrosoft } from './calendarService';
 import { googleAuthorizationUrl } from './google';
 import { microsoftAuthorizationUrl } from './microsoft';
@@ -24,7 +25,7 @@ import { openSecret, sealSecret, type SealedSecret } from '../sealing';
  */
 export const OAUTH_PROVIDERS = ['google', 'microsoft'] as const;
 export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number];
-export const PROVIDER_NAMES: Record<OAuthProvider, string> = { google: 'Google Calendar', microsoft: 'Microsoft 365' };
+const PROVIDER_NAMES: Record<OAuthProvider, string> = { google: 'Google Calendar', microsoft: 'Microsoft 365' };
 const FLOW_TTL_MS = 10 * 60_000;
 
 type Flow = { p: OAuthProvider; o: string; s: string; v: string; r: string; exp: number };
@@ -33,10 +34,6 @@ type Flow = { p: OAuthProvider; o: string; s: string; v: string; r: string; exp:
 export function oauthProvidersConfigured(): Record<OAuthProvider, boolean> {
   const c = getConfig();
   return { google: !!(c.googleClientId && c.googleClientSecret), microsoft: !!(c.microsoftClientId && c.microsoftClientSecret) };
-}
-
-export function isOAuthProvider(p: string): p is OAuthProvider {
-  return (OAUTH_PROVIDERS as readonly string[]).includes(p);
 }
 
 /** The provider's authorization URL and the sealed flow value to keep in the browser's HTTP-only cookie until the callback. */
@@ -74,15 +71,9 @@ export async function finishOAuthConnect(
   if (!flow || flow.p !== provider) throw new DomainError('invalid_request', `The ${name} sign-in could not be matched to this browser (no pending connection, or its cookie was lost); start again`, { details: { oauth: 'no_flow' } });
   if (flow.o !== owner.ownerId) throw new DomainError('invalid_request', `The ${name} sign-in was started by another dashboard session; start again`, { details: { oauth: 'other_session' } });
   if (flow.exp < now.getTime()) throw new DomainError('invalid_request', `The ${name} sign-in took longer than 10 minutes; start again`, { details: { oauth: 'expired' } });
-  if (!cb.state || !timingSafeEqual(cb.state, flow.s)) throw new DomainError('invalid_request', `The ${name} sign-in answered with a state that does not match the one sent (possible forgery); nothing was connected`, { details: { oauth: 'state_mismatch' } });
+  if (!cb.state || !constantTimeEqual(cb.state, flow.s)) throw new DomainError('invalid_request', `The ${name} sign-in answered with a state that does not match the one sent (possible forgery); nothing was connected`, { details: { oauth: 'state_mismatch' } });
   if (cb.error) throw new DomainError('invalid_request', cb.error === 'access_denied' ? `Access to ${name} was not granted; nothing was connected` : `${name} refused the sign-in (${cb.error}${cb.errorDescription ? `: ${cb.errorDescription}` : ''})`, { details: { oauth: cb.error === 'access_denied' ? 'access_denied' : 'provider_error' } });
   if (!cb.code) throw new DomainError('invalid_request', `${name} sent no authorization code; start again`, { details: { oauth: 'no_code' } });
   const input = { code: cb.code, codeVerifier: flow.v, redirectUri: flow.r };
   return provider === 'google' ? connectGoogle(db, owner.customerId, owner.email, input, now) : connectMicrosoft(db, owner.customerId, owner.email, input, now);
-}
-
-function timingSafeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && crypto.timingSafeEqual(x, y);
 }

@@ -28,9 +28,14 @@ export type BookingEvent = {
   description?: string | null;
   /** Provider-side revision counter (iCalendar SEQUENCE). */
   sequence: number;
+  /** Ask the provider to make a video meeting on the event (docs/calendars.md "Video links"); absent: leave any it has. */
+  conference?: 'google_meet' | 'microsoft_teams';
 };
 
-export type EventRef = { resource: string; etag: string | null };
+/** The video meeting the provider made on an event: ready (join link), still being made (Google: createRequest pending), or refused. */
+export type ConferenceResult = { status: 'ready'; joinUrl: string; conferenceId: string | null } | { status: 'pending' } | { status: 'failed'; error: string };
+
+export type EventRef = { resource: string; etag: string | null; conference?: ConferenceResult };
 
 export interface CalendarProvider {
   /** Events of the calendar; incremental from `state` where the provider can (CalDAV: ctag, then etags). */
@@ -72,9 +77,4 @@ export function registerProvider(type: string, factory: ProviderFactory): void {
 
 export function providerFactory(type: string): ProviderFactory | undefined {
   return factories.get(type);
-}
-
-/** Calendar types synced from a provider (everything but `internal`, which lives in this database). */
-export function isProviderType(type: string): boolean {
-  return type !== 'internal';
 }

@@ -1,10 +1,11 @@
 import { setSpanAttributes, withSpan } from '@/server/observability/tracing';
-import { and, eq, gt, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { and, eq, exists, gt, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { calendarBookingEvents, calendarEvents, calendars, claims, owners } from '@/db/schema';
+import { bookingVideoLinks, calendarBookingEvents, calendarEvents, calendars, claims, owners } from '@/db/schema';
 import { getConfig } from '@/server/config';
 import { newId } from '../ids';
 import { expandIcs } from './expand';
+import { makePendingVideoLinks } from './videoLinks';
 import { ProviderAuthError, providerFactory, type CalendarProvider } from './provider';
 import { openSecret, sealSecret, needsRotation, type SealedSecret } from '../sealing';
 import './caldav';
@@ -30,13 +31,13 @@ export type SyncResult = { outcome: 'synced'; changed: number; removed: number }
 
 const LEASE_MS = 60_000;
 const PAST_MS = 86_400_000;
-export const BOOKING_UID_DOMAIN = 'agent-scheduler';
+const BOOKING_UID_DOMAIN = 'agent-scheduler';
 
 export const bookingUid = (claimId: string) => `${claimId}@${BOOKING_UID_DOMAIN}`;
 
 type CalendarRow = typeof calendars.$inferSelect;
 
-export function providerFor(calendar: Pick<CalendarRow, 'type' | 'settings' | 'credentials'>): CalendarProvider {
+function providerFor(calendar: Pick<CalendarRow, 'type' | 'settings' | 'credentials'>): CalendarProvider {
   const factory = providerFactory(calendar.type);
   if (!factory) throw new Error(`no provider for calendar type ${calendar.type}`);
   const credentials = calendar.credentials ? openSecret(calendar.credentials as SealedSecret) : {};
@@ -146,6 +147,8 @@ async function run(db: Executor, calendar: CalendarRow, timeZone: string, provid
  * calendar, and every sync runs this, so it must not read other owners' claims (docs/benchmarks/history/2026-11-25-connected-calendars.md).
  */
 async function writeBack(db: Executor, calendar: CalendarRow, provider: CalendarProvider, now: Date, signal: AbortSignal, net: Net) {
+  // Pending video links first (docs/calendars.md "Video links"): their bookings' events are written with the conference request.
+  await makePendingVideoLinks(db, calendar, provider, now, signal, net, bookingUid);
   const pending = await db
     .select({ id: claims.id, startAt: claims.startAt, endAt: claims.endAt, title: claims.title, description: claims.description, sequence: claims.sequence })
     .from(claims)
@@ -186,7 +189,8 @@ export async function dueCalendars(db: Executor, now: Date, intervalMs: number, 
       and(
         ne(calendars.type, 'internal'),
         eq(calendars.status, 'active'),
-        or(isNull(calendars.lastSyncedAt), lt(calendars.lastSyncedAt, new Date(now.getTime() - intervalMs))),
+        // A calendar with a video link to make is due at once (docs/calendars.md "Video links").
+        or(isNull(calendars.lastSyncedAt), lt(calendars.lastSyncedAt, new Date(now.getTime() - intervalMs)), exists(db.select({ one: sql`1` }).from(bookingVideoLinks).where(and(eq(bookingVideoLinks.calendarId, calendars.id), eq(bookingVideoLinks.status, 'pending'))))),
         or(isNull(calendars.syncLeaseUntil), lt(calendars.syncLeaseUntil, now)),
       ),
     )
@@ -200,4 +204,18 @@ export async function syncDueCalendars(db: Executor, now: Date, intervalMs: numb
   const out: Record<string, SyncResult> = {};
   for (const id of await dueCalendars(db, now, intervalMs)) out[id] = await syncCalendar(db, id, now);
   return out;
+}
+
+/**
+ * When the next provider calendar falls due for its background sync (`intervalMs` after its last
+ * sync; a calendar never synced is due now), or null when there is none: the idle loop of
+ * server/calendarSync.ts wakes by then (docs/operations.md "Idle").
+ */
+export async function nextCalendarDue(db: Executor, intervalMs: number): Promise<Date | null> {
+  const [row] = await db
+    .select({ last: sql<string | null>`min(coalesce(${calendars.lastSyncedAt}, 'epoch'::timestamptz))`, n: sql<number>`count(*)::int` })
+    .from(calendars)
+    .where(and(ne(calendars.type, 'internal'), eq(calendars.status, 'active')));
+  if (!row || Number(row.n) === 0 || !row.last) return null;
+  return new Date(new Date(row.last).getTime() + intervalMs);
 }

@@ -5,7 +5,7 @@ import { assertOwnerInScope, normalizeEmail, type AgentActor } from '../access';
 import { mailRemovedAttendees } from '../calendars/invitations';
 import { DomainError } from '../errors';
 import { isUuid } from '../ids';
-import { writeAudit } from './audit';
+import { writeAudit } from '../audit';
 import { lockOwner } from './claimTarget';
 import { assertMayChange } from './rescheduleService';
 import { bookingView, type BookingView } from './views';
@@ -16,9 +16,10 @@ export type BookingEdit = { title?: string | null; description?: string | null; 
 /**
  * PATCH /v1/bookings/{id}: a confirmed booking's title, description and attendees change in
  * one transaction (the owner locked as for any change of a booking, then the booking). The
- * booking's revision (`sequence`) grows, so the invitation sweep sends the attendees an
- * update with the same UID (people added are invited by it) and the provider write-back
- * updates its event; people removed get a cancellation after commit. Attendees who stay keep
+ * booking's revision (`sequence`) grows, so the invitation sweep mails whom it concerns
+ * (people added an invitation, people kept an update with the same UID when the title
+ * changed: docs/calendars.md "Invitations") and the provider write-back updates its event;
+ * people removed get a cancellation after commit. Attendees who stay keep
  * their response. One audit row `booking.update` naming what changed. Only the booking's own
  * agent, or one with manage_customer.
  */

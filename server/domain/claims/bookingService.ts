@@ -1,3 +1,5 @@
+import { videoLinkOf } from '../calendars/videoLinks';
+import type { BookingVideoLinkRow, VideoProvider } from '@/db/schema';
 import { withSpan } from '@/server/observability/tracing';
 import { localSpan } from '../scheduling';
 import { and, eq } from 'drizzle-orm';
@@ -7,12 +9,9 @@ import { assertOwnerInScope, normalizeEmail, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { isUuid, newId } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
-import { enqueueNotification } from '../notificationService';
-import { writeAudit } from './audit';
-import { cancellationRecords } from './cancellation';
 import { membersOf } from './groupMembers';
 import { claimMadeWithKey } from './claimStore';
-import { loadAround, loadClaimTarget, loadConfirmAround, lockOwner, rulesWarnings, type ClaimRow, type LoadedClaim } from './claimTarget';
+import { loadAround, loadClaimTarget, loadConfirmAround, rulesWarnings, type ClaimRow, type LoadedClaim } from './claimTarget';
 import { lockHoldForConfirm, type LockedHold } from '@/db/hot/holds';
 import { requestPolicy, runClaim } from './claimDecision';
 import { ClaimRedirect, ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
@@ -22,6 +21,8 @@ import { holdDecisionStands } from './standingDecision';
 import { recordConfirm } from '@/server/observability/metrics';
 import { bookingView, holdStatus, type BookingView, type HoldRange } from './views';
 import { assertBookingSpan } from './windows';
+import { approvalForHold, approvalRequired } from '../approvals/policyService';
+import { holdForApproval, requestApprovalOnHold, type PendingApprovalView } from '../approvals/heldRequest';
 
 export type BookingDetails = {
   attendees?: { email: string; name?: string }[];
@@ -59,13 +60,31 @@ export function newBooking(
   };
 }
 
-export type BookingInput = BookingDetails & { ownerEmail: string; calendarType?: string; meetingClass: string; start: Date; end: Date };
+/** A video link asked for a booking (docs/calendars.md "Video links"), recorded in the booking's transaction. */
+export type VideoSetting = { provider: VideoProvider; url?: string | null };
+/** A hold's confirm: the slot, the class and the booking's details. */
+export type ConfirmInput = BookingDetails & { start: Date; end: Date; meetingClass?: string; video?: VideoSetting | null };
+
+export type BookingInput = BookingDetails & {
+  ownerEmail: string;
+  calendarType?: string;
+  meetingClass: string;
+  start: Date;
+  end: Date;
+  video?: VideoSetting | null;
+};
 
 /**
  * POST /v1/bookings: arbitrate and book directly (no hold). `auditDetails`: facts the
  * decision's audit row carries (a pool's choice, server/domain/pools/poolScheduling.ts).
  */
-export function bookingClaim(actor: AgentActor, input: BookingInput, now: Date, idempotencyKey: string | null, auditDetails?: Record<string, unknown>): ClaimOperation<BookingView> {
+export function bookingClaim(
+  actor: AgentActor,
+  input: BookingInput,
+  now: Date,
+  idempotencyKey: string | null,
+  auditDetails?: Record<string, unknown>,
+): ClaimOperation<BookingView | PendingApprovalView> {
   assertBookingSpan(input.start, input.end);
   return {
     queueKey: ownerQueueKey(actor.customerId, input.ownerEmail),
@@ -74,22 +93,26 @@ export function bookingClaim(actor: AgentActor, input: BookingInput, now: Date, 
     gatesCalendars: true,
     slot: slotKey(input.start, input.end),
     run: async (tx, gate) => {
-      // One pipeline: the owner lock comes first on the connection.
-      const [{ target, around }, made] = await Promise.all([
+      // One pipeline: the owner lock comes first on the connection; the owner's approval rules are read under it.
+      const [{ target, around }, made, held] = await Promise.all([
         loadClaimTarget(tx, actor.customerId, input, input.start, input.end, now, gate),
         claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now),
+        approvalRequired(tx, { customerId: actor.customerId, ownerEmail: input.ownerEmail, agentId: actor.agentId, meetingClass: input.meetingClass }),
       ]);
-      const answer = (row: ClaimRow, preemptedIds: string[], warnings: string[], preemptedClaims?: { id: string; kind: 'hold' | 'booking' }[]) =>
-        bookingView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, preemptedIds, preemptedClaims, warnings });
-      if (made && !made.holdId) return { ok: true, value: answer(made, await preemptedBy(tx, made.id), rulesWarnings(target.owner)) };
+      const answer = (row: ClaimRow, preemptedIds: string[], warnings: string[], preemptedClaims?: { id: string; kind: 'hold' | 'booking' }[], video?: BookingVideoLinkRow | null) =>
+        bookingView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, preemptedIds, preemptedClaims, warnings, video });
+      if (made && !made.holdId) return { ok: true, value: answer(made, await preemptedBy(tx, made.id), rulesWarnings(target.owner), undefined, await videoLinkOf(tx, made.id)) };
+      // An owner's approval policy covers it: the time is held and the request waits for the owner (docs/api.md "Approval policies").
+      if (held) return holdForApproval(tx, { actor, target, around, input, now, idempotencyKey, auditDetails });
       const claim = newBooking({ actor, ownerId: target.owner.id, calendarId: target.calendar.id, meetingClassId: target.meetingClass.id, start: input.start, end: input.end, now, idempotencyKey }, input);
-      const r = await runClaim(tx, { action: 'booking.create', target, policy: requestPolicy(actor, target), claim, now, around, auditDetails });
-      return r.ok ? { ok: true, value: answer(r.row, r.preemptedIds, r.warnings, r.preemptedClaims) } : r;
+      const r = await runClaim(tx, { action: 'booking.create', target, policy: requestPolicy(actor, target), claim, now, around, auditDetails, video: input.video });
+      if (!r.ok) return r;
+      return { ok: true, value: answer(r.row, r.preemptedIds, r.warnings, r.preemptedClaims, r.video) };
     },
   };
 }
 
-export async function createBooking(db: Db, actor: AgentActor, input: BookingInput, now: Date, idempotencyKey: string | null): Promise<BookingView> {
+export async function createBooking(db: Db, actor: AgentActor, input: BookingInput, now: Date, idempotencyKey: string | null): Promise<BookingView | PendingApprovalView> {
   return runClaimOperation(db, bookingClaim(actor, input, now, idempotencyKey));
 }
 
@@ -103,15 +126,22 @@ export async function createBooking(db: Db, actor: AgentActor, input: BookingInp
 export function confirmClaim(
   actor: AgentActor,
   holdId: string,
-  input: BookingDetails & { start: Date; end: Date; meetingClass?: string },
+  input: ConfirmInput,
   now: Date,
   idempotencyKey: string | null,
   opts: { groupsUnchecked?: boolean } = {},
-): ClaimOperation<BookingView> {
+): ClaimOperation<BookingView | PendingApprovalView> {
   return { queueKey: `hold:${holdId}`, action: 'hold.confirm', run: (tx) => confirmInTransaction(tx, actor, holdId, input, now, idempotencyKey, !!opts.groupsUnchecked) };
 }
 
-export async function confirmHold(db: Db, actor: AgentActor, holdId: string, input: BookingDetails & { start: Date; end: Date; meetingClass?: string }, now: Date, idempotencyKey: string | null): Promise<BookingView> {
+export async function confirmHold(
+  db: Db,
+  actor: AgentActor,
+  holdId: string,
+  input: ConfirmInput,
+  now: Date,
+  idempotencyKey: string | null,
+): Promise<BookingView | PendingApprovalView> {
   return runClaimOperation(db, confirmClaim(actor, holdId, input, now, idempotencyKey));
 }
 
@@ -119,11 +149,11 @@ async function confirmInTransaction(
   tx: Tx,
   actor: AgentActor,
   holdId: string,
-  input: BookingDetails & { start: Date; end: Date; meetingClass?: string },
+  input: ConfirmInput,
   now: Date,
   idempotencyKey: string | null,
   groupsUnchecked: boolean,
-): Promise<Answer<BookingView>> {
+): Promise<Answer<BookingView | PendingApprovalView>> {
   // One pipeline behind BEGIN: the owner lock, then the hold locked with its calendar and
   // classes, then (under that lock) the hold owner's due holds expired and the claims and
   // provider busy time around the slot, the reads runClaim would otherwise send next.
@@ -131,15 +161,18 @@ async function confirmInTransaction(
   const locking = valid ? withSpan('claim.lock_wait', { 'customer.id': actor.customerId }, () => lockHoldForConfirm(tx, holdId, actor.customerId, input.meetingClass)) : undefined;
   const around = valid && input.end > input.start ? loadConfirmAround(tx, { customerId: actor.customerId, holdId }, input.start, input.end, now) : undefined;
   around?.catch(() => {}); // handled here; awaited by confirmLocked or below
+  // In the same pipeline: an owner's approval rule covering this agent and class, or a request already filed on the hold (docs/api.md "Approval policies").
+  const approval = valid ? approvalForHold(tx, { customerId: actor.customerId, holdId, agentId: actor.agentId, meetingClass: input.meetingClass }) : undefined;
+  approval?.catch(() => {});
   try {
     const locked = await locking;
     // Not a single hold's id, but it may name a group hold (a member's id, or a group_id, which
     // no claim row has): the caller confirms through the group path (confirmAny, groupLifecycle.ts).
     if (groupsUnchecked && valid && (!locked || (locked.hold.groupId && !locked.hold.partOfHoldId))) throw new ClaimRedirect('the id may name a group hold');
-    return await confirmLocked(tx, actor, locked, input, now, idempotencyKey, around);
+    return await confirmLocked(tx, actor, locked, input, now, idempotencyKey, around, approval);
   } finally {
     // Whatever the answer, the reads (and the expiry's notifications) finish inside the transaction.
-    await around?.catch(() => {});
+    await Promise.all([around?.catch(() => {}), approval?.catch(() => {})]);
   }
 }
 
@@ -147,11 +180,12 @@ async function confirmLocked(
   tx: Tx,
   actor: AgentActor,
   locked: LockedHold | undefined,
-  input: BookingDetails & { start: Date; end: Date; meetingClass?: string },
+  input: ConfirmInput,
   now: Date,
   idempotencyKey: string | null,
   around: Promise<{ around: LoadedClaim[]; read: boolean }> | undefined,
-): Promise<Answer<BookingView>> {
+  approval: Promise<{ required: boolean; proposalId: string | null }> | undefined,
+): Promise<Answer<BookingView | PendingApprovalView>> {
   if (!locked) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
   const { owner, hold: row, calendar } = locked;
   assertOwnerInScope(actor, owner.email);
@@ -160,7 +194,7 @@ async function confirmLocked(
   if (made && made.id === row.promotedBookingId) {
     return {
       ok: true,
-      value: bookingView(made, { ownerEmail: owner.email, timeZone: owner.timeZone, meetingClass: locked.holdClassName, calendarType: calendar.type, preemptedIds: await preemptedBy(tx, made.id), warnings: rulesWarnings(owner) }),
+      value: bookingView(made, { ownerEmail: owner.email, timeZone: owner.timeZone, meetingClass: locked.holdClassName, calendarType: calendar.type, preemptedIds: await preemptedBy(tx, made.id), warnings: rulesWarnings(owner), video: await videoLinkOf(tx, made.id) }),
     };
   }
   if (status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'This hold was already confirmed into a booking', { extra: { booking_id: row.promotedBookingId } });
@@ -174,6 +208,9 @@ async function confirmLocked(
   // A named class that does not exist: getMeetingClass throws its error.
   const meetingClass = locked.meetingClass ?? (await getMeetingClass(tx, actor.customerId, input.meetingClass!));
   const target = { owner, calendar, meetingClass };
+  // An owner's approval policy covers it (or the hold already waits for the owner): the hold waits instead of becoming a booking.
+  const held = await approval;
+  if (held?.required || held?.proposalId) return { ok: true, value: await requestApprovalOnHold(tx, { actor, target, hold: row, input, now, idempotencyKey, filed: held.proposalId }) };
   const claim = newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: row.id }, input);
   // The hold's decision stands when nothing it was taken on has changed since (the versions
   // came with the locks above; docs/arbitration.md "Confirm: when the hold's decision stands"):
@@ -185,9 +222,9 @@ async function confirmLocked(
   const loaded = await around;
   // Not read when the versions matched: a confirm arbitrating after all reads them now (one more round trip, never on the standing path).
   const claimsAround = decisionStands || loaded?.read ? loaded?.around : await loadAround(tx, owner.id, input.start, input.end, now);
-  const r = await runClaim(tx, { action: 'booking.confirm', target, policy: requestPolicy(actor, target), claim, now, around: claimsAround, releaseHoldParts: parts.length > 0, decisionStands });
+  const r = await runClaim(tx, { action: 'booking.confirm', target, policy: requestPolicy(actor, target), claim, now, around: claimsAround, releaseHoldParts: parts.length > 0, decisionStands, video: input.video });
   if (!r.ok) return r;
-  return { ok: true, value: bookingView(r.row, { ownerEmail: owner.email, timeZone: owner.timeZone, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, warnings: r.warnings }) };
+  return { ok: true, value: bookingView(r.row, { ownerEmail: owner.email, timeZone: owner.timeZone, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, warnings: r.warnings, video: r.video }) };
 }
 
 export function assertSlotInHold(hold: ClaimRow, start: Date, end: Date, timeZone: string, parts: readonly HoldRange[] = []) {
@@ -234,20 +271,5 @@ export async function preemptedBy(db: Executor, bookingId: string): Promise<stri
 export async function getBooking(db: Executor, actor: AgentActor, bookingId: string, now = new Date()): Promise<BookingView> {
   const b = await findBooking(db, actor, bookingId);
   const members = b.row.groupId ? (await membersOf(db, [b.row], 'booking', now)).get(b.row.groupId) : undefined;
-  return bookingView(b.row, { ...b, preemptedIds: await preemptedBy(db, b.row.id), members });
-}
-
-/** Cancel a confirmed booking; the agent that made it hears of it if someone else cancelled. */
-export async function cancelBooking(db: Db, actor: AgentActor, bookingId: string, reason: string | undefined, now: Date, idempotencyKey: string | null): Promise<BookingView> {
-  return db.transaction(async (tx) => {
-    const first = await findBooking(tx, actor, bookingId);
-    await lockOwner(tx, first.row.ownerId);
-    const b = await findBooking(tx, actor, bookingId, true);
-    if (b.row.status !== 'confirmed') throw new DomainError('BOOKING_NOT_ACTIVE', `The booking is already ${b.row.status}`);
-    const [row] = await tx.update(claims).set({ status: 'cancelled', statusReason: reason ?? null, updatedAt: now }).where(eq(claims.id, b.row.id)).returning();
-    const { audit, notice } = cancellationRecords(actor, { ...row, ownerEmail: b.ownerEmail, meetingClass: b.meetingClass, timeZone: b.timeZone }, reason, idempotencyKey, now);
-    await writeAudit(tx, audit);
-    if (notice) await enqueueNotification(tx, notice);
-    return bookingView(row, { ...b, preemptedIds: await preemptedBy(tx, row.id) });
-  });
+  return bookingView(b.row, { ...b, preemptedIds: await preemptedBy(db, b.row.id), members, video: await videoLinkOf(db, b.row.id) });
 }

@@ -1,7 +1,8 @@
 import type { AgentActor } from '../access';
 import type { OwnerActor } from '../adminAudit';
 import { localSpan } from '../scheduling';
-import type { AuditEntry } from './audit';
+import type { EventCause } from '../webhooks/outbox';
+import type { AuditEntry } from '../audit';
 
 /** A booking being cancelled by an agent: the facts its audit row and its agent's notice need. */
 export type CancelledBooking = {
@@ -20,8 +21,9 @@ export type CancelledBooking = {
 /**
  * What a cancellation records (docs/api.md "Notifications"), for a single booking and for each
  * member of a group booking alike: the `booking.cancel` audit row, and the `booking.cancelled`
- * notice for the booking's own agent when someone else cancelled it (another agent, or an
- * owner in the dashboard; null otherwise). A group's rows and notices carry its `group_id`.
+ * notice for the booking's own agent (null when it has none): from someone else (another agent,
+ * or an owner in the dashboard), or its own cancel as an own event (`own`, read only with
+ * include_own). Every notice names its `actor`. A group's rows and notices carry its `group_id`.
  */
 export function cancellationRecords(
   actor: AgentActor | OwnerActor,
@@ -30,7 +32,7 @@ export function cancellationRecords(
   idempotencyKey: string | null,
   now: Date,
   groupId?: string,
-): { audit: AuditEntry; notice: { customerId: string; agentId: string; kind: 'booking.cancelled'; data: Record<string, unknown>; now: Date } | null } {
+): { audit: AuditEntry; notice: { customerId: string; agentId: string; kind: 'booking.cancelled'; data: Record<string, unknown>; now: Date; actor: EventCause; own: boolean } | null } {
   const audit: AuditEntry = {
     customerId: actor.customerId,
     agentId: actor.kind === 'agent' ? actor.agentId : null,
@@ -50,9 +52,11 @@ export function cancellationRecords(
     at: now,
   };
   const group = groupId ? { group_id: groupId } : {};
-  const notice =
-    b.agentId && (actor.kind !== 'agent' || b.agentId !== actor.agentId)
-      ? { customerId: b.customerId, agentId: b.agentId, kind: 'booking.cancelled' as const, data: { booking_id: b.id, owner_email: b.ownerEmail, ...localSpan(b.startAt, b.endAt, b.timeZone), reason: reason ?? null, ...group }, now }
-      : null;
+  // Cancelled by its own agent: an own event, for include_own readers only (docs/webhooks.md "Own events").
+  const own = actor.kind === 'agent' && b.agentId === actor.agentId;
+  const cause: EventCause = actor.kind === 'agent' ? { kind: 'agent', agentId: actor.agentId } : { kind: 'owner', email: actor.email };
+  const notice = b.agentId
+    ? { customerId: b.customerId, agentId: b.agentId, kind: 'booking.cancelled' as const, data: { booking_id: b.id, owner_email: b.ownerEmail, ...localSpan(b.startAt, b.endAt, b.timeZone), reason: reason ?? null, ...group }, now, actor: cause, own }
+    : null;
   return { audit, notice };
 }

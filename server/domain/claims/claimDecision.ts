@@ -4,14 +4,17 @@ import type { Tx } from '@/db/client';
 import { promoteHold } from '@/db/hot/claims';
 import { defer } from '@/db/hot/driver';
 import { movedRow, moveBookingRow } from '@/db/hot/move';
-import { claims } from '@/db/schema';
+import { scheduleReminders } from '@/db/hot/reminders';
+import { claims, type BookingVideoLinkRow, type VideoProvider } from '@/db/schema';
 import { hasPermission, type AgentActor } from '../access';
 import type { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
 import type { CalendarGate } from '../calendars/mirror';
 import { recordWebhookEvent } from '../webhooks/outbox';
-import { arbitrate, localSpan, warningsFor, type Decision, type RequestPolicy } from '../scheduling';
-import { writeAudit, type AuditAction, type AuditActor, type AuditEntry } from './audit';
+import { recordVideoLink, videoLinkView } from '../calendars/videoLinks';
+import { arbitrate, bufferMs, localSpan, warningsFor, type Decision, type RequestPolicy } from '../scheduling';
+import { MINUTE } from '../scheduling/localTime';
+import { writeAudit, type AuditAction, type AuditActor, type AuditEntry } from '../audit';
 import { claimRow, insertClaim, releaseHoldParts, type NewClaim } from './claimStore';
 import { ARBITRATION_MARGIN_MS, loadAround, loadClaims, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 import { preemptedSet } from './groupDecision';
@@ -34,7 +37,22 @@ export function requestPolicy(actor: AgentActor, target: SchedulingTarget, polic
     priority: target.meetingClass.priority,
     preemptPolicy: policyOverride ?? target.meetingClass.preemptPolicy,
     agentCanPreempt: hasPermission(actor, 'preempt'),
+    // The class's buffers (docs/arbitration.md "Buffers").
+    ...bufferMs(target.meetingClass.bufferBeforeMinutes, target.meetingClass.bufferAfterMinutes),
+    // What the booking schedules when accepted (docs/reliability.md "Reminders").
+    reminderOffsetsMinutes: target.meetingClass.reminderOffsetsMinutes,
   };
+}
+
+/**
+ * The claim to store, with the buffers its decision used (docs/arbitration.md "Buffers"): the
+ * policy's, which the claim keeps from then on (a move keeps the booking's: moverPolicy).
+ */
+function withBuffers(claim: NewClaim, policy: RequestPolicy): NewClaim {
+  const before = Math.round((policy.bufferBeforeMs ?? 0) / MINUTE);
+  const after = Math.round((policy.bufferAfterMs ?? 0) / MINUTE);
+  if (claim.bufferBeforeMinutes === before && claim.bufferAfterMinutes === after) return claim;
+  return { ...claim, bufferBeforeMinutes: before, bufferAfterMinutes: after };
 }
 
 /**
@@ -86,10 +104,20 @@ export type ClaimRequest = {
    * the promotion, booking, audit row and webhook event are the accepted decision's, as below.
    */
   decisionStands?: boolean;
+  /**
+   * false: the caller announces the booking itself (an owner approving a held booking sends
+   * booking.approved, docs/api.md "Approval policies"), so no booking.created/confirmed event.
+   */
+  announce?: false;
+  /**
+   * The agent's video setting for the booking (POST /v1/bookings, a hold's confirm): its link is
+   * recorded with the booking and carried by booking.created/confirmed (docs/calendars.md "Video links").
+   */
+  video?: { provider: VideoProvider; url?: string | null } | null;
 };
 
 /** What a decision returns: the accepted claim's row with what its answer needs, or the rejection (its audit row is written). */
-export type ClaimResult = { ok: true; row: ClaimRow; preemptedIds: string[]; preemptedClaims: { id: string; kind: 'hold' | 'booking' }[]; warnings: string[] } | { ok: false; error: DomainError };
+export type ClaimResult = { ok: true; row: ClaimRow; preemptedIds: string[]; preemptedClaims: { id: string; kind: 'hold' | 'booking' }[]; warnings: string[]; video?: BookingVideoLinkRow | null } | { ok: false; error: DomainError };
 
 /**
  * Arbitrate a claim and apply the decision in the caller's transaction (the runner's, claimRunner.ts):
@@ -99,7 +127,8 @@ export type ClaimResult = { ok: true; row: ClaimRow; preemptedIds: string[]; pre
  * and a failing insert (the exclusion constraint) fails the transaction.
  */
 export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResult> {
-  const { target, now, claim } = request;
+  const { target, now } = request;
+  const claim = withBuffers(request.claim, request.policy);
   const start = claim.startAt.getTime();
   const end = claim.endAt.getTime();
   const holdId = claim.holdId ?? null;
@@ -162,15 +191,21 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
   }
   const isHold = claim.kind === 'hold';
   defer(tx, insertClaim(tx, claim));
+  // A booking's reminders, with it (docs/reliability.md "Reminders"); a move or cancel later moves or drops them in the database (migration 0035).
+  if (!isHold && request.policy.reminderOffsetsMinutes?.length) {
+    defer(tx, scheduleReminders(tx, { customerId: claim.customerId, bookingId: claim.id, startAt: claim.startAt, offsets: request.policy.reminderOffsetsMinutes, now }));
+  }
   const group = claim.groupId ? { group_id: claim.groupId } : {};
   const details = claim.groupId ? { ...request.auditDetails, ...group } : request.auditDetails;
   defer(tx, writeAudit(tx, { ...audit, outcome: 'accept', holdId: isHold ? claim.id : holdId, bookingId: isHold ? null : claim.id, preemptedBookingIds: preemptedIds, details }));
-  if (!isHold && claim.agentId) {
+  // The agent's video link, recorded with the booking (after its insert in the pipeline) so its event carries it.
+  const video = !isHold && request.video ? await recordVideoLink(tx, { claimId: claim.id, ownerId: target.owner.id, calendarId: target.calendar.id, setting: request.video }, now) : null;
+  if (!isHold && claim.agentId && request.announce !== false) {
     // booking.created / booking.confirmed for the agent's webhook endpoints, committed with the booking (docs/webhooks.md); one per member of a group.
-    const data = { booking_id: claim.id, ...(holdId ? { hold_id: holdId } : {}), owner_email: target.owner.email, meeting_class: target.meetingClass.name, start: claim.startAt.toISOString(), end: claim.endAt.toISOString(), ...group };
-    defer(tx, recordWebhookEvent(tx, { agentId: claim.agentId, kind: holdId ? 'booking.confirmed' : 'booking.created', data, now }));
+    const data = { booking_id: claim.id, ...(holdId ? { hold_id: holdId } : {}), owner_email: target.owner.email, meeting_class: target.meetingClass.name, start: claim.startAt.toISOString(), end: claim.endAt.toISOString(), ...group, ...(video ? { video: videoLinkView(video, true) } : {}) };
+    defer(tx, recordWebhookEvent(tx, { agentId: claim.agentId, kind: holdId ? 'booking.confirmed' : 'booking.created', data, now, actor }));
   }
-  return { ok: true, row: claimRow(claim), preemptedIds, preemptedClaims, warnings: decision.warnings };
+  return { ok: true, row: claimRow(claim), preemptedIds, preemptedClaims, warnings: decision.warnings, video };
 }
 
 /**
@@ -181,7 +216,8 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
  * responses go back to needs-action and its revision (`sequence`) grows, so the invitation
  * sweep and the provider write-back send an update with the same UID. One audit row
  * `booking.reschedule` with both times and the actor; the booking's agent hears of it
- * (booking.rescheduled, notification and webhook) when someone else moved it.
+ * (booking.rescheduled, notification and webhook) when someone else moved it, and of its own
+ * move as an own event (include_own readers only).
  */
 async function moveBooking(tx: Tx, request: ClaimRequest, actor: AuditActor, audit: Omit<AuditEntry, 'outcome'>, preemptedIds: string[]): Promise<ClaimRow> {
   const { claim, now, target } = request;
@@ -196,10 +232,12 @@ async function moveBooking(tx: Tx, request: ClaimRequest, actor: AuditActor, aud
   const was = localSpan(from.startAt, from.endAt, timeZone);
   const is = localSpan(row.startAt, row.endAt, timeZone);
   defer(tx, writeAudit(tx, { ...audit, outcome: 'accept', reason, holdId: from.holdId, bookingId: from.id, preemptedBookingIds: preemptedIds, details: { ...request.auditDetails, from: was, to: is } }));
-  const movedByOwnAgent = actor.kind === 'agent' && actor.agentId === from.agentId;
-  if (from.agentId && !movedByOwnAgent) {
+  // Its own move is an own event: kept for include_own readers only (docs/webhooks.md "Own events").
+  const own = actor.kind === 'agent' && actor.agentId === from.agentId;
+  if (from.agentId) {
     const movedBy = actor.kind === 'agent' ? { kind: 'agent' as const, agent_id: actor.agentId } : actor.kind === 'owner' ? { kind: 'owner' as const, email: actor.email } : actor.kind === 'requester' ? { kind: 'requester' as const, email: actor.email } : undefined;
-    await enqueueNotification(tx, { customerId: from.customerId, agentId: from.agentId, kind: 'booking.rescheduled', data: { booking_id: from.id, owner_email: target.owner.email, from: was, to: is, moved_by: movedBy, reason }, now });
+    const data = { booking_id: from.id, owner_email: target.owner.email, from: was, to: is, moved_by: movedBy, reason, ...(from.groupId ? { group_id: from.groupId } : {}) };
+    await enqueueNotification(tx, { customerId: from.customerId, agentId: from.agentId, kind: 'booking.rescheduled', data, now, actor, own });
   }
   return row;
 }
@@ -307,6 +345,7 @@ async function preempt(
         ...groupData,
       },
       now,
+      actor: by.actor,
     });
   }
 }

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { claimFactsAround, claimIdMadeWithKey, type ClaimFacts, type ClaimRow, type OwnerRef, type SearchFacts } from '@/db/hot/claims';
 import { claims } from '@/db/schema';
-import { isSacred, type Claim } from '../scheduling';
+import { bufferMs, isSacred, type Claim } from '../scheduling';
 
 export { claimRow, insertClaim, releaseHoldParts, type ClaimRow, type NewClaim, type OwnerRef } from '@/db/hot/claims';
 
@@ -23,7 +23,7 @@ export async function loadClaims(db: Executor, owner: OwnerRef, from: Date, to: 
  * A claim's facts as the pure core sees them, or null for a hold past its expiry (the clock
  * decides, whether or not a sweep has flipped it yet). What a search reads (SearchFacts) suffices.
  */
-export function claimOf(c: SearchFacts, nowMs: number): Claim | null {
+function claimOf(c: SearchFacts, nowMs: number): Claim | null {
   if (c.kind === 'hold' && c.expires_ms !== null && c.expires_ms <= nowMs) return null;
   const start = c.start_ms;
   const end = c.end_ms;
@@ -39,6 +39,8 @@ export function claimOf(c: SearchFacts, nowMs: number): Claim | null {
     external: c.source === 'provider',
     // The ranges of an all_free window hold count and give way together (docs/arbitration.md).
     group: c.part_of_hold_id ?? (c.coverage === 'all_free' ? c.id : undefined),
+    // The time it keeps free around itself (docs/arbitration.md "Buffers").
+    ...bufferMs(c.buffer_before, c.buffer_after),
   };
 }
 

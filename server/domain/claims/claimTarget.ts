@@ -1,9 +1,9 @@
 import { withSpan } from '@/server/observability/tracing';
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { claimFactsAround, expireHolds, type OwnerRef } from '@/db/hot/claims';
-import { loadTargetRow, pickCalendar, type TargetCalendar, type TargetOwner } from '@/db/hot/target';
-import { calendars, owners } from '@/db/schema';
+import { claimFactsAround, expireHolds, nextHoldExpiry as nextActiveHoldExpiry, type OwnerRef } from '@/db/hot/claims';
+import { loadTargetRows, pickCalendar, type TargetCalendar, type TargetOwner } from '@/db/hot/target';
+import { owners } from '@/db/schema';
 import { DomainError } from '../errors';
 import { metrics, secondsSince } from '@/server/observability/metrics';
 import { getMeetingClass, type MeetingClassRow } from '../meetingClassService';
@@ -28,17 +28,19 @@ export async function loadClaims(db: Executor, owner: OwnerRef, from: Date, to: 
 }
 
 export type OwnerRow = typeof owners.$inferSelect;
-export type CalendarRow = typeof calendars.$inferSelect;
 
 /** Claims a decision with alternatives weighs around a request: alternatives reach 72 h either side, daily limits a local day. */
 export const ARBITRATION_MARGIN_MS = ALTERNATIVES_RADIUS_MS + VERDICT_CLAIMS_MARGIN_MS;
 
-export function ownerRules(owner: Pick<OwnerRow, 'timeZone' | 'workingHours' | 'hardBlocks' | 'maxDailyMeetingHours'>): OwnerRules {
+export function ownerRules(owner: Pick<OwnerRow, 'timeZone' | 'workingHours' | 'hardBlocks' | 'maxDailyMeetingHours' | 'bufferExternalEvents' | 'dateOverrides' | 'outOfOffice'>): OwnerRules {
   return {
     timeZone: owner.timeZone,
     workingHours: owner.workingHours,
     hardBlocks: blocksWithCheckpoints(owner.hardBlocks),
     maxDailyMeetingHours: owner.maxDailyMeetingHours,
+    bufferExternalEvents: owner.bufferExternalEvents,
+    dateOverrides: owner.dateOverrides,
+    outOfOffice: owner.outOfOffice,
   };
 }
 
@@ -55,9 +57,18 @@ export async function lockOwner(db: Executor, ownerId: string): Promise<OwnerRow
 }
 
 /** What a scheduling call works with (db/hot/target.ts: without the owner's password hash or the calendar's credentials). */
-export type SchedulingOwner = TargetOwner;
+type SchedulingOwner = TargetOwner;
 export type SchedulingCalendar = TargetCalendar;
 export type SchedulingTarget = { owner: SchedulingOwner; calendar: SchedulingCalendar; meetingClass: MeetingClassRow };
+
+/**
+ * An owner that does not exist, for this customer: OWNER_NOT_FOUND, the one code every operation
+ * answers for it (schedule rules, search, holds, bookings, groups); CALENDAR_NOT_FOUND is only
+ * for an owner that exists without a usable calendar (docs/api.md "Errors").
+ */
+function ownerNotFound(email: string): DomainError {
+  return new DomainError('OWNER_NOT_FOUND', `No calendar owner with email ${email}`);
+}
 
 function noCalendar(ownerEmail: string, calendarType: string | undefined): DomainError {
   return new DomainError('CALENDAR_NOT_FOUND', calendarType ? `${ownerEmail} has no connected ${calendarType} calendar` : `${ownerEmail} has no active primary calendar`);
@@ -79,29 +90,48 @@ export async function resolveCalendar(db: Executor, owner: Pick<OwnerRow, 'id' |
 }
 
 /**
- * Owner (optionally locked: FOR UPDATE serialises every claim decision of one owner, since
- * daily limits and preemption span several rows, which the exclusion constraint cannot
- * see), calendar and meeting class of a scheduling call, in one statement. Errors come in
- * this order: meeting class, then owner and calendar, then re-authorisation.
+ * The one loader of claim targets (docs/groups.md "How a group is loaded"): every owner named
+ * (in the order named), each with the calendar it books on, and the meeting class, in one
+ * statement for all owners. With `lock`, the owner rows are locked FOR UPDATE in owner-id order
+ * (the one order of every claim, so two claims sharing owners cannot deadlock; FOR UPDATE
+ * serialises every claim decision of one owner, since daily limits and preemption span several
+ * rows, which the exclusion constraint cannot see). Errors come in this order: the meeting
+ * class, then the first owner (in the order named) that does not exist (OWNER_NOT_FOUND) or has
+ * no usable calendar (CALENDAR_NOT_FOUND, CALENDAR_REAUTH_REQUIRED).
  */
-export async function loadTarget(
+export async function loadTargets(
   db: Executor,
   customerId: string,
-  input: { ownerEmail: string; calendarType?: string; meetingClass: string },
+  input: { ownerEmails: readonly string[]; calendarType?: string; meetingClass: string },
   lock: boolean,
-): Promise<SchedulingTarget> {
-  const email = normalizeEmail(input.ownerEmail);
-  const query = { email, meetingClass: input.meetingClass, calendarType: input.calendarType };
+): Promise<SchedulingTarget[]> {
+  const emails = input.ownerEmails.map(normalizeEmail);
+  const query = { emails, meetingClass: input.meetingClass, calendarType: input.calendarType };
   const asked = lock ? process.hrtime.bigint() : 0n;
-  // Locked: the owner row lock a claim decision waits for (its span, docs/operations.md "Traces").
-  const row = lock ? await withSpan('claim.lock_wait', { 'customer.id': customerId }, () => loadTargetRow(db, customerId, query, true)) : await loadTargetRow(db, customerId, query, false);
-  // The locking statement's time is the owner lock's wait (its reads are index lookups).
+  // Locked: the owner row locks a claim decision waits for (its span, docs/operations.md "Traces").
+  const rows = lock ? await withSpan('claim.lock_wait', { 'customer.id': customerId }, () => loadTargetRows(db, customerId, query, true)) : await loadTargetRows(db, customerId, query, false);
+  // The locking statement's time is the owner locks' wait (its reads are index lookups).
   if (lock) metrics().claimLockWait.observe(secondsSince(asked));
   // getMeetingClass throws the missing class's error.
-  const meetingClass = row?.meetingClass ?? (await getMeetingClass(db, customerId, input.meetingClass));
-  if (!row) throw new DomainError('CALENDAR_NOT_FOUND', `No active primary calendar for ${email}`);
-  if (!row.calendar) throw noCalendar(row.owner.email, input.calendarType);
-  return { owner: row.owner, calendar: usable(row.calendar, row.owner.email), meetingClass };
+  const meetingClass = rows.find((r) => r.meetingClass)?.meetingClass ?? (await getMeetingClass(db, customerId, input.meetingClass));
+  const byEmail = emails.length === 1 ? undefined : new Map(rows.map((r) => [r.owner.email, r]));
+  return emails.map((email) => {
+    const row = byEmail ? byEmail.get(email) : rows[0];
+    if (!row) throw ownerNotFound(email);
+    if (!row.calendar) throw noCalendar(row.owner.email, input.calendarType);
+    return { owner: row.owner, calendar: usable(row.calendar, row.owner.email), meetingClass };
+  });
+}
+
+/** loadTargets of one owner (a claim of one member). */
+export async function loadTarget(db: Executor, customerId: string, input: { ownerEmail: string; calendarType?: string; meetingClass: string }, lock: boolean): Promise<SchedulingTarget> {
+  const [target] = await loadTargets(db, customerId, { ownerEmails: [input.ownerEmail], calendarType: input.calendarType, meetingClass: input.meetingClass }, lock);
+  return target;
+}
+
+/** When the next active hold expires, or null (the idle sweeper wakes by then; docs/operations.md "Idle"). */
+export function nextHoldExpiry(db: Executor): Promise<Date | null> {
+  return nextActiveHoldExpiry(db);
 }
 
 /**
@@ -124,6 +154,7 @@ export async function expireDueHolds(db: Executor, owner: OwnerRef | null, now: 
       kind: 'hold.expired',
       data: { hold_id: hold.id, start: hold.startAt.toISOString(), end: hold.endAt.toISOString(), expired_at: hold.expiresAt?.toISOString() },
       now,
+      actor: { kind: 'system' },
     });
   }
   return expired.length;

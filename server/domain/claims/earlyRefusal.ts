@@ -3,7 +3,7 @@ import { claimIdMadeWithKey } from '@/db/hot/claims';
 import { normalizeEmail, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { arbitrate, type Decision, type RejectReason, type RequestPolicy } from '../scheduling';
-import { writeAuditGrouped, type AuditAction } from './audit';
+import { writeAuditGrouped, type AuditAction } from '../audit';
 import { requestPolicy } from './claimDecision';
 import { decisionError, rejectionAudit } from './rejection';
 import type { CalendarGate } from '../calendars/mirror';
@@ -53,7 +53,7 @@ export async function refuseWithoutLock(db: Db, claim: EarlyClaim, gate?: Calend
   if (made || !read) return null;
   const { target } = read;
   const policy = requestPolicy(actor, target);
-  const policyKey = `${policy.priority}|${policy.preemptPolicy}|${policy.agentCanPreempt}`;
+  const policyKey = `${policy.priority}|${policy.preemptPolicy}|${policy.agentCanPreempt}|${policy.bufferBeforeMs ?? 0}|${policy.bufferAfterMs ?? 0}`;
   let verdict = read.verdicts.get(policyKey);
   if (!verdict) {
     verdict = judge(read, policy, start, end);
@@ -100,7 +100,7 @@ export async function ownerRefusalWithoutLock(
   const read = await sharedRead(shape, () => readSnapshot(db, actor.customerId, input, owner, start, end, undefined));
   if (!read) return null;
   const policy = requestPolicy(actor, read.target);
-  const policyKey = `${policy.priority}|${policy.preemptPolicy}|${policy.agentCanPreempt}`;
+  const policyKey = `${policy.priority}|${policy.preemptPolicy}|${policy.agentCanPreempt}|${policy.bufferBeforeMs ?? 0}|${policy.bufferAfterMs ?? 0}`;
   let verdict = read.verdicts.get(policyKey);
   if (verdict === undefined) {
     verdict = judge(read, policy, start, end);

@@ -1,51 +1,18 @@
 import type { Executor } from '@/db/client';
 import { searchFactsOfOwners } from '@/db/hot/claims';
 import { providerBusyFactsOfOwners } from '@/db/hot/mirror';
-import { loadTargetRows } from '@/db/hot/target';
-import { normalizeEmail } from '../access';
 import { calendarGate, CalendarGateNeeded, ensureCalendarsUsable, providerBusyClaims } from '../calendars/mirror';
-import { DomainError } from '../errors';
-import { getMeetingClass } from '../meetingClassService';
 import type { Claim } from '../scheduling';
 import { searchClaims } from './claimStore';
-import { resolveCalendar, type SchedulingTarget } from './claimTarget';
 
 /**
  * The facts of several owners at once (docs/groups.md "How a group is loaded"): one statement
- * per kind of fact over all owner ids, never one per owner.
- *   loadGroupTargets  owners, the calendar each books on, the meeting class: one statement;
+ * per kind of fact over all owner ids, never one per owner (their targets: claimTarget.ts loadTargets).
  *   loadGroupClaims   every owner's active claims (the columns a verdict reads) and provider busy
  *                     time around a range: two statements sent together (one round trip on a
  *                     pipelined connection).
  * Shared by the collective search and the group holds and bookings.
  */
-
-/**
- * Owners (in the order given), each with its calendar, and the meeting class. Errors are
- * loadTarget's, in its order: the meeting class, then the first owner (in the order given)
- * that does not exist or has no usable calendar. With `lock`, the owner rows are locked FOR
- * UPDATE in owner-id order (the canonical order, so two groups sharing owners cannot deadlock).
- */
-export async function loadGroupTargets(
-  db: Executor,
-  customerId: string,
-  input: { ownerEmails: readonly string[]; meetingClass: string; calendarType?: string },
-  lock: boolean,
-): Promise<SchedulingTarget[]> {
-  const emails = input.ownerEmails.map(normalizeEmail);
-  const rows = await loadTargetRows(db, customerId, { emails, meetingClass: input.meetingClass, calendarType: input.calendarType }, lock);
-  const meetingClass = rows.find((r) => r.meetingClass)?.meetingClass ?? (await getMeetingClass(db, customerId, input.meetingClass));
-  const byEmail = new Map(rows.map((r) => [r.owner.email, r]));
-  const out: SchedulingTarget[] = [];
-  for (const email of emails) {
-    const row = byEmail.get(email);
-    if (!row) throw new DomainError('CALENDAR_NOT_FOUND', `No active primary calendar for ${email}`);
-    // resolveCalendar answers the missing calendar and the one needing re-authorisation as loadTarget does.
-    const calendar = row.calendar && row.calendar.status !== 'reauth_required' ? row.calendar : await resolveCalendar(db, row.owner, input.calendarType);
-    out.push({ owner: row.owner, calendar, meetingClass });
-  }
-  return out;
-}
 
 /**
  * Every owner's active claims overlapping [from, to) plus its provider busy time (loadClaims'

@@ -5,21 +5,24 @@ import { lockHoldForConfirm, type LockedHold } from '@/db/hot/holds';
 import { claims, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
 import type { OwnerActor } from '../adminAudit';
-import { DomainError } from '../errors';
+import { DomainError, invalidField } from '../errors';
+import { isUuid } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
-import { writeAudit } from './audit';
+import { writeAudit } from '../audit';
 import { cancellationRecords } from './cancellation';
-import { applyBookings, groupBookingView, groupHoldView, groupRunnerFields, lockOwnersInOrder, MAX_GROUP_OWNERS } from './groupService';
+import { applyBookings, groupBookingView, groupRunnerFields, lockOwnersInOrder, MAX_GROUP_OWNERS } from './groupService';
 import { decideMembers, type MemberPlan } from './groupVerdict';
 import { claimMadeWithKey, type NewClaim } from './claimStore';
 import { requestPolicy } from './claimDecision';
 import { ClaimRedirect, runClaimOperation, type Answer, type ClaimOperation } from './claimRunner';
 import { loadAround } from './claimTarget';
-import { loadGroupMembers, memberView, type GroupMemberRow } from './groupMembers';
+import { loadGroupMembers, loadMembers, memberView, type ClaimMemberRow, type GroupMemberRow, type NamedClaim } from './groupMembers';
 import { holdStatus, type BookingView, type HoldView } from './views';
-import { holdParts, releaseHold } from './holdService';
-import { assertSlotInHold, cancelBooking, confirmClaim, newBooking } from './bookingService';
+import { getHold, holdParts } from './holdService';
+import { assertSlotInHold, confirmClaim, getBooking, newBooking, type VideoSetting } from './bookingService';
+import type { PendingApprovalView } from '../approvals/heldRequest';
+import { approvalForHold } from '../approvals/policyService';
 
 /**
  * After a group's claim (docs/groups.md, "Confirm, cancel, release"): finding the group a
@@ -27,8 +30,12 @@ import { assertSlotInHold, cancelBooking, confirmClaim, newBooking } from './boo
  * one transaction, owners locked in owner-id order. The claims themselves: groupService.ts.
  */
 
-/** The group a hold or booking id names: the claim itself (a member) or the group's id. */
-async function findGroupOf(db: Executor, actor: AgentActor, id: string, kind: 'hold' | 'booking'): Promise<{ groupId: string; members: { id: string; ownerEmail: string }[] } | null> {
+/**
+ * The claim a hold or booking id names, of N >= 1 members: a single claim (its own id), or a
+ * group (a member's id or the group_id), every member scope-checked; null when the id names none.
+ */
+async function claimNamedBy(db: Executor, actor: AgentActor, id: string, kind: 'hold' | 'booking'): Promise<NamedClaim | null> {
+  if (!isUuid(id)) return null;
   const rows = await db
     .select({ id: claims.id, groupId: claims.groupId, ownerEmail: owners.email })
     .from(claims)
@@ -36,31 +43,27 @@ async function findGroupOf(db: Executor, actor: AgentActor, id: string, kind: 'h
     .where(and(eq(claims.customerId, actor.customerId), eq(claims.kind, kind), isNull(claims.partOfHoldId), or(eq(claims.id, id), eq(claims.groupId, id))))
     .limit(MAX_GROUP_OWNERS + 1);
   const groupId = rows.find((r) => r.groupId)?.groupId;
-  if (!groupId) return null;
-  const members = rows.filter((r) => r.groupId === groupId);
-  // Named by a member's id: read the whole group.
-  if (members.length === 1 && members[0].id === id) {
-    const all = await loadGroupMembers(db, [groupId], kind);
-    return { groupId, members: all.map((m) => ({ id: m.id, ownerEmail: m.ownerEmail })) };
-  }
-  return { groupId, members: members.map((m) => ({ id: m.id, ownerEmail: m.ownerEmail })) };
+  const named = !groupId
+    ? rows.filter((r) => r.id === id).map((r) => ({ groupId: null, members: [{ id: r.id, ownerEmail: r.ownerEmail }] }))[0] ?? null
+    : // Named by a member's id: read the whole group.
+      { groupId, members: rows.length === 1 && rows[0].id === id ? (await loadGroupMembers(db, [groupId], kind)).map((m) => ({ id: m.id, ownerEmail: m.ownerEmail })) : rows.filter((r) => r.groupId === groupId) };
+  if (named) for (const m of named.members) assertOwnerInScope(actor, m.ownerEmail);
+  return named;
 }
 
-/** The id is a group's (or a member's of one): the group, else null (a single claim: the caller goes its usual way). */
-export async function groupNamedBy(db: Executor, actor: AgentActor, id: string, kind: 'hold' | 'booking'): Promise<{ groupId: string; members: { id: string; ownerEmail: string }[] } | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
-  const group = await findGroupOf(db, actor, id, kind);
-  if (group) for (const m of group.members) assertOwnerInScope(actor, m.ownerEmail);
-  return group;
+/** The id is a group's (or a member's of one): the group, else null. */
+async function groupNamedBy(db: Executor, actor: AgentActor, id: string, kind: 'hold' | 'booking'): Promise<{ groupId: string; members: { id: string; ownerEmail: string }[] } | null> {
+  const named = await claimNamedBy(db, actor, id, kind);
+  return named?.groupId ? { groupId: named.groupId, members: named.members } : null;
 }
 
-type ConfirmInput = { start: Date; end: Date; meetingClass?: string; attendees?: { email: string; name?: string }[]; title?: string; description?: string };
+type ConfirmInput = { start: Date; end: Date; meetingClass?: string; attendees?: { email: string; name?: string }[]; title?: string; description?: string; video?: VideoSetting | null };
 
 /**
  * POST /v1/bookings/{id}/confirm on a group hold (a member's id or the group_id): every member
  * hold promoted to a booking (sharing the group's id), all or none.
  */
-export function groupConfirmClaim(
+function groupConfirmClaim(
   actor: AgentActor,
   group: { groupId: string; members: { id: string; ownerEmail: string }[] },
   input: ConfirmInput,
@@ -119,45 +122,51 @@ export function groupConfirmClaim(
   };
 }
 
-/** A group named by a member's id or its own (groupNamedBy). */
-type NamedGroup = { groupId: string; members: { id: string; ownerEmail: string }[] };
-
 /**
- * Act on a whole group (cancel, release) through the claim runner: every owner's queue, the
- * owner rows locked in owner-id order, then `fn` with the members of this kind.
+ * Act on every member of a named claim (cancel, release) through the claim runner: every
+ * owner's queue, the owner rows locked in owner-id order, then `fn` with the members.
  */
-function onWholeGroup<T>(db: Db, actor: { customerId: string }, group: NamedGroup, kind: 'hold' | 'booking', fn: (tx: Tx, members: GroupMemberRow[]) => Promise<Answer<T>>): Promise<T> {
-  const emails = [...new Set(group.members.map((m) => m.ownerEmail))];
+function onMembers<T>(db: Db, actor: { customerId: string }, named: NamedClaim, kind: 'hold' | 'booking', fn: (tx: Tx, members: ClaimMemberRow[]) => Promise<Answer<T>>): Promise<T> {
+  const emails = [...new Set(named.members.map((m) => m.ownerEmail))];
   return runClaimOperation(db, {
     ...groupRunnerFields(actor, emails),
     gateOwners: undefined,
     run: async (tx) => {
       await lockOwnersInOrder(tx, actor.customerId, emails);
-      return fn(tx, await loadGroupMembers(tx, [group.groupId], kind));
+      return fn(tx, await loadMembers(tx, named, kind));
     },
   });
 }
 
+/** Cancel every confirmed member, one audit row and (when someone else cancels) one notice each; a group's name its group_id. */
+async function cancelMembers(tx: Tx, actor: AgentActor | OwnerActor, live: readonly ClaimMemberRow[], reason: string | undefined, idempotencyKey: string | null, now: Date): Promise<void> {
+  await tx
+    .update(claims)
+    .set({ status: 'cancelled', statusReason: reason ?? null, updatedAt: now })
+    .where(inArray(claims.id, live.map((m) => m.id)));
+  for (const m of live) {
+    // A single booking's row names its hold; a group's names its group (docs/groups.md).
+    const { audit, notice } = cancellationRecords(actor, m.groupId ? { ...m, holdId: undefined } : m, reason, idempotencyKey, now, m.groupId ?? undefined);
+    defer(tx, writeAudit(tx, audit));
+    if (notice) await enqueueNotification(tx, notice);
+  }
+}
+
 /**
- * Cancel a group booking (a member's id or the group_id): every confirmed member cancelled in
- * one transaction, owners locked in owner-id order; each member's agent hears of it when
- * someone else cancelled; one audit row per owner.
+ * POST /v1/bookings/{id}/cancel: the booking the id names, of one member or a group's (a
+ * member's id or the group_id): every confirmed member cancelled in one transaction, owners
+ * locked in owner-id order; each member's agent hears of it when someone else cancelled; one
+ * audit row per owner. Answers the booking named (a group's: with its members).
  */
-export function groupCancel(db: Db, actor: AgentActor, group: NamedGroup, namedId: string, reason: string | undefined, now: Date, idempotencyKey: string | null): Promise<BookingView> {
-  return onWholeGroup(db, actor, group, 'booking', async (tx, members) => {
-      const live = members.filter((m) => m.status === 'confirmed');
-      if (!live.length) throw new DomainError('BOOKING_NOT_ACTIVE', `The group booking is already ${members[0]?.status ?? 'gone'}`);
-      await tx
-        .update(claims)
-        .set({ status: 'cancelled', statusReason: reason ?? null, updatedAt: now })
-        .where(inArray(claims.id, live.map((m) => m.id)));
-      for (const m of live) {
-        const { audit, notice } = cancellationRecords(actor, m, reason, idempotencyKey, now, group.groupId);
-        defer(tx, writeAudit(tx, audit));
-        if (notice) await enqueueNotification(tx, notice);
-      }
-      const first = members.find((m) => m.id === namedId) ?? members[0];
-      return { ok: true, value: await groupBookingView(tx, actor, first.id, now) };
+export async function cancelClaim(db: Db, actor: AgentActor, id: string, reason: string | undefined, now: Date, idempotencyKey: string | null): Promise<BookingView> {
+  const named = await claimNamedBy(db, actor, id, 'booking');
+  if (!named) throw new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
+  return onMembers(db, actor, named, 'booking', async (tx, members) => {
+    const live = members.filter((m) => m.status === 'confirmed');
+    if (!live.length) throw new DomainError('BOOKING_NOT_ACTIVE', `The ${named.groupId ? 'group booking' : 'booking'} is already ${members[0]?.status ?? 'gone'}`);
+    await cancelMembers(tx, actor, live, reason, idempotencyKey, now);
+    const first = members.find((m) => m.id === id) ?? members[0];
+    return { ok: true, value: await getBooking(tx, actor, first.id, now) };
   });
 }
 
@@ -171,40 +180,39 @@ export function groupCancel(db: Db, actor: AgentActor, group: NamedGroup, namedI
  */
 export async function ownerCancelGroup(db: Db, actor: OwnerActor, groupId: string, reason: string, now: Date): Promise<GroupMemberRow[]> {
   const members = await loadGroupMembers(db, [groupId], 'booking');
-  const group: NamedGroup = { groupId, members: members.map((m) => ({ id: m.id, ownerEmail: m.ownerEmail })) };
-  return onWholeGroup(db, actor, group, 'booking', async (tx, locked) => {
+  const named: NamedClaim = { groupId, members: members.map((m) => ({ id: m.id, ownerEmail: m.ownerEmail })) };
+  return onMembers(db, actor, named, 'booking', async (tx, locked) => {
     const own = locked.find((m) => m.ownerId === actor.ownerId && m.customerId === actor.customerId);
     if (!own) throw new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
     if (own.status !== 'confirmed') throw new DomainError('BOOKING_NOT_ACTIVE', `The booking is already ${own.status}`);
-    const live = locked.filter((m) => m.status === 'confirmed');
-    await tx
-      .update(claims)
-      .set({ status: 'cancelled', statusReason: reason, updatedAt: now })
-      .where(inArray(claims.id, live.map((m) => m.id)));
-    for (const m of live) {
-      const { audit, notice } = cancellationRecords(actor, m, reason, null, now, groupId);
-      defer(tx, writeAudit(tx, audit));
-      if (notice) await enqueueNotification(tx, notice);
-    }
+    const live = locked.filter((m) => m.status === 'confirmed') as GroupMemberRow[];
+    await cancelMembers(tx, actor, live, reason, null, now);
     return { ok: true, value: live };
   });
 }
 
-/** Release a group hold (DELETE /v1/holds/{id} on a member or the group_id): every active member released together. */
-export function groupRelease(db: Db, actor: AgentActor, group: NamedGroup, namedId: string, now: Date): Promise<HoldView> {
-  return onWholeGroup(db, actor, group, 'hold', async (tx, members) => {
-      const first = members.find((m) => m.id === namedId) ?? members[0];
-      const status = (m: (typeof members)[number]) => memberView(m, now).status;
-      if (members.every((m) => status(m) === 'released')) return { ok: true, value: await groupHoldView(tx, actor, first.id, now) };
-      if (members.some((m) => status(m) === 'promoted')) throw new DomainError('HOLD_ALREADY_PROMOTED', 'The group hold was already confirmed into bookings; cancel the booking instead');
-      if (members.some((m) => status(m) === 'expired')) throw new DomainError('HOLD_EXPIRED', 'The group hold expired before it was released');
-      if (members.some((m) => status(m) === 'preempted')) throw new DomainError('HOLD_NOT_ACTIVE', 'The group hold was preempted by a higher-priority meeting');
-      // Every member and every further range of an all_free member.
-      await tx
-        .update(claims)
-        .set({ status: 'released', statusReason: 'released by agent', updatedAt: now })
-        .where(and(eq(claims.groupId, group.groupId), eq(claims.kind, 'hold'), eq(claims.status, 'active')));
-      return { ok: true, value: await groupHoldView(tx, actor, first.id, now) };
+/**
+ * DELETE /v1/holds/{id}: the hold the id names, of one member or a group's (a member's id or the
+ * group_id): every active member, and every further range of an all_free member, released
+ * together. Releasing twice answers the released hold again.
+ */
+export async function releaseClaim(db: Db, actor: AgentActor, id: string, now: Date): Promise<HoldView> {
+  const named = await claimNamedBy(db, actor, id, 'hold');
+  if (!named) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
+  const subject = named.groupId ? 'The group hold' : 'The hold';
+  return onMembers(db, actor, named, 'hold', async (tx, members) => {
+    const first = members.find((m) => m.id === id) ?? members[0];
+    const status = (m: ClaimMemberRow) => memberView(m, now).status;
+    if (members.every((m) => status(m) === 'released')) return { ok: true, value: await getHold(tx, actor, first.id, now) };
+    if (members.some((m) => status(m) === 'promoted')) throw new DomainError('HOLD_ALREADY_PROMOTED', `${subject} was already confirmed into ${named.groupId ? 'bookings' : 'a booking'}; cancel the booking instead`);
+    if (members.some((m) => status(m) === 'expired')) throw new DomainError('HOLD_EXPIRED', `${subject} expired before it was released`);
+    if (members.some((m) => status(m) === 'preempted')) throw new DomainError('HOLD_NOT_ACTIVE', `${subject} was preempted by a higher-priority meeting`);
+    const ids = members.map((m) => m.id);
+    await tx
+      .update(claims)
+      .set({ status: 'released', statusReason: 'released by agent', updatedAt: now })
+      .where(and(eq(claims.kind, 'hold'), eq(claims.status, 'active'), or(inArray(claims.id, ids), inArray(claims.partOfHoldId, ids))));
+    return { ok: true, value: await getHold(tx, actor, first.id, now) };
   });
 }
 
@@ -223,25 +231,27 @@ export async function confirmAny(
   input: ConfirmInput,
   now: Date,
   idempotencyKey: string | null,
-  claim: (operation: ClaimOperation<BookingView>) => Promise<BookingView>,
-): Promise<BookingView> {
+  claim: <T>(operation: ClaimOperation<T>) => Promise<T>,
+): Promise<BookingView | PendingApprovalView> {
   try {
     return await claim(confirmClaim(actor, id, input, now, idempotencyKey, { groupsUnchecked: true }));
   } catch (err) {
     if (!(err instanceof ClaimRedirect)) throw err;
   }
   const group = await groupNamedBy(db, actor, id, 'hold');
+  // One host's calendar would make the link for all (docs/calendars.md "Video links").
+  if (group && input.video) throw invalidField('video', 'a video link is not offered on a group hold\'s confirm yet');
+  if (group) await refuseHeldGroupConfirm(db, actor, group, input.meetingClass);
   return claim(group ? groupConfirmClaim(actor, group, input, now, idempotencyKey) : confirmClaim(actor, id, input, now, idempotencyKey));
 }
 
-/** POST /v1/bookings/{id}/cancel: a whole group (a member's id or the group_id) or a single booking. */
-export async function cancelAny(db: Db, actor: AgentActor, id: string, reason: string | undefined, now: Date, idempotencyKey: string | null): Promise<BookingView> {
-  const group = await groupNamedBy(db, actor, id, 'booking');
-  return group ? groupCancel(db, actor, group, id, reason, now, idempotencyKey) : cancelBooking(db, actor, id, reason, now, idempotencyKey);
-}
-
-/** DELETE /v1/holds/{id}: a whole group hold (a member's id or the group_id) or a single hold. */
-export async function releaseAny(db: Db, actor: AgentActor, id: string, now: Date): Promise<HoldView> {
-  const group = await groupNamedBy(db, actor, id, 'hold');
-  return group ? groupRelease(db, actor, group, id, now) : releaseHold(db, actor, id, now);
+/**
+ * A group hold cannot wait for approval (docs/api.md "Approval policies"): its confirm is refused
+ * with APPROVAL_REQUIRED when a rule of one member's owner covers this agent and class.
+ */
+async function refuseHeldGroupConfirm(db: Executor, actor: AgentActor, group: { members: { id: string; ownerEmail: string }[] }, meetingClass?: string): Promise<void> {
+  for (const m of group.members) {
+    const { required } = await approvalForHold(db, { customerId: actor.customerId, holdId: m.id, agentId: actor.agentId, meetingClass });
+    if (required) throw new DomainError('APPROVAL_REQUIRED', `${m.ownerEmail} requires approval for this booking, and a group booking cannot wait for it: book ${m.ownerEmail} alone`);
+  }
 }

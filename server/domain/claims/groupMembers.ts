@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { claims, meetingClasses, owners } from '@/db/schema';
 import type { GroupMemberView } from '../notificationService';
@@ -23,10 +23,28 @@ export type GroupMemberRow = {
   expiresAt: Date | null;
   meetingClass: string | null;
   customerId: string;
+  holdId: string | null;
 };
+/** A member of a named claim: a group's (its group_id) or the one claim (none). */
+export type ClaimMemberRow = Omit<GroupMemberRow, 'groupId'> & { groupId: string | null };
 
-export async function loadGroupMembers(db: Executor, groupIds: readonly string[], kind?: 'hold' | 'booking'): Promise<GroupMemberRow[]> {
-  if (!groupIds.length) return [];
+/**
+ * The claims one hold or booking id names (docs/groups.md "Confirm, cancel, release"): the claim
+ * alone (`groupId` null), or every member of its group (`groupId`). A claim of N >= 1 members.
+ */
+export type NamedClaim = { groupId: string | null; members: { id: string; ownerEmail: string }[] };
+
+export function loadGroupMembers(db: Executor, groupIds: readonly string[], kind?: 'hold' | 'booking'): Promise<GroupMemberRow[]> {
+  if (!groupIds.length) return Promise.resolve([]);
+  return selectMembers(db, inArray(claims.groupId, [...groupIds]), kind) as Promise<GroupMemberRow[]>;
+}
+
+/** The members of a named claim (its group's, or the one claim's), in owner-id order. */
+export function loadMembers(db: Executor, named: NamedClaim, kind: 'hold' | 'booking'): Promise<ClaimMemberRow[]> {
+  return named.groupId ? loadGroupMembers(db, [named.groupId], kind) : selectMembers(db, inArray(claims.id, named.members.map((m) => m.id)), kind);
+}
+
+async function selectMembers(db: Executor, which: SQL, kind?: 'hold' | 'booking'): Promise<ClaimMemberRow[]> {
   const rows = await db
     .select({
       id: claims.id,
@@ -42,13 +60,14 @@ export async function loadGroupMembers(db: Executor, groupIds: readonly string[]
       expiresAt: claims.expiresAt,
       meetingClass: meetingClasses.name,
       customerId: claims.customerId,
+      holdId: claims.holdId,
     })
     .from(claims)
     .innerJoin(owners, eq(owners.id, claims.ownerId))
     .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
-    .where(and(inArray(claims.groupId, [...groupIds]), isNull(claims.partOfHoldId), kind ? eq(claims.kind, kind) : undefined))
+    .where(and(which, isNull(claims.partOfHoldId), kind ? eq(claims.kind, kind) : undefined))
     .orderBy(asc(claims.ownerId));
-  return rows as GroupMemberRow[];
+  return rows as ClaimMemberRow[];
 }
 
 /** A member as answers show it: its owner, its id (hold_id or booking_id) and its status (a hold past its expiry reads expired). */
@@ -58,7 +77,7 @@ export function memberView(m: Pick<GroupMemberRow, 'id' | 'kind' | 'status' | 'o
 }
 
 /** Each group's members as answers show them, by group id. */
-export async function groupMemberViews(db: Executor, groupIds: readonly string[], kind: 'hold' | 'booking', now: Date): Promise<Map<string, GroupMemberView[]>> {
+async function groupMemberViews(db: Executor, groupIds: readonly string[], kind: 'hold' | 'booking', now: Date): Promise<Map<string, GroupMemberView[]>> {
   const out = new Map<string, GroupMemberView[]>();
   for (const m of await loadGroupMembers(db, [...new Set(groupIds)], kind)) out.set(m.groupId, [...(out.get(m.groupId) ?? []), memberView(m, now)]);
   return out;

@@ -63,7 +63,7 @@ async function moveGroup(tx: Tx, mover: Mover, owner: GroupBookingOwner, booking
   const plans: (MemberPlan & { row: ClaimRow })[] = members.map((row, i) => ({
     row,
     target: targets[i],
-    policy: moverPolicy(mover, targets[i]),
+    policy: moverPolicy(mover, targets[i], row),
     around: arounds[i].filter((c) => c.id !== row.id),
     excludeClaimIds: [row.id],
   }));

@@ -2,6 +2,7 @@ import type { Db, Executor } from '@/db/client';
 import type { AgentActor } from '../access';
 import { DomainError, invalidField } from '../errors';
 import {
+  MAX_BUFFER_MS,
   capPerDay,
   DEFAULT_MAX_RESULTS,
   DEFAULT_STEP_MINUTES,
@@ -20,15 +21,16 @@ import {
   type RequestPolicy,
 } from '../scheduling';
 import { requestPolicy } from './claimDecision';
-import { ownerRules, rulesWarnings, type SchedulingTarget } from './claimTarget';
-import { loadGroupClaims, loadGroupClaimsGated, loadGroupTargets } from './groupFacts';
+import { loadTargets, ownerRules, rulesWarnings, type SchedulingTarget } from './claimTarget';
+import { loadGroupClaims, loadGroupClaimsGated } from './groupFacts';
 import { timed, type SearchClock } from './searchClock';
 import type { AvailabilityInput } from './availabilityService';
 import { BEYOND_LOOKAHEAD_MS, DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, validateWindow } from './windows';
 
 const HOUR = 3_600_000;
-const DAY_MARGIN = 26 * HOUR;
-export const MAX_GROUP_OWNERS = 20;
+/** A local day and the longest buffer (docs/arbitration.md "Buffers"): a slot's verdict reads no claim further out (lastStartOnFacts). */
+const DAY_MARGIN = 26 * HOUR + MAX_BUFFER_MS;
+const MAX_GROUP_OWNERS = 20;
 
 export type GroupAvailabilityInput = Omit<AvailabilityInput, 'ownerEmail'> & {
   /** 2 to 20 required owners: a slot is one every one of them accepts. */
@@ -96,7 +98,7 @@ export async function searchGroupAvailability(db: Db, actor: AgentActor, input: 
   checkInput(input);
   const optionalEmails = input.optionalOwnerEmails ?? [];
   const targets = await timed(clock, 'look-ups', () =>
-    loadGroupTargets(db, actor.customerId, { ownerEmails: [...input.ownerEmails, ...optionalEmails], meetingClass: input.meetingClass, calendarType: input.calendarType }, false),
+    loadTargets(db, actor.customerId, { ownerEmails: [...input.ownerEmails, ...optionalEmails], meetingClass: input.meetingClass, calendarType: input.calendarType }, false),
   );
   const windows = input.windows?.length ? input.windows : [input.window];
   for (const w of windows) validateWindow(w, input.durationMinutes, now);

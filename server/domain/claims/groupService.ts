@@ -1,20 +1,19 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { Db, Executor, Tx } from '@/db/client';
-import { defer } from '@/db/hot/driver';
+import type { Executor, Tx } from '@/db/client';
 import { owners } from '@/db/schema';
 import { assertOwnerInScope, normalizeEmail, type AgentActor } from '../access';
 import { DomainError, invalidField } from '../errors';
 import { newId } from '../ids';
 import { type GroupMemberView } from '../notificationService';
-import { findHoldStretches, type Interval } from '../scheduling';
-import { writeAudit, type AuditAction, type AuditActor } from './audit';
-import { claimMadeWithKey, claimRow, insertClaim, type NewClaim } from './claimStore';
+import type { AuditAction, AuditActor } from '../audit';
+import { claimMadeWithKey, claimRow, type NewClaim } from './claimStore';
 import { requestPolicy, runClaim } from './claimDecision';
-import { ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
-import { ARBITRATION_MARGIN_MS, loadAround, loadTarget, ownerRules, rulesWarnings, type ClaimRow, type SchedulingTarget } from './claimTarget';
+import { ownerQueueKey, slotKey, type Answer, type ClaimOperation } from './claimRunner';
+import { loadAround, loadTargets, rulesWarnings, type ClaimRow, type SchedulingTarget } from './claimTarget';
 import { bookingView, holdView, type BookingView, type HoldView } from './views';
 import { assertBookingSpan, validateWindow } from './windows';
-import { DEFAULT_HOLD_TTL_SECONDS, freeTimeOnly, getHold, MAX_HELD_WINDOWS, newHold, type HoldRangeSpec } from './holdService';
+import { getHold } from './holdService';
+import { DEFAULT_HOLD_TTL_SECONDS, freeTimeOnly, holdWindow, inOwnerOrder, newHold } from './windowHold';
 import { getBooking, newBooking } from './bookingService';
 import { groupWindowNextAvailable } from './groupSearchService';
 import { auditGroupRefusal, decideMembers, refuseGroupWithoutLock, type GroupTargetInput, type MemberPlan } from './groupVerdict';
@@ -29,11 +28,11 @@ import { auditGroupRefusal, decideMembers, refuseGroupWithoutLock, type GroupTar
  * refused, the answer names each refusing owner and offers alternatives that suit them all.
  */
 
-export const MIN_GROUP_OWNERS = 2;
+const MIN_GROUP_OWNERS = 2;
 export const MAX_GROUP_OWNERS = 20;
 
 /** The owners a group call names, normalised and distinct, each in the agent's owner scope. */
-export function groupOwnerEmails(actor: AgentActor, emails: readonly string[]): string[] {
+function groupOwnerEmails(actor: AgentActor, emails: readonly string[]): string[] {
   const out = [...new Set(emails.map(normalizeEmail))];
   if (out.length < MIN_GROUP_OWNERS || out.length > MAX_GROUP_OWNERS) {
     throw invalidField('owner_emails', `give ${MIN_GROUP_OWNERS} to ${MAX_GROUP_OWNERS} distinct owners`);
@@ -50,12 +49,6 @@ export function groupRunnerFields(actor: { customerId: string }, emails: readonl
 /** Lock the owners' rows in owner-id order (one order for every group: no deadlock between groups sharing owners). */
 export async function lockOwnersInOrder(tx: Executor, customerId: string, emails: readonly string[]): Promise<void> {
   await tx.select({ id: owners.id }).from(owners).where(and(eq(owners.customerId, customerId), inArray(owners.email, [...emails]))).orderBy(asc(owners.id)).for('update');
-}
-
-/** Every owner's target (owner, calendar, meeting class), in the order named, their rows locked in owner-id order first. */
-export async function lockGroupTargets(tx: Executor, customerId: string, input: { ownerEmails: readonly string[]; calendarType?: string; meetingClass: string }): Promise<SchedulingTarget[]> {
-  await lockOwnersInOrder(tx, customerId, input.ownerEmails);
-  return Promise.all(input.ownerEmails.map((ownerEmail) => loadTarget(tx, customerId, { ownerEmail, calendarType: input.calendarType, meetingClass: input.meetingClass }, false)));
 }
 
 export type GroupHoldInput = GroupTargetInput & { ttlSeconds?: number } & (
@@ -78,18 +71,12 @@ export function groupHoldClaim(actor: AgentActor, input: GroupHoldInput, now: Da
   };
 }
 
-export function createGroupHold(db: Db, actor: AgentActor, input: GroupHoldInput, now: Date, idempotencyKey: string | null): Promise<HoldView> {
-  return runClaimOperation(db, groupHoldClaim(actor, input, now, idempotencyKey));
-}
-
 async function groupHoldInTransaction(tx: Tx, actor: AgentActor, input: GroupHoldInput, now: Date, idempotencyKey: string | null): Promise<Answer<HoldView>> {
   const made = await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now);
   if (made?.groupId) return { ok: true, value: await groupHoldView(tx, actor, made.id, now) };
-  const targets = await lockGroupTargets(tx, actor.customerId, input);
+  const targets = await loadTargets(tx, actor.customerId, input, true);
   const groupId = newId(now.getTime());
   const ttl = (input.ttlSeconds ?? DEFAULT_HOLD_TTL_SECONDS) * 1000;
-  const hold = (target: SchedulingTarget, start: Date, end: Date, durationMinutes: number, range?: HoldRangeSpec): NewClaim =>
-    newHold({ actor, target, scope: input.scope, ttlMs: ttl, now, idempotencyKey, groupId }, start, end, durationMinutes, range);
   const views: HoldView[] = [];
   const memberViews: GroupMemberView[] = [];
   const view = (target: SchedulingTarget, row: ClaimRow, warnings: string[], parts?: NewClaim[]) =>
@@ -103,7 +90,7 @@ async function groupHoldInTransaction(tx: Tx, actor: AgentActor, input: GroupHol
     if (refused) return { ok: false, error: refused };
     const soFar = new Set<string>();
     for (const p of inOwnerOrder(plans)) {
-      const claim = hold(p.target, start, end, (end.getTime() - start.getTime()) / 60_000);
+      const claim = newHold({ actor, target: p.target, scope: 'candidate', ttlMs: ttl, now, idempotencyKey, groupId }, start, end, (end.getTime() - start.getTime()) / 60_000);
       const r = await runClaim(tx, { action: 'hold.create', target: p.target, policy: p.policy, claim, now, around: p.around, preemptedSoFar: soFar });
       // The same facts decided above: a refusal here means they changed under the lock; roll back all.
       if (!r.ok) throw r.error;
@@ -113,79 +100,24 @@ async function groupHoldInTransaction(tx: Tx, actor: AgentActor, input: GroupHol
     return { ok: true, value: views[0] };
   }
 
-  // A window hold: the stretches free for EVERY owner (genuinely free time only, never preempting).
+  // A window hold: the one window-hold path of every claim (windowHold.ts), here of N owners.
   const { window, durationMinutes } = input;
-  const coverage = input.coverage ?? 'first_fit';
-  const arounds = await Promise.all(targets.map((t) => loadAround(tx, t.owner.id, window.start, window.end, now, ARBITRATION_MARGIN_MS)));
-  const perOwner = targets.map((t, i) =>
-    findHoldStretches({ rules: ownerRules(t.owner), claims: arounds[i], now: now.getTime(), durationMinutes, request: freeTimeOnly(requestPolicy(actor, t)), window: { start: window.start.getTime(), end: window.end.getTime() } }),
-  );
-  const common = commonStretches(perOwner, durationMinutes * 60_000).slice(0, coverage === 'all_free' ? MAX_HELD_WINDOWS : 1);
-  if (!common.length) {
+  const held = await holdWindow(tx, { actor, targets, window, durationMinutes, coverage: input.coverage ?? 'first_fit', ttlMs: ttl, now, idempotencyKey, groupId }, async ({ perOwner }) => {
     const refusing = targets.filter((_, i) => !perOwner[i].length);
     const reasons = new Map(refusing.map((t) => [t.owner.email, 'NO_FREE_SLOTS']));
     auditGroupRefusal(tx, actor, 'hold.create', groupId, targets, new Set(reasons.keys()), window, reasons, idempotencyKey, now);
     // The next slot that suits every owner (the collective search), free time only as this hold.
     const next = await groupWindowNextAvailable(tx, actor, targets, { window, durationMinutes }, now, freeTimeOnly);
-    return {
-      ok: false,
-      error: new DomainError('NO_SLOTS_AVAILABLE', refusing.length ? `No free slots in the window for ${refusing.map((t) => t.owner.email).join(', ')}` : 'No stretch of the window is free for every owner', {
-        extra: { reason_code: 'NO_FREE_SLOTS', ...next, owners: (refusing.length ? refusing : targets).map((t) => ({ owner_email: t.owner.email, reason: refusing.length ? 'NO_FREE_SLOTS' : 'NO_COMMON_FREE_TIME' })) },
-      }),
-    };
-  }
-  for (const target of inOwnerOrder(targets.map((t) => ({ target: t }))).map((p) => p.target)) {
-    const claim = hold(target, new Date(common[0].start), new Date(common[0].end), durationMinutes, { coverage });
-    const parts = common.slice(1).map((r) => hold(target, new Date(r.start), new Date(r.end), durationMinutes, { coverage, partOf: claim.id }));
-    defer(tx, insertClaim(tx, claim));
-    for (const part of parts) defer(tx, insertClaim(tx, part));
-    const details: Record<string, unknown> = { group_id: groupId, window: { start: window.start.toISOString(), end: window.end.toISOString() }, duration_minutes: durationMinutes };
-    if (coverage === 'all_free') Object.assign(details, { coverage, held_windows: common.map((r) => ({ start: new Date(r.start).toISOString(), end: new Date(r.end).toISOString() })) });
-    defer(
-      tx,
-      writeAudit(tx, {
-        customerId: actor.customerId,
-        agentId: actor.agentId,
-        ownerId: target.owner.id,
-        ownerEmail: target.owner.email,
-        action: 'hold.create',
-        outcome: 'accept',
-        meetingClass: target.meetingClass.name,
-        start: claim.startAt,
-        end: claim.endAt,
-        holdId: claim.id,
-        idempotencyKey,
-        details,
-        at: now,
-      }),
-    );
-    const i = targets.indexOf(target);
+    return new DomainError('NO_SLOTS_AVAILABLE', refusing.length ? `No free slots in the window for ${refusing.map((t) => t.owner.email).join(', ')}` : 'No stretch of the window is free for every owner', {
+      extra: { reason_code: 'NO_FREE_SLOTS', ...next, owners: (refusing.length ? refusing : targets).map((t) => ({ owner_email: t.owner.email, reason: refusing.length ? 'NO_FREE_SLOTS' : 'NO_COMMON_FREE_TIME' })) },
+    });
+  });
+  if (!held.ok) return held;
+  held.value.forEach(({ target, claim, parts }, i) => {
     views[i] = view(target, claimRow(claim), rulesWarnings(target.owner), parts);
     memberViews[i] = { owner_email: target.owner.email, hold_id: claim.id, status: 'active' };
-  }
+  });
   return { ok: true, value: views[0] };
-}
-
-/** Members in owner-id order: the order their claims are written in. */
-function inOwnerOrder<P extends { target: SchedulingTarget }>(plans: readonly P[]): P[] {
-  return [...plans].sort((a, b) => (a.target.owner.id < b.target.owner.id ? -1 : a.target.owner.id > b.target.owner.id ? 1 : 0));
-}
-
-/** The stretches of at least `lengthMs` free for every owner: the intersection of each owner's free stretches. */
-export function commonStretches(perOwner: readonly (readonly Interval[])[], lengthMs: number): Interval[] {
-  let common: Interval[] = [...(perOwner[0] ?? [])];
-  for (const list of perOwner.slice(1)) {
-    const next: Interval[] = [];
-    for (const a of common) {
-      for (const b of list) {
-        const start = Math.max(a.start, b.start);
-        const end = Math.min(a.end, b.end);
-        if (end > start) next.push({ start, end });
-      }
-    }
-    common = next;
-  }
-  return common.filter((r) => r.end - r.start >= lengthMs).sort((a, b) => a.start - b.start);
 }
 
 export type GroupBookingInput = GroupTargetInput & { start: Date; end: Date; attendees?: { email: string; name?: string }[]; title?: string; description?: string };
@@ -202,7 +134,7 @@ export function groupBookingClaim(actor: AgentActor, input: GroupBookingInput, n
     run: async (tx) => {
       const made = await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now);
       if (made?.groupId && !made.holdId) return { ok: true, value: await groupBookingView(tx, actor, made.id, now) };
-      const targets = await lockGroupTargets(tx, actor.customerId, normalized);
+      const targets = await loadTargets(tx, actor.customerId, normalized, true);
       const arounds = await Promise.all(targets.map((t) => loadAround(tx, t.owner.id, input.start, input.end, now)));
       const plans = targets.map((target, i) => ({ target, policy: requestPolicy(actor, target), around: arounds[i] }));
       const groupId = newId(now.getTime());
@@ -257,6 +189,6 @@ export async function applyBookings(
 }
 
 /** A group member's hold read back with the group (its members). */
-export const groupHoldView = (db: Executor, actor: AgentActor, holdId: string, now: Date): Promise<HoldView> => getHold(db, actor, holdId, now);
+const groupHoldView = (db: Executor, actor: AgentActor, holdId: string, now: Date): Promise<HoldView> => getHold(db, actor, holdId, now);
 /** A group member's booking read back with the group (its members). */
 export const groupBookingView = (db: Executor, actor: AgentActor, bookingId: string, now: Date): Promise<BookingView> => getBooking(db, actor, bookingId, now);

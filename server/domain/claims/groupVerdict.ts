@@ -4,7 +4,7 @@ import type { AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { newId } from '../ids';
 import { arbitrate, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
-import { writeAudit, writeAuditGrouped, type AuditAction, type AuditActor } from './audit';
+import { writeAudit, writeAuditGrouped, type AuditAction, type AuditActor } from '../audit';
 import { claimMadeWithKey } from './claimStore';
 import { requestPolicy } from './claimDecision';
 import { ARBITRATION_MARGIN_MS, loadClaims, ownerRules, type LoadedClaim, type SchedulingTarget } from './claimTarget';

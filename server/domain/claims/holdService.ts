@@ -4,31 +4,19 @@ import { defer } from '@/db/hot/driver';
 import { calendars, claims, meetingClasses, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
 import { DomainError } from '../errors';
-import { isUuid, newId } from '../ids';
-import { findHoldStretches, searchSlots, type RequestPolicy } from '../scheduling';
-import { writeAudit } from './audit';
+import { isUuid } from '../ids';
+import { searchSlots } from '../scheduling';
+import { writeAudit } from '../audit';
 import { membersOf } from './groupMembers';
-import { claimMadeWithKey, claimRow, insertClaim, releaseHoldParts, type NewClaim } from './claimStore';
-import { ARBITRATION_MARGIN_MS, loadAround, loadClaimTarget, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow, type SchedulingTarget } from './claimTarget';
+import { claimMadeWithKey, claimRow } from './claimStore';
+import { loadClaimTarget, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './claimTarget';
 import { requestPolicy, runClaim } from './claimDecision';
 import { ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
 import { refuseWithoutLock } from './earlyRefusal';
 import type { CalendarGate } from '../calendars/mirror';
 import { assertBookingSpan, noSlotsError, validateWindow } from './windows';
 import { holdView, type HoldRange, type HoldView } from './views';
-import { decisionStamp } from './standingDecision';
-
-export const DEFAULT_HOLD_TTL_SECONDS = 600;
-/** The most free stretches one all_free window hold claims (the earliest ones). */
-export const MAX_HELD_WINDOWS = 100;
-
-/**
- * What a window hold weighs: only genuinely free time (it never preempts), so its search, its
- * stretches and its next_available all refuse a slot another claim sits on, whatever its rank.
- */
-export function freeTimeOnly(policy: RequestPolicy): RequestPolicy {
-  return { ...policy, agentCanPreempt: false, preemptPolicy: 'never' };
-}
+import { DEFAULT_HOLD_TTL_SECONDS, holdAuditBase, holdWindow, newHold } from './windowHold';
 
 export type HoldInput = {
   ownerEmail: string;
@@ -39,44 +27,6 @@ export type HoldInput = {
   | { scope: 'candidate'; candidate: { start: Date; end: Date } }
   | { scope: 'window'; window: { start: Date; end: Date }; durationMinutes: number; coverage?: 'first_fit' | 'all_free' }
 );
-
-/** A window hold's range: its coverage, and for a further range of an all_free hold, the hold it belongs to. */
-export type HoldRangeSpec = { coverage: 'first_fit' | 'all_free'; partOf?: string };
-
-/** A new hold row of `target` (with `groupId`: a member of a group hold, docs/groups.md). */
-export function newHold(
-  base: { actor: AgentActor; target: SchedulingTarget; scope: 'candidate' | 'window'; ttlMs: number; now: Date; idempotencyKey: string | null; groupId?: string; stamped?: boolean },
-  start: Date,
-  end: Date,
-  durationMinutes: number,
-  range?: HoldRangeSpec,
-): NewClaim {
-  const { actor, target, now } = base;
-  return {
-    id: newId(now.getTime()),
-    customerId: actor.customerId,
-    ownerId: target.owner.id,
-    calendarId: target.calendar.id,
-    agentId: actor.agentId,
-    meetingClassId: target.meetingClass.id,
-    kind: 'hold',
-    status: 'active',
-    startAt: start,
-    endAt: end,
-    holdScope: base.scope,
-    durationMinutes,
-    expiresAt: new Date(now.getTime() + base.ttlMs),
-    coverage: range?.coverage ?? null,
-    partOfHoldId: range?.partOf ?? null,
-    groupId: base.groupId ?? null,
-    // The key names the hold's own row only (claimMadeWithKey finds the hold, not a range).
-    idempotencyKey: range?.partOf ? null : base.idempotencyKey,
-    // What the decision was taken on, for its confirm (docs/arbitration.md "Confirm: when the hold's decision stands").
-    ...(base.stamped ? decisionStamp(target.owner, target.meetingClass) : {}),
-    createdAt: now,
-    updatedAt: now,
-  };
-}
 
 /**
  * Create a candidate hold (exactly `candidate`) or a window hold: the earliest free stretch of
@@ -123,53 +73,36 @@ async function holdInTransaction(
     claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now),
   ]);
   const policy = requestPolicy(actor, target);
-  const hold = (start: Date, end: Date, durationMinutes: number, range?: HoldRangeSpec) => newHold({ actor, target, scope: input.scope, ttlMs: ttl, now, idempotencyKey, stamped: true }, start, end, durationMinutes, range);
   const view = (row: ClaimRow, warnings: string[], parts?: readonly HoldRange[]) =>
     holdView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings, parts });
   if (made) return { ok: true, value: view(made, rulesWarnings(target.owner), await holdParts(tx, made)) };
 
   if (input.scope === 'candidate') {
     const { start, end } = input.candidate;
-    const claim = hold(start, end, (end.getTime() - start.getTime()) / 60_000);
+    const claim = newHold({ actor, target, scope: 'candidate', ttlMs: ttl, now, idempotencyKey, stamped: true }, start, end, (end.getTime() - start.getTime()) / 60_000);
     const r = await runClaim(tx, { action: 'hold.create', target, policy, claim, now, around: (await loaded!).around, auditDetails });
     return r.ok ? { ok: true, value: view(r.row, r.warnings) } : r;
   }
 
-  // Window hold: take genuinely free time only (never preempts; its next_available neither).
+  // Window hold: the one window-hold path of every claim (windowHold.ts), here of one owner.
   const { window, durationMinutes } = input;
-  const coverage = input.coverage ?? 'first_fit';
-  const around = await loadAround(tx, target.owner.id, window.start, window.end, now, ARBITRATION_MARGIN_MS);
-  const rules = ownerRules(target.owner);
-  const common = { rules, claims: around, now: now.getTime(), durationMinutes, request: freeTimeOnly(policy) };
-  const stretches = findHoldStretches({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() } }, coverage === 'all_free' ? MAX_HELD_WINDOWS : 1);
-  const stretch = stretches[0];
-  const auditBase = {
-    customerId: actor.customerId,
-    agentId: actor.agentId,
-    ownerId: target.owner.id,
-    ownerEmail: target.owner.email,
-    action: 'hold.create' as const,
-    meetingClass: target.meetingClass.name,
-    idempotencyKey,
-    at: now,
-  };
-  if (!stretch) {
-    const search = searchSlots({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() }, maxResults: 1 });
-    const error = await noSlotsError(
-      search.noSlots?.reason_code ?? 'NO_FREE_SLOTS',
-      { ...common, window, lookaheadHours: 72, loadClaims: (from, to) => loadClaims(tx, target.owner.id, from, to, now) },
-      search.warnings,
-    );
-    defer(tx, writeAudit(tx, { ...auditBase, outcome: 'reject', reason: `NO_SLOTS_AVAILABLE:${search.noSlots?.reason_code ?? 'NO_FREE_SLOTS'}`, start: window.start, end: window.end, details: auditDetails }));
-    return { ok: false, error };
-  }
-  const claim = hold(new Date(stretch.start), new Date(stretch.end), durationMinutes, { coverage });
-  const parts = stretches.slice(1).map((r) => hold(new Date(r.start), new Date(r.end), durationMinutes, { coverage, partOf: claim.id }));
-  defer(tx, insertClaim(tx, claim));
-  for (const part of parts) defer(tx, insertClaim(tx, part));
-  const details: Record<string, unknown> = { ...auditDetails, window: { start: window.start.toISOString(), end: window.end.toISOString() }, duration_minutes: durationMinutes };
-  if (coverage === 'all_free') Object.assign(details, { coverage, held_windows: stretches.map((r) => ({ start: new Date(r.start).toISOString(), end: new Date(r.end).toISOString() })) });
-  defer(tx, writeAudit(tx, { ...auditBase, outcome: 'accept', start: claim.startAt, end: claim.endAt, holdId: claim.id, details }));
+  const held = await holdWindow(
+    tx,
+    { actor, targets: [target], window, durationMinutes, coverage: input.coverage ?? 'first_fit', ttlMs: ttl, now, idempotencyKey, stamped: true, auditDetails },
+    async ({ arounds, policies }) => {
+      const common = { rules: ownerRules(target.owner), claims: arounds[0], now: now.getTime(), durationMinutes, request: policies[0] };
+      const search = searchSlots({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() }, maxResults: 1 });
+      const reason = search.noSlots?.reason_code ?? 'NO_FREE_SLOTS';
+      const error = await noSlotsError(reason, { ...common, window, lookaheadHours: 72, loadClaims: (from, to) => loadClaims(tx, target.owner.id, from, to, now) }, search.warnings);
+      defer(
+        tx,
+        writeAudit(tx, { ...holdAuditBase(actor, target, idempotencyKey, now), outcome: 'reject', reason: `NO_SLOTS_AVAILABLE:${reason}`, start: window.start, end: window.end, details: auditDetails }),
+      );
+      return error;
+    },
+  );
+  if (!held.ok) return held;
+  const [{ claim, parts }] = held.value;
   return { ok: true, value: view(claimRow(claim), rulesWarnings(target.owner), parts) };
 }
 
@@ -192,7 +125,7 @@ export async function promotedBookings(db: Executor, rows: readonly Pick<ClaimRo
 type HoldRecord = { row: ClaimRow; ownerEmail: string; timeZone: string; meetingClass: string; calendarType: string; calendarStatus: string };
 
 /** A hold of this customer (foreign and unknown ids answer HOLD_NOT_FOUND), scope-checked. */
-export async function findHold(db: Executor, actor: AgentActor, holdId: string, lock = false): Promise<HoldRecord> {
+async function findHold(db: Executor, actor: AgentActor, holdId: string, lock = false): Promise<HoldRecord> {
   if (!isUuid(holdId)) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
   const q = db
     .select({ row: claims, ownerEmail: owners.email, timeZone: owners.timeZone, meetingClass: meetingClasses.name, calendarType: calendars.type, calendarStatus: calendars.status })
@@ -213,24 +146,6 @@ export async function getHold(db: Executor, actor: AgentActor, holdId: string, n
   const booking = (await promotedBookings(db, [h.row])).get(h.row.id);
   const members = h.row.groupId ? (await membersOf(db, [h.row], 'hold', now)).get(h.row.groupId) : undefined;
   return holdView(h.row, { ...h, now, booking, parts: booking ? [] : await holdParts(db, h.row), members });
-}
-
-/** Release an active hold (DELETE). Releasing twice answers the released hold again. */
-export async function releaseHold(db: Db, actor: AgentActor, holdId: string, now: Date): Promise<HoldView> {
-  return db.transaction(async (tx) => {
-    const first = await findHold(tx, actor, holdId);
-    await lockOwner(tx, first.row.ownerId);
-    const h = await findHold(tx, actor, holdId, true);
-    const parts = await holdParts(tx, h.row);
-    const view = holdView(h.row, { ...h, now, parts });
-    if (view.status === 'released') return view;
-    if (view.status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'The hold was already confirmed into a booking; cancel the booking instead');
-    if (view.status === 'expired') throw new DomainError('HOLD_EXPIRED', 'The hold expired before it was released');
-    if (view.status === 'preempted') throw new DomainError('HOLD_NOT_ACTIVE', 'The hold was preempted by a higher-priority meeting');
-    const [row] = await tx.update(claims).set({ status: 'released', statusReason: 'released by agent', updatedAt: now }).where(eq(claims.id, h.row.id)).returning();
-    if (parts.length) await releaseHoldParts(tx, h.row.id, 'released', 'released by agent', now);
-    return holdView(row, { ...h, now, parts });
-  });
 }
 
 /**

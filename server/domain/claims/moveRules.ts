@@ -3,8 +3,8 @@ import type { Executor, Tx } from '@/db/client';
 import { calendars, meetingClasses } from '@/db/schema';
 import { hasPermission, type AgentActor } from '../access';
 import { DomainError } from '../errors';
-import type { RequestPolicy } from '../scheduling';
-import type { AuditActor } from './audit';
+import { bufferMs, type RequestPolicy } from '../scheduling';
+import type { AuditActor } from '../audit';
 import { requestPolicy } from './claimDecision';
 import type { ClaimRow, LoadedClaim, SchedulingTarget } from './claimTarget';
 
@@ -75,9 +75,17 @@ export function assertMovable(mover: Mover, row: ClaimRow): void {
 /** Who the audit rows name for a move. */
 export const moverActor = (mover: Mover): AuditActor => (mover.kind === 'agent' ? { kind: 'agent', agentId: mover.actor.agentId } : { kind: 'owner', ownerId: mover.ownerId, email: mover.email });
 
-/** The policy a move is arbitrated with: the agent's (its preempt permission), or the owner's in the dashboard (the class's own policy). */
-export function moverPolicy(mover: Mover, target: SchedulingTarget): RequestPolicy {
-  if (mover.kind === 'agent') return requestPolicy(mover.actor, target);
-  if (mover.policy) return mover.policy(target);
-  return { priority: target.meetingClass.priority, preemptPolicy: target.meetingClass.preemptPolicy, agentCanPreempt: target.meetingClass.preemptPolicy === 'preempt_lower' };
+/**
+ * The policy a move is arbitrated with: the agent's (its preempt permission), or the owner's in
+ * the dashboard (the class's own policy); with the buffers the booking was made with, which a
+ * move keeps (docs/arbitration.md "Buffers").
+ */
+export function moverPolicy(mover: Mover, target: SchedulingTarget, booking: Pick<ClaimRow, 'bufferBeforeMinutes' | 'bufferAfterMinutes'>): RequestPolicy {
+  const base: RequestPolicy =
+    mover.kind === 'agent'
+      ? requestPolicy(mover.actor, target)
+      : mover.policy
+        ? mover.policy(target)
+        : { priority: target.meetingClass.priority, preemptPolicy: target.meetingClass.preemptPolicy, agentCanPreempt: target.meetingClass.preemptPolicy === 'preempt_lower' };
+  return { ...base, ...bufferMs(booking.bufferBeforeMinutes, booking.bufferAfterMinutes) };
 }

@@ -1,3 +1,4 @@
+import { videoLinksOf } from '../calendars/videoLinks';
 import { and, asc, eq, gt, gte, inArray, isNull, lt, or, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { calendars, claims, meetingClasses, owners } from '@/db/schema';
@@ -110,9 +111,10 @@ export async function listBookings(db: Executor, actor: AgentActor, q: ClaimList
   const p = await page(db, actor, 'booking', q, now);
   const bookings: BookingView[] = [];
   const groups = await membersOf(db, p.rows.map((r) => r.row), 'booking', now);
+  const videos = await videoLinksOf(db, p.rows.map((r) => r.row.id));
   for (const r of p.rows) {
     const members = r.row.groupId ? groups.get(r.row.groupId) : undefined;
-    bookings.push(bookingView(r.row, { ownerEmail: r.ownerEmail, timeZone: r.timeZone, meetingClass: r.meetingClass, calendarType: r.calendarType ?? 'internal', preemptedIds: await preemptedBy(db, r.row.id), members }));
+    bookings.push(bookingView(r.row, { ownerEmail: r.ownerEmail, timeZone: r.timeZone, meetingClass: r.meetingClass, calendarType: r.calendarType ?? 'internal', preemptedIds: await preemptedBy(db, r.row.id), members, video: videos.get(r.row.id) }));
   }
   return { bookings, next_cursor: p.next_cursor };
 }

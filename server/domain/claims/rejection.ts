@@ -1,6 +1,6 @@
 import { DomainError } from '../errors';
-import { localSpan, nextAvailable, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
-import type { AuditEntry } from './audit';
+import { localSpan, nextAvailable, outOfOfficeAt, type Alternative, type Decision, type RequestPolicy } from '../scheduling';
+import type { AuditEntry } from '../audit';
 import { ownerRules, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 
 /**
@@ -28,6 +28,7 @@ const REASON_MESSAGES: Record<string, string> = {
 /** The 409 (or 422 PAST_TIME) a non-accepting decision answers. */
 export function decisionError(decision: Exclude<Decision, { outcome: 'accept' }>, claimsAround: readonly LoadedClaim[], ctx: { target: SchedulingTarget; policy: RequestPolicy; start: number; end: number; now: number }): DomainError {
   if (decision.outcome === 'past_time') return new DomainError('PAST_TIME', 'The requested start is in the past');
+  if (decision.failedReason === 'OUT_OF_OFFICE') return outOfOfficeError(claimsAround, ctx);
   const alternatives = alternativesJson(decision.alternatives, ctx.target.owner.timeZone);
   // conflicts[]: what the slot collided with, for agents (never on /public answers).
   const extra: Record<string, unknown> = { alternatives, conflicts: decision.conflicts };
@@ -47,6 +48,24 @@ export function decisionError(decision: Exclude<Decision, { outcome: 'accept' }>
   const base = REASON_MESSAGES[decision.failedReason] ?? decision.failedReason;
   const message = decision.outcome === 'counter_propose' ? `${base}; counter-proposing ${alternatives.length} alternative slot(s) in alternatives[]` : base;
   return new DomainError('ARBITRATION_REJECTED', message, { reason: decision.reason, extra });
+}
+
+/** Looking past an out-of-office range for next_available: this long after its last day. */
+const AFTER_AWAY_LOOKAHEAD_MS = 14 * 86_400_000;
+
+/**
+ * 409 OUT_OF_OFFICE (docs/arbitration.md "Out of office"): the range the slot falls in, and the
+ * first acceptable slot of the same length after it (null when none within 14 days).
+ */
+function outOfOfficeError(claimsAround: readonly LoadedClaim[], ctx: { target: SchedulingTarget; policy: RequestPolicy; start: number; end: number; now: number }): DomainError {
+  const rules = ownerRules(ctx.target.owner);
+  const away = outOfOfficeAt(rules, ctx.start, ctx.end);
+  const from = away?.after ?? ctx.end;
+  const next = nextAvailable({ rules, claims: claimsAround, now: ctx.now, durationMinutes: (ctx.end - ctx.start) / 60_000, request: ctx.policy, from, latestStart: from + AFTER_AWAY_LOOKAHEAD_MS });
+  const range = away ? { start: away.range.start, end: away.range.end } : null;
+  return new DomainError('OUT_OF_OFFICE', `The owner is out of office${range ? ` from ${range.start} to ${range.end}` : ''}; next_available is the first free slot after`, {
+    extra: { out_of_office: range, next_available: next ? localSpan(next.start, next.end, ctx.target.owner.timeZone) : null },
+  });
 }
 
 /** The audit row of a refused claim: its outcome, reason, and the alternatives its 409 offers. */

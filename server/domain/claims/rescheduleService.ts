@@ -56,7 +56,7 @@ export async function bookingOwner(db: Executor, mover: Mover, bookingId: string
  * calendar, in one statement (db/hot/move.ts LOCK_MOVE): the booking must be confirmed, the
  * mover allowed to move it, its class and calendar usable. Refusals come in that order.
  */
-export async function lockBooking(tx: Executor, mover: Mover, owner: BookingOwner, bookingId: string): Promise<{ row: ClaimRow; target: SchedulingTarget }> {
+async function lockBooking(tx: Executor, mover: Mover, owner: BookingOwner, bookingId: string): Promise<{ row: ClaimRow; target: SchedulingTarget }> {
   const asked = process.hrtime.bigint();
   // The owner row lock a claim decision waits for (its span, docs/operations.md "Traces").
   const locked = await withSpan('claim.lock_wait', { 'customer.id': owner.customerId }, () => lockMove(tx, owner.ownerId, bookingId.toLowerCase(), owner.customerId));
@@ -96,7 +96,7 @@ export function rescheduleClaim(mover: Mover, owner: BookingOwner, bookingId: st
       const { row, target } = locked;
       const ownerRow = target.owner;
       const actor = moverActor(mover);
-      const policy = moverPolicy(mover, target);
+      const policy = moverPolicy(mover, target, row);
       const others = around.filter((c) => c.id !== row.id);
       if (mover.kind === 'owner' && mover.confirmPreemption) await mover.confirmPreemption(tx, others, target, policy, input.start, input.end);
       const r = await runClaim(tx, {

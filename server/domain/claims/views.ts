@@ -1,9 +1,11 @@
 import { localIso, localSpan, type LocalSpan } from '../scheduling';
 import type { ClaimRow } from './claimTarget';
+import type { BookingVideoLinkRow } from '@/db/schema';
+import { videoLinkView, videoLinkWarning, type VideoLinkView } from '../calendars/videoLinks';
 import type { GroupMemberView } from '../notificationService';
 
 /** A group hold or booking (docs/groups.md): its id and every member, one per owner. */
-export type GroupFields = { group_id?: string; members?: GroupMemberView[] };
+type GroupFields = { group_id?: string; members?: GroupMemberView[] };
 
 export type HoldStatus = 'active' | 'promoted' | 'expired' | 'released' | 'preempted';
 
@@ -46,6 +48,8 @@ export type BookingView = {
   preempted_booking_ids: string[];
   preempted_claims: { id: string; kind: 'hold' | 'booking' }[];
   warnings?: string[];
+  /** Its video link (docs/calendars.md "Video links"), when its meeting type has one. */
+  video?: VideoLinkView;
 } & GroupFields;
 
 /** An active hold past its expiry reads as expired (the clock decides, not a job). */
@@ -118,6 +122,7 @@ export function bookingView(
     preemptedClaims?: { id: string; kind: 'hold' | 'booking' }[];
     warnings?: string[];
     members?: GroupMemberView[];
+    video?: BookingVideoLinkRow | null;
   },
 ): BookingView {
   const view: BookingView = {
@@ -138,6 +143,11 @@ export function bookingView(
     preempted_booking_ids: ctx.preemptedIds ?? [],
     preempted_claims: ctx.preemptedClaims ?? (ctx.preemptedIds ?? []).map((id) => ({ id, kind: 'booking' as const })),
   };
-  if (ctx.warnings?.length) view.warnings = ctx.warnings;
+  if (ctx.video) {
+    view.video = videoLinkView(ctx.video, row.status === 'confirmed');
+    const warning = videoLinkWarning(view.video);
+    if (warning) view.warnings = [...(ctx.warnings ?? []), warning];
+  }
+  if (ctx.warnings?.length && !view.warnings) view.warnings = ctx.warnings;
   return withGroup(view, row, ctx.members);
 }

@@ -4,17 +4,17 @@ import { localSpan, nextAvailable, windowTooNarrow, type Claim, type NoSlotsReas
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 /** Longest window a search or window hold may span. */
-export const MAX_WINDOW_DAYS = 31;
+const MAX_WINDOW_DAYS = 31;
 /** A window starting this little in the past is clipped to now rather than refused (clock skew, latency). */
-export const PAST_TOLERANCE_MS = 5 * MINUTE;
+const PAST_TOLERANCE_MS = 5 * MINUTE;
 export const DEFAULT_LOOKAHEAD_HOURS = 72;
 export const MAX_LOOKAHEAD_HOURS = 72;
 /** How far past the lookahead we look to say next_available_exceeds_lookahead. */
 export const BEYOND_LOOKAHEAD_MS = 14 * 24 * HOUR;
 
 /** A booking (and a candidate hold, and the evaluation of a booking) spans 5 to 480 minutes. */
-export const MIN_BOOKING_MINUTES = 5;
-export const MAX_BOOKING_MINUTES = 480;
+const MIN_BOOKING_MINUTES = 5;
+const MAX_BOOKING_MINUTES = 480;
 
 /**
  * The span check of POST /v1/bookings, run before anything is loaded. Evaluate and candidate holds

@@ -12,6 +12,8 @@ export type MailMessage = {
   text: string;
   /** A calendar invitation (iCalendar text, METHOD:REQUEST or CANCEL), sent as the text/calendar alternative. */
   icalEvent?: { method: 'REQUEST' | 'CANCEL'; content: string };
+  /** A Message-ID of the caller's (a reminder's is derived from the reminder and reader, so a resend after a crash is recognisably the same mail). */
+  messageId?: string;
 };
 
 export type MailResult = { delivered: 'smtp' | 'log' } | { delivered: false; error: string };
@@ -41,7 +43,7 @@ export function mailLinksLogged(config: Pick<MailLogConfig, 'production' | 'mail
 }
 
 const LINK = /\bhttps?:\/\/\S+/g;
-export const WITHHELD_LINK = '[link withheld: set MAIL_LOG_LINKS=1 to log it]';
+const WITHHELD_LINK = '[link withheld: set MAIL_LOG_LINKS=1 to log it]';
 
 /** What the start-up log says about mail delivery. */
 export function mailSetupNotice(config: MailLogConfig): { level: 'info' | 'warn'; msg: string } {
@@ -76,6 +78,7 @@ export async function sendMail(msg: MailMessage): Promise<MailResult> {
       to: msg.to,
       subject: msg.subject,
       text: msg.text,
+      ...(msg.messageId ? { messageId: msg.messageId } : {}),
       // The invitation twice, as calendar clients expect: the text/calendar alternative (Outlook, Gmail's
       // inline card) and an invite.ics attachment (Apple Mail, clients that only import files).
       ...(msg.icalEvent

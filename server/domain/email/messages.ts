@@ -55,7 +55,7 @@ export function contactVerificationMessage(to: string, m: MeetingSummary, urls: 
 }
 
 /** The owner's decision. The status link is not repeated: only its hash is stored (see docs/public-scheduling.md). */
-export function proposalOutcomeMessage(to: string, m: MeetingSummary, outcome: { status: 'booked' | 'declined'; reason?: string | null; location?: string | null }): MailMessage {
+export function proposalOutcomeMessage(to: string, m: MeetingSummary, outcome: { status: 'booked' | 'declined'; reason?: string | null; location?: string | null; video?: string | null }): MailMessage {
   if (outcome.status === 'booked') {
     return {
       to,
@@ -63,6 +63,7 @@ export function proposalOutcomeMessage(to: string, m: MeetingSummary, outcome: {
       text: [
         `Your request for ${describe(m)} was accepted and booked.`,
         ...(outcome.location ? ['', `Where: ${outcome.location}`] : []),
+        ...(outcome.video ? ['', `Join: ${outcome.video}`] : []),
         '',
         'The status link from your first message now shows the meeting, with "Add to calendar" and "Cancel this meeting".',
       ].join('\n'),
@@ -125,12 +126,27 @@ export function requesterCancelledMessage(to: string, m: MeetingSummary & { requ
 }
 
 /** The owner hears that a request waits for their review: one line and the review page's link. */
-export function proposalToReviewMessage(to: string, m: MeetingSummary & { requester: string }, reviewUrl: string): MailMessage {
+export function proposalToReviewMessage(to: string, m: MeetingSummary & { requester: string; requesterLocale?: string | null }, reviewUrl: string): MailMessage {
+  const language = m.requesterLocale ? languageName(m.requesterLocale) : null;
   return {
     to,
     subject: `New meeting request from ${m.requester}`,
-    text: [`${m.requester} asks for ${describe({ ...m, ownerName: null })}. Review it:`, reviewUrl].join('\n'),
+    text: [
+      `${m.requester} asks for ${describe({ ...m, ownerName: null })}. Review it:`,
+      reviewUrl,
+      // The booking pages' language they used (docs/public-scheduling.md "Languages"): the owner may answer in it.
+      ...(language ? ['', `They used the booking page in ${language}.`] : []),
+    ].join('\n'),
   };
+}
+
+/** "German", "Brazilian Portuguese", "Arabic" for a language tag (the tag itself when Intl has no name). */
+function languageName(tag: string): string {
+  try {
+    return new Intl.DisplayNames('en', { type: 'language' }).of(tag) ?? tag;
+  } catch {
+    return tag;
+  }
 }
 
 type Span = { start: Date; end: Date };
@@ -210,5 +226,30 @@ export function hostBookedMessage(to: string, m: MeetingSummary & { requester: s
     to,
     subject: `Booked with you: ${m.title ?? 'meeting'} (${m.requester})`,
     text: [`${m.approver} approved ${m.requester}'s request for ${describe({ ...m, ownerName: null })}.`, 'It is booked on your calendar too; nothing to do.'].join('\n'),
+  };
+}
+
+/** "1 hour", "24 hours", "30 minutes", "1 day 2 hours": a reminder's offset in words. */
+function offsetWords(minutes: number): string {
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  if (minutes < 60) return plural(minutes, 'minute');
+  if (minutes % 60 === 0 && minutes <= 48 * 60) return plural(minutes / 60, 'hour');
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  const mins = minutes % 60;
+  return [days ? plural(days, 'day') : '', hours ? plural(hours, 'hour') : '', mins ? plural(mins, 'minute') : ''].filter(Boolean).join(' ');
+}
+
+/** A reminder to one attendee (docs/reliability.md "Reminders"): the meeting's time in their zone, named. */
+export function reminderMessage(to: string, m: MeetingSummary & { start: Date; end: Date; offsetMinutes: number; location?: string | null }): MailMessage {
+  const what = m.title ? `"${m.title}"` : 'Your meeting';
+  return {
+    to,
+    subject: `Reminder: ${m.title ?? 'meeting'} in ${offsetWords(m.offsetMinutes)}`,
+    text: [
+      `${what}${m.ownerName ? ` with ${m.ownerName}` : ''} starts in ${offsetWords(m.offsetMinutes)}:`,
+      formatMailRange(m.start, m.end, m.timeZone),
+      ...(m.location ? ['', `Where: ${m.location}`] : []),
+    ].join('\n'),
   };
 }

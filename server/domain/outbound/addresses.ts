@@ -28,9 +28,6 @@ const IPV4_REFUSED: readonly (readonly [string, number, string])[] = [
   ['240.0.0.0', 4, 'reserved and broadcast (240.0.0.0/4)'],
 ];
 
-/** The IPv4 ranges refused, for documentation and tests. */
-export const REFUSED_IPV4_RANGES = IPV4_REFUSED.map(([, , label]) => label);
-
 function ipv4ToInt(a: string): number {
   return a.split('.').reduce((n, part) => n * 256 + Number(part), 0);
 }

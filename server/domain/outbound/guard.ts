@@ -23,12 +23,12 @@ import { refusedRange } from './addresses';
  *   answer is the same whether anything listens on the target port or not.
  * - `OUTBOUND_ALLOW_PRIVATE=1` (on by default under `npm run dev`) lets every address through.
  */
-export const OUTBOUND_SETTING = 'OUTBOUND_ALLOW_PRIVATE';
-export const MAX_REDIRECTS = 5;
+const OUTBOUND_SETTING = 'OUTBOUND_ALLOW_PRIVATE';
+const MAX_REDIRECTS = 5;
 /** Largest answer body read (CalDAV multiget answers are the biggest). */
-export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
-export type ResolvedAddress = { address: string; family: number };
+type ResolvedAddress = { address: string; family: number };
 /** Resolves a host name to all its addresses (the system resolver by default; tests pass a stub). */
 export type Resolver = (host: string) => Promise<ResolvedAddress[]>;
 export type OutboundOptions = {
@@ -40,7 +40,7 @@ export type OutboundOptions = {
   /** What the request is for, naming its span (`webhook POST`, `caldav REPORT`; docs/operations.md "Traces"). */
   purpose?: OutboundPurpose;
 };
-export type OutboundPurpose = 'webhook' | 'caldav' | 'google' | 'microsoft' | 'oauth';
+type OutboundPurpose = 'webhook' | 'caldav' | 'google' | 'microsoft' | 'oauth';
 
 export type OutboundRefusalReason = 'PRIVATE_ADDRESS' | 'UNRESOLVABLE_HOST' | 'SCHEME_NOT_ALLOWED' | 'INVALID_URL';
 
@@ -70,7 +70,7 @@ function privateRefusal(host: string, range: string): OutboundRefusedError {
 }
 
 /** `[::1]` -> `::1`. */
-export function hostOf(url: URL): string {
+function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
@@ -122,7 +122,7 @@ export async function checkOutboundUrl(raw: string | URL, opts: OutboundOptions 
 }
 
 /** The `lookup` the sockets use: resolves, checks, and hands the checked addresses to the connection. */
-export function outboundLookup(opts: OutboundOptions = {}): LookupFunction {
+function outboundLookup(opts: OutboundOptions = {}): LookupFunction {
   return (hostname, options, callback) => {
     resolveChecked(hostname, opts).then(
       (found) => {

@@ -16,7 +16,7 @@ export type MemberLoad = {
 };
 
 /** Negative when `a` comes first. Loads compare exactly (cross-multiplied, no division). */
-export function compareMembers(a: MemberLoad, b: MemberLoad): number {
+function compareMembers(a: MemberLoad, b: MemberLoad): number {
   const byLoad = a.loadMinutes * b.weight - b.loadMinutes * a.weight;
   if (byLoad !== 0) return byLoad;
   const byRecency = (a.lastBookedAt ?? -Infinity) - (b.lastBookedAt ?? -Infinity);

@@ -4,7 +4,8 @@ import { poolAssignments, type PoolAssignmentReason } from '@/db/schema';
 import type { AgentActor } from '../access';
 import { ensureCalendarsUsable } from '../calendars/mirror';
 import { searchAvailability, evaluateBooking, type AvailabilityInput, type AvailabilityResult } from '../claims/availabilityService';
-import { GateRefusal, runClaimOperation, type ClaimOperation } from '../claims/claimRunner';
+import { GateRefusal, type ClaimOperation } from '../claims/claimRunner';
+import { runAnsweredClaim, type KeyAnswer } from '../answeredClaim';
 import { DomainError, invalidField } from '../errors';
 import { distinctSlots, localSpan, timeZoneName } from '../scheduling';
 import { assignmentOrder, assignmentReason, type MemberLoad } from './assignment';
@@ -19,7 +20,7 @@ import { memberLoads, resolvePool, type LoadedPool } from './poolService';
 
 export type PoolAssignmentView = { pool_id: string; reason: PoolAssignmentReason; load_minutes: number; weight: number };
 
-export type PoolSlot = {
+type PoolSlot = {
   start: string;
   end: string;
   start_local: string;
@@ -37,7 +38,7 @@ const MEMBER_ONLY = new Set(['NO_SLOTS_AVAILABLE', 'CALENDAR_NOT_FOUND', 'CALEND
  * today one single-owner search per member (searchAvailability); a multi-owner evaluator can
  * take its place behind this signature.
  */
-export async function memberSlots(
+async function memberSlots(
   db: Db,
   actor: AgentActor,
   emails: readonly string[],
@@ -130,19 +131,18 @@ export type PoolClaimRequest = {
 };
 
 /**
- * Run a claim on a member: the REST wrapper's `claim` (the Idempotency-Key's answer and the
- * member's calendar gate), or runClaimOperation for callers without a transport.
+ * The claim on the member the pool picks, with its assignment; `build` makes the member's claim
+ * with the facts its audit row carries. Each member's claim runs behind that member's calendar
+ * gate; `answer`: the request's Idempotency-Key record, where the accepted claim stores its answer
+ * (answeredClaim.ts), or null (no key; callers without a transport).
  */
-export type MemberClaimRunner = <T>(operation: ClaimOperation<T>, ownerEmail: string) => Promise<T>;
-
-/** The claim on the member the pool picks, with its assignment; `build` makes the member's claim with the facts its audit row carries. */
 export async function claimThroughPool<T extends object>(
   db: Db,
   actor: AgentActor,
   request: PoolClaimRequest,
   now: Date,
   build: (ownerEmail: string, auditDetails: Record<string, unknown>) => ClaimOperation<T>,
-  run: MemberClaimRunner,
+  answer: KeyAnswer | null,
 ): Promise<T & { owner_email: string; assignment: PoolAssignmentView }> {
   const pool = await resolvePool(db, actor.customerId, actor, request.pool);
   const order = assignmentOrder(await memberLoads(db, pool, now));
@@ -160,7 +160,8 @@ export async function claimThroughPool<T extends object>(
       pool: { pool_id: pool.id, name: pool.name, assignment, candidates: candidates.slice(i).map((c) => c.email), ...(passedOver.length ? { passed_over: [...passedOver] } : {}) },
     };
     try {
-      const value = await run(withAssignment(build(member.email, details), actor, pool, member, assignment, now), member.email);
+      const gate = { owner: { customerId: actor.customerId, email: member.email }, now };
+      const value = await runAnsweredClaim(db, withAssignment(build(member.email, details), actor, pool, member, assignment, now), { gate, answer });
       return { ...value, owner_email: member.email, assignment };
     } catch (err) {
       const refusal = err instanceof GateRefusal ? err.refusal : err;
@@ -178,7 +179,7 @@ function noMembers(name?: string): DomainError {
 }
 
 /** Refusals after which the pool tries its next candidate. */
-const RETRYABLE = new Set(['ARBITRATION_REJECTED', 'NO_SLOTS_AVAILABLE', 'CALENDAR_NOT_FOUND', 'CALENDAR_REAUTH_REQUIRED', 'CALENDAR_UNAVAILABLE']);
+const RETRYABLE = new Set(['ARBITRATION_REJECTED', 'OUT_OF_OFFICE', 'NO_SLOTS_AVAILABLE', 'CALENDAR_NOT_FOUND', 'CALENDAR_REAUTH_REQUIRED', 'CALENDAR_UNAVAILABLE']);
 
 /**
  * The members to try, in order: the one the agent names; or (a slot) those whose arbiter
@@ -233,9 +234,4 @@ export function recordAssignment(tx: Executor, a: { claimId: string; customerId:
     .insert(poolAssignments)
     .values({ claimId: a.claimId, customerId: a.customerId, poolId: a.poolId, ownerId: a.ownerId, reason: a.assignment.reason, loadMinutes: a.assignment.load_minutes, weight: a.assignment.weight, createdAt: a.now })
     .onConflictDoNothing();
-}
-
-/** A runner for callers without a transport (demo data, benchmarks, tests): the member's calendar gate, then the claim runner. */
-export function directRunner(db: Db, customerId: string, now: Date): MemberClaimRunner {
-  return (operation, ownerEmail) => runClaimOperation(db, operation, { owner: { customerId, email: ownerEmail }, now });
 }

@@ -14,7 +14,7 @@ import type { MemberLoad } from './assignment';
  * assignment rule and the assignments report read.
  */
 
-export type PoolMemberInput = { owner_email: string; weight: number };
+type PoolMemberInput = { owner_email: string; weight: number };
 export type PoolInput = { name: string; members: PoolMemberInput[] };
 export type PoolView = { pool_id: string; name: string; members: { owner_email: string; weight: number }[]; created_at: string };
 /** A pool as the scheduling calls use it: its members with owner ids. */
@@ -22,9 +22,9 @@ export type LoadedPool = { id: string; name: string; createdAt: Date; members: {
 
 const DAY = 86_400_000;
 /** The trailing window of the load a pool balances (docs/groups.md, "Pools"). */
-export const LOAD_WINDOW_MS = 7 * DAY;
+const LOAD_WINDOW_MS = 7 * DAY;
 /** The default period of the assignments report. */
-export const REPORT_DEFAULT_MS = 30 * DAY;
+const REPORT_DEFAULT_MS = 30 * DAY;
 
 export function poolView(p: LoadedPool): PoolView {
   return { pool_id: p.id, name: p.name, members: p.members.map((m) => ({ owner_email: m.email, weight: m.weight })), created_at: p.createdAt.toISOString() };
@@ -38,7 +38,7 @@ function usableBy(actor: AdminActor, pool: LoadedPool): boolean {
 }
 
 /** An agent may use (or administer) a pool only when its owner_scope covers every member. */
-export function assertPoolInScope(actor: AdminActor, pool: LoadedPool): void {
+function assertPoolInScope(actor: AdminActor, pool: LoadedPool): void {
   if (actor?.kind !== 'agent') return;
   for (const m of pool.members) assertOwnerInScope(actor, m.email);
 }

@@ -11,7 +11,7 @@ import { Resolver } from 'node:dns/promises';
 /** `host`, `host:port`, `[v6]:port`, or several of these separated by commas. */
 export type ResolverAddress = string | undefined;
 
-export type TxtLookup =
+type TxtLookup =
   | { ok: true; records: string[] }
   /** `nodata`: the name exists (or not) but carries no TXT record; `error`: the look-up itself failed. */
   | { ok: false; kind: 'nodata' | 'error'; code: string };
@@ -37,7 +37,7 @@ function resolverFor(address: ResolverAddress): Resolver {
  * record arrives split into 255-byte pieces). Never throws: failures come
  * back as a result, so verification can answer them as "not verified".
  */
-export async function lookupTxt(name: string, address: ResolverAddress): Promise<TxtLookup> {
+async function lookupTxt(name: string, address: ResolverAddress): Promise<TxtLookup> {
   let resolver: Resolver;
   try {
     resolver = resolverFor(address);

@@ -6,6 +6,7 @@ import { SchedulingContext } from './schedulingContext';
 import { evaluateSlot } from './evaluate';
 import { HOUR } from './localTime';
 import { hardBlockIntervals } from './timeRules';
+import { claimsInReach } from './buffers';
 import {
   WARNING_WORKING_HOURS_NOT_CONFIGURED,
   type Alternative,
@@ -13,8 +14,11 @@ import {
   type ArbitrationContext,
   type ArbitrationRequest,
   type Conflict,
+  type Claim,
   type Decision,
+  type MeetingConflict,
   type OwnerRules,
+  type RequestPolicy,
   type RejectReason,
 } from './types';
 
@@ -30,13 +34,14 @@ export const VERDICT_CLAIMS_MARGIN_MS = 26 * HOUR;
 /** How far (both directions) alternatives are searched around the requested start. */
 export const ALTERNATIVES_RADIUS_MS = 72 * HOUR;
 /** Alternatives lie on the owner-local quarter-hour grid. */
-export const ALTERNATIVES_STEP_MINUTES = 15;
-export const MAX_ALTERNATIVES = 3;
+const ALTERNATIVES_STEP_MINUTES = 15;
+const MAX_ALTERNATIVES = 3;
 
 const REASON_CODES: Record<RejectReason, AlternativeReasonCode> = {
   NO_CAPACITY: 'capacity_conflict',
   WORKING_HOURS: 'working_hours',
   OFF_DAY: 'off_day',
+  OUT_OF_OFFICE: 'out_of_office',
   MAX_DAILY_HOURS: 'daily_hours_limit',
   SACRED_MEETING: 'sacred_meeting',
   PERMISSION_DENIED_PREEMPT: 'permission_denied_preempt',
@@ -56,7 +61,7 @@ export function warningsFor(rules: OwnerRules): string[] {
  * sorted by start. No two overlap (a slot overlapping a nearer one already offered is passed over,
  * as a `distinct` search does). Each is accepted by evaluateSlot (hence by arbitrate) with the same request.
  */
-export function findAlternatives(
+function findAlternatives(
   ctx: SchedulingContext,
   request: ArbitrationRequest,
   failedReason: RejectReason,
@@ -85,23 +90,30 @@ export function findAlternatives(
   return found.sort((a, b) => a - b).map((start) => ({ start, end: start + length, reason_code }));
 }
 
+function meetingConflict(c: Claim): MeetingConflict {
+  if (c.external) return { kind: 'calendar_event', sacred: true };
+  if (c.kind === 'hold') return { kind: 'hold' };
+  return { kind: 'booking', meeting_class: c.meetingClass ?? null, priority: c.priority === Number.MAX_SAFE_INTEGER ? null : c.priority, sacred: c.sacred };
+}
+
 /**
  * What [start, end) collides with, for the `conflicts[]` of a refusal: each hard block by its label
- * (in rule order), then each overlapping claim in start order as its kind and class's rank only
- * (never an id, agent, title or attendee). A hold's several ranges, like repeated identical
- * entries, are named once. Working hours and the daily limit are reasons, not conflicts.
+ * (in rule order), then each claim in the way in start order as its kind and class's rank only
+ * (never an id, agent, title or attendee): an overlapping one as itself, one only a buffer runs
+ * into (the request's or its own, docs/arbitration.md "Buffers") as `buffer` naming it. A hold's
+ * several ranges, like repeated identical entries, are named once. Working hours and the daily
+ * limit are reasons, not conflicts.
  */
-export function findConflicts(ctx: SchedulingContext, start: number, end: number): Conflict[] {
+function findConflicts(ctx: SchedulingContext, start: number, end: number, policy: Partial<RequestPolicy> = {}): Conflict[] {
   const out: Conflict[] = [];
   if (ctx.overlapsHardBlock(start, end)) {
     for (const block of ctx.rules.hardBlocks) {
       if (hardBlockIntervals({ ...ctx.rules, hardBlocks: [block] }, start, end).length) out.push({ kind: 'hard_block', label: block.label ?? null });
     }
   }
-  for (const c of ctx.claims.overlapping(start, end)) {
-    if (c.external) out.push({ kind: 'calendar_event', sacred: true });
-    else if (c.kind === 'hold') out.push({ kind: 'hold' });
-    else out.push({ kind: 'booking', meeting_class: c.meetingClass ?? null, priority: c.priority === Number.MAX_SAFE_INTEGER ? null : c.priority, sacred: c.sacred });
+  for (const c of claimsInReach(ctx, start, end, policy)) {
+    if (c.start < end && start < c.end) out.push(meetingConflict(c));
+    else out.push({ kind: 'buffer', side: c.end <= start ? 'before' : 'after', meeting: meetingConflict(c) });
   }
   const seen = new Set<string>();
   return out.filter((c) => {
@@ -125,7 +137,7 @@ export function arbitrate(request: ArbitrationRequest, context: ArbitrationConte
 }
 
 /** arbitrate() on an existing context (lets callers evaluate many requests with one cache). */
-export function decide(ctx: SchedulingContext, request: ArbitrationRequest): Decision {
+function decide(ctx: SchedulingContext, request: ArbitrationRequest): Decision {
   const warnings = warningsFor(ctx.rules);
   const verdict = evaluateSlot(ctx, request.start, request.end, request);
   if (verdict.ok) return { outcome: 'accept', preempt: verdict.preempt.map((c) => c.id), warnings };
@@ -138,7 +150,7 @@ export function decide(ctx: SchedulingContext, request: ArbitrationRequest): Dec
     reason: counter ? 'COUNTER_PROPOSED' : failedReason,
     failedReason,
     alternatives,
-    conflicts: findConflicts(ctx, request.start, request.end),
+    conflicts: findConflicts(ctx, request.start, request.end, request),
     warnings,
   };
 }

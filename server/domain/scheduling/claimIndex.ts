@@ -11,6 +11,8 @@ export class ClaimIndex {
   readonly sorted: Claim[];
   private readonly prefixMaxEnd: number[];
   private readonly dayMs = new Map<number, number>();
+  /** The longest buffer any claim here keeps (docs/arbitration.md "Buffers"): how far beyond a query a claim may still reach into it. */
+  readonly maxBufferMs: number;
 
   constructor(claims: readonly Claim[], excludeIds: readonly string[] = []) {
     const excluded = new Set(excludeIds);
@@ -19,10 +21,13 @@ export class ClaimIndex {
       .sort((a, b) => a.start - b.start || a.end - b.end || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     this.prefixMaxEnd = [];
     let max = -Infinity;
+    let buffer = 0;
     for (const c of this.sorted) {
       max = Math.max(max, c.end);
       this.prefixMaxEnd.push(max);
+      buffer = Math.max(buffer, c.bufferBeforeMs ?? 0, c.bufferAfterMs ?? 0);
     }
+    this.maxBufferMs = buffer;
   }
 
   /** Claims overlapping [start, end), in start order. */

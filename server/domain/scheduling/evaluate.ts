@@ -5,7 +5,8 @@
  */
 import type { SchedulingContext } from './schedulingContext';
 import { HOUR } from './localTime';
-import { dayIsWorking } from './timeRules';
+import { dayIsWorking, outOfOfficeOn } from './timeRules';
+import { claimsInReach } from './buffers';
 import type { Claim, RejectReason, RequestPolicy } from './types';
 
 /** The step of the decision order at which a slot failed. */
@@ -16,17 +17,23 @@ export type SlotVerdict =
   | { ok: false; reason: RejectReason | 'PAST_TIME'; stage: FailedStage };
 
 /** Step 1: a start before now is PAST_TIME (422). A start exactly at now is allowed. */
-export function isPast(ctx: SchedulingContext, start: number): boolean {
+function isPast(ctx: SchedulingContext, start: number): boolean {
   return start < ctx.now;
 }
 
 /**
- * Step 2. Every local day the interval touches must be a working day (else OFF_DAY), and the whole
+ * Step 2. No local day the interval touches may be out of office (else OUT_OF_OFFICE,
+ * docs/arbitration.md "Out of office"). Every local day the interval touches must be a working day (else OFF_DAY), and the whole
  * interval must lie inside ONE merged working interval (else WORKING_HOURS). Merging joins a range
  * ending at 24:00 with one starting at 00:00 the next day, so overnight shifts work.
  * Always passes when working hours are not configured.
  */
-export function checkWorkingTime(ctx: SchedulingContext, start: number, end: number): 'OFF_DAY' | 'WORKING_HOURS' | null {
+function checkWorkingTime(ctx: SchedulingContext, start: number, end: number): 'OUT_OF_OFFICE' | 'OFF_DAY' | 'WORKING_HOURS' | null {
+  if (ctx.rules.outOfOffice?.length) {
+    ctx.ensure(start, end);
+    const [a, b] = ctx.table.dayRange(start, end);
+    for (let i = a; i <= b; i++) if (outOfOfficeOn(ctx.rules, ctx.table.days[i])) return 'OUT_OF_OFFICE';
+  }
   if (!ctx.rules.workingHours) return null;
   ctx.ensure(start, end);
   const [a, b] = ctx.table.dayRange(start, end);
@@ -36,24 +43,25 @@ export function checkWorkingTime(ctx: SchedulingContext, start: number, end: num
 }
 
 /** Step 3: overlapping a hard block is NO_CAPACITY. */
-export function checkHardBlocks(ctx: SchedulingContext, start: number, end: number): 'NO_CAPACITY' | null {
+function checkHardBlocks(ctx: SchedulingContext, start: number, end: number): 'NO_CAPACITY' | null {
   return ctx.overlapsHardBlock(start, end) ? 'NO_CAPACITY' : null;
 }
 
 /**
- * Step 4: each overlapping claim in start order; the first failure decides. Sacred ->
+ * Step 4: each claim in the way in start order (overlapping the slot, or within the slot's or the
+ * claim's buffers: buffers.ts); the first failure decides. Sacred ->
  * SACRED_MEETING; priority >= ours -> NO_CAPACITY; lower but the agent lacks `preempt` ->
  * PERMISSION_DENIED_PREEMPT; lower but our policy is `never` -> NO_CAPACITY. Otherwise the claim
  * would be preempted.
  */
-export function checkClaims(
+function checkClaims(
   ctx: SchedulingContext,
   start: number,
   end: number,
   policy: RequestPolicy,
 ): { ok: true; preempt: Claim[] } | { ok: false; reason: RejectReason } {
   const preempt: Claim[] = [];
-  for (const claim of ctx.claims.overlapping(start, end)) {
+  for (const claim of claimsInReach(ctx, start, end, policy)) {
     if (claim.sacred) return { ok: false, reason: 'SACRED_MEETING' };
     if (claim.priority >= policy.priority) return { ok: false, reason: 'NO_CAPACITY' };
     if (!policy.agentCanPreempt) return { ok: false, reason: 'PERMISSION_DENIED_PREEMPT' };

@@ -12,11 +12,12 @@
 import { RulesCalendar, SchedulingContext } from './schedulingContext';
 import { checkClaimsAndLimit, checkClockAndRules, checkDailyLimit, evaluateSlot, type FailedStage, type SlotRefusal } from './evaluate';
 import { mergeIntervals } from './intervals';
+import { MAX_BUFFER_MS, reachesWithin } from './buffers';
 import type { DayTable } from './localTime';
 import { MINUTE } from './localTime';
 import type { Claim, Interval, NoSlotsReason, OwnerRules, RequestPolicy } from './types';
 
-export type GroupMode = 'all' | 'any';
+type GroupMode = 'all' | 'any';
 
 /** One owner's facts: its rules, its active claims around the searched range, the request's policy at it. */
 export type GroupMemberFacts = {
@@ -43,14 +44,14 @@ export function groupMember(facts: GroupMemberFacts, now: number, calendar?: Rul
 export function groupMembers(list: readonly GroupMemberFacts[], now: number, shared = new Map<string, RulesCalendar>()): GroupMember[] {
   return list.map((facts) => {
     const r = facts.rules;
-    const key = JSON.stringify([r.timeZone, r.workingHours, r.hardBlocks]);
+    const key = JSON.stringify([r.timeZone, r.workingHours, r.hardBlocks, r.dateOverrides ?? []]);
     let calendar = shared.get(key);
     if (!calendar) shared.set(key, (calendar = new RulesCalendar(r)));
     return groupMember(facts, now, calendar);
   });
 }
 
-export type MemberRefusal = { key: string; stage: FailedStage; reason: string };
+type MemberRefusal = { key: string; stage: FailedStage; reason: string };
 
 export type GroupSlotDecision = {
   ok: boolean;
@@ -146,7 +147,7 @@ function onGrid(params: SearchGroupSlotsParams, visit: (t: number, end: number) 
  * Time no slot may touch for this request: the union, over the members, of what refuses any
  * slot overlapping it whatever else holds: non-working time (a slot must lie in one working
  * interval), hard blocks, and claims the request may not preempt (sacred, not lower priority,
- * or preemption not allowed). Only ever refuses what evaluateSlot() refuses, so it is a pure
+ * or preemption not allowed) with their buffers and the request's. Only ever refuses what evaluateSlot() refuses, so it is a pure
  * shortcut: what it lets through is still judged by every member in full.
  */
 function blockedForAll(members: readonly GroupMember[], from: number, to: number): Interval[] {
@@ -163,9 +164,8 @@ function blockedForAll(members: readonly GroupMember[], from: number, to: number
     }
     all.push(...ctx.hardBlocksWithin(from, to));
     const mayPreempt = request.agentCanPreempt && request.preemptPolicy !== 'never';
-    for (const c of ctx.claims.overlapping(from, to)) {
-      if (c.sacred || c.priority >= request.priority || !mayPreempt) all.push({ start: c.start, end: c.end });
-    }
+    // Each such claim with its buffers and the request's (buffers.ts reachOf).
+    all.push(...reachesWithin(ctx, from, to, request, (c) => c.sacred || c.priority >= request.priority || !mayPreempt));
   }
   return mergeIntervals(all);
 }
@@ -282,12 +282,16 @@ export function nextGroupSlot(params: Omit<SearchGroupSlotsParams, 'maxResults' 
 /**
  * The latest start (>= `from`) a search over these members may judge from facts holding every
  * claim that overlaps `facts`, exactly as it would with every claim: a slot's verdict reads the
- * claims overlapping it and those of each local day it touches (evaluate.ts, the daily limit),
- * so a slot qualifies when, in every member's zone, its local days lie inside `facts`. -Infinity
+ * claims overlapping it or reaching it with buffers and those of each local day it touches
+ * (evaluate.ts, the daily limit), so a slot qualifies when, in every member's zone, its local
+ * days lie a whole buffer (MAX_BUFFER_MS) inside `facts`. -Infinity
  * when the local day of `from` already begins before `facts` does. Lets the next-slot search of a
  * refusal start on the facts its window's search read (docs/groups.md "Collective search").
  */
-export function lastStartOnFacts(members: readonly GroupMember[], facts: Interval, from: number, durationMinutes: number): number {
+export function lastStartOnFacts(members: readonly GroupMember[], loaded: Interval, from: number, durationMinutes: number): number {
+  // A claim just outside what was read may still reach in with its buffers (buffers.ts): judge only
+  // what lies a whole buffer inside it.
+  const facts = { start: loaded.start + MAX_BUFFER_MS, end: loaded.end - MAX_BUFFER_MS };
   let limit = Infinity;
   for (const m of members) {
     m.ctx.ensure(Math.min(from, facts.end), Math.max(from, facts.end));

@@ -68,7 +68,3 @@ export function anyOverlap(list: readonly Interval[], start: number, end: number
   const i = lowerBound(list.length, (k) => list[k].end > start);
   return i < list.length && list[i].start < end;
 }
-
-export function overlapMs(a: Interval, start: number, end: number): number {
-  return Math.max(0, Math.min(a.end, end) - Math.max(a.start, start));
-}

@@ -8,8 +8,8 @@
 /** Instants the service schedules, both ends included: 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z. */
 export const EARLIEST_INSTANT = '1970-01-01T00:00:00Z';
 export const LATEST_INSTANT = '2100-01-01T00:00:00Z';
-export const EARLIEST_INSTANT_MS = Date.parse(EARLIEST_INSTANT);
-export const LATEST_INSTANT_MS = Date.parse(LATEST_INSTANT);
+const EARLIEST_INSTANT_MS = Date.parse(EARLIEST_INSTANT);
+const LATEST_INSTANT_MS = Date.parse(LATEST_INSTANT);
 
 export function isSupportedInstant(ms: number): boolean {
   return ms >= EARLIEST_INSTANT_MS && ms <= LATEST_INSTANT_MS;
@@ -24,3 +24,12 @@ export const MAX_RRULE_COUNT = 10_000;
 export const MAX_RRULE_BY_VALUES = 10;
 /** Most hard blocks (weekly ranges and RRULEs together) of one owner. */
 export const MAX_HARD_BLOCKS = 100;
+
+/** The most a meeting's buffer before or after it may be, in minutes (docs/arbitration.md "Buffers"; the database CHECKs it too). */
+export const MAX_BUFFER_MINUTES = 240;
+
+/** Most date overrides of one owner (docs/arbitration.md "Date overrides"): a year of days. */
+export const MAX_DATE_OVERRIDES = 366;
+
+/** Most out-of-office ranges of one owner (docs/arbitration.md "Out of office"). */
+export const MAX_OUT_OF_OFFICE = 100;

@@ -165,7 +165,7 @@ function monthDays(rule: ParsedRRule, year: number, month: number, defaultDom: n
  * a month of the rule's sequence, or DTSTART when that month is DTSTART's) number `used`. Before `day`, COUNT cannot be used up; from
  * `day` on, counting resumes at `used`.
  */
-export type CountCheckpoint = { day: number; used: number };
+type CountCheckpoint = { day: number; used: number };
 
 const monthOf = (epochDay: number) => {
   const c = civilFromDays(epochDay);
@@ -189,7 +189,7 @@ function startMatches(rule: ParsedRRule, d0: number): boolean {
  * COUNT is used up, or else the first month of the sequence starting after `horizonDay`. Walks the
  * months from DTSTART once (at most up to the horizon); store the result with the rule.
  */
-export function countCheckpoint(rule: ParsedRRule, d0: number, horizonDay: number): CountCheckpoint | null {
+function countCheckpoint(rule: ParsedRRule, d0: number, horizonDay: number): CountCheckpoint | null {
   const { count, interval: I } = rule;
   if (rule.freq !== 'MONTHLY' || count === null) return null;
   const c0 = civilFromDays(d0);
@@ -219,7 +219,7 @@ export function countCheckpoint(rule: ParsedRRule, d0: number, horizonDay: numbe
  * Occurrence dates (epoch days) of the rule within [lo, hi], ascending, honouring COUNT.
  * `d0` is DTSTART's date; `checkpoint` (MONTHLY with COUNT) what countCheckpoint() computed.
  */
-export function* occurrenceDays(rule: ParsedRRule, d0: number, lo: number, hi: number, checkpoint: CountCheckpoint | null = null): Generator<number> {
+function* occurrenceDays(rule: ParsedRRule, d0: number, lo: number, hi: number, checkpoint: CountCheckpoint | null = null): Generator<number> {
   const { interval: I, count } = rule;
   const wd0 = weekdayIndex(d0);
   const c0 = civilFromDays(d0);
@@ -305,7 +305,7 @@ export function* occurrenceDays(rule: ParsedRRule, d0: number, lo: number, hi: n
 const MAX_OFFSET_MS = 15 * HOUR;
 
 /** How a checkpoint is stored with its block: `day` is the local date YYYY-MM-DD. */
-export type StoredCountCheckpoint = { day: string; used: number };
+type StoredCountCheckpoint = { day: string; used: number };
 export type RRuleBlock = { rrule: string; dtstart: string; duration_minutes: number; count_checkpoint?: StoredCountCheckpoint };
 
 /**

@@ -8,7 +8,7 @@
  *   A createdAt in the future (clock skew) never makes a booking sacred by age (unless 0 hours).
  * Holds are never sacred: callers pass sacred:false for hold claims without calling this.
  */
-export const DEFAULT_SACRED_MEETING_AGE_HOURS = 24;
+const DEFAULT_SACRED_MEETING_AGE_HOURS = 24;
 
 export type SacredInput = {
   /** Epoch ms the booking was created (confirmed). */

@@ -7,7 +7,7 @@
 import { ClaimIndex } from './claimIndex';
 import { anyOverlap, findContaining } from './intervals';
 import { DayTable, DAY } from './localTime';
-import { hardBlocksOfTable, workingIntervalsOfTable } from './timeRules';
+import { hardBlocksOfTable, hasTimeRules, workingIntervalsOfTable } from './timeRules';
 import type { Claim, Interval, OwnerRules } from './types';
 
 /**
@@ -35,7 +35,7 @@ export class RulesCalendar {
     const start = this.table.from;
     const end = this.table.to;
     this.blocks = hardBlocksOfTable(this.table, this.rules, start, end);
-    this.working = this.rules.workingHours
+    this.working = hasTimeRules(this.rules)
       ? workingIntervalsOfTable(this.table, this.rules, 0, this.table.days.length - 1)
       : null;
     this.covFrom = start;

@@ -8,6 +8,7 @@ import { checkDailyLimit, evaluateSlot } from './evaluate';
 import { mergeIntervals, subtractIntervals } from './intervals';
 import { MINUTE } from './localTime';
 import { warningsFor } from './arbitrate';
+import { reachesWithin } from './buffers';
 import type { Claim, Interval, NoSlotsReason, OwnerRules, RequestPolicy, Slot } from './types';
 
 export const DEFAULT_STEP_MINUTES = 15;
@@ -78,6 +79,7 @@ export function searchSlots(params: SearchSlotsParams): SearchSlotsResult {
   const slots: Slot[] = [];
   let candidates = 0;
   let sawWorkingDay = false;
+  let sawOutOfOffice = false;
   let passedWorking = false;
   let passedHardBlocks = false;
   let dailyCouldPass = false;
@@ -93,6 +95,7 @@ export function searchSlots(params: SearchSlotsParams): SearchSlotsResult {
       }
       if (verdict.stage === 'working') {
         if (verdict.reason === 'WORKING_HOURS') sawWorkingDay = true;
+        if (verdict.reason === 'OUT_OF_OFFICE') sawOutOfOffice = true;
         return true;
       }
       passedWorking = true;
@@ -105,7 +108,7 @@ export function searchSlots(params: SearchSlotsParams): SearchSlotsResult {
   if (slots.length > 0) return { slots, warnings };
   let reason_code: NoSlotsReason;
   if (candidates === 0) reason_code = 'NO_FREE_SLOTS';
-  else if (!passedWorking) reason_code = sawWorkingDay ? 'WORKING_HOURS' : 'OFF_DAY';
+  else if (!passedWorking) reason_code = sawWorkingDay ? 'WORKING_HOURS' : sawOutOfOffice ? 'OUT_OF_OFFICE' : 'OFF_DAY';
   else if (!passedHardBlocks) reason_code = 'HARD_BLOCK';
   else if (!dailyCouldPass) reason_code = 'DAILY_HOURS_LIMIT';
   else reason_code = 'NO_FREE_SLOTS';
@@ -147,7 +150,8 @@ export type HoldStretchParams = Common & { window: Interval };
 /**
  * The stretch a `first_fit` window hold claims: the earliest maximal contiguous stretch of
  * [max(window.start, now), window.end) that is working time (merged; everything when not
- * configured), outside hard blocks and free of EVERY active claim (choice: window holds never
+ * configured), outside hard blocks and free of EVERY active claim and of its buffers and the
+ * request's (docs/arbitration.md "Buffers"; choice: window holds never
  * preempt, they only take genuinely free time), at least durationMinutes long, and containing a
  * slot arbitrate() accepts (checked at the stretch's start and at each local midnight inside it, so
  * the daily limit is honoured). Null when no stretch qualifies.
@@ -169,7 +173,8 @@ export function findHoldStretches(params: HoldStretchParams, limit = Infinity): 
   const to = params.window.end;
   if (to - from < length) return [];
   ctx.ensure(from, to);
-  const busy = mergeIntervals([...ctx.hardBlocksWithin(from, to), ...ctx.claims.overlapping(from, to)]);
+  // Claims with their buffers and the request's (buffers.ts): the stretch keeps clear of both.
+  const busy = mergeIntervals([...ctx.hardBlocksWithin(from, to), ...reachesWithin(ctx, from, to, params.request)]);
   const free = subtractIntervals(ctx.workingWithin(from, to), busy);
   const out: Interval[] = [];
   for (const stretch of free) {

@@ -6,22 +6,94 @@ import { parseLocalTime } from './civil';
 import { clipIntervals, mergeIntervals } from './intervals';
 import { DayTable, DAY, MINUTE, localDayBounds, type LocalDay } from './localTime';
 import { expandRRuleBlock } from './rruleMemo';
-import type { Claim, HardBlock, Interval, OwnerRules } from './types';
+import type { Claim, DateOverride, HardBlock, Interval, LocalRange, OutOfOffice, OwnerRules } from './types';
 
 export { localDayBounds };
 
-/** True when the owner has at least one working range on that weekday (or no working hours configured). */
+/** Date overrides by local date, built once per rules' list. */
+const overrideMaps = new WeakMap<readonly DateOverride[], Map<string, LocalRange[]>>();
+
+function overridesByDate(list: readonly DateOverride[]): Map<string, LocalRange[]> {
+  let map = overrideMaps.get(list);
+  if (!map) overrideMaps.set(list, (map = new Map(list.map((o) => [o.date, o.working_hours]))));
+  return map;
+}
+
+/** The out-of-office range containing this local day, if any (docs/arbitration.md "Out of office"). */
+export function outOfOfficeOn(rules: OwnerRules, day: LocalDay): OutOfOffice | undefined {
+  if (!rules.outOfOffice?.length) return undefined;
+  const date = day.date.toString(); // YYYY-MM-DD compares as text
+  return rules.outOfOffice.find((r) => r.start <= date && date <= r.end);
+}
+
+/** The out-of-office range on a local day [start, end) touches, if any; and the first instant after it. */
+export function outOfOfficeAt(rules: OwnerRules, start: number, end: number): { range: OutOfOffice; after: number } | undefined {
+  if (!rules.outOfOffice?.length) return undefined;
+  const table = new DayTable(rules.timeZone);
+  table.ensure(start, end);
+  const [a, b] = table.dayRange(start, end);
+  for (let i = a; i <= b; i++) {
+    const range = outOfOfficeOn(rules, table.days[i]);
+    if (!range) continue;
+    let day = table.days[i];
+    while (day.date.toString() < range.end) {
+      table.ensure(day.end, day.end);
+      day = table.dayAt(day.end);
+    }
+    return { range, after: day.end };
+  }
+  return undefined;
+}
+
+/**
+ * Whether the owner is out of office at `now`, and until when: the range of today's local date,
+ * joined with any range that starts the day after it ends (so "away until" is the last away day of
+ * an unbroken absence), and the first instant after it (docs/public-scheduling.md "Away").
+ */
+export function awayAt(rules: OwnerRules, now: number): { start: string; end: string; note?: string; back: number } | undefined {
+  const first = outOfOfficeAt(rules, now, now + 1);
+  if (!first) return undefined;
+  let { range, after } = first;
+  let end = range.end;
+  for (let next = outOfOfficeAt(rules, after, after + 1), hops = 0; next && hops < 400; next = outOfOfficeAt(rules, after, after + 1), hops++) {
+    ({ range, after } = next);
+    if (range.end > end) end = range.end;
+  }
+  return { start: first.range.start, end, ...(first.range.note ? { note: first.range.note } : {}), back: after };
+}
+
+/** Whether the rules restrict time of day at all: working hours configured, or away days. */
+export function hasTimeRules(rules: OwnerRules): boolean {
+  return Boolean(rules.workingHours || rules.outOfOffice?.length);
+}
+
+/**
+ * The working ranges of one local day: none while out of office, its date override's when it has one (docs/arbitration.md
+ * "Date overrides"), else its weekday's. Configured working hours only.
+ */
+function dayRanges(rules: OwnerRules, day: LocalDay): LocalRange[] {
+  if (outOfOfficeOn(rules, day)) return [];
+  if (rules.dateOverrides?.length) {
+    const override = overridesByDate(rules.dateOverrides).get(day.date.toString());
+    if (override) return override;
+  }
+  return rules.workingHours?.[day.weekday] ?? [];
+}
+
+/** True when the owner has at least one working range on that local day (or no working hours configured). */
 export function dayIsWorking(rules: OwnerRules, day: LocalDay): boolean {
   if (!rules.workingHours) return true;
-  return (rules.workingHours[day.weekday] ?? []).length > 0;
+  return dayRanges(rules, day).length > 0;
 }
 
 /**
  * Working intervals of one local day, merged. Empty ranges (start >= end after mapping, e.g. a
  * 02:00-03:00 range on a spring-forward day) disappear. Requires configured working hours.
  */
-export function dayWorkingIntervals(table: DayTable, rules: OwnerRules, day: LocalDay): Interval[] {
-  const ranges = rules.workingHours?.[day.weekday] ?? [];
+function dayWorkingIntervals(table: DayTable, rules: OwnerRules, day: LocalDay): Interval[] {
+  // Without working hours a day is whole working time, unless the owner is away.
+  if (!rules.workingHours) return outOfOfficeOn(rules, day) ? [] : [{ start: day.start, end: day.end }];
+  const ranges = dayRanges(rules, day);
   const out: Interval[] = [];
   for (const r of ranges) {
     const a = parseLocalTime(r.start);
@@ -33,13 +105,13 @@ export function dayWorkingIntervals(table: DayTable, rules: OwnerRules, day: Loc
 }
 
 /**
- * Real instants of working time intersecting [from, to), merged (a range ending at 24:00 merges with
+ * Real instants of working time intersecting [from, to) (none on out-of-office days), merged (a range ending at 24:00 merges with
  * one starting at 00:00 the next day) and clipped to [from, to). With workingHours null the whole
  * range is working time.
  */
 export function workingIntervals(rules: OwnerRules, from: number, to: number): Interval[] {
   if (!(to > from)) return [];
-  if (!rules.workingHours) return [{ start: from, end: to }];
+  if (!hasTimeRules(rules)) return [{ start: from, end: to }];
   const table = new DayTable(rules.timeZone);
   table.ensure(from, to);
   return clipIntervals(workingIntervalsOfTable(table, rules, table.indexOf(from), table.indexOf(to)), from, to);
@@ -108,7 +180,7 @@ export function hardBlockIntervals(rules: OwnerRules, from: number, to: number):
  * claimed span, so this is exactly the overlap. A window hold counts min(duration, its part of the
  * held window on that day): wherever the meeting finally lands, it cannot use more of that day.
  */
-export function claimMsOnDay(claim: Pick<Claim, 'start' | 'end' | 'countedMinutes'>, dayStart: number, dayEnd: number): number {
+function claimMsOnDay(claim: Pick<Claim, 'start' | 'end' | 'countedMinutes'>, dayStart: number, dayEnd: number): number {
   const overlap = Math.min(claim.end, dayEnd) - Math.max(claim.start, dayStart);
   if (overlap <= 0) return 0;
   return Math.min(overlap, Math.max(0, claim.countedMinutes) * MINUTE);

@@ -39,7 +39,25 @@ export type OwnerRules = {
   hardBlocks: HardBlock[];
   /** May be fractional (4.5 = 270 minutes). null = no limit. */
   maxDailyMeetingHours: number | null;
+  /**
+   * Meetings' buffers keep clear of provider-calendar busy time too (`external` claims).
+   * Absent or false: buffers apply between the owner's own claims only (docs/arbitration.md "Buffers").
+   */
+  bufferExternalEvents?: boolean;
+  /**
+   * Local dates whose hours replace the weekly ones (docs/arbitration.md "Date overrides"):
+   * other working hours, or a day off (empty list). Requires configured working hours.
+   */
+  dateOverrides?: DateOverride[];
+  /** Inclusive local date ranges the owner is away (docs/arbitration.md "Out of office"): OUT_OF_OFFICE. */
+  outOfOffice?: OutOfOffice[];
 };
+
+/** Away from `start` to `end`, both owner-local dates YYYY-MM-DD, inclusive. */
+export type OutOfOffice = { start: string; end: string; note?: string };
+
+/** One local date's working hours in place of its weekday's (empty: a day off). `date` is YYYY-MM-DD. */
+export type DateOverride = { date: string; working_hours: LocalRange[] };
 
 export type Interval = { start: number; end: number };
 
@@ -61,6 +79,12 @@ export type Claim = {
   /** Busy time of a provider calendar (or an event imported from one): a refusal names it `calendar_event`. */
   external?: boolean;
   /**
+   * The time the claim keeps free before its start and after its end, in ms (its class's or
+   * meeting type's buffers; docs/arbitration.md "Buffers"). Absent: none (provider busy time).
+   */
+  bufferBeforeMs?: number;
+  bufferAfterMs?: number;
+  /**
    * The hold several claim ranges belong to (an `all_free` window hold claims one range per free
    * stretch). Ranges of one group count their countedMinutes once per local day, are set aside
    * together (excludeClaimIds names the group) and give way together.
@@ -68,7 +92,7 @@ export type Claim = {
   group?: string;
 };
 
-export type PreemptPolicy = 'preempt_lower' | 'never';
+type PreemptPolicy = 'preempt_lower' | 'never';
 
 /** The requester-side facts arbitration needs (shared by arbitrate and the slot search). */
 export type RequestPolicy = {
@@ -77,6 +101,17 @@ export type RequestPolicy = {
   preemptPolicy: PreemptPolicy;
   /** The agent has the `preempt` permission. */
   agentCanPreempt: boolean;
+  /**
+   * The time the requested meeting keeps free before its start and after its end, in ms (its
+   * class's or public meeting type's buffers; docs/arbitration.md "Buffers"). Absent: none.
+   */
+  bufferBeforeMs?: number;
+  bufferAfterMs?: number;
+  /**
+   * Not arbitrated: the minutes before its start at which an accepted booking's attendees are
+   * reminded (its class's, or its public meeting type's; docs/reliability.md "Reminders"). Absent: none.
+   */
+  reminderOffsetsMinutes?: readonly number[];
 };
 
 export type ArbitrationRequest = RequestPolicy & { start: number; end: number };
@@ -98,12 +133,14 @@ export type RejectReason =
   | 'NO_CAPACITY'
   | 'WORKING_HOURS'
   | 'OFF_DAY'
+  | 'OUT_OF_OFFICE'
   | 'SACRED_MEETING'
   | 'MAX_DAILY_HOURS'
   | 'PERMISSION_DENIED_PREEMPT';
 
 export type AlternativeReasonCode =
   | 'capacity_conflict'
+  | 'out_of_office'
   | 'working_hours'
   | 'off_day'
   | 'daily_hours_limit'
@@ -117,11 +154,19 @@ export type Alternative = { start: number; end: number; reason_code: Alternative
  * private details (no ids, attendees, titles or agent names). Working hours, working days and the
  * daily limit are reasons, not conflicts.
  */
-export type Conflict =
-  | { kind: 'hard_block'; label: string | null }
+export type MeetingConflict =
   | { kind: 'booking'; meeting_class: string | null; priority: number | null; sacred: boolean }
   | { kind: 'hold' }
   | { kind: 'calendar_event'; sacred: true };
+
+export type Conflict =
+  | { kind: 'hard_block'; label: string | null }
+  | MeetingConflict
+  /**
+   * A meeting the requested slot does not overlap but a buffer runs into (the request's own, or
+   * the meeting's): `side` says where it lies, before the requested start or after its end.
+   */
+  | { kind: 'buffer'; side: 'before' | 'after'; meeting: MeetingConflict };
 
 export const WARNING_WORKING_HOURS_NOT_CONFIGURED = 'WORKING_HOURS_NOT_CONFIGURED';
 
@@ -139,6 +184,6 @@ export type Decision =
       warnings: string[];
     };
 
-export type NoSlotsReason = 'NO_FREE_SLOTS' | 'DAILY_HOURS_LIMIT' | 'OFF_DAY' | 'WORKING_HOURS' | 'HARD_BLOCK';
+export type NoSlotsReason = 'NO_FREE_SLOTS' | 'DAILY_HOURS_LIMIT' | 'OFF_DAY' | 'WORKING_HOURS' | 'HARD_BLOCK' | 'OUT_OF_OFFICE';
 
 export type Slot = { start: number; end: number; preempts: boolean };

@@ -4,9 +4,9 @@
  */
 import { Temporal } from 'temporal-polyfill';
 import { civilFromDays, daysFromCivil, parseLocalTime } from './civil';
-import { MAX_DTSTART_YEAR, MAX_HARD_BLOCKS, MAX_RRULE_BY_VALUES, MAX_RRULE_COUNT, MIN_DTSTART_YEAR } from './limits';
+import { MAX_DATE_OVERRIDES, MAX_OUT_OF_OFFICE, MAX_DTSTART_YEAR, MAX_HARD_BLOCKS, MAX_RRULE_BY_VALUES, MAX_RRULE_COUNT, MIN_DTSTART_YEAR } from './limits';
 import { RRuleError, parseLocalDateTime, parseRRule, withCountCheckpoint } from './rrule';
-import { WEEKDAYS, type HardBlock, type OwnerRules } from './types';
+import { WEEKDAYS, type HardBlock, type LocalRange, type OwnerRules } from './types';
 
 export type RuleIssue = { path: string; message: string };
 
@@ -28,27 +28,9 @@ export function validateOwnerRules(rules: OwnerRules): RuleIssue[] {
     issues.push({ path: 'time_zone', message: `"${rules.timeZone}" is not a time zone we know: choose one from the list, such as Europe/Berlin` });
   }
   if (rules.workingHours) {
-    for (const day of WEEKDAYS) {
-      const valid: { i: number; a: number; b: number }[] = [];
-      (rules.workingHours[day] ?? []).forEach((r, i) => {
-        const a = timeOk(r.start, false);
-        const b = timeOk(r.end, true);
-        const path = `working_hours.${day}[${i}]`;
-        if (a === null || b === null) issues.push({ path, message: 'times must be HH:MM (end may be 24:00)' });
-        else if (b <= a) issues.push({ path, message: 'start must be before end' });
-        else valid.push({ i, a, b });
-      });
-      // Ranges of one day must not overlap (the arbiter would merge them; an owner most likely
-      // mistyped): the later-starting range of each overlapping pair is named, so a form shows
-      // the refusal under it and a preview can leave just that range out.
-      valid.sort((x, y) => x.a - y.a || x.i - y.i);
-      let reach = -1;
-      for (const r of valid) {
-        if (r.a < reach) issues.push({ path: `working_hours.${day}[${r.i}]`, message: 'overlaps another range of this day' });
-        reach = Math.max(reach, r.b);
-      }
-    }
+    for (const day of WEEKDAYS) issues.push(...dayRangeIssues(rules.workingHours[day] ?? [], `working_hours.${day}`));
   }
+  issues.push(...dateOverrideIssues(rules), ...outOfOfficeIssues(rules));
   if (rules.hardBlocks.length > MAX_HARD_BLOCKS) {
     issues.push({ path: 'hard_blocks', message: `at most ${MAX_HARD_BLOCKS} hard blocks` });
   }
@@ -73,6 +55,73 @@ export function validateOwnerRules(rules: OwnerRules): RuleIssue[] {
   if (max !== null && !(typeof max === 'number' && max >= 0 && max <= 24)) {
     issues.push({ path: 'max_daily_meeting_hours', message: 'must be between 0 and 24' });
   }
+  return issues;
+}
+
+/** One day's ranges: HH:MM, start before end, no two overlapping. */
+function dayRangeIssues(ranges: readonly LocalRange[], prefix: string): RuleIssue[] {
+  const issues: RuleIssue[] = [];
+  const valid: { i: number; a: number; b: number }[] = [];
+  ranges.forEach((r, i) => {
+    const a = timeOk(r.start, false);
+    const b = timeOk(r.end, true);
+    const path = `${prefix}[${i}]`;
+    if (a === null || b === null) issues.push({ path, message: 'times must be HH:MM (end may be 24:00)' });
+    else if (b <= a) issues.push({ path, message: 'start must be before end' });
+    else valid.push({ i, a, b });
+  });
+  // Ranges of one day must not overlap (the arbiter would merge them; an owner most likely
+  // mistyped): the later-starting range of each overlapping pair is named, so a form shows
+  // the refusal under it and a preview can leave just that range out.
+  valid.sort((x, y) => x.a - y.a || x.i - y.i);
+  let reach = -1;
+  for (const r of valid) {
+    if (r.a < reach) issues.push({ path: `${prefix}[${r.i}]`, message: 'overlaps another range of this day' });
+    reach = Math.max(reach, r.b);
+  }
+  return issues;
+}
+
+/** A real calendar date YYYY-MM-DD within the years the service schedules. */
+function localDateOk(value: unknown): boolean {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  try {
+    const d = Temporal.PlainDate.from(value, { overflow: 'reject' });
+    return d.year >= MIN_DTSTART_YEAR && d.year <= MAX_DTSTART_YEAR;
+  } catch {
+    return false;
+  }
+}
+
+/** Date overrides (docs/arbitration.md "Date overrides"): real dates, each once, valid ranges, on configured working hours. */
+function dateOverrideIssues(rules: OwnerRules): RuleIssue[] {
+  const list = rules.dateOverrides ?? [];
+  if (!list.length) return [];
+  const issues: RuleIssue[] = [];
+  if (!rules.workingHours) issues.push({ path: 'date_overrides', message: 'date overrides replace weekly working hours: configure working_hours first' });
+  if (list.length > MAX_DATE_OVERRIDES) issues.push({ path: 'date_overrides', message: `at most ${MAX_DATE_OVERRIDES} date overrides` });
+  const seen = new Set<string>();
+  list.forEach((o, i) => {
+    const path = `date_overrides[${i}]`;
+    if (!localDateOk(o.date)) issues.push({ path: `${path}.date`, message: 'date must be a calendar date YYYY-MM-DD' });
+    else if (seen.has(o.date)) issues.push({ path: `${path}.date`, message: `${o.date} has another override` });
+    seen.add(o.date);
+    issues.push(...dayRangeIssues(o.working_hours ?? [], `${path}.working_hours`));
+  });
+  return issues;
+}
+
+/** Out-of-office ranges (docs/arbitration.md "Out of office"): real dates, start on or before end. */
+function outOfOfficeIssues(rules: OwnerRules): RuleIssue[] {
+  const list = rules.outOfOffice ?? [];
+  const issues: RuleIssue[] = [];
+  if (list.length > MAX_OUT_OF_OFFICE) issues.push({ path: 'out_of_office', message: `at most ${MAX_OUT_OF_OFFICE} out-of-office ranges` });
+  list.forEach((r, i) => {
+    const path = `out_of_office[${i}]`;
+    if (!localDateOk(r.start)) issues.push({ path: `${path}.start`, message: 'start must be a calendar date YYYY-MM-DD' });
+    else if (!localDateOk(r.end)) issues.push({ path: `${path}.end`, message: 'end must be a calendar date YYYY-MM-DD' });
+    else if (r.end < r.start) issues.push({ path, message: 'end must be on or after start (both days are included)' });
+  });
   return issues;
 }
 

@@ -1,7 +1,7 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
 import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
-import { leaseDueDeliveries, type LeasedDelivery } from '@/db/hot/webhooks';
+import { leaseDueDeliveries, recordDelivered, type LeasedDelivery } from '@/db/hot/webhooks';
 import { outboundFetch, OutboundRefusedError, type OutboundOptions } from '../outbound/guard';
 import { withSpan } from '@/server/observability/tracing';
 import { openWebhookSecret } from './secretStore';
@@ -9,13 +9,13 @@ import { signatureHeaders } from './signature';
 import { metrics } from '@/server/observability/metrics';
 
 /** An endpoint is disabled after this many failed attempts in a row (docs/webhooks.md "Retries"). */
-export const DISABLE_AFTER_CONSECUTIVE_FAILURES = 15;
+const DISABLE_AFTER_CONSECUTIVE_FAILURES = 15;
 /** Longest wait between two attempts of one delivery. */
 export const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
 /** A receiver has this long to answer. */
-export const DELIVERY_TIMEOUT_MS = 10_000;
+const DELIVERY_TIMEOUT_MS = 10_000;
 /** A leased row is retaken after this (the attempt's process died mid-request). */
-export const LEASE_MS = DELIVERY_TIMEOUT_MS + 5_000;
+const LEASE_MS = DELIVERY_TIMEOUT_MS + 5_000;
 /** The lease of a row attempted with these options: the receiver's time plus a margin. */
 export function leaseMs(opts: Pick<DeliveryOptions, 'timeoutMs'>): number {
   return (opts.timeoutMs ?? DELIVERY_TIMEOUT_MS) + LEASE_MS - DELIVERY_TIMEOUT_MS;
@@ -28,7 +28,7 @@ const MAX_ERROR_TEXT = 500;
  * does not import the notification service, which itself writes into the webhook outbox: the
  * dependency runs one way, notifications -> webhooks/outbox (docs/webhooks.md "Retries").
  */
-export type EndpointDisabledNotice = (
+type EndpointDisabledNotice = (
   tx: Executor,
   n: { customerId: string; agentId: string; kind: 'webhook.disabled'; data: Record<string, unknown>; now: Date },
 ) => Promise<void>;
@@ -45,6 +45,8 @@ export type DeliveryOptions = {
   resolve?: OutboundOptions['resolve'];
   /** The receiver's time to answer (default DELIVERY_TIMEOUT_MS). */
   timeoutMs?: number;
+  /** Only this customer's endpoints (a drain of one customer, as the tests drive it); the worker delivers every customer's. */
+  customerId?: string;
 };
 
 /** Exponential backoff with jitter: base * 2^(attempt-1), capped, times a random factor in [0.5, 1). */
@@ -60,7 +62,7 @@ type AttemptResult = { ok: boolean; status: number | null; error: string | null 
  * requests"); 2xx is success, anything else (a redirect included: none is followed) or no
  * answer in time a failure. A fresh connection per attempt.
  */
-export async function attemptDelivery(d: LeasedDelivery, opts: Pick<DeliveryOptions, 'allowPrivate' | 'resolve' | 'timeoutMs'>, now: Date): Promise<AttemptResult> {
+async function attemptDelivery(d: LeasedDelivery, opts: Pick<DeliveryOptions, 'allowPrivate' | 'resolve' | 'timeoutMs'>, now: Date): Promise<AttemptResult> {
   let secret: string;
   try {
     secret = openWebhookSecret(d.secret);
@@ -86,18 +88,18 @@ export async function attemptDelivery(d: LeasedDelivery, opts: Pick<DeliveryOpti
   }
 }
 
-/** Record one attempt: delivered, or rescheduled with backoff (and the endpoint disabled after too many failures). */
-async function recordAttempt(db: Db, d: LeasedDelivery, result: AttemptResult, opts: DeliveryOptions, now: Date): Promise<void> {
+/**
+ * Record one attempt: delivered, or rescheduled with backoff (and the endpoint disabled after too
+ * many failures). Returns when the row is due again (null once delivered).
+ */
+async function recordAttempt(db: Db, d: LeasedDelivery, result: AttemptResult, opts: DeliveryOptions, now: Date): Promise<Date | null> {
+  if (result.ok) {
+    // One statement, no transaction: the row and its endpoint's failure count (db/hot/webhooks.ts).
+    await recordDelivered(db, d.id, now, result.status);
+    return null;
+  }
+  const next = new Date(now.getTime() + retryDelayMs(d.attempts, opts.retryBaseMs, opts.random));
   await db.transaction(async (tx) => {
-    if (result.ok) {
-      await tx
-        .update(webhookDeliveries)
-        .set({ status: 'delivered', deliveredAt: now, leaseUntil: null, lastStatus: result.status, lastError: null })
-        .where(eq(webhookDeliveries.id, d.id));
-      await tx.update(webhookEndpoints).set({ consecutiveFailures: 0 }).where(eq(webhookEndpoints.id, d.endpointId));
-      return;
-    }
-    const next = new Date(now.getTime() + retryDelayMs(d.attempts, opts.retryBaseMs, opts.random));
     await tx
       .update(webhookDeliveries)
       .set({ nextAttemptAt: next, leaseUntil: null, lastStatus: result.status, lastError: result.error })
@@ -125,20 +127,22 @@ async function recordAttempt(db: Db, d: LeasedDelivery, result: AttemptResult, o
       });
     }
   });
+  return next;
 }
 
-/** Attempt one leased row and record the outcome. */
-export async function deliverLeased(db: Db, d: LeasedDelivery, opts: DeliveryOptions, clock: () => Date = () => new Date()): Promise<void> {
+/** Attempt one leased row and record the outcome. Resolves to when the row is due again (null once delivered). */
+export async function deliverLeased(db: Db, d: LeasedDelivery, opts: DeliveryOptions, clock: () => Date = () => new Date()): Promise<Date | null> {
   // Its span (docs/operations.md "Traces"): the attempt's request and the statements recording it.
   return withSpan('webhook.deliver', { 'webhook.delivery_id': d.id, 'webhook.endpoint_id': d.endpointId, 'webhook.kind': d.kind, 'webhook.attempt': d.attempts }, async (span) => {
     const result = await attemptDelivery(d, opts, clock());
     span.setAttributes({ outcome: result.ok ? 'delivered' : 'failed', ...(result.status !== null ? { 'http.response.status_code': result.status } : {}) });
     const now = clock();
-    await recordAttempt(db, d, result, opts, now);
+    const next = await recordAttempt(db, d, result, opts, now);
     const m = metrics();
     m.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' });
     // Lag: from the event entering the outbox to its delivery, retries included.
     if (result.ok) m.webhookLag.observe(Math.max(0, now.getTime() - d.createdAt.getTime()) / 1000);
+    return next;
   });
 }
 
@@ -150,7 +154,7 @@ export async function deliverLeased(db: Db, d: LeasedDelivery, opts: DeliveryOpt
  */
 export async function deliverDueWebhooks(db: Db, opts: DeliveryOptions, clock: () => Date = () => new Date()): Promise<number> {
   const now = clock();
-  const leased = await leaseDueDeliveries(db, now, opts.batch ?? 50, new Date(now.getTime() + leaseMs(opts)));
+  const leased = await leaseDueDeliveries(db, now, opts.batch ?? 50, new Date(now.getTime() + leaseMs(opts)), opts.customerId ?? null);
   await Promise.all(leased.map((d) => deliverLeased(db, d, opts, clock)));
   return leased.length;
 }

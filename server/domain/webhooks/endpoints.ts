@@ -4,7 +4,7 @@ import { WEBHOOK_MANUAL_DISABLE_REASON, webhookDeliveries, webhookEndpoints, typ
 import type { AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { isUuid, newId, randomToken, SECRET_PREFIX } from '../ids';
-import { eventBody } from './outbox';
+import { eventActor, eventBody } from './outbox';
 import { sealWebhookSecret } from './secretStore';
 import { assertPublicTarget } from './urlSafety';
 
@@ -19,12 +19,13 @@ import { assertPublicTarget } from './urlSafety';
 
 /** Whose endpoints: an agent's own key, or an admin acting for one of the customer's agents. */
 export type EndpointsOf = Pick<AgentActor, 'customerId' | 'agentId'>;
-export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type WebhookView = {
   id: string;
   url: string;
   description: string | null;
   events: WebhookEventKind[];
+  include_own: boolean;
   status: 'active' | 'disabled';
   consecutive_failures: number;
   disabled_reason: string | null;
@@ -32,12 +33,13 @@ export type WebhookView = {
   created_at: string;
 };
 
-export function webhookView(e: WebhookEndpointRow): WebhookView {
+function webhookView(e: WebhookEndpointRow): WebhookView {
   return {
     id: e.id,
     url: e.url,
     description: e.description,
     events: e.events,
+    include_own: e.includeOwn,
     status: e.status,
     consecutive_failures: e.consecutiveFailures,
     disabled_reason: e.disabledReason,
@@ -47,7 +49,7 @@ export function webhookView(e: WebhookEndpointRow): WebhookView {
 }
 
 /** Most endpoints one agent may register. */
-export const MAX_ENDPOINTS_PER_AGENT = 20;
+const MAX_ENDPOINTS_PER_AGENT = 20;
 
 function notFound(): DomainError {
   return new DomainError('WEBHOOK_NOT_FOUND', 'No such webhook endpoint for this agent');
@@ -66,7 +68,7 @@ async function load(db: Db, actor: EndpointsOf, id: string): Promise<WebhookEndp
 export async function createWebhook(
   db: Db,
   actor: EndpointsOf,
-  input: { url: string; events: WebhookEventKind[]; description?: string | null },
+  input: { url: string; events: WebhookEventKind[]; description?: string | null; include_own?: boolean },
   allowPrivate: boolean,
   now: Date,
 ): Promise<WebhookView & { secret: string }> {
@@ -86,6 +88,7 @@ export async function createWebhook(
       description: input.description ?? null,
       secret: sealWebhookSecret(secret),
       events: [...new Set(input.events)],
+      includeOwn: input.include_own ?? false,
       createdAt: now,
       updatedAt: now,
     })
@@ -106,12 +109,12 @@ export async function getWebhook(db: Db, actor: EndpointsOf, id: string): Promis
   return webhookView(await load(db, actor, id));
 }
 
-/** Change URL, events or description; `enabled: true` re-enables a disabled endpoint (its pending rows resume, in order). */
+/** Change URL, events, description or include_own; `enabled: true` re-enables a disabled endpoint (its pending rows resume, in order). */
 export async function updateWebhook(
   db: Db,
   actor: EndpointsOf,
   id: string,
-  patch: { url?: string; events?: WebhookEventKind[]; description?: string | null; enabled?: boolean },
+  patch: { url?: string; events?: WebhookEventKind[]; description?: string | null; enabled?: boolean; include_own?: boolean },
   allowPrivate: boolean,
   now: Date,
 ): Promise<WebhookView> {
@@ -121,6 +124,7 @@ export async function updateWebhook(
   if (patch.url !== undefined) set.url = patch.url;
   if (patch.events !== undefined) set.events = [...new Set(patch.events)];
   if (patch.description !== undefined) set.description = patch.description;
+  if (patch.include_own !== undefined) set.includeOwn = patch.include_own;
   if (patch.enabled === true && current.status === 'disabled') Object.assign(set, { status: 'active', consecutiveFailures: 0, disabledAt: null, disabledReason: null });
   if (patch.enabled === false && current.status === 'active') Object.assign(set, { status: 'disabled', disabledAt: now, disabledReason: WEBHOOK_MANUAL_DISABLE_REASON });
   const [row] = await db.update(webhookEndpoints).set(set).where(eq(webhookEndpoints.id, current.id)).returning();
@@ -138,7 +142,7 @@ export async function deleteWebhook(db: Db, actor: EndpointsOf, id: string): Pro
 export async function testWebhook(db: Db, actor: EndpointsOf, id: string, now: Date): Promise<{ delivery_id: string; event_id: string }> {
   const ep = await load(db, actor, id);
   const eventId = newId(now.getTime());
-  const body = eventBody(eventId, 'webhook.test', { webhook_id: ep.id, message: 'Test delivery' }, now);
+  const body = eventBody(eventId, 'webhook.test', { webhook_id: ep.id, message: 'Test delivery', actor: eventActor({ kind: 'agent', agentId: actor.agentId }) }, now);
   const deliveryId = newId(now.getTime());
   await db.insert(webhookDeliveries).values({ id: deliveryId, customerId: ep.customerId, endpointId: ep.id, eventId, kind: 'webhook.test', body, nextAttemptAt: now, createdAt: now });
   return { delivery_id: deliveryId, event_id: eventId };

@@ -8,15 +8,31 @@ export function eventBody(eventId: string, kind: WebhookDeliveryKind, data: Reco
   return JSON.stringify({ id: eventId, type: kind, created_at: at.toISOString(), data });
 }
 
+/** Who caused an event, as the service knows it (an audit actor has this shape). */
+export type EventCause = { kind: 'agent'; agentId: string } | { kind: 'owner'; email: string } | { kind: 'requester'; email: string } | { kind: 'system' };
+
 /**
- * Write the outbox rows of an event for the agent's subscribed endpoints. Call it inside the
- * transaction of the effect (the rows commit or roll back with it); one statement, and no
- * round trip of its own when deferred (db/hot/driver.ts defer).
+ * `actor` of every event (docs/webhooks.md "Payload"): `{kind: "agent", agent_id}`, `{kind:
+ * "owner", email}`, `{kind: "requester", email}` or `{kind: "system"}` (an expiry, a disabled
+ * endpoint), so an agent tells its own changes from others'.
+ */
+export function eventActor(cause: EventCause): Record<string, string> {
+  if (cause.kind === 'agent') return { kind: 'agent', agent_id: cause.agentId };
+  if (cause.kind === 'system') return { kind: 'system' };
+  return { kind: cause.kind, email: cause.email };
+}
+
+/**
+ * Write the outbox rows of an event for the agent's subscribed endpoints (`own`: an event of the
+ * agent's own change, only for the endpoints with include_own), with `actor` in its data. Call it
+ * inside the transaction of the effect (the rows commit or roll back with it); one statement,
+ * and no round trip of its own when deferred (db/hot/driver.ts defer).
  */
 export function recordWebhookEvent(
   db: Executor,
-  ev: { agentId: string; kind: WebhookDeliveryKind; data: Record<string, unknown>; now: Date; eventId?: string },
+  ev: { agentId: string; kind: WebhookDeliveryKind; data: Record<string, unknown>; now: Date; actor?: EventCause; own?: boolean; eventId?: string },
 ): Promise<void> {
   const eventId = ev.eventId ?? newId(ev.now.getTime());
-  return insertWebhookEvent(db, { eventId, agentId: ev.agentId, kind: ev.kind, body: eventBody(eventId, ev.kind, ev.data, ev.now), at: ev.now });
+  const data = { ...ev.data, actor: eventActor(ev.actor ?? { kind: 'system' }) };
+  return insertWebhookEvent(db, { eventId, agentId: ev.agentId, kind: ev.kind, body: eventBody(eventId, ev.kind, data, ev.now), at: ev.now, own: ev.own });
 }

@@ -1,8 +1,5 @@
 import { createHmac } from 'node:crypto';
 
-/** Receivers should refuse a delivery whose timestamp is further than this from their clock (docs/webhooks.md). */
-export const SIGNATURE_TOLERANCE_SECONDS = 300;
-
 /**
  * The headers of one delivery attempt: `Webhook-Signature: v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>`
  * with the timestamp in Unix seconds, so a receiver can reject replays outside the tolerance

@@ -2,12 +2,13 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { claims, meetingClasses, owners } from '@/db/schema';
 import type { OwnerActor } from '../adminAudit';
-import { writeAudit } from '../claims/audit';
+import { writeAudit } from '../audit';
 import { lockOwner } from '../claims/claimTarget';
 import { ownerCancelGroup } from '../claims/groupLifecycle';
 import { DomainError, invalidField } from '../errors';
 import { isUuid } from '../ids';
 import { enqueueNotification } from '../notificationService';
+import { localSpan } from '../scheduling/localSpan';
 import { claimDetails, type ClaimDetails } from './details';
 
 /**
@@ -38,7 +39,7 @@ export async function cancelOwnBooking(db: Db, reviewer: OwnerActor, input: { bo
   await db.transaction(async (tx) => {
     await lockOwner(tx, reviewer.ownerId);
     const [found] = await tx
-      .select({ c: claims, className: meetingClasses.name, ownerEmail: owners.email })
+      .select({ c: claims, className: meetingClasses.name, ownerEmail: owners.email, timeZone: owners.timeZone })
       .from(claims)
       .innerJoin(owners, eq(owners.id, claims.ownerId))
       .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
@@ -69,8 +70,9 @@ export async function cancelOwnBooking(db: Db, reviewer: OwnerActor, input: { bo
         customerId: c.customerId,
         agentId: c.agentId,
         kind: 'booking.cancelled',
-        data: { booking_id: c.id, owner_email: found.ownerEmail, start: c.startAt.toISOString(), end: c.endAt.toISOString(), reason },
+        data: { booking_id: c.id, owner_email: found.ownerEmail, ...localSpan(c.startAt, c.endAt, found.timeZone), reason },
         now,
+        actor: { kind: 'owner', email: found.ownerEmail },
       });
     }
   });

@@ -6,9 +6,10 @@ import { isUuid } from '../ids';
 import { isSacred } from '../scheduling';
 import type { Reviewer } from './week';
 import { coHosts, type CoHost } from './hosts';
+import { auditHistory, type HistoryEntry } from './history';
+import { videoLinkOf, videoLinkView, type VideoLinkView } from '../calendars/videoLinks';
+import { remindersOfClaim, type ReminderView } from '../reminders/views';
 
-/** One step in a booking's life, oldest first. */
-export type HistoryEntry = { at: string; what: 'held' | 'booked' | 'approved' | 'cancelled' | 'preempted' | 'released' | 'expired' | 'promoted'; text: string };
 
 export type ClaimDetails = {
   id: string;
@@ -31,6 +32,10 @@ export type ClaimDetails = {
    * copy (cancel cancels all), so the cancel dialog names them. Null for a single owner's.
    */
   group: { group_id: string; co_hosts: CoHost[] } | null;
+  /** Its video link (docs/calendars.md "Video links"), or null. */
+  video: VideoLinkView | null;
+  /** A booking's reminders, earliest due first (docs/reliability.md "Reminders"); [] for a hold. */
+  reminders: ReminderView[];
   history: HistoryEntry[];
 };
 
@@ -52,38 +57,59 @@ function describe(r: { c: typeof claims.$inferSelect; className: string | null; 
   return `${what}${r.className ? ` (${r.className})` : ''}${r.agentName ? ` by ${r.agentName}` : ''}`;
 }
 
+type NamedClaim = NonNullable<Awaited<ReturnType<typeof claimWithNames>>>;
+
+/** How a claim without audit rows was made. */
+function madeEntry(row: NamedClaim): HistoryEntry {
+  const { c } = row;
+  const at = c.createdAt.toISOString();
+  const by = row.agentName ? ` by ${row.agentName}` : '';
+  if (c.kind === 'hold') return { at, what: 'held', text: `Held${by}` };
+  if (c.proposalId) return { at, what: 'approved', text: `Booked when you approved a meeting request${c.source === 'public' ? ' from a public link' : by}` };
+  return { at, what: 'booked', text: `${c.holdId ? 'Confirmed from a hold' : 'Booked'}${by}` };
+}
+
+/** A hold let go: by its agent, on a confirm in another of its windows, or by the clock. */
+function letGo(c: NamedClaim['c']): HistoryEntry {
+  const text =
+    c.status === 'released' && c.statusReason === 'released on confirm'
+      ? 'Released when the hold was confirmed in another of its windows'
+      : c.status === 'released'
+        ? 'Released by its agent'
+        : 'Expired before it was confirmed';
+  return { at: c.updatedAt.toISOString(), what: c.status === 'released' ? 'released' : 'expired', text };
+}
+
+/** How a claim without audit rows ended, read off its row (null while it is on). */
+async function endEntry(db: Executor, reviewer: Reviewer, row: NamedClaim): Promise<HistoryEntry | null> {
+  const { c } = row;
+  const at = c.updatedAt.toISOString();
+  if (c.status === 'preempted') {
+    const winner = c.preemptedByClaimId ? await claimWithNames(db, reviewer, c.preemptedByClaimId) : undefined;
+    return { at, what: 'preempted', text: `Preempted${winner ? ` by ${describe(winner)}` : ''}, which has a higher priority` };
+  }
+  if (c.status === 'cancelled') return { at, what: 'cancelled', text: `Cancelled${c.statusReason ? `: ${c.statusReason}` : ''}` };
+  if (c.status === 'promoted') return { at, what: 'promoted', text: 'Confirmed as a booking' };
+  if (c.status === 'released' || c.status === 'expired') return letGo(c);
+  return null;
+}
+
 /**
  * A booking or hold of this owner with its agent, class, attendees and
- * history: how it was made (held, booked, approved from a request), and how
- * it ended (cancelled, or preempted and by what).
+ * history: told from its audit rows (./history.ts) when it has them, with the
+ * end the clock gave it (released, expired) after them; else (a provider's
+ * event, rows from before audit) how it was made and how it ended.
  */
 export async function claimDetails(db: Executor, reviewer: Reviewer, claimId: string, now: Date): Promise<ClaimDetails> {
   if (!isUuid(claimId)) throw notFound();
   const row = await claimWithNames(db, reviewer, claimId.toLowerCase());
   if (!row) throw notFound();
   const { c } = row;
-  const history: HistoryEntry[] = [];
-  const by = row.agentName ? ` by ${row.agentName}` : '';
-  if (c.kind === 'hold') {
-    history.push({ at: c.createdAt.toISOString(), what: 'held', text: `Held${by}` });
-  } else if (c.proposalId) {
-    history.push({ at: c.createdAt.toISOString(), what: 'approved', text: `Booked when you approved a meeting request${c.source === 'public' ? ' from a public link' : by}` });
-  } else {
-    history.push({ at: c.createdAt.toISOString(), what: 'booked', text: `${c.holdId ? 'Confirmed from a hold' : 'Booked'}${by}` });
-  }
-  if (c.status === 'preempted') {
-    const winner = c.preemptedByClaimId ? await claimWithNames(db, reviewer, c.preemptedByClaimId) : undefined;
-    history.push({ at: c.updatedAt.toISOString(), what: 'preempted', text: `Preempted${winner ? ` by ${describe(winner)}` : ''}, which has a higher priority` });
-  } else if (c.status === 'cancelled') {
-    history.push({ at: c.updatedAt.toISOString(), what: 'cancelled', text: `Cancelled${c.statusReason ? `: ${c.statusReason}` : ''}` });
-  } else if (c.status === 'released' || c.status === 'expired' || c.status === 'promoted') {
-    // A further range of an all_free window hold is let go when the hold is confirmed elsewhere.
-    const text =
-      c.status === 'released' && c.statusReason === 'released on confirm'
-        ? 'Released when the hold was confirmed in another of its windows'
-        : { released: 'Released by its agent', expired: 'Expired before it was confirmed', promoted: 'Confirmed as a booking' }[c.status];
-    history.push({ at: c.updatedAt.toISOString(), what: c.status, text });
-  }
+  const fromAudit = await auditHistory(db, reviewer, c.id);
+  const history: HistoryEntry[] = fromAudit.length ? fromAudit : [madeEntry(row)];
+  // The audit rows tell every change but a hold's release or expiry; without them, the end is read off the row.
+  const end = fromAudit.length ? (c.status === 'released' || c.status === 'expired' ? letGo(c) : null) : await endEntry(db, reviewer, row);
+  if (end) history.push(end);
   const group = c.groupId ? { group_id: c.groupId, co_hosts: (await coHosts(db, c.ownerId, [c.groupId], now))(c.groupId, c.kind) } : null;
   return {
     id: c.id,
@@ -101,6 +127,8 @@ export async function claimDetails(db: Executor, reviewer: Reviewer, claimId: st
     attendees: c.attendees.map((a) => ({ email: a.email, name: a.name ?? null, response: a.response ?? null })),
     expires_at: c.expiresAt?.toISOString() ?? null,
     group,
+    video: await videoLinkOf(db, c.id).then((v) => (v ? videoLinkView(v, c.status === 'confirmed') : null)),
+    reminders: c.kind === 'booking' ? await remindersOfClaim(db, reviewer.customerId, c.id) : [],
     history,
   };
 }

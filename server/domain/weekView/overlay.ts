@@ -21,8 +21,9 @@ function coveredBy(span: Span, cover: Span[]): boolean {
  * blocks, time outside working hours. A display aid only: approving runs the
  * full arbitration, which may still preempt a lower-priority claim or refuse.
  */
-export function overlayCandidates(week: WeekView, candidates: Span[]): CandidateOverlay[] {
-  const active = week.events.filter((e) => e.status === 'confirmed' || e.status === 'active');
+export function overlayCandidates(week: WeekView, candidates: Span[], ownHold?: string | null): CandidateOverlay[] {
+  // An agent's booking held for approval never conflicts with its own hold (docs/api.md "Approval policies").
+  const active = week.events.filter((e) => (e.status === 'confirmed' || e.status === 'active') && e.id !== ownHold);
   const working = week.days.flatMap((d) => d.working);
   const blocks = week.days.flatMap((d) => d.blocks);
   return candidates.map((c) => ({

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { Temporal } from 'temporal-polyfill';
 import type { Executor } from '@/db/client';
 import { owners } from '@/db/schema';
-import { weekClaims } from '@/db/hot/week';
+import { nextMeetingStart, weekClaims } from '@/db/hot/week';
 import { DomainError } from '../errors';
 import { ownerRules } from '../claims/claimTarget';
 import { hardBlockIntervals, isSacred, workingIntervals } from '../scheduling';
@@ -40,7 +40,7 @@ export type WeekEvent = {
   co_hosts: CoHost[];
 };
 
-export type WeekDay = {
+type WeekDay = {
   /** Owner-local date, YYYY-MM-DD. */
   date: string;
   weekday: string;
@@ -58,6 +58,8 @@ export type WeekView = {
   next_week: string;
   /** The Monday of the week containing today, and today (owner's zone). */
   this_week: string;
+  /** No week was asked for and nothing is left this week: this is the week of the owner's next meeting. */
+  next_meeting_week: boolean;
   today: string;
   days: WeekDay[];
   events: WeekEvent[];
@@ -73,7 +75,7 @@ async function reviewerOwner(db: Executor, reviewer: Reviewer) {
     .from(owners)
     .where(and(eq(owners.id, reviewer.ownerId), eq(owners.customerId, reviewer.customerId)))
     .limit(1);
-  if (!owner) throw new DomainError('CALENDAR_NOT_FOUND', 'No such calendar owner');
+  if (!owner) throw new DomainError('OWNER_NOT_FOUND', 'No such calendar owner');
   return owner;
 }
 
@@ -84,7 +86,7 @@ function mondayOf(date: Temporal.PlainDate): Temporal.PlainDate {
 const localDate = (timeZone: string, at: Date) => Temporal.Instant.fromEpochMilliseconds(at.getTime()).toZonedDateTimeISO(timeZone).toPlainDate();
 
 /** The Monday of the week to show: the week containing `weekOf` (a local date YYYY-MM-DD, or an instant), else the current one. */
-export function weekStartFor(timeZone: string, weekOf: string | Date | undefined, now: Date): { start: Temporal.PlainDate; today: Temporal.PlainDate } {
+function weekStartFor(timeZone: string, weekOf: string | Date | undefined, now: Date): { start: Temporal.PlainDate; today: Temporal.PlainDate } {
   const today = localDate(timeZone, now);
   let day = today;
   if (weekOf instanceof Date) day = localDate(timeZone, weekOf);
@@ -98,10 +100,19 @@ export function weekStartFor(timeZone: string, weekOf: string | Date | undefined
   return { start: mondayOf(day), today };
 }
 
+/** With no week asked for: the start of the next meeting when it falls after this week (nothing is left this week), else null. */
+async function weekOfNextMeeting(db: Executor, ownerId: string, timeZone: string, now: Date): Promise<Date | null> {
+  const next = await nextMeetingStart(db, ownerId, now);
+  if (!next) return null;
+  const thisWeek = weekStartFor(timeZone, undefined, now).start;
+  return weekStartFor(timeZone, next, now).start.equals(thisWeek) ? null : next;
+}
+
 export async function ownerWeek(db: Executor, reviewer: Reviewer, weekOf: string | Date | undefined, now: Date): Promise<WeekView> {
   const owner = await reviewerOwner(db, reviewer);
   const tz = owner.timeZone;
-  const { start: monday, today } = weekStartFor(tz, weekOf, now);
+  const jumped = weekOf === undefined ? await weekOfNextMeeting(db, owner.id, tz, now) : null;
+  const { start: monday, today } = weekStartFor(tz, jumped ?? weekOf, now);
   const dates = Array.from({ length: 8 }, (_, i) => monday.add({ days: i }));
   const bounds = dates.map((d) => d.toZonedDateTime({ timeZone: tz }).epochMilliseconds);
   const from = bounds[0];
@@ -168,6 +179,7 @@ export async function ownerWeek(db: Executor, reviewer: Reviewer, weekOf: string
     previous_week: monday.subtract({ days: 7 }).toString(),
     next_week: monday.add({ days: 7 }).toString(),
     this_week: mondayOf(today).toString(),
+    next_meeting_week: jumped !== null,
     today: today.toString(),
     days,
     events,

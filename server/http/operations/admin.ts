@@ -2,7 +2,10 @@ import { agentView, createAgent, describeSelf, listAgents, mintApiKey, revokeApi
 import { RATE_LIMITS } from '@/server/rateLimit';
 import { createMeetingClass, listMeetingClasses, meetingClassView } from '@/server/domain/meetingClassService';
 import { createOwner, getOwner, ownersInScope, ownerView, putScheduleRules, rulesView } from '@/server/domain/ownerService';
-import { defineOperation } from '../operation';
+import { normalizeEmail } from '@/server/domain/access';
+import { DomainError } from '@/server/domain/errors';
+import { supportedTimeZones } from '@/server/domain/scheduling';
+import { defineOperation, ownerCall } from '../operation';
 import { IdParams } from '@/server/schemas/common';
 import * as S from '@/server/schemas/admin';
 
@@ -15,7 +18,7 @@ export const createOwnerOp = defineOperation({
   auth: 'api_key',
   permission: 'manage_customer',
   body: S.OwnerCreateBody,
-  ownerEmail: ({ body }) => body.email,
+  scope: { of: ({ body }) => ownerCall(body.email) },
   success: { status: 201, description: 'The new owner', schema: S.Owner },
   errors: ['INVALID_TIME_ZONE', 'OWNER_ALREADY_EXISTS', 'INVALID_SCHEDULE_RULES', 'owner_scope_denied'],
   handler: async ({ db, actor, body, now }) => ({ body: ownerView(await createOwner(db, actor.customerId, body, actor, now)) }),
@@ -29,11 +32,24 @@ export const getScheduleRulesOp = defineOperation({
   tags: ['Administration'],
   auth: 'api_key',
   query: S.RulesQuery,
-  ownerEmail: ({ query }) => query.owner_email,
+  scope: { of: ({ query }) => ownerCall(query.owner_email) },
   success: { status: 200, description: 'The rules', schema: S.Rules },
   errors: ['OWNER_NOT_FOUND', 'owner_scope_denied'],
   handler: async ({ db, actor, ownerEmail }) => ({ body: rulesView(await getOwner(db, actor.customerId, ownerEmail)) }),
 });
+
+/**
+ * PUT /v1/schedule-rules names its owner in the query, as GET does, or in the body (docs/api.md
+ * "Schedule rules"); both only when they agree.
+ */
+function rulesOwner(inQuery: string | undefined, inBody: string | undefined): string | undefined {
+  if (inQuery !== undefined && inBody !== undefined && normalizeEmail(inQuery) !== normalizeEmail(inBody)) {
+    throw new DomainError('invalid_request', 'owner_email is given twice, in the query and in the body, naming different owners; give it once', {
+      fields: [{ field: 'owner_email', message: 'query and body name different owners' }],
+    });
+  }
+  return inQuery ?? inBody;
+}
 
 export const putScheduleRulesOp = defineOperation({
   operationId: 'putScheduleRules',
@@ -43,13 +59,26 @@ export const putScheduleRulesOp = defineOperation({
   tags: ['Administration'],
   auth: 'api_key',
   permission: 'manage_customer',
+  query: S.RulesQuery,
   body: S.RulesPutBody,
-  ownerEmail: ({ body }) => body.owner_email,
+  scope: { of: ({ query, body }) => ownerCall(rulesOwner(query.owner_email, body.owner_email)) },
   success: { status: 200, description: 'The rules now in force', schema: S.Rules },
   errors: ['OWNER_NOT_FOUND', 'INVALID_TIME_ZONE', 'INVALID_SCHEDULE_RULES', 'owner_scope_denied'],
   handler: async ({ db, actor, ownerEmail, body, now }) => ({
     body: rulesView(await putScheduleRules(db, actor.customerId, ownerEmail, body, now, actor)),
   }),
+});
+
+export const listTimeZonesOp = defineOperation({
+  operationId: 'listTimeZones',
+  method: 'GET',
+  path: '/v1/time-zones',
+  summary: 'The IANA time zone names this server accepts (an owner\'s time_zone)',
+  tags: ['Administration'],
+  auth: 'api_key',
+  success: { status: 200, description: 'Every accepted name', schema: S.TimeZoneList },
+  errors: [],
+  handler: async () => ({ body: { time_zones: [...supportedTimeZones()] } }),
 });
 
 export const createMeetingClassOp = defineOperation({
@@ -92,7 +121,7 @@ export const createAgentOp = defineOperation({
   permission: 'manage_agents',
   body: S.AgentCreateBody,
   success: { status: 201, description: 'The new agent', schema: S.Agent },
-  errors: ['owner_scope_denied', 'permission_denied'], // any permission it grants and lacks
+  errors: ['INVALID_TIME_ZONE', 'owner_scope_denied', 'permission_denied'], // any permission it grants and lacks
   handler: async ({ db, actor, body }) => ({ body: agentView(await createAgent(db, actor.customerId, actor, body)) }),
 });
 
@@ -107,7 +136,7 @@ export const updateAgentOp = defineOperation({
   params: IdParams,
   body: S.AgentPatchBody,
   success: { status: 200, description: 'The agent', schema: S.Agent },
-  errors: ['AGENT_NOT_FOUND', 'owner_scope_denied', 'permission_denied'], // any permission it grants and lacks
+  errors: ['AGENT_NOT_FOUND', 'INVALID_TIME_ZONE', 'owner_scope_denied', 'permission_denied'], // any permission it grants and lacks
   handler: async ({ db, actor, params, body, now }) => ({
     body: agentView(await updateAgent(db, actor.customerId, actor, params.id, body, now)),
   }),
@@ -126,8 +155,8 @@ export const mintKeyOp = defineOperation({
   body: S.KeyCreateBody,
   idempotency: { redact: ['api_key'] },
   success: { status: 201, description: 'The key; `api_key` appears only in this response', schema: S.MintedKey },
-  errors: ['AGENT_NOT_FOUND', 'owner_scope_denied'],
-  handler: async ({ db, actor, params, body, now }) => ({ body: await mintApiKey(db, actor.customerId, actor, params.id, body.name ?? null, now) }),
+  errors: ['AGENT_NOT_FOUND', 'INVALID_TIME_ZONE', 'owner_scope_denied', 'permission_denied'],
+  handler: async ({ db, actor, params, body, now }) => ({ body: await mintApiKey(db, actor.customerId, actor, params.id, body.name ?? null, now, body.display_time_zone ?? null) }),
 });
 
 export const revokeKeyOp = defineOperation({

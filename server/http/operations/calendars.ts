@@ -1,6 +1,6 @@
 import { calendarView, connectCaldav, disconnectCalendar, listCalendars, updateCalendar } from '@/server/domain/calendars/calendarService';
 import { IdParams } from '@/server/schemas/common';
-import { defineOperation } from '../operation';
+import { defineOperation, ownerCall } from '../operation';
 import * as S from '@/server/schemas/calendars';
 
 export const listCalendarsOp = defineOperation({
@@ -11,9 +11,8 @@ export const listCalendarsOp = defineOperation({
   tags: ['Calendars'],
   auth: 'api_key',
   query: S.CalendarsQuery,
-  ownerEmail: ({ query }) => query.owner_email,
   // Shows the status that other calls for this owner fail on, so it never fails on it itself.
-  calendarGate: false,
+  scope: { of: ({ query }) => ownerCall(query.owner_email), gate: false },
   success: { status: 200, description: 'The calendars, primary first', schema: S.CalendarList },
   errors: ['OWNER_NOT_FOUND', 'owner_scope_denied'],
   handler: async ({ db, actor, ownerEmail }) => ({ body: { calendars: (await listCalendars(db, actor.customerId, ownerEmail)).map(calendarView) } }),
@@ -28,8 +27,7 @@ export const connectCaldavOp = defineOperation({
   auth: 'api_key',
   permission: 'manage_customer',
   body: S.CaldavConnectBody,
-  ownerEmail: ({ body }) => body.owner_email,
-  calendarGate: false,
+  scope: { of: ({ body }) => ownerCall(body.owner_email), gate: false },
   success: { status: 200, description: 'The connected calendar', schema: S.Calendar },
   errors: ['OWNER_NOT_FOUND', 'owner_scope_denied'],
   handler: async ({ db, actor, ownerEmail, body, now }) => {
@@ -54,8 +52,7 @@ export const updateCalendarOp = defineOperation({
   permission: 'manage_customer',
   params: IdParams,
   body: S.CalendarPatchBody,
-  ownerEmail: ({ body }) => body.owner_email,
-  calendarGate: false,
+  scope: { of: ({ body }) => ownerCall(body.owner_email), gate: false },
   success: { status: 200, description: 'The calendar', schema: S.Calendar },
   errors: ['OWNER_NOT_FOUND', 'CALENDAR_NOT_FOUND', 'owner_scope_denied'],
   handler: async ({ db, actor, ownerEmail, params, body, now }) => ({
@@ -73,8 +70,7 @@ export const disconnectCalendarOp = defineOperation({
   permission: 'manage_customer',
   params: IdParams,
   query: S.CalendarsQuery,
-  ownerEmail: ({ query }) => query.owner_email,
-  calendarGate: false,
+  scope: { of: ({ query }) => ownerCall(query.owner_email), gate: false },
   success: { status: 200, description: 'The disconnected calendar', schema: S.Calendar },
   errors: ['OWNER_NOT_FOUND', 'CALENDAR_NOT_FOUND', 'owner_scope_denied'],
   handler: async ({ db, actor, ownerEmail, params, now }) => ({ body: calendarView(await disconnectCalendar(db, actor.customerId, ownerEmail, params.id, now)) }),

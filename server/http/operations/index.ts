@@ -2,11 +2,14 @@ import { z } from 'zod';
 import { defineOperation, type AnyOperation } from '../operation';
 import { buildOpenApiDocument } from '../openapi';
 import * as admin from './admin';
+import * as approvals from './approvals';
 import * as calendars from './calendars';
+import * as feeds from './feeds';
 import * as proposals from './proposals';
 import * as publicRequester from './public';
 import * as pools from './pools';
 import * as publicAdmin from './publicAdmin';
+import * as reminders from './reminders';
 import * as scheduling from './scheduling';
 import * as webhooks from './webhooks';
 
@@ -29,11 +32,11 @@ export const openApiOp = defineOperation({
  * tests/integration/openapi.test.ts fails when an app/ route binds an
  * operation missing here, so docs cannot drift from code.
  */
-export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin), ...Object.values(calendars), ...Object.values(scheduling), ...Object.values(pools), ...Object.values(publicAdmin), ...Object.values(proposals), ...Object.values(publicRequester), ...Object.values(webhooks)] as AnyOperation[];
+export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin), ...Object.values(approvals), ...Object.values(calendars), ...Object.values(scheduling), ...Object.values(feeds), ...Object.values(reminders), ...Object.values(pools), ...Object.values(publicAdmin), ...Object.values(proposals), ...Object.values(publicRequester), ...Object.values(webhooks)] as AnyOperation[];
 
 type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
 let cached: { base: string; doc: OpenApiDocument } | undefined;
-export function openApiDocument(baseUrl: string): OpenApiDocument {
+function openApiDocument(baseUrl: string): OpenApiDocument {
   if (!cached || cached.base !== baseUrl) cached = { base: baseUrl, doc: buildOpenApiDocument(operations, baseUrl) };
   return cached.doc;
 }

@@ -1,5 +1,5 @@
 import { createAgentProposal, getAgentProposal } from '@/server/domain/publicScheduling/review';
-import { defineOperation } from '../operation';
+import { defineOperation, ownerCall } from '../operation';
 import { IdParams } from '@/server/schemas/common';
 import * as S from '@/server/schemas/public';
 
@@ -13,9 +13,9 @@ export const createAgentProposalOp = defineOperation({
   auth: 'api_key',
   permission: 'create_proposals',
   body: S.AgentProposalBody,
-  ownerEmail: ({ body }) => body.owner_email,
+  scope: { of: ({ body }) => ownerCall(body.owner_email) },
   success: { status: 201, description: 'The proposal, pending review', schema: S.AgentProposal },
-  errors: ['NO_SLOTS_AVAILABLE', 'WINDOW_TOO_NARROW', 'PAST_TIME', 'INVALID_MEETING_CLASS', 'CALENDAR_NOT_FOUND', 'CALENDAR_REAUTH_REQUIRED', 'owner_scope_denied'],
+  errors: ['NO_SLOTS_AVAILABLE', 'WINDOW_TOO_NARROW', 'PAST_TIME', 'INVALID_MEETING_CLASS', 'OWNER_NOT_FOUND', 'CALENDAR_NOT_FOUND', 'CALENDAR_REAUTH_REQUIRED', 'owner_scope_denied'],
   handler: async ({ db, actor, ownerEmail, body, baseUrl, now }) => ({
     body: await createAgentProposal(
       db,
@@ -39,10 +39,11 @@ export const getAgentProposalOp = defineOperation({
   operationId: 'getBookingProposal',
   method: 'GET',
   path: '/v1/booking-proposals/{id}',
-  summary: "An agent proposal's status, candidates and, once booked, booking_id",
+  summary: "An agent proposal's status, candidates and, once booked, booking_id (also a booking held for approval: the proposal_id of its 202)",
   tags: ['Scheduling'],
   auth: 'api_key',
-  permission: 'create_proposals',
+  // create_bookings too: a booking an approval policy held is read back here (docs/api.md "Approval policies").
+  permission: ['create_proposals', 'create_bookings'],
   params: IdParams,
   success: { status: 200, description: 'The proposal', schema: S.AgentProposal },
   errors: ['PROPOSAL_NOT_FOUND', 'owner_scope_denied'],

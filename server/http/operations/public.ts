@@ -14,6 +14,7 @@ import {
 import type { Db } from '@/db/client';
 import { defineOperation } from '../operation';
 import * as S from '@/server/schemas/public';
+import { rateLimitKeys } from '@/server/rateLimit/keys';
 
 /**
  * Requester endpoints under /public (docs/public-scheduling.md "Requesters").
@@ -31,14 +32,14 @@ const proposalTokenLimit = {
   policy: 'publicProposalToken' as const,
   by: async ({ params, db }: { params: Record<string, string>; db: Db }) => {
     const id = await proposalIdForToken(db, params.token ?? '');
-    return id && `proposal:${id}`;
+    return id && rateLimitKeys.proposal(id);
   },
 };
 const verificationTokenLimit = {
   policy: 'publicProposalToken' as const,
   by: async ({ params, db }: { params: Record<string, string>; db: Db }) => {
     const id = await verificationIdForToken(db, params.token ?? '');
-    return id && `verification:${id}`;
+    return id && rateLimitKeys.verification(id);
   },
 };
 
@@ -94,7 +95,7 @@ export const submitProposalOp = defineOperation({
     policy: 'publicProposalSubmit',
     by: async ({ params, clientIp, db }) => {
       const linkId = await linkIdFor(db, params.id ?? '');
-      return linkId && `submit:${clientIp}:${linkId}`;
+      return linkId && rateLimitKeys.submit(clientIp, linkId);
     },
   },
   params: S.ScheduleParams,

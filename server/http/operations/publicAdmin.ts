@@ -5,7 +5,7 @@ import * as domains from '@/server/domain/publicScheduling/admin/domains';
 import * as links from '@/server/domain/publicScheduling/admin/links';
 import * as types from '@/server/domain/publicScheduling/admin/meetingTypes';
 import * as requesters from '@/server/domain/publicScheduling/admin/requesters';
-import { defineOperation } from '../operation';
+import { defineOperation, ownerCall } from '../operation';
 import * as S from '@/server/schemas/publicAdmin';
 
 /** Public scheduling administration (docs/public-scheduling.md "Administration"), all under `manage_public_scheduling`. */
@@ -21,7 +21,7 @@ export const createLinkOp = defineOperation({
   path: `${P}/links`,
   summary: 'Create a public scheduling link for an owner (its alias is the readable path)',
   body: S.LinkCreateBody,
-  ownerEmail: ({ body }) => body.owner_email,
+  scope: { of: ({ body }) => ownerCall(body.owner_email) },
   success: { status: 201, description: 'The new link; `link_id` is the public_scheduling_boundary_id', schema: S.Link },
   errors: ['invalid_alias', 'duplicate_alias', 'OWNER_NOT_FOUND', 'owner_scope_denied'],
   handler: async ({ db, actor, ownerEmail, body, now, baseUrl }) => ({
@@ -61,7 +61,7 @@ export const updateLinkOp = defineOperation({
   operationId: 'updatePublicLink',
   method: 'PATCH',
   path: `${P}/links/{link_id}`,
-  summary: "Change a link's alias or title",
+  summary: "Change a link's alias, title or away redirect (a colleague's link requesters go to while the owner is out of office)",
   params: S.LinkParams,
   body: S.LinkPatchBody,
   success: { status: 200, description: 'The link', schema: S.Link },
@@ -96,7 +96,7 @@ export const createMeetingTypeOp = defineOperation({
   params: S.LinkParams,
   body: S.MeetingTypeCreateBody,
   success: { status: 201, description: 'The new meeting type', schema: S.MeetingType },
-  errors: ['not_found', 'INVALID_MEETING_CLASS', 'invalid_public_preempt_policy', 'duplicate_public_meeting_type', 'owner_scope_denied'],
+  errors: ['not_found', 'POOL_NOT_FOUND', 'INVALID_MEETING_CLASS', 'invalid_public_preempt_policy', 'duplicate_public_meeting_type', 'owner_scope_denied'],
   handler: async ({ db, actor, params, body, now }) => ({
     body: types.meetingTypeView(await types.createMeetingType(db, actor.customerId, actor, params.link_id, body, now)),
   }),
@@ -141,7 +141,7 @@ export const updateMeetingTypeOp = defineOperation({
   params: S.MeetingTypeParams,
   body: S.MeetingTypePatchBody,
   success: { status: 200, description: 'The meeting type', schema: S.MeetingType },
-  errors: ['not_found', 'INVALID_MEETING_CLASS', 'invalid_public_preempt_policy', 'duplicate_public_meeting_type', 'owner_scope_denied'],
+  errors: ['not_found', 'POOL_NOT_FOUND', 'INVALID_MEETING_CLASS', 'invalid_public_preempt_policy', 'duplicate_public_meeting_type', 'owner_scope_denied'],
   handler: async ({ db, actor, params, body, now }) => ({
     body: types.meetingTypeView(await types.updateMeetingType(db, actor.customerId, actor, params.link_id, params.slug, body, now)),
   }),
@@ -211,7 +211,7 @@ export const createIdentityOp = defineOperation({
   path: `${P}/requester-identities`,
   summary: 'Register a requester by email (an email already registered answers its identity with 200)',
   body: S.IdentityCreateBody,
-  success: { status: 201, description: 'The new identity (200: the existing one)', schema: S.Identity },
+  success: { status: 201, description: 'The new identity', schema: S.Identity, also: { status: 200, description: 'The email was already registered: its identity' } },
   errors: ['domain_not_verified', 'owner_scope_denied'],
   handler: async ({ db, actor, body, now }) => {
     const r = await requesters.createIdentity(db, actor.customerId, actor, body, now);

@@ -3,6 +3,7 @@ import { isDomainError } from '@/server/domain/errors';
 import { bookedMeetingIcs, proposalIdForToken } from '@/server/domain/publicScheduling/requester';
 import { log } from '@/server/log';
 import { tokenPageLimits } from './tokenLimits';
+import { rateLimitKeys } from '@/server/rateLimit/keys';
 
 /**
  * GET /public/booking-proposals/{token}/calendar.ics: the booked meeting as an
@@ -18,7 +19,7 @@ export async function meetingCalendarFile(req: Request, ctx: { params: Promise<R
     const db = await getDb();
     const { limit, headers } = await tokenPageLimits(req, token, async (t) => {
       const id = await proposalIdForToken(db, t);
-      return id && `proposal:${id}`;
+      return id && rateLimitKeys.proposal(id);
     });
     if (!limit.success) return text(429, 'Too many requests; please try again in a minute.', headers);
     if (token.length > 128) return text(404, 'Not found', headers);

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { cancelOwnBooking, claimDetails, moveOwnBooking, ownerWeek } from '@/server/domain/weekView';
 import { CancelBookingInput, MoveBookingInput } from '../schemas';
 import { ownerProcedure, router } from '../init';
+import { upcomingReminders } from '@/server/domain/reminders/views';
+import { reviewerTimeZone } from '@/server/domain/publicScheduling/review';
 
 /** The signed-in owner's calendar: a week of bookings, holds, rules and daily hours; one booking's details and history. */
 export const calendarRouter = router({
@@ -12,6 +14,12 @@ export const calendarRouter = router({
   claim: ownerProcedure
     .input(z.strictObject({ id: z.string().min(1).max(64) }))
     .query(async ({ ctx, input }) => claimDetails(ctx.db, ctx.owner, input.id, ctx.now())),
+
+  /** The owner's next reminders due (docs/reliability.md "Reminders"), earliest first, with the owner's zone. */
+  reminders: ownerProcedure.query(async ({ ctx }) => {
+    const [reminders, time_zone] = await Promise.all([upcomingReminders(ctx.db, ctx.owner, ctx.now(), 10), reviewerTimeZone(ctx.db, ctx.owner)]);
+    return { reminders, time_zone };
+  }),
 
   /** The owner moves a confirmed booking in place (docs/api.md "Reschedule"); what gives way must be confirmed, as for an approval. */
   move: ownerProcedure

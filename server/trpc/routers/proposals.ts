@@ -38,7 +38,7 @@ export const proposalsRouter = router({
       const meeting_classes = proposal.meeting_class ? [] : (await listMeetingClasses(db, ctx.owner.customerId)).map((c) => ({ name: c.name, priority: c.priority }));
       // What approving at each time would do now (free / preempting what / refused): the panel defaults to a free one.
       const verdicts = proposal.status === 'pending_review' ? await approvalVerdicts(db, ctx.owner, { proposalId: proposal.proposal_id, times }, now) : [];
-      return { proposal, week, candidates: overlayCandidates(week, times), verdicts, meeting_classes };
+      return { proposal, week, candidates: overlayCandidates(week, times, proposal.hold_id), verdicts, meeting_classes };
     }),
 
   /** Free times to approve at, as arbitration would accept them now for this approval (inside the requested window, else the coming days). */

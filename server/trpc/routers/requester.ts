@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { getConfig } from '@/server/config';
 import { DomainError, isDomainError } from '@/server/domain/errors';
 import {
+  linkAwayState,
   linkIdFor,
   loadPublicLink,
   loadPublicType,
   meetingTypePage,
+  type PublicMeetingTypePage,
   proposalIdForToken,
   proposalStatusPage,
   publicSchedule,
@@ -23,6 +25,8 @@ import * as S from '@/server/schemas/public';
 import { UtcDateTime } from '@/server/schemas/common';
 import { publicProcedure, router, type TrpcContext } from '../init';
 import { clearCredentialCookie, credentialCookie, credentialFromCookies } from './requesterCookie';
+import { rateLimitKeys } from '@/server/rateLimit/keys';
+import { requestLocale } from '@/i18n/server';
 
 /**
  * The public booking pages' procedures (docs/public-scheduling.md "Booking
@@ -50,19 +54,20 @@ async function limit(policy: RateLimitPolicy, identifier: string): Promise<void>
 
 /** Per client address, as the REST API's global limit. */
 const perIp = publicProcedure.use(async ({ ctx, next }) => {
-  await limit(RATE_LIMITS.global, `ip:${ipOf(ctx)}`);
+  await limit(RATE_LIMITS.global, rateLimitKeys.ip(ipOf(ctx)));
   return next();
 });
 /**
- * Per client address, and per proposal on top: the same keys as GET
+ * Per proposal, on top of the per-address limit (perIp before it): the same key as GET
  * /public/booking-proposals/{token} and its withdraw. Only a token that
  * names a proposal gets a budget of its own, so made-up tokens add no keys.
  */
-const perToken = perIp.input(z.strictObject({ token: Token })).use(async ({ ctx, input, next }) => {
+async function perProposal<R>({ ctx, input, next }: { ctx: TrpcContext; input: { token: string }; next: () => Promise<R> }): Promise<R> {
   const id = await proposalIdForToken(ctx.db, input.token);
-  if (id) await limit(RATE_LIMITS.publicProposalToken, `proposal:${id}`);
+  if (id) await limit(RATE_LIMITS.publicProposalToken, rateLimitKeys.proposal(id));
   return next();
-});
+}
+const perToken = perIp.input(z.strictObject({ token: Token })).use(perProposal);
 
 /** The booking page shows times on the requester's own clock: it takes the instants only. */
 const instants = (r: { suggested_times: { start: string; end: string }[] }) => r.suggested_times.map(({ start, end }) => ({ start, end }));
@@ -80,11 +85,17 @@ async function withCredential<T>(ctx: TrpcContext, fn: (bearer: string | null) =
 
 export const requesterRouter = router({
   /** A link's page: its title, the owner's name, the meeting types this requester may see. */
+  /**
+   * With the away redirect (docs/public-scheduling.md "Away"): `redirect_to`, the alias to send the
+   * requester to now (the page redirects); `away_note` when they came from `away_from` and that
+   * link sends its requesters here now.
+   */
   schedule: perIp
-    .input(z.strictObject({ link: Link }))
+    .input(z.strictObject({ link: Link, away_from: Link.optional() }))
     .query(async ({ ctx, input }) => {
       const db = ctx.db;
-      return withCredential(ctx, async (bearer) => ({ ...(await publicSchedule(db, input.link, bearer)), has_credential: bearer !== null }));
+      const away = await linkAwayState(db, input.link, input.away_from, ctx.now());
+      return withCredential(ctx, async (bearer) => ({ ...(await publicSchedule(db, input.link, bearer)), ...away, has_credential: bearer !== null }));
     }),
 
   /**
@@ -98,9 +109,15 @@ export const requesterRouter = router({
     .query(async ({ ctx, input }) => {
       const db = ctx.db;
       const now = ctx.now();
+      // The owner is away and the link redirects: `redirect_to`, the colleague's link the page sends the requester to (no suggestions).
+      const { redirect_to } = await linkAwayState(db, input.link, undefined, now);
       return withCredential(ctx, async (bearer) => {
         const type = await loadPublicType(db, input.link, input.slug, bearer);
-        return { ...meetingTypePage(type), ...(input.suggested_times ? { suggested_times: instants(await suggestedTimes(db, type, {}, now)) } : {}) };
+        const suggested = input.suggested_times && !redirect_to ? instants(await suggestedTimes(db, type, {}, now)) : undefined;
+        const answer: PublicMeetingTypePage & { suggested_times?: { start: string; end: string }[]; redirect_to?: string } = { ...meetingTypePage(type) };
+        if (suggested) answer.suggested_times = suggested;
+        if (redirect_to) answer.redirect_to = redirect_to;
+        return answer;
       });
     }),
 
@@ -141,9 +158,9 @@ export const requesterRouter = router({
       const db = ctx.db;
       // The REST operation's key: one budget per client address and the link the alias or id resolves to.
       const linkId = await linkIdFor(db, link);
-      if (linkId) await limit(RATE_LIMITS.publicProposalSubmit, `submit:${ipOf(ctx)}:${linkId}`);
+      if (linkId) await limit(RATE_LIMITS.publicProposalSubmit, rateLimitKeys.submit(ipOf(ctx), linkId));
       const baseUrl = publicBaseUrl(ctx.req, getConfig().publicBaseUrl);
-      const out = await withCredential(ctx, (bearer) => submitProposal(db, link, bearer, body, baseUrl, ctx.now(), { requesterTimeZone: time_zone }));
+      const out = await withCredential(ctx, (bearer) => submitProposal(db, link, bearer, body, baseUrl, ctx.now(), { requesterTimeZone: time_zone, requesterLocale: requestLocale(ctx.req) }));
       return { status: out.status, status_url: out.status_url, credential_rejected: out.credential_rejected };
     }),
 
@@ -164,11 +181,7 @@ export const requesterRouter = router({
    */
   cancelMeeting: perIp
     .input(S.CancelMeetingInput.extend({ token: Token }))
-    .use(async ({ ctx, input, next }) => {
-      const id = await proposalIdForToken(ctx.db, input.token);
-      if (id) await limit(RATE_LIMITS.publicProposalToken, `proposal:${id}`);
-      return next();
-    })
+    .use(perProposal)
     .mutation(async ({ ctx, input }) => {
       const db = ctx.db;
       await cancelBookedMeeting(db, input.token, input.reason ?? null, ctx.now());
@@ -182,11 +195,7 @@ export const requesterRouter = router({
    */
   moveTimes: perIp
     .input(z.strictObject({ token: Token, from: UtcDateTime.optional() }))
-    .use(async ({ ctx, input, next }) => {
-      const id = await proposalIdForToken(ctx.db, input.token);
-      if (id) await limit(RATE_LIMITS.publicProposalToken, `proposal:${id}`);
-      return next();
-    })
+    .use(perProposal)
     .query(async ({ ctx, input }) => moveSuggestions(ctx.db, input.token, { from: input.from ? new Date(input.from) : undefined }, ctx.now())),
 
   /**
@@ -196,11 +205,7 @@ export const requesterRouter = router({
    */
   requestMove: perIp
     .input(S.MoveRequestNote.extend({ token: Token, start: UtcDateTime, end: UtcDateTime, time_zone: S.RequesterTimeZone.optional() }))
-    .use(async ({ ctx, input, next }) => {
-      const id = await proposalIdForToken(ctx.db, input.token);
-      if (id) await limit(RATE_LIMITS.publicProposalToken, `proposal:${id}`);
-      return next();
-    })
+    .use(perProposal)
     .mutation(async ({ ctx, input }) => {
       const db = ctx.db;
       const baseUrl = publicBaseUrl(ctx.req, getConfig().publicBaseUrl);

@@ -1,19 +1,28 @@
 import { requestOrigin } from '@/server/request';
 
-/** The cookie that carries a requester credential for the public booking pages (HttpOnly: scripts never see it). */
-export const CREDENTIAL_COOKIE = 'requester_credential';
+/**
+ * The cookie that carries a requester credential for the public booking pages (HttpOnly: scripts never see it).
+ *
+ * Over https it is `SameSite=None; Secure; Partitioned`, so it works inside a frame on the
+ * customer's own site too (docs/public-scheduling.md "Embedding"): a Lax cookie is never sent in a
+ * cross-site frame, and a Partitioned (CHIPS) one is kept per top-level site, so a browser that
+ * blocks third-party cookies still keeps it for that site's frames, and a key saved in one site's
+ * frame is not sent under another's. Over plain http (development) browsers refuse
+ * `SameSite=None` without `Secure`: `SameSite=Lax`, first-party pages only.
+ */
+const CREDENTIAL_COOKIE = 'requester_credential';
 const MAX_AGE_SECONDS = 30 * 24 * 3600;
 
-function secure(req: Request): string {
-  return requestOrigin(req).startsWith('https:') ? '; Secure' : '';
+function attributes(req: Request): string {
+  return requestOrigin(req).startsWith('https:') ? 'SameSite=None; Secure; Partitioned' : 'SameSite=Lax';
 }
 
 export function credentialCookie(credential: string, req: Request): string {
-  return `${CREDENTIAL_COOKIE}=${encodeURIComponent(credential)}; Path=/; Max-Age=${MAX_AGE_SECONDS}; HttpOnly; SameSite=Lax${secure(req)}`;
+  return `${CREDENTIAL_COOKIE}=${encodeURIComponent(credential)}; Path=/; Max-Age=${MAX_AGE_SECONDS}; HttpOnly; ${attributes(req)}`;
 }
 
 export function clearCredentialCookie(req: Request): string {
-  return `${CREDENTIAL_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${secure(req)}`;
+  return `${CREDENTIAL_COOKIE}=; Path=/; Max-Age=0; HttpOnly; ${attributes(req)}`;
 }
 
 /** The saved credential in a request's Cookie header, or null. */

@@ -4,7 +4,7 @@ import { RulesPutBody } from '@/server/schemas/admin';
 import { ownerProcedure, router } from '../init';
 
 /** The form's body: PUT /v1/schedule-rules without owner_email (always the signed-in owner). */
-export const ScheduleRulesInput = RulesPutBody.omit({ owner_email: true });
+const ScheduleRulesInput = RulesPutBody.omit({ owner_email: true });
 
 /**
  * "My schedule": the signed-in owner reads and replaces their own rules

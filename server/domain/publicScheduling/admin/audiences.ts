@@ -10,9 +10,9 @@ import { afterCursor, allOf, notFound, PG_FOREIGN_KEY_VIOLATION, pageOf, require
 import { domainNotVerified, findDomainByName } from './domains';
 import { emailDomain, normalizeDomain } from './validation';
 
-export type AudienceRow = typeof audiences.$inferSelect;
+type AudienceRow = typeof audiences.$inferSelect;
 export type MemberInput = { email: string } | { domain: string };
-export type MemberView = { email: string } | { domain: string };
+type MemberView = { email: string } | { domain: string };
 export type AudienceRecord = { audience: AudienceRow; members: MemberView[] };
 export type AudienceView = { audience_id: string; name: string; members: MemberView[]; created_at: string };
 
@@ -100,7 +100,7 @@ async function findAudience(db: Executor, customerId: string, by: { id: string }
   return row;
 }
 
-export async function getAudience(db: Executor, customerId: string, actor: Actor, audienceId: string): Promise<AudienceRecord> {
+async function getAudience(db: Executor, customerId: string, actor: Actor, audienceId: string): Promise<AudienceRecord> {
   requireOrgScope(actor);
   const audience = isUuid(audienceId) ? await findAudience(db, customerId, { id: audienceId }) : undefined;
   if (!audience) throw notFound('Audience');

@@ -20,8 +20,8 @@ export type DomainView = {
 };
 
 /** Where the challenge goes and what it says: `_scheduler-challenge.<domain>` TXT `scheduler-verification=<token>`. */
-export const CHALLENGE_LABEL = '_scheduler-challenge';
-export const CHALLENGE_PREFIX = 'scheduler-verification';
+const CHALLENGE_LABEL = '_scheduler-challenge';
+const CHALLENGE_PREFIX = 'scheduler-verification';
 
 export function domainView(d: DomainRow): DomainView {
   return {
@@ -67,7 +67,7 @@ async function insertDomain(db: Executor, customerId: string, actor: Actor, inpu
   }
 }
 
-export async function getDomain(db: Executor, customerId: string, actor: Actor, domainId: string): Promise<DomainRow> {
+async function getDomain(db: Executor, customerId: string, actor: Actor, domainId: string): Promise<DomainRow> {
   requireOrgScope(actor);
   if (!isUuid(domainId)) throw notFound('Domain');
   const [row] = await db

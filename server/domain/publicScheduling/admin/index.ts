@@ -21,7 +21,7 @@
  *       source 'public' and proposal_id (that is what is counted).
  *   linkUrl(baseUrl, alias): string
  */
-export { findLinkByIdOrAlias, linkUrl, type LinkRecord } from './links';
+export { findLinkByIdOrAlias, type LinkRecord } from './links';
 export { findMeetingType, listMeetingTypes, effectivePreemptPolicy, type MeetingTypeRecord } from './meetingTypes';
 export { audienceMembership } from './audiences';
 export { checkAllocation, periodBounds } from './allocations';

@@ -4,13 +4,13 @@ import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
 import { owners, publicLinks } from '@/db/schema';
 import { assertOwnerInScope, normalizeEmail } from '../../access';
 import { audited, type AdminAction, type AdminChange } from '../../adminAudit';
-import { DomainError } from '../../errors';
+import { DomainError, invalidField } from '../../errors';
 import { isUuid, newId } from '../../ids';
 import { afterCursor, allOf, notFound, pageOf, scopedOwnerEmail, type Actor, type Page, type PageQuery } from './common';
 import { validateAlias } from './validation';
 
-export type LinkRow = typeof publicLinks.$inferSelect;
-export type OwnerRow = typeof owners.$inferSelect;
+type LinkRow = typeof publicLinks.$inferSelect;
+type OwnerRow = typeof owners.$inferSelect;
 export type LinkRecord = { link: LinkRow; owner: OwnerRow };
 export type LinkView = {
   link_id: string;
@@ -21,10 +21,12 @@ export type LinkView = {
   created_at: string;
   updated_at: string;
   deleted_at?: string;
+  /** While the owner is out of office, requesters go to this link (docs/public-scheduling.md "Away"). */
+  away_redirect_link_id: string | null;
 };
 
 /** `{baseUrl}/public/schedules/{alias}`: the readable address requesters open. */
-export function linkUrl(baseUrl: string, alias: string): string {
+function linkUrl(baseUrl: string, alias: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/public/schedules/${alias}`;
 }
 
@@ -42,6 +44,7 @@ export function linkView(r: LinkRecord, baseUrl: string): LinkView {
     owner_email: r.owner.email,
     created_at: r.link.createdAt.toISOString(),
     updated_at: r.link.updatedAt.toISOString(),
+    away_redirect_link_id: r.link.awayRedirectLinkId,
   };
   if (r.link.deletedAt) view.deleted_at = r.link.deletedAt.toISOString();
   return view;
@@ -63,8 +66,8 @@ async function aliasTaken(db: Executor, alias: string): Promise<boolean> {
 }
 
 /** The audit entry of a change to a link. */
-export function linkChange(action: AdminAction, r: LinkRecord, now: Date, details: Record<string, unknown> = {}): AdminChange {
-  return { action, customerId: r.link.customerId, owner: r.owner, details: { link_id: r.link.id, alias: r.link.alias, title: r.link.title, ...details }, at: now };
+function linkChange(action: AdminAction, r: LinkRecord, now: Date, details: Record<string, unknown> = {}): AdminChange {
+  return { action, customerId: r.link.customerId, owner: r.owner, details: { link_id: r.link.id, alias: r.link.alias, title: r.link.title, away_redirect_link_id: r.link.awayRedirectLinkId, ...details }, at: now };
 }
 
 /** A new public link for an owner the caller's scope covers (`ownerEmail` resolved by the transport). */
@@ -145,13 +148,15 @@ export async function listLinks(
   return pageOf(rows, q.limit);
 }
 
-/** Change a link's alias or title. */
+export type LinkPatch = { alias?: string; title?: string | null; away_redirect_link_id?: string | null };
+
+/** Change a link's alias, title or away redirect. */
 export async function updateLink(
   db: Executor,
   customerId: string,
   actor: Actor,
   linkId: string,
-  patch: { alias?: string; title?: string | null },
+  patch: LinkPatch,
   now: Date,
 ): Promise<LinkRecord> {
   return audited(db, actor, (tx) => changeLink(tx, customerId, actor, linkId, patch, now), (r) => linkChange('public_link.update', r, now));
@@ -162,22 +167,54 @@ async function changeLink(
   customerId: string,
   actor: Actor,
   linkId: string,
-  patch: { alias?: string; title?: string | null },
+  patch: LinkPatch,
   now: Date,
 ): Promise<LinkRecord> {
   const current = await getLink(db, customerId, actor, linkId);
   const alias = patch.alias !== undefined ? validateAlias(patch.alias) : current.link.alias;
   if (alias !== current.link.alias && (await aliasTaken(db, alias))) throw duplicateAlias(alias);
+  const away = patch.away_redirect_link_id === undefined ? current.link.awayRedirectLinkId : patch.away_redirect_link_id && (await awayTarget(db, current, patch.away_redirect_link_id));
   try {
     const [link] = await db
       .update(publicLinks)
-      .set({ alias, title: patch.title !== undefined ? patch.title : current.link.title, updatedAt: now })
+      .set({ alias, title: patch.title !== undefined ? patch.title : current.link.title, awayRedirectLinkId: away, updatedAt: now })
       .where(eq(publicLinks.id, current.link.id))
       .returning();
     return { link, owner: current.owner };
   } catch (err) {
     rethrowAlias(err, alias);
   }
+}
+
+/**
+ * The link a redirect may name (docs/public-scheduling.md "Away"): a live link of the same
+ * customer, of another owner, that does not lead back here through the redirects it names.
+ * Another customer's link answers as an unknown id does.
+ */
+async function awayTarget(db: Executor, from: LinkRecord, targetId: string): Promise<string> {
+  const field = 'away_redirect_link_id';
+  const live = async (id: string) => {
+    const [row] = isUuid(id)
+      ? await db
+          .select({ id: publicLinks.id, ownerId: publicLinks.ownerId, alias: publicLinks.alias, next: publicLinks.awayRedirectLinkId })
+          .from(publicLinks)
+          .where(and(eq(publicLinks.id, id.toLowerCase()), eq(publicLinks.customerId, from.link.customerId), isNull(publicLinks.deletedAt)))
+          .limit(1)
+      : [];
+    return row ?? null;
+  };
+  const target = await live(targetId);
+  if (!target) throw invalidField(field, 'names no live link of this customer');
+  if (target.id === from.link.id || target.ownerId === from.link.ownerId) throw invalidField(field, "must be another owner's link (a colleague's)");
+  const passed = new Set([target.id]);
+  for (let at = target; at.next; ) {
+    if (at.next === from.link.id) throw invalidField(field, `would loop: /${at.alias} sends its requesters back to /${from.link.alias}`);
+    const next = passed.has(at.next) ? null : await live(at.next);
+    if (!next) break;
+    passed.add(next.id);
+    at = next;
+  }
+  return target.id;
 }
 
 /**

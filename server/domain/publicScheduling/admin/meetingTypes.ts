@@ -1,27 +1,22 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
-import { audiences, meetingClasses, owners, publicMeetingTypes, type HOST_MODES } from '@/db/schema';
+import { audiences, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
 import { assertOwnerInScope, normalizeEmail } from '../../access';
 import { resolvePool } from '../../pools/poolService';
-import { audited, type AdminAction, type AdminChange } from '../../adminAudit';
+import { audited } from '../../adminAudit';
 import { DomainError, invalidField } from '../../errors';
 import { getMeetingClass } from '../../meetingClassService';
 import { newId } from '../../ids';
 import { afterCursor, allOf, notFound, pageOf, type Actor, type Page, type PageQuery } from './common';
-import { getLink, type LinkRecord } from './links';
-
-export type MeetingTypeRow = typeof publicMeetingTypes.$inferSelect;
-export type MeetingClassRow = typeof meetingClasses.$inferSelect;
-export type PublicPreemptPolicy = MeetingTypeRow['publicPreemptPolicy'];
-export type Visibility = MeetingTypeRow['visibility'];
-export type HostMode = (typeof HOST_MODES)[number];
-/** A meeting type with what it refers to by name (`hostEmails`: a collective type's hosts, in order; else empty). */
-export type MeetingTypeRecord = { type: MeetingTypeRow; meetingClass: MeetingClassRow; audienceName: string | null; hostEmails: string[]; hostNames?: (string | null)[] };
+import { getLink } from './links';
+import { meetingTypeChange } from './meetingTypeAudit';
+import { duplicateSlug, rethrowSlug } from './meetingTypeSlug';
+import { videoSetting, type HostMode, type MeetingClassRow, type MeetingTypeRecord, type MeetingTypeRow, type PublicPreemptPolicy, type VideoSetting, type Visibility } from './meetingTypeView';
+export * from './meetingTypeView';
 
 /** docs/public-scheduling.md "Several hosts": a collective type names 2 to 20 owners. */
-export const MIN_HOSTS = 2;
-export const MAX_HOSTS = 20;
+const MIN_HOSTS = 2;
+const MAX_HOSTS = 20;
 
 export type MeetingTypeInput = {
   slug: string;
@@ -37,7 +32,13 @@ export type MeetingTypeInput = {
   credential_skips_verification?: boolean;
   description?: string | null;
   location?: string | null;
+  video?: { provider: VideoSetting['provider']; url?: string | null } | null;
   min_notice_hours?: number;
+  /** docs/arbitration.md "Buffers" (0-240 minutes). */
+  buffer_before_minutes?: number;
+  buffer_after_minutes?: number;
+  /** docs/reliability.md "Reminders": minutes before the start; null: the meeting class's. */
+  reminder_offsets_minutes?: number[] | null;
   book_instantly?: boolean;
   /** single (default): the link's owner; collective: every owner of host_emails; pool: one member of `pool`. */
   host_mode?: HostMode;
@@ -46,69 +47,6 @@ export type MeetingTypeInput = {
   pool?: string | null;
 };
 export type MeetingTypePatch = Partial<MeetingTypeInput>;
-
-export type MeetingTypeView = {
-  link_id: string;
-  slug: string;
-  title: string;
-  duration_minutes: number[];
-  meeting_class: string;
-  attendee_limit: number | null;
-  public_preempt_policy: PublicPreemptPolicy;
-  effective_preempt_policy: 'never' | 'preempt_lower';
-  visibility: Visibility;
-  audience: string | null;
-  enabled: boolean;
-  published: boolean;
-  credential_skips_verification: boolean;
-  description: string | null;
-  location: string | null;
-  min_notice_hours: number;
-  book_instantly: boolean;
-  host_mode: HostMode;
-  host_emails: string[];
-  pool_id: string | null;
-  created_at: string;
-  updated_at: string;
-};
-
-/**
- * The policy bookings through a public type run with: `inherit` takes the
- * class's; a type may only be stricter, and is never looser than its class
- * even if the class changed after the type was saved.
- */
-export function effectivePreemptPolicy(type: Pick<MeetingTypeRow, 'publicPreemptPolicy'>, meetingClass: Pick<MeetingClassRow, 'preemptPolicy'>): 'never' | 'preempt_lower' {
-  if (type.publicPreemptPolicy === 'never' || meetingClass.preemptPolicy === 'never') return 'never';
-  return 'preempt_lower';
-}
-
-export function meetingTypeView(r: MeetingTypeRecord): MeetingTypeView {
-  const t = r.type;
-  return {
-    link_id: t.linkId,
-    slug: t.slug,
-    title: t.title,
-    duration_minutes: t.durationMinutes,
-    meeting_class: r.meetingClass.name,
-    attendee_limit: t.attendeeLimit,
-    public_preempt_policy: t.publicPreemptPolicy,
-    effective_preempt_policy: effectivePreemptPolicy(t, r.meetingClass),
-    visibility: t.visibility,
-    audience: r.audienceName,
-    enabled: t.enabled,
-    published: t.published,
-    credential_skips_verification: t.credentialSkipsVerification,
-    description: t.description,
-    location: t.location,
-    min_notice_hours: t.minNoticeHours,
-    book_instantly: t.bookInstantly,
-    host_mode: t.hostMode,
-    host_emails: r.hostEmails,
-    pool_id: t.poolId,
-    created_at: t.createdAt.toISOString(),
-    updated_at: t.updatedAt.toISOString(),
-  };
-}
 
 function selectTypes(db: Executor) {
   return db
@@ -171,7 +109,12 @@ async function resolveType(db: Executor, customerId: string, actor: Actor, merge
       credentialSkipsVerification: merged.credential_skips_verification ?? false,
       description: merged.description ?? null,
       location: merged.location ?? null,
+      videoProvider: merged.video?.provider ?? null,
+      videoUrl: merged.video?.provider === 'link' ? (merged.video.url ?? null) : null,
       minNoticeHours: merged.min_notice_hours ?? 0,
+      bufferBeforeMinutes: merged.buffer_before_minutes ?? 0,
+      bufferAfterMinutes: merged.buffer_after_minutes ?? 0,
+      reminderOffsetsMinutes: merged.reminder_offsets_minutes ? [...new Set(merged.reminder_offsets_minutes)].sort((a, b) => b - a) : null,
       bookInstantly: merged.book_instantly ?? false,
       hostMode: hosts.mode,
       hostOwnerIds: hosts.hostOwnerIds,
@@ -219,49 +162,6 @@ async function withHosts<R extends { type: MeetingTypeRow; meetingClass: Meeting
   });
 }
 
-function duplicateSlug(slug: string): DomainError {
-  return new DomainError('duplicate_public_meeting_type', `A meeting type with slug ${JSON.stringify(slug)} already exists on this link`);
-}
-
-/** Two writers racing for one slug: the unique index decides, and the loser gets the same 409. */
-function rethrowSlug(err: unknown, slug: string): never {
-  if (isConstraintViolation(err, PG_UNIQUE_VIOLATION, 'public_meeting_types_link_slug_key')) throw duplicateSlug(slug);
-  throw err;
-}
-
-/** The audit entry of a change to a meeting type, about the owner of its link. */
-function meetingTypeChange(action: AdminAction, { link, owner }: LinkRecord, r: MeetingTypeRecord, now: Date): AdminChange {
-  const t = r.type;
-  return {
-    action,
-    customerId: link.customerId,
-    owner,
-    meetingClass: r.meetingClass.name,
-    details: {
-      link_id: link.id,
-      meeting_type_id: t.id,
-      slug: t.slug,
-      title: t.title,
-      duration_minutes: t.durationMinutes,
-      attendee_limit: t.attendeeLimit,
-      public_preempt_policy: t.publicPreemptPolicy,
-      visibility: t.visibility,
-      audience: r.audienceName,
-      enabled: t.enabled,
-      published: t.published,
-      credential_skips_verification: t.credentialSkipsVerification,
-      description: t.description,
-      location: t.location,
-      min_notice_hours: t.minNoticeHours,
-      book_instantly: t.bookInstantly,
-      host_mode: t.hostMode,
-      host_emails: r.hostEmails,
-      pool_id: t.poolId,
-    },
-    at: now,
-  };
-}
-
 export async function createMeetingType(db: Executor, customerId: string, actor: Actor, linkId: string, input: MeetingTypeInput, now: Date): Promise<MeetingTypeRecord> {
   return audited(
     db,
@@ -307,8 +207,11 @@ export async function updateMeetingType(
   return audited(
     db,
     actor,
-    async (tx) => ({ r: await changeMeetingType(tx, customerId, actor, linkId, slug, patch, now), link: await getLink(tx, customerId, actor, linkId) }),
-    ({ r, link }) => meetingTypeChange('public_meeting_type.update', link, r, now),
+    async (tx) => {
+      const before = await getMeetingType(tx, customerId, actor, linkId, slug);
+      return { before, r: await changeMeetingType(tx, customerId, actor, linkId, slug, patch, now), link: await getLink(tx, customerId, actor, linkId) };
+    },
+    ({ before, r, link }) => meetingTypeChange('public_meeting_type.update', link, r, now, before),
   ).then(({ r }) => r);
 }
 
@@ -339,7 +242,11 @@ async function changeMeetingType(
     credential_skips_verification: patch.credential_skips_verification ?? t.credentialSkipsVerification,
     description: patch.description !== undefined ? patch.description : t.description,
     location: patch.location !== undefined ? patch.location : t.location,
+    video: patch.video !== undefined ? patch.video : videoSetting(t),
     min_notice_hours: patch.min_notice_hours ?? t.minNoticeHours,
+    buffer_before_minutes: patch.buffer_before_minutes ?? t.bufferBeforeMinutes,
+    buffer_after_minutes: patch.buffer_after_minutes ?? t.bufferAfterMinutes,
+    reminder_offsets_minutes: patch.reminder_offsets_minutes !== undefined ? patch.reminder_offsets_minutes : t.reminderOffsetsMinutes,
     book_instantly: patch.book_instantly ?? t.bookInstantly,
     host_mode: patch.host_mode ?? t.hostMode,
     // Leaving a mode drops its hosts; staying keeps them unless replaced.

@@ -9,7 +9,7 @@ import { afterCursor, allOf, notFound, pageOf, requireOrgScope, type Actor, type
 import { domainNotVerified, findDomainByName } from './domains';
 import { emailDomain } from './validation';
 
-export type IdentityRow = typeof requesterIdentities.$inferSelect;
+type IdentityRow = typeof requesterIdentities.$inferSelect;
 export type IdentityRecord = { identity: IdentityRow; domain: string | null };
 export type IdentityView = { identity_id: string; email: string; domain: string | null; created_at: string };
 export type CredentialView = { credential_id: string; identity_id: string; requester_credential: string; prefix: string; created_at: string };
@@ -91,7 +91,7 @@ async function registerIdentity(
   }
 }
 
-export async function getIdentity(db: Executor, customerId: string, actor: Actor, identityId: string): Promise<IdentityRecord> {
+async function getIdentity(db: Executor, customerId: string, actor: Actor, identityId: string): Promise<IdentityRecord> {
   requireOrgScope(actor);
   if (!isUuid(identityId)) throw notFound('Requester identity');
   const [found] = await selectIdentities(db)

@@ -1,6 +1,6 @@
 import type { Executor } from '@/db/client';
-import { ownerRules, type SchedulingTarget } from '../../claims/claimTarget';
-import { loadGroupClaims, loadGroupTargets } from '../../claims/groupFacts';
+import { loadTargets, ownerRules, type SchedulingTarget } from '../../claims/claimTarget';
+import { loadGroupClaims } from '../../claims/groupFacts';
 import { isDomainError } from '../../errors';
 import { assignmentOrder, assignmentReason, type MemberLoad } from '../../pools/assignment';
 import { getPool, memberLoads } from '../../pools/poolService';
@@ -31,17 +31,28 @@ function calendarTrouble(err: unknown): boolean {
 }
 
 /**
+ * Public pages never offer an owner without working hours (docs/public-scheduling.md
+ * "Several hosts"): the agents' API treats such an owner as free around the clock (with the
+ * WORKING_HOURS_NOT_CONFIGURED warning), which a requester would see as night-time offers.
+ */
+function hasWorkingHours(target: SchedulingTarget): boolean {
+  return target.owner.workingHours !== null;
+}
+
+/**
  * The type's hosts with their targets, or null when it has no usable set: a collective
- * type any of whose hosts has no usable calendar (or was deleted, leaving fewer than two),
- * a pool type whose pool was deleted or none of whose members has a usable calendar.
- * A pool member without a usable calendar is left out (another member may take the time).
+ * type any of whose hosts has no usable calendar or no working hours (or was deleted,
+ * leaving fewer than two), a pool type whose pool was deleted or none of whose members has
+ * a usable calendar and working hours. A pool member without either is left out (another
+ * member may take the time).
  */
 export async function loadHosts(db: Executor, type: MeetingTypeRecord, now: Date): Promise<HostSet | null> {
   const t = type.type;
   if (t.hostMode === 'collective') {
     if (type.hostEmails.length < 2) return null;
     try {
-      const targets = await loadGroupTargets(db, t.customerId, { ownerEmails: type.hostEmails, meetingClass: type.meetingClass.name }, false);
+      const targets = await loadTargets(db, t.customerId, { ownerEmails: type.hostEmails, meetingClass: type.meetingClass.name }, false);
+      if (!targets.every(hasWorkingHours)) return null;
       return { mode: 'collective', hosts: targets.map((target) => ({ target })) };
     } catch (err) {
       if (calendarTrouble(err)) return null;
@@ -58,8 +69,8 @@ export async function loadHosts(db: Executor, type: MeetingTypeRecord, now: Date
     const hosts: Host[] = [];
     for (const load of order) {
       try {
-        const [target] = await loadGroupTargets(db, t.customerId, { ownerEmails: [load.email], meetingClass: type.meetingClass.name }, false);
-        hosts.push({ target, load });
+        const [target] = await loadTargets(db, t.customerId, { ownerEmails: [load.email], meetingClass: type.meetingClass.name }, false);
+        if (hasWorkingHours(target)) hosts.push({ target, load });
       } catch (err) {
         if (!calendarTrouble(err)) throw err;
       }

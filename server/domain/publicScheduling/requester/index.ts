@@ -1,8 +1,10 @@
-export { resolveRequester, loadPublicLink, linkIdFor, type Requester } from './access';
-export { publicSchedule, loadPublicType, suggestedTimes, assertSuggestable, publicRequestPolicy, MAX_SUGGESTED_TIMES, type PublicScheduleView, type PublicTypeContext } from './schedule';
-export { submitProposal, VERIFICATION_TTL_MS, type SubmitInput, type SubmitResult } from './submit';
-export { proposalStatus, proposalIdForToken, withdrawProposal, type PublicStatusView } from './status';
-export { confirmContact, verificationIdForToken, verificationPage, type VerificationState } from './verification';
+export { resolveRequester, loadPublicLink, linkIdFor } from './access';
+export { publicSchedule, loadPublicType, suggestedTimes } from './schedule';
+export { submitProposal } from './submit';
+export { proposalStatus, proposalIdForToken, withdrawProposal } from './status';
+export { confirmContact, verificationIdForToken, verificationPage } from './verification';
 export { proposalStatusPage, meetingTypePage, type PublicProposalPage, type PublicMeetingTypePage } from './page';
 export { bookedMeetingIcs, cancelBookedMeeting } from './meeting';
-export { moveSuggestions, requestMove, type MoveRequestInput, type MoveRequestView } from './move';
+export { moveSuggestions, requestMove } from './move';
+export { linkAwayState } from './away';
+export { agentLinkView, type AgentLinkView, type AgentMeetingType, type AgentLocation } from './agentView';

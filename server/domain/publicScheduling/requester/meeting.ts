@@ -1,14 +1,16 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
 import { bookingProposals, claims, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
-import { writeAudit } from '../../claims/audit';
+import { writeAudit } from '../../audit';
 import { lockOwner } from '../../claims/claimTarget';
 import { invitationIcs } from '../../calendars/invitations';
 import { bookingUid } from '../../calendars/sync';
+import { videoLinkOf } from '../../calendars/videoLinks';
 import { requesterCancelledMessage, sendMail } from '../../email';
 import { DomainError } from '../../errors';
 import { sha256Hex } from '../../ids';
 import { enqueueNotification } from '../../notificationService';
+import { localSpan } from '../../scheduling/localSpan';
 import { expireLapsed } from '../review/expiry';
 import { proposalRowByToken } from './status';
 
@@ -56,8 +58,10 @@ export async function bookedMeetingIcs(db: Db, token: string, now: Date): Promis
   if (!booking || booking.status !== 'confirmed') throw new DomainError('not_found', 'No booked meeting');
   const [owner] = await db.select({ name: owners.name }).from(owners).where(eq(owners.id, booking.ownerId));
   const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title, location: publicMeetingTypes.location, description: publicMeetingTypes.description }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
+  const link = await videoLinkOf(db, booking.id);
   const content = invitationIcs({
     method: 'PUBLISH',
+    video: link?.status === 'ready' && link.joinUrl ? { provider: link.provider, url: link.joinUrl } : null,
     uid: `${sha256Hex(`requester-file:${bookingUid(booking.id)}`).slice(0, 40)}@agent-scheduler`,
     sequence: 0,
     attendees: [],
@@ -133,8 +137,9 @@ export async function cancelBookedMeeting(db: Db, token: string, reason: string 
           customerId: member.customerId,
           agentId: member.agentId,
           kind: 'booking.cancelled',
-          data: { booking_id: member.id, owner_email: owner.email, start: member.startAt.toISOString(), end: member.endAt.toISOString(), reason: why, cancelled_by: 'requester' },
+          data: { booking_id: member.id, owner_email: owner.email, ...localSpan(member.startAt, member.endAt, owner.timeZone), reason: why ?? null, cancelled_by: 'requester', ...(member.groupId ? { group_id: member.groupId } : {}) },
           now,
+          ...(p.requesterEmail ? { actor: { kind: 'requester' as const, email: p.requesterEmail } } : {}),
         });
       }
     }

@@ -32,7 +32,7 @@ function notMovable(why: string): DomainError {
   return new DomainError('not_movable', why);
 }
 
-export function movePending(): DomainError {
+function movePending(): DomainError {
   return new DomainError('move_pending', 'A request to move this meeting is already waiting for review');
 }
 
@@ -42,7 +42,7 @@ export type MoveRequestView = { status: ProposalStatus; start: string; end: stri
 type MoveContext = { p: ProposalRow; booking: ClaimRow; type: PublicTypeContext; durationMinutes: number };
 
 /** Whether the meeting may be asked to move: booked, its booking confirmed and not started. */
-export function requesterMayMove(p: Pick<ProposalRow, 'status'>, booking: Pick<ClaimRow, 'status' | 'startAt'> | null, now: Date): boolean {
+function requesterMayMove(p: Pick<ProposalRow, 'status'>, booking: Pick<ClaimRow, 'status' | 'startAt'> | null, now: Date): boolean {
   return p.status === 'booked' && booking !== null && booking.status === 'confirmed' && booking.startAt > now;
 }
 

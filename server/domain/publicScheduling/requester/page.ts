@@ -6,6 +6,7 @@ import { expireLapsed } from '../review/expiry';
 import type { PublicTypeContext } from './schedule';
 import { requesterMayCancel } from './meeting';
 import { latestMoveRequest, moveRequestView, type MoveRequestView } from './move';
+import { videoLinkOf, videoLinkView, type VideoLinkView } from '../../calendars/videoLinks';
 
 /**
  * What the public booking pages show beyond the JSON API's bodies: the
@@ -24,6 +25,8 @@ export type PublicProposalPage = PublicStatusView & {
   decline_reason: string | null;
   /** Once booked (and still on): the meeting type's address or video link, else null. */
   location: string | null;
+  /** Once booked: the meeting's video link (docs/calendars.md "Video links"): pending while the owner's calendar makes it, ready with its join_url, failed, or removed once the meeting is off; null without one. */
+  video: VideoLinkView | null;
   /** A booked meeting that has not started: "Add to calendar" and "Cancel this meeting" are offered. */
   cancellable: boolean;
   /** The meeting was booked and is off now: cancelled by the requester (status cancelled), or by the owner or a preemption (status still booked). */
@@ -32,6 +35,8 @@ export type PublicProposalPage = PublicStatusView & {
   movable: boolean;
   /** The latest request to move this meeting (waiting, declined, or done), or null. */
   move_request: MoveRequestView | null;
+  /** Its meeting type books at once when the time is free (docs/public-scheduling.md "Booking instantly"): the page speaks of a booking, not of an owner accepting. */
+  books_instantly: boolean;
 };
 
 /** The status page of a proposal token (a lapsed unverified proposal reads, and becomes, expired). */
@@ -42,7 +47,7 @@ export async function proposalStatusPage(db: Db, token: string, now: Date): Prom
   const hosts = p.hostOwnerIds?.length ? await db.select({ id: owners.id, name: owners.name }).from(owners).where(inArray(owners.id, p.hostOwnerIds)) : [];
   const hostNames = p.hostOwnerIds?.flatMap((id) => hosts.find((h) => h.id === id)?.name ?? []) ?? [];
   const [type] = p.meetingTypeId
-    ? await db.select({ title: publicMeetingTypes.title, location: publicMeetingTypes.location, enabled: publicMeetingTypes.enabled, published: publicMeetingTypes.published }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId))
+    ? await db.select({ title: publicMeetingTypes.title, location: publicMeetingTypes.location, bookInstantly: publicMeetingTypes.bookInstantly, enabled: publicMeetingTypes.enabled, published: publicMeetingTypes.published }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId))
     : [];
   let start = p.requestedStart;
   let end = p.requestedEnd;
@@ -51,6 +56,7 @@ export async function proposalStatusPage(db: Db, token: string, now: Date): Prom
   const on = p.status === 'booked' && booking?.status === 'confirmed';
   const cancellable = on && booking ? requesterMayCancel(p, { status: booking.status, startAt: booking.start }, now) : false;
   const move = on && p.bookingId ? await latestMoveRequest(db, p.bookingId) : null;
+  const link = booking && p.bookingId ? await videoLinkOf(db, p.bookingId) : null;
   return {
     ...statusView(p),
     title: type?.title ?? null,
@@ -60,10 +66,12 @@ export async function proposalStatusPage(db: Db, token: string, now: Date): Prom
     withdrawable: (PENDING_STATUSES as readonly ProposalStatus[]).includes(p.status),
     decline_reason: p.status === 'declined' ? p.declineReason : null,
     location: on ? (type?.location ?? null) : null,
+    video: link ? videoLinkView(link, on) : null,
     cancellable,
     meeting_cancelled: p.status === 'cancelled' || (p.status === 'booked' && booking !== undefined && booking.status !== 'confirmed'),
     movable: cancellable && Boolean(type?.enabled && type.published) && move?.status !== 'pending_review',
     move_request: move ? moveRequestView(move) : null,
+    books_instantly: type?.bookInstantly ?? false,
   };
 }
 

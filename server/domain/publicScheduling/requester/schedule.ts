@@ -2,7 +2,7 @@ import type { Executor } from '@/db/client';
 import { findMeetingType, listMeetingTypes, effectivePreemptPolicy, type LinkRecord, type MeetingTypeRecord } from '../admin';
 import { DomainError, isDomainError, invalidField } from '../../errors';
 import { loadClaims, ownerRules, resolveCalendar } from '../../claims/claimTarget';
-import { localSpan, searchSlots, type LocalSpan, type RequestPolicy } from '../../scheduling';
+import { bufferMs, localSpan, searchSlots, type LocalSpan, type RequestPolicy } from '../../scheduling';
 import { loadPublicLink, publicNotFound, resolveRequester, typeListed, typeReachable, type Requester } from './access';
 import { hostSlots, loadHosts, type HostSet } from './hosts';
 
@@ -41,7 +41,7 @@ export async function loadPublicType(db: Executor, idOrAlias: string, slug: stri
 }
 
 /** Suggestions sit on a grid of owner-local multiples of this step after midnight. */
-export function publicStepMinutes(durationMinutes: number): number {
+function publicStepMinutes(durationMinutes: number): number {
   return durationMinutes <= 15 ? 15 : 30;
 }
 
@@ -52,8 +52,14 @@ export function publicStepMinutes(durationMinutes: number): number {
  * list never reveals what is booked at lower priority. Preemption, where the
  * type's policy allows it, happens only when the owner approves.
  */
-export function publicRequestPolicy(type: MeetingTypeRecord): RequestPolicy {
-  return { priority: type.meetingClass.priority, preemptPolicy: effectivePreemptPolicy(type.type, type.meetingClass), agentCanPreempt: false };
+function publicRequestPolicy(type: MeetingTypeRecord): RequestPolicy {
+  return {
+    priority: type.meetingClass.priority,
+    preemptPolicy: effectivePreemptPolicy(type.type, type.meetingClass),
+    agentCanPreempt: false,
+    // The type's buffers (docs/arbitration.md "Buffers"), as its approval books with (approvalPolicy).
+    ...bufferMs(type.type.bufferBeforeMinutes, type.type.bufferAfterMinutes),
+  };
 }
 
 function badQuery(field: string, message: string): DomainError {

@@ -11,12 +11,13 @@ import { loadHosts, poolChoice } from './hosts';
 import { afterPendingReview } from '../review/instant';
 import { canonicalTimeZone } from '../../scheduling';
 import { writeProposalAudit } from '../review/proposalAudit';
+import type { Locale } from '@/i18n/locales';
 
 const HOUR = 3_600_000;
 /** An unverified proposal (and its verification link) expires after this long. */
-export const VERIFICATION_TTL_MS = 24 * HOUR;
+const VERIFICATION_TTL_MS = 24 * HOUR;
 /** docs/public-scheduling.md "Submitting": at most this many `attendees` items on a public proposal (the requester not counted). */
-export const MAX_PUBLIC_ATTENDEES = 50;
+const MAX_PUBLIC_ATTENDEES = 50;
 
 type Person = { email: string; name?: string };
 export type SubmitInput = {
@@ -67,7 +68,7 @@ function checkAttendees(input: SubmitInput, type: MeetingTypeRecord | null) {
  * the verification link, unless a credential of the requester's own email
  * skips verification where the type allows it.
  */
-export async function submitProposal(db: Db, idOrAlias: string, bearer: string | null, input: SubmitInput, baseUrl: string, now: Date, opts: { requesterTimeZone?: string } = {}): Promise<SubmitResult> {
+export async function submitProposal(db: Db, idOrAlias: string, bearer: string | null, input: SubmitInput, baseUrl: string, now: Date, opts: { requesterTimeZone?: string; requesterLocale?: Locale } = {}): Promise<SubmitResult> {
   const link = await loadPublicLink(db, idOrAlias);
   // The zone the booking pages showed times in (their mail uses it); unknown or absent: the owner's.
   const requesterTimeZone = opts.requesterTimeZone ? canonicalTimeZone(opts.requesterTimeZone) : null;
@@ -137,6 +138,7 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
       requesterEmail: email,
       requesterName: input.requester_contact.name ?? null,
       requesterTimeZone,
+      requesterLocale: opts.requesterLocale ?? null,
       attendees: input.attendees.map((a) => ({ email: normalizeEmail(a.email), ...(a.name ? { name: a.name } : {}) })),
       durationMinutes: duration,
       requestedStart: window?.start ?? null,

@@ -9,13 +9,13 @@ import { DEFAULT_LOOKAHEAD_HOURS, noSlotsError, validateWindow } from '../../cla
 import { isUuid, newId } from '../../ids';
 import { searchSlots } from '../../scheduling';
 import { recordWebhookEvent } from '../../webhooks/outbox';
-import { writeAudit } from '../../claims/audit';
+import { writeAudit } from '../../audit';
 import { proposalNotFound } from './owner';
 
 const HOUR = 3_600_000;
 const DAY_MARGIN = 26 * HOUR;
 /** Candidates an agent proposal offers the owner. */
-export const MAX_PROPOSAL_CANDIDATES = 5;
+const MAX_PROPOSAL_CANDIDATES = 5;
 
 export type AgentProposalInput = {
   ownerEmail: string;
@@ -87,7 +87,7 @@ export async function createAgentProposal(db: Db, actor: AgentActor, input: Agen
       at: now,
     });
     // proposal.created for the agent's webhook endpoints, committed with the proposal (docs/webhooks.md).
-    await recordWebhookEvent(tx, { agentId: actor.agentId, kind: 'proposal.created', now, data: { proposal_id: id, status: 'pending_review', owner_email: owner.email, candidates } });
+    await recordWebhookEvent(tx, { agentId: actor.agentId, kind: 'proposal.created', now, actor: { kind: 'agent', agentId: actor.agentId }, data: { proposal_id: id, status: 'pending_review', owner_email: owner.email, candidates } });
   });
   if (baseUrl) await announceForReview(db, id, baseUrl);
   const view: AgentProposalView = { proposal_id: id, status: 'pending_review', candidates };

@@ -4,7 +4,7 @@ import { agents, bookingProposals, claims, owners, publicMeetingTypes } from '@/
 import { moveToReviewMessage, proposalToReviewMessage, sendMail } from '../../email';
 
 /** The review page of a proposal in the dashboard. */
-export function reviewUrl(baseUrl: string, proposalId: string): string {
+function reviewUrl(baseUrl: string, proposalId: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/dashboard/proposals/${proposalId}`;
 }
 
@@ -42,6 +42,6 @@ export async function announceForReview(db: Executor, proposalId: string, baseUr
   // A collective type's proposal is in every host's inbox: each host is told, in their own zone.
   const hosts = p.hostOwnerIds?.length ? await db.select({ email: owners.email, timeZone: owners.timeZone }).from(owners).where(inArray(owners.id, p.hostOwnerIds)) : [{ email: row.ownerEmail, timeZone: row.timeZone }];
   for (const host of hosts) {
-    await sendMail(proposalToReviewMessage(host.email, { title: row.typeTitle, ownerName: null, start, end, timeZone: host.timeZone, requester }, reviewUrl(baseUrl, p.id)));
+    await sendMail(proposalToReviewMessage(host.email, { title: row.typeTitle, ownerName: null, start, end, timeZone: host.timeZone, requester, requesterLocale: p.requesterLocale }, reviewUrl(baseUrl, p.id)));
   }
 }

@@ -13,7 +13,7 @@ import { approvalClass, approvalPolicy, invalid, type TypeRow } from './reviewDe
  * a side effect; approving still runs arbitration (reviewDecision.ts).
  */
 
-export const APPROVAL_SEARCH_DAYS = 7;
+const APPROVAL_SEARCH_DAYS = 7;
 
 export type ApprovalTimesInput = { proposalId: string; meetingClass?: string; durationMinutes?: number };
 export type ApprovalTimes = {
@@ -43,8 +43,8 @@ export async function approvalTimes(db: Db, reviewer: Reviewer, input: ApprovalT
   const requested = p.requestedStart && p.requestedEnd && p.requestedEnd > now ? { start: p.requestedStart > now ? p.requestedStart : now, end: p.requestedEnd } : null;
   const window = requested ?? { start: now, end: new Date(now.getTime() + APPROVAL_SEARCH_DAYS * 86_400_000) };
   const DAY = 26 * 3_600_000; // daily limits weigh the local days around the window
-  // A request to move: the booking it moves never blocks its own new time.
-  const claims = (await loadClaims(db, owner.id, new Date(window.start.getTime() - DAY), new Date(window.end.getTime() + DAY), now)).filter((c) => c.id !== p.movesBookingId);
+  // A request to move: the booking it moves never blocks its own new time; a held booking's hold neither.
+  const claims = (await loadClaims(db, owner.id, new Date(window.start.getTime() - DAY), new Date(window.end.getTime() + DAY), now)).filter((c) => c.id !== p.movesBookingId && c.id !== p.holdId);
   const found = searchSlots({
     rules: ownerRules(owner),
     claims,
@@ -84,8 +84,9 @@ export async function approvalVerdicts(db: Db, reviewer: Reviewer, input: { prop
   const DAY = 26 * 3_600_000; // daily limits weigh the local days around the times
   const from = new Date(Math.min(...spans.map((s) => s.start.getTime())) - DAY);
   const to = new Date(Math.max(...spans.map((s) => s.end.getTime())) + DAY);
-  // A request to move: its booking never conflicts with its own new time (docs/public-scheduling.md "Asking to move").
-  const claimsOf = (await Promise.all(hosts.map((h) => loadClaims(db, h.id, from, to, now)))).map((list) => list.filter((c) => c.id !== p.movesBookingId));
+  // A request to move: its booking never conflicts with its own new time (docs/public-scheduling.md "Asking to move");
+  // nor an agent's held booking with its own hold (docs/api.md "Approval policies").
+  const claimsOf = (await Promise.all(hosts.map((h) => loadClaims(db, h.id, from, to, now)))).map((list) => list.filter((c) => c.id !== p.movesBookingId && c.id !== p.holdId));
   const policy = approvalPolicy(meetingClass, type);
   const decided = spans.map((s) => {
     const each = hosts.map((h, i) => approvalDecision(h, policy, s, claimsOf[i], now));

@@ -2,16 +2,18 @@ import { eq } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { bookingProposals, publicMeetingTypes } from '@/db/schema';
 import type { OwnerActor } from '../../adminAudit';
-import type { AuditActor } from '../../claims/audit';
+import type { AuditActor } from '../../audit';
 import type { NewClaim } from '../../claims/claimStore';
 import { ownerQueueKey, runClaimOperation, type Answer, type ClaimOperation } from '../../claims/claimRunner';
 import { loadAround } from '../../claims/claimTarget';
-import { applyBookings, lockGroupTargets } from '../../claims/groupService';
+import { applyBookings } from '../../claims/groupService';
+import { loadTargets } from '../../claims/claimTarget';
 import { decideMembers, type MemberPlan } from '../../claims/groupVerdict';
 import { hostBookedMessage, sendMail, type MailMessage } from '../../email';
 import { newId } from '../../ids';
 import type { RequestPolicy } from '../../scheduling';
 import { checkAllocation } from '../admin';
+import { recordVideoLink } from '../../calendars/videoLinks';
 import { approvalDecision, approvalTitle, preemptionReason, requireConfirmedPreemption } from './approvalRules';
 import { findOwnProposal } from './owner';
 import { proposalFacts } from './proposalAudit';
@@ -44,7 +46,7 @@ export async function approveCollective(db: Db, reviewer: OwnerActor, input: App
   const run = async (tx: Tx): Promise<Answer<{ result: ReviewResult; mails: MailMessage[] }>> => {
     const p = await findOwnProposal(tx, reviewer, input.proposalId);
     const meetingClass = await approvalClass(tx, reviewer, p, input.meetingClass);
-    const targets = await lockGroupTargets(tx, customerId, { ownerEmails: emails, meetingClass: meetingClass.name });
+    const targets = await loadTargets(tx, customerId, { ownerEmails: emails, meetingClass: meetingClass.name }, true);
     const locked = await findOwnProposal(tx, reviewer, input.proposalId, true);
     if (locked.status !== 'pending_review') throw notPending(locked);
     const slot = chooseSlot(locked, input);
@@ -100,7 +102,9 @@ export async function approveCollective(db: Db, reviewer: OwnerActor, input: App
     if (!applied.ok) return applied;
     const bookingId = claims.get(lead.id)!.id;
     await tx.update(bookingProposals).set({ status: 'booked', bookingId, updatedAt: now }).where(eq(bookingProposals.id, locked.id));
-    await notifyAgent(tx, locked, { status: 'booked', booking_id: bookingId, owner_email: lead.email, start: slot.start.toISOString(), end: slot.end.toISOString() }, now);
+    // The type's video link, made by the lead host's calendar (docs/calendars.md "Video links").
+    await recordVideoLink(tx, { claimId: bookingId, ownerId: lead.id, calendarId: claims.get(lead.id)!.calendarId ?? null, meetingTypeId: locked.meetingTypeId }, now);
+    await notifyAgent(tx, locked, { status: 'booked', booking_id: bookingId, owner_email: lead.email, start: slot.start.toISOString(), end: slot.end.toISOString() }, now, reviewer);
     const preempted = applied.value.preempted_booking_ids ?? [];
     const result: ReviewResult = { proposal_id: locked.id, status: 'booked', booking_id: bookingId, start: slot.start.toISOString(), end: slot.end.toISOString(), preempted_booking_ids: preempted };
     if (applied.value.warnings?.length) result.warnings = applied.value.warnings;

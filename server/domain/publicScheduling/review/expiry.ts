@@ -6,7 +6,7 @@ import { writeProposalAudit } from './proposalAudit';
 type ProposalRow = typeof bookingProposals.$inferSelect;
 
 /** An unverified proposal past its 24 h reads as expired, whether or not anything flipped it yet. */
-export function verificationLapsed(p: Pick<ProposalRow, 'status' | 'expiresAt'>, now: Date): boolean {
+function verificationLapsed(p: Pick<ProposalRow, 'status' | 'expiresAt'>, now: Date): boolean {
   return p.status === 'pending_requester_verification' && p.expiresAt !== null && p.expiresAt <= now;
 }
 

@@ -63,6 +63,8 @@ export type PendingProposalView = {
    * the booking and its current time; `requested_window` is the new time. Approving moves it in place.
    */
   moves: { booking_id: string; title: string | null; start: string; end: string } | null;
+  /** An agent's booking an approval policy held (docs/api.md "Approval policies"): the hold on its time; approving books exactly it. */
+  hold_id: string | null;
 };
 
 function reviewQuery(db: Executor) {
@@ -120,6 +122,7 @@ function toView({ p, typeSlug, typeTitle, className, agentName, moving }: Review
     reason: p.reason,
     message: p.message,
     title: moving?.title ?? approvalTitle(p, typeTitle, className),
+    hold_id: p.holdId,
     moves: moving ? { booking_id: moving.id, title: moving.title, start: iso(moving.start), end: iso(moving.end) } : null,
   };
 }

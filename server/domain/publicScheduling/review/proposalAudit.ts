@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { bookingProposals, owners, type AuditAction } from '@/db/schema';
-import { writeAudit, type AuditActor, type AuditOutcome } from '../../claims/audit';
+import { writeAudit, type AuditActor, type AuditOutcome } from '../../audit';
 
 type ProposalRow = typeof bookingProposals.$inferSelect;
 
@@ -15,6 +15,7 @@ export function proposalFacts(p: ProposalRow): Record<string, unknown> {
     ...(p.meetingTypeId ? { meeting_type_id: p.meetingTypeId } : {}),
     ...(p.requesterIdentityId ? { requester_identity_id: p.requesterIdentityId } : {}),
     ...(p.movesBookingId ? { moves_booking_id: p.movesBookingId } : {}),
+    ...(p.holdId ? { hold_id: p.holdId } : {}),
   };
 }
 

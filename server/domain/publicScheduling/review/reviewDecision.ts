@@ -13,13 +13,15 @@ import { DomainError, invalidField } from '../../errors';
 import { isUuid, newId } from '../../ids';
 import { getMeetingClass, type MeetingClassRow } from '../../meetingClassService';
 import { enqueueNotification } from '../../notificationService';
-import type { RequestPolicy } from '../../scheduling';
+import { bufferMs, type RequestPolicy } from '../../scheduling';
 import { audienceMembership, checkAllocation, effectivePreemptPolicy } from '../admin';
+import { recordVideoLink, videoMailLine } from '../../calendars/videoLinks';
 import { findOwnProposal, inInbox, proposalNotFound, type ProposalRow, type Reviewer } from './owner';
 import { recordAssignment, type PoolAssignmentView } from '../../pools/poolScheduling';
 import { approvalDecision, approvalTitle, preemptionReason, requireConfirmedPreemption } from './approvalRules';
 import type { ClaimRow } from '../../claims/claimTarget';
 import { proposalFacts, writeProposalAudit } from './proposalAudit';
+import { releaseDeclinedHold } from '../../approvals/heldDecline';
 
 export type TypeRow = typeof publicMeetingTypes.$inferSelect;
 
@@ -64,10 +66,15 @@ export function chooseSlot(p: ProposalRow, input: ApproveInput): { start: Date; 
  * What an approval runs arbitration with: the class's priority and, for a
  * public type, its effective preempt policy; the owner acts with authority,
  * so lower-priority claims give way exactly when the policy is preempt_lower.
+ * Buffers: the public type's, else the class's (docs/arbitration.md "Buffers").
+ * Reminders likewise: the type's list when it has one, else the class's.
  */
 export function approvalPolicy(meetingClass: MeetingClassRow, type: TypeRow | undefined): RequestPolicy {
   const preemptPolicy = type ? effectivePreemptPolicy(type, meetingClass) : meetingClass.preemptPolicy;
-  return { priority: meetingClass.priority, preemptPolicy, agentCanPreempt: preemptPolicy === 'preempt_lower' };
+  const buffers = type ?? meetingClass;
+  // Reminders: the type's own list, else the class's (docs/reliability.md "Reminders").
+  const reminderOffsetsMinutes = type?.reminderOffsetsMinutes ?? meetingClass.reminderOffsetsMinutes;
+  return { priority: meetingClass.priority, preemptPolicy, agentCanPreempt: preemptPolicy === 'preempt_lower', ...bufferMs(buffers.bufferBeforeMinutes, buffers.bufferAfterMinutes), reminderOffsetsMinutes };
 }
 
 /** The class an approval books with: the one chosen, else the proposal's; a free-text proposal has none of its own. */
@@ -124,7 +131,7 @@ export async function mailFor(
 ): Promise<MailMessage | null> {
   if (p.origin !== 'public' || !p.requesterEmail) return null;
   const [owner] = await db.select({ name: owners.name, timeZone: owners.timeZone }).from(owners).where(eq(owners.id, p.ownerId));
-  const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title, location: publicMeetingTypes.location }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
+  const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title, location: publicMeetingTypes.location, videoProvider: publicMeetingTypes.videoProvider, videoUrl: publicMeetingTypes.videoUrl }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
   if (moved) {
     const timeZone = p.requesterTimeZone ?? owner?.timeZone ?? 'UTC';
     return moveOutcomeMessage(
@@ -136,13 +143,14 @@ export async function mailFor(
   return proposalOutcomeMessage(
     p.requesterEmail,
     { title: type?.title ?? null, ownerName: owner?.name ?? null, start: outcome.start ?? p.requestedStart, end: outcome.end ?? p.requestedEnd, timeZone: p.requesterTimeZone ?? owner?.timeZone ?? 'UTC' },
-    { ...outcome, location: outcome.status === 'booked' ? (type?.location ?? null) : null },
+    { ...outcome, location: outcome.status === 'booked' ? (type?.location ?? null) : null, video: outcome.status === 'booked' && type ? videoMailLine(type) : null },
   );
 }
 
-export async function notifyAgent(db: Executor, p: ProposalRow, data: Record<string, unknown>, now: Date): Promise<void> {
+/** The proposal's agent hears the owner's decision (`reviewer`: who decided, the event's actor). */
+export async function notifyAgent(db: Executor, p: ProposalRow, data: Record<string, unknown>, now: Date, reviewer: { email: string }): Promise<void> {
   if (p.origin !== 'agent' || !p.agentId) return;
-  await enqueueNotification(db, { customerId: p.customerId, agentId: p.agentId, kind: 'proposal.reviewed', data: { proposal_id: p.id, ...data }, now });
+  await enqueueNotification(db, { customerId: p.customerId, agentId: p.agentId, kind: 'proposal.reviewed', data: { proposal_id: p.id, ...data }, now, actor: { kind: 'owner', email: reviewer.email } });
 }
 
 /**
@@ -151,10 +159,14 @@ export async function notifyAgent(db: Executor, p: ProposalRow, data: Record<str
  * for anything else. Read before the queue, outside the decision's transaction.
  */
 /** The proposal's owner, and what decides how it is approved: the booking it would move, a collective type's hosts (approve.ts). */
-export async function proposalOwner(db: Executor, reviewer: Reviewer, proposalId: string): Promise<{ customerId: string; email: string; movesBookingId: string | null; hostEmails: string[] | null }> {
+export async function proposalOwner(
+  db: Executor,
+  reviewer: Reviewer,
+  proposalId: string,
+): Promise<{ customerId: string; email: string; timeZone: string; movesBookingId: string | null; hostEmails: string[] | null; holdId: string | null }> {
   if (!isUuid(proposalId)) throw proposalNotFound();
   const [row] = await db
-    .select({ email: owners.email, movesBookingId: bookingProposals.movesBookingId, hostOwnerIds: bookingProposals.hostOwnerIds })
+    .select({ email: owners.email, timeZone: owners.timeZone, movesBookingId: bookingProposals.movesBookingId, hostOwnerIds: bookingProposals.hostOwnerIds, holdId: bookingProposals.holdId })
     .from(bookingProposals)
     .innerJoin(owners, eq(owners.id, bookingProposals.ownerId))
     .where(and(eq(bookingProposals.id, proposalId.toLowerCase()), eq(bookingProposals.customerId, reviewer.customerId), inInbox(reviewer.ownerId)))
@@ -167,7 +179,7 @@ export async function proposalOwner(db: Executor, reviewer: Reviewer, proposalId
     const byId = new Map(found.map((o) => [o.id, o.email]));
     hostEmails = row.hostOwnerIds.flatMap((id) => byId.get(id) ?? []);
   }
-  return { customerId: reviewer.customerId, email: row.email, movesBookingId: row.movesBookingId, hostEmails };
+  return { customerId: reviewer.customerId, email: row.email, timeZone: row.timeZone, movesBookingId: row.movesBookingId, hostEmails, holdId: row.holdId };
 }
 
 /** A refusal of the calendar gate answers as itself (a caller without an Idempotency-Key; claimRunner.ts). */
@@ -246,10 +258,12 @@ export async function approveSingle(db: Db, reviewer: OwnerActor, input: Approve
     });
     if (!outcome.ok) return outcome;
     await tx.update(bookingProposals).set({ status: 'booked', bookingId: outcome.row.id, updatedAt: now }).where(eq(bookingProposals.id, p.id));
+    // The meeting type's video link (docs/calendars.md "Video links"): recorded with the booking; made by the calendar's sync.
+    await recordVideoLink(tx, { claimId: outcome.row.id, ownerId: owner.id, calendarId: calendar.id, meetingTypeId: p.meetingTypeId }, now);
     // A pool type's host: the booking counts toward the pool's loads (docs/groups.md "Pools").
     const a = p.poolAssignment;
     if (a) await recordAssignment(tx, { claimId: outcome.row.id, customerId: p.customerId, poolId: a.pool_id, ownerId: owner.id, assignment: { ...a, reason: a.reason as PoolAssignmentView['reason'] }, now });
-    await notifyAgent(tx, p, { status: 'booked', booking_id: outcome.row.id, owner_email: owner.email, start: slot.start.toISOString(), end: slot.end.toISOString() }, now);
+    await notifyAgent(tx, p, { status: 'booked', booking_id: outcome.row.id, owner_email: owner.email, start: slot.start.toISOString(), end: slot.end.toISOString() }, now, reviewer);
     const result: ReviewResult = {
       proposal_id: p.id,
       status: 'booked',
@@ -341,7 +355,9 @@ export async function declineProposal(db: Db, reviewer: OwnerActor, input: { pro
     await tx.update(bookingProposals).set({ status: 'declined', declineReason: reason, updatedAt: now }).where(eq(bookingProposals.id, p.id));
     const actor = { kind: 'owner', ownerId: reviewer.ownerId, email: reviewer.email } as const;
     await writeProposalAudit(tx, p, { action: 'proposal.decline', actor, outcome: 'reject', reason, ownerEmail: owner.email, at: now });
-    await notifyAgent(tx, p, { status: 'declined', owner_email: owner.email, reason }, now);
+    // An agent's booking held for approval: its hold is released and the agent hears booking.declined (docs/api.md "Approval policies").
+    if (p.holdId) await releaseDeclinedHold(tx, p, reviewer, reason, owner, now);
+    else await notifyAgent(tx, p, { status: 'declined', owner_email: owner.email, reason }, now, reviewer);
     // A declined request to move leaves the booking where it is; the requester's mail says so.
     const [kept] = p.movesBookingId ? await tx.select({ start: claimsTable.startAt, end: claimsTable.endAt }).from(claimsTable).where(eq(claimsTable.id, p.movesBookingId)) : [];
     return { ok: true, value: { p, mail: await mailFor(tx, p, { status: 'declined', reason }, kept ? { from: kept } : undefined) } };

@@ -21,7 +21,7 @@ export const agentsRouter = router({
   /** The plaintext key is in this answer only (stored as a hash). */
   mintKey: adminProcedure
     .input(KeyCreateBody.extend({ agent_id: Id }))
-    .mutation(async ({ ctx, input }) => mintApiKey(ctx.db, ctx.owner.customerId, ctx.actor, input.agent_id, input.name ?? null, ctx.now())),
+    .mutation(async ({ ctx, input }) => mintApiKey(ctx.db, ctx.owner.customerId, ctx.actor, input.agent_id, input.name ?? null, ctx.now(), input.display_time_zone ?? null)),
 
   revokeKey: adminProcedure
     .input(AgentKeyParams)

@@ -1,4 +1,4 @@
-import { queryAudit } from '@/server/domain/claims/audit';
+import { queryAudit } from '@/server/domain/audit';
 import { AuditQuery } from '@/server/schemas/scheduling';
 import { adminProcedure, router } from '../../init';
 
@@ -15,7 +15,7 @@ export const auditRouter = router({
       actorKind: input.actor_kind,
       limit: input.limit,
       cursor: input.cursor,
-      withAlternatives: true,
+      forDashboard: true,
     }),
   ),
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { sendOwnerInvitation } from '@/server/auth/invitation';
 import type { OwnerActor } from '@/server/domain/adminAudit';
+import { adminOverview } from '@/server/domain/adminOverview';
 import { createOwner, inviteOwner, listOwners, ownerView, type OwnerRow } from '@/server/domain/ownerService';
 import { OwnerCreateBody } from '@/server/schemas/admin';
 import { Email } from '@/server/schemas/common';
@@ -19,6 +20,8 @@ async function invite(ctx: TrpcContext & { owner: OwnerSession; actor: OwnerActo
 /** Calendar owners (POST /v1/owners), with role and calendars for the admin console; invitations to the dashboard. */
 export const ownersRouter = router({
   list: adminProcedure.query(async ({ ctx }) => ({ owners: await listOwners(ctx.db, ctx.owner.customerId) })),
+  /** What the console opens on: owners, links, today's requests (docs/dashboard.md "Overview"). */
+  overview: adminProcedure.query(async ({ ctx }) => adminOverview(ctx.db, ctx.owner.customerId, ctx.owner.ownerId, ctx.now())),
   create: adminProcedure
     .input(OwnerCreateBody.extend({ role: Role.optional() }))
     .mutation(async ({ ctx, input }) => ownerView(await createOwner(ctx.db, ctx.owner.customerId, input, ctx.actor))),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { domains, links, meetingTypes } from '@/server/domain/publicScheduling/admin';
 import { getConfig } from '@/server/config';
 import { publicBaseUrl } from '@/server/request';
-import { DomainCreateBody, LinkCreateBody, MeetingTypeCreateBody, MeetingTypePatchBody } from '@/server/schemas/publicAdmin';
+import { DomainCreateBody, LinkCreateBody, LinkPatchBody, MeetingTypeCreateBody, MeetingTypePatchBody } from '@/server/schemas/publicAdmin';
 import { Email, Id } from '@/server/schemas/common';
 import { adminProcedure, router } from '../../init';
 
@@ -29,6 +29,13 @@ export const publicSchedulingRouter = router({
       .input(LinkCreateBody.extend({ owner_email: Email }))
       .mutation(async ({ ctx, input }) =>
         links.linkView(await links.createLink(ctx.db, ctx.owner.customerId, input.owner_email, input, ctx.now(), ctx.actor), publicBaseUrl(ctx.req, getConfig().publicBaseUrl)),
+      ),
+
+    /** PATCH .../links/{link_id}: alias, title, and the away redirect (docs/public-scheduling.md "Away"). */
+    update: adminProcedure
+      .input(z.strictObject({ link_id: Id, patch: LinkPatchBody }))
+      .mutation(async ({ ctx, input }) =>
+        links.linkView(await links.updateLink(ctx.db, ctx.owner.customerId, ctx.actor, input.link_id, input.patch, ctx.now()), publicBaseUrl(ctx.req, getConfig().publicBaseUrl)),
       ),
 
     delete: adminProcedure

@@ -4,6 +4,7 @@ import { auditLog, owners, type AuditAction, type AuditActorKind } from '@/db/sc
 import { insertAudit, insertAuditRows, type NewAuditRow } from '@/db/hot/audit';
 import { invalidField } from '../errors';
 import { isUuid, newId } from '../ids';
+import { auditWords, type AuditWords } from './words';
 
 export type { AuditAction };
 export type AuditOutcome = 'accept' | 'reject' | 'counter_propose' | 'denied';
@@ -201,8 +202,8 @@ export type AuditQuery = {
   actorKind?: AuditActorKind;
   limit: number;
   cursor?: string;
-  /** Add each decision's alternatives (from its details) as `alternatives` (the dashboard shows them; /v1 does not). */
-  withAlternatives?: boolean;
+  /** For the dashboard (/v1 answers neither): each decision's alternatives (from its details) as `alternatives`, and the row in words as `words` (./words.ts). */
+  forDashboard?: boolean;
 };
 
 export type AuditAlternative = { start: string; end: string; reason_code?: string };
@@ -232,7 +233,7 @@ export async function queryAudit(
   db: Executor,
   customerId: string,
   q: AuditQuery,
-): Promise<{ entries: (AuditView & { alternatives?: AuditAlternative[] })[]; next_cursor: string | null }> {
+): Promise<{ entries: (AuditView & { alternatives?: AuditAlternative[]; words?: AuditWords })[]; next_cursor: string | null }> {
   const conds: SQL[] = [eq(auditLog.customerId, customerId)];
   if (q.ownerEmail) conds.push(eq(auditLog.ownerEmail, q.ownerEmail));
   if (q.from) conds.push(gte(auditLog.at, q.from));
@@ -256,6 +257,9 @@ export async function queryAudit(
     .orderBy(desc(auditLog.at), desc(auditLog.id))
     .limit(q.limit + 1);
   const page = rows.slice(0, q.limit);
-  const entries = page.map((r) => (q.withAlternatives ? { ...auditView(r), alternatives: alternativesOf(r) } : auditView(r)));
+  const entries = page.map((r) => {
+    const view = auditView(r);
+    return q.forDashboard ? { ...view, alternatives: alternativesOf(r), words: auditWords(view) } : view;
+  });
   return { entries, next_cursor: rows.length > q.limit ? encodeCursor(page[page.length - 1]) : null };
 }

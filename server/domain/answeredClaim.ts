@@ -1,0 +1,72 @@
+import type { Db } from '@/db/client';
+import { defer } from '@/db/hot/driver';
+import { completeKeyRecord } from '@/db/hot/idempotency';
+import { withCallerTimes } from './callerZone';
+import { runClaimOperation, type ClaimOperation, type GateOwner } from './claims/claimRunner';
+
+/**
+ * A claim run for a request (docs/architecture.md "One claim path"): what the claim needs
+ * from the request is handed to it as an argument, settled before the claim runs (the REST
+ * wrapper's owner scope and Idempotency-Key, server/http/pipeline.ts); nothing calls back
+ * into the transport.
+ */
+export type ClaimCall = {
+  /**
+   * The owner whose calendar gate (docs/calendars.md) the claim runs behind: the owner the
+   * request names when its gate is the claim's (an `owner` scope with `gate: 'claim'`), or the
+   * owner an operation learns first (a booking's owner, a pool's pick). None: no gate.
+   */
+  gate?: GateOwner;
+  /** The request's Idempotency-Key record, when it has one: the claim stores its accepted answer there. */
+  answer: KeyAnswer | null;
+};
+
+/**
+ * Where an accepted claim's answer goes: the Idempotency-Key's record (docs/api.md
+ * "Idempotency"), written as the claim transaction's last statement, so the effect and its
+ * replayable answer commit together.
+ */
+export type KeyAnswer = {
+  recordId: string;
+  /** The status the accepted value is answered with (201, or 202 when an approval policy held it). */
+  status: (value: unknown) => number;
+  /** Top-level fields never stored (secrets shown once); a replay answers them as null. */
+  redact: readonly string[];
+  /** The caller's zone: the answer carries its twins (docs/api.md "The caller's time zone"). */
+  zone: string | null;
+  /**
+   * Set once a claim's transaction stored the answer: its status and the text to send (the
+   * stored text, unless fields were redacted), so the wrapper sends exactly what was stored.
+   */
+  answered?: { status: number; text: string };
+};
+
+/**
+ * Run a claim through the claim runner (claims/claimRunner.ts) behind `call.gate`, and with a
+ * key store its accepted answer (as answered: with the caller's twins, less redacted fields)
+ * in the claim's own transaction. Returns the value; a rejection is thrown after commit, and
+ * a refusal of the calendar gate comes as GateRefusal (the wrapper frees the key for it).
+ */
+export async function runAnsweredClaim<T>(db: Db, operation: ClaimOperation<T>, call: ClaimCall): Promise<T> {
+  const { answer } = call;
+  if (!answer) return runClaimOperation(db, operation, call.gate);
+  let answered: KeyAnswer['answered'];
+  const value = await runClaimOperation(db, operation, call.gate, (tx, raw) => {
+    const shown = answer.zone ? withCallerTimes(raw, answer.zone) : raw;
+    const text = JSON.stringify(shown);
+    const status = answer.status(shown);
+    defer(tx, completeKeyRecord(tx, answer.recordId, status, answer.redact.length ? JSON.stringify(redact(shown, answer.redact)) : text));
+    answered = { status, text };
+  });
+  // Only once committed: an accept whose transaction failed (and ran again) leaves nothing behind.
+  answer.answered = answered;
+  return value;
+}
+
+/** A response body less fields never stored (secrets shown once); a replay answers them as null. */
+export function redact(body: unknown, fields: readonly string[]): unknown {
+  if (!fields.length || !body || typeof body !== 'object') return body;
+  const copy = { ...(body as Record<string, unknown>) };
+  for (const f of fields) if (f in copy) copy[f] = null;
+  return copy;
+}

@@ -1,0 +1,104 @@
+import { eq } from 'drizzle-orm';
+import type { Db, Tx } from '@/db/client';
+import { bookingProposals, calendars, claims, meetingClasses } from '@/db/schema';
+import type { OwnerActor } from '../adminAudit';
+import type { CalendarGate } from '../calendars/mirror';
+import { runClaim } from '../claims/claimDecision';
+import { ownerQueueKey, runClaimOperation, type Answer } from '../claims/claimRunner';
+import { loadAround, lockOwner, resolveCalendar, type ClaimRow } from '../claims/claimTarget';
+import { holdStatus } from '../claims/views';
+import { DomainError } from '../errors';
+import { newId } from '../ids';
+import { enqueueNotification } from '../notificationService';
+import { approvalDecision, approvalTitle, preemptionReason, requireConfirmedPreemption } from '../publicScheduling/review/approvalRules';
+import { findOwnProposal } from '../publicScheduling/review/owner';
+import { heldSpan } from './heldDecline';
+import { proposalFacts } from '../publicScheduling/review/proposalAudit';
+import { approvalPolicy, attendeesOf, gateRefusalAnswered, invalid, notPending, type ApproveInput, type ReviewResult } from '../publicScheduling/review/reviewDecision';
+
+/**
+ * The owner approves an agent's booking that their approval policy held (docs/api.md "Approval
+ * policies"). The hold is promoted to the booking through the one claim path: on the owner's
+ * queue, behind the owner's calendar gate, with the owner locked, arbitration runs again on the
+ * claims and provider busy time around (the hold set aside), so whatever changed since the agent
+ * asked (a new meeting, the owner's rules, a provider event) is judged now; a refusal is answered
+ * with its reason (`message` saying the calendar changed) and the request stays pending with its
+ * hold. Accepted: the hold is promoted, the booking inserted with the request's title,
+ * description and attendees, the request marked booked, and the agent told booking.approved
+ * (notification and webhook), all in one transaction; the audit row (proposal.review) names the
+ * approving owner as actor.
+ */
+export async function approveHeld(db: Db, reviewer: OwnerActor, input: ApproveInput, named: { customerId: string; email: string }, now: Date): Promise<ReviewResult> {
+  const approval = async (tx: Tx, gate?: CalendarGate): Promise<Answer<ReviewResult>> => {
+    const owner = await lockOwner(tx, reviewer.ownerId);
+    const p = await findOwnProposal(tx, reviewer, input.proposalId, true);
+    if (p.status !== 'pending_review') throw notPending(p);
+    const [hold]: (ClaimRow | undefined)[] = await tx.select().from(claims).where(eq(claims.id, p.holdId!)).for('update');
+    if (!hold) throw new DomainError('HOLD_NOT_FOUND', 'The hold on this request is gone; decline the request');
+    const slot = { start: hold.startAt, end: hold.endAt };
+    // The agent asked for this time: an approval books exactly it.
+    if ((input.start && input.start.getTime() !== slot.start.getTime()) || (input.end && input.end.getTime() !== slot.end.getTime())) {
+      throw invalid('start', "an agent's held booking is approved at the time it holds");
+    }
+    const status = holdStatus(hold, now);
+    if (status === 'expired') throw new DomainError('HOLD_EXPIRED', 'The hold on this time expired (the meeting was due to start); decline the request');
+    if (status !== 'active') throw new DomainError('HOLD_NOT_ACTIVE', status === 'preempted' ? 'A higher-priority meeting took this time since the agent asked; decline the request' : 'The agent released the hold on this time; decline the request');
+    const [meetingClass] = await tx.select().from(meetingClasses).where(eq(meetingClasses.id, p.meetingClassId!));
+    const [held] = hold.calendarId ? await tx.select({ type: calendars.type }).from(calendars).where(eq(calendars.id, hold.calendarId)) : [];
+    const calendar = await resolveCalendar(tx, owner, held?.type);
+    const target = { owner, calendar, meetingClass };
+    const policy = approvalPolicy(meetingClass, undefined);
+    const title = approvalTitle(p, null, meetingClass.name);
+    // The claims around (read with the calendar gate), the hold itself set aside: nothing moved aside unless the owner confirmed it.
+    const around = await loadAround(tx, owner.id, slot.start, slot.end, now, undefined, gate);
+    const others = around.filter((c) => c.id !== hold.id);
+    await requireConfirmedPreemption(tx, approvalDecision(owner, policy, slot, others, now).ids, input.confirmPreemption);
+    const attendees = attendeesOf(p);
+    const outcome = await runClaim(tx, {
+      action: 'proposal.review',
+      target,
+      policy,
+      around,
+      preemptionReason: preemptionReason(title, meetingClass.name, owner.name),
+      actor: { kind: 'owner', ownerId: reviewer.ownerId, email: reviewer.email },
+      auditDetails: { ...proposalFacts(p), approval: 'held', hold_id: hold.id },
+      announce: false,
+      now,
+      claim: {
+        id: newId(now.getTime()),
+        customerId: p.customerId,
+        ownerId: owner.id,
+        calendarId: calendar.id,
+        agentId: p.agentId,
+        meetingClassId: meetingClass.id,
+        kind: 'booking',
+        status: 'confirmed',
+        startAt: slot.start,
+        endAt: slot.end,
+        holdId: hold.id,
+        source: 'agent',
+        title,
+        description: p.message,
+        attendees,
+        proposalId: p.id,
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+    if (!outcome.ok) {
+      const e = outcome.error;
+      const error = new DomainError(e.code, `The calendar changed since the agent asked: ${e.message}`, { reason: e.reason, fields: e.fields, details: e.details, extra: e.extra });
+      return { ok: false, error };
+    }
+    await tx.update(bookingProposals).set({ status: 'booked', bookingId: outcome.row.id, updatedAt: now }).where(eq(bookingProposals.id, p.id));
+    if (p.agentId) {
+      const data = { ...heldSpan(p, hold, owner.email, meetingClass.name, owner.timeZone), booking_id: outcome.row.id, approved_by: { email: reviewer.email } };
+      await enqueueNotification(tx, { customerId: p.customerId, agentId: p.agentId, kind: 'booking.approved', data, now, actor: { kind: 'owner', email: reviewer.email } });
+    }
+    const result: ReviewResult = { proposal_id: p.id, status: 'booked', booking_id: outcome.row.id, start: slot.start.toISOString(), end: slot.end.toISOString(), preempted_booking_ids: outcome.preemptedIds };
+    if (outcome.warnings.length) result.warnings = outcome.warnings;
+    return { ok: true, value: result };
+  };
+  const op = { queueKey: ownerQueueKey(named.customerId, named.email), action: 'proposal.approve', gatesCalendars: true, run: approval };
+  return runClaimOperation(db, op, { owner: named, now }).catch(gateRefusalAnswered);
+}
