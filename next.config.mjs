@@ -1,3 +1,5 @@
+import createNextIntlPlugin from 'next-intl/plugin';
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // PGlite ships WASM and postgres.js opens raw sockets: keep them out of the bundle.
@@ -53,4 +55,6 @@ const nextConfig = {
     };
   },
 };
-export default nextConfig;
+// next-intl without locale routing: the request's language comes from proxy.ts (docs/public-scheduling.md "Languages").
+const withNextIntl = createNextIntlPlugin('./i18n/request.ts');
+export default withNextIntl(nextConfig);

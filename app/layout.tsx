@@ -1,6 +1,8 @@
 import type { Metadata, Viewport } from 'next';
 import { connection } from 'next/server';
 import type { ReactNode } from 'react';
+import { getLocale } from 'next-intl/server';
+import { direction } from '@/i18n/locales';
 import './globals.css';
 
 /** The product's one name (README); its icon from public/ as favicon and app icon (docs/dashboard.md "Name and icon"). */
@@ -34,8 +36,10 @@ export const viewport: Viewport = { width: 'device-width', initialScale: 1 };
  */
 export default async function RootLayout({ children }: { children: ReactNode }) {
   await connection();
+  // English but on a requester page, which is in the language proxy.ts chose (docs/public-scheduling.md "Languages").
+  const locale = await getLocale();
   return (
-    <html lang="en">
+    <html lang={locale} dir={direction(locale)}>
       <body className="min-h-dvh bg-bg text-fg antialiased">
         {children}
       </body>

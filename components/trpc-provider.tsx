@@ -7,7 +7,8 @@ import { createTRPCContext } from '@trpc/tanstack-react-query';
 import type { AppRouter } from '@/server/trpc/router';
 
 /** `useTRPC()` gives typed query options for the dashboard's procedures, e.g. `useQuery(trpc.system.health.queryOptions())`. */
-export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+export { useTRPC };
 
 function makeQueryClient(): QueryClient {
   return new QueryClient({

@@ -1,8 +1,11 @@
 import type { Metadata } from 'next';
 import { MessagePage } from '@/components/layout/message-page';
-import { REQUESTER_DESCRIPTION } from '@/components/public/limited';
+import { getTranslations } from 'next-intl/server';
 
-export const metadata: Metadata = { title: 'Page not found', description: REQUESTER_DESCRIPTION, robots: { index: false, follow: false } };
+export async function generateMetadata(): Promise<Metadata> {
+  const t = await getTranslations('meta');
+  return { title: t('notFound'), description: t('description'), robots: { index: false, follow: false } };
+}
 
 /**
  * A booking page, meeting type or status link that does not exist (or that
@@ -10,11 +13,12 @@ export const metadata: Metadata = { title: 'Page not found', description: REQUES
  * someone gave them, so this page links to nothing of the service (no
  * dashboard, no agent guide): it says what to do instead.
  */
-export default function PublicNotFound() {
+export default async function PublicNotFound() {
+  const t = await getTranslations('notFound');
   return (
-    <MessagePage label="404" title="This page does not exist">
-      <p>The link may be mistyped, or the page may have been removed.</p>
-      <p className="text-sm text-muted">Check that you opened the whole link you were sent, or ask the person who shared it for a new one.</p>
+    <MessagePage label="404" title={t('title')}>
+      <p>{t('text')}</p>
+      <p className="text-sm text-muted">{t('hint')}</p>
     </MessagePage>
   );
 }

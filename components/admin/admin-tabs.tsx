@@ -5,6 +5,7 @@ import { usePathname } from 'next/navigation';
 import { cn } from '@/components/ui/cn';
 
 const TABS = [
+  { href: '/dashboard/admin', label: 'Overview', exact: true },
   { href: '/dashboard/admin/agents', label: 'Agents and keys' },
   { href: '/dashboard/admin/meeting-classes', label: 'Meeting classes' },
   { href: '/dashboard/admin/owners', label: 'Owners' },
@@ -21,7 +22,7 @@ export function AdminTabs() {
     <nav aria-label="Administration" className="-mx-3 mb-5 overflow-x-auto border-b border-line px-3 sm:mx-0 sm:px-0">
       <ul className="flex min-w-max gap-1">
         {TABS.map((t) => {
-          const current = pathname.startsWith(t.href);
+          const current = 'exact' in t ? pathname === t.href : pathname.startsWith(t.href);
           return (
             <li key={t.href}>
               <Link

@@ -7,17 +7,19 @@ import Link from 'next/link';
 import { KeyRound, Plus, Webhook } from 'lucide-react';
 import { Controller } from 'react-hook-form';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
-import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input, LocalTime, Select } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { AgentCreateBody } from '@/server/schemas/admin';
-import { ConfirmButton } from './confirm-button';
+import { ConfirmButton } from '@/components/ui/confirm-button';
 import { EmptyState } from './empty-state';
 import { SecretOnceDialog } from './secret-once-dialog';
-import { showServerError } from './server-errors';
+import { showServerError } from '@/components/ui/server-error';
 
-export type KeyRow = { key_id: string; name: string | null; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null };
-export type AgentRow = { agent_id: string; name: string; owner_scope: string; permissions: string[]; disabled: boolean; created_at: string; keys: KeyRow[] };
+type KeyRow = { key_id: string; name: string | null; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null };
+export type AgentRow = { agent_id: string; name: string; owner_scope: string; permissions: string[]; disabled: boolean; display_time_zone: string | null; created_at: string; keys: KeyRow[] };
+
+/** The datalist every display time zone field offers (docs/api.md "The caller's time zone"). */
+const ZONE_LIST = 'agent-time-zones';
 
 /** One line per permission (docs/api.md "Permissions"). */
 const PERMISSION_HELP: [string, string][] = [
@@ -32,8 +34,8 @@ const PERMISSION_HELP: [string, string][] = [
   ['read_audit', 'Read the decision log.'],
 ];
 
-function when(iso: string | null): string {
-  return iso ? new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' }) : 'never';
+function when(iso: string | null): React.ReactNode {
+  return iso ? <LocalTime iso={iso} /> : 'never';
 }
 
 /**
@@ -41,10 +43,15 @@ function when(iso: string | null): string {
  * enable it, mint a key (shown once, with a copy button), revoke a key.
  * Every action is one admin.agents procedure; the page data reloads after it.
  */
-export function AgentsConsole({ agents, ownerEmails }: { agents: AgentRow[]; ownerEmails: string[] }) {
+export function AgentsConsole({ agents, ownerEmails, timeZones }: { agents: AgentRow[]; ownerEmails: string[]; timeZones: string[] }) {
   const [createOpen, setCreateOpen] = useState(false);
   return (
     <div className="flex flex-col gap-4">
+      <datalist id={ZONE_LIST}>
+        {timeZones.map((z) => (
+          <option key={z} value={z} />
+        ))}
+      </datalist>
       <div className="flex justify-end">
         <CreateAgentDialog open={createOpen} onOpenChange={setCreateOpen} ownerEmails={ownerEmails} />
       </div>
@@ -78,7 +85,7 @@ function CreateAgentDialog({ open, onOpenChange, ownerEmails }: { open: boolean;
       onOpenChange(false);
       router.refresh();
     } catch (err) {
-      showServerError(err, setError, 'root');
+      showServerError(err, setError, 'root', { INVALID_TIME_ZONE: 'display_time_zone' });
     }
   });
   return (
@@ -98,21 +105,19 @@ function CreateAgentDialog({ open, onOpenChange, ownerEmails }: { open: boolean;
               control={control}
               name="owner_scope"
               render={({ field }) => (
-                <Select value={field.value} onValueChange={field.onChange}>
-                  <SelectTrigger>
-                    <SelectValue />
-                  </SelectTrigger>
-                  <SelectContent>
-                    <SelectItem value="org:*">Every owner (org:*)</SelectItem>
-                    {ownerEmails.map((e) => (
-                      <SelectItem key={e} value={`user:${e}`}>
-                        Only {e}
-                      </SelectItem>
-                    ))}
-                  </SelectContent>
+                <Select value={field.value ?? ''} onChange={(e) => field.onChange(e.target.value)} onBlur={field.onBlur} name={field.name} ref={field.ref}>
+                  <option value="org:*">Every owner (org:*)</option>
+                  {ownerEmails.map((e) => (
+                    <option key={e} value={`user:${e}`}>
+                      Only {e}
+                    </option>
+                  ))}
                 </Select>
               )}
             />
+          </Field>
+          <Field label="Display time zone (optional)" hint="Answers add start_caller/end_caller in this zone when a call names none." error={formState.errors.display_time_zone?.message}>
+            <Input list={ZONE_LIST} autoComplete="off" {...register('display_time_zone', { setValueAs: (v: string) => v.trim() || undefined })} />
           </Field>
           <fieldset className="flex flex-col gap-2">
             <legend className="mb-1 text-sm font-medium">Permissions</legend>
@@ -144,6 +149,10 @@ function AgentCard({ agent }: { agent: AgentRow }) {
   const router = useRouter();
   const update = useMutation(trpc.admin.agents.update.mutationOptions());
   const revoke = useMutation(trpc.admin.agents.revokeKey.mutationOptions());
+  const setDisabled = async (disabled: boolean) => {
+    await update.mutateAsync({ agent_id: agent.agent_id, patch: { disabled } });
+    router.refresh();
+  };
   return (
     <Card data-testid={`agent-${agent.name}`} id={`agent-${agent.agent_id}`} className="scroll-mt-4 target:ring-2 target:ring-accent">
       <CardHeader>
@@ -155,10 +164,7 @@ function AgentCard({ agent }: { agent: AgentRow }) {
               <Button
                 variant="secondary"
                 size="sm"
-                onClick={async () => {
-                  await update.mutateAsync({ agent_id: agent.agent_id, patch: { disabled: false } });
-                  router.refresh();
-                }}
+                onClick={() => setDisabled(false)}
               >
                 Enable
               </Button>
@@ -168,10 +174,7 @@ function AgentCard({ agent }: { agent: AgentRow }) {
                 title={`Disable ${agent.name}?`}
                 description="Its keys stop working at once (calls answer agent_disabled) until you enable it again."
                 confirmLabel="Disable agent"
-                onConfirm={async () => {
-                  await update.mutateAsync({ agent_id: agent.agent_id, patch: { disabled: true } });
-                  router.refresh();
-                }}
+                onConfirm={() => setDisabled(true)}
               >
                 Disable
               </ConfirmButton>
@@ -216,6 +219,7 @@ function AgentCard({ agent }: { agent: AgentRow }) {
             ))}
           </ul>
         )}
+        <DisplayZone agent={agent} />
         <MintKey agentId={agent.agent_id} agentName={agent.name} />
         <Link href={`/dashboard/admin/agents/${agent.agent_id}/webhooks`} className="inline-flex items-center gap-1 self-start text-sm">
           <Webhook className="size-4" aria-hidden /> Webhooks<span className="sr-only"> of {agent.name}</span>
@@ -266,5 +270,37 @@ function MintKey({ agentId, agentName }: { agentId: string; agentName: string })
         }}
       />
     </>
+  );
+}
+
+/** The agent's display_time_zone: set, change or clear (empty) it (docs/api.md "The caller's time zone"). */
+function DisplayZone({ agent }: { agent: AgentRow }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const update = useMutation(trpc.admin.agents.update.mutationOptions());
+  const [zone, setZone] = useState(agent.display_time_zone ?? '');
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <form
+      className="flex flex-wrap items-end gap-2"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setError(null);
+        try {
+          const saved = await update.mutateAsync({ agent_id: agent.agent_id, patch: { display_time_zone: zone.trim() || null } });
+          setZone(saved.display_time_zone ?? '');
+          router.refresh();
+        } catch (err) {
+          setError((err as Error).message);
+        }
+      }}
+    >
+      <Field label={`Display time zone of ${agent.name}`} hint="Empty: answers carry the owner's times only." className="min-w-48 flex-1" error={error ?? undefined}>
+        <Input list={ZONE_LIST} autoComplete="off" value={zone} maxLength={64} onChange={(e) => setZone(e.target.value)} placeholder="e.g. America/New_York" />
+      </Field>
+      <Button type="submit" variant="secondary" disabled={update.isPending}>
+        Save zone
+      </Button>
+    </form>
   );
 }

@@ -2,13 +2,13 @@
 
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
-import { Button, Field, Input } from '@/components/ui';
-import { NativeSelect } from './native-select';
+import { Button, Field, Input, Select } from '@/components/ui';
+import { AUDIT_ACTION_WORDS, AUDIT_OUTCOME_WORDS } from '@/server/domain/audit/words';
 import { AUDIT_ACTIONS, AUDIT_ACTOR_KINDS, AUDIT_OUTCOMES, dateRangeError, type AuditSearch } from './audit-filters';
 
 const ACTOR_LABELS: Record<(typeof AUDIT_ACTOR_KINDS)[number], string> = { agent: 'An agent', owner: 'An owner (dashboard)', requester: 'A requester', system: 'The system' };
 
-export type AuditFilterFormProps = {
+type AuditFilterFormProps = {
   values: AuditSearch;
   agents: { agent_id: string; name: string }[];
   owners: string[];
@@ -36,48 +36,52 @@ export function AuditFilterForm({ values, agents, owners, timeZone, serverError 
   return (
     <form method="get" noValidate onSubmit={onSubmit} className="mb-5 grid grid-cols-2 gap-3 rounded-lg border border-line bg-surface p-3 sm:grid-cols-4 lg:grid-cols-8" aria-label="Filter the audit log">
       <Field label="Action">
-        <NativeSelect name="action" defaultValue={values.action ?? ''}>
+        <Select name="action" defaultValue={values.action ?? ''}>
           <option value="">Any</option>
           {AUDIT_ACTIONS.map((a) => (
-            <option key={a}>{a}</option>
+            <option key={a} value={a}>
+              {AUDIT_ACTION_WORDS[a]}
+            </option>
           ))}
-        </NativeSelect>
+        </Select>
       </Field>
       <Field label="Outcome">
-        <NativeSelect name="outcome" defaultValue={values.outcome ?? ''}>
+        <Select name="outcome" defaultValue={values.outcome ?? ''}>
           <option value="">Any</option>
           {AUDIT_OUTCOMES.map((o) => (
-            <option key={o}>{o}</option>
+            <option key={o} value={o}>
+              {AUDIT_OUTCOME_WORDS[o]}
+            </option>
           ))}
-        </NativeSelect>
+        </Select>
       </Field>
       <Field label="Done by">
-        <NativeSelect name="actor_kind" defaultValue={values.actor_kind ?? ''}>
+        <Select name="actor_kind" defaultValue={values.actor_kind ?? ''}>
           <option value="">Anyone</option>
           {AUDIT_ACTOR_KINDS.map((k) => (
             <option key={k} value={k}>
               {ACTOR_LABELS[k]}
             </option>
           ))}
-        </NativeSelect>
+        </Select>
       </Field>
       <Field label="Agent">
-        <NativeSelect name="agent_id" defaultValue={values.agent_id ?? ''}>
+        <Select name="agent_id" defaultValue={values.agent_id ?? ''}>
           <option value="">Any</option>
           {agents.map((a) => (
             <option key={a.agent_id} value={a.agent_id}>
               {a.name}
             </option>
           ))}
-        </NativeSelect>
+        </Select>
       </Field>
       <Field label="Owner">
-        <NativeSelect name="owner_email" defaultValue={values.owner_email ?? ''}>
+        <Select name="owner_email" defaultValue={values.owner_email ?? ''}>
           <option value="">Any</option>
           {owners.map((o) => (
             <option key={o}>{o}</option>
           ))}
-        </NativeSelect>
+        </Select>
       </Field>
       <Field label="From" hint={timeZone} error={error?.field === 'from' ? error.message : undefined}>
         <Input type="date" name="from" defaultValue={values.from ?? ''} />

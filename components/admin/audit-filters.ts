@@ -1,4 +1,4 @@
-import { zonedWallTimeToIso } from '@/components/calendar/format';
+import { zonedWallTimeToIso } from '@/components/ui/time-format';
 import { AUDIT_ACTIONS, AUDIT_ACTOR_KINDS, AuditDateRange } from '@/server/schemas/scheduling';
 
 /** The audit page's URL filters and their translation to admin.audit.query input (shared by the page, its form and the CSV export). */

@@ -7,8 +7,8 @@ import { useTRPC } from '@/components/trpc-provider';
 import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { DomainCreateBody } from '@/server/schemas/publicAdmin';
-import { ConfirmButton } from './confirm-button';
-import { domainErrorOf, showServerError } from './server-errors';
+import { ConfirmButton } from '@/components/ui/confirm-button';
+import { readServerError, showServerError } from '@/components/ui/server-error';
 
 export type DomainRow = { domain_id: string; domain: string; status: 'pending' | 'verified'; challenge: { record_name: string; record_value: string }; verified_at: string | null };
 
@@ -79,7 +79,7 @@ function DomainItem({ d }: { d: DomainRow }) {
                   await verify.mutateAsync({ domain_id: d.domain_id });
                   router.refresh();
                 } catch (err) {
-                  setError(domainErrorOf(err).message);
+                  setError(readServerError(err).message);
                 }
               }}
             >

@@ -7,19 +7,20 @@ import { useMutation, useQuery, useQueryClient, skipToken } from '@tanstack/reac
 import { Check, Plus, X } from 'lucide-react';
 import { Controller, useWatch } from 'react-hook-form';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input } from '@/components/ui';
-import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, Select } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { Email } from '@/server/schemas/common';
 import { LinkCreateBody } from '@/server/schemas/publicAdmin';
-import { ConfirmButton } from './confirm-button';
+import { ConfirmButton } from '@/components/ui/confirm-button';
 import { EmptyState } from './empty-state';
-import { MeetingTypeDialog, type MeetingTypeRow } from './meeting-type-dialog';
-import { showServerError } from './server-errors';
+import { MeetingTypeDialog, type HostChoices, type MeetingTypeRow } from './meeting-type-dialog';
+import { showServerError } from '@/components/ui/server-error';
 import { ShareUrl } from './share-url';
+import { AwayRedirectForm } from './away-redirect-form';
+import { EmbedSnippet } from './embed-snippet';
 
 type TypeAllocation = { allocation_id: string; audience: string | null; limit: number; period: 'day' | 'week' | 'month'; usage: { used: number } | null };
-export type LinkRow = { link_id: string; alias: string; title: string | null; url: string; page_url: string; owner_email: string; meeting_types: (MeetingTypeRow & { allocations?: TypeAllocation[] })[] };
+export type LinkRow = { link_id: string; alias: string; title: string | null; url: string; page_url: string; owner_email: string; away_redirect_link_id: string | null; meeting_types: (MeetingTypeRow & { allocations?: TypeAllocation[] })[] };
 
 const THIS_PERIOD = { day: 'today', week: 'this week', month: 'this month' } as const;
 
@@ -35,7 +36,8 @@ function useDebounced(value: string, ms: number): string {
 }
 
 /** Public links (alias checked as you type) and their meeting types. */
-export function LinksConsole({ links, ownerEmails, classNames }: { links: LinkRow[]; ownerEmails: string[]; classNames: string[] }) {
+export function LinksConsole({ links, ownerEmails, classNames, pools, verifiedDomains = [] }: { links: LinkRow[]; ownerEmails: string[]; classNames: string[]; pools: HostChoices['pools']; verifiedDomains?: string[] }) {
+  const hostChoices: HostChoices = { owners: ownerEmails, pools };
   return (
     <div className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
       <div className="flex flex-col gap-4">
@@ -47,7 +49,7 @@ export function LinksConsole({ links, ownerEmails, classNames }: { links: LinkRo
           <ul className="flex flex-col gap-4" aria-label="Links">
             {links.map((l) => (
               <li key={l.link_id}>
-                <LinkCard link={l} classNames={classNames} />
+                <LinkCard link={l} classNames={classNames} hostChoices={hostChoices} allLinks={links} verifiedDomains={verifiedDomains} />
               </li>
             ))}
           </ul>
@@ -89,17 +91,12 @@ function NewLinkCard({ ownerEmails }: { ownerEmails: string[] }) {
               control={control}
               name="owner_email"
               render={({ field }) => (
-                <Select value={field.value} onValueChange={field.onChange}>
-                  <SelectTrigger>
-                    <SelectValue placeholder="Choose an owner" />
-                  </SelectTrigger>
-                  <SelectContent>
-                    {ownerEmails.map((e) => (
-                      <SelectItem key={e} value={e}>
-                        {e}
-                      </SelectItem>
-                    ))}
-                  </SelectContent>
+                <Select value={field.value ?? ''} onChange={(e) => field.onChange(e.target.value)} onBlur={field.onBlur} name={field.name} ref={field.ref} placeholder="Choose an owner">
+                  {ownerEmails.map((e) => (
+                    <option key={e} value={e}>
+                      {e}
+                    </option>
+                  ))}
                 </Select>
               )}
             />
@@ -136,7 +133,7 @@ function NewLinkCard({ ownerEmails }: { ownerEmails: string[] }) {
   );
 }
 
-function LinkCard({ link, classNames }: { link: LinkRow; classNames: string[] }) {
+function LinkCard({ link, classNames, hostChoices, allLinks, verifiedDomains }: { link: LinkRow; classNames: string[]; hostChoices: HostChoices; allLinks: LinkRow[]; verifiedDomains: string[] }) {
   const trpc = useTRPC();
   const router = useRouter();
   const remove = useMutation(trpc.admin.publicScheduling.links.delete.mutationOptions());
@@ -180,9 +177,11 @@ function LinkCard({ link, classNames }: { link: LinkRow; classNames: string[] })
                     {t.audience ? ` (${t.audience})` : ''} · preempt {t.effective_preempt_policy === 'never' ? 'never' : 'lower'}
                     {t.attendee_limit ? ` · up to ${t.attendee_limit} people` : ''}
                     {t.min_notice_hours ? ` · ${t.min_notice_hours} h notice` : ''}
+                    {t.buffer_before_minutes || t.buffer_after_minutes ? ` · ${t.buffer_before_minutes ?? 0}/${t.buffer_after_minutes ?? 0} min kept free before/after` : ''}
                     {t.book_instantly ? ' · books instantly' : ''}
                     {t.host_mode === 'collective' ? ` · hosts: ${t.host_emails?.join(', ')}` : t.host_mode === 'pool' ? ' · one host from a pool' : ''}
                     {t.location ? ' · has a location' : ''}
+                    {t.video ? ` · video: ${t.video.provider === 'google_meet' ? 'Google Meet' : t.video.provider === 'microsoft_teams' ? 'Microsoft Teams' : 'a fixed link'}` : ''}
                   </p>
                   <div className="mt-1">
                     <ShareUrl url={`${link.page_url}/${t.slug}`} label={`the page of ${t.title}`} />
@@ -197,14 +196,16 @@ function LinkCard({ link, classNames }: { link: LinkRow; classNames: string[] })
                   ))}
                 </div>
                 <div className="flex items-center gap-2">
-                  <MeetingTypeDialog linkId={link.link_id} alias={link.alias} classNames={classNames} existing={t} />
+                  <MeetingTypeDialog linkId={link.link_id} alias={link.alias} classNames={classNames} hostChoices={hostChoices} existing={t} />
                   {!t.enabled ? <Badge tone="neutral">disabled</Badge> : t.published ? <Badge tone="ok">published</Badge> : <Badge tone="warn">draft</Badge>}
                 </div>
               </li>
             ))}
           </ul>
         )}
-        <MeetingTypeDialog linkId={link.link_id} alias={link.alias} classNames={classNames} />
+        <MeetingTypeDialog linkId={link.link_id} alias={link.alias} classNames={classNames} hostChoices={hostChoices} />
+        <AwayRedirectForm link={link} choices={allLinks} />
+        <EmbedSnippet pageUrl={link.page_url} alias={link.alias} verifiedDomains={verifiedDomains} />
       </CardContent>
     </Card>
   );

@@ -4,14 +4,36 @@ import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
 import { Controller } from 'react-hook-form';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Button, Card, CardContent, CardHeader, CardTitle, Field, Input } from '@/components/ui';
-import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui';
+import { Alert, Button, Card, CardContent, CardHeader, CardTitle, Field, Input, Select } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { MeetingClassCreateBody } from '@/server/schemas/admin';
 import { EmptyState } from './empty-state';
-import { showServerError } from './server-errors';
+import { showServerError } from '@/components/ui/server-error';
+import type { MeetingClassView } from '@/server/domain/meetingClassService';
 
-export type MeetingClassRow = { name: string; priority: number; preempt_policy: 'preempt_lower' | 'never'; sacred_meeting_age_hours: number };
+/** A class as admin.meetingClasses.list answers it (the domain's view). */
+export type MeetingClassRow = MeetingClassView;
+
+/** "10 min before, 5 min after", or "None". */
+function buffersText(c: Pick<MeetingClassRow, 'buffer_before_minutes' | 'buffer_after_minutes'>): string {
+  const parts = [c.buffer_before_minutes ? `${c.buffer_before_minutes} min before` : '', c.buffer_after_minutes ? `${c.buffer_after_minutes} min after` : ''].filter(Boolean);
+  return parts.length ? parts.join(', ') : 'None';
+}
+
+/** "1 day, 1 h before", or "None". */
+function remindersText(offsets: number[]): string {
+  if (!offsets.length) return 'None';
+  return `${offsets.map((m) => (m % 1440 === 0 ? `${m / 1440} d` : m % 60 === 0 ? `${m / 60} h` : `${m} min`)).join(', ')} before`;
+}
+
+/** "1440, 60" as minutes; what is not a number stays in the list as NaN for the schema to refuse. */
+function offsetsFromText(text: unknown): number[] {
+  if (Array.isArray(text)) return text.map(Number);
+  return String(text ?? '')
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map(Number);
+}
 
 /** Meeting classes: the list by priority and a form for a new class (admin.meetingClasses.create). */
 export function MeetingClassesConsole({ classes }: { classes: MeetingClassRow[] }) {
@@ -19,7 +41,7 @@ export function MeetingClassesConsole({ classes }: { classes: MeetingClassRow[] 
   const router = useRouter();
   const create = useMutation(trpc.admin.meetingClasses.create.mutationOptions());
   const { register, handleSubmit, setError, formState, control, reset } = useZodForm(MeetingClassCreateBody, {
-    defaultValues: { name: '', priority: 50, preempt_policy: 'preempt_lower', sacred_meeting_age_hours: 24 },
+    defaultValues: { name: '', priority: 50, preempt_policy: 'preempt_lower', sacred_meeting_age_hours: 24, buffer_before_minutes: 0, buffer_after_minutes: 0, reminder_offsets_minutes: [] },
   });
   const onSubmit = handleSubmit(async (values) => {
     try {
@@ -50,6 +72,8 @@ export function MeetingClassesConsole({ classes }: { classes: MeetingClassRow[] 
                   <th scope="col" className="px-3 py-2 font-medium">Priority</th>
                   <th scope="col" className="px-3 py-2 font-medium">May move lower ones</th>
                   <th scope="col" className="px-3 py-2 font-medium">Sacred after</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Kept free</th>
+                  <th scope="col" className="px-3 py-2 font-medium">Reminders</th>
                 </tr>
               </thead>
               <tbody className="divide-y divide-line">
@@ -59,6 +83,8 @@ export function MeetingClassesConsole({ classes }: { classes: MeetingClassRow[] 
                     <td className="px-3 py-2 tabular-nums">{c.priority}</td>
                     <td className="px-3 py-2">{c.preempt_policy === 'preempt_lower' ? 'Yes' : 'Never'}</td>
                     <td className="px-3 py-2">{c.sacred_meeting_age_hours} h</td>
+                    <td className="px-3 py-2">{buffersText(c)}</td>
+                    <td className="px-3 py-2">{remindersText(c.reminder_offsets_minutes)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -78,6 +104,14 @@ export function MeetingClassesConsole({ classes }: { classes: MeetingClassRow[] 
             <p>
               A booking becomes <strong>sacred</strong> once it has existed for the class&apos;s &ldquo;sacred after&rdquo; hours: from then on nothing moves it, whatever its
               priority.
+            </p>
+            <p>
+              <strong>Reminders</strong> go out by mail to each meeting&apos;s attendees at the chosen times before it, in each reader&apos;s time zone; the booking&apos;s
+              agent is told too.
+            </p>
+            <p>
+              Time <strong>kept free</strong> before and after a meeting is a buffer: no other meeting may start or end in it, though two meetings&apos; buffers may
+              overlap.
             </p>
           </CardContent>
         </Card>
@@ -99,20 +133,28 @@ export function MeetingClassesConsole({ classes }: { classes: MeetingClassRow[] 
                 control={control}
                 name="preempt_policy"
                 render={({ field }) => (
-                  <Select value={field.value} onValueChange={field.onChange}>
-                    <SelectTrigger>
-                      <SelectValue />
-                    </SelectTrigger>
-                    <SelectContent>
-                      <SelectItem value="preempt_lower">May move lower-priority meetings</SelectItem>
-                      <SelectItem value="never">Never moves anything</SelectItem>
-                    </SelectContent>
+                  <Select value={field.value ?? ''} onChange={(e) => field.onChange(e.target.value)} onBlur={field.onBlur} name={field.name} ref={field.ref}>
+                    <option value="preempt_lower">May move lower-priority meetings</option>
+                    <option value="never">Never moves anything</option>
                   </Select>
                 )}
               />
             </Field>
             <Field label="Sacred after (hours)" hint="A booking this old is never moved." error={formState.errors.sacred_meeting_age_hours?.message}>
               <Input type="number" min="0" {...register('sacred_meeting_age_hours', { valueAsNumber: true })} />
+            </Field>
+            <Field label="Free before (minutes)" hint="Kept free before each meeting of the class: 0 to 240." error={formState.errors.buffer_before_minutes?.message}>
+              <Input type="number" min="0" max="240" step="5" {...register('buffer_before_minutes', { valueAsNumber: true })} />
+            </Field>
+            <Field label="Free after (minutes)" hint="Kept free after each meeting of the class: 0 to 240." error={formState.errors.buffer_after_minutes?.message}>
+              <Input type="number" min="0" max="240" step="5" {...register('buffer_after_minutes', { valueAsNumber: true })} />
+            </Field>
+            <Field
+              label="Reminders (minutes before)"
+              hint="Attendees are mailed this long before each meeting, e.g. 1440, 60 for a day and an hour before: at most 5, each 5 to 10080."
+              error={formState.errors.reminder_offsets_minutes?.message ?? formState.errors.reminder_offsets_minutes?.find?.((e) => e)?.message}
+            >
+              <Input inputMode="numeric" autoComplete="off" {...register('reminder_offsets_minutes', { setValueAs: offsetsFromText })} />
             </Field>
             {formState.errors.root && <Alert tone="danger">{formState.errors.root.message}</Alert>}
             <div>

@@ -6,12 +6,12 @@ import { useMutation } from '@tanstack/react-query';
 import { Pencil, Plus } from 'lucide-react';
 import { Controller } from 'react-hook-form';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input, Textarea } from '@/components/ui';
-import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui';
+import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input, Select, Textarea } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { MeetingTypeCreateBody } from '@/server/schemas/publicAdmin';
-import { NativeSelect } from './native-select';
-import { showServerError } from './server-errors';
+import { showServerError } from '@/components/ui/server-error';
+import { HostPicker } from './host-picker';
+import { VideoField, videoFormValue } from './video-field';
 
 export type MeetingTypeRow = {
   slug: string;
@@ -28,15 +28,24 @@ export type MeetingTypeRow = {
   credential_skips_verification: boolean;
   description: string | null;
   location: string | null;
+  video?: { provider: 'google_meet' | 'microsoft_teams' | 'link'; url: string | null } | null;
   min_notice_hours: number;
+  buffer_before_minutes?: number;
+  buffer_after_minutes?: number;
+  reminder_offsets_minutes?: number[] | null;
   book_instantly: boolean;
   host_mode?: 'single' | 'collective' | 'pool';
   host_emails?: string[];
   pool_id?: string | null;
 };
 
-/** "a@x.com, b@x.com" as the schema's list (blank: no list). */
-const emailList = (v: unknown) => (Array.isArray(v) ? v : String(v ?? '').split(/[\s,;]+/).filter(Boolean));
+
+/** "1440, 60" as minutes; an empty box is null (the meeting class's reminders); what is not a number stays as NaN for the schema to refuse. */
+function offsetsOrNull(text: unknown): number[] | null {
+  if (Array.isArray(text)) return text.map(Number);
+  const parts = String(text ?? '').split(/[\s,]+/).filter(Boolean);
+  return parts.length ? parts.map(Number) : null;
+}
 
 /** An empty text box clears the field (the schema's `null`), not an empty string it would refuse. */
 const textOrNull = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? null : v);
@@ -52,13 +61,27 @@ const ERROR_FIELDS = {
 } as const;
 
 
+/** Who may host a type: the customer's owners (collective) and pools. */
+export type HostChoices = { owners: string[]; pools: { pool_id: string; name: string }[] };
+
+/** A title as a slug: "Intro call (30')" -> "intro-call-30" (lowercase letters, digits and inner hyphens, at most 64). */
+function slugOf(title: string): string {
+  return title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 64)
+    .replace(/^-+|-+$/g, '');
+}
+
 /**
  * Add a meeting type to a link (admin.publicScheduling.meetingTypes.create,
  * as POST .../meeting-types), or with `existing` change every field of one
  * (.update, as PATCH .../meeting-types/{slug}); refusals show under the field
  * they concern.
  */
-export function MeetingTypeDialog({ linkId, alias, classNames, existing }: { linkId: string; alias: string; classNames: string[]; existing?: MeetingTypeRow }) {
+export function MeetingTypeDialog({ linkId, alias, classNames, hostChoices, existing }: { linkId: string; alias: string; classNames: string[]; hostChoices: HostChoices; existing?: MeetingTypeRow }) {
   const trpc = useTRPC();
   const router = useRouter();
   const [open, setOpen] = useState(false);
@@ -78,7 +101,11 @@ export function MeetingTypeDialog({ linkId, alias, classNames, existing }: { lin
         published: existing.published,
         description: existing.description,
         location: existing.location,
+        video: videoFormValue(existing.video),
         min_notice_hours: existing.min_notice_hours,
+        buffer_before_minutes: existing.buffer_before_minutes ?? 0,
+        buffer_after_minutes: existing.buffer_after_minutes ?? 0,
+        reminder_offsets_minutes: existing.reminder_offsets_minutes ?? null,
         book_instantly: existing.book_instantly,
         host_mode: existing.host_mode ?? 'single',
         host_emails: existing.host_emails?.length ? existing.host_emails : null,
@@ -95,19 +122,30 @@ export function MeetingTypeDialog({ linkId, alias, classNames, existing }: { lin
         published: true,
         description: null,
         location: null,
+        video: null,
         min_notice_hours: 0,
+        buffer_before_minutes: 0,
+        buffer_after_minutes: 0,
+        reminder_offsets_minutes: null,
         book_instantly: false,
         host_mode: 'single' as const,
         host_emails: null,
         pool: null,
       };
-  const { register, handleSubmit, setError, formState, control, reset, watch } = useZodForm(MeetingTypeCreateBody, { defaultValues: defaults });
+  const { register, handleSubmit, setError, formState, control, reset, watch, setValue, getFieldState } = useZodForm(MeetingTypeCreateBody, { defaultValues: defaults });
   const hostMode = watch('host_mode') ?? 'single';
+  const slug = watch('slug');
+  // A new type's slug follows its title until the admin types one of their own.
+  const titleField = register('title', {
+    onChange: (e: { target: { value: string } }) => {
+      if (!existing && !getFieldState('slug').isDirty) setValue('slug', slugOf(e.target.value), { shouldValidate: formState.isSubmitted });
+    },
+  });
   const onSubmit = handleSubmit(async (form) => {
     // Only the chosen mode's hosts go out (docs/public-scheduling.md "Several hosts").
     const body = { ...form, host_emails: form.host_mode === 'collective' ? form.host_emails : null, pool: form.host_mode === 'pool' ? form.pool : null };
     try {
-      if (existing) await update.mutateAsync({ link_id: linkId, slug: existing.slug, patch: { ...body, attendee_limit: body.attendee_limit ?? null, audience: body.audience ?? null, description: body.description ?? null, location: body.location ?? null } });
+      if (existing) await update.mutateAsync({ link_id: linkId, slug: existing.slug, patch: { ...body, attendee_limit: body.attendee_limit ?? null, audience: body.audience ?? null, description: body.description ?? null, location: body.location ?? null, video: body.video ?? null } });
       else await create.mutateAsync({ link_id: linkId, body });
       if (!existing) reset();
       setOpen(false);
@@ -141,9 +179,9 @@ export function MeetingTypeDialog({ linkId, alias, classNames, existing }: { lin
         <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
           <div className="grid gap-4 sm:grid-cols-2">
             <Field label="Title" error={formState.errors.title?.message}>
-              <Input autoComplete="off" {...register('title')} />
+              <Input autoComplete="off" {...titleField} />
             </Field>
-            <Field label="Slug" hint={`Address: /${alias}/slug`} error={formState.errors.slug?.message}>
+            <Field label="Slug" hint={`Address: /${alias}/${slug || 'slug'}`} error={formState.errors.slug?.message}>
               <Input autoComplete="off" spellCheck={false} {...register('slug')} />
             </Field>
             <Field label="Lengths (minutes)" hint="One or more, e.g. 30, 60" error={formState.errors.duration_minutes?.message ?? formState.errors.duration_minutes?.[0]?.message}>
@@ -159,17 +197,12 @@ export function MeetingTypeDialog({ linkId, alias, classNames, existing }: { lin
                 control={control}
                 name="meeting_class"
                 render={({ field }) => (
-                  <Select value={field.value} onValueChange={field.onChange}>
-                    <SelectTrigger>
-                      <SelectValue placeholder="Choose a class" />
-                    </SelectTrigger>
-                    <SelectContent>
-                      {classNames.map((c) => (
-                        <SelectItem key={c} value={c}>
-                          {c}
-                        </SelectItem>
-                      ))}
-                    </SelectContent>
+                  <Select value={field.value ?? ''} onChange={(e) => field.onChange(e.target.value)} onBlur={field.onBlur} name={field.name} ref={field.ref} placeholder="Choose a class">
+                    {classNames.map((c) => (
+                      <option key={c} value={c}>
+                        {c}
+                      </option>
+                    ))}
                   </Select>
                 )}
               />
@@ -178,18 +211,18 @@ export function MeetingTypeDialog({ linkId, alias, classNames, existing }: { lin
               <Input type="number" min="1" max="50" {...register('attendee_limit', { setValueAs: (v) => (v === '' || v === null || v === undefined ? null : Number(v)) })} />
             </Field>
             <Field label="Preempt policy" error={formState.errors.public_preempt_policy?.message}>
-              <NativeSelect {...register('public_preempt_policy')}>
+              <Select {...register('public_preempt_policy')}>
                 <option value="inherit">As the class says</option>
                 <option value="never">Never move other meetings</option>
                 <option value="preempt_lower">May move lower-priority meetings</option>
-              </NativeSelect>
+              </Select>
             </Field>
             <Field label="Visibility" error={formState.errors.visibility?.message}>
-              <NativeSelect {...register('visibility')}>
+              <Select {...register('visibility')}>
                 <option value="public">Public (listed)</option>
                 <option value="unlisted">Unlisted (by address only)</option>
                 <option value="audience">An audience only</option>
-              </NativeSelect>
+              </Select>
             </Field>
             <Field label="Audience (for audience visibility)" error={formState.errors.audience?.message}>
               <Input autoComplete="off" {...register('audience', { setValueAs: (v) => v || undefined })} />
@@ -205,29 +238,57 @@ export function MeetingTypeDialog({ linkId, alias, classNames, existing }: { lin
             >
               <Input autoComplete="off" {...register('location', { setValueAs: textOrNull })} />
             </Field>
+            <VideoField control={control} errors={formState.errors} />
             <Field label="Hosts" hint="Who meets the requester" error={formState.errors.host_mode?.message}>
-              <NativeSelect {...register('host_mode')}>
+              <Select {...register('host_mode')}>
                 <option value="single">The link&apos;s owner</option>
                 <option value="collective">Several people, all of them (collective)</option>
                 <option value="pool">One person from a pool</option>
-              </NativeSelect>
+              </Select>
             </Field>
             {hostMode === 'collective' && (
-              <Field
-                label="Host emails"
-                hint="2 to 20 owners, comma-separated; all of them must be free. The first one's clock lays out the times."
-                error={formState.errors.host_emails?.message ?? formState.errors.host_emails?.[0]?.message}
-              >
-                <Input autoComplete="off" spellCheck={false} {...register('host_emails', { setValueAs: emailList })} />
-              </Field>
+              <fieldset className="flex flex-col gap-1 sm:col-span-2">
+                <legend className="text-sm font-medium">Host owners</legend>
+                <p className="text-xs text-muted">2 to 20 owners; all of them must be free. The first one ticked lays out the times in their clock.</p>
+                <Controller
+                  control={control}
+                  name="host_emails"
+                  render={({ field }) => <HostPicker owners={hostChoices.owners} value={field.value ?? null} onChange={field.onChange} />}
+                />
+                {(formState.errors.host_emails?.message ?? formState.errors.host_emails?.[0]?.message) && (
+                  <p role="alert" className="text-xs text-danger">
+                    {formState.errors.host_emails?.message ?? formState.errors.host_emails?.[0]?.message}
+                  </p>
+                )}
+              </fieldset>
             )}
             {hostMode === 'pool' && (
-              <Field label="Pool" hint="Its name (Pools page); the pool picks who is free, by its weights." error={formState.errors.pool?.message}>
-                <Input autoComplete="off" spellCheck={false} {...register('pool', { setValueAs: textOrNull })} />
+              <Field label="Pool" hint="The pool picks who is free, by its weights (Pools page)." error={formState.errors.pool?.message}>
+                <Select {...register('pool', { setValueAs: textOrNull })}>
+                  <option value="">Choose a pool</option>
+                  {hostChoices.pools.map((p) => (
+                    <option key={p.pool_id} value={p.pool_id}>
+                      {p.name}
+                    </option>
+                  ))}
+                </Select>
               </Field>
             )}
             <Field label="Minimum notice (hours)" hint="No suggested time starts sooner than this; 0 for none." error={formState.errors.min_notice_hours?.message}>
               <Input type="number" min="0" max="720" step="1" inputMode="numeric" {...register('min_notice_hours', { valueAsNumber: true })} />
+            </Field>
+            <Field label="Free before (minutes)" hint="Kept free before each meeting: 0 to 240." error={formState.errors.buffer_before_minutes?.message}>
+              <Input type="number" min="0" max="240" step="5" inputMode="numeric" {...register('buffer_before_minutes', { valueAsNumber: true })} />
+            </Field>
+            <Field label="Free after (minutes)" hint="Kept free after each meeting: 0 to 240." error={formState.errors.buffer_after_minutes?.message}>
+              <Input type="number" min="0" max="240" step="5" inputMode="numeric" {...register('buffer_after_minutes', { valueAsNumber: true })} />
+            </Field>
+            <Field
+              label="Reminders (minutes before)"
+              hint="e.g. 1440, 60: attendees are mailed a day and an hour before. At most 5, each 5 to 10080. Empty: the meeting class's reminders."
+              error={formState.errors.reminder_offsets_minutes?.message ?? formState.errors.reminder_offsets_minutes?.find?.((e) => e)?.message}
+            >
+              <Input inputMode="numeric" autoComplete="off" {...register('reminder_offsets_minutes', { setValueAs: offsetsOrNull })} />
             </Field>
           </div>
           <label className="flex items-start gap-2 text-sm">

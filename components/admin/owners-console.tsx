@@ -1,15 +1,17 @@
 'use client';
 
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { MailCheck, Send } from 'lucide-react';
 import { useMutation } from '@tanstack/react-query';
 import { z } from 'zod';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Badge, Button, Card, CardContent, CardHeader, CardTitle, Field, Input } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardContent, CardHeader, CardTitle, Field, Input, LocalTime } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
+import { browserTimeZone } from '@/components/ui/time-format';
 import { OwnerCreateBody } from '@/server/schemas/admin';
-import { domainErrorOf, showServerError } from './server-errors';
+import { LocalTime as LocalTimeText } from '@/server/schemas/common';
+import { readServerError, showServerError } from '@/components/ui/server-error';
 
 export type OwnerRow = {
   owner_email: string;
@@ -19,15 +21,26 @@ export type OwnerRow = {
   can_sign_in: boolean;
   has_password: boolean;
   invited_at: string | null;
+  has_working_hours: boolean;
   calendars: { type: string; status: string; display_name: string | null; is_primary: boolean }[];
 };
 
-const OwnerForm = OwnerCreateBody.extend({ role: z.enum(['admin', 'member']), invite: z.boolean() });
+/**
+ * The API's owner body, with the weekday hours as three fields: a new owner starts with
+ * Mon-Fri 09:00-17:00 (an owner without hours is never offered on public pages,
+ * docs/dashboard.md "Owners"); unticked, the owner is created without working hours.
+ */
+const OwnerForm = OwnerCreateBody.omit({ working_hours: true })
+  .extend({ role: z.enum(['admin', 'member']), invite: z.boolean(), weekday_hours: z.boolean(), day_start: LocalTimeText, day_end: LocalTimeText })
+  .refine((v) => !v.weekday_hours || v.day_start < v.day_end, { path: ['day_end'], message: 'must be after the start' });
+const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri'] as const;
+const FORM_DEFAULTS = { email: '', time_zone: 'UTC', role: 'member', invite: true, weekday_hours: true, day_start: '09:00', day_end: '17:00' } as const;
+
 
 type Sent = { sent_to: string; expires_at: string };
 
-function when(iso: string): string {
-  return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
+function when(iso: string): React.ReactNode {
+  return <LocalTime iso={iso} />;
 }
 
 /** What an invitation mail did, in words. */
@@ -60,7 +73,7 @@ function InviteButton({ owner, onSent }: { owner: OwnerRow; onSent: (s: Sent) =>
             onSent(r.invitation);
             router.refresh();
           } catch (err) {
-            setError(domainErrorOf(err).message);
+            setError(readServerError(err).message);
           }
         }}
       >
@@ -83,15 +96,20 @@ export function OwnersConsole({ owners, timeZones }: { owners: OwnerRow[]; timeZ
   const create = useMutation(trpc.admin.owners.create.mutationOptions());
   const invite = useMutation(trpc.admin.owners.invite.mutationOptions());
   const [sent, setSent] = useState<Sent | null>(null);
-  const { register, handleSubmit, setError, formState, reset, watch } = useZodForm(OwnerForm, { defaultValues: { email: '', time_zone: 'UTC', role: 'member', invite: true } });
+  const { register, handleSubmit, setError, formState, reset, watch, setValue, getFieldState } = useZodForm(OwnerForm, { defaultValues: FORM_DEFAULTS });
   const inviting = watch('invite');
-  const onSubmit = handleSubmit(async ({ invite: withInvitation, ...values }) => {
+  const withHours = watch('weekday_hours');
+  useEffect(() => {
+    if (!getFieldState('time_zone').isDirty) setValue('time_zone', browserTimeZone());
+  }, [getFieldState, setValue]);
+  const onSubmit = handleSubmit(async ({ invite: withInvitation, weekday_hours, day_start, day_end, ...values }) => {
     setSent(null);
     try {
-      const body = { ...values, name: values.name || undefined };
+      const hours = [{ start: day_start, end: day_end }];
+      const body = { ...values, name: values.name || undefined, ...(weekday_hours ? { working_hours: Object.fromEntries(WEEKDAYS.map((d) => [d, hours])) } : {}) };
       if (withInvitation) setSent((await invite.mutateAsync(body)).invitation);
       else await create.mutateAsync(body);
-      reset();
+      reset({ ...FORM_DEFAULTS, time_zone: values.time_zone });
       router.refresh();
     } catch (err) {
       showServerError(err, setError, 'root', { OWNER_ALREADY_EXISTS: 'email', INVALID_TIME_ZONE: 'time_zone' });
@@ -109,6 +127,7 @@ export function OwnersConsole({ owners, timeZones }: { owners: OwnerRow[]; timeZ
               <Badge tone={o.role === 'admin' ? 'accent' : 'neutral'}>{o.role}</Badge>
               {!o.can_sign_in && <Badge tone="warn">no dashboard sign-in yet</Badge>}
               {o.invited_at && !o.has_password && <Badge tone="neutral">invited {when(o.invited_at)}</Badge>}
+              {!o.has_working_hours && <Badge tone="warn">no working hours: not offered on public pages</Badge>}
             </div>
             <p className="text-muted">
               {o.name ? `${o.owner_email} · ` : ''}
@@ -152,6 +171,24 @@ export function OwnersConsole({ owners, timeZones }: { owners: OwnerRow[]; timeZ
                 <option key={z} value={z} />
               ))}
             </datalist>
+            <fieldset className="flex flex-col gap-2 text-sm">
+              <legend className="mb-1 font-medium">Working hours</legend>
+              <label className="flex items-center gap-2">
+                <input type="checkbox" className="size-4" {...register('weekday_hours')} /> Monday to Friday
+              </label>
+              {withHours ? (
+                <div className="flex flex-wrap gap-3">
+                  <Field label="Working from" error={formState.errors.day_start?.message}>
+                    <Input type="time" className="w-32" {...register('day_start')} />
+                  </Field>
+                  <Field label="Working until" error={formState.errors.day_end?.message}>
+                    <Input type="time" className="w-32" {...register('day_end')} />
+                  </Field>
+                </div>
+              ) : (
+                <p className="text-xs text-muted">Without working hours agents may book this owner at any time, and public pages offer no time with them until hours are set.</p>
+              )}
+            </fieldset>
             <fieldset className="flex gap-4 text-sm">
               <legend className="mb-1 font-medium">Role</legend>
               <label className="flex items-center gap-2">

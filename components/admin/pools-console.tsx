@@ -5,13 +5,13 @@ import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
 import { Pencil, Plus } from 'lucide-react';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
-import { ConfirmButton } from './confirm-button';
+import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
+import { ConfirmButton } from '@/components/ui/confirm-button';
 import { EmptyState } from './empty-state';
-import { domainErrorOf } from './server-errors';
+import { readServerError } from '@/components/ui/server-error';
 
-export type PoolMemberShare = { owner_email: string; weight: number; booked_minutes: number; share: number; target_share: number };
-export type PoolRow = { pool_id: string; name: string; members: { owner_email: string; weight: number }[]; created_at: string; assignments: PoolMemberShare[] };
+type PoolMemberShare = { owner_email: string; weight: number; booked_minutes: number; share: number; target_share: number };
+type PoolRow = { pool_id: string; name: string; members: { owner_email: string; weight: number }[]; created_at: string; assignments: PoolMemberShare[] };
 type MemberDraft = { owner_email: string; weight: number }[];
 
 const percent = (x: number) => `${Math.round(x * 1000) / 10} %`;
@@ -21,7 +21,7 @@ const percent = (x: number) => `${Math.round(x * 1000) / 10} %`;
  * assignments against the weights; create, edit (name, members, weights) and delete. Every
  * action is one admin.pools procedure; the page data reloads after it.
  */
-export function PoolsConsole({ pools, ownerEmails }: { pools: PoolRow[]; ownerEmails: string[] }) {
+export function PoolsConsole({ pools, ownerEmails, withoutHours = [] }: { pools: PoolRow[]; ownerEmails: string[]; /** Owners without working hours: public pages leave them out of a pool. */ withoutHours?: string[] }) {
   const trpc = useTRPC();
   const router = useRouter();
   const create = useMutation(trpc.admin.pools.create.mutationOptions());
@@ -39,7 +39,7 @@ export function PoolsConsole({ pools, ownerEmails }: { pools: PoolRow[]; ownerEm
           <ul className="flex flex-col gap-4">
             {pools.map((p) => (
               <li key={p.pool_id}>
-                <PoolCard pool={p} ownerEmails={ownerEmails} />
+                <PoolCard pool={p} ownerEmails={ownerEmails} withoutHours={withoutHours} />
               </li>
             ))}
           </ul>
@@ -67,7 +67,7 @@ export function PoolsConsole({ pools, ownerEmails }: { pools: PoolRow[]; ownerEm
   );
 }
 
-function PoolCard({ pool, ownerEmails }: { pool: PoolRow; ownerEmails: string[] }) {
+function PoolCard({ pool, ownerEmails, withoutHours }: { pool: PoolRow; ownerEmails: string[]; withoutHours: string[] }) {
   const trpc = useTRPC();
   const router = useRouter();
   const remove = useMutation(trpc.admin.pools.delete.mutationOptions());
@@ -120,6 +120,11 @@ function PoolCard({ pool, ownerEmails }: { pool: PoolRow; ownerEmails: string[] 
                   <tr key={m.owner_email}>
                     <th scope="row" className="px-3 py-2 font-medium break-all">
                       {m.owner_email}
+                      {withoutHours.includes(m.owner_email) && (
+                        <Badge tone="warn" className="ml-2">
+                          no working hours: left out of public pages
+                        </Badge>
+                      )}
                     </th>
                     <td className="px-3 py-2 tabular-nums">{m.weight}</td>
                     <td className="px-3 py-2 tabular-nums">{m.booked_minutes} min</td>
@@ -222,7 +227,7 @@ function PoolForm({
         setWeights(initialWeights());
       }
     } catch (err) {
-      setError(domainErrorOf(err).message);
+      setError(readServerError(err).message);
     } finally {
       setBusy(false);
     }

@@ -6,13 +6,13 @@ import { useMutation } from '@tanstack/react-query';
 import { KeyRound } from 'lucide-react';
 import { z } from 'zod';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, Textarea } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, LocalTime, Select, Textarea } from '@/components/ui';
+import { formatDayMonth } from '@/components/ui/time-format';
 import { useZodForm } from '@/components/ui/form';
 import { AllocationCreateBody, AudienceCreateBody, IdentityCreateBody } from '@/server/schemas/publicAdmin';
-import { ConfirmButton } from './confirm-button';
+import { ConfirmButton } from '@/components/ui/confirm-button';
 import { SecretOnceDialog } from './secret-once-dialog';
-import { NativeSelect } from './native-select';
-import { domainErrorOf, showServerError } from './server-errors';
+import { readServerError, showServerError } from '@/components/ui/server-error';
 
 type Identity = { identity_id: string; email: string; domain: string | null };
 type Credential = { credential_id: string; identity_id: string; prefix: string; created_at: string; revoked_at: string | null };
@@ -24,9 +24,8 @@ const PERIOD_WORD = { day: 'today', week: 'this week', month: 'this month' } as 
 
 /** The current period in the owner's zone, e.g. "24 Nov – 30 Nov" (the end is exclusive: its last day is shown). */
 function periodLabel(u: AllocationUsage): string {
-  const fmt = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: u.time_zone });
-  const first = fmt.format(new Date(u.period_start));
-  const last = fmt.format(new Date(new Date(u.period_end).getTime() - 1));
+  const first = formatDayMonth(u.period_start, u.time_zone);
+  const last = formatDayMonth(new Date(Date.parse(u.period_end) - 1).toISOString(), u.time_zone);
   return first === last ? first : `${first} – ${last}`;
 }
 
@@ -47,9 +46,9 @@ function UsageMeter({ a }: { a: Allocation }) {
     </span>
   );
 }
-export type TypeChoice = { link_id: string; alias: string; slug: string; title: string };
+type TypeChoice = { link_id: string; alias: string; slug: string; title: string };
 
-const when = (iso: string) => new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+const when = (iso: string) => <LocalTime iso={iso} />;
 
 /** Requester identities with credentials, audiences and allocations (admin.requesters.*). */
 export function RequestersConsole(props: { identities: Identity[]; credentials: Credential[]; audiences: Audience[]; allocations: Allocation[]; types: TypeChoice[] }) {
@@ -107,7 +106,7 @@ function IdentitiesCard({ identities, credentials }: { identities: Identity[]; c
                       try {
                         setSecret((await mint.mutateAsync({ identity_id: i.identity_id })).requester_credential);
                       } catch (err) {
-                        setError(domainErrorOf(err).message);
+                        setError(readServerError(err).message);
                       }
                     }}
                   >
@@ -309,33 +308,33 @@ function AllocationsCard({ allocations, audiences, types }: { allocations: Alloc
         ) : (
           <form onSubmit={onSubmit} noValidate className="grid gap-3 sm:grid-cols-2">
             <Field label="Meeting type" error={form.formState.errors.type?.message}>
-              <NativeSelect {...form.register('type')}>
+              <Select {...form.register('type')}>
                 {types.map((t) => (
                   <option key={`${t.link_id} ${t.slug}`} value={`${t.link_id} ${t.slug}`}>
                     /{t.alias}/{t.slug} ({t.title})
                   </option>
                 ))}
-              </NativeSelect>
+              </Select>
             </Field>
             <Field label="Counts bookings by" error={form.formState.errors.audience?.message}>
-              <NativeSelect {...form.register('audience', { setValueAs: (v) => v || null })}>
+              <Select {...form.register('audience', { setValueAs: (v) => v || null })}>
                 <option value="">Everyone</option>
                 {audiences.map((a) => (
                   <option key={a.audience_id} value={a.name}>
                     {a.name}
                   </option>
                 ))}
-              </NativeSelect>
+              </Select>
             </Field>
             <Field label="At most" error={form.formState.errors.limit?.message}>
               <Input type="number" min="1" {...form.register('limit', { valueAsNumber: true })} />
             </Field>
             <Field label="Per" error={form.formState.errors.period?.message}>
-              <NativeSelect {...form.register('period')}>
+              <Select {...form.register('period')}>
                 <option value="day">day</option>
                 <option value="week">week</option>
                 <option value="month">month</option>
-              </NativeSelect>
+              </Select>
             </Field>
             {form.formState.errors.root && <Alert tone="danger" className="sm:col-span-2">{form.formState.errors.root.message}</Alert>}
             <div className="sm:col-span-2">

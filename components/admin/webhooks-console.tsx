@@ -5,19 +5,19 @@ import { useRouter } from 'next/navigation';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Pencil, Plus, Power, Send, ShieldAlert } from 'lucide-react';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input, LocalTime } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { WEBHOOK_MANUAL_DISABLE_REASON } from '@/db/schema';
 import type { DeliveryView, WebhookView } from '@/server/domain/webhooks/endpoints';
 import { WebhookCreateBody } from '@/server/schemas/webhooks';
-import { ConfirmButton } from './confirm-button';
+import { ConfirmButton } from '@/components/ui/confirm-button';
 import { EmptyState } from './empty-state';
 import { SecretOnceDialog } from './secret-once-dialog';
-import { domainErrorOf, showServerError } from './server-errors';
+import { readServerError, showServerError } from '@/components/ui/server-error';
 
 /** The rows the page hands in: the domain's views (docs/webhooks.md). */
-export type WebhookRow = WebhookView;
-export type DeliveryRow = DeliveryView;
+type WebhookRow = WebhookView;
+type DeliveryRow = DeliveryView;
 
 /** The event kinds an endpoint can subscribe to, one line each (docs/webhooks.md "Events"). */
 const EVENT_HELP: [string, string][] = [
@@ -33,8 +33,8 @@ const EVENT_HELP: [string, string][] = [
 
 const WEBHOOK_ERRORS = { WEBHOOK_URL_REFUSED: 'url' } as const;
 
-function when(iso: string | null): string {
-  return iso ? new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(iso)) : '—';
+function when(iso: string | null): React.ReactNode {
+  return iso ? <LocalTime iso={iso} precision="second" /> : '—';
 }
 
 /** An agent's webhook endpoints (admin.webhooks.*): create, edit, disable/enable, delete, test, and each one's delivery log. */
@@ -191,7 +191,7 @@ function EndpointCard({ agentId, endpoint: w, deliveries }: { agentId: string; e
                 setTimeout(() => setPolling(false), 20_000);
                 await log.refetch();
               } catch (err) {
-                setMessage({ tone: 'danger', text: domainErrorOf(err).message });
+                setMessage({ tone: 'danger', text: readServerError(err).message });
               }
             }}
           >
@@ -281,7 +281,7 @@ function DeliveryLog({ rows, url }: { rows: DeliveryRow[]; url: string }) {
                 {d.last_error ?? ''}
               </td>
               <td className="px-3 py-2 text-xs text-muted">
-                {d.delivered_at ? `Delivered ${when(d.delivered_at)}` : d.next_attempt_at ? `Next try ${when(d.next_attempt_at)}` : when(d.created_at)}
+                {d.delivered_at ? <>Delivered {when(d.delivered_at)}</> : d.next_attempt_at ? <>Next try {when(d.next_attempt_at)}</> : when(d.created_at)}
               </td>
             </tr>
           ))}

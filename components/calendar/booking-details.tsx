@@ -4,7 +4,15 @@ import { CancelBooking } from './cancel-booking';
 import { MoveBooking } from './move-booking';
 import type { ClaimDetails } from '@/server/domain/weekView';
 import { Badge } from '@/components/ui/badge';
-import { classColour, formatDateTime, formatSpan } from './format';
+import { formatDateTime, formatSlot } from '@/components/ui/time-format';
+import { classColour } from '@/components/calendar/display';
+
+/** A reminder's offset in short words: "30 min", "1 h", "24 h", "2 d". */
+function beforeWords(minutes: number): string {
+  if (minutes % 1440 === 0 && minutes > 1440) return `${minutes / 1440} d`;
+  if (minutes % 60 === 0) return `${minutes / 60} h`;
+  return minutes > 60 ? `${Math.floor(minutes / 60)} h ${minutes % 60} min` : `${minutes} min`;
+}
 
 const STATUS_TONE = { confirmed: 'ok', active: 'accent', cancelled: 'neutral', preempted: 'danger' } as const;
 
@@ -25,7 +33,7 @@ export function BookingDetails({ claim, timeZone, admin = false }: { claim: Clai
       <dl className="grid grid-cols-[7rem_1fr] gap-x-3 gap-y-2">
         <dt className="text-muted">When</dt>
         <dd>
-          {formatSpan(claim.start, claim.end, timeZone)} <span className="text-muted">({timeZone})</span>
+          {formatSlot(claim.start, claim.end, timeZone)} <span className="text-muted">({timeZone})</span>
         </dd>
         <dt className="text-muted">Class</dt>
         <dd>
@@ -92,6 +100,38 @@ export function BookingDetails({ claim, timeZone, admin = false }: { claim: Clai
             </ul>
           )}
         </dd>
+        {claim.video && claim.video.status !== 'removed' && (
+          <>
+            <dt className="text-muted">Video</dt>
+            <dd className="break-all" data-testid="claim-video">
+              {claim.video.join_url ? (
+                <a href={claim.video.join_url} target="_blank" rel="noopener noreferrer">
+                  {claim.video.join_url}
+                </a>
+              ) : claim.video.status === 'pending' ? (
+                'Link being made by the calendar'
+              ) : (
+                `No link: ${claim.video.error ?? 'the provider refused'}`
+              )}
+            </dd>
+          </>
+        )}
+        {claim.reminders.length > 0 && (
+          <>
+            <dt className="text-muted">Reminders</dt>
+            <dd>
+              <ul className="flex flex-col gap-0.5" aria-label="Reminders" data-testid="booking-reminders">
+                {claim.reminders.map((r) => (
+                  <li key={r.offset_minutes} className="flex flex-wrap items-center gap-x-2">
+                    <span>{beforeWords(r.offset_minutes)} before</span>
+                    <span className="text-muted">{formatDateTime(r.sent_at ?? r.due_at, timeZone)}</span>
+                    <Badge tone={r.status === 'sent' ? 'ok' : 'neutral'}>{r.status === 'pending' ? 'due' : r.status}</Badge>
+                  </li>
+                ))}
+              </ul>
+            </dd>
+          </>
+        )}
         {claim.description && (
           <>
             <dt className="text-muted">Notes</dt>
@@ -112,7 +152,14 @@ export function BookingDetails({ claim, timeZone, admin = false }: { claim: Clai
         <ol className="flex flex-col gap-2 border-l-2 border-line pl-3" data-testid="booking-history">
           {claim.history.map((h, i) => (
             <li key={i}>
-              <div className={h.what === 'preempted' ? 'font-medium text-danger' : h.what === 'cancelled' ? 'font-medium' : ''}>{h.text}</div>
+              <div className={h.what === 'preempted' ? 'font-medium text-danger' : h.what === 'cancelled' ? 'font-medium' : ''}>
+                {h.text}
+                {h.from && h.to && (
+                  <>
+                    : {formatSlot(h.from.start, h.from.end, timeZone)} → {formatSlot(h.to.start, h.to.end, timeZone)}
+                  </>
+                )}
+              </div>
               <div className="text-xs text-muted">{formatDateTime(h.at, timeZone)}</div>
             </li>
           ))}

@@ -8,7 +8,7 @@ import { useTRPC } from '@/components/trpc-provider';
 import { CancelBookingInput } from '@/server/trpc/schemas';
 import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Textarea } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
-import { showServerError } from '@/components/admin/server-errors';
+import { showServerError } from '@/components/ui/server-error';
 
 /**
  * "Cancel booking" in a booking's details (calendar.cancel): a reason is

@@ -2,11 +2,11 @@
 
 import { useEffect, useRef } from 'react';
 import { AlertTriangle } from 'lucide-react';
-import { useCandidateFocus } from '@/components/proposals/candidate-choice';
+import { useCandidateFocus } from '@/components/ui/candidate-choice';
 import { cn } from '@/components/ui/cn';
 
 /** One proposed time's share of a day column, placed by the server (components/calendar/week-grid.tsx). */
-export type CandidateMark = {
+type CandidateMark = {
   n: number;
   /** Its option key (components/proposals/options.ts). */
   key: string;
@@ -101,7 +101,7 @@ export function CandidateLayer({ marks, day, lanes }: { marks: CandidateMark[]; 
 }
 
 /** The option a caption describes (the page prepares its words). */
-export type CandidateCaptionItem = { key: string; n: number; label: string; summary: string; conflict: boolean };
+type CandidateCaptionItem = { key: string; n: number; label: string; summary: string; conflict: boolean };
 
 /**
  * The line above the review page's week: which proposed time is highlighted

@@ -1,13 +1,19 @@
 'use client';
 
 import { Lock, Users } from 'lucide-react';
+import type { CSSProperties } from 'react';
+import { MOVE_KEYS_ID } from './drag-math';
 
 /**
  * One placed booking or hold of a day column, as the server computed it (layout only):
  * [id, title, detail, top px, height px, lane, lanes, classes (colour, hold, ended, selected), sacred,
- * with: a group's other hosts in words ("with Lee Chen, Sam Park"), '' for one owner's].
+ * with: a group's other hosts in words ("with Lee Chen, Sam Park"), '' for one owner's,
+ * move: a booking the owner can move on the week, its start and end in epoch minutes ("29431260/29431320"), else ''].
  */
-export type PlacedEvent = [id: string, title: string, detail: string, top: number, height: number, lane: number, lanes: number, classes: string, sacred: 0 | 1, withHosts: string];
+export type PlacedEvent = [id: string, title: string, detail: string, top: number, height: number, lane: number, lanes: number, classes: string, sacred: 0 | 1, withHosts: string, move: string];
+
+/** A block's text lines (globals.css .week-event: 13 px a line, 1 px of padding above and below). */
+const LINE_PX = 13;
 
 /**
  * A day column's bookings and holds, drawn from compact rows. A client
@@ -17,15 +23,21 @@ export type PlacedEvent = [id: string, title: string, detail: string, top: numbe
  * (docs/benchmarks/history/2026-11-25-browser-pages.md). The HTML is rendered on the
  * server all the same. Links (`linkBase` + id) are plain links that the
  * surrounding SoftLinks navigates client-side; the look is globals.css .week-event.
+ * A movable booking carries its id and times for WeekDrag (week-drag.tsx) and a bottom edge to
+ * drag its length by.
  */
 export function DayEvents({ events, linkBase }: { events: PlacedEvent[]; linkBase?: string }) {
-  return events.map(([id, title, detail, top, height, lane, lanes, classes, sacred, withHosts]) => {
+  return events.map(([id, title, detail, top, height, lane, lanes, classes, sacred, withHosts, move]) => {
+    // The title wraps over the lines the block has, less one for the time (and one for a group's hosts):
+    // a 30-minute block shows its title and its time, a longer one a long title whole.
+    const lines = Math.floor((height - 2) / LINE_PX);
+    const titleLines = Math.max(1, lines - 1 - (withHosts ? 1 : 0));
     // The visible text is the accessible name; what colour and icons say is added for screen readers.
     // A group's block: a people icon before the title and its other hosts on a third line
     // (a short block shows the icon; the name read aloud says all, the details list the hosts).
     const body = (
       <>
-        <span>
+        <span style={titleLines > 1 ? ({ '--title-lines': titleLines } as CSSProperties) : undefined}>
           {sacred ? <Lock className="size-3 shrink-0" aria-hidden /> : null}
           {withHosts ? <Users className="size-3 shrink-0" aria-hidden /> : null}
           {title}
@@ -41,13 +53,15 @@ export function DayEvents({ events, linkBase }: { events: PlacedEvent[]; linkBas
             {withHosts}
           </span>
         ) : null}
+        {move ? <i className="week-resize" data-resize aria-hidden /> : null}
       </>
     );
     // One lane (the usual case): the column's full width (the CSS default); side by side: a share of it.
     const style = lanes > 1 ? { top, height, left: `calc(${(lane / lanes) * 100}% + 2px)`, width: `calc(${100 / lanes}% - 4px)` } : { top, height };
     const className = `week-event ${classes}`;
+    const movable = move ? { 'data-id': id, 'data-move': move, draggable: false, 'aria-describedby': MOVE_KEYS_ID } : {};
     return linkBase !== undefined ? (
-      <a key={id} href={linkBase + id} className={className} style={style}>
+      <a key={id} href={linkBase + id} className={className} style={style} {...movable}>
         {body}
       </a>
     ) : (

@@ -1,5 +1,5 @@
 /** Side-by-side placement of overlapping blocks in one day column (layout only). */
-export type Placed<T> = T & { top: number; bottom: number; lane: number; lanes: number };
+type Placed<T> = T & { top: number; bottom: number; lane: number; lanes: number };
 
 export function placeInLanes<T>(items: (T & { top: number; bottom: number })[]): Placed<T>[] {
   const sorted = [...items].sort((a, b) => a.top - b.top || b.bottom - a.bottom);

@@ -1,6 +1,6 @@
 import { Lock } from 'lucide-react';
 import type { WeekView } from '@/server/domain/weekView';
-import { classColour } from './format';
+import { classColour } from '@/components/calendar/display';
 
 /** The meeting classes on screen and what the shading means. */
 export function WeekLegend({ week, withCandidates }: { week: WeekView; withCandidates?: boolean }) {

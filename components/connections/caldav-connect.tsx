@@ -4,8 +4,8 @@ import { useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc-provider';
-import { domainErrorOf, showServerError } from '@/components/admin/server-errors';
-import { Alert, Button, Field, Input } from '@/components/ui';
+import { readServerError, showServerError } from '@/components/ui/server-error';
+import { Alert, Button, Field, FieldError, Input } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { CaldavAccountInput } from '@/server/schemas/calendars';
 
@@ -62,7 +62,7 @@ export function CaldavConnect() {
       reset({ server_url: '', username: '', password: '' });
       router.refresh();
     } catch (err) {
-      setPickError(domainErrorOf(err).message);
+      setPickError(readServerError(err).message);
     }
   };
 
@@ -93,11 +93,7 @@ export function CaldavConnect() {
             Make the first chosen calendar primary (bookings are written to it)
           </label>
         </div>
-        {pickError && (
-          <p role="alert" className="text-sm text-danger">
-            {pickError}
-          </p>
-        )}
+        <FieldError message={pickError} />
         <div className="flex flex-wrap justify-end gap-2">
           <Button variant="secondary" onClick={() => setAccount(null)}>
             Back

@@ -4,8 +4,8 @@ import { useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc-provider';
-import { ConfirmButton } from '@/components/admin/confirm-button';
-import { domainErrorOf } from '@/components/admin/server-errors';
+import { ConfirmButton } from '@/components/ui/confirm-button';
+import { readServerError } from '@/components/ui/server-error';
 import { Alert, Badge, Button, Card, buttonClasses, type BadgeTone } from '@/components/ui';
 import { ReconnectCaldav } from './reconnect-caldav';
 
@@ -62,7 +62,7 @@ function CalendarItem({ calendar: c, oauthConfigured }: { calendar: CalendarRow;
       router.refresh();
       return true;
     } catch (err) {
-      setError(domainErrorOf(err).message);
+      setError(readServerError(err).message);
       return false;
     }
   };

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc-provider';
-import { showServerError } from '@/components/admin/server-errors';
+import { showServerError } from '@/components/ui/server-error';
 import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { CaldavReconnectInput } from '@/server/schemas/calendars';

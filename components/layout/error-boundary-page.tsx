@@ -1,8 +1,9 @@
 'use client';
 
 import { lazy, Suspense } from 'react';
+import type { ErrorWords } from './error-message';
 
-type Props = { error: Error & { digest?: string }; reset: () => void; home?: { href: string; label: string }; framed?: boolean };
+type Props = { error: Error & { digest?: string }; reset: () => void; home?: { href: string; label: string }; framed?: boolean; words?: ErrorWords };
 
 /**
  * What an error.tsx renders: the error page's look (components/layout/error-message.tsx)
@@ -17,8 +18,8 @@ const ErrorMessage = lazy(() => import('./error-message').then((m) => ({ default
 export function ErrorBoundaryPage(props: Props) {
   return (
     <>
-      <title>Something went wrong</title>
-      <Suspense fallback={<p className="mx-auto max-w-xl px-4 py-10 text-lg font-semibold">Something went wrong</p>}>
+      <title>{props.words?.title ?? 'Something went wrong'}</title>
+      <Suspense fallback={<p className="mx-auto max-w-xl px-4 py-10 text-lg font-semibold">{props.words?.title ?? 'Something went wrong'}</p>}>
         <ErrorMessage {...props} />
       </Suspense>
     </>

@@ -1,6 +1,6 @@
 'use client';
 
-import { useEffect } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import { buttonClasses } from '@/components/ui/button-classes';
 import { MessagePage } from './message-page';
 import { PublicShell } from './public-shell';
@@ -15,18 +15,21 @@ import { PublicShell } from './public-shell';
  * The way home is a plain link: a full page load, which also starts the failed
  * app afresh.
  */
-export function ErrorMessage({ error, reset, home, framed }: { error: Error & { digest?: string }; reset: () => void; home?: { href: string; label: string }; framed?: boolean }) {
+/** The page's words in another language (the booking pages'); English when absent. `reference`: the digest's line, its code marked up. */
+export type ErrorWords = { label: string; title: string; text: string; retry: string; reference: ReactNode };
+
+export function ErrorMessage({ error, reset, home, framed, words }: { error: Error & { digest?: string }; reset: () => void; home?: { href: string; label: string }; framed?: boolean; words?: ErrorWords }) {
   useEffect(() => {
     console.error(error);
   }, [error]);
   const page = (
     <MessagePage
-      label="Error"
-      title="Something went wrong"
+      label={words?.label ?? 'Error'}
+      title={words?.title ?? 'Something went wrong'}
       actions={
         <>
           <button type="button" onClick={reset} className={buttonClasses(home ? 'secondary' : 'primary')}>
-            Try again
+            {words?.retry ?? 'Try again'}
           </button>
           {home && (
             <a href={home.href} className={buttonClasses('primary')}>
@@ -36,8 +39,12 @@ export function ErrorMessage({ error, reset, home, framed }: { error: Error & { 
         </>
       }
     >
-      <p>This page could not be shown. Trying again often helps; if it keeps happening, please try again later.</p>
-      {error.digest && <p className="text-sm text-muted">Reference: <code className="font-mono">{error.digest}</code></p>}
+      <p>{words?.text ?? 'This page could not be shown. Trying again often helps; if it keeps happening, please try again later.'}</p>
+      {error.digest && (
+        <p className="text-sm text-muted">
+          {words ? words.reference : <>Reference: <code className="font-mono">{error.digest}</code></>}
+        </p>
+      )}
     </MessagePage>
   );
   // `framed`: outside the booking pages and the dashboard, which bring their own frame.

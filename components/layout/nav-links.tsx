@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import { usePathname } from 'next/navigation';
-import { CalendarDays, Clock, Inbox, Menu, Plug, Settings, X } from 'lucide-react';
+import { CalendarDays, Clock, Inbox, Menu, Plug, Settings, ShieldCheck, X } from 'lucide-react';
 import { cn } from '@/components/ui/cn';
 
 const LINKS = [
@@ -11,6 +11,7 @@ const LINKS = [
   { href: '/dashboard/calendar', label: 'Calendar', icon: CalendarDays, match: (p: string) => p.startsWith('/dashboard/calendar') },
   { href: '/dashboard/connections', label: 'Connections', icon: Plug, match: (p: string) => p.startsWith('/dashboard/connections') },
   { href: '/dashboard/schedule', label: 'My schedule', icon: Clock, match: (p: string) => p.startsWith('/dashboard/schedule') },
+  { href: '/dashboard/approvals', label: 'Approvals', icon: ShieldCheck, match: (p: string) => p.startsWith('/dashboard/approvals') },
   { href: '/dashboard/admin', label: 'Admin', icon: Settings, match: (p: string) => p.startsWith('/dashboard/admin'), adminOnly: true },
 ];
 

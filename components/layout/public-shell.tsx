@@ -1,12 +1,13 @@
-import { CalendarClock } from '@/components/public/icons';
+import { CalendarClock } from '@/components/ui/icons';
 import type { ReactNode } from 'react';
 
 /**
  * The requesters' frame: a plain header with the service mark (not a link:
  * the site's home page is the agents' API guide), one narrow column, no
- * navigation (a requester arrives from a link), a quiet footer.
+ * navigation (a requester arrives from a link), a quiet footer. `actions`: what
+ * the booking pages put at the header's end (the language switcher).
  */
-export function PublicShell({ children }: { children: ReactNode }) {
+export function PublicShell({ children, actions }: { children: ReactNode; actions?: ReactNode }) {
   return (
     <div className="flex min-h-dvh flex-col">
       <header className="border-b border-line bg-surface">
@@ -15,6 +16,7 @@ export function PublicShell({ children }: { children: ReactNode }) {
             <CalendarClock className="size-5 text-accent" aria-hidden />
             <span>Agent Scheduler</span>
           </span>
+          {actions}
         </div>
       </header>
       <main id="main" className="mx-auto w-full max-w-2xl flex-1 px-4 py-6 sm:py-10">

@@ -19,7 +19,7 @@ export type ReviewOption = { start: string; end: string; label: string; notes: s
 export const optionKey = (o: { start: string; end: string }) => `${o.start}|${o.end}`;
 
 /** The first time that moves nothing aside is the default; else the first that cancels nothing; else the first. */
-export function defaultOption(options: ReviewOption[]): ReviewOption | undefined {
+function defaultOption(options: ReviewOption[]): ReviewOption | undefined {
   return options.find((o) => !o.displaced?.length && !o.notes.length) ?? options.find((o) => !o.displaced?.length) ?? options[0];
 }
 

@@ -1,7 +1,7 @@
-import { ArrowRight, Bot, CalendarClock, Globe, MessageSquare, Users } from 'lucide-react';
+import { ArrowRight, Bot, CalendarClock, Globe, MessageSquare, ShieldCheck, Users } from 'lucide-react';
 import type { PendingProposalView } from '@/server/domain/publicScheduling/review';
 import { Badge } from '@/components/ui/badge';
-import { formatSpan } from '@/components/calendar/format';
+import { formatSlot } from '@/components/ui/time-format';
 
 /** What a proposal asks for: who, with whom, the message, the requested window and the candidate times. */
 /** The proposal's title: the one its booking will take on approval (the domain's approvalTitle). */
@@ -21,6 +21,13 @@ export function ProposalFacts({ p, timeZone, showCandidates = true }: { p: Pendi
           <Badge tone="warn" data-testid="move-badge">
             <CalendarClock aria-hidden />
             Request to move
+          </Badge>
+        )}
+        {p.hold_id && (
+          // An agent's booking an approval rule held (docs/dashboard.md "Approvals"): its time is held until you decide.
+          <Badge tone="warn" data-testid="held-badge">
+            <ShieldCheck aria-hidden />
+            Needs your approval · time held
           </Badge>
         )}
         {p.meeting_class && <Badge>{p.meeting_class}</Badge>}
@@ -56,20 +63,20 @@ export function ProposalFacts({ p, timeZone, showCandidates = true }: { p: Pendi
             <dd data-testid="move-times" className="flex flex-col gap-0.5">
               <span>
                 <span className="text-muted">from </span>
-                <span className="line-through decoration-1">{formatSpan(p.moves.start, p.moves.end, timeZone)}</span>
+                <span className="line-through decoration-1">{formatSlot(p.moves.start, p.moves.end, timeZone)}</span>
               </span>
               <span className="flex items-center gap-1">
                 <ArrowRight className="size-3.5 shrink-0" aria-hidden />
                 <span className="sr-only">to </span>
-                <span className="font-medium">{formatSpan(p.requested_window.start, p.requested_window.end, timeZone)}</span>
+                <span className="font-medium">{formatSlot(p.requested_window.start, p.requested_window.end, timeZone)}</span>
               </span>
             </dd>
           </>
         ) : (
           p.requested_window && (
             <>
-              <dt className="text-muted">{p.origin === 'public' ? 'Asked for' : 'Window'}</dt>
-              <dd>{formatSpan(p.requested_window.start, p.requested_window.end, timeZone)}</dd>
+              <dt className="text-muted">{p.origin === 'public' || p.hold_id ? 'Asked for' : 'Window'}</dt>
+              <dd>{formatSlot(p.requested_window.start, p.requested_window.end, timeZone)}</dd>
             </>
           )
         )}
@@ -80,7 +87,7 @@ export function ProposalFacts({ p, timeZone, showCandidates = true }: { p: Pendi
               <ol className="flex flex-col gap-0.5">
                 {p.candidates.map((c, i) => (
                   <li key={c.start}>
-                    <span className="text-muted">{i + 1}.</span> {formatSpan(c.start, c.end, timeZone)}
+                    <span className="text-muted">{i + 1}.</span> {formatSlot(c.start, c.end, timeZone)}
                   </li>
                 ))}
               </ol>

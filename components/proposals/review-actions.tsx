@@ -4,25 +4,22 @@ import { useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
-import { TRPCClientError } from '@trpc/client';
 import { AlertTriangle, Check, Search, X } from 'lucide-react';
 import { useTRPC } from '@/components/trpc-provider';
-import type { AppRouter } from '@/server/trpc/router';
 import { ApprovalTimesQuery, DeclineProposalInput } from '@/server/trpc/schemas';
-import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input, RadioCard, RadioGroup, Textarea } from '@/components/ui';
+import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input, RadioCard, RadioGroup, Select, Textarea } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
-import { NativeSelect } from '@/components/admin/native-select';
-import { domainErrorOf } from '@/components/admin/server-errors';
-import { formatSpan, zonedWallTimeToIso } from '@/components/calendar/format';
+import { firstClause, readServerError } from '@/components/ui/server-error';
+import { formatSlot, zonedWallTimeToIso } from '@/components/ui/time-format';
 import { CUSTOM_CHOICE as CUSTOM, initialChoice, optionKey, optionLines, type Displaced, type ReviewOption } from './options';
-import { useCandidateChoice } from './candidate-choice';
+import { useCandidateChoice } from '@/components/ui/candidate-choice';
 
 export type { Displaced, ReviewOption } from './options';
 
 type Rejection = { message: string; reason?: string; alternatives: ReviewOption[] };
 
 /** A free-text request names no class and maybe no time: the owner chooses both (proposals.approvalTimes finds free ones). */
-export type FreeTextChoice = { classes: { name: string; priority: number }[]; durationMinutes: number };
+type FreeTextChoice = { classes: { name: string; priority: number }[]; durationMinutes: number };
 
 /** The free-text choice, validated with the procedure's own rules (ApprovalTimesQuery) plus what approving needs. */
 const FreeTextForm = ApprovalTimesQuery.pick({ duration_minutes: true })
@@ -52,27 +49,27 @@ export function ReviewActions({ proposalId, options, timeZone, freeText }: { pro
     trpc.proposals.approve.mutationOptions({
       onSuccess: () => router.refresh(),
       onError: (err, vars) => {
-        const domain = err instanceof TRPCClientError ? (err as TRPCClientError<AppRouter>).data?.domain : null;
-        if (domain?.code === 'PREEMPTION_NOT_CONFIRMED' && vars.start && vars.end) {
+        const refusal = readServerError(err);
+        if (refusal.code === 'PREEMPTION_NOT_CONFIRMED' && vars.start && vars.end) {
           // The time started to collide since the page was drawn (or was not checked): ask with what it would cancel.
-          setConfirming({ start: vars.start, end: vars.end, meetingClass: vars.meeting_class, displaced: (domain.extra?.displaced as Displaced[] | undefined) ?? [] });
+          setConfirming({ start: vars.start, end: vars.end, meetingClass: vars.meeting_class, displaced: (refusal.extra.displaced as Displaced[] | undefined) ?? [] });
           return;
         }
-        const fields = (domain?.details as { fields?: { path: string; message: string }[] } | undefined)?.fields ?? [];
+        const fields = refusal.fields;
         if (freeText && fields.length) {
           // A field the domain names (meeting_class, start, end) goes under its control.
           for (const f of fields) form.setError(f.path === 'meeting_class' ? 'meeting_class' : 'start_local', { type: 'server', message: f.message });
           return;
         }
-        const alts = ((domain?.extra?.alternatives as { start: string; end: string; reason_code?: string }[] | undefined) ?? []).map((a) => ({
+        const alts = ((refusal.extra.alternatives as { start: string; end: string; reason_code?: string }[] | undefined) ?? []).map((a) => ({
           start: a.start,
           end: a.end,
-          label: formatSpan(a.start, a.end, timeZone),
+          label: formatSlot(a.start, a.end, timeZone),
           notes: [],
         }));
         // The first clause says why; the rest of the API's message speaks of the response's fields.
-        const why = (domain?.message ?? err.message).split(';')[0].replace(/\.?$/, '.');
-        setRejection({ message: why, reason: domain?.reason, alternatives: alts });
+        const why = firstClause(refusal.message);
+        setRejection({ message: why, reason: refusal.reason, alternatives: alts });
         if (alts[0]) setChoice(optionKey(alts[0]));
       },
     }),
@@ -113,11 +110,11 @@ export function ReviewActions({ proposalId, options, timeZone, freeText }: { pro
   const findTimes = form.handleSubmit(async (v) => {
     try {
       const r = await queryClient.fetchQuery(trpc.proposals.approvalTimes.queryOptions({ proposal_id: proposalId, meeting_class: v.meeting_class, duration_minutes: v.duration_minutes }));
-      const opts = r.slots.map((t) => ({ start: t.start, end: t.end, label: formatSpan(t.start, t.end, timeZone), notes: t.preempts ? ['moves a lower-priority meeting'] : [] }));
+      const opts = r.slots.map((t) => ({ start: t.start, end: t.end, label: formatSlot(t.start, t.end, timeZone), notes: t.preempts ? ['moves a lower-priority meeting'] : [] }));
       setFound({ options: opts, where: r.from_requested_window ? 'inside the requested window' : 'in the coming days' });
       if (opts[0]) setChoice(optionKey(opts[0]));
     } catch (err) {
-      form.setError('root', { message: domainErrorOf(err).message });
+      form.setError('root', { message: readServerError(err).message });
     }
   });
   const radios = [...all.map(optionKey), ...(freeText ? [CUSTOM] : [])];
@@ -131,14 +128,14 @@ export function ReviewActions({ proposalId, options, timeZone, freeText }: { pro
             A request in the requester&apos;s own words: choose the meeting class and the length, then a free time or a start of your own.
           </p>
           <Field label="Meeting class" error={form.formState.errors.meeting_class?.message}>
-            <NativeSelect {...form.register('meeting_class')}>
+            <Select {...form.register('meeting_class')}>
               <option value="">Choose a class</option>
               {freeText.classes.map((c) => (
                 <option key={c.name} value={c.name}>
                   {c.name} (priority {c.priority})
                 </option>
               ))}
-            </NativeSelect>
+            </Select>
           </Field>
           <Field label="Length (minutes)" error={form.formState.errors.duration_minutes?.message}>
             <Input type="number" min={5} max={480} step={5} {...form.register('duration_minutes', { valueAsNumber: true })} />
@@ -248,7 +245,7 @@ function PreemptionConfirm({ displaced, timeZone, pending, onConfirm, onCancel }
         {displaced.map((d) => (
           <li key={d.id} className="rounded border border-line bg-surface p-2 text-fg">
             <p className="font-medium">{d.title ?? (d.kind === 'hold' ? 'A hold' : 'A booking')}</p>
-            <p>{formatSpan(d.start, d.end, timeZone)}</p>
+            <p>{formatSlot(d.start, d.end, timeZone)}</p>
             <p className="text-muted">
               Class: {d.meeting_class ?? 'none'} · {d.attendees.length ? `Attendees: ${d.attendees.map((a) => (a.name ? `${a.name} <${a.email}>` : a.email)).join(', ')}` : 'No attendees'}
             </p>

@@ -8,9 +8,9 @@ import type { AppRouter } from '@/server/trpc/router';
  * submission) goes through the vanilla tRPC client, downloaded on the first
  * call (or on `preloadApi`), so it is not part of the first-load JavaScript
  * (docs/benchmarks.md "Browser pages"). Errors are the tRPC client's
- * (`domainCode(err)` in ./time.ts reads the domain code).
+ * (`readServerError(err).code` in ./time.ts reads the domain code).
  */
-export type RequesterApi = TRPCClient<AppRouter>['requester'];
+type RequesterApi = TRPCClient<AppRouter>['requester'];
 
 let loading: Promise<{ requester: RequesterApi }> | undefined;
 

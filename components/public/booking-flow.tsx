@@ -1,17 +1,20 @@
 'use client';
 
 import { useEffect, useId, useRef, useState } from 'react';
+import { useTranslations } from 'next-intl';
+import { useFormatLocale } from './format-locale';
 import { Alert } from '@/components/ui/alert';
 import { buttonClasses } from '@/components/ui/button-classes';
 import { requesterApi } from './api';
 import { minutesLabel } from './durations';
-import { CalendarX2, ChevronLeft, ChevronRight } from './icons';
+import { ChevronLeft, ChevronRight } from '@/components/ui/icons';
 import { LazyRequestForm, preloadRequestForm } from './lazy-request-form';
 import { Submitted, type SubmittedInfo } from './submitted';
-import { formatDay, formatRange, formatTime, useTimeZone, zoneName } from './time';
+import { formatLongDay, formatViewerSlot, zoneName } from '@/components/ui/time-format';
+import { useTimeZone } from '@/components/public/time-zone';
+import { TimeList, type Slot } from './time-grid';
 import { TimeZonePicker } from './time-zone-picker';
 
-export type Slot = { start: string; end: string };
 /** The API's page size of suggestions (server/domain/publicScheduling/requester MAX_SUGGESTED_TIMES). */
 const MAX_SHOWN = 50;
 type Props = {
@@ -21,6 +24,8 @@ type Props = {
   durations: number[];
   attendeeLimit: number | null;
   ownerName: string | null;
+  /** The type books at once when the time is still free (docs/public-scheduling.md "Booking instantly"): the next step says so. */
+  booksInstantly: boolean;
   /** Suggestions for the first length, rendered with the page (saves a round trip before the times show). */
   initialTimes?: Slot[];
 };
@@ -30,7 +35,7 @@ type Props = {
  * times grouped by day in the requester's zone, then the request form for
  * the chosen time, then the next step.
  */
-export function BookingFlow({ link, slug, title, durations, attendeeLimit, ownerName, initialTimes }: Props) {
+export function BookingFlow({ link, slug, title, durations, attendeeLimit, ownerName, booksInstantly, initialTimes }: Props) {
   const [tz, setTz] = useTimeZone();
   const [duration, setDuration] = useState(durations[0]);
   const [slot, setSlot] = useState<Slot | null>(null);
@@ -42,24 +47,43 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
   const times = useSuggestedTimes({ link, slug, duration, from, enabled: tz !== null, initial: initialTimes && { duration: durations[0], slots: initialTimes } });
   const slotsShown = times.slots;
   const detailsHeading = useRef<HTMLHeadingElement>(null);
+  const pickHeading = useRef<HTMLHeadingElement>(null);
+  const hadSlot = useRef(false);
   const lengthName = useId();
+  const t = useTranslations('flow');
+  const lengths = useTranslations('duration');
+  const locale = useFormatLocale();
 
+  // Focus follows each step (docs/public-scheduling.md "Keyboard and screen readers"): to the
+  // details once a time is picked, back to "Pick a time" when the time is changed or was taken.
   useEffect(() => {
     if (slot) detailsHeading.current?.focus();
+    else if (hadSlot.current) pickHeading.current?.focus();
+    hadSlot.current = slot !== null;
   }, [slot]);
+  // Said by the live region when the list changes (a length, a zone, a page of times).
+  const announcement =
+    tz && !slot && !times.loading && !times.failed
+      ? slotsShown.length
+        ? t('announce', { count: slotsShown.length, day: formatLongDay(slotsShown[0].start, tz, locale) })
+        : t('announceNone')
+      : '';
 
-  if (done) return <Submitted info={done} ownerName={ownerName} />;
+  if (done) return <Submitted info={done} ownerName={ownerName} booksInstantly={booksInstantly} />;
 
   return (
     <div className="flex flex-col gap-8">
       {!slot && (
         <section aria-labelledby="pick-time" className="flex flex-col gap-5" onPointerDown={preloadRequestForm} onFocus={preloadRequestForm}>
-          <h2 id="pick-time" className="text-lg font-semibold">
-            Pick a time
+          <h2 id="pick-time" ref={pickHeading} tabIndex={-1} className="text-lg font-semibold outline-none">
+            {t('pick')}
           </h2>
+          <p className="sr-only" role="status" aria-live="polite">
+            {announcement}
+          </p>
           {durations.length > 1 && (
             // Native radio buttons: arrow keys move between them, Tab leaves the group.
-            <div role="radiogroup" aria-label="How long" className="grid grid-cols-2 gap-2 sm:grid-cols-3">
+            <div role="radiogroup" aria-label={t('length')} className="grid grid-cols-2 gap-2 sm:grid-cols-3">
               {durations.map((d) => (
                 <label
                   key={d}
@@ -77,7 +101,7 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
                     }}
                     className="size-4 shrink-0 accent-accent focus-visible:outline-none"
                   />
-                  <span className="flex-1">{minutesLabel(d)}</span>
+                  <span className="flex-1">{minutesLabel(lengths, d)}</span>
                 </label>
               ))}
             </div>
@@ -100,14 +124,14 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
             <div className="flex flex-wrap gap-2">
               {pages.length > 0 && (
                 <button type="button" className={buttonClasses('secondary')} onClick={() => setPages((p) => p.slice(0, -1))}>
-                  <ChevronLeft aria-hidden />
-                  Earlier times
+                  <ChevronLeft className="rtl:-scale-x-100" aria-hidden />
+                  {t('earlier')}
                 </button>
               )}
               {slotsShown.length >= MAX_SHOWN && (
                 <button type="button" className={buttonClasses('secondary')} onClick={() => setPages((p) => [...p, slotsShown.at(-1)!.end])}>
-                  Later times
-                  <ChevronRight aria-hidden />
+                  {t('later')}
+                  <ChevronRight className="rtl:-scale-x-100" aria-hidden />
                 </button>
               )}
             </div>
@@ -118,15 +142,20 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
       {slot && tz && (
         <section aria-labelledby="your-details" className="flex flex-col gap-4">
           <h2 id="your-details" ref={detailsHeading} tabIndex={-1} className="text-lg font-semibold outline-none">
-            Your details
+            {t('details')}
           </h2>
           <div className="flex flex-wrap items-center justify-between gap-2 rounded-md border border-line bg-surface-2 px-3 py-2 text-sm">
             <p>
-              <span className="font-medium">{title}</span>, {formatRange(slot.start, slot.end, tz)}{' '}
-              <span className="text-muted">({zoneName(tz, new Date(slot.start))})</span>
+              {t.rich('chosen', {
+                title,
+                when: formatViewerSlot(slot.start, slot.end, tz, locale),
+                zone: zoneName(tz, new Date(slot.start), locale),
+                strong: (c) => <span className="font-medium">{c}</span>,
+                muted: (c) => <span className="text-muted">{c}</span>,
+              })}
             </p>
             <button type="button" className={buttonClasses('ghost', 'sm')} onClick={() => setSlot(null)}>
-              Change time
+              {t('change')}
             </button>
           </div>
           <LazyRequestForm
@@ -136,74 +165,12 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
             onDone={setDone}
             onTimeTaken={() => {
               setSlot(null);
-              setNotice('Sorry, that time was just taken. Please pick another one.');
+              setNotice(t('taken'));
               times.refetch();
             }}
           />
         </section>
       )}
-    </div>
-  );
-}
-
-function TimeList(props: {
-  tz: string | null;
-  loading: boolean;
-  failed: boolean;
-  slots: Slot[];
-  selected: Slot | null;
-  onSelect: (s: Slot) => void;
-  link: string;
-}) {
-  const { tz, slots, selected } = props;
-  if (props.failed) return <Alert tone="danger">The free times could not be loaded. Please reload the page.</Alert>;
-  if (props.loading || !tz) {
-    return (
-      <p className="text-sm text-muted" aria-busy="true">
-        Loading free times…
-      </p>
-    );
-  }
-  if (!slots.length) {
-    return (
-      <Alert>
-        <CalendarX2 aria-hidden />
-        No free times in the next two weeks from here. You can <a href={`/${props.link}#request`}>send a request in your own words</a> instead.
-      </Alert>
-    );
-  }
-  const days: { day: string; slots: Slot[] }[] = [];
-  for (const s of slots) {
-    const day = formatDay(s.start, tz);
-    if (days.at(-1)?.day !== day) days.push({ day, slots: [] });
-    days.at(-1)!.slots.push(s);
-  }
-  return (
-    <div className="flex flex-col gap-4">
-      {days.map(({ day, slots: daySlots }) => (
-        <div key={day} role="group" aria-label={day}>
-          <h3 className="mb-2 text-sm font-semibold">{day}</h3>
-          <ul className="grid grid-cols-3 gap-2 sm:grid-cols-4">
-            {daySlots.map((s) => {
-              const on = selected?.start === s.start && selected.end === s.end;
-              return (
-                <li key={s.start}>
-                  <button
-                    type="button"
-                    className={buttonClasses(on ? 'primary' : 'secondary', 'md', 'w-full')}
-                    aria-pressed={on}
-                    aria-label={`${day}, ${formatTime(s.start, tz)}`}
-                    data-start={s.start}
-                    onClick={() => props.onSelect(s)}
-                  >
-                    {formatTime(s.start, tz)}
-                  </button>
-                </li>
-              );
-            })}
-          </ul>
-        </div>
-      ))}
     </div>
   );
 }

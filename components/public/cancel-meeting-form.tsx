@@ -1,6 +1,7 @@
 'use client';
 
 import { useEffect, useState } from 'react';
+import { useTranslations } from 'next-intl';
 import type { PublicProposalPage } from '@/server/domain/publicScheduling/requester';
 import { Alert } from '@/components/ui/alert';
 import { buttonClasses } from '@/components/ui/button-classes';
@@ -9,11 +10,12 @@ import { Textarea } from '@/components/ui/input';
 import { useZodForm } from '@/components/ui/form';
 import { CancelMeetingInput } from '@/server/schemas/public';
 import { requesterApi } from './api';
-import { domainCode } from './time';
+import { readServerError } from '@/components/ui/server-error';
+import { useIssueWords } from './issue-words';
 
 type Props = {
   token: string;
-  owner: string;
+  owner: string | null;
   onDone: (view: PublicProposalPage) => void;
   onKeep: () => void;
 };
@@ -25,7 +27,8 @@ type Props = {
  */
 export function CancelMeetingForm({ token, owner, onDone, onKeep }: Props) {
   const [failure, setFailure] = useState<string | null>(null);
-  const form = useZodForm(CancelMeetingInput, { defaultValues: { reason: '' } });
+  const t = useTranslations('cancel');
+  const form = useZodForm(CancelMeetingInput, { defaultValues: { reason: '' } }, useIssueWords());
   const { register, handleSubmit, formState, setFocus } = form;
   useEffect(() => setFocus('reason'), [setFocus]);
 
@@ -35,10 +38,10 @@ export function CancelMeetingForm({ token, owner, onDone, onKeep }: Props) {
       const { requester } = await requesterApi();
       onDone(await requester.cancelMeeting.mutate({ token, ...(v.reason ? { reason: v.reason } : {}) }));
     } catch (err) {
-      const code = domainCode(err);
-      if (code === 'not_cancellable') setFailure('This meeting can no longer be cancelled here (it has started, or was already cancelled). Reload the page to see where it stands.');
-      else if (code === 'rate_limited') setFailure('Too many attempts. Please try again in a minute.');
-      else setFailure('The meeting could not be cancelled. Please try again.');
+      const code = readServerError(err).code;
+      if (code === 'not_cancellable') setFailure(t('notCancellable'));
+      else if (code === 'rate_limited') setFailure(t('rateLimited'));
+      else setFailure(t('failed'));
     }
   });
 
@@ -53,19 +56,19 @@ export function CancelMeetingForm({ token, owner, onDone, onKeep }: Props) {
       className="flex flex-col gap-3 rounded-lg border border-line bg-surface p-4"
     >
       <p id="cancel-q" className="font-semibold">
-        Cancel this meeting?
+        {t('question')}
       </p>
-      <p className="text-sm text-muted">{owner} is told, with your reason, and the time becomes free again. This cannot be undone.</p>
-      <Field label="Reason (optional)" error={formState.errors.reason?.message}>
+      <p className="text-sm text-muted">{owner ? t('text', { owner }) : t('textAnon')}</p>
+      <Field label={t('reason')} error={formState.errors.reason?.message}>
         <Textarea rows={3} {...register('reason')} />
       </Field>
       {failure && <Alert tone="danger">{failure}</Alert>}
       <div className="flex flex-wrap gap-2">
         <button type="submit" className={buttonClasses('danger')} disabled={formState.isSubmitting}>
-          Yes, cancel the meeting
+          {t('yes')}
         </button>
         <button type="button" className={buttonClasses('secondary')} onClick={onKeep}>
-          Keep it
+          {t('keep')}
         </button>
       </div>
     </form>

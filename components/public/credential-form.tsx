@@ -2,13 +2,14 @@
 
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
+import { useTranslations } from 'next-intl';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { requesterApi } from './api';
-import { KeyRound } from './icons';
-import { domainCode } from './time';
+import { KeyRound } from '@/components/ui/icons';
+import { readServerError } from '@/components/ui/server-error';
 
 /**
  * A requester credential (`rc_...`, handed out by the calendar owner's
@@ -20,6 +21,7 @@ export function CredentialForm({ link, saved, rejected }: { link: string; saved:
   const [sending, setSending] = useState(false);
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | undefined>();
+  const t = useTranslations('credential');
 
   const onForget = async () => {
     await (await requesterApi()).requester.forgetCredential.mutate();
@@ -30,9 +32,9 @@ export function CredentialForm({ link, saved, rejected }: { link: string; saved:
     return (
       <p className="flex flex-wrap items-center gap-2 text-sm text-muted">
         <KeyRound className="size-4" aria-hidden />
-        Using your access key.
+        {t('using')}
         <Button variant="ghost" size="sm" onClick={onForget}>
-          Forget it
+          {t('forgetIt')}
         </Button>
       </p>
     );
@@ -41,14 +43,14 @@ export function CredentialForm({ link, saved, rejected }: { link: string; saved:
     <div className="flex flex-col gap-3">
       {rejected && (
         <Alert tone="warn">
-          Your saved access key does not work here, so you see what everyone sees.{' '}
+          {t('rejected')}{' '}
           <Button variant="ghost" size="sm" onClick={onForget}>
-            Forget the key
+            {t('forget')}
           </Button>
         </Alert>
       )}
       <details className="group text-sm">
-        <summary className="cursor-pointer text-muted">Have an access key?</summary>
+        <summary className="cursor-pointer text-muted">{t('have')}</summary>
         <form
           className="mt-3 flex flex-col gap-3 sm:flex-row sm:items-end"
           onSubmit={async (e) => {
@@ -60,17 +62,17 @@ export function CredentialForm({ link, saved, rejected }: { link: string; saved:
               setValue('');
               router.refresh();
             } catch (err) {
-              setError(domainCode(err) === 'rate_limited' ? 'Too many attempts. Please try again in a minute.' : 'This key is not valid for this page.');
+              setError(readServerError(err).code === 'rate_limited' ? t('rateLimited') : t('invalid'));
             } finally {
               setSending(false);
             }
           }}
         >
-          <Field label="Access key" error={error} className="flex-1" hint="Some meetings are only offered to people with a key.">
+          <Field label={t('label')} error={error} className="flex-1" hint={t('hint')}>
             <Input value={value} onChange={(e) => setValue(e.target.value)} autoComplete="off" spellCheck={false} required />
           </Field>
           <Button type="submit" variant="secondary" disabled={sending || !value.trim()}>
-            Use key
+            {t('use')}
           </Button>
         </form>
       </details>

@@ -1,6 +1,7 @@
 'use client';
 
 import { lazy, Suspense, type ComponentProps } from 'react';
+import { useTranslations } from 'next-intl';
 import { preloadApi } from './api';
 
 /**
@@ -17,11 +18,12 @@ const load = () => import('./request-form');
 const RequestForm = lazy(() => load().then((m) => ({ default: m.RequestForm })));
 
 export function LazyRequestForm(props: ComponentProps<typeof RequestForm>) {
+  const t = useTranslations('form');
   return (
     <Suspense
       fallback={
         <p className="text-sm text-muted" aria-busy="true">
-          Loading the form…
+          {t('loading')}
         </p>
       }
     >

@@ -1,5 +1,5 @@
 import { notFound } from 'next/navigation';
-import { isDomainError } from '@/server/domain/errors';
+import { readServerError } from '@/components/ui/server-error';
 
 /**
  * A public page's server-side tRPC call: a not_found (unknown link, type or
@@ -10,11 +10,11 @@ export async function loadOr404<T>(call: () => Promise<T>): Promise<T | { limite
   try {
     return await call();
   } catch (err) {
-    const cause = (err as { cause?: unknown }).cause ?? err;
-    if (isDomainError(cause) && cause.code === 'not_found') notFound();
-    if (isDomainError(cause) && cause.code === 'rate_limited') return { limited: true };
+    const refusal = readServerError(err);
+    if (refusal.domain && refusal.code === 'not_found') notFound();
+    if (refusal.domain && refusal.code === 'rate_limited') return { limited: true };
     // A malformed address (e.g. longer than any alias) fails input validation: also just not found.
-    if ((err as { code?: string }).code === 'BAD_REQUEST' && !isDomainError(cause)) notFound();
+    if (refusal.trpcCode === 'BAD_REQUEST' && !refusal.domain) notFound();
     throw err;
   }
 }

@@ -1,6 +1,8 @@
 'use client';
 
 import { useEffect, useRef, useState } from 'react';
+import { useTranslations } from 'next-intl';
+import { useFormatLocale } from './format-locale';
 import type { PublicProposalPage } from '@/server/domain/publicScheduling/requester';
 import { Alert } from '@/components/ui/alert';
 import { buttonClasses } from '@/components/ui/button-classes';
@@ -9,13 +11,16 @@ import { Textarea } from '@/components/ui/input';
 import { useZodForm } from '@/components/ui/form';
 import { MoveRequestNote } from '@/server/schemas/public';
 import { requesterApi } from './api';
-import { ChevronRight } from './icons';
-import { currentTimeZone, domainCode, formatDay, formatRange, formatTime, zoneName } from './time';
+import { ChevronRight } from '@/components/ui/icons';
+import { formatViewerSlot, zoneName } from '@/components/ui/time-format';
+import { currentTimeZone } from '@/components/public/time-zone';
+import { readServerError } from '@/components/ui/server-error';
+import { SlotGrid, type Slot } from './time-grid';
+import { useIssueWords } from './issue-words';
 
-type Slot = { start: string; end: string };
 type Props = {
   token: string;
-  owner: string;
+  owner: string | null;
   tz: string;
   onDone: (view: PublicProposalPage) => void;
   onKeep: () => void;
@@ -41,7 +46,9 @@ export function MoveRequestForm({ token, owner, tz, onDone, onKeep }: Props) {
   const [slot, setSlot] = useState<Slot | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const heading = useRef<HTMLParagraphElement>(null);
-  const form = useZodForm(MoveRequestNote, { defaultValues: { note: '' } });
+  const t = useTranslations('move');
+  const locale = useFormatLocale();
+  const form = useZodForm(MoveRequestNote, { defaultValues: { note: '' } }, useIssueWords());
   const { register, handleSubmit, formState } = form;
 
   useEffect(() => heading.current?.focus(), []);
@@ -69,24 +76,18 @@ export function MoveRequestForm({ token, owner, tz, onDone, onKeep }: Props) {
       const { requester } = await requesterApi();
       onDone(await requester.requestMove.mutate({ token, start: slot.start, end: slot.end, time_zone: currentTimeZone(), ...(v.note ? { note: v.note } : {}) }));
     } catch (err) {
-      const code = domainCode(err);
+      const code = readServerError(err).code;
       if (code === 'time_unavailable') {
         setSlot(null);
-        setFailure('Sorry, that time was just taken. Please pick another one.');
+        setFailure(t('taken'));
         setRound((r) => r + 1);
-      } else if (code === 'move_pending') setFailure('A request to move this meeting is already waiting. Reload the page to see it.');
-      else if (code === 'not_movable') setFailure('This meeting can no longer be moved here. Reload the page to see where it stands.');
-      else if (code === 'rate_limited') setFailure('Too many attempts. Please try again in a minute.');
-      else setFailure('The request could not be sent. Please try again.');
+      } else if (code === 'move_pending') setFailure(t('pending'));
+      else if (code === 'not_movable') setFailure(t('notMovable'));
+      else if (code === 'rate_limited') setFailure(t('rateLimited'));
+      else setFailure(t('failed'));
     }
   });
 
-  const days: { day: string; slots: Slot[] }[] = [];
-  for (const s of slots ?? []) {
-    const day = formatDay(s.start, tz);
-    if (days.at(-1)?.day !== day) days.push({ day, slots: [] });
-    days.at(-1)!.slots.push(s);
-  }
 
   return (
     <form
@@ -99,66 +100,43 @@ export function MoveRequestForm({ token, owner, tz, onDone, onKeep }: Props) {
       className="flex flex-col gap-4 rounded-lg border border-line bg-surface p-4"
     >
       <p id="move-q" ref={heading} tabIndex={-1} className="font-semibold outline-none">
-        Ask to move this meeting
+        {t('question')}
       </p>
-      <p className="text-sm text-muted">Pick a new time. {owner} gets your request and decides; until then the meeting stays where it is.</p>
+      <p className="text-sm text-muted">{owner ? t('text', { owner }) : t('textAnon')}</p>
       {loadFailed ? (
-        <Alert tone="danger">The free times could not be loaded. Please reload the page.</Alert>
+        <Alert tone="danger">{t('loadFailed')}</Alert>
       ) : slots === null ? (
         <p className="text-sm text-muted" aria-busy="true">
-          Loading free times…
+          {t('loading')}
         </p>
       ) : !slots.length ? (
-        <Alert>No other free times in the next two weeks.</Alert>
+        <Alert>{t('none')}</Alert>
       ) : (
-        <div className="flex flex-col gap-4" role="group" aria-label="New time">
-          {days.map(({ day, slots: daySlots }) => (
-            <div key={day} role="group" aria-label={day}>
-              <h3 className="mb-2 text-sm font-semibold">{day}</h3>
-              <ul className="grid grid-cols-3 gap-2 sm:grid-cols-4">
-                {daySlots.map((s) => {
-                  const on = slot?.start === s.start;
-                  return (
-                    <li key={s.start}>
-                      <button
-                        type="button"
-                        className={buttonClasses(on ? 'primary' : 'secondary', 'md', 'w-full')}
-                        aria-pressed={on}
-                        aria-label={`${day}, ${formatTime(s.start, tz)}`}
-                        data-move-start={s.start}
-                        onClick={() => setSlot(s)}
-                      >
-                        {formatTime(s.start, tz)}
-                      </button>
-                    </li>
-                  );
-                })}
-              </ul>
-            </div>
-          ))}
+        <div className="flex flex-col gap-4">
+          <SlotGrid slots={slots} tz={tz} selected={slot} onSelect={setSlot} label={t('newTime')} attribute="data-move-start" />
           {slots.length >= MAX_SHOWN && (
             <button type="button" className={buttonClasses('secondary', 'md', 'self-start')} onClick={() => setFrom(slots.at(-1)!.end)}>
-              Later times
-              <ChevronRight aria-hidden />
+              {t('later')}
+              <ChevronRight className="rtl:-scale-x-100" aria-hidden />
             </button>
           )}
         </div>
       )}
       {slot && (
         <p className="rounded-md border border-line bg-surface-2 px-3 py-2 text-sm" aria-live="polite">
-          New time: {formatRange(slot.start, slot.end, tz)} <span className="text-muted">({zoneName(tz, new Date(slot.start))})</span>
+          {t.rich('chosen', { when: formatViewerSlot(slot.start, slot.end, tz, locale), zone: zoneName(tz, new Date(slot.start), locale), muted: (c) => <span className="text-muted">{c}</span> })}
         </p>
       )}
-      <Field label="Note for the calendar owner (optional)" error={formState.errors.note?.message}>
+      <Field label={t('note')} error={formState.errors.note?.message}>
         <Textarea rows={2} {...register('note')} />
       </Field>
       {failure && <Alert tone="danger">{failure}</Alert>}
       <div className="flex flex-wrap gap-2">
         <button type="submit" className={buttonClasses('primary')} disabled={!slot || formState.isSubmitting}>
-          Send request to move
+          {t('send')}
         </button>
         <button type="button" className={buttonClasses('secondary')} onClick={onKeep}>
-          Keep the current time
+          {t('keep')}
         </button>
       </div>
     </form>

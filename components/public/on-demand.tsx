@@ -1,6 +1,7 @@
 'use client';
 
 import { Suspense, type ComponentProps, type ComponentType, type LazyExoticComponent } from 'react';
+import { useTranslations } from 'next-intl';
 
 /**
  * A status-page form that loads on the click that opens it, not with the page
@@ -10,11 +11,12 @@ import { Suspense, type ComponentProps, type ComponentType, type LazyExoticCompo
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any component's props
 export function onDemand<T extends ComponentType<any>>(Form: LazyExoticComponent<T>) {
   return function OnDemandForm(props: ComponentProps<T>) {
+    const t = useTranslations('status');
     return (
       <Suspense
         fallback={
           <p className="text-sm text-muted" aria-busy="true">
-            Loading…
+            {t('loading')}
           </p>
         }
       >

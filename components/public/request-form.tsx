@@ -2,6 +2,7 @@
 
 import { useEffect, useState } from 'react';
 import { useFieldArray } from 'react-hook-form';
+import { useTranslations } from 'next-intl';
 import { z } from 'zod';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -10,8 +11,10 @@ import { Input, Textarea } from '@/components/ui/input';
 import { useZodForm } from '@/components/ui/form';
 import { MAX_PROPOSAL_ATTENDEES as MAX_LISTED_ATTENDEES, ProposalSubmitBody } from '@/server/schemas/public';
 import { requesterApi } from './api';
-import { Plus, Trash2 } from './icons';
-import { currentTimeZone, domainCode } from './time';
+import { Plus, Trash2 } from '@/components/ui/icons';
+import { currentTimeZone } from '@/components/public/time-zone';
+import { readServerError } from '@/components/ui/server-error';
+import { useIssueWords } from './issue-words';
 
 /**
  * The request form: the fields of the /public submission body, validated in
@@ -28,6 +31,7 @@ const FormSchema = z.object({
 });
 
 import type { SubmittedInfo } from './submitted';
+import { emitEmbedEvent, tokenOf } from './embed-events';
 
 type Props = {
   link: string;
@@ -43,9 +47,12 @@ type Props = {
 
 export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTaken, focusFirst }: Props) {
   const [failure, setFailure] = useState<string | null>(null);
-  const form = useZodForm(structured ? FormSchema : FormSchema.extend({ message: z.string().trim().min(1, 'Please say what you would like to meet about').max(5000) }), {
-    defaultValues: { name: '', email: '', attendees: [], message: '' },
-  });
+  const t = useTranslations('form');
+  const form = useZodForm(
+    structured ? FormSchema : FormSchema.extend({ message: z.string().trim().min(1).max(5000) }),
+    { defaultValues: { name: '', email: '', attendees: [], message: '' } },
+    useIssueWords(),
+  );
   const { register, handleSubmit, formState, control, setError } = form;
   const attendees = useFieldArray({ control, name: 'attendees' });
   // Without a limit of the type's own, only the API's 50 `attendees` items apply (the requester is not one of them).
@@ -70,40 +77,42 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
         ...(structured ? { public_meeting_type: structured.slug, duration_minutes: structured.duration, requested_window: structured.slot } : {}),
       });
       onDone({ email: values.email, statusUrl: out.status_url });
+      // The host page of an embed, if any (docs/public-scheduling.md "Embedding").
+      void emitEmbedEvent('booking.proposed', tokenOf(out.status_url), { link, ...(structured ? { meeting_type: structured.slug } : {}) });
     } catch (err) {
-      const code = domainCode(err);
+      const code = readServerError(err).code;
       if (code === 'time_unavailable' && onTimeTaken) onTimeTaken();
-      else if (code === 'attendee_limit_exceeded') setError('attendees', { message: attendeeLimit === null ? `At most ${MAX_LISTED_ATTENDEES} other people.` : `At most ${attendeeLimit} people, including you.` });
-      else if (code === 'rate_limited') setFailure('Too many requests from your network. Please try again in a few minutes.');
-      else if (code === 'not_found') setFailure('This booking page is no longer available.');
-      else if (code === 'time_unavailable') setFailure('That time is not available. Please choose another.');
-      else setFailure('Your request could not be sent. Please check the form and try again.');
+      else if (code === 'attendee_limit_exceeded') setError('attendees', { message: attendeeLimit === null ? t('tooManyOthers', { max: MAX_LISTED_ATTENDEES }) : t('tooMany', { max: attendeeLimit }) });
+      else if (code === 'rate_limited') setFailure(t('rateLimited'));
+      else if (code === 'not_found') setFailure(t('gone'));
+      else if (code === 'time_unavailable') setFailure(t('unavailable'));
+      else setFailure(t('failed'));
     }
   });
 
   return (
-    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4" aria-label={structured ? 'Request this time' : 'Send a request'}>
-      <Field label="Your name" error={errors.name?.message}>
+    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4" aria-label={structured ? t('formTime') : t('formFree')}>
+      <Field label={t('name')} error={errors.name?.message}>
         <Input autoComplete="name" {...register('name')} />
       </Field>
-      <Field label="Your email" error={errors.email?.message} hint="We send a link to this address to confirm it is yours.">
+      <Field label={t('email')} error={errors.email?.message} hint={t('emailHint')}>
         <Input type="email" autoComplete="email" inputMode="email" {...register('email')} />
       </Field>
 
       {maxGuests > 0 && (
         <fieldset className="flex flex-col gap-3">
-          <legend className="text-sm font-medium">Other people attending</legend>
+          <legend className="text-sm font-medium">{t('others')}</legend>
           {attendeeLimit !== null && (
             <p className="mt-1 text-xs text-muted">
-              Up to {attendeeLimit} people can attend, including you.
+              {t('upTo', { max: attendeeLimit })}
             </p>
           )}
           {attendees.fields.map((f, i) => (
             <div key={f.id} className="flex items-end gap-2">
-              <Field label={`Attendee ${i + 1} email`} error={errors.attendees?.[i]?.email?.message} className="flex-1">
+              <Field label={t('attendee', { n: i + 1 })} error={errors.attendees?.[i]?.email?.message} className="flex-1">
                 <Input type="email" autoComplete="off" {...register(`attendees.${i}.email` as const)} />
               </Field>
-              <Button variant="ghost" size="icon" aria-label={`Remove attendee ${i + 1}`} onClick={() => attendees.remove(i)}>
+              <Button variant="ghost" size="icon" aria-label={t('remove', { n: i + 1 })} onClick={() => attendees.remove(i)}>
                 <Trash2 aria-hidden />
               </Button>
             </div>
@@ -116,19 +125,19 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
           {attendees.fields.length < maxGuests && (
             <Button variant="secondary" size="sm" className="self-start" onClick={() => attendees.append({ email: '' })}>
               <Plus aria-hidden />
-              Add a person
+              {t('add')}
             </Button>
           )}
         </fieldset>
       )}
 
-      <Field label={structured ? 'Message (optional)' : 'What would you like to meet about?'} error={errors.message?.message}>
+      <Field label={structured ? t('message') : t('about')} error={errors.message?.message}>
         <Textarea rows={4} {...register('message')} />
       </Field>
 
       {failure && <Alert tone="danger">{failure}</Alert>}
       <Button type="submit" disabled={formState.isSubmitting} className="self-stretch sm:self-start">
-        {formState.isSubmitting ? 'Sending…' : 'Send request'}
+        {formState.isSubmitting ? t('sending') : t('send')}
       </Button>
     </form>
   );

@@ -1,73 +1,40 @@
 'use client';
 
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useTranslations } from 'next-intl';
+import { useFormatLocale } from './format-locale';
 import type { PublicProposalPage } from '@/server/domain/publicScheduling/requester';
 import { Alert } from '@/components/ui/alert';
 import { Badge, type BadgeTone } from '@/components/ui/badge';
 import { buttonClasses } from '@/components/ui/button-classes';
 import { Card, CardContent } from '@/components/ui/card';
 import { preloadApi, requesterApi } from './api';
-import { CalendarCheck2, CalendarClock, CalendarX2, Clock, Download, Hourglass, MailQuestion, MapPin, Undo2 } from './icons';
+import { CalendarCheck2, CalendarClock, CalendarX2, Clock, Download, Hourglass, MailQuestion, MapPin, Undo2 } from '@/components/ui/icons';
 import { LazyCancelForm } from './lazy-cancel-form';
 import { LazyMoveForm } from './lazy-move-form';
-import { domainCode, formatRange, useTimeZone, zoneName } from './time';
+import { formatViewerSlot, zoneName } from '@/components/ui/time-format';
+import { useTimeZone } from '@/components/public/time-zone';
+import { readServerError } from '@/components/ui/server-error';
 import { TimeZonePicker } from './time-zone-picker';
+import { useEmbedStatusEvents } from './embed-events';
 
 /** How often a pending request's page asks again (the status token allows 120 calls a minute). */
-export const STATUS_REFRESH_MS = 5_000;
+const STATUS_REFRESH_MS = 5_000;
 
 type Status = PublicProposalPage['status'];
-const WORDS: Record<Status, { badge: string; tone: BadgeTone; icon: ReactNode; headline: (owner: string) => string; text: (owner: string) => string }> = {
-  pending_requester_verification: {
-    badge: 'Confirm your email',
-    tone: 'warn',
-    icon: <MailQuestion aria-hidden />,
-    headline: () => 'Waiting for you to confirm your email',
-    text: (o) => `We sent you an email with a confirmation link. Open it to confirm your address; your request then goes to ${o}.`,
-  },
-  pending_review: {
-    badge: 'Waiting for review',
-    tone: 'accent',
-    icon: <Hourglass aria-hidden />,
-    headline: (o) => `Waiting for ${o} to review your request`,
-    text: () => 'Your email is confirmed. You will get an email with the answer, and this page updates by itself.',
-  },
-  booked: {
-    badge: 'Booked',
-    tone: 'ok',
-    icon: <CalendarCheck2 aria-hidden />,
-    headline: () => 'Your meeting is booked',
-    text: (o) => `${o} accepted your request.`,
-  },
-  declined: {
-    badge: 'Declined',
-    tone: 'danger',
-    icon: <CalendarX2 aria-hidden />,
-    headline: () => 'Your request was declined',
-    text: (o) => `${o} declined this request.`,
-  },
-  withdrawn: {
-    badge: 'Withdrawn',
-    tone: 'neutral',
-    icon: <Undo2 aria-hidden />,
-    headline: () => 'You withdrew this request',
-    text: () => 'Nothing more will happen with it.',
-  },
-  cancelled: {
-    badge: 'Cancelled',
-    tone: 'neutral',
-    icon: <CalendarX2 aria-hidden />,
-    headline: () => 'This meeting was cancelled',
-    text: (o) => `${o} was told, and the time is free again.`,
-  },
-  expired: {
-    badge: 'Expired',
-    tone: 'neutral',
-    icon: <Clock aria-hidden />,
-    headline: () => 'This request expired',
-    text: () => 'The email address was not confirmed within 24 hours. Send a new request if you still want to meet.',
-  },
+/** Each state's badge look; its words are the catalogue's `status.badge`, `status.headline` and `status.text` (ICU select on the state). */
+const LOOK: Record<Status, { tone: BadgeTone; icon: ReactNode }> = {
+  pending_requester_verification: { tone: 'warn', icon: <MailQuestion aria-hidden /> },
+  pending_review: { tone: 'accent', icon: <Hourglass aria-hidden /> },
+  booked: { tone: 'ok', icon: <CalendarCheck2 aria-hidden /> },
+  declined: { tone: 'danger', icon: <CalendarX2 aria-hidden /> },
+  withdrawn: { tone: 'neutral', icon: <Undo2 aria-hidden /> },
+  cancelled: { tone: 'neutral', icon: <CalendarX2 aria-hidden /> },
+  expired: { tone: 'neutral', icon: <Clock aria-hidden /> },
 };
+
+/** A type that books instantly speaks of a booking, not of an owner's answer (docs/public-scheduling.md "Booking instantly"): `status.instantText`. */
+const INSTANT: Status[] = ['pending_requester_verification', 'booked'];
 
 const PENDING: Status[] = ['pending_requester_verification', 'pending_review'];
 
@@ -83,9 +50,12 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
   const [busy, setBusy] = useState(false);
   // A booked meeting the owner cancelled (or that gave way) reads as cancelled too.
   const shown: Status = view.meeting_cancelled ? 'cancelled' : view.status;
-  const w = WORDS[shown];
-  const owner = view.owner_name ?? 'The calendar owner';
-  const ownerLower = view.owner_name ?? 'the calendar owner';
+  const look = LOOK[shown];
+  const t = useTranslations('status');
+  const locale = useFormatLocale();
+  const owner = view.owner_name;
+  const who = { known: owner ? 'yes' : 'no', owner: owner ?? '' };
+  useEmbedStatusEvents(token, shown);
   // A request to move waiting for the owner counts as pending too: the page refreshes until it is decided.
   const movePending = view.move_request?.status === 'pending_review';
   const pending = PENDING.includes(view.status) || movePending;
@@ -115,9 +85,9 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
       const { requester } = await requesterApi();
       setView(await requester.withdraw.mutate({ token }));
     } catch (err) {
-      const code = domainCode(err);
+      const code = readServerError(err).code;
       if (code === 'not_pending') await refresh().catch(() => undefined);
-      else setFailure(code === 'rate_limited' ? 'Too many attempts. Please try again in a minute.' : 'The request could not be withdrawn. Please try again.');
+      else setFailure(code === 'rate_limited' ? t('rateLimited') : t('withdrawFailed'));
     } finally {
       setBusy(false);
     }
@@ -128,15 +98,21 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
       <Card>
         <CardContent className="flex flex-col gap-3 pt-5 sm:pt-5">
           <div aria-live="polite" className="flex flex-col gap-3">
-            <Badge tone={w.tone} className="self-start">
-              {w.icon}
-              {w.badge}
+            <Badge tone={look.tone} className="self-start">
+              {look.icon}
+              {t('badge', { status: shown })}
             </Badge>
-            <h2 className="text-lg font-semibold">{w.headline(ownerLower)}</h2>
-            <p>{view.meeting_cancelled && view.status === 'booked' ? 'The meeting is off; the calendar owner cancelled it.' : w.text(view.status === 'booked' || view.status === 'declined' ? owner : ownerLower)}</p>
+            <h2 className="text-lg font-semibold">{t('headline', { status: shown, ...who })}</h2>
+            <p>
+              {view.meeting_cancelled && view.status === 'booked'
+                ? t('cancelledByOwner')
+                : view.books_instantly && INSTANT.includes(shown)
+                  ? t('instantText', { status: shown })
+                  : t('text', { status: shown, ...who })}
+            </p>
             {view.decline_reason && (
-              <blockquote className="border-l-2 border-line pl-3 text-sm text-muted">
-                <span className="sr-only">Their reason: </span>
+              <blockquote className="border-s-2 border-line ps-3 text-sm text-muted">
+                <span className="sr-only">{t('reason')} </span>
                 {view.decline_reason}
               </blockquote>
             )}
@@ -144,23 +120,23 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
             {view.title && (
               <>
-                <dt className="text-muted">Meeting</dt>
+                <dt className="text-muted">{t('meeting')}</dt>
                 <dd>{view.title}</dd>
               </>
             )}
             {view.owner_name && (
               <>
-                <dt className="text-muted">With</dt>
+                <dt className="text-muted">{t('with')}</dt>
                 <dd>{view.owner_name}</dd>
               </>
             )}
-            <dt className="text-muted">{view.status === 'booked' || view.status === 'cancelled' ? 'When' : 'Requested time'}</dt>
+            <dt className="text-muted">{view.status === 'booked' || view.status === 'cancelled' ? t('when') : t('requested')}</dt>
             <dd>
-              {!view.start || !view.end ? 'Not given (a request in your own words)' : tz ? `${formatRange(view.start, view.end, tz)} (${zoneName(tz, new Date(view.start))})` : '…'}
+              {!view.start || !view.end ? t('notGiven') : tz ? t('whenValue', { when: formatViewerSlot(view.start, view.end, tz, locale), zone: zoneName(tz, new Date(view.start), locale) }) : '…'}
             </dd>
             {view.location && (
               <>
-                <dt className="text-muted">Where</dt>
+                <dt className="text-muted">{t('where')}</dt>
                 <dd className="flex items-start gap-1.5 break-words">
                   <MapPin className="mt-0.5 size-4 shrink-0" aria-hidden />
                   {/^https?:\/\//i.test(view.location) ? (
@@ -173,12 +149,28 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
                 </dd>
               </>
             )}
+            {view.video && view.video.status !== 'removed' && (
+              <>
+                <dt className="text-muted">{t('join')}</dt>
+                <dd className="break-words" data-testid="video-link">
+                  {view.video.join_url ? (
+                    <a href={view.video.join_url} target="_blank" rel="noopener noreferrer" className="break-all">
+                      {view.video.join_url}
+                    </a>
+                  ) : view.video.status === 'pending' ? (
+                    t('videoPending')
+                  ) : (
+                    t('videoFailed')
+                  )}
+                </dd>
+              </>
+            )}
           </dl>
-          {view.move_request && tz && <MoveRequestNote request={view.move_request} owner={ownerLower} tz={tz} />}
+          {view.move_request && tz && <MoveRequestNote request={view.move_request} owner={owner} tz={tz} />}
           {pending && (
             <p className="flex items-center gap-1.5 text-xs text-muted">
               <Clock className="size-3.5" aria-hidden />
-              This page checks for news every few seconds.
+              {t('checking')}
             </p>
           )}
         </CardContent>
@@ -198,7 +190,8 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
  * /public/booking-proposals/{token}/calendar.ics) and "Cancel this meeting",
  * which opens the reason form inline (loaded on that click).
  */
-function MeetingActions({ token, owner, tz, movable, onChanged }: { token: string; owner: string; tz: string | null; movable: boolean; onChanged: (v: PublicProposalPage) => void }) {
+function MeetingActions({ token, owner, tz, movable, onChanged }: { token: string; owner: string | null; tz: string | null; movable: boolean; onChanged: (v: PublicProposalPage) => void }) {
+  const t = useTranslations('status');
   const [asking, setAsking] = useState(false);
   const [moving, setMoving] = useState(false);
   const opener = useRef<HTMLButtonElement>(null);
@@ -218,7 +211,7 @@ function MeetingActions({ token, owner, tz, movable, onChanged }: { token: strin
       <div className="flex flex-wrap gap-2">
         <a href={`/public/booking-proposals/${encodeURIComponent(token)}/calendar.ics`} download="meeting.ics" className={buttonClasses('primary')}>
           <Download aria-hidden />
-          Add to calendar
+          {t('addToCalendar')}
         </a>
         {movable && !moving && !asking && (
           <button
@@ -232,7 +225,7 @@ function MeetingActions({ token, owner, tz, movable, onChanged }: { token: strin
             }}
           >
             <CalendarClock aria-hidden />
-            Ask to move
+            {t('askMove')}
           </button>
         )}
         {!asking && !moving && (
@@ -247,7 +240,7 @@ function MeetingActions({ token, owner, tz, movable, onChanged }: { token: strin
             }}
           >
             <CalendarX2 aria-hidden />
-            Cancel this meeting
+            {t('cancel')}
           </button>
         )}
       </div>
@@ -272,14 +265,16 @@ function MeetingActions({ token, owner, tz, movable, onChanged }: { token: strin
  * Where the latest request to move stands (docs/public-scheduling.md "Asking to move"):
  * waiting for the owner, declined (with the reason), or done.
  */
-function MoveRequestNote({ request, owner, tz }: { request: NonNullable<PublicProposalPage['move_request']>; owner: string; tz: string }) {
-  const when = `${formatRange(request.start, request.end, tz)} (${zoneName(tz, new Date(request.start))})`;
+function MoveRequestNote({ request, owner, tz }: { request: NonNullable<PublicProposalPage['move_request']>; owner: string | null; tz: string }) {
+  const t = useTranslations('status');
+  const locale = useFormatLocale();
+  const when = t('whenValue', { when: formatViewerSlot(request.start, request.end, tz, locale), zone: zoneName(tz, new Date(request.start), locale) });
   if (request.status === 'pending_review') {
     return (
       <p className="flex items-start gap-1.5 rounded-md bg-accent-soft px-3 py-2 text-sm" data-testid="move-request" data-move-status={request.status}>
         <Hourglass className="mt-0.5 size-4 shrink-0" aria-hidden />
         <span>
-          You asked to move this meeting to {when}. Waiting for {owner} to answer; until then it stays at the time above.
+          {t('movePending', { when, known: owner ? 'yes' : 'no', owner: owner ?? '' })}
         </span>
       </p>
     );
@@ -287,10 +282,10 @@ function MoveRequestNote({ request, owner, tz }: { request: NonNullable<PublicPr
   if (request.status === 'declined') {
     return (
       <div className="flex flex-col gap-1 rounded-md bg-surface-2 px-3 py-2 text-sm" data-testid="move-request" data-move-status={request.status}>
-        <p>Your request to move this meeting to {when} was declined; it stays at the time above.</p>
+        <p>{t('moveDeclined', { when })}</p>
         {request.decline_reason && (
-          <blockquote className="border-l-2 border-line pl-3 text-muted">
-            <span className="sr-only">Their reason: </span>
+          <blockquote className="border-s-2 border-line ps-3 text-muted">
+            <span className="sr-only">{t('reason')} </span>
             {request.decline_reason}
           </blockquote>
         )}
@@ -300,7 +295,7 @@ function MoveRequestNote({ request, owner, tz }: { request: NonNullable<PublicPr
   if (request.status === 'booked') {
     return (
       <p className="text-sm text-muted" data-testid="move-request" data-move-status={request.status}>
-        Moved at your request.
+        {t('moved')}
       </p>
     );
   }
@@ -312,7 +307,8 @@ function MoveRequestNote({ request, owner, tz }: { request: NonNullable<PublicPr
  * region that takes the focus, Escape or "Keep it" closes it). No modal
  * dialog library on this page (docs/benchmarks.md "Browser pages": the JavaScript budget).
  */
-function WithdrawControl({ owner, busy, onWithdraw }: { owner: string; busy: boolean; onWithdraw: () => void }) {
+function WithdrawControl({ owner, busy, onWithdraw }: { owner: string | null; busy: boolean; onWithdraw: () => void }) {
+  const t = useTranslations('status');
   const [asking, setAsking] = useState(false);
   const question = useRef<HTMLDivElement>(null);
   const opener = useRef<HTMLButtonElement>(null);
@@ -329,7 +325,7 @@ function WithdrawControl({ owner, busy, onWithdraw }: { owner: string; busy: boo
     return (
       <button ref={opener} type="button" className={buttonClasses('secondary', 'md', 'self-start')} onClick={() => setAsking(true)}>
         <Undo2 aria-hidden />
-        Withdraw request
+        {t('withdraw')}
       </button>
     );
   }
@@ -346,17 +342,17 @@ function WithdrawControl({ owner, busy, onWithdraw }: { owner: string; busy: boo
       className="flex flex-col gap-3 rounded-lg border border-line bg-surface p-4 outline-none focus-visible:outline-2"
     >
       <p id="withdraw-q" className="font-semibold">
-        Withdraw this request?
+        {t('withdrawQuestion')}
       </p>
       <p id="withdraw-d" className="text-sm text-muted">
-        {owner} will no longer see it. This cannot be undone.
+        {t('withdrawText', { known: owner ? 'yes' : 'no', owner: owner ?? '' })}
       </p>
       <div className="flex flex-wrap gap-2">
         <button type="button" className={buttonClasses('danger')} disabled={busy} onClick={onWithdraw}>
-          Yes, withdraw
+          {t('withdrawYes')}
         </button>
         <button type="button" className={buttonClasses('secondary')} onClick={() => setAsking(false)}>
-          Keep it
+          {t('keep')}
         </button>
       </div>
     </div>

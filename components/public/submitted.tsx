@@ -1,24 +1,31 @@
+import { useEffect, useRef } from 'react';
+import { useTranslations } from 'next-intl';
 import { Card, CardContent } from '@/components/ui/card';
-import { MailCheck } from './icons';
+import { MailCheck } from '@/components/ui/icons';
 
 export type SubmittedInfo = { email: string; statusUrl: string };
 
-/** After a submission: the next step, in plain words. */
-export function Submitted({ info, ownerName }: { info: SubmittedInfo; ownerName: string | null }) {
+/** After a submission: the next step, in plain words. Focus moves to its heading, so a keyboard or screen-reader user goes on from here (not from the page's top). */
+export function Submitted({ info, ownerName, booksInstantly = false }: { info: SubmittedInfo; ownerName: string | null; booksInstantly?: boolean }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  const t = useTranslations('submitted');
+  const next = booksInstantly ? 'instant' : 'review';
+  useEffect(() => heading.current?.focus(), []);
   return (
     <Card role="status" aria-live="polite">
       <CardContent className="flex flex-col gap-3 pt-5 sm:pt-5">
-        <h2 className="flex items-center gap-2 text-lg font-semibold">
+        <h2 ref={heading} tabIndex={-1} className="flex items-center gap-2 text-lg font-semibold outline-none">
           <MailCheck className="size-5 text-ok" aria-hidden />
-          Check your email
+          {t('title')}
         </h2>
         <p>
-          We sent a link to <strong>{info.email}</strong>. Open it and confirm your address: only then does your request go to{' '}
-          {ownerName ?? 'the calendar owner'} for review.
+          {ownerName
+            ? t.rich('sent', { email: info.email, owner: ownerName, next, strong: (c) => <strong>{c}</strong> })
+            : t.rich('sentAnon', { email: info.email, next, strong: (c) => <strong>{c}</strong> })}
         </p>
-        <p className="text-sm text-muted">The link works for 24 hours. The same email has the address of your request&rsquo;s status page.</p>
+        <p className="text-sm text-muted">{t('valid', { hours: 24 })}</p>
         <p>
-          <a href={info.statusUrl}>See the status of your request</a>
+          <a href={info.statusUrl}>{t('status')}</a>
         </p>
       </CardContent>
     </Card>

@@ -1,28 +1,32 @@
 'use client';
 
 import { useId } from 'react';
-import { controlClasses } from '@/components/ui/control-classes';
-import { Globe } from './icons';
-import { timeZones, zoneName } from './time';
+import { useTranslations } from 'next-intl';
+import { useFormatLocale } from './format-locale';
+import { Select } from '@/components/ui/select';
+import { Globe } from '@/components/ui/icons';
+import { timeZones, zoneName } from '@/components/ui/time-format';
 
-/** Which zone times are shown in: a native select (hundreds of options stay light and keyboard-friendly). */
+/** Which zone times are shown in: the one Select, native (hundreds of options stay light and keyboard-friendly). */
 export function TimeZonePicker({ value, onChange }: { value: string; onChange: (tz: string) => void }) {
   const id = useId();
+  const t = useTranslations('zone');
+  const locale = useFormatLocale();
   return (
     <div className="flex flex-col gap-1.5">
       <label htmlFor={id} className="flex items-center gap-1.5 text-sm font-medium text-fg">
         <Globe className="size-4 text-muted" aria-hidden />
-        Your time zone
+        {t('label')}
       </label>
-      <select id={id} className={`${controlClasses} h-10`} value={value} onChange={(e) => onChange(e.target.value)} aria-describedby={`${id}-hint`}>
+      <Select id={id} value={value} onChange={(e) => onChange(e.target.value)} aria-describedby={`${id}-hint`}>
         {timeZones(value).map((tz) => (
           <option key={tz} value={tz}>
             {tz.replaceAll('_', ' ')}
           </option>
         ))}
-      </select>
+      </Select>
       <p id={`${id}-hint`} className="text-xs text-muted">
-        Times are shown in {zoneName(value)}.
+        {t('shown', { zone: zoneName(value, undefined, locale) })}
       </p>
     </div>
   );

@@ -6,12 +6,14 @@ import { keepPreviousData, skipToken, useMutation, useQuery } from '@tanstack/re
 import { Plus, Trash2 } from 'lucide-react';
 import type { z } from 'zod';
 import { useTRPC } from '@/components/trpc-provider';
-import { domainErrorOf, showServerError } from '@/components/admin/server-errors';
-import { Alert, Button, Field, Input } from '@/components/ui';
+import { readServerError, showServerError } from '@/components/ui/server-error';
+import { Alert, Button, Field, FieldError, Input } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { RulesPutBody } from '@/server/schemas/admin';
 import { WeekPreview, type PreviewDay } from './week-preview';
 import { nextRange } from './next-range';
+import { DateOverrides } from './date-overrides';
+import { OutOfOfficeRanges } from './out-of-office';
 
 /** The same body PUT /v1/schedule-rules validates, without owner_email (always the signed-in owner). */
 const ScheduleRulesForm = RulesPutBody.omit({ owner_email: true });
@@ -28,11 +30,14 @@ const DAYS = [
 ] as const;
 type Day = (typeof DAYS)[number][0];
 
-export type ScheduleInitial = {
+type ScheduleInitial = {
   time_zone: string;
   working_hours: Partial<Record<Day, { start: string; end: string }[]>> | null;
   hard_blocks: NonNullable<FormIn['hard_blocks']>;
   max_daily_meeting_hours: number | null;
+  buffer_external_events: boolean;
+  date_overrides: NonNullable<FormIn['date_overrides']>;
+  out_of_office: NonNullable<FormIn['out_of_office']>;
 };
 type Preview = { days: PreviewDay[]; time_zone: string; issues: { path: string; message: string }[]; hard_block_summaries: string[] };
 
@@ -61,9 +66,12 @@ export function ScheduleForm({ initial, initialPreview, timeZones }: { initial: 
     working_hours: Object.fromEntries(DAYS.map(([d]) => [d, initial.working_hours ? (initial.working_hours[d] ?? []) : ['sat', 'sun'].includes(d) ? [] : [DEFAULT_RANGE]])),
     hard_blocks: initial.hard_blocks,
     max_daily_meeting_hours: initial.max_daily_meeting_hours,
+    buffer_external_events: initial.buffer_external_events,
+    date_overrides: initial.date_overrides,
+    out_of_office: initial.out_of_office,
   };
   const form = useZodForm(ScheduleRulesForm, { defaultValues: defaults, mode: 'onChange' });
-  const { control, register, handleSubmit, setError, formState } = form;
+  const { control, register, handleSubmit, setError, setValue, formState } = form;
   const [saved, setSaved] = useState<string | null>(null);
   const watched = useWatch({ control });
   const draft = useDebounced(JSON.stringify(watched), 250);
@@ -82,8 +90,8 @@ export function ScheduleForm({ initial, initialPreview, timeZones }: { initial: 
       setSaved('Saved. Agents are offered times under these rules from now on.');
     } catch (err) {
       // Each refusal goes under the field it names; the form keeps every edit, so nothing is typed twice.
-      const d = domainErrorOf(err);
-      if (d.details?.fields?.length) {
+      const d = readServerError(err);
+      if (d.fields.length) {
         showServerError(err, setError, 'root');
         setError('root', { type: 'server', message: 'Not saved: fix what is marked above and save again. Your other changes are still here.' });
       } else showServerError(err, setError, 'root');
@@ -113,6 +121,10 @@ export function ScheduleForm({ initial, initialPreview, timeZones }: { initial: 
           ))}
         </fieldset>
 
+        <DateOverrides control={control} register={register} setValue={setValue} errors={formState.errors} issueAt={issueAt} />
+
+        <OutOfOfficeRanges control={control} register={register} errors={formState.errors} issueAt={issueAt} />
+
         <HardBlocks control={control} register={register} errors={formState.errors} issueAt={issueAt} summaries={shown.hard_block_summaries} />
 
         <Field
@@ -123,6 +135,17 @@ export function ScheduleForm({ initial, initialPreview, timeZones }: { initial: 
         >
           <Input type="number" inputMode="decimal" step="0.5" min="0" max="24" {...register('max_daily_meeting_hours', { setValueAs: (v) => (v === '' || v === null ? null : Number(v)) })} />
         </Field>
+
+        <label className="flex items-start gap-2 text-sm">
+          <input type="checkbox" className="mt-0.5 size-4 shrink-0" {...register('buffer_external_events')} />
+          <span>
+            <span className="font-medium">Keep buffers around calendar events too</span>
+            <span className="block text-muted">
+              Meetings whose class or type keeps time free before or after them also keep it free next to events from your connected calendars. Off: buffers only
+              keep meetings booked here apart.
+            </span>
+          </span>
+        </label>
 
         {formState.errors.root && <Alert tone="danger">{formState.errors.root.message}</Alert>}
         {saved && <Alert tone="ok">{saved}</Alert>}
@@ -191,11 +214,7 @@ function DayRanges({ day, name, control, register, errors, issueAt }: RowProps &
                   <Trash2 aria-hidden />
                 </Button>
               </div>
-              {message && (
-                <p id={errId} role="alert" className="text-sm text-danger">
-                  {message}
-                </p>
-              )}
+              <FieldError id={errId} message={message} />
             </div>
           );
         })}
@@ -274,11 +293,7 @@ function HardBlocks({ control, register, errors, issueAt, summaries }: RowProps 
                 </Field>
               </div>
             )}
-            {message && (
-              <p role="alert" className="text-sm text-danger">
-                {message}
-              </p>
-            )}
+            <FieldError message={message} />
           </div>
         );
       })}

@@ -1,7 +1,9 @@
 import { cn } from '@/components/ui/cn';
+import { formatDayMonth } from '@/components/ui/time-format';
 
-export type PreviewSpan = { from: number; to: number; label: string };
-export type PreviewDay = { date: string; weekday: string; working: PreviewSpan[]; blocks: PreviewSpan[] };
+type PreviewSpan = { from: number; to: number; label: string };
+/** `note`: why the day differs from its weekday (a date override, out of office). */
+export type PreviewDay = { date: string; weekday: string; working: PreviewSpan[]; blocks: PreviewSpan[]; note?: 'override' | 'out_of_office' };
 
 const DAY_LABEL: Record<string, string> = { mon: 'Mon', tue: 'Tue', wed: 'Wed', thu: 'Thu', fri: 'Fri', sat: 'Sat', sun: 'Sun' };
 /** Hard blocks are hatched (not colour alone) over the day bar. */
@@ -35,7 +37,7 @@ export function WeekPreview({ days, timeZone, pending }: { days: PreviewDay[]; t
         {days.map((d) => (
           <li key={d.date} className="grid grid-cols-[5.5rem_1fr] items-center gap-2" data-testid={`preview-${d.weekday}`}>
             <span className="whitespace-nowrap text-sm">
-              <span className="font-medium">{DAY_LABEL[d.weekday]}</span> <span className="text-muted">{d.date.slice(5)}</span>
+              <span className="font-medium">{DAY_LABEL[d.weekday]}</span> <span className="text-muted">{formatDayMonth(`${d.date}T12:00:00Z`, 'UTC')}</span>
             </span>
             <div className="flex flex-col gap-0.5">
               {/* While the preview is recomputed only the bars fade: the text keeps its contrast. */}
@@ -51,7 +53,8 @@ export function WeekPreview({ days, timeZone, pending }: { days: PreviewDay[]; t
                 ))}
               </div>
               <p className="text-xs text-muted">
-                {d.working.length ? `Working ${d.working.map((s) => s.label).join(', ')}` : 'Day off'}
+                {d.note === 'out_of_office' ? 'Out of office' : d.working.length ? `Working ${d.working.map((s) => s.label).join(', ')}` : 'Day off'}
+                {d.note === 'override' && ' (date override)'}
                 {d.blocks.length > 0 && ` · Blocked ${d.blocks.map((s) => s.label).join(', ')}`}
               </p>
             </div>

@@ -2,7 +2,7 @@ import { Slot } from 'radix-ui';
 import type { ButtonHTMLAttributes } from 'react';
 import { buttonClasses, type ButtonSize, type ButtonVariant } from './button-classes';
 
-export { buttonClasses, type ButtonSize, type ButtonVariant };
+export { buttonClasses };
 
 export type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
   variant?: ButtonVariant;

@@ -1,21 +1,11 @@
 'use client';
 
-import { createContext, useContext, useId, type ReactNode } from 'react';
+import { useId, type ReactNode } from 'react';
+import { FieldContext, type FieldIds } from './field-context';
 import { Label } from './label';
 import { cn } from './cn';
 
-type FieldIds = { id: string; hintId?: string; errorId?: string; invalid: boolean };
-const FieldContext = createContext<FieldIds | null>(null);
-
-/** The id and ARIA wiring a control inside a Field uses (Input, Textarea, SelectTrigger read it). */
-export function useFieldControl(): { id?: string; 'aria-invalid'?: true; 'aria-describedby'?: string } {
-  const f = useContext(FieldContext);
-  if (!f) return {};
-  const describedBy = [f.errorId, f.hintId].filter(Boolean).join(' ') || undefined;
-  return { id: f.id, ...(f.invalid ? { 'aria-invalid': true as const } : {}), 'aria-describedby': describedBy };
-}
-
-export type FieldProps = {
+type FieldProps = {
   label: ReactNode;
   /** A message under the field (e.g. react-hook-form's `errors.x?.message`); marks the control invalid. */
   error?: string;

@@ -10,14 +10,18 @@ import { plainMessage, valueAt } from './plain-errors';
  * (components/ui/plain-errors.ts): the first issue of each field, worded for
  * a person, the parsed values when valid.
  */
-export function plainZodResolver<S extends z.ZodType<FieldValues, FieldValues>>(schema: S): Resolver<z.input<S>, unknown, z.output<S>> {
+/** A form's own words for an issue (the requester pages' language); undefined: the plain English words. */
+export type IssueWords = (issue: z.core.$ZodIssue, input: unknown) => string | undefined;
+
+export function plainZodResolver<S extends z.ZodType<FieldValues, FieldValues>>(schema: S, words?: IssueWords): Resolver<z.input<S>, unknown, z.output<S>> {
   return async (values, _context, options) => {
     const result = await schema.safeParseAsync(values);
     if (result.success) return { values: result.data, errors: {} };
     const flat: Record<string, FieldError> = {};
     for (const issue of result.error.issues) {
       const path = issue.path.map(String).join('.');
-      if (!flat[path]) flat[path] = { type: issue.code, message: plainMessage(issue, valueAt(values, issue.path)) };
+      const input = valueAt(values, issue.path);
+      if (!flat[path]) flat[path] = { type: issue.code, message: words?.(issue, input) ?? plainMessage(issue, input) };
     }
     return { values: {}, errors: toNestErrors(flat, options) };
   };
@@ -33,6 +37,7 @@ export function plainZodResolver<S extends z.ZodType<FieldValues, FieldValues>>(
 export function useZodForm<S extends z.ZodType<Record<string, unknown>, Record<string, unknown>>>(
   schema: S,
   props?: Omit<UseFormProps<z.input<S>, unknown, z.output<S>>, 'resolver'>,
+  words?: IssueWords,
 ) {
-  return useForm<z.input<S>, unknown, z.output<S>>({ ...props, resolver: plainZodResolver(schema) });
+  return useForm<z.input<S>, unknown, z.output<S>>({ ...props, resolver: plainZodResolver(schema, words) });
 }

@@ -1,11 +1,10 @@
 'use client';
 
 import type { ComponentProps } from 'react';
-import { useFieldControl } from './field';
+import { useFieldControl } from './field-context';
 import { cn } from './cn';
 import { controlClasses } from './control-classes';
 
-export { controlClasses };
 
 export function Input({ className, ...props }: ComponentProps<'input'>) {
   const field = useFieldControl();

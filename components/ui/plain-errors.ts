@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LOCAL_TIME_PATTERN } from '@/server/schemas/common';
+import { timeExample } from './time-format';
 
 /**
  * The one error map of the browser's forms (docs/dashboard.md "Forms"): every
@@ -11,13 +12,7 @@ import { LOCAL_TIME_PATTERN } from '@/server/schemas/common';
  * time wording.
  */
 
-/** "9:00 AM" or "09:00": how this browser writes a time of day. */
-export function timeExample(hour: number, minute: number, locale?: string): string {
-  // A 24-hour clock shows two-digit hours in a time input (09:00); a 12-hour one does not (9:00 AM).
-  const cycle = new Intl.DateTimeFormat(locale, { hour: 'numeric' }).resolvedOptions().hourCycle;
-  const twentyFour = cycle === 'h23' || cycle === 'h24';
-  return new Intl.DateTimeFormat(locale, { hour: twentyFour ? '2-digit' : 'numeric', minute: '2-digit' }).format(new Date(2000, 0, 3, hour, minute));
-}
+export { timeExample };
 
 type Issue = z.core.$ZodIssue;
 

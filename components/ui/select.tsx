@@ -1,57 +1,29 @@
 'use client';
 
-import { Select as SelectPrimitive } from 'radix-ui';
-import { Check, ChevronDown } from 'lucide-react';
 import type { ComponentProps } from 'react';
-import { useFieldControl } from './field';
-import { controlClasses } from './input';
+import { useFieldControl } from './field-context';
+import { controlClasses } from './control-classes';
 import { cn } from './cn';
 
-export const Select = SelectPrimitive.Root;
-export const SelectValue = SelectPrimitive.Value;
-
-/** The button that opens the list; inside a Field it takes the field's label and error wiring. */
-export function SelectTrigger({ className, children, ...props }: ComponentProps<typeof SelectPrimitive.Trigger>) {
+/**
+ * The one select (docs/dashboard.md "UI foundation"): a native <select>.
+ * The browser gives it keyboard use, type-ahead, screen-reader semantics
+ * (role combobox) and the phone's own picker; it works with react-hook-form's
+ * `register`, with plain GET forms (FormData) and with hundreds of options
+ * (time zones), and adds no JavaScript to the public pages' first load.
+ * Inside a Field it takes the field's label, hint and error wiring.
+ * `placeholder` is a first, unselectable empty option ("Choose an owner").
+ */
+export function Select({ className, placeholder, children, ...props }: ComponentProps<'select'> & { placeholder?: string }) {
   const field = useFieldControl();
   return (
-    <SelectPrimitive.Trigger className={cn(controlClasses, 'flex h-10 items-center justify-between gap-2 text-left', className)} {...field} {...props}>
-      {children}
-      <SelectPrimitive.Icon asChild>
-        <ChevronDown className="size-4 text-muted" aria-hidden />
-      </SelectPrimitive.Icon>
-    </SelectPrimitive.Trigger>
-  );
-}
-
-export function SelectContent({ className, children, ...props }: ComponentProps<typeof SelectPrimitive.Content>) {
-  return (
-    <SelectPrimitive.Portal>
-      <SelectPrimitive.Content
-        position="popper"
-        sideOffset={4}
-        className={cn('z-50 max-h-72 min-w-[var(--radix-select-trigger-width)] overflow-hidden rounded-md border border-line bg-surface text-fg shadow-lg', className)}
-        {...props}
-      >
-        <SelectPrimitive.Viewport className="p-1">{children}</SelectPrimitive.Viewport>
-      </SelectPrimitive.Content>
-    </SelectPrimitive.Portal>
-  );
-}
-
-export function SelectItem({ className, children, ...props }: ComponentProps<typeof SelectPrimitive.Item>) {
-  return (
-    <SelectPrimitive.Item
-      className={cn(
-        'relative flex cursor-pointer select-none items-center rounded-sm py-1.5 pl-7 pr-2 text-sm outline-none',
-        'data-[highlighted]:bg-accent-soft data-[disabled]:opacity-50',
-        className,
+    <select className={cn(controlClasses, 'h-10 px-2', className)} {...field} {...props}>
+      {placeholder !== undefined && (
+        <option value="" disabled>
+          {placeholder}
+        </option>
       )}
-      {...props}
-    >
-      <SelectPrimitive.ItemIndicator className="absolute left-2 inline-flex">
-        <Check className="size-4" aria-hidden />
-      </SelectPrimitive.ItemIndicator>
-      <SelectPrimitive.ItemText>{children}</SelectPrimitive.ItemText>
-    </SelectPrimitive.Item>
+      {children}
+    </select>
   );
 }

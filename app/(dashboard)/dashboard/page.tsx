@@ -3,14 +3,16 @@ import Link from 'next/link';
 import { ArrowRight, Inbox } from 'lucide-react';
 import { Button, Card, CardContent, CardFooter, CardHeader, CardTitle, PageHeader } from '@/components/ui';
 import { ProposalFacts, proposalTitle } from '@/components/proposals/proposal-summary';
-import { formatDateTime } from '@/components/calendar/format';
+import { UpcomingReminders } from '@/components/calendar/upcoming-reminders';
+import { formatDateTime } from '@/components/ui/time-format';
 import { serverTrpc } from '@/server/trpc/caller';
 
 export const metadata: Metadata = { title: 'Inbox · Agent Scheduler' };
 
-/** Proposals awaiting the owner's review, newest first (proposals.listPending). */
+/** Proposals awaiting the owner's review, newest first (proposals.listPending), and the next reminders due (calendar.reminders). */
 export default async function InboxPage() {
-  const { proposals, time_zone } = await (await serverTrpc()).proposals.listPending();
+  const trpc = await serverTrpc();
+  const [{ proposals, time_zone }, upcoming] = await Promise.all([trpc.proposals.listPending(), trpc.calendar.reminders()]);
   return (
     <>
       <PageHeader
@@ -57,6 +59,7 @@ export default async function InboxPage() {
           ))}
         </ul>
       )}
+      <UpcomingReminders reminders={upcoming.reminders} timeZone={upcoming.time_zone} />
     </>
   );
 }

@@ -1,4 +1,4 @@
-import { auditLogOp } from '@/server/http/operations/scheduling';
+import { auditLogOp } from '@/server/http/operations/feeds';
 import { routes } from '@/server/http/handler';
 
 export const { GET, POST, PUT, PATCH, DELETE } = routes({ GET: auditLogOp });

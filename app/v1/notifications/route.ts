@@ -1,4 +1,4 @@
-import { notificationsOp } from '@/server/http/operations/scheduling';
+import { notificationsOp } from '@/server/http/operations/feeds';
 import { routes } from '@/server/http/handler';
 
 export const { GET, POST, PUT, PATCH, DELETE } = routes({ GET: notificationsOp });

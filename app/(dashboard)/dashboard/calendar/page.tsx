@@ -6,7 +6,7 @@ import { WeekGrid } from '@/components/calendar/week-grid';
 import { WeekLegend } from '@/components/calendar/legend';
 import { BookingDetails } from '@/components/calendar/booking-details';
 import { RouteDialog } from '@/components/calendar/route-dialog';
-import { formatDay } from '@/components/calendar/format';
+import { formatWeekday } from '@/components/ui/time-format';
 import { serverTrpc } from '@/server/trpc/caller';
 
 export const metadata: Metadata = { title: 'Calendar · Agent Scheduler' };
@@ -31,7 +31,7 @@ export default async function CalendarPage({ searchParams }: { searchParams: Sea
         title="Calendar"
         description={
           <>
-            {formatDay(week.days[0].start, tz)} – {formatDay(lastDay.start, tz)} · times in <strong>{tz}</strong>
+            {formatWeekday(week.days[0].start, tz)} – {formatWeekday(lastDay.start, tz)} · times in <strong>{tz}</strong>
             {week.owner.max_daily_meeting_hours != null && <> · at most {week.owner.max_daily_meeting_hours} meeting hours a day</>}
           </>
         }
@@ -55,11 +55,16 @@ export default async function CalendarPage({ searchParams }: { searchParams: Sea
           </nav>
         }
       />
+      {week.next_meeting_week && (
+        <p className="mb-3 text-sm text-muted" role="status">
+          Nothing is left this week: this is the week of your next meeting. <Link href={`/dashboard/calendar?week=${week.this_week}`} className="underline">Show this week</Link>
+        </p>
+      )}
       <div className="mb-3">
         <WeekLegend week={week} />
       </div>
       {/* Relative to this page (the same path): a few bytes less on each of hundreds of blocks. */}
-      <WeekGrid week={week} eventLinkBase={`?week=${week.week_start}&booking=`} selectedEventId={claim?.id} />
+      <WeekGrid week={week} eventLinkBase={`?week=${week.week_start}&booking=`} selectedEventId={claim?.id} movable />
       {!week.owner.working_hours_configured && (
         <p className="mt-3 text-sm text-muted">Working hours are not configured: agents may book at any time of day.</p>
       )}

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { Alert, Card, CardContent, CardDescription, CardHeader, PageHeader, buttonClasses } from '@/components/ui';
 import { CaldavConnect } from '@/components/connections/caldav-connect';
 import { CalendarRows, type CalendarRow } from '@/components/connections/calendar-rows';
+import { formatMoment } from '@/components/ui/time-format';
 import { serverTrpc } from '@/server/trpc/caller';
 
 export const metadata: Metadata = { title: 'Connected calendars · Agent Scheduler' };
@@ -27,8 +28,7 @@ export default async function ConnectionsPage({ searchParams }: { searchParams: 
   const q = await searchParams;
   const trpc = await serverTrpc();
   const [{ calendars, providers }, rules] = await Promise.all([trpc.calendars.list(), trpc.schedule.get()]);
-  const fmt = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: rules.time_zone });
-  const rows: CalendarRow[] = calendars.map((c) => ({ ...c, last_synced_label: c.last_synced_at ? fmt.format(new Date(c.last_synced_at)) : null }));
+  const rows: CalendarRow[] = calendars.map((c) => ({ ...c, last_synced_label: c.last_synced_at ? formatMoment(c.last_synced_at, 'minute', rules.time_zone) : null }));
   const providerName = PROVIDER_NAMES[q.provider ?? ''] ?? 'The provider';
   const connected = q.connected ? calendars.find((c) => c.calendar_id === q.connected) : undefined;
   return (

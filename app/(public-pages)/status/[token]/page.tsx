@@ -1,7 +1,8 @@
 import type { Metadata } from 'next';
 import { PageHeader } from '@/components/ui/page-header';
 import { isLimited, loadOr404 } from '@/components/public/load';
-import { Limited, REQUESTER_DESCRIPTION } from '@/components/public/limited';
+import { Limited } from '@/components/public/limited';
+import { getTranslations } from 'next-intl/server';
 import { StatusView } from '@/components/public/status-view';
 import { serverTrpc } from '@/server/trpc/caller';
 
@@ -12,15 +13,19 @@ import { serverTrpc } from '@/server/trpc/caller';
  * The token is in the address: no Referer leaves the page, no indexing.
  */
 export const dynamic = 'force-dynamic';
-export const metadata: Metadata = { title: 'Your booking request · Agent Scheduler', description: REQUESTER_DESCRIPTION, robots: { index: false, follow: false }, referrer: 'no-referrer' };
+export async function generateMetadata(): Promise<Metadata> {
+  const t = await getTranslations('meta');
+  return { title: t('title', { page: t('status') }), description: t('description'), robots: { index: false, follow: false }, referrer: 'no-referrer' };
+}
 
 export default async function StatusPage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = await params;
   const view = await loadOr404(async () => (await serverTrpc()).requester.status({ token }));
   if (isLimited(view)) return <Limited />;
+  const t = await getTranslations('meta');
   return (
     <div className="flex flex-col gap-2">
-      <PageHeader title="Your booking request" />
+      <PageHeader title={t('status')} />
       <StatusView token={token} initial={view} />
     </div>
   );

@@ -2,7 +2,7 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { isCrossSiteWrite } from '@/server/trpc/csrf';
 import { createTrpcContext } from '@/server/trpc/init';
 import { appRouter } from '@/server/trpc/router';
-import { isDomainError } from '@/server/domain/errors';
+import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable, isDomainError } from '@/server/domain/errors';
 import { statusForCode } from '@/server/domain/errorCodes';
 import { log, runWithLogContext } from '@/server/log';
 import { requestIdOf, withRequestId } from '@/server/http/requestId';
@@ -60,6 +60,8 @@ async function answer(req: Request): Promise<Response> {
     req,
     router: appRouter,
     createContext: ({ resHeaders }) => createTrpcContext({ req, resHeaders }),
+    // A lost database primary answers 503 with Retry-After, as on /v1 (docs/operations.md "High availability").
+    responseMeta: ({ errors }) => (errors.some((e) => (isDomainError(e.cause) ? e.cause : databaseUnavailable(e.cause))?.code === 'service_unavailable') ? { headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } } : {}),
     onError: ({ error, path }) => {
       // A DomainError arrives wrapped as INTERNAL_SERVER_ERROR; the formatter gives it its real status.
       const expected = isDomainError(error.cause) && statusForCode(error.cause.code) < 500;

@@ -12,7 +12,7 @@ export default async function AgentsPage() {
   return (
     <>
       <PageHeader title="Agents and keys" description="The programs that schedule for your organisation, what each may do, and their API keys." />
-      <AgentsConsole agents={agents} ownerEmails={owners.map((o) => o.owner_email)} />
+      <AgentsConsole agents={agents} ownerEmails={owners.map((o) => o.owner_email)} timeZones={Intl.supportedValuesOf('timeZone')} />
     </>
   );
 }

@@ -5,9 +5,10 @@ import { Download } from 'lucide-react';
 import { AuditFilterForm } from '@/components/admin/audit-filter-form';
 import { EmptyState } from '@/components/admin/empty-state';
 import { auditQueryInput, auditSearchString, dateRangeError, type AuditSearch } from '@/components/admin/audit-filters';
-import { formatDateTime } from '@/components/calendar/format';
+import { formatDateTime } from '@/components/ui/time-format';
 import { Badge, Button, PageHeader } from '@/components/ui';
 import { serverTrpc } from '@/server/trpc/caller';
+import { AUDIT_OUTCOME_WORDS } from '@/server/domain/audit/words';
 
 export const metadata: Metadata = { title: 'Audit log · Agent Scheduler' };
 
@@ -22,6 +23,15 @@ function When({ iso, timeZone }: { iso: string | null; timeZone: string }) {
     </time>
   );
 }
+
+/** An old or new value: an instant in the owner's zone, a word, or "none". */
+function Value({ text, instant, timeZone }: { text: string | null; instant?: boolean; timeZone: string }) {
+  if (text === null) return <span className="text-muted">none</span>;
+  if (instant) return <When iso={text} timeZone={timeZone} />;
+  return <span className="font-medium">{text}</span>;
+}
+
+const outcomeWords = (o: string) => (o in AUDIT_OUTCOME_WORDS ? AUDIT_OUTCOME_WORDS[o as keyof typeof AUDIT_OUTCOME_WORDS] : o);
 
 type Page = Awaited<ReturnType<Awaited<ReturnType<typeof serverTrpc>>['admin']['audit']['query']>>;
 type Entry = Page['entries'][number];
@@ -95,8 +105,12 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           {page.entries.map((e) => (
             <li key={e.id} className="rounded-lg border border-line bg-surface p-3 text-sm" data-testid="audit-row">
               <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
-                <Badge tone={e.outcome === 'accept' ? 'ok' : e.outcome === 'reject' ? 'danger' : 'warn'}>{e.outcome}</Badge>
-                <span className="font-mono text-xs">{e.action}</span>
+                <Badge tone={e.outcome === 'accept' ? 'ok' : e.outcome === 'reject' ? 'danger' : 'warn'}>{outcomeWords(e.outcome)}</Badge>
+                <span className="font-medium" data-testid="audit-what">
+                  {e.words?.title ?? e.action}
+                  {e.words?.subject && <span className="font-normal">: {e.words.subject}</span>}
+                </span>
+                <span className="font-mono text-xs text-muted">{e.action}</span>
                 <span className="text-muted">
                   <When iso={e.at} timeZone={timeZone} />
                 </span>
@@ -118,7 +132,31 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                     <dd>{e.meeting_class}</dd>
                   </>
                 )}
-                {e.start && (
+                {e.words?.moved && (
+                  <>
+                    <dt className="text-muted">Moved</dt>
+                    <dd data-testid="audit-moved">
+                      from <When iso={e.words.moved.from.start} timeZone={timeZone} /> – <When iso={e.words.moved.from.end} timeZone={timeZone} /> to{' '}
+                      <When iso={e.words.moved.to.start} timeZone={timeZone} /> – <When iso={e.words.moved.to.end} timeZone={timeZone} />
+                    </dd>
+                  </>
+                )}
+                {(e.words?.changes.length ?? 0) > 0 && (
+                  <>
+                    <dt className="text-muted">Changed</dt>
+                    <dd>
+                      <ul className="flex flex-col gap-0.5" data-testid="audit-changes">
+                        {e.words!.changes.map((c) => (
+                          <li key={c.field}>
+                            <span className="text-muted">{c.field}:</span> <Value text={c.before} instant={c.instant} timeZone={timeZone} /> →{' '}
+                            <Value text={c.after} instant={c.instant} timeZone={timeZone} />
+                          </li>
+                        ))}
+                      </ul>
+                    </dd>
+                  </>
+                )}
+                {e.start && !e.words?.moved && (
                   <>
                     <dt className="text-muted">Time</dt>
                     <dd>

@@ -12,7 +12,7 @@ export default async function PoolsPage() {
   return (
     <>
       <PageHeader title="Pools" description="Teams agents book through: each meeting goes to the free member with the lowest load for their weight." />
-      <PoolsConsole pools={pools} ownerEmails={owners.map((o) => o.owner_email)} />
+      <PoolsConsole pools={pools} ownerEmails={owners.map((o) => o.owner_email)} withoutHours={owners.filter((o) => !o.has_working_hours).map((o) => o.owner_email)} />
     </>
   );
 }

@@ -6,15 +6,16 @@ import { serverTrpc } from '@/server/trpc/caller';
 
 export const metadata: Metadata = { title: 'Public scheduling · Agent Scheduler' };
 
-/** Public scheduling: links (.links.list, .meetingTypes.list per link, with allocations and usage), domains (.domains.list), owners and classes for the forms. */
+/** Public scheduling: links (.links.list, .meetingTypes.list per link, with allocations and usage), domains (.domains.list), owners, classes and pools for the forms. */
 export default async function PublicSchedulingPage() {
   const trpc = await serverTrpc();
-  const [{ links }, { owners }, { meeting_classes }, { domains }, { allocations }] = await Promise.all([
+  const [{ links }, { owners }, { meeting_classes }, { domains }, { allocations }, { pools }] = await Promise.all([
     trpc.admin.publicScheduling.links.list(),
     trpc.admin.owners.list(),
     trpc.admin.meetingClasses.list(),
     trpc.admin.publicScheduling.domains.list(),
     trpc.admin.requesters.allocations.list(),
+    trpc.admin.pools.list(),
   ]);
   const withTypes = await Promise.all(
     links.map(async (l) => ({
@@ -29,7 +30,7 @@ export default async function PublicSchedulingPage() {
   return (
     <>
       <PageHeader title="Public scheduling" description="Links requesters open to propose meetings, and the meeting types each offers." />
-      <LinksConsole links={withTypes} ownerEmails={owners.map((o) => o.owner_email)} classNames={meeting_classes.map((c) => c.name)} />
+      <LinksConsole links={withTypes} ownerEmails={owners.map((o) => o.owner_email)} classNames={meeting_classes.map((c) => c.name)} pools={pools.map((p) => ({ pool_id: p.pool_id, name: p.name }))} verifiedDomains={domains.filter((d) => d.status === 'verified').map((d) => d.domain)} />
       <section aria-label="Domains" className="mt-8">
         <DomainsCard domains={domains} />
       </section>

@@ -5,27 +5,32 @@ import { ArrowLeft, CheckCircle2, XCircle } from 'lucide-react';
 import { Alert, Badge, Card, CardContent, CardHeader, CardTitle, PageHeader } from '@/components/ui';
 import { ProposalFacts, proposalTitle } from '@/components/proposals/proposal-summary';
 import { ReviewActions } from '@/components/proposals/review-actions';
-import { CandidateChoiceProvider } from '@/components/proposals/candidate-choice';
+import { CandidateChoiceProvider } from '@/components/ui/candidate-choice';
 import { initialChoice, optionKey, optionLines, type ReviewOption } from '@/components/proposals/options';
 import { CandidateCaption } from '@/components/calendar/candidate-layer';
 import { WeekGrid } from '@/components/calendar/week-grid';
 import { WeekLegend } from '@/components/calendar/legend';
-import { formatSpan } from '@/components/calendar/format';
-import { isDomainError } from '@/server/domain/errors';
-import { statusForCode } from '@/server/domain/errorCodes';
+import { formatSlot } from '@/components/ui/time-format';
+import { readServerError } from '@/components/ui/server-error';
+import { statusForCode, type DomainErrorCode } from '@/server/domain/errorCodes';
 import { serverTrpc } from '@/server/trpc/caller';
 
 export const metadata: Metadata = { title: 'Review request · Agent Scheduler' };
 
 /** One proposal on the owner's week (proposals.review), with approve and decline (proposals.approve / decline). */
+/** A reason as a sentence: a full stop only when it does not already end in one ("Can we do Tuesday?" stays as it is). */
+function endSentence(text: string): string {
+  return /[.!?…]["')\]]?$/.test(text.trim()) ? text.trim() : `${text.trim()}.`;
+}
+
 export default async function ProposalPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const trpc = await serverTrpc();
   // The server-side caller throws the procedure's error as is: an unknown proposal is a DomainError
   // (PROPOSAL_NOT_FOUND, 404) inside it, not a TRPCError coded NOT_FOUND.
-  const review = await trpc.proposals.review({ proposal_id: id }).catch((err: { code?: string; cause?: unknown }) => {
-    const cause = err?.cause ?? err;
-    if (err?.code === 'NOT_FOUND' || (isDomainError(cause) && statusForCode(cause.code) === 404)) return null;
+  const review = await trpc.proposals.review({ proposal_id: id }).catch((err: unknown) => {
+    const refusal = readServerError(err);
+    if (refusal.trpcCode === 'NOT_FOUND' || (refusal.domain && statusForCode(refusal.code as DomainErrorCode) === 404)) return null;
     throw err;
   });
   if (!review) notFound();
@@ -35,12 +40,12 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
   const options: ReviewOption[] = candidates.map((c, i) => ({
     start: c.start,
     end: c.end,
-    label: formatSpan(c.start, c.end, tz),
+    label: formatSlot(c.start, c.end, tz),
     displaced: verdicts[i]?.displaced,
     notes: [
       // What it would cancel is said once (displaced); other overlaps (higher priority, holds) are named here.
-      // A request to move never conflicts with the meeting it moves.
-      ...c.conflicts.filter((cid) => cid !== p.moves?.booking_id && !verdicts[i]?.displaced.some((d) => d.id === cid)).map((cid) => `overlaps ${titles.get(cid) ?? 'a booking'}`),
+      // A request to move never conflicts with the meeting it moves, nor an agent's held booking with its own hold.
+      ...c.conflicts.filter((cid) => cid !== p.moves?.booking_id && cid !== p.hold_id && !verdicts[i]?.displaced.some((d) => d.id === cid)).map((cid) => `overlaps ${titles.get(cid) ?? 'a booking'}`),
       ...(verdicts[i]?.verdict === 'refused' ? ['arbitration would refuse this time'] : []),
       ...(c.in_hard_block ? ['inside a hard block'] : []),
       ...(c.outside_working_hours ? ['outside working hours'] : []),
@@ -85,13 +90,13 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
                 ) : p.status === 'booked' ? (
                   <Alert tone="ok" data-testid="review-outcome">
                     <CheckCircle2 aria-hidden />
-                    {p.moves ? 'Approved: the meeting moved to the new time. The requester has been told.' : 'Approved and booked. The requester has been told.'}{' '}
+                    {p.moves ? 'Approved: the meeting moved to the new time. The requester has been told.' : p.hold_id ? 'Approved and booked. The agent has been told.' : 'Approved and booked. The requester has been told.'}{' '}
                     {p.booking_id && <Link href={`/dashboard/calendar?week=${week.week_start}&booking=${p.booking_id}`}>See the booking</Link>}
                   </Alert>
                 ) : (
                   <Alert tone="info" data-testid="review-outcome">
                     <XCircle aria-hidden />
-                    {p.status === 'declined' ? `Declined${p.decline_reason ? `: ${p.decline_reason}` : ''}.` : `This request is ${p.status.replace(/_/g, ' ')}.`}
+                    {p.status === 'declined' ? (p.decline_reason ? `Declined: ${endSentence(p.decline_reason)}` : 'Declined.') : `This request is ${p.status.replace(/_/g, ' ')}.`}
                   </Alert>
                 )}
               </CardContent>

@@ -4,7 +4,7 @@ import { serverTrpc } from '@/server/trpc/caller';
 
 /** Rows one export may hold (a bigger log is exported in date slices). */
 const MAX_ROWS = 10_000;
-const COLUMNS = ['at', 'action', 'outcome', 'reason', 'owner_email', 'actor_kind', 'agent_id', 'actor_owner_email', 'actor_requester_email', 'meeting_class', 'start', 'end', 'hold_id', 'booking_id', 'alternatives'] as const;
+const COLUMNS = ['at', 'action', 'what', 'outcome', 'reason', 'owner_email', 'actor_kind', 'agent_id', 'actor_owner_email', 'actor_requester_email', 'meeting_class', 'start', 'end', 'hold_id', 'booking_id', 'alternatives', 'changes'] as const;
 
 function cell(v: unknown): string {
   const text = v === null || v === undefined ? '' : String(v);
@@ -28,8 +28,16 @@ export async function GET(req: Request) {
     do {
       const page = await trpc.admin.audit.query(auditQueryInput({ ...s, cursor }, 200, timeZone));
       for (const e of page.entries) {
-        const alternatives = (e.alternatives ?? []).map((a) => `${a.start}/${a.end}`).join(' ');
-        lines.push(COLUMNS.map((c) => cell(c === 'alternatives' ? alternatives : e[c])).join(','));
+        const derived = {
+          alternatives: (e.alternatives ?? []).map((a) => `${a.start}/${a.end}`).join(' '),
+          // The row in words, as the page shows it (server/domain/audit/words.ts); instants stay ISO 8601.
+          what: e.words ? `${e.words.title}${e.words.subject ? `: ${e.words.subject}` : ''}` : '',
+          changes: [
+            ...(e.words?.moved ? [`time: ${e.words.moved.from.start}/${e.words.moved.from.end} -> ${e.words.moved.to.start}/${e.words.moved.to.end}`] : []),
+            ...(e.words?.changes ?? []).map((c) => `${c.field}: ${c.before ?? 'none'} -> ${c.after ?? 'none'}`),
+          ].join('; '),
+        };
+        lines.push(COLUMNS.map((c) => cell(c in derived ? derived[c as keyof typeof derived] : e[c as Exclude<typeof c, keyof typeof derived>])).join(','));
       }
       cursor = page.next_cursor ?? undefined;
     } while (cursor && lines.length <= MAX_ROWS);

@@ -1,7 +1,8 @@
 'use client';
 
 import { useState, type ReactNode } from 'react';
-import { Button, Dialog, DialogClose, DialogContent, DialogTrigger, type ButtonProps } from '@/components/ui';
+import { Button, type ButtonProps } from './button';
+import { Dialog, DialogClose, DialogContent, DialogTrigger } from './dialog';
 
 /**
  * A destructive action that asks first: the button opens a dialog saying

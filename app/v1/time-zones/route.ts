@@ -1,0 +1,4 @@
+import { listTimeZonesOp } from '@/server/http/operations/admin';
+import { routes } from '@/server/http/handler';
+
+export const { GET, POST, PUT, PATCH, DELETE } = routes({ GET: listTimeZonesOp });
