@@ -31,11 +31,17 @@ if (!databaseUrl && !process.env.E2E_PGLITE_DIR) {
   sweepOldRuns(parent);
   process.env.E2E_PGLITE_DIR = path.join(fs.mkdtempSync(path.join(parent, 'run-')), 'pglite');
 }
-// The embedded database admits one process: the demo customer (admin key, demo owner with a
-// password) is seeded before the server opens it (e2e/bootstrapKey.ts hands it to tests). With
-// PostgreSQL each test mints its own customer.
+// The embedded database admits one process, so what the journeys need from the CLI is made
+// before the server opens it: the demo customer (`cli seed-demo`, for e2e/demo-public-link.spec.ts;
+// e2e/bootstrapKey.ts `seededDemo`) and one customer per journey, each with an owner who has a
+// password (e2e/seed-journeys.ts; e2e/journeyPool.ts hands them out, one to each journey, so no
+// two journeys share data or a sign-in budget). E2E_JOURNEY_CUSTOMERS: more than the journeys of
+// one run ask for. With PostgreSQL each journey mints its own customer with the CLI.
 process.env.E2E_KEY_FILE ||= databaseUrl ? '' : path.join(path.dirname(process.env.E2E_PGLITE_DIR!), 'bootstrap.json');
+process.env.E2E_JOURNEY_FILE ||= databaseUrl ? '' : path.join(path.dirname(process.env.E2E_PGLITE_DIR!), 'journeys.json');
 const keyFile = process.env.E2E_KEY_FILE;
+const journeyFile = process.env.E2E_JOURNEY_FILE;
+const journeyCustomers = Number(process.env.E2E_JOURNEY_CUSTOMERS || 40);
 // Outgoing mail goes to the run's SMTP server on loopback (e2e/global-setup.ts, e2e/mailbox.ts):
 // a fixed port after the servers' (E2E_PORT + 19), messages as files in a fresh folder.
 if (!process.env.E2E_SMTP_PORT) process.env.E2E_SMTP_PORT = String(firstPort + 19);
@@ -131,7 +137,12 @@ export default defineConfig({
     const build = i === 0 && !skipBuild;
     return {
       // Started one after the other, so only the first builds.
-      command: [build && 'npm run -s build', i === 0 && keyFile && `npm run -s cli -- seed-demo --json > "${keyFile}"`, 'node scripts/serve.mjs']
+      command: [
+        build && 'npm run -s build',
+        i === 0 && keyFile && `npm run -s cli -- seed-demo --json > "${keyFile}"`,
+        i === 0 && journeyFile && `npx tsx e2e/seed-journeys.ts ${journeyCustomers} > "${journeyFile}"`,
+        'node scripts/serve.mjs',
+      ]
         .filter(Boolean)
         .join(' && '),
       url: `http://127.0.0.1:${port}/`,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './test';
 import postgres from 'postgres';
 import { bootstrapKey } from './bootstrapKey';
 import { base, expectAccessible, rest as restCall, screenshots, setPassword, signIn } from './console';
@@ -66,6 +66,7 @@ test.describe('owner settings and the administration console', () => {
     await expect(page.getByTestId('hard-block-0')).toContainText('Every weekday, 12:00-13:00');
     await expect(page.getByTestId('preview-mon')).toContainText('Working 08:00-17:00 · Blocked 12:00-13:00');
     await screenshots(page, 'schedule');
+    await page.getByRole('checkbox', { name: /Keep buffers around calendar events too/ }).check();
 
     await page.getByRole('button', { name: 'Save schedule' }).click();
     await expect(page.getByText('Saved.')).toBeVisible();
@@ -75,6 +76,10 @@ test.describe('owner settings and the administration console', () => {
     expect(body.working_hours.mon).toEqual([{ start: '08:00', end: '17:00' }]);
     expect(body.working_hours.wed).toEqual([{ start: '09:00', end: '12:00' }]);
     expect(body.hard_blocks).toEqual([{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '12:00', end: '13:00' }]);
+    expect(body.buffer_external_events).toBe(true); // docs/arbitration.md "Buffers"
+    // Kept on the next visit: the form starts from the saved rule.
+    await page.reload();
+    await expect(page.getByRole('checkbox', { name: /Keep buffers around calendar events too/ })).toBeChecked();
   });
 
   test('a member owner cannot reach admin pages and admin procedures refuse them', async ({ page }) => {
@@ -90,15 +95,26 @@ test.describe('owner settings and the administration console', () => {
 
   test('an admin creates an agent, mints a key, uses it on /v1, revokes it and the next call answers api_key_revoked', async ({ page }) => {
     await signIn(page, s.admin);
+    // The console opens on its overview (issue 45 item 3): the member has hours, the admin (made without) is named.
     await page.goto(`${base}/dashboard/admin`);
+    await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+    await expect(page.getByTestId('overview-no-hours')).toContainText(s.admin.email);
+    await expect(page.getByTestId('overview-no-hours')).not.toContainText(s.member.email);
+    await expect(page.getByTestId('overview-requests')).toContainText('Received');
+    await expectAccessible(page);
+    await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Agents and keys' }).click();
     await expect(page).toHaveURL(/\/dashboard\/admin\/agents$/);
     await page.getByRole('button', { name: 'New agent' }).click();
     await expectAccessible(page);
     const name = `Robot ${s.suffix}`;
     await page.getByRole('dialog').getByLabel('Name').fill(name);
+    // The caller's zone (docs/api.md "The caller's time zone"): set here, answered by /v1/agents/me, changed on the card.
+    await page.getByRole('dialog').getByLabel('Display time zone (optional)').fill('america/new_york');
     await page.getByRole('dialog').getByRole('button', { name: 'Create agent' }).click();
     const card = page.getByTestId(`agent-${name}`);
     await expect(card).toBeVisible();
+    const zone = card.getByLabel(`Display time zone of ${name}`);
+    await expect(zone).toHaveValue('America/New_York');
     await card.getByRole('button', { name: 'Mint key' }).click();
     const keyText = page.getByTestId('minted-key');
     await expect(keyText).toHaveText(/^ak_/);
@@ -111,6 +127,13 @@ test.describe('owner settings and the administration console', () => {
 
     const path = `/v1/schedule-rules?owner_email=${encodeURIComponent(s.member.email)}`;
     expect((await rest(page, 'get', path, undefined, apiKey)).status()).toBe(200);
+    expect(await (await rest(page, 'get', '/v1/agents/me', undefined, apiKey)).json()).toMatchObject({ display_time_zone: 'America/New_York' });
+    await zone.fill('Europe/Berln');
+    await card.getByRole('button', { name: 'Save zone' }).click();
+    await expect(card).toContainText('Europe/Berlin'); // INVALID_TIME_ZONE names the close match
+    await zone.fill('');
+    await card.getByRole('button', { name: 'Save zone' }).click();
+    await expect.poll(async () => (await (await rest(page, 'get', '/v1/agents/me', undefined, apiKey)).json()).display_time_zone).toBeNull();
     await page.reload();
     await expect(card).toContainText('last used');
     await expect(card).not.toContainText('last used never');
@@ -122,6 +145,28 @@ test.describe('owner settings and the administration console', () => {
     const refused = await rest(page, 'get', path, undefined, apiKey);
     expect(refused.status()).toBe(401);
     expect((await refused.json()).error.code).toBe('api_key_revoked');
+  });
+
+  test('times on the admin pages are shown once, in the browser\'s zone, with no hydration error', async ({ browser }) => {
+    // The server renders in UTC; a browser far from it must neither see UTC nor a hydration mismatch (issue 45 item 4).
+    const context = await browser.newContext({ timezoneId: 'Pacific/Auckland' });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    page.on('pageerror', (e) => errors.push(e.message));
+    await signIn(page, s.admin);
+    await page.goto(`${base}/dashboard/admin/agents`);
+    const created = page.locator('main time').first();
+    await expect(created).toBeVisible();
+    const iso = (await created.getAttribute('datetime'))!;
+    const auckland = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Pacific/Auckland' }).format(new Date(iso));
+    await expect(created).toHaveText(auckland);
+    await page.goto(`${base}/dashboard/admin/owners`);
+    await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+    expect(errors.filter((e) => /hydrat|did not match|didn't match/i.test(e))).toEqual([]);
+    await context.close();
   });
 
   test('an admin manages meeting classes and sees owners', async ({ page }) => {
@@ -136,8 +181,23 @@ test.describe('owner settings and the administration console', () => {
     await page.getByRole('button', { name: 'Create class' }).click();
     await expect(page.getByText('Enter 1000 or less')).toBeVisible(); // the plain-words error map (components/ui/plain-errors.ts)
     await page.getByLabel('Priority', { exact: true }).fill('90');
+    // Buffers (docs/arbitration.md "Buffers"): the schema's bound in plain words, then kept free around each meeting.
+    await page.getByLabel('Free after (minutes)').fill('300');
+    await page.getByRole('button', { name: 'Create class' }).click();
+    await expect(page.getByText('Enter 240 or less')).toBeVisible();
+    await page.getByLabel('Free before (minutes)').fill('10');
+    await page.getByLabel('Free after (minutes)').fill('15');
+    // Reminders (docs/reliability.md "Reminders"): an offset out of range is refused in plain words, then a day and an hour before.
+    await page.getByLabel('Reminders (minutes before)').fill('1440, 1');
+    await page.getByRole('button', { name: 'Create class' }).click();
+    await expect(page.getByText('Enter 5 or more')).toBeVisible();
+    await page.getByLabel('Reminders (minutes before)').fill('1440, 60');
     await page.getByRole('button', { name: 'Create class' }).click();
     await expect(page.getByRole('cell', { name: 'board' })).toBeVisible();
+    await expect(page.locator('#class-board')).toContainText('10 min before, 15 min after');
+    await expect(page.locator('#class-board')).toContainText('1 d, 1 h before');
+    const classes = await page.request.get(`${base}/v1/meeting-classes`, { headers: { authorization: `Bearer ${s.key}` } });
+    expect((await classes.json()).meeting_classes.find((c: { name: string }) => c.name === 'board')).toMatchObject({ buffer_before_minutes: 10, buffer_after_minutes: 15, reminder_offsets_minutes: [1440, 60] });
     await screenshots(page, 'meeting-classes');
     await page.goto(`${base}/dashboard/admin/owners`);
     await expect(page.getByText(s.member.email)).toBeVisible();
@@ -154,8 +214,7 @@ test.describe('owner settings and the administration console', () => {
     const mine = `book-${s.suffix}`;
     await alias.fill(mine);
     await expect(page.getByTestId('alias-status')).toContainText(`${mine} is available`);
-    await page.getByRole('combobox', { name: 'Owner' }).click();
-    await page.getByRole('option', { name: s.member.email }).click();
+    await page.getByRole('combobox', { name: 'Owner' }).selectOption(s.member.email);
     await page.getByRole('button', { name: 'Create link' }).click();
     const card = page.getByTestId(`link-${mine}`);
     await expect(card).toBeVisible();
@@ -164,8 +223,14 @@ test.describe('owner settings and the administration console', () => {
 
     await card.getByRole('button', { name: 'Add meeting type' }).click();
     const dialog = page.getByRole('dialog');
-    await dialog.getByLabel('Title').fill('Intro call');
+    await dialog.getByLabel('Title').fill('Intro call (Café)');
+    // The slug follows the title, with the address it makes, until one is typed (issue 45 item 3).
+    await expect(dialog.getByLabel('Slug')).toHaveValue('intro-call-cafe');
+    await expect(dialog.getByText(`Address: /${mine}/intro-call-cafe`)).toBeVisible();
     await dialog.getByLabel('Slug').fill('intro');
+    await expect(dialog.getByText(`Address: /${mine}/intro`)).toBeVisible();
+    await dialog.getByLabel('Title').fill('Intro call');
+    await expect(dialog.getByLabel('Slug')).toHaveValue('intro');
     await dialog.getByLabel('Lengths (minutes)').fill('30, 60');
     await expect(dialog.getByLabel('Visibility', { exact: true })).toHaveValue('public');
     await expectAccessible(page);
@@ -177,6 +242,22 @@ test.describe('owner settings and the administration console', () => {
     await expect(card.getByRole('button', { name: 'Copy the address of the page of Intro call' })).toBeVisible();
     await expect(card.getByRole('link', { name: `Open the booking page /${mine} in a new tab` })).toHaveAttribute('href', new RegExp(`^https?://[^/]+/${mine}$`));
     await screenshots(page, 'public-scheduling');
+
+    // Hosts are picked, not typed (issue 45 item 3): a filter, then the owners ticked in order.
+    await card.getByRole('button', { name: 'Add meeting type' }).click();
+    await dialog.getByLabel('Title').fill('Panel');
+    await dialog.getByLabel('Hosts', { exact: true }).selectOption('collective');
+    await dialog.getByLabel('Find an owner').fill('console-member');
+    await expect(dialog.getByRole('list', { name: 'Owners' }).getByRole('checkbox')).toHaveCount(1);
+    await dialog.getByRole('checkbox', { name: s.member.email }).check();
+    await dialog.getByLabel('Find an owner').fill('');
+    await dialog.getByRole('checkbox', { name: s.admin.email }).check();
+    await expect(dialog.getByText(`2 chosen: ${s.member.email}, ${s.admin.email}`)).toBeVisible();
+    await expectAccessible(page);
+    await dialog.getByRole('button', { name: 'Add meeting type' }).click();
+    await expect(card).toContainText('Panel');
+    const panel = await rest(page, 'get', `/v1/public-scheduling/links/${(await (await rest(page, 'get', '/v1/public-scheduling/links')).json()).links.find((l: { alias: string }) => l.alias === mine).link_id}/meeting-types/panel`);
+    expect(await panel.json()).toMatchObject({ host_mode: 'collective', host_emails: [s.member.email, s.admin.email] });
 
     const schedule = await page.request.get(`${base}/public/schedules/${mine}`);
     expect(schedule.status(), await schedule.text()).toBe(200);

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import postgres from 'postgres';
 import { bootstrapKey } from './bootstrapKey';
 import { base, expectAccessible, rest, screenshots, setPassword, signIn } from './console';
@@ -45,6 +45,32 @@ test.describe('administration console: invitations, meeting types, allocations, 
     ]) {
       expect((await request.post(`${base}/v1/meeting-classes`, { headers: auth, data: c })).status()).toBe(201);
     }
+  });
+
+  test('a new owner starts in the admin\'s browser zone with Mon-Fri 09:00-17:00, which the form can change (issue 45 item 1)', async ({ browser, request }) => {
+    const context = await browser.newContext({ timezoneId: 'America/Chicago' });
+    const page = await context.newPage();
+    await signIn(page, admin);
+    await page.goto(`${base}/dashboard/admin/owners`);
+    await expect(page.getByLabel('Time zone')).toHaveValue('America/Chicago');
+    await expect(page.getByLabel('Monday to Friday')).toBeChecked();
+    await expect(page.getByLabel('Working from')).toHaveValue('09:00');
+    await page.getByLabel('Working until').fill('08:00');
+    const email = `hours-${suffix}@e2e.example`;
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Email an invitation').uncheck();
+    await page.getByRole('button', { name: 'Add owner' }).click();
+    await expect(page.getByText('must be after the start')).toBeVisible();
+    await page.getByLabel('Working until').fill('16:30');
+    await page.getByRole('button', { name: 'Add owner' }).click();
+    await expect(page.getByTestId(`owner-${email}`)).toContainText('America/Chicago');
+    const rules = await request.get(`${base}/v1/schedule-rules?owner_email=${encodeURIComponent(email)}`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(rules.status(), await rules.text()).toBe(200);
+    const body = await rules.json();
+    const day = [{ start: '09:00', end: '16:30' }];
+    expect(body).toMatchObject({ time_zone: 'America/Chicago', working_hours: { mon: day, tue: day, wed: day, thu: day, fri: day } });
+    expect(body.working_hours.sat ?? []).toEqual([]);
+    await context.close();
   });
 
   test('an admin invites an owner; the mail arrives and its link signs the new owner in as a member, once', async ({ page, browser }) => {
@@ -141,8 +167,7 @@ test.describe('administration console: invitations, meeting types, allocations, 
     // The same rule as PATCH .../meeting-types/{slug}: a type may not be looser than its class.
     await card.getByRole('button', { name: 'Edit Intro chat' }).click();
     dialog = page.getByRole('dialog');
-    await dialog.getByRole('combobox', { name: 'Meeting class' }).click();
-    await page.getByRole('option', { name: 'guarded' }).click();
+    await dialog.getByRole('combobox', { name: 'Meeting class' }).selectOption('guarded');
     await dialog.getByLabel('Preempt policy').selectOption('preempt_lower');
     await dialog.getByRole('button', { name: 'Save changes' }).click();
     await expect(dialog.getByText('public_preempt_policy preempt_lower is more flexible than meeting class guarded (never); use inherit or never')).toBeVisible();

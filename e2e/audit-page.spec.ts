@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import postgres from 'postgres';
 import { AUDIT_ACTIONS } from '../db/schema/audit';
+import { AUDIT_ACTION_WORDS, AUDIT_OUTCOME_WORDS } from '../server/domain/audit/words';
 import { bootstrapKey } from './bootstrapKey';
 import { base, rest, screenshots, setPassword, signIn } from './console';
 import { databaseUrl, usesPostgres } from './servers';
 
 /**
  * Issue 23 item 7, issue 22 item 13 (docs/dashboard.md, "Audit log"): the audit page offers
- * every action, says who acted, shows times in the owner's zone with UTC on hover, and
+ * every action in words, says who acted and what about, a move's old and new time, times in the
+ * owner's zone with UTC on hover, and
  * refuses a reversed date range inline, before submitting and (for an address typed by
  * hand) from the server.
  */
@@ -34,13 +36,18 @@ test.describe('the audit page', () => {
     const start = `${monday.toISOString().slice(0, 10)}T15:00:00.000Z`;
     const booked = await rest(page, key, 'post', '/v1/bookings', { owner_email: admin.email, meeting_class: 'internal', start, end: start.replace('T15:00', 'T15:30') });
     expect(booked.status(), await booked.text()).toBe(201);
+    // Moved an hour later (11:00 in New York): the log says so in words, old time beside new.
+    const later = start.replace('T15:00', 'T16:00');
+    const moved = await rest(page, key, 'post', `/v1/bookings/${(await booked.json()).booking_id}/reschedule`, { start: later, end: later.replace('T16:00', 'T16:30') });
+    expect(moved.status(), await moved.text()).toBe(200);
 
     await signIn(page, admin);
     await page.goto(`${base}/dashboard/admin/audit`);
-    // Every action of the one list, and nothing else.
-    const offered = await page.getByLabel('Action').locator('option').allTextContents();
-    expect(offered).toEqual(['Any', ...AUDIT_ACTIONS]);
-    await expect(page.getByLabel('Outcome').locator('option')).toHaveText(['Any', 'accept', 'reject', 'counter_propose', 'denied']);
+    // Every action of the one list, in words, and nothing else.
+    const actions = page.getByLabel('Action').locator('option');
+    expect(await actions.allTextContents()).toEqual(['Any', ...AUDIT_ACTIONS.map((a) => AUDIT_ACTION_WORDS[a])]);
+    expect(await actions.evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(['', ...AUDIT_ACTIONS]);
+    await expect(page.getByLabel('Outcome').locator('option')).toHaveText(['Any', ...Object.values(AUDIT_OUTCOME_WORDS)]);
     await expect(page.getByText('America/New_York').first()).toBeVisible();
 
     await page.getByLabel('Action').selectOption('booking.create');
@@ -54,6 +61,12 @@ test.describe('the audit page', () => {
     await expect(when).toHaveText(/10:00/);
     await expect(when).toHaveAttribute('title', `${start.slice(0, 16).replace('T', ' ')} UTC`);
 
+    await page.goto(`${base}/dashboard/admin/audit?action=booking.reschedule`);
+    const move = page.getByTestId('audit-row');
+    await expect(move.getByTestId('audit-what')).toHaveText('Meeting moved');
+    await expect(move.getByTestId('audit-moved')).toContainText(/from .*10:00.*to .*11:00/);
+    await expect(move.locator(`time[datetime="${later}"]`)).toBeVisible();
+
     // The owner's own change in the dashboard names the owner.
     await page.goto(`${base}/dashboard/admin/meeting-classes`);
     await page.getByLabel('Name').fill('board');
@@ -62,6 +75,7 @@ test.describe('the audit page', () => {
     await expect(page.getByText('board').first()).toBeVisible();
     await page.goto(`${base}/dashboard/admin/audit?action=meeting_class.create&actor_kind=owner`);
     await expect(page.getByTestId('audit-actor')).toHaveText([`Owner ${admin.email} (dashboard)`]);
+    await expect(page.getByTestId('audit-what')).toHaveText(['Meeting class added: board']);
 
     // A reversed range: refused in the form before anything is sent.
     await page.goto(`${base}/dashboard/admin/audit`);

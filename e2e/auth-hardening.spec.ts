@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import { bootstrapKey } from './bootstrapKey';
 import { ServerProcess } from './reliability/serverProcess';
 import { baseUrls, databaseUrl, PROJECT_ROOT, usesPostgres } from './servers';

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import { baseUrls, databaseUrl, PROJECT_ROOT, usesPostgres } from './servers';
 
 const run = promisify(execFile);

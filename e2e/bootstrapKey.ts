@@ -1,19 +1,20 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
+import { claimJourneyCustomer } from './journeyPool';
 import { databaseUrl, PROJECT_ROOT } from './servers';
 
 const run = promisify(execFile);
 
 /**
- * A customer's admin key: with PostgreSQL a new customer minted by the CLI on
- * the database the servers share; with the embedded database (one process at
- * a time) the demo customer playwright.config.ts seeded before the server
- * started (E2E_KEY_FILE, `cli seed-demo --json`), shared by the tests, which
- * keep apart by their own owners and aliases.
+ * The admin key of a customer of the journey's own: with PostgreSQL a new
+ * customer minted by the CLI on the database the servers share; with the
+ * embedded database (one process at a time) one of the customers
+ * playwright.config.ts made before the server started (e2e/journeyPool.ts).
  */
 export async function bootstrapKey(customer: string): Promise<{ customer_id: string; agent_id: string; api_key: string }> {
-  if (!databaseUrl && process.env.E2E_KEY_FILE) return JSON.parse(fs.readFileSync(process.env.E2E_KEY_FILE, 'utf8'));
+  const claimed = databaseUrl ? null : claimJourneyCustomer();
+  if (claimed) return { customer_id: claimed.customer_id, agent_id: claimed.agent_id, api_key: claimed.api_key };
   const { stdout } = await run('npm', ['run', '-s', 'cli', '--', 'bootstrap', '--customer', customer, '--json'], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, DATABASE_URL: databaseUrl, PGLITE_DIR: '', DB_DRIVER: '' },

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './test';
 import { baseUrls, databaseUrl, PROJECT_ROOT } from './servers';
 
 /** Helpers of the administration console journeys (e2e/adminConsole*.spec.ts). */

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import { berlin, berlinDate, dashboardOwner, expectAccessible, signInWithPassword, snap } from './dashboard';
 import { usesPostgres } from './servers';
 
@@ -23,7 +23,12 @@ test.describe("journey 4: agents' bookings on the owner's week view", () => {
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Calendar' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Calendar' })).toBeVisible();
     await expect(page.getByText('times in Europe/Berlin')).toBeVisible();
-    // This week first; "Next" goes to the week of the bookings.
+    // Nothing is left this week for this new owner: the calendar opens on the week of the next meeting and says so.
+    await expect(page.getByRole('status').filter({ hasText: 'this is the week of your next meeting' })).toBeVisible();
+    await expect(page.getByTestId(`day-${berlinDate(kept.start)}`)).toBeVisible();
+    // "Show this week" goes back; "Next" from there reaches the week of the bookings again.
+    await page.getByRole('link', { name: 'Show this week' }).click();
+    await expect(page.getByTestId(`day-${berlinDate(kept.start)}`)).toBeHidden();
     await page.getByRole('link', { name: 'Next week' }).click();
     await expect(page).toHaveURL(new RegExp(`week=${berlinDate(berlin(1, '00:00'))}`));
     const week = page.getByRole('region', { name: /Week of/ });

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import { startRadicale, type TestRadicale } from '../tests/helpers/radicale';
 import { berlin, dashboardOwner, expectAccessible, signInWithPassword, snap } from './dashboard';
 import { usesPostgres } from './servers';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import { berlin, berlinDate, expectAccessible, snap } from './dashboard';
 import { dashboardOwner, ownerSignedIn, publicLink, verificationMail } from './publicFixtures';
 import { baseUrls, usesPostgres } from './servers';

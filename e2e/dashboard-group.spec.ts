@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './test';
 import { berlin, berlinDate, dashboardOwner, expectAccessible, signInWithPassword, snap, TZ } from './dashboard';
 import { PROJECT_ROOT, usesPostgres } from './servers';
 
@@ -70,7 +70,7 @@ test.describe('issue 25 item 6: a group booking on the owner’s dashboard', () 
     await docShot(page, 'dashboard-group-cancel');
     await ask.getByRole('button', { name: 'Cancel for every host' }).click();
     await expect(ask).toBeHidden();
-    await expect(page.getByTestId('booking-history')).toContainText('Cancelled: Lee is on leave that week');
+    await expect(page.getByTestId('booking-history')).toContainText('Cancelled by you: Lee is on leave that week');
     await expect(page.getByRole('list', { name: 'Other hosts' })).toContainText('cancelled');
 
     // Both members are cancelled, over the API too.

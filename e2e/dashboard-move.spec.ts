@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import { berlin, berlinDate, dashboardOwner, expectAccessible, signInWithPassword, snap } from './dashboard';
 
 /**
@@ -26,6 +26,8 @@ test.describe('owner moves a booking in place', () => {
     const confirm = ask.getByTestId('move-preempt-confirm');
     await expect(confirm).toBeVisible();
     await expect(confirm.getByText('Focus block')).toBeVisible();
+    // In view at 1440x900, not below the dialog's fold (issue 45 item 7).
+    await expect(confirm.getByRole('button', { name: 'Cancel and move' })).toBeInViewport();
     await expectAccessible(page, 'move: preemption confirm');
     await snap(page, info, '01-move-confirm');
     await page.emulateMedia({ colorScheme: 'dark' });

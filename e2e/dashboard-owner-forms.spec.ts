@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './test';
 import postgres from 'postgres';
 import { berlin, berlinDate, dashboardOwner, expectAccessible, signInWithPassword, snap } from './dashboard';
 import { databaseUrl, PROJECT_ROOT, usesPostgres } from './servers';
@@ -98,7 +98,7 @@ test.describe('issue 23 items 2, 4 and 9: the schedule page says what the server
     await snap(page, info, '03-cancel-dialog');
     await docShot(page, 'dashboard-booking-cancel');
     await ask.getByRole('button', { name: 'Cancel booking' }).click();
-    await expect(page.getByTestId('booking-history')).toContainText('Cancelled: Moved to the offsite next week');
+    await expect(page.getByTestId('booking-history')).toContainText('Cancelled by you: Moved to the offsite next week');
     expect((await owner.api('GET', `/v1/bookings/${booking.booking_id}`)).status).toBe('cancelled');
     const notes = await owner.api('GET', '/v1/notifications');
     expect(notes.notifications).toContainEqual(expect.objectContaining({ kind: 'booking.cancelled', data: expect.objectContaining({ booking_id: booking.booking_id, reason: 'Moved to the offsite next week' }) }));

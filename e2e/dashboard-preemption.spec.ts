@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './test';
 import { berlin, berlinDate, dashboardOwner, expectAccessible, signInWithPassword, snap } from './dashboard';
 import { waitForMail } from './mailbox';
 import { PROJECT_ROOT, usesPostgres } from './servers';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import { berlin, dashboardOwner, expectAccessible, signInWithPassword, snap } from './dashboard';
 import { usesPostgres } from './servers';
 
@@ -57,6 +57,11 @@ test.describe('journey 3 (owner): review proposals on the week view', () => {
     await page.keyboard.press('Enter');
     await expect(page.getByTestId('review-outcome')).toContainText('Approved and booked');
     await snap(page, info, '02-approved');
+    // "See the booking" reads as a link in the green box, in light and dark (axe link-in-text-block, issue 45 item 5).
+    await expectAccessible(page, 'approved');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expectAccessible(page, 'approved (dark)');
+    await page.emulateMedia({ colorScheme: 'light' });
     const approved = await owner.api('GET', `/v1/booking-proposals/${first.proposal_id}`);
     expect(approved).toMatchObject({ status: 'booked', booking_id: expect.any(String) });
     const booking = await owner.api('GET', `/v1/bookings/${approved.booking_id}`);
@@ -67,10 +72,11 @@ test.describe('journey 3 (owner): review proposals on the week view', () => {
     await page.getByRole('link', { name: /Review on your week\s*: Roadmap sync/ }).click();
     await page.getByRole('button', { name: 'Decline' }).click();
     const dialog = page.getByRole('dialog', { name: 'Decline this request?' });
-    await dialog.getByLabel('Reason (optional)').fill('Out that week; ask again after the 5th.');
+    await dialog.getByLabel('Reason (optional)').fill('Out that week; could we try after the 5th?');
     await snap(page, info, '03-decline-dialog');
     await dialog.getByRole('button', { name: 'Decline request' }).click();
-    await expect(page.getByTestId('review-outcome')).toContainText('Declined: Out that week');
+    // The reason's own question mark ends the sentence: no "?." (issue 45 item 9).
+    await expect(page.getByTestId('review-outcome')).toHaveText('Declined: Out that week; could we try after the 5th?');
     expect(await owner.api('GET', `/v1/booking-proposals/${second.proposal_id}`)).toMatchObject({ status: 'declined' });
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Inbox' }).click();
     await expect(page.getByText('Nothing waits for your review.')).toBeVisible();

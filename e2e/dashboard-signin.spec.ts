@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import { berlin, dashboardOwner, expectAccessible, signInWithPassword, snap } from './dashboard';
 import { linksIn, waitForMail } from './mailbox';
 import { baseUrls, usesPostgres } from './servers';

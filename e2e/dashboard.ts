@@ -2,9 +2,10 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type APIRequestContext, type Page, type TestInfo } from '@playwright/test';
+import { expect, type APIRequestContext, type Page, type TestInfo } from './test';
 import { Temporal } from 'temporal-polyfill';
 import { bootstrapKey } from './bootstrapKey';
+import { claimJourneyCustomer } from './journeyPool';
 import { baseUrls, databaseUrl, PROJECT_ROOT } from './servers';
 
 const run = promisify(execFile);
@@ -15,20 +16,24 @@ export type DashboardOwner = { email: string; password: string; key: string; bas
 /**
  * A fresh customer with an owner in Europe/Berlin (Mon-Fri 09:00-17:00,
  * lunch blocked, at most 6 meeting hours a day), classes external (50) and
- * internal (30), and a dashboard password set through the CLI.
+ * internal (30), and a dashboard password: set through the CLI with
+ * PostgreSQL; with the embedded database (which the CLI cannot open while
+ * the server runs) the owner and password of a customer made before the
+ * server started (e2e/journeyPool.ts).
  */
 export async function dashboardOwner(request: APIRequestContext, label: string): Promise<DashboardOwner> {
+  const claimed = databaseUrl ? null : claimJourneyCustomer();
   const suffix = randomBytes(4).toString('hex');
-  const { api_key } = await bootstrapKey(`E2E ${label} ${suffix}`);
+  const api_key = claimed?.api_key ?? (await bootstrapKey(`E2E ${label} ${suffix}`)).api_key;
   const base = baseUrls[0];
-  const email = `${label}-${suffix}@e2e.example`;
+  const email = claimed?.owner_email ?? `${label}-${suffix}@e2e.example`;
   const api: DashboardOwner['api'] = async (method, path, data) => {
     const res = await request.fetch(`${base}${path}`, { method, headers: { Authorization: `Bearer ${api_key}`, 'Idempotency-Key': randomBytes(8).toString('hex') }, data });
     const body = await res.json();
     expect(res.ok(), `${method} ${path}: ${JSON.stringify(body)}`).toBe(true);
     return body;
   };
-  await api('POST', '/v1/owners', { email, name: 'Erin Example', time_zone: TZ });
+  if (!claimed) await api('POST', '/v1/owners', { email, name: 'Erin Example', time_zone: TZ });
   const days = ['mon', 'tue', 'wed', 'thu', 'fri'];
   await api('PUT', '/v1/schedule-rules', {
     owner_email: email,
@@ -38,12 +43,14 @@ export async function dashboardOwner(request: APIRequestContext, label: string):
   });
   await api('POST', '/v1/meeting-classes', { name: 'external', priority: 50, preempt_policy: 'preempt_lower' });
   await api('POST', '/v1/meeting-classes', { name: 'internal', priority: 30, preempt_policy: 'preempt_lower' });
-  const password = `pw-${randomBytes(9).toString('base64url')}`;
-  await run('npm', ['run', '-s', 'cli', '--', 'set-password', '--email', email, '--password', password], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PGLITE_DIR: '', DB_DRIVER: '' },
-    timeout: 90_000,
-  });
+  const password = claimed?.owner_password ?? `pw-${randomBytes(9).toString('base64url')}`;
+  if (!claimed) {
+    await run('npm', ['run', '-s', 'cli', '--', 'set-password', '--email', email, '--password', password], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl, PGLITE_DIR: '', DB_DRIVER: '' },
+      timeout: 90_000,
+    });
+  }
   return { email, password, key: api_key, base, api };
 }
 

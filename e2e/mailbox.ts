@@ -8,7 +8,7 @@ import { linksIn, type ReceivedMail } from '../tests/helpers/smtp';
  * pointing at it), writing every message it receives as a JSON file under
  * E2E_MAIL_DIR, so specs in any worker can read their mail.
  */
-export const mailDir = (): string => process.env.E2E_MAIL_DIR!;
+const mailDir = (): string => process.env.E2E_MAIL_DIR!;
 
 export function writeMail(m: ReceivedMail): void {
   const file = path.join(mailDir(), `${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
@@ -17,7 +17,7 @@ export function writeMail(m: ReceivedMail): void {
 }
 
 /** Every message so far (only those received at or after `after` ms, when given). */
-function readAll(after = 0): ReceivedMail[] {
+export function readAll(after = 0): ReceivedMail[] {
   const dir = mailDir();
   return fs
     .readdirSync(dir)

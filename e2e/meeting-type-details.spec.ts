@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from './test';
 import postgres from 'postgres';
 import { dashboardOwner, expectAccessible, signInWithPassword, snap } from './dashboard';
 import { verificationMail } from './publicFixtures';
@@ -92,14 +92,17 @@ test.describe('issue 23: meeting type details and dialogs that fit the screen', 
     await dialog.getByLabel('Description (optional)').fill(DESCRIPTION);
     await dialog.getByLabel('Location (optional)').fill(VIDEO);
     await dialog.getByLabel('Minimum notice (hours)').fill('48');
+    // Buffers (docs/arbitration.md "Buffers"): time kept free around each meeting of the type.
+    await dialog.getByLabel('Free before (minutes)').fill('10');
+    await dialog.getByLabel('Free after (minutes)').fill('5');
     await dialog.getByRole('checkbox', { name: /Book instantly/ }).check();
     await snap(page, info, '14-02-type-dialog-filled');
     await expectReachable(page, dialog, save, DESKTOP);
     await save.click();
     await expect(dialog).toBeHidden();
-    await expect(page.getByRole('list', { name: `Meeting types of ${alias}` })).toContainText('48 h notice · books instantly · has a location');
+    await expect(page.getByRole('list', { name: `Meeting types of ${alias}` })).toContainText('48 h notice · 10/5 min kept free before/after · books instantly · has a location');
     const saved = await owner.api('GET', `/v1/public-scheduling/links/${link.link_id}/meeting-types/intro`);
-    expect(saved).toMatchObject({ description: DESCRIPTION, location: VIDEO, min_notice_hours: 48, book_instantly: true });
+    expect(saved).toMatchObject({ description: DESCRIPTION, location: VIDEO, min_notice_hours: 48, buffer_before_minutes: 10, buffer_after_minutes: 5, book_instantly: true });
     // The same dialog on a phone: its button is reachable too.
     await page.setViewportSize(PHONE);
     await page.getByRole('button', { name: 'Edit Intro call' }).click();
@@ -130,6 +133,9 @@ test.describe('issue 23: meeting type details and dialogs that fit the screen', 
     await rp.getByLabel('Your email').fill(email);
     await rp.getByRole('button', { name: 'Send request' }).click();
     await expect(rp.getByRole('heading', { name: 'Check your email' })).toBeVisible();
+    // An instant type speaks of a booking, not of a review (issue 45 item 9).
+    await expect(rp.getByText('only then is the time booked, at once if it is still free')).toBeVisible();
+    await expect(rp.getByText('for review.')).toHaveCount(0);
 
     // Confirming the email books it at once (book instantly, a free time): the status page shows the location.
     const mail = await verificationMail(email);
@@ -140,6 +146,8 @@ test.describe('issue 23: meeting type details and dialogs that fit the screen', 
     await rp.getByRole('link', { name: "See your request's status" }).click();
     await expect(rp.locator('[data-status]')).toHaveAttribute('data-status', 'booked');
     await expect(rp.getByRole('heading', { name: 'Your meeting is booked' })).toBeVisible();
+    await expect(rp.getByText('The time was free, so it is booked.')).toBeVisible();
+    await expect(rp.getByText('accepted your request')).toHaveCount(0);
     await expect(rp.getByRole('link', { name: VIDEO })).toHaveAttribute('href', VIDEO);
     await snap(rp, info, '14-07-status-booked-location');
     await expectAccessible(rp, 'status page, booked at once');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import { parsePrometheusText, sampleValue, type Family } from '../tests/helpers/promText';
 import { bootstrapKey } from './bootstrapKey';
 import { baseUrls } from './servers';

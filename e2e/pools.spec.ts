@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './test';
 import postgres from 'postgres';
 import { bootstrapKey } from './bootstrapKey';
 import { base, expectAccessible, rest as restCall, screenshots, setPassword, signIn } from './console';

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Page } from './test';
 import { berlin, berlinDate, dashboardOwner, expectAccessible, signInWithPassword, snap, type DashboardOwner } from './dashboard';
 import { waitForMail } from './mailbox';
 import { verificationMail } from './publicFixtures';

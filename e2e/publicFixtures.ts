@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { expect, type APIRequestContext, type Browser, type BrowserContext, type Locator, type Page, type TestInfo } from '@playwright/test';
-import { bootstrapKey, seededDemo } from './bootstrapKey';
+import { expect, type APIRequestContext, type Browser, type BrowserContext, type Locator, type Page, type TestInfo } from './test';
+import { bootstrapKey } from './bootstrapKey';
+import { claimJourneyCustomer } from './journeyPool';
 import { linksIn, waitForMail } from './mailbox';
 import { baseUrls, databaseUrl, PROJECT_ROOT } from './servers';
 
@@ -39,7 +40,7 @@ export async function publicLink(request: APIRequestContext, label: string, exis
     });
     expect(rules.status(), await rules.text()).toBe(200);
   }
-  await post('/v1/meeting-classes', { name: 'external', priority: 50 }, [201, 409]); // the embedded run shares one customer
+  await post('/v1/meeting-classes', { name: 'external', priority: 50 }, existing ? [201, 409] : [201]); // an owner's customer may have it already
   const alias = `e2e-${label}-${suffix}`;
   const link = await post('/v1/public-scheduling/links', { owner_email: ownerEmail, alias, title: 'Book time with Ada' });
   const slug = 'intro';
@@ -51,29 +52,32 @@ export async function publicLink(request: APIRequestContext, label: string, exis
 export type DashboardOwner = { key: string; ownerEmail: string; ownerName: string };
 
 /**
- * Embedded database: the demo owner seeded before the server started (the CLI
- * cannot open the database while the server runs). PostgreSQL: a new owner
- * (every day 07:00-21:00) whose password the CLI sets.
+ * A new customer whose owner (every day 07:00-21:00) may sign in. PostgreSQL: minted with the
+ * CLI, which also sets the password. Embedded database (the CLI cannot open it while the server
+ * runs): one of the customers made before the server started, its owner's password already set
+ * (e2e/journeyPool.ts).
  */
 export async function dashboardOwner(request: APIRequestContext, label: string): Promise<DashboardOwner> {
-  const demo = seededDemo();
-  if (demo) return { key: demo.api_key, ownerEmail: demo.owner_email, ownerName: 'Dana Demo' };
+  const claimed = databaseUrl ? null : claimJourneyCustomer();
   const suffix = randomBytes(4).toString('hex');
-  const { api_key } = await bootstrapKey(`E2E owner ${label} ${suffix}`);
-  const ownerEmail = `dash-owner-${suffix}@e2e.example`;
+  const api_key = claimed?.api_key ?? (await bootstrapKey(`E2E owner ${label} ${suffix}`)).api_key;
+  const ownerEmail = claimed?.owner_email ?? `dash-owner-${suffix}@e2e.example`;
+  const ownerName = claimed?.owner_name ?? 'Ada Lovelace';
   const headers = { Authorization: `Bearer ${api_key}` };
-  expect((await request.post(`${baseUrls[0]}/v1/owners`, { headers, data: { email: ownerEmail, name: 'Ada Lovelace', time_zone: 'Europe/Berlin' } })).status()).toBe(201);
+  if (!claimed) expect((await request.post(`${baseUrls[0]}/v1/owners`, { headers, data: { email: ownerEmail, name: ownerName, time_zone: 'Europe/Berlin' } })).status()).toBe(201);
   const rules = await request.put(`${baseUrls[0]}/v1/schedule-rules`, {
     headers,
     data: { owner_email: ownerEmail, working_hours: { mon: WORKING, tue: WORKING, wed: WORKING, thu: WORKING, fri: WORKING, sat: WORKING, sun: WORKING }, hard_blocks: [] },
   });
   expect(rules.status(), await rules.text()).toBe(200);
-  await run('npm', ['run', '-s', 'cli', '--', 'set-password', '--email', ownerEmail, '--password', `pw-${suffix}-${randomBytes(6).toString('hex')}`], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PGLITE_DIR: '', DB_DRIVER: '' },
-    timeout: 90_000,
-  });
-  return { key: api_key, ownerEmail, ownerName: 'Ada Lovelace' };
+  if (!claimed) {
+    await run('npm', ['run', '-s', 'cli', '--', 'set-password', '--email', ownerEmail, '--password', `pw-${suffix}-${randomBytes(6).toString('hex')}`], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl, PGLITE_DIR: '', DB_DRIVER: '' },
+      timeout: 90_000,
+    });
+  }
+  return { key: api_key, ownerEmail, ownerName };
 }
 
 /** A browser context signed in as `email` through the emailed sign-in link (Auth.js email provider, real SMTP). */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './test';
 import { waitForMail } from './mailbox';
 import { dashboardOwner, expectAccessible, expectNoLeaks, ownerSignedIn, publicLink, screenshot, timeLabel, verificationMail } from './publicFixtures';
 import { baseUrls } from './servers';

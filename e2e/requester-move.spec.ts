@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './test';
 import { linksIn, waitForMail } from './mailbox';
 import { dashboardOwner, expectAccessible, expectNoLeaks, ownerSignedIn, publicLink, screenshot, timeLabel, verifiedProposal } from './publicFixtures';
 

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import { baseUrls, usesPostgres, usesRedis } from './servers';
 
 test('home page renders and shows live service status', async ({ page }) => {

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import { startOtlpReceiver, traceOf, type OtlpReceiver } from '../tests/helpers/otlpReceiver';
 import { bootstrapKey } from './bootstrapKey';
 import { databaseUrl } from './servers';

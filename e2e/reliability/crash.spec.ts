@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test, type TestInfo } from '@playwright/test';
+import { expect, test, type TestInfo } from '../test';
 import { baseUrls, PROJECT_ROOT, usesPostgres } from '../servers';
 import {
   call,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../test';
 import { databaseUrl, usesPostgres, usesRedis } from '../servers';
 import { bootstrapKey } from '../bootstrapKey';
 import { sleep } from './lib';

@@ -156,7 +156,7 @@ export function percentile(values: number[], p: number): number {
 // ---------------------------------------------------------------- error vocabulary (docs/api.md "3. Errors")
 
 /** docs/api.md "9. Arbitration, counter-proposals and alternatives": the reasons an ARBITRATION_REJECTED may carry. */
-export const SPEC_ARBITRATION_REASONS = new Set([
+const SPEC_ARBITRATION_REASONS = new Set([
   'NO_CAPACITY',
   'WORKING_HOURS',
   'OFF_DAY',
@@ -166,9 +166,9 @@ export const SPEC_ARBITRATION_REASONS = new Set([
   'COUNTER_PROPOSED',
 ]);
 /** docs/api.md "3. Errors": NO_SLOTS_AVAILABLE reason_code values. */
-export const SPEC_NO_SLOTS_REASON_CODES = new Set(['NO_FREE_SLOTS', 'DAILY_HOURS_LIMIT', 'OFF_DAY', 'WORKING_HOURS', 'HARD_BLOCK']);
+const SPEC_NO_SLOTS_REASON_CODES = new Set(['NO_FREE_SLOTS', 'DAILY_HOURS_LIMIT', 'OFF_DAY', 'WORKING_HOURS', 'HARD_BLOCK']);
 /** docs/arbitration.md "Counter-proposals and alternatives": alternatives' reason_code when counter-proposing. */
-export const ALTERNATIVE_REASON_CODES = new Set(['capacity_conflict', 'working_hours', 'off_day', 'daily_hours_limit']);
+const ALTERNATIVE_REASON_CODES = new Set(['capacity_conflict', 'working_hours', 'off_day', 'daily_hours_limit']);
 
 /**
  * Problems with a 409 that says "somebody else has this time": the code must
@@ -240,12 +240,12 @@ export class KeyPool {
   }
 }
 
-export const AGENT_PERMISSIONS = ['read_availability', 'create_holds', 'create_bookings', 'create_proposals'];
+const AGENT_PERMISSIONS = ['read_availability', 'create_holds', 'create_bookings', 'create_proposals'];
 
 export type Customer = { customerId: string; adminKey: string; adminAgentId: string };
 
 /** A new customer (CLI bootstrap on the shared database) with one meeting class. */
-export async function newCustomer(label: string, base: string, meetingClass = { name: 'internal', priority: 30 }): Promise<Customer> {
+export async function newCustomer(label: string, base: string, meetingClass: Record<string, unknown> = { name: 'internal', priority: 30 }): Promise<Customer> {
   const created = await bootstrapKey(`${label} ${suffix()}`);
   const r = await paced(base, 'POST', '/v1/meeting-classes', { key: created.api_key, body: meetingClass });
   if (r.status !== 201) throw new Error(`meeting class: ${r.status} ${r.text}`);

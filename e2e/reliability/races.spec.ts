@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { expect, test, type TestInfo } from '@playwright/test';
+import { expect, test, type TestInfo } from '../test';
 import { baseUrls, usesPostgres, usesRedis } from '../servers';
 import {
   call,

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../test';
 import { baseUrls, usesPostgres } from '../servers';
 import { call, mintKeys, newCustomer, newOwner, openDb, suffix, type Customer, type PoolKey, type Sql } from './lib';
 import { RECOVERY_CASES, rewindToCrashAfterCommit, stable } from './recovery';

@@ -6,7 +6,7 @@
  * is back to `in_flight` without a response, and its 30 s lease has ended.
  * Used by recovery.spec.ts and bug-recovered-response-drops-warnings.spec.ts.
  */
-import { expect } from '@playwright/test';
+import { expect } from '../test';
 import { baseUrls } from '../servers';
 import { call, iso, type PoolKey, type Reply, type Sql } from './lib';
 

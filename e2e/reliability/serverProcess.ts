@@ -100,6 +100,10 @@ export async function productionServer(extra: Record<string, string> = {}): Prom
     TRUST_PROXY: '',
     PUBLIC_BASE_URL: '',
     LOG_LEVEL: 'silent',
+    // Mail to the run's mailbox, as the shared instances send it: a server of a test's own runs the
+    // workers too (reminders, invitations), and without SMTP it would only log what it sends.
+    SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
+    MAIL_FROM: 'Scheduling <no-reply@e2e.example>',
     ...extra,
   });
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../test';
 import { PROJECT_ROOT, usesPostgres } from '../servers';
 import { call, newCustomer, sleep } from './lib';
 import { freePort, productionServer, type ServerProcess } from './serverProcess';

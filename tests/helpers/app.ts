@@ -1,8 +1,10 @@
 import { getDb, getDbHandle } from '@/server/db';
 import { bootstrapCustomer } from '@/server/domain/customerService';
 import { newId } from '@/server/domain/ids';
+import { OpenApiValidator, OpenApiViolationError, isDocumentedArea, type Answer } from './openapiValidator';
 import { listRouteFiles, matchRoute } from './routes';
 import { registerSecretsIn } from './secretRegistry';
+import { timeTwinViolations } from './timeTwins';
 
 /**
  * Calls the real route handlers in-process with real Request objects: the
@@ -31,7 +33,42 @@ export type ApiOptions = {
   bodySecrets?: boolean;
 };
 
+/**
+ * Every answer api() receives under /v1 and /public is checked against the OpenAPI document the
+ * service serves (tests/helpers/openapiValidator.ts): a departure fails the test at the call.
+ * OPENAPI_VIOLATIONS_LOG=<file> records them there (one JSON line each) instead, to list every
+ * departure of a whole run at once (docs/architecture.md).
+ */
+let validator: Promise<OpenApiValidator> | undefined;
+function servedValidator(): Promise<OpenApiValidator> {
+  validator ??= callRoute('GET', '/v1/openapi.json', {}).then(({ body }) => new OpenApiValidator(body));
+  return validator;
+}
+
+export async function checkAnswer(answer: Answer): Promise<void> {
+  if (!isDocumentedArea(answer.path)) return;
+  const twins = timeTwinViolations(answer.body);
+  if (twins.length) throw new Error(`time twins of ${answer.method} ${answer.path} break the time oracle: ${twins.join('; ')}`);
+  const violations = (await servedValidator()).check(answer);
+  if (violations.length === 0) return;
+  const log = process.env.OPENAPI_VIOLATIONS_LOG;
+  if (log) {
+    // vitest only here: tests/integration/mcp/seedStdio.ts runs api() outside the runner
+    const [{ appendFileSync }, { expect }] = await Promise.all([import('node:fs'), import('vitest')]);
+    const { currentTestName, testPath } = expect.getState();
+    appendFileSync(log, violations.map((v) => `${JSON.stringify({ ...v, test: currentTestName, file: testPath })}\n`).join(''));
+    return;
+  }
+  throw new OpenApiViolationError(violations);
+}
+
 export async function api<T = any>(method: string, pathAndQuery: string, opts: ApiOptions = {}): Promise<ApiResponse<T>> {
+  const res = await callRoute<T>(method, pathAndQuery, opts);
+  await checkAnswer({ method, path: new URL(pathAndQuery, 'http://scheduler.test').pathname, status: res.status, contentType: res.headers.get('content-type'), body: res.body });
+  return res;
+}
+
+async function callRoute<T>(method: string, pathAndQuery: string, opts: ApiOptions): Promise<ApiResponse<T>> {
   const url = new URL(pathAndQuery, 'http://scheduler.test');
   const match = matchRoute(routeFiles, url.pathname);
   if (!match) throw new Error(`no route file for ${url.pathname}`);

@@ -10,7 +10,9 @@ import type { AddressInfo } from 'node:net';
  * back with a code), Calendar v3 calendarList, events list (timeMin/timeMax or syncToken, 410 for a dropped
  * token, cancelled items in deltas), insert and delete. Not the real service.
  */
-export type FakeEvent = { id: string; iCalUID: string; status: 'confirmed' | 'cancelled'; start: { dateTime: string }; end: { dateTime: string }; summary?: string; rev: number };
+type FakeEvent = { id: string; iCalUID: string; status: 'confirmed' | 'cancelled'; start: { dateTime: string }; end: { dateTime: string }; summary?: string; rev: number; hangoutLink?: string; conferenceData?: Record<string, unknown> };
+/** What the fake's Meet answers a conferenceData.createRequest with (Calendar v3 ConferenceRequestStatus.statusCode). */
+type ConferenceMode = 'success' | 'pending' | 'failure';
 
 export type FakeGoogle = {
   url: string;
@@ -28,6 +30,8 @@ export type FakeGoogle = {
   authorize: { deny: boolean };
   /** The query of every /authorize request (client_id, redirect_uri, state, code_challenge, ...). */
   authorizeRequests: Record<string, string>[];
+  /** How createRequests are answered from now on (default success); `pending` ones succeed on the next PATCH. */
+  conference: { mode: ConferenceMode };
   close(): Promise<void>;
 };
 
@@ -41,6 +45,32 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
   const counts = { refresh: 0, fullLists: 0, deltaLists: 0, gone410: 0 };
   const authorize = { deny: false };
   const authorizeRequests: Record<string, string>[] = [];
+  const conference = { mode: 'success' as ConferenceMode };
+  /**
+   * conferenceData.createRequest, honoured only with ?conferenceDataVersion=1 (as Calendar v3 documents):
+   * success gives a Meet conference (conferenceId, entryPoints video, hangoutLink); a conference already
+   * made is kept on later writes; pending is answered pending and made on the next write.
+   */
+  const meet = (e: FakeEvent, b: { conferenceData?: { createRequest?: { requestId?: string; conferenceSolutionKey?: { type?: string } } } }, version: string | null) => {
+    const ask = version === '1' ? b.conferenceData?.createRequest : undefined;
+    const had = e.conferenceData as { createRequest?: { status?: { statusCode?: string } } } | undefined;
+    if (!ask && had?.createRequest?.status?.statusCode !== 'pending') return;
+    if (had && had.createRequest?.status?.statusCode === 'success') return;
+    const request = { requestId: ask?.requestId ?? 'retry', conferenceSolutionKey: { type: ask?.conferenceSolutionKey?.type ?? 'hangoutsMeet' } };
+    const mode = had?.createRequest?.status?.statusCode === 'pending' ? 'success' : conference.mode;
+    if (mode !== 'success') {
+      e.conferenceData = { createRequest: { ...request, status: { statusCode: mode } } };
+      return;
+    }
+    const id = `${token('m').slice(2, 5)}-${token('m').slice(2, 6)}-${token('m').slice(2, 5)}`;
+    e.hangoutLink = `https://meet.google.com/${id}`;
+    e.conferenceData = {
+      createRequest: { ...request, status: { statusCode: 'success' } },
+      entryPoints: [{ entryPointType: 'video', uri: e.hangoutLink, label: `meet.google.com/${id}` }],
+      conferenceSolution: { key: { type: 'hangoutsMeet' }, name: 'Google Meet' },
+      conferenceId: id,
+    };
+  };
   const token = (p: string) => `${p}-${crypto.randomBytes(8).toString('hex')}`;
   const grant = () => {
     const a = token('at');
@@ -127,6 +157,7 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
       const b = JSON.parse(raw) as { iCalUID?: string; summary?: string; start: { dateTime: string }; end: { dateTime: string } };
       const id = token('ev');
       const e: FakeEvent = { id, iCalUID: b.iCalUID ?? `${id}@google.com`, status: 'confirmed', start: { dateTime: b.start.dateTime }, end: { dateTime: b.end.dateTime }, summary: b.summary, rev: ++rev };
+      meet(e, b as Parameters<typeof meet>[1], url.searchParams.get('conferenceDataVersion'));
       events.set(id, e);
       return send(res, 200, { ...e, etag: `"${e.rev}"` });
     }
@@ -134,6 +165,7 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
       const e = events.get(decodeURIComponent(m[2]));
       if (!e) return send(res, 404, { error: { code: 404 } });
       const b = JSON.parse(raw) as { summary?: string; start?: { dateTime: string }; end?: { dateTime: string } };
+      meet(e, b as Parameters<typeof meet>[1], url.searchParams.get('conferenceDataVersion'));
       Object.assign(e, { ...(b.start ? { start: { dateTime: b.start.dateTime } } : {}), ...(b.end ? { end: { dateTime: b.end.dateTime } } : {}), ...(b.summary ? { summary: b.summary } : {}), rev: ++rev });
       return send(res, 200, { ...e, etag: `"${e.rev}"` });
     }
@@ -155,6 +187,7 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
     counts,
     authorize,
     authorizeRequests,
+    conference,
     issueCode(challenge) {
       const c = token('code');
       codes.set(c, challenge);

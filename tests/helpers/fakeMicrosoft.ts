@@ -13,7 +13,18 @@ import type { AddressInfo } from 'node:net';
  * same id and iCalUId, answers the event), `DELETE /me/events/{id}`.
  * Times are answered in UTC (the client sends `Prefer: outlook.timezone="UTC"`).
  */
-export type GraphEvent = { id: string; iCalUId: string; subject?: string; start: { dateTime: string; timeZone: 'UTC' }; end: { dateTime: string; timeZone: 'UTC' }; removed: boolean; rev: number };
+type GraphEvent = { id: string; iCalUId: string; subject?: string; start: { dateTime: string; timeZone: 'UTC' }; end: { dateTime: string; timeZone: 'UTC' }; removed: boolean; rev: number; isOnlineMeeting?: boolean; onlineMeeting?: { joinUrl: string; conferenceId: string } | null };
+
+/**
+ * An event made an online meeting (Graph `isOnlineMeeting: true`, `onlineMeetingProvider: teamsForBusiness`):
+ * the answer carries `onlineMeeting.joinUrl` (onlineMeetingInfo). Kept on later PATCHes that do not mention it.
+ */
+function onlineMeeting(e: GraphEvent, b: { isOnlineMeeting?: boolean; onlineMeetingProvider?: string }) {
+  if (!b.isOnlineMeeting || e.onlineMeeting) return;
+  const conferenceId = String(crypto.randomInt(100_000_000, 999_999_999));
+  e.isOnlineMeeting = true;
+  e.onlineMeeting = { joinUrl: `https://teams.microsoft.com/l/meetup-join/19%3ameeting_${crypto.randomBytes(6).toString('hex')}%40thread.v2/0`, conferenceId };
+}
 
 export type FakeMicrosoft = {
   url: string;
@@ -89,7 +100,7 @@ export async function startFakeMicrosoft(): Promise<FakeMicrosoft> {
     if (url.pathname === '/v1.0/me/calendars' && req.method === 'GET') {
       return send(res, 200, { value: [{ id: 'AAMkCal1', name: 'Calendar', isDefaultCalendar: true, canEdit: true }, { id: 'AAMkCal2', name: 'Birthdays', isDefaultCalendar: false, canEdit: false }] });
     }
-    const view = (e: GraphEvent) => (e.removed ? { id: e.id, '@removed': { reason: 'deleted' } } : { id: e.id, iCalUId: e.iCalUId, subject: e.subject, showAs: 'busy', isAllDay: false, isCancelled: false, start: e.start, end: e.end });
+    const view = (e: GraphEvent) => (e.removed ? { id: e.id, '@removed': { reason: 'deleted' } } : { id: e.id, iCalUId: e.iCalUId, subject: e.subject, showAs: 'busy', isAllDay: false, isCancelled: false, start: e.start, end: e.end, isOnlineMeeting: e.isOnlineMeeting ?? false, onlineMeetingProvider: e.isOnlineMeeting ? 'teamsForBusiness' : 'unknown', onlineMeeting: e.onlineMeeting ?? null });
     if (url.pathname === '/v1.0/me/calendarView/delta' && req.method === 'GET') {
       const token = url.searchParams.get('$deltatoken');
       const skip = Number(url.searchParams.get('$skip') ?? 0);
@@ -119,9 +130,10 @@ export async function startFakeMicrosoft(): Promise<FakeMicrosoft> {
       return send(res, 200, { value: page.map(view), '@odata.deltaLink': `${base}/v1.0/me/calendarView/delta?$deltatoken=${epoch}.${rev}` });
     }
     if (url.pathname === '/v1.0/me/events' && req.method === 'POST') {
-      const b = JSON.parse(raw) as { subject?: string; start: { dateTime: string }; end: { dateTime: string } };
+      const b = JSON.parse(raw) as { subject?: string; start: { dateTime: string }; end: { dateTime: string }; isOnlineMeeting?: boolean; onlineMeetingProvider?: string };
       const id = tok('AAMk');
       const e: GraphEvent = { id, iCalUId: `040000008200E00074C5B7101A82E008${crypto.randomBytes(8).toString('hex')}`, subject: b.subject, start: { dateTime: graphTime(`${b.start.dateTime}Z`), timeZone: 'UTC' }, end: { dateTime: graphTime(`${b.end.dateTime}Z`), timeZone: 'UTC' }, removed: false, rev: ++rev };
+      onlineMeeting(e, b);
       events.set(id, e);
       counts.created++;
       return send(res, 201, { ...view(e), '@odata.etag': `W/"${e.rev}"` });
@@ -130,7 +142,8 @@ export async function startFakeMicrosoft(): Promise<FakeMicrosoft> {
     if (del && req.method === 'PATCH') {
       const e = events.get(decodeURIComponent(del[1]));
       if (!e || e.removed) return send(res, 404, { error: { code: 'ErrorItemNotFound' } });
-      const b = JSON.parse(raw) as { subject?: string; start?: { dateTime: string }; end?: { dateTime: string } };
+      const b = JSON.parse(raw) as { subject?: string; start?: { dateTime: string }; end?: { dateTime: string }; isOnlineMeeting?: boolean; onlineMeetingProvider?: string };
+      onlineMeeting(e, b);
       if (b.subject !== undefined) e.subject = b.subject;
       if (b.start) e.start = { dateTime: graphTime(`${b.start.dateTime}Z`), timeZone: 'UTC' };
       if (b.end) e.end = { dateTime: graphTime(`${b.end.dateTime}Z`), timeZone: 'UTC' };

@@ -4,7 +4,7 @@
  * metric and label names, label value escapes and sample values are checked; a histogram's
  * samples are `_bucket` (with `le`), `_sum` and `_count`. Anything else throws with the line.
  */
-export type Sample = { name: string; labels: Record<string, string>; value: number };
+type Sample = { name: string; labels: Record<string, string>; value: number };
 export type Family = { name: string; type: 'counter' | 'gauge' | 'histogram' | 'summary' | 'untyped'; help: string; samples: Sample[] };
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;

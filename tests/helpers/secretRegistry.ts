@@ -16,7 +16,7 @@ export const LOG_CAPTURE_DIR = Symbol.for('agent-scheduler.test-log-capture-dir'
  * fails if it appears in any captured log line. Prefixed secrets (`ak_`, `rc_`, `pt_`, `cv_`,
  * `whsec_`) are found by shape and need no registration.
  */
-export function registerTestSecret(value: string): void {
+function registerTestSecret(value: string): void {
   if (value.length < 8 || value.includes('\n')) return;
   const dir = (globalThis as { [LOG_CAPTURE_DIR]?: string })[LOG_CAPTURE_DIR];
   if (dir) fs.appendFileSync(path.join(dir, `${SECRETS_FILE_PREFIX}${process.pid}-${threadId}.txt`), value + '\n');

@@ -1,6 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
+/**
+ * How long a test waits for a mail by default: invitations and notices go out from background
+ * workers after the commit, and on a loaded 2-core CI host a few seconds were seen to pass.
+ */
+const MAIL_WAIT_MS = 15_000;
+
 /** A message the test SMTP server received, with its text body decoded. */
 export type ReceivedMail = { from: string; to: string[]; subject: string; text: string; raw: string };
 
@@ -73,8 +79,8 @@ export async function startSmtp(opts: { port?: number; onMessage?: (m: ReceivedM
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`no mail to ${to} within ${opts.timeoutMs ?? 5000} ms (got ${messages.length}: ${messages.map((m) => `${m.to.join(',')} ${m.subject}`).join('; ')})`));
-        }, opts.timeoutMs ?? 5000);
+          reject(new Error(`no mail to ${to} within ${opts.timeoutMs ?? MAIL_WAIT_MS} ms (got ${messages.length}: ${messages.map((m) => `${m.to.join(',')} ${m.subject}`).join('; ')})`));
+        }, opts.timeoutMs ?? MAIL_WAIT_MS);
         waiters.add(check);
         check();
       });
@@ -146,13 +152,13 @@ function textOf(part: Part): string {
   return /^text\/plain/i.test(type) || !part.headers.has('content-type') ? decodeBody(part) : '';
 }
 
-export function parseMessage(raw: string): { subject: string; text: string } {
+function parseMessage(raw: string): { subject: string; text: string } {
   const top = splitPart(raw);
   return { subject: decodeHeader(top.headers.get('subject') ?? ''), text: textOf(top) };
 }
 
 /** Every leaf part of a raw message: its headers and decoded body. */
-export function leafPartsOf(raw: string): Part[] {
+function leafPartsOf(raw: string): Part[] {
   const out: Part[] = [];
   const walk = (part: Part) => {
     const type = part.headers.get('content-type') ?? 'text/plain';

@@ -19,6 +19,7 @@ function week(events: Partial<WeekView['events'][number]>[], configured = true):
     previous_week: '2029-12-31',
     next_week: '2030-01-14',
     this_week: '2030-01-07',
+    next_meeting_week: false,
     today: '2030-01-07',
     days: [day('2030-01-07', [{ start: '2030-01-07T09:00:00.000Z', end: '2030-01-07T17:00:00.000Z' }], [{ start: '2030-01-07T12:00:00.000Z', end: '2030-01-07T13:00:00.000Z' }])],
     events: events.map((e, i) => ({

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { placeInLanes } from '@/components/calendar/lanes';
-import { classColour, dayClock, formatRange, minutesIntoDay } from '@/components/calendar/format';
+import { dayClock, formatClockSpan, minutesIntoDay } from '@/components/ui/time-format';
+import { classColour } from '@/components/calendar/display';
 
 describe('week grid layout', () => {
   it('puts overlapping blocks side by side and lets a later block reuse a freed lane', () => {
@@ -20,7 +21,7 @@ describe('week grid layout', () => {
     expect(minutesIntoDay('2026-03-29T08:00:00.000Z', dayStart, 'Europe/Berlin')).toBe(10 * 60); // 10:00 CEST
     expect(minutesIntoDay('2026-03-29T22:00:00.000Z', dayStart, 'Europe/Berlin')).toBe(1440); // next midnight
     expect(minutesIntoDay(dayStart, dayStart, 'Europe/Berlin')).toBe(0);
-    expect(formatRange('2026-03-29T08:00:00.000Z', '2026-03-29T09:30:00.000Z', 'Europe/Berlin')).toBe('10:00–11:30');
+    expect(formatClockSpan('2026-03-29T08:00:00.000Z', '2026-03-29T09:30:00.000Z', 'Europe/Berlin')).toBe('10:00–11:30');
   });
 
   it('a day clock counts as minutesIntoDay does, by arithmetic on a 24-hour day and through Intl on a DST day', () => {

@@ -13,10 +13,10 @@ beforeAll(async () => {
   admin = await newCustomer();
 });
 
-async function ownerOf(email: string) {
+async function ownerOf(email: string, now: () => Date = () => new Date()) {
   const [o] = await (await getDb()).select().from(owners).where(and(eq(owners.customerId, admin.customerId), eq(owners.email, email)));
   const req = new Request('http://scheduler.test/api/trpc');
-  return createCallerFactory(appRouter)({ req, headers: req.headers, owner: { ownerId: o.id, customerId: admin.customerId, email, role: 'member' }, db: await getDb(), now: () => new Date() });
+  return createCallerFactory(appRouter)({ req, headers: req.headers, owner: { ownerId: o.id, customerId: admin.customerId, email, role: 'member' }, db: await getDb(), now });
 }
 
 async function book(email: string, cls: string, start: string, end: string, title: string) {
@@ -46,6 +46,23 @@ describe('calendar.week', () => {
     expect(week.events).toEqual([
       expect.objectContaining({ id: b.booking_id, kind: 'booking', status: 'confirmed', title: 'Review', meeting_class: 'external', priority: 50, sacred: false, attendees: 1 }),
     ]);
+  });
+
+  it('opens on the week of the next meeting when nothing is left this week (issue 45), and on the week asked for when one is', async () => {
+    const email = await setupOwner(admin, { timeZone: TZ });
+    const tue = nextWeekday('tue', TZ, 3);
+    await book(email, 'external', tue.at('10:00'), tue.at('11:00'), 'Far ahead');
+    const monday = tue.date.subtract({ days: 1 }).toString();
+
+    const opened = await (await ownerOf(email)).calendar.week();
+    expect(opened).toMatchObject({ week_start: monday, next_meeting_week: true });
+    expect(opened.this_week).not.toBe(monday);
+    expect(opened.events.map((e) => e.title)).toEqual(['Far ahead']);
+    // Asked for a week: that week, even an empty one.
+    expect(await (await ownerOf(email)).calendar.week({ week: opened.this_week })).toMatchObject({ week_start: opened.this_week, next_meeting_week: false, events: [] });
+    // On that Monday morning the meeting is this week's: no jump.
+    const thatMonday = new Date(tue.at('08:00').replace(/T.*/, 'T06:00:00.000Z'));
+    expect(await (await ownerOf(email, () => new Date(thatMonday.getTime() - 86_400_000))).calendar.week()).toMatchObject({ week_start: monday, next_meeting_week: false });
   });
 
   it('keeps a preempted booking on the week (not counted) and tells its history with the booking that won', async () => {
@@ -128,12 +145,12 @@ describe('calendar.cancel (issue 23 item 9)', () => {
     const { useSmtp } = await import('../public/fixtures');
     const smtp = await useSmtp();
     // the attendees were invited first
-    await sendDueInvitations(await getDb(), new Date());
+    await sendDueInvitations(await getDb(), new Date(), 100, admin.customerId);
     const caller = await ownerOf(email);
     await expect(caller.calendar.cancel({ booking_id: b.booking_id, reason: '   ' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     const details = await caller.calendar.cancel({ booking_id: b.booking_id, reason: 'I am travelling that day' });
     expect(details).toMatchObject({ id: b.booking_id, status: 'cancelled' });
-    expect(details.history.at(-1)).toMatchObject({ what: 'cancelled', text: 'Cancelled: I am travelling that day' });
+    expect(details.history.at(-1)).toMatchObject({ what: 'cancelled', text: 'Cancelled by you: I am travelling that day' });
     // the agent that booked it hears why
     const notes = await call('GET', '/v1/notifications', { key: admin.key });
     expect(notes.body.notifications).toContainEqual(
@@ -144,7 +161,7 @@ describe('calendar.cancel (issue 23 item 9)', () => {
     expect(audit.body.entries[0]).toMatchObject({ action: 'booking.cancel', outcome: 'accept', agent_id: null, booking_id: b.booking_id });
     // the attendees' cancellation mail carries the reason
     try {
-      await sendDueInvitations(await getDb(), new Date());
+      await sendDueInvitations(await getDb(), new Date(), 100, admin.customerId);
       const mail = await smtp.waitFor('guest@example.com', { subject: /Cancelled: Planning/ });
       expect(mail.text).toContain('Reason: I am travelling that day');
     } finally {
@@ -206,14 +223,15 @@ describe('group bookings on the dashboard (issue 25 item 6)', () => {
     const caller = await ownerOf(dana);
     const details = await caller.calendar.cancel({ booking_id: g.booking_id, reason: 'Dana is ill' });
     expect(details).toMatchObject({ id: g.booking_id, status: 'cancelled' });
-    expect(details.history.at(-1)).toMatchObject({ what: 'cancelled', text: 'Cancelled: Dana is ill' });
+    expect(details.history.at(-1)).toMatchObject({ what: 'cancelled', text: 'Cancelled by you: Dana is ill' });
     expect(details.group?.co_hosts).toEqual([{ email: lee, name: null, status: 'cancelled' }]);
 
     // the group reads back cancelled for every member, over REST too
     const got = await call('GET', `/v1/bookings/${g.members[1].booking_id}`, { key: admin.key });
     expect(got.body.members.map((m: { status: string }) => m.status)).toEqual(['cancelled', 'cancelled']);
     const leeCopy = await (await ownerOf(lee)).calendar.claim({ id: g.members.find((m) => m.owner_email === lee)!.booking_id });
-    expect(leeCopy).toMatchObject({ status: 'cancelled', history: expect.arrayContaining([expect.objectContaining({ text: 'Cancelled: Dana is ill' })]) });
+    // The same actor as the audit log: Dana (no display name: her email), not "you" (issue 45 item 2).
+    expect(leeCopy).toMatchObject({ status: 'cancelled', history: expect.arrayContaining([expect.objectContaining({ text: `Cancelled by ${dana}: Dana is ill` })]) });
 
     // one audit row per owner, by Dana in the dashboard, with the group's id
     for (const email of [dana, lee]) {

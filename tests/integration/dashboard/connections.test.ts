@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { encode } from 'next-auth/jwt';
 import { getDb } from '@/server/db';
-import { authOptions } from '@/server/auth/nextAuth';
-import { authSecret } from '@/server/auth/secret';
-import { authenticateOwner, setOwnerPassword } from '@/server/domain/passwords';
+import { setOwnerPassword } from '@/server/domain/passwords';
 import { createCallerFactory } from '@/server/trpc/init';
 import { appRouter } from '@/server/trpc/router';
 import { api, newCustomer, type TestCustomer } from '../../helpers/app';
+import { dashboardCookie } from '../../helpers/dashboardSession';
 import { startFakeGoogle, type FakeGoogle } from '../../helpers/fakeGoogle';
 import { startFakeMicrosoft, type FakeMicrosoft } from '../../helpers/fakeMicrosoft';
 import { startRadicale, type TestRadicale } from '../../helpers/radicale';
@@ -53,10 +51,7 @@ async function owner() {
   const email = await setupOwner(admin, { timeZone: 'Europe/Berlin', workingHours: everyDay('08:00', '20:00') });
   const db = await getDb();
   await setOwnerPassword(db, admin.customerId, email, PASSWORD);
-  const signedIn = await authenticateOwner(db, email, PASSWORD);
-  if (!signedIn) throw new Error('sign-in refused');
-  const token = await authOptions().callbacks!.jwt!({ token: { sub: signedIn.ownerId, email }, user: { ...signedIn, id: signedIn.ownerId }, account: null } as never);
-  const cookie = `next-auth.session-token=${await encode({ token, secret: authSecret() })}`;
+  const cookie = await dashboardCookie(email, PASSWORD);
   const req = new Request('http://scheduler.test/api/trpc');
   const trpc = createCallerFactory(appRouter)({ req, headers: req.headers, owner: { ownerId: await ownerIdOf(admin, email), customerId: admin.customerId, email, role: 'member' }, db, now: () => new Date() });
   return { email, cookie, trpc };

@@ -35,6 +35,14 @@ describe('calendar.move', () => {
     const { id: ownerId, caller } = await ownerOf(email);
     const details = await caller.calendar.move({ booking_id: b.booking_id, start: mon.at('14:00'), end: mon.at('14:30'), reason: 'a clash' });
     expect(details).toMatchObject({ id: b.booking_id, status: 'confirmed', start: new Date(mon.at('14:00')).toISOString() });
+    // Its history tells the move, by whom, with the old and the new time (issue 45 item 2).
+    expect(details.history.map((h) => h.what)).toEqual(['booked', 'moved']);
+    expect(details.history[0].text).toMatch(/^Booked by .+ \(agent\)$/);
+    expect(details.history[1]).toMatchObject({
+      text: 'Moved by you (a clash)',
+      from: { start: new Date(mon.at('10:00')).toISOString(), end: new Date(mon.at('10:30')).toISOString() },
+      to: { start: new Date(mon.at('14:00')).toISOString(), end: new Date(mon.at('14:30')).toISOString() },
+    });
     const notes = (await call('GET', '/v1/notifications', { key: admin.key })).body.notifications;
     expect(notes).toContainEqual(
       expect.objectContaining({ kind: 'booking.rescheduled', data: expect.objectContaining({ booking_id: b.booking_id, moved_by: { kind: 'owner', email }, reason: 'a clash' }) }),

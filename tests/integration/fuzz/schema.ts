@@ -104,7 +104,7 @@ const deepArray = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'
 const deepObject = (depth: number): unknown => JSON.parse('{"a":'.repeat(depth) + '{}' + '}'.repeat(depth));
 
 /** Values that break naive code: type confusion, number edges, NUL, RTL, emoji, lone surrogates, huge and deep values. */
-export const HOSTILE: unknown[] = [
+const HOSTILE: unknown[] = [
   null, true, false, 0, -1, 1.5, 2 ** 31, 2 ** 53 + 1, -(2 ** 53 + 1), 1e308, -1e308, 5e-324,
   '', ' ', 'NaN', 'Infinity', '-Infinity', '1e999', '-0', '0x1F', 'null', 'undefined', 'true', '[object Object]',
   '\u0000', 'a\u0000b', '\u202Egnp.exe', 'مرحبا بالعالم', 'שלום\u200F', '\u200B\u200D\uFEFF', '😀👨‍👩‍👧‍👦🏳️‍🌈', '\ud800', 'x\udfffy', '\ud83d',

@@ -22,7 +22,7 @@ export type DocOp = {
   /** The documented `error.code` enum per error status. */
   codes: Record<string, string[]>;
 };
-export type DocParam = { name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: Schema };
+type DocParam = { name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: Schema };
 
 /** Every operation of the served document (GET /v1/openapi.json). */
 export async function documentOperations(): Promise<{ doc: { components?: { schemas?: Record<string, Schema> } }; ops: DocOp[] }> {
@@ -49,7 +49,7 @@ export async function documentOperations(): Promise<{ doc: { components?: { sche
   return { doc: res.body, ops };
 }
 
-export type Keys = {
+type Keys = {
   /** org:* agents with every permission (several, so per-key limits of 120/min do not flatten the fuzz). */
   admins: string[];
   foreign: string;

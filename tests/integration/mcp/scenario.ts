@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MCP_TOOLS } from '@/server/mcp/tools';
+import { checkAnswer } from '../../helpers/app';
 
 /** The tools docs/agents.md lists. */
 export const EXPECTED_TOOLS = [
@@ -18,7 +20,9 @@ export const EXPECTED_TOOLS = [
   'get_hold',
   'release_hold',
   'get_booking',
+  'get_booking_reminders',
   'get_schedule_rules',
+  'list_time_zones',
   'drain_notifications',
   'create_booking_proposal',
   'get_booking_proposal',
@@ -36,7 +40,21 @@ export async function callTool(client: Client, name: string, args: Record<string
   const data = (res.structuredContent ?? JSON.parse(text && text.type === 'text' ? text.text : '{}')) as Structured;
   // the text block carries the same JSON, for clients that ignore structured content
   expect(JSON.parse(text && text.type === 'text' ? text.text : 'null')).toEqual(data);
+  await checkToolAnswer(name, Boolean(res.isError), data);
   return { isError: Boolean(res.isError), data };
+}
+
+/**
+ * A tool runs one REST operation (server/mcp/execute.ts): its answer is checked against that
+ * operation in the OpenAPI document like any REST answer (tests/helpers/openapiValidator.ts). A
+ * refusal carries the REST error body plus `status` and, after a 429, `retry_after_seconds`.
+ */
+async function checkToolAnswer(name: string, isError: boolean, data: Structured): Promise<void> {
+  const op = MCP_TOOLS.find((t) => t.name === name)?.op;
+  if (!op) return; // an unknown tool is the MCP server's own refusal, not a REST answer
+  const { status, retry_after_seconds: _wait, ...refusal } = data;
+  const body = isError ? refusal : data;
+  await checkAnswer({ method: op.method, path: op.path, status: isError ? status : op.success.status, contentType: 'application/json', body: Object.keys(body).length ? body : undefined });
 }
 
 /** Lists tools, then search -> hold -> confirm, then a direct booking of the taken slot is refused with alternatives. */

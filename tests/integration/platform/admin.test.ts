@@ -70,7 +70,7 @@ describe('owners and schedule rules', () => {
     expect(res.body).toEqual({ owner_email: email, name: null, time_zone: 'Europe/Berlin' });
     const read = await api('GET', `/v1/schedule-rules?owner_email=${encodeURIComponent(email)}`, { key: admin.key });
     expect(read.status).toBe(200);
-    expect(read.body).toEqual({ owner_email: email, time_zone: 'Europe/Berlin', working_days: ['mon', 'tue'], ...rules, working_hours: { ...rules.working_hours, wed: [], thu: [], fri: [], sat: [], sun: [] } });
+    expect(read.body).toEqual({ owner_email: email, time_zone: 'Europe/Berlin', working_days: ['mon', 'tue'], ...rules, working_hours: { ...rules.working_hours, wed: [], thu: [], fri: [], sat: [], sun: [] }, buffer_external_events: false, date_overrides: [], out_of_office: [] });
   });
 
   it('rejects malformed rules', async () => {
@@ -85,6 +85,36 @@ describe('owners and schedule rules', () => {
     expectEnvelope(await put({ working_hours: null, max_daily_meeting_hours: 30 }), 400, 'invalid_request');
   });
 
+  it('PUT takes owner_email in the query as GET does, or in the body; both only when they agree; errors say where it was looked for', async () => {
+    const email = uniqueEmail();
+    await api('POST', '/v1/owners', { key: admin.key, body: { email, time_zone: 'UTC' } });
+    const q = `?owner_email=${encodeURIComponent(email)}`;
+    const hours = { mon: [{ start: '08:00', end: '12:00' }] };
+    const inQuery = await api('PUT', `/v1/schedule-rules${q}`, { key: admin.key, body: { working_hours: hours } });
+    expect(inQuery.status, inQuery.text).toBe(200);
+    expect(inQuery.body).toMatchObject({ owner_email: email, working_days: ['mon'] });
+    expect((await api('PUT', `/v1/schedule-rules?owner_email=${encodeURIComponent(email.toUpperCase())}`, { key: admin.key, body: { owner_email: email, working_hours: hours } })).status).toBe(200);
+    // Two different owners: refused, naming both places.
+    const other = uniqueEmail();
+    const both = expectEnvelope(await api('PUT', `/v1/schedule-rules${q}`, { key: admin.key, body: { owner_email: other, working_hours: hours } }), 400, 'invalid_request');
+    expect(both.details.fields.map((f: { path: string }) => f.path)).toEqual(['query.owner_email', 'body.owner_email']);
+    expect(both.message).toContain('different owners');
+    // Neither: required, and where it was looked for.
+    const none = expectEnvelope(await api('PUT', '/v1/schedule-rules', { key: admin.key, body: { working_hours: hours } }), 400, 'invalid_request');
+    expect(none.details.fields.map((f: { path: string }) => f.path)).toEqual(['query.owner_email', 'body.owner_email']);
+    expect(none.message).toBe('Invalid query.owner_email or body.owner_email: Required for an agent whose owner_scope is org:*');
+    const get = expectEnvelope(await api('GET', '/v1/schedule-rules', { key: admin.key }), 400, 'invalid_request');
+    expect(get.details.fields.map((f: { path: string }) => f.path)).toEqual(['query.owner_email']);
+    // A PUT without working_hours: it is required (not "received undefined").
+    const missing = expectEnvelope(await api('PUT', `/v1/schedule-rules${q}`, { key: admin.key, body: {} }), 400, 'invalid_request');
+    expect(missing.details.fields).toEqual([{ path: 'body.working_hours', message: 'Required (expected object)', code: 'invalid_type' }]);
+    expect(missing.message).toBe('Invalid body.working_hours: Required (expected object)');
+    expect(missing.message).not.toContain('undefined');
+    // A value of the wrong type still says what it got.
+    const wrong = expectEnvelope(await api('PUT', `/v1/schedule-rules${q}`, { key: admin.key, body: { working_hours: 5 } }), 400, 'invalid_request');
+    expect(wrong.details.fields[0].message).toContain('received number');
+  });
+
   it('answers OWNER_NOT_FOUND for an unknown owner and for another customer\'s owner', async () => {
     const email = uniqueEmail();
     await api('POST', '/v1/owners', { key: foreign.key, body: { email, time_zone: 'UTC' } });
@@ -97,7 +127,10 @@ describe('meeting classes', () => {
   it('creates with defaults, lists only the customer\'s own, refuses duplicates', async () => {
     const res = await api('POST', '/v1/meeting-classes', { key: admin.key, body: { name: 'board', priority: 90 } });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ name: 'board', priority: 90, preempt_policy: 'preempt_lower', sacred_meeting_age_hours: 24 });
+    expect(res.body).toEqual({ name: 'board', priority: 90, preempt_policy: 'preempt_lower', sacred_meeting_age_hours: 24, buffer_before_minutes: 0, buffer_after_minutes: 0, reminder_offsets_minutes: [] });
+    const buffered = await api('POST', '/v1/meeting-classes', { key: admin.key, body: { name: 'buffered', priority: 50, buffer_before_minutes: 10, buffer_after_minutes: 240 } });
+    expect(buffered.body).toMatchObject({ name: 'buffered', buffer_before_minutes: 10, buffer_after_minutes: 240 });
+    expectEnvelope(await api('POST', '/v1/meeting-classes', { key: admin.key, body: { name: 'too-long', priority: 50, buffer_after_minutes: 241 } }), 400, 'invalid_request');
     expectEnvelope(await api('POST', '/v1/meeting-classes', { key: admin.key, body: { name: 'board', priority: 1 } }), 409, 'MEETING_CLASS_ALREADY_EXISTS');
     await api('POST', '/v1/meeting-classes', { key: foreign.key, body: { name: 'foreign-only', priority: 5, preempt_policy: 'never', sacred_meeting_age_hours: 0 } });
     const list = await api('GET', '/v1/meeting-classes', { key: admin.key });

@@ -80,7 +80,7 @@ describe('permissions and owner scope', () => {
 
   it('requires owner_email from an org:* agent (400)', async () => {
     const err = expectEnvelope(await api('GET', '/v1/schedule-rules', { key: admin.key }), 400, 'invalid_request');
-    expect(err.details.fields[0].path).toBe('owner_email');
+    expect(err.details.fields[0].path).toBe('query.owner_email');
   });
 
   it('lets an agent grant only permissions and scope it has itself', async () => {

@@ -70,6 +70,24 @@ describe('admin console procedures', () => {
     expect(refused.body.error.code).toBe('api_key_revoked');
   });
 
+  it("sets an agent's display time zone (docs/api.md \"The caller's time zone\"), refuses an unknown one, and clears it", async () => {
+    const caller = await callerAs(adminEmail, 'admin');
+    const agent = await caller.admin.agents.create({ name: 'Zone agent', owner_scope: 'org:*', permissions: ['read_availability'], display_time_zone: 'america/new_york' });
+    expect(agent.display_time_zone).toBe('America/New_York');
+    const minted = await caller.admin.agents.mintKey({ agent_id: agent.agent_id, display_time_zone: 'Asia/Tokyo' });
+    expect(minted.display_time_zone).toBe('Asia/Tokyo');
+    expect((await api('GET', '/v1/agents/me', { key: minted.api_key })).body).toMatchObject({ display_time_zone: 'America/New_York', key_display_time_zone: 'Asia/Tokyo' });
+    const bad = await caller.admin.agents.update({ agent_id: agent.agent_id, patch: { display_time_zone: 'Europe/Berln' } }).then(
+      () => null,
+      (e: TRPCError) => e,
+    );
+    expect(bad?.message).toContain('Europe/Berlin');
+    expect((await caller.admin.agents.update({ agent_id: agent.agent_id, patch: { display_time_zone: null } })).display_time_zone).toBeNull();
+    const listed = (await caller.admin.agents.list()).agents.find((a) => a.agent_id === agent.agent_id)!;
+    expect(listed.display_time_zone).toBeNull();
+    expect(listed.keys[0].display_time_zone).toBe('Asia/Tokyo');
+  });
+
   it('checks aliases with the same rules and codes as creating a link', async () => {
     const caller = await callerAs(adminEmail, 'admin');
     expect(await caller.admin.publicScheduling.links.checkAlias({ alias: 'dashboard' })).toMatchObject({ available: false, code: 'invalid_alias' });

@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decode, encode } from 'next-auth/jwt';
+import { decode } from 'next-auth/jwt';
 import { getDb } from '@/server/db';
 import { authOptions } from '@/server/auth/nextAuth';
 import { authSecret } from '@/server/auth/secret';
 import { createOwner } from '@/server/domain/ownerService';
 import { authenticateOwner, setOwnerPassword } from '@/server/domain/passwords';
 import { api, newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
+import { dashboardCookie } from '../../helpers/dashboardSession';
 
 let admin: TestCustomer;
 let email: string;
@@ -20,14 +21,7 @@ beforeAll(async () => {
   await setOwnerPassword(db, admin.customerId, email, password);
 });
 
-/** The session cookie Auth.js sets when this owner signs in with these credentials (the real jwt callback makes the token). */
-async function signInCookie(signInEmail = email, signInPassword = password): Promise<string> {
-  const owner = await authenticateOwner(await getDb(), signInEmail, signInPassword);
-  if (!owner) throw new Error('sign-in refused');
-  const jwt = authOptions().callbacks!.jwt!;
-  const token = await jwt({ token: { sub: owner.ownerId, email: owner.email }, user: { ...owner, id: owner.ownerId }, account: null } as never);
-  return `next-auth.session-token=${await encode({ token, secret: authSecret() })}`;
-}
+const signInCookie = (signInEmail = email, signInPassword = password) => dashboardCookie(signInEmail, signInPassword);
 const sessionCookie = (_ownerId: string) => signInCookie();
 
 describe('dashboard sign-in and the tRPC owner session', () => {
@@ -98,5 +92,44 @@ describe('a password change ends the sessions issued before it', () => {
     await expect(jwt({ token: staleToken } as never)).rejects.toThrow(/password change/);
     const freshToken = await decode({ token: after.split('=')[1], secret: authSecret() });
     expect(await jwt({ token: freshToken } as never)).toMatchObject({ sub: freshToken!.sub });
+  });
+});
+
+describe('sessions: "Sign out" ends this browser only, "Sign out everywhere" ends them all (docs/dashboard.md "Sessions")', () => {
+  it('keeps the other browser signed in after one signs out, lists the browsers, and ends all on request', async () => {
+    const db = await getDb();
+    const who = uniqueEmail('sessions');
+    await createOwner(db, admin.customerId, { email: who, time_zone: 'UTC', role: 'member' });
+    await setOwnerPassword(db, admin.customerId, who, 'a password 12345');
+    const first = await signInCookie(who, 'a password 12345');
+    const second = await signInCookie(who, 'a password 12345');
+    const me = (cookie: string) => api('GET', '/api/trpc/session.me', { headers: { cookie } });
+    expect((await me(first)).status).toBe(200);
+    expect((await me(second)).status).toBe(200);
+
+    const listed = await api('GET', '/api/trpc/session.list', { headers: { cookie: second } });
+    expect(listed.status, listed.text).toBe(200);
+    const sessions = listed.body.result.data.sessions as { session_id: string; current: boolean }[];
+    expect(sessions).toHaveLength(2);
+    expect(sessions[0].current).toBe(true);
+    expect(sessions.filter((s) => s.current)).toHaveLength(1);
+
+    // Sign-out in the first browser (Auth.js's signOut event with that browser's token).
+    const firstToken = await decode({ token: first.split('=')[1], secret: authSecret() });
+    await authOptions().events!.signOut!({ token: firstToken!, session: null as never });
+    expect((await me(first)).status).toBe(401);
+    expect((await me(second)).status, 'the other browser stays signed in').toBe(200);
+    const jwt = authOptions().callbacks!.jwt!;
+    await expect(jwt({ token: firstToken } as never)).rejects.toThrow(/signed out/);
+    expect((await api('GET', '/api/trpc/session.list', { headers: { cookie: second } })).body.result.data.sessions).toHaveLength(1);
+
+    // A third browser, then "Sign out everywhere" from the second: both end.
+    const third = await signInCookie(who, 'a password 12345');
+    const everywhere = await api('POST', '/api/trpc/session.signOutEverywhere', { headers: { cookie: second }, body: {} });
+    expect(everywhere.status, everywhere.text).toBe(200);
+    expect((await me(second)).status).toBe(401);
+    expect((await me(third)).status).toBe(401);
+    // Signing in again works.
+    expect((await me(await signInCookie(who, 'a password 12345'))).status).toBe(200);
   });
 });

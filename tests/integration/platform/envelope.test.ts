@@ -1,9 +1,19 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/server/db';
-import { enqueueNotification } from '@/server/domain/notificationService';
+import { enqueueNotification, type NotificationData } from '@/server/domain/notificationService';
 import { api, expectEnvelope, newCustomer, type TestCustomer } from '../../helpers/app';
 
 let admin: TestCustomer;
+
+/** A queued notification as the document describes its kind (every answer is checked against it), told apart by its id field. */
+const span = { start: '2030-01-07T09:00:00.000Z', end: '2030-01-07T09:30:00.000Z' };
+function notice(kind: 'booking.cancelled' | 'hold.expired' | 'booking.preempted', id: string): NotificationData[typeof kind] {
+  const local = { start_local: '2030-01-07T09:00:00+00:00', end_local: '2030-01-07T09:30:00+00:00' };
+  if (kind === 'hold.expired') return { hold_id: id, ...span };
+  if (kind === 'booking.cancelled') return { booking_id: id, owner_email: 'queue@example.com', ...span, ...local, reason: null };
+  return { booking_id: id, claim_kind: 'booking' as const, owner_email: 'queue@example.com', ...span, preempted_by_meeting_class: 'external', reason: 'a higher priority meeting' };
+}
+const noticeId = (n: { data: { booking_id?: string; hold_id?: string } }) => n.data.booking_id ?? n.data.hold_id;
 beforeAll(async () => {
   admin = await newCustomer();
 });
@@ -55,11 +65,11 @@ describe('the error envelope and transport errors', () => {
 
   it('drains the agent notification queue into error envelopes, oldest first, once', async () => {
     const db = await getDb();
-    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'booking.cancelled', data: { n: 1 }, now: new Date(Date.now() - 1000) });
-    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'hold.expired', data: { n: 2 } });
+    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'booking.cancelled', data: notice('booking.cancelled', 'n1'), now: new Date(Date.now() - 1000) });
+    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'hold.expired', data: notice('hold.expired', 'n2') });
     const first = await api('POST', '/v1/meeting-classes', { key: admin.key, body: {} });
     expectEnvelope(first, 400, 'invalid_request');
-    expect(first.body.pending_notifications.map((n: { data: { n: number } }) => n.data.n)).toEqual([1, 2]);
+    expect(first.body.pending_notifications.map(noticeId)).toEqual(['n1', 'n2']);
     expect(first.body.pending_notifications[0]).toMatchObject({ kind: 'booking.cancelled', id: expect.any(String), created_at: expect.any(String) });
     const second = await api('POST', '/v1/meeting-classes', { key: admin.key, body: {} });
     expect(second.body.pending_notifications).toEqual([]);
@@ -69,14 +79,14 @@ describe('the error envelope and transport errors', () => {
 describe('notifications on transport errors', () => {
   it('drains an authenticated agent\'s queue into 404 and 405 envelopes too', async () => {
     const db = await getDb();
-    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'booking.preempted', data: { n: 404 } });
+    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'booking.preempted', data: notice('booking.preempted', 'n404') });
     const missing = await api('GET', '/v1/no-such-endpoint', { key: admin.key });
     expectEnvelope(missing, 404, 'not_found');
-    expect(missing.body.pending_notifications.map((n: { data: { n: number } }) => n.data.n)).toEqual([404]);
-    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'booking.preempted', data: { n: 405 } });
+    expect(missing.body.pending_notifications.map(noticeId)).toEqual(['n404']);
+    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'booking.preempted', data: notice('booking.preempted', 'n405') });
     const wrongMethod = await api('PATCH', '/v1/owners', { key: admin.key });
     expectEnvelope(wrongMethod, 405, 'method_not_allowed');
-    expect(wrongMethod.body.pending_notifications.map((n: { data: { n: number } }) => n.data.n)).toEqual([405]);
+    expect(wrongMethod.body.pending_notifications.map(noticeId)).toEqual(['n405']);
     // an invalid key: still 404, nothing drained
     expect((await api('GET', '/v1/no-such-endpoint', { key: 'ak_invalid' })).body.pending_notifications).toEqual([]);
   });

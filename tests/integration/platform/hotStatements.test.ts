@@ -80,7 +80,7 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
 
   it('AROUND and AROUND_BY_EMAIL: the active claims overlapping a range, as Drizzle selects them', async () => {
     const db = await getDb();
-    const inRange = claim({ startAt: T(13), endAt: T(14), meetingClassId: classId });
+    const inRange = claim({ startAt: T(13), endAt: T(14), meetingClassId: classId, bufferBeforeMinutes: 10, bufferAfterMinutes: 25 });
     const cancelled = claim({ startAt: T(13, 30), endAt: T(14, 30), status: 'cancelled' });
     const touching = claim({ startAt: T(15), endAt: T(16) }); // [15, 16) does not overlap [13, 15)
     for (const c of [inRange, cancelled, touching]) await insertClaim(db, c);
@@ -110,6 +110,8 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
       coverage: c.coverage,
       part_of_hold_id: c.partOfHoldId,
       group_id: c.groupId,
+      buffer_before: c.bufferBeforeMinutes,
+      buffer_after: c.bufferAfterMinutes,
     }));
     const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
     expect(expected.map((c) => c.id)).toContain(inRange.id);
@@ -130,7 +132,7 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     const window = claim({ kind: 'hold', status: 'active', startAt: D(9), endAt: D(12), holdScope: 'window', durationMinutes: 45, expiresAt: D(8), meetingClassId: classId, agentId: admin.agentId });
     const allFree = claim({ kind: 'hold', status: 'active', startAt: D(12), endAt: D(12, 30), holdScope: 'window', coverage: 'all_free', durationMinutes: 90, expiresAt: D(20), meetingClassId: classId, groupId: newId() });
     const part = claim({ kind: 'hold', status: 'active', startAt: D(13), endAt: D(14), holdScope: 'window', durationMinutes: 90, coverage: 'all_free', partOfHoldId: allFree.id, meetingClassId: classId, expiresAt: D(20) });
-    const accepted = claim({ startAt: D(14), endAt: D(15), externalAccepted: true, meetingClassId: classId });
+    const accepted = claim({ startAt: D(14), endAt: D(15), externalAccepted: true, meetingClassId: classId, bufferBeforeMinutes: 5, bufferAfterMinutes: 15 });
     const imported = claim({ startAt: D(15), endAt: D(16), source: 'provider' });
     const ofOther = { ...claim({ startAt: D(10), endAt: D(11), meetingClassId: classId, source: 'public' }), ownerId: other.id };
     const outside = claim({ startAt: D(20), endAt: D(21) });
@@ -383,10 +385,16 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
       .innerJoin(agents, eq(agents.id, apiKeys.agentId))
       .where(eq(apiKeys.keyHash, hashSecret(admin.key)));
     expect(ref).toBeDefined();
-    expect(await apiKeyByHash(db, hashSecret(admin.key))).toEqual(ref);
+    // display_time_zone: the key's, else its agent's (docs/api.md "The caller's time zone").
+    const read = (r: typeof ref, keyZone: string | null, agentZone: string | null) => ({ ...r, displayTimeZone: keyZone ?? agentZone });
+    expect(await apiKeyByHash(db, hashSecret(admin.key))).toEqual(read(ref, null, null));
     await db.update(apiKeys).set({ revokedAt: T(1), lastUsedAt: T(2) }).where(eq(apiKeys.id, ref.keyId));
-    expect(await apiKeyByHash(db, hashSecret(admin.key))).toEqual({ ...ref, revokedAt: T(1), lastUsedAt: T(2) });
-    await db.update(apiKeys).set({ revokedAt: null, lastUsedAt: ref.lastUsedAt }).where(eq(apiKeys.id, ref.keyId));
+    await db.update(agents).set({ displayTimeZone: 'America/New_York' }).where(eq(agents.id, ref.agentId));
+    expect(await apiKeyByHash(db, hashSecret(admin.key))).toEqual(read({ ...ref, revokedAt: T(1), lastUsedAt: T(2) }, null, 'America/New_York'));
+    await db.update(apiKeys).set({ displayTimeZone: 'Asia/Tokyo' }).where(eq(apiKeys.id, ref.keyId));
+    expect(await apiKeyByHash(db, hashSecret(admin.key))).toEqual(read({ ...ref, revokedAt: T(1), lastUsedAt: T(2) }, 'Asia/Tokyo', 'America/New_York'));
+    await db.update(apiKeys).set({ revokedAt: null, lastUsedAt: ref.lastUsedAt, displayTimeZone: null }).where(eq(apiKeys.id, ref.keyId));
+    await db.update(agents).set({ displayTimeZone: null }).where(eq(agents.id, ref.agentId));
     expect(await apiKeyByHash(db, hashSecret('ak_nothing'))).toBeUndefined();
   });
 

@@ -148,6 +148,12 @@ describe('claims: kinds, statuses and their columns (CHECK)', () => {
     await check(set('claims', 'preempted_by_claim_id', ids.hold, ids.booking), 'claims_preempted_by');
     await check(set('claims', 'duration_minutes', 0, ids.hold), 'claims_duration_positive');
   });
+  it('keeps buffers within 0 to 240 minutes on claims and meeting classes (docs/arbitration.md "Buffers")', async () => {
+    await check(set('claims', 'buffer_before_minutes', -1, ids.booking), 'claims_buffers_check');
+    await check(set('claims', 'buffer_after_minutes', 241, ids.hold), 'claims_buffers_check');
+    await check(set('meeting_classes', 'buffer_after_minutes', 241, a.classId), 'meeting_classes_buffers_check');
+    expect(await refusal(set('claims', 'buffer_after_minutes', 240, ids.booking))).toBeNull();
+  });
   it('accepts the rows the services write (a promoted hold naming its booking)', async () => {
     expect(await refusal(sql`update claims set status = 'promoted', promoted_booking_id = ${ids.booking} where id = ${ids.hold}`)).toBeNull();
     expect(await refusal(sql`update claims set status = 'active', promoted_booking_id = null where id = ${ids.hold}`)).toBeNull();

@@ -94,7 +94,7 @@ describe('OpenAPI document', () => {
     expect(envelope('/v1/holds/{id}', 'get', 404).properties.error.properties.reason).toBeUndefined();
 
     expect(schemas.Notification.discriminator.propertyName).toBe('kind');
-    expect(Object.keys(schemas.Notification.discriminator.mapping).sort()).toEqual(['booking.cancelled', 'booking.preempted', 'booking.rescheduled', 'hold.expired', 'proposal.reviewed', 'webhook.disabled']);
+    expect(Object.keys(schemas.Notification.discriminator.mapping).sort()).toEqual(['booking.approved', 'booking.cancelled', 'booking.declined', 'booking.preempted', 'booking.reminder', 'booking.rescheduled', 'hold.expired', 'proposal.reviewed', 'webhook.disabled']);
     expect(doc.paths['/v1/notifications'].get.responses['200'].content['application/json'].schema.properties.notifications.items).toEqual({ $ref: '#/components/schemas/Notification' });
     expect(booking409.properties.pending_notifications.items).toEqual({ $ref: '#/components/schemas/Notification' });
   });
@@ -155,8 +155,10 @@ describe('OpenAPI document', () => {
   it('describes conflicts[], all_free window holds and the local times of public suggested times', async () => {
     const doc = (await api('GET', '/v1/openapi.json')).body;
     const json = (v: unknown) => JSON.stringify(v);
-    expect(Object.keys(doc.components.schemas.Conflict.oneOf ?? doc.components.schemas.Conflict.anyOf)).toHaveLength(4);
+    expect(Object.keys(doc.components.schemas.Conflict.oneOf ?? doc.components.schemas.Conflict.anyOf)).toHaveLength(5);
     expect(json(doc.components.schemas.Conflict)).toContain('hard_block');
+    // A meeting a buffer ran into (docs/arbitration.md "Buffers").
+    expect(json(doc.components.schemas.Conflict)).toContain('"buffer"');
     const holdPost = doc.paths['/v1/holds'].post;
     expect(json(holdPost.requestBody)).toContain('all_free');
     expect(holdPost.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Hold' });
@@ -168,6 +170,23 @@ describe('OpenAPI document', () => {
     expect(json(suggested.responses['200'])).toContain('start_local');
     // public refusals never document conflicts
     for (const [status, r] of Object.entries(suggested.responses as Record<string, { $ref?: string }>)) if (status !== '200') expect(json(mergedEnvelope(doc, r))).not.toContain('conflicts');
+  });
+  it('writes a nullable field so that null satisfies it (never allOf of a component and a null type; issue 37)', async () => {
+    const doc = (await api('GET', '/v1/openapi.json')).body;
+    const broken: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (!node || typeof node !== 'object') return;
+      const allOf = (node as { allOf?: { $ref?: string; type?: unknown }[] }).allOf;
+      if (allOf?.some((s) => s.$ref) && allOf.some((s) => Array.isArray(s.type) && s.type.includes('null'))) broken.push(at);
+      for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+    };
+    walk(doc, '#');
+    expect(broken).toEqual([]);
+    expect(doc.components.schemas.NullableTimestamp).toMatchObject({ type: ['string', 'null'], format: 'date-time' });
+    expect(doc.components.schemas.Domain.properties.verified_at).toEqual({ $ref: '#/components/schemas/NullableTimestamp' });
+    const audit = doc.paths['/v1/audit-log'].get.responses['200'].content['application/json'].schema.properties.entries.items.properties;
+    expect([audit.start, audit.end]).toEqual([{ $ref: '#/components/schemas/NullableTimestamp' }, { $ref: '#/components/schemas/NullableTimestamp' }]);
+    expect(Object.keys(doc.paths['/v1/public-scheduling/requester-identities'].post.responses)).toEqual(expect.arrayContaining(['200', '201']));
   });
 });
 

@@ -10,7 +10,8 @@ import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
 import { bookingClaim } from '@/server/domain/claims/bookingService';
 import { confirmAny } from '@/server/domain/claims/groupLifecycle';
 import { holdClaim } from '@/server/domain/claims/holdService';
-import { beginIdempotent, requestFingerprint, runClaimWithAnswer } from '@/server/http/idempotency';
+import { beginIdempotent, requestFingerprint } from '@/server/http/idempotency';
+import { runAnsweredClaim } from '@/server/domain/answeredClaim';
 import { driver, newCustomer } from '../../helpers/app';
 import { nextWeekday, setupOwner } from '../scheduling/fixtures';
 
@@ -80,13 +81,11 @@ describe('round trips', () => {
       const keyTrips = trips();
       if (begun.kind !== 'proceed') throw new Error('replayed');
       reset();
-      const { value } = await runClaimWithAnswer(
-        db,
-        bookingClaim(actor, { ownerEmail, meetingClass: 'external', start: new Date(body.start), end: new Date(body.end) }, now, `rt-${hhmm}`),
-        { recordId: begun.recordId, status: 201, redact: [] },
+      const value = await runAnsweredClaim(db, bookingClaim(actor, { ownerEmail, meetingClass: 'external', start: new Date(body.start), end: new Date(body.end) }, now, `rt-${hhmm}`), {
+        answer: { recordId: begun.recordId, status: () => 201, redact: [], zone: null },
         // The REST wrapper's calendar gate, checked in the claim's own reads: no round trip of its own.
-        { owner: { customerId: admin.customerId, email: ownerEmail }, now },
-      );
+        gate: { owner: { customerId: admin.customerId, email: ownerEmail }, now },
+      });
       expect(value.status).toBe('confirmed');
       return { keyTrips, claimTrips: trips() };
     };
@@ -103,10 +102,10 @@ describe('round trips', () => {
     const holdThenConfirm = async (hhmm: string, endHhmm: string) => {
       const now = new Date();
       const slot = { start: new Date(day.at(hhmm)), end: new Date(day.at(endHhmm)) };
-      const { value: hold } = await runClaimWithAnswer(db, holdClaim(actor, { ownerEmail, meetingClass: 'external', scope: 'candidate', candidate: slot }, now, `h-${hhmm}`), null);
+      const hold = await runAnsweredClaim(db, holdClaim(actor, { ownerEmail, meetingClass: 'external', scope: 'candidate', candidate: slot }, now, `h-${hhmm}`), { answer: null });
       reset();
       // As the REST wrapper confirms (server/http/operations/scheduling.ts): the id could name a group hold.
-      const value = await confirmAny(db, actor, hold.hold_id, slot, now, `c-${hhmm}`, async (op) => (await runClaimWithAnswer(db, op, null)).value);
+      const value = await confirmAny(db, actor, hold.hold_id, slot, now, `c-${hhmm}`, (op) => runAnsweredClaim(db, op, { answer: null }));
       expect(value.status).toBe('confirmed');
       return trips();
     };

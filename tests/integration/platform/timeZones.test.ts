@@ -43,6 +43,29 @@ describe('time zones keep their IANA spelling', () => {
     }
   });
 
+  it('INVALID_TIME_ZONE names close matches and points to GET /v1/time-zones, which lists the accepted names', async () => {
+    const res = await api('POST', '/v1/owners', { key: admin.key, body: { email: uniqueEmail('tz'), time_zone: 'Europe/Berln' } });
+    const err = expectEnvelope(res, 400, 'INVALID_TIME_ZONE');
+    expect(res.body.did_you_mean).toEqual(['Europe/Berlin']);
+    expect(err.message).toContain('Europe/Berlin');
+    expect(err.message).toContain('GET /v1/time-zones');
+    expect(err.details.fields).toEqual([{ path: 'body.time_zone', message: expect.stringContaining('Europe/Berlin') }]);
+    const far = await api('POST', '/v1/owners', { key: admin.key, body: { email: uniqueEmail('tz'), time_zone: 'Mars/Base' } });
+    expect(expectEnvelope(far, 400, 'INVALID_TIME_ZONE').message).toContain('GET /v1/time-zones');
+    expect(far.body.did_you_mean).toEqual([]);
+    const list = await api('GET', '/v1/time-zones', { key: admin.key });
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.time_zones).toEqual(expect.arrayContaining(['UTC', 'Europe/Berlin', 'America/New_York']));
+    expect(list.body.time_zones).toEqual([...list.body.time_zones].sort());
+    // Every listed name is accepted (a sample across the list; the unit test checks each).
+    const names: string[] = list.body.time_zones;
+    for (const tz of [names[0], names[Math.floor(names.length / 2)], names[names.length - 1]]) {
+      const made = await api('POST', '/v1/owners', { key: admin.key, body: { email: uniqueEmail('tz'), time_zone: tz } });
+      expect([made.status, made.body.time_zone], made.text).toEqual([201, tz]);
+    }
+    expectEnvelope(await api('GET', '/v1/time-zones'), 401, 'unknown_api_key');
+  });
+
   it('PUT /v1/schedule-rules stores the canonical name; search answers it', async () => {
     const email = await setupOwner(admin);
     const put = await api('PUT', '/v1/schedule-rules', { key: admin.key, body: { owner_email: email, time_zone: 'europe/berlin', working_hours: { mon: [{ start: '09:00', end: '17:00' }] } } });

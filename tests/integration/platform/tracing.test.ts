@@ -148,7 +148,7 @@ describe('traces (OTLP/HTTP JSON to a loopback receiver)', () => {
       expect(hook.status).toBe(201);
       const res = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_email: owner, meeting_class: 'internal', start: day.at('12:00'), end: day.at('12:30') } });
       expect(res.status).toBe(201);
-      expect(await deliverDueWebhooks(await getDb(), { allowPrivate: true, retryBaseMs: 60_000, random: () => 0, notifyDisabled: enqueueNotification })).toBeGreaterThan(0);
+      expect(await deliverDueWebhooks(await getDb(), { allowPrivate: true, retryBaseMs: 60_000, random: () => 0, notifyDisabled: enqueueNotification, customerId: admin.customerId })).toBeGreaterThan(0);
       expect(receiver.received.length).toBeGreaterThan(0);
       await flushTracing();
       await otlp.waitFor((spans) => spans.some((s) => s.name === 'webhook.deliver' && s.attributes.outcome === 'delivered'));

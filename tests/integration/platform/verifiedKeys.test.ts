@@ -88,6 +88,23 @@ describe('verified API keys in memory', () => {
     expectEnvelope(await callWith(b.key), 401, 'agent_disabled');
   });
 
+  it("a display_time_zone written straight into the database (key's or agent's) is heard: the next answer uses it (migration 0031)", async () => {
+    const admin = await newCustomer();
+    const a = await newAgent(admin, ['create_holds']);
+    expect((await callWith(a.key)).status).toBe(200);
+    await within(5000, () => cached(a.key));
+    const handle = await getDbHandle();
+    await handle.exec(`update agents set display_time_zone = 'America/New_York' where id = '${a.agentId}'`);
+    await within(1000, async () => !(await cached(a.key)));
+    expect((await api('GET', '/v1/agents/me', { key: a.key })).body).toMatchObject({ display_time_zone: 'America/New_York', key_display_time_zone: null });
+    await within(5000, () => cached(a.key));
+    expect(verifiedKeysOf(await getDb())!.get(hashSecret(a.key), Date.now())?.displayTimeZone).toBe('America/New_York');
+    await handle.exec(`update api_keys set display_time_zone = 'Asia/Tokyo' where key_hash = '${hashSecret(a.key)}'`);
+    await within(1000, async () => !(await cached(a.key)));
+    expect((await callWith(a.key)).status).toBe(200);
+    expect((await authenticateApiKey(await getDb(), a.key, new Date())).displayTimeZone).toBe('Asia/Tokyo');
+  });
+
   it('a second instance on the same PostgreSQL refuses a key revoked through the first', async () => {
     if ((await driver()) !== 'postgres') return; // an embedded database has one process
     const c = getConfig();

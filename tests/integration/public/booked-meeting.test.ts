@@ -104,7 +104,7 @@ describe('a booked public meeting', () => {
     expect((await pubUrl('POST', verify, { headers: { accept: 'application/json' } })).status).toBe(200);
     const again = await pubUrl('GET', verify);
     expect(again.text).toContain('Email already confirmed');
-    expect(again.text).toContain(`<a href="${statusPath}">See your request's status</a>`);
+    expect(again.text).toContain(`<a href="${statusPath}">See your request&#39;s status</a>`);
 
     // Waiting for review: no location yet.
     expect(await browser().status(token)).toMatchObject({ status: 'pending_review', location: null, cancellable: false, meeting_cancelled: false, owner_name: 'Bea Berlin' });
@@ -131,10 +131,12 @@ describe('a booked public meeting', () => {
       withdrawable: false,
       decline_reason: null,
       location: ZOOM,
+      video: null,
       cancellable: true,
       meeting_cancelled: false,
       movable: true,
       move_request: null,
+      books_instantly: false,
     });
 
     // "Add to calendar": the booking's own UID, published, with the location and an absolute start.
@@ -156,7 +158,7 @@ describe('a booked public meeting', () => {
     expect((await pub('GET', '/public/booking-proposals/pt_unknown/calendar.ics')).status).toBe(404);
 
     // Invitations: each attendee in their zone (the requester New York, the guest the owner's Berlin), ICS attached and inline.
-    await sendDueInvitations(db, new Date());
+    await sendDueInvitations(db, new Date(), 100, admin.customerId);
     const inv = await smtp.waitFor(requester, { subject: /^Invitation: Intro call/ });
     expect(inv.text).toContain('When: Wednesday, ');
     expect(inv.text).toContain(spanIn(slot, 'America/New_York'));
@@ -203,7 +205,7 @@ describe('a booked public meeting', () => {
     const owner = await ownerCaller(s);
     const pending = (await owner.proposals.listPending()).proposals.find((p) => p.requester?.email === requester)!;
     const booked = await owner.proposals.approve({ proposal_id: pending.proposal_id });
-    await sendDueInvitations(db, new Date());
+    await sendDueInvitations(db, new Date(), 100, admin.customerId);
     await smtp.waitFor(guest, { subject: /^Invitation/ });
 
     const after = await browser().cancelMeeting(token, 'Something came up');
@@ -231,7 +233,7 @@ describe('a booked public meeting', () => {
     expect(times.body.suggested_times.map((t: { start: string }) => t.start)).toContain(slot.start);
 
     // Attendees get the CANCEL of their invitation.
-    await sendDueInvitations(db, new Date());
+    await sendDueInvitations(db, new Date(), 100, admin.customerId);
     const c = await smtp.waitFor(guest, { subject: /^Cancelled: Intro call/ });
     const cal = new ICAL.Component(ICAL.parse(calendarPartOf(c.raw)!));
     expect(cal.getFirstPropertyValue('method')).toBe('CANCEL');

@@ -44,10 +44,11 @@ const WORDS = /working_hours|hard_blocks|max_daily|priority|preempt|owner_email|
 const WORDS_EXTRA = /conflicts|hard_block|sacred/i;
 /**
  * The one place a /public answer shows an offset: the start_local/end_local of a suggested time
- * (docs/public-scheduling.md "Times"), a full RFC 3339 date-time with the host's offset. Only
+ * (docs/public-scheduling.md "Times"), a full RFC 3339 date-time with the host's offset, and the
+ * start_caller/end_caller the requester asked for with time_zone (its own clock). Only
  * values of exactly that shape, under exactly those keys, are set aside before the scan.
  */
-const LOCAL_FIELD = /"(start_local|end_local)":"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?[+-]\d{2}:\d{2}"/g;
+const LOCAL_FIELD = /"(start_local|end_local|start_caller|end_caller)":"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?[+-]\d{2}:\d{2}"/g;
 
 /** What a /public body must never show: internal ids, owner emails, owner rules, private scheduling words. */
 export function leaksIn(raw: string): string[] {

@@ -137,6 +137,21 @@ describe('the contact verification page', () => {
     expect(after.text).not.toContain('<form');
   });
 
+  it('speaks the requester\'s language: Accept-Language, then the switcher\'s cookie, then ?lang= (docs/public-scheduling.md "Languages")', async () => {
+    const c = await submit();
+    const de = await pubUrl('GET', c.contact_verification_url!, { headers: { 'accept-language': 'de-DE,de;q=0.9' } });
+    expect(de.text).toContain('<html lang="de" dir="ltr">');
+    expect(de.text).toContain('<button type="submit">Bestätigen</button>');
+    expect(de.headers.get('content-language')).toBe('de');
+    const ar = await pubUrl('GET', c.contact_verification_url!, { headers: { 'accept-language': 'de', cookie: 'requester_lang=ar' } });
+    expect(ar.text).toContain('<html lang="ar" dir="rtl">');
+    expect(ar.text).toContain('data-booked="شكرًا لك');
+    const ja = await pubUrl('GET', `${c.contact_verification_url!}?lang=ja`, { headers: { cookie: 'requester_lang=ar' } });
+    expect(ja.text).toContain('<html lang="ja"');
+    // Data stays escaped in every language.
+    expect(ja.text).not.toContain('<script>alert(1)</script>');
+  });
+
   it('answers an unknown token with a 404 HTML page', async () => {
     for (const token of ['cv_unknown', 'nonsense', 'x'.repeat(300)]) {
       const page = await pub('GET', `/public/contact-verifications/${token}/confirm`);

@@ -40,6 +40,23 @@ function hostLocal(iso: string): string {
 }
 
 describe('public suggested times', () => {
+  it("with time_zone, also carry start_caller/end_caller on the requester's clock (docs/api.md \"The caller's time zone\"); an unknown zone is refused", async () => {
+    const res = await pub('GET', `/public/schedules/${s.alias}/meeting-types/${slug}/suggested-times?from=${encodeURIComponent(mon.at('09:00'))}&to=${encodeURIComponent(mon.at('10:00'))}&time_zone=America/New_York`);
+    expect(res.status, res.text).toBe(200);
+    // Monday 2027-11-01: Berlin is back on +01:00, New York still on -04:00 until 2027-11-07.
+    expect(res.body.suggested_times[0]).toEqual({
+      start: mon.at('09:00'),
+      end: mon.at('09:30'),
+      start_local: '2027-11-01T09:00:00+01:00',
+      start_caller: '2027-11-01T04:00:00-04:00',
+      end_local: '2027-11-01T09:30:00+01:00',
+      end_caller: '2027-11-01T04:30:00-04:00',
+    });
+    const bad = await pub('GET', `/public/schedules/${s.alias}/meeting-types/${slug}/suggested-times?time_zone=Europe/Berln`);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: { code: 'INVALID_TIME_ZONE' }, did_you_mean: ['Europe/Berlin'] });
+  });
+
   it('carry start_local/end_local in the host zone with its offset, across a DST change', async () => {
     for (const [day, offset] of [
       [fri, '+02:00'],

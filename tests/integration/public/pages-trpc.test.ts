@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { bookingProposals } from '@/db/schema';
 import { getDb, type Db } from '@/server/db';
 import { closeMailer } from '@/server/domain/email';
 import { linkIdFor, proposalIdForToken } from '@/server/domain/publicScheduling/requester';
@@ -23,6 +25,7 @@ import {
   useSmtp,
   type PublicSetup,
 } from './fixtures';
+import { rateLimitKeys } from '@/server/rateLimit/keys';
 
 /**
  * The public booking pages' tRPC procedures (server/trpc/routers/requester.ts):
@@ -45,9 +48,10 @@ afterAll(async () => {
 });
 
 /** A browser's caller: its address and cookies; records every answer for the leak scan. */
-function browser(opts: { ip?: string; cookie?: string } = {}) {
+function browser(opts: { ip?: string; cookie?: string; acceptLanguage?: string } = {}) {
   const headers = new Headers({ 'x-forwarded-for': opts.ip ?? freshIp(), host: 'scheduler.test' });
   if (opts.cookie) headers.set('cookie', opts.cookie);
+  if (opts.acceptLanguage) headers.set('accept-language', opts.acceptLanguage);
   const req = new Request('http://scheduler.test/api/trpc', { headers });
   const resHeaders = new Headers();
   const caller = createCallerFactory(appRouter)({ req, headers, owner: null, resHeaders, db, now: () => new Date() });
@@ -169,12 +173,21 @@ describe('public page procedures', () => {
     expect((await browser().submit({ link: s.alias, requester_contact: { email }, attendees: [], message: 'Any time next week?' })).status).toBe('pending_requester_verification');
   });
 
+  it('a submission keeps the language the requester used: the switcher\'s cookie, else Accept-Language (docs/public-scheduling.md "Languages")', async () => {
+    const ask = async (b: ReturnType<typeof browser>) => (await b.submit({ link: s.alias, requester_contact: { email: uniqueEmail('lang') }, attendees: [], message: 'Hallo' })).status_url.split('/').pop()!;
+    const locale = async (token: string) => (await db.select({ l: bookingProposals.requesterLocale }).from(bookingProposals).where(eq(bookingProposals.id, (await proposalIdForToken(db, token))!)))[0].l;
+    expect(await locale(await ask(browser({ acceptLanguage: 'de-DE,de;q=0.9' })))).toBe('de');
+    expect(await locale(await ask(browser({ acceptLanguage: 'de', cookie: 'requester_lang=ja' })))).toBe('ja');
+    expect(await locale(await ask(browser()))).toBe('en');
+  });
+
   it('submissions share the REST budget per client address and link', async () => {
     const ip = freshIp();
     const limiter = getRateLimiter();
     // The key REST uses: client address and the link the alias resolves to.
     const linkId = await linkIdFor(db, s.alias);
-    for (let i = 0; i < RATE_LIMITS.publicProposalSubmit.limit; i++) await limiter.limit(RATE_LIMITS.publicProposalSubmit, `submit:${ip}:${linkId}`);
+    expect(linkId).not.toBeNull();
+    for (let i = 0; i < RATE_LIMITS.publicProposalSubmit.limit; i++) await limiter.limit(RATE_LIMITS.publicProposalSubmit, rateLimitKeys.submit(ip, linkId!));
     const body = { requester_contact: { email: uniqueEmail('rl') }, attendees: [], message: 'hi' };
     await expect(browser({ ip }).submit({ link: s.alias.toUpperCase(), ...body })).rejects.toMatchObject(cause('rate_limited'));
     expect((await pub('POST', `/public/schedules/${s.alias}/booking-proposals`, { ip, body })).status).toBe(429);
@@ -197,10 +210,12 @@ describe('public page procedures', () => {
       withdrawable: true,
       decline_reason: null,
       location: null,
+      video: null,
       cancellable: false,
       meeting_cancelled: false,
       movable: false,
       move_request: null,
+      books_instantly: false,
     });
     const verify = linksIn(await smtp.waitFor(email)).find((l) => l.includes('/contact-verifications/'))!;
     expect((await pubUrl('POST', verify)).status).toBe(200);
@@ -235,7 +250,8 @@ describe('public page procedures', () => {
     const limiter = getRateLimiter();
     // The key REST uses: the proposal the token names.
     const proposalId = await proposalIdForToken(db, t);
-    for (let i = 0; i < RATE_LIMITS.publicProposalToken.limit; i++) await limiter.limit(RATE_LIMITS.publicProposalToken, `proposal:${proposalId}`);
+    expect(proposalId).not.toBeNull();
+    for (let i = 0; i < RATE_LIMITS.publicProposalToken.limit; i++) await limiter.limit(RATE_LIMITS.publicProposalToken, rateLimitKeys.proposal(proposalId!));
     await expect(browser().status(t)).rejects.toMatchObject(cause('rate_limited'));
     await expect(browser().withdraw(t)).rejects.toMatchObject(cause('rate_limited'));
     expect((await pub('GET', `/public/booking-proposals/${t}`)).status).toBe(429);

@@ -196,7 +196,7 @@ describe('agent proposals (/v1/booking-proposals)', () => {
     expect(got.body).toMatchObject({ status: 'booked', booking_id: approved.booking_id });
     const notes = await call('GET', '/v1/notifications', { key: agent.key });
     expect(notes.body.notifications).toEqual([
-      expect.objectContaining({ kind: 'proposal.reviewed', data: { proposal_id: id, status: 'booked', booking_id: approved.booking_id, owner_email: s.ownerEmail, start: created.body.candidates[2].start, end: created.body.candidates[2].end } }),
+      expect.objectContaining({ kind: 'proposal.reviewed', data: { proposal_id: id, status: 'booked', booking_id: approved.booking_id, owner_email: s.ownerEmail, start: created.body.candidates[2].start, end: created.body.candidates[2].end, actor: { kind: 'owner', email: s.ownerEmail } } }),
     ]);
     const [claim] = await (await getDb()).select().from(claims).where(eq(claims.id, approved.booking_id!));
     expect(claim).toMatchObject({ source: 'agent', agentId: agent.agentId, proposalId: id, title: 'Internal meeting with X' });
@@ -226,7 +226,7 @@ describe('agent proposals (/v1/booking-proposals)', () => {
     const [claim] = await (await getDb()).select().from(claims).where(eq(claims.id, approved.booking_id!));
     expect(claim.title).toBe(title);
     const { sendDueInvitations } = await import('@/server/domain/calendars/invitations');
-    await sendDueInvitations(await getDb(), new Date());
+    await sendDueInvitations(await getDb(), new Date(), 100, admin.customerId);
     const mail = await smtp.waitFor(attendee, { subject: /Invitation/ });
     expect(mail.subject).toBe(`Invitation: ${title}`);
   });
@@ -245,7 +245,7 @@ describe('agent proposals (/v1/booking-proposals)', () => {
     expect(noSlots.body.reason_code).toBe('OFF_DAY');
     expect(noSlots.body.next_available).toBeDefined();
     expectEnvelope(await post(body({ meeting_class: 'nope' })), 400, 'INVALID_MEETING_CLASS');
-    expectEnvelope(await post(body({ owner_email: uniqueEmail('ghost') })), 404, 'CALENDAR_NOT_FOUND');
+    expectEnvelope(await post(body({ owner_email: uniqueEmail('ghost') })), 404, 'OWNER_NOT_FOUND');
     const broken = await publicOwner(admin);
     await setPrimaryCalendarStatus(admin, broken.ownerEmail, 'reauth_required');
     expectEnvelope(await post(body({ owner_email: broken.ownerEmail })), 409, 'CALENDAR_REAUTH_REQUIRED');

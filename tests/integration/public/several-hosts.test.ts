@@ -236,4 +236,24 @@ describe('pool', () => {
     const [assignment] = await (await getDb()).select().from(poolAssignments).where(eq(poolAssignments.claimId, approved.booking_id!));
     expect(assignment).toMatchObject({ poolId: pool.body.pool_id, ownerId: cRow.id, reason: 'only_candidate' });
   });
+
+  it('never offers a member without working hours: a pool leaves them out, a collective type offers nothing (issue 45 item 1)', async () => {
+    const night = await setupOwner(admin, { workingHours: null });
+    forbidden.add(night);
+    const pool = await call('POST', '/v1/pools', { key: admin.key, body: { name: `night-${Math.random().toString(36).slice(2, 8)}`, members: [{ owner_email: night, weight: 5 }, { owner_email: b.ownerEmail, weight: 1 }] } });
+    expect(pool.status, pool.text).toBe(201);
+    forbidden.add(pool.body.pool_id);
+    expect((await create({ slug: 'night-pool', host_mode: 'pool', pool: pool.body.name })).status).toBe(201);
+    // Saturday through Monday morning: b works Mon-Fri 09:00-17:00 UTC, the other member has no hours (free around the clock to agents).
+    const sat = nextWeekday('sat', 'UTC', 2);
+    const mon = { at: (hhmm: string) => new Date(Date.parse(sat.at(hhmm)) + 2 * 86_400_000).toISOString() };
+    const offered = await times('night-pool', sat.at('00:00'), mon.at('11:00'));
+    expect(offered.map((t) => t.start)).toEqual([mon.at('09:00'), mon.at('09:30'), mon.at('10:00'), mon.at('10:30')]);
+    // Submitted, the request goes to the member with working hours.
+    const p = await submitAndConfirm('night-pool', offered[0]);
+    expect(p.row.ownerId).toBe(b.ownerId);
+
+    expect((await create({ slug: 'night-panel', host_mode: 'collective', host_emails: [b.ownerEmail, night] })).status).toBe(201);
+    expect(await times('night-panel', mon.at('09:00'), mon.at('17:00'))).toEqual([]);
+  });
 });

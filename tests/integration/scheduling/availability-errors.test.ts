@@ -179,7 +179,25 @@ describe('meeting class and calendar resolution', () => {
     }
   });
 
-  it('CALENDAR_NOT_FOUND (404): unknown owner, disconnected primary, calendar_type that does not exist', async () => {
+  it('OWNER_NOT_FOUND (404) for an owner that does not exist, one code everywhere: search, holds, bookings, groups, schedule rules', async () => {
+    const mon = nextWeekday('mon', TZ);
+    const window = { start: mon.at('09:00'), end: mon.at('12:00') };
+    const slot = { start: mon.at('09:00'), end: mon.at('09:30') };
+    const nobody = `nobody.${Date.now()}@example.com`;
+    const known = await setupOwner(admin, { timeZone: TZ });
+    const answers = [
+      await search({ owner_email: nobody, window }),
+      await search({ owner_emails: [known, nobody], window }),
+      await hold({ owner_email: nobody, candidate: slot }),
+      await hold({ owner_email: nobody, hold_scope: 'window', window, duration_minutes: 30 }),
+      await book({ owner_email: nobody, ...slot }),
+      await book({ owner_emails: [known, nobody], ...slot }),
+      await call('GET', `/v1/schedule-rules?owner_email=${encodeURIComponent(nobody)}`, { key: admin.key }),
+    ];
+    for (const res of answers) expect(expectEnvelope(res, 404, 'OWNER_NOT_FOUND').message).toContain(nobody);
+  });
+
+  it('CALENDAR_NOT_FOUND (404) only for an owner that exists without a usable calendar: disconnected primary, calendar_type that does not exist', async () => {
     const mon = nextWeekday('mon', TZ);
     const window = { start: mon.at('09:00'), end: mon.at('12:00') };
     const slot = { start: mon.at('09:00'), end: mon.at('09:30') };
@@ -188,7 +206,6 @@ describe('meeting class and calendar resolution', () => {
       expectEnvelope(await hold({ ...target, candidate: slot }), 404, 'CALENDAR_NOT_FOUND');
       expectEnvelope(await book({ ...target, ...slot }), 404, 'CALENDAR_NOT_FOUND');
     };
-    await check({ owner_email: 'nobody.here@example.com' });
 
     const owner = await setupOwner(admin, { timeZone: TZ });
     await check({ owner_email: owner, calendar_type: 'google' });

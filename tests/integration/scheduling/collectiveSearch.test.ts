@@ -135,7 +135,7 @@ describe('collective search', () => {
     expectEnvelope(await search({ owner_emails: [berlin, newYork], optional_owner_emails: [utc], min_optional: 2 }), 400, 'invalid_request');
     expectEnvelope(await search({ owner_email: berlin, optional_owner_emails: [utc] }), 400, 'invalid_request');
     expectEnvelope(await search({ owner_emails: Array.from({ length: 21 }, (_, i) => `o${i}@example.com`) }), 400, 'invalid_request');
-    expectEnvelope(await search({ owner_emails: [berlin, 'nobody@example.com'] }), 404, 'CALENDAR_NOT_FOUND');
+    expectEnvelope(await search({ owner_emails: [berlin, 'nobody@example.com'] }), 404, 'OWNER_NOT_FOUND');
     expectEnvelope(await search({ owner_emails: [berlin, newYork], meeting_class: 'no-such-class' }), 400, 'INVALID_MEETING_CLASS');
   });
 

@@ -142,6 +142,18 @@ describe('group reschedule', () => {
     for (const t of Object.values(await timesOf(lost.ids))) expect(t.slice(0, 2)).toEqual(stayed);
   });
 
+  it("each member's booking.rescheduled names its group (group_id), as booking.created and booking.cancelled do", async () => {
+    const agent = await newAgent(admin, ['read_availability', 'create_bookings']);
+    const res = await book({ owner_emails: [a, b], meeting_class: 'internal', start: at(4, '11:00'), end: at(4, '11:30'), title: 'Group' }, agent.key);
+    expect(res.status, res.text).toBe(201);
+    const groupId = res.body.group_id as string;
+    await call('GET', '/v1/notifications', { key: agent.key });
+    expect((await move(res.body.members[0].booking_id, at(4, '11:30'), at(4, '12:00'))).status).toBe(200);
+    const heard = ((await call('GET', '/v1/notifications', { key: agent.key })).body.notifications as { kind: string; data: Record<string, unknown> }[]).filter((n) => n.kind === 'booking.rescheduled');
+    expect(heard.map((n) => n.data.owner_email).sort()).toEqual([a, b].sort());
+    for (const n of heard) expect(n.data).toMatchObject({ group_id: groupId, reason: 'group move', to: { start: iso(at(4, '11:30')) } });
+  });
+
   it('the same Idempotency-Key answers what committed; a cancelled group answers BOOKING_NOT_ACTIVE; another agent needs manage_customer', async () => {
     const g = await groupOf([a, b], at(1, '15:00'), at(1, '15:30'));
     const headers = idem();

@@ -79,12 +79,14 @@ describe('queue size', () => {
     const db = await getDb();
     const t0 = Date.now() - 60_000;
     for (let i = 0; i < 55; i++) {
-      await enqueueNotification(db, { customerId: admin.customerId, agentId: agent.agentId, kind: 'booking.cancelled', data: { n: i }, now: new Date(t0 + i * 10) });
+      // each a booking.cancelled as the document describes it (the answers are checked against it)
+      const data = { booking_id: `booking-${i}`, owner_email: 'queue@example.com', start: '2030-01-07T09:00:00.000Z', end: '2030-01-07T09:30:00.000Z', start_local: '2030-01-07T09:00:00+00:00', end_local: '2030-01-07T09:30:00+00:00', reason: null };
+      await enqueueNotification(db, { customerId: admin.customerId, agentId: agent.agentId, kind: 'booking.cancelled', data, now: new Date(t0 + i * 10) });
     }
     const err = await call('GET', `/v1/bookings/${newId()}`, { key: agent.key });
     expectEnvelope(err, 404, 'BOOKING_NOT_FOUND');
-    expect(err.body.pending_notifications.map((n: { data: { n: number } }) => n.data.n)).toEqual(Array.from({ length: 50 }, (_, i) => i));
-    expect((await drain(agent.key)).map((n) => n.data.n)).toEqual([50, 51, 52, 53, 54]);
+    expect(err.body.pending_notifications.map((n: { data: { booking_id: string } }) => n.data.booking_id)).toEqual(Array.from({ length: 50 }, (_, i) => `booking-${i}`));
+    expect((await drain(agent.key)).map((n) => n.data.booking_id)).toEqual([50, 51, 52, 53, 54].map((i) => `booking-${i}`));
     expect(await drain(agent.key)).toEqual([]);
   });
 });

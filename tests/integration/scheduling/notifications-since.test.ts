@@ -16,13 +16,13 @@ describe('GET /v1/notifications?since=<seq>', () => {
     // What the agent has seen so far: nothing pending; remember a starting point.
     const before = await call('GET', '/v1/notifications', { key: admin.key });
     expect(before.status, before.text).toBe(200);
-    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'booking.cancelled', data: { n: 0 }, now: new Date(Date.now() - 1000) });
+    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'booking.cancelled', data: { booking_id: 'b0', owner_email: 'queue@example.com', start: '2030-01-07T09:00:00.000Z', end: '2030-01-07T09:30:00.000Z', start_local: '2030-01-07T09:00:00+00:00', end_local: '2030-01-07T09:30:00+00:00', reason: null }, now: new Date(Date.now() - 1000) });
     const first = (await call('GET', '/v1/notifications', { key: admin.key })).body.notifications;
     expect(first).toHaveLength(1);
     const lastSeen: number = first[0].seq;
     expect(Number.isInteger(lastSeen)).toBe(true);
 
-    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'hold.expired', data: { hold_id: 'h', start: 's', end: 'e' } });
+    await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'hold.expired', data: { hold_id: 'h', start: '2030-01-07T10:00:00.000Z', end: '2030-01-07T10:30:00.000Z' } });
     const lost = await call('GET', '/v1/no-such-endpoint', { key: admin.key });
     expectEnvelope(lost, 404, 'not_found');
     expect(lost.body.pending_notifications).toHaveLength(1); // delivered here, and dropped by the caller

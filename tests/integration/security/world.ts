@@ -40,6 +40,8 @@ export type World = {
   calendarId: string;
   /** A pool of both owners (docs/groups.md "Pools"). */
   poolId: string;
+  /** An approval rule of the owner (a class nothing else books). */
+  approvalPolicyId: string;
   /** A webhook endpoint of the admin agent. */
   webhookId: string;
   /** Agent proposal (POST /v1/booking-proposals), when the endpoint answers 201. */
@@ -135,6 +137,9 @@ export async function buildWorld(ip: () => string, opts: { customer?: TestCustom
     'pool',
   );
   // A loopback endpoint (never delivered to): registered with the outbound guard's setting on (docs/reliability.md).
+  // An approval rule of the owner, for a class nothing else books (docs/api.md "Approval policies").
+  must(await call('POST', '/v1/meeting-classes', { key, body: { name: 'approval-probe', priority: 10 } }), [201, 409], 'approval class');
+  const approval = must(await call('POST', '/v1/approval-policies', { key, body: { owner_email: ownerEmail, meeting_class: 'approval-probe' } }), 201, 'approval policy');
   const webhook = must(await withOutboundSetting('1', () => call('POST', '/v1/webhooks', { key, body: { url: 'http://127.0.0.1:9/security-world', events: ['booking.created'] } })), 201, 'webhook');
   secrets.push(webhook.body.secret);
 
@@ -185,6 +190,7 @@ export async function buildWorld(ip: () => string, opts: { customer?: TestCustom
     allocationId: allocation.body.allocation_id,
     calendarId: calendars.body.calendars[0].calendar_id,
     webhookId: webhook.body.id,
+    approvalPolicyId: approval.body.policy_id,
     proposalId: proposal.status === 201 ? proposal.body.proposal_id : null,
     statusToken,
     verificationToken,

@@ -1,11 +1,12 @@
 import http from 'node:http';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { getDb } from '@/server/db';
+import { getDb, getDbHandle } from '@/server/db';
 import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import { deliverDueWebhooks, DELIVERED_RETENTION_MS, sweepDeliveredWebhooks, type DeliveryOptions } from '@/server/domain/webhooks/delivery';
 import { enqueueNotification } from '@/server/domain/notificationService';
-import { startWebhookWorker } from '@/server/domain/webhooks/worker';
+import { startWebhookWorker, type WorkerOptions } from '@/server/domain/webhooks/worker';
+import { WEBHOOK_OUTBOX_CHANNEL } from '@/db/hot/webhooks';
 import { recordWebhookEvent } from '@/server/domain/webhooks/outbox';
 import { newId } from '@/server/domain/ids';
 import { expectEnvelope, newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
@@ -17,7 +18,8 @@ import { documentedVerifier, startReceiver } from './receiver';
  * Webhooks (docs/webhooks.md): outbox rows written with the event, signed deliveries the
  * documented snippet verifies, backoff, per-endpoint order, automatic disable, SSRF refusal.
  * The worker is driven pass by pass with a clock moved forward by hours, so nothing waits.
- * Every test deletes its endpoints (afterEach), so a pass only sees this test's rows.
+ * A pass delivers only this file's customer's rows (other files run beside it on one database), and
+ * every test deletes its endpoints (afterEach), so a pass only sees this test's rows.
  */
 allowLoopbackOutbound();
 let admin: TestCustomer;
@@ -62,7 +64,7 @@ async function register(key: string, url: string, events: string[]) {
 
 /** One worker pass at now + offset (base delay 60 s, jitter factor fixed at 0.5). */
 async function pass(offsetMs = 0, opts: Partial<DeliveryOptions> = {}) {
-  return deliverDueWebhooks(await getDb(), { allowPrivate: true, retryBaseMs: 60_000, random: () => 0, notifyDisabled: enqueueNotification, ...opts }, () => new Date(Date.now() + offsetMs));
+  return deliverDueWebhooks(await getDb(), { allowPrivate: true, retryBaseMs: 60_000, random: () => 0, notifyDisabled: enqueueNotification, customerId: admin.customerId, ...opts }, () => new Date(Date.now() + offsetMs));
 }
 
 async function rowsOf(endpointId: string) {
@@ -145,7 +147,7 @@ describe('INSERT_WEBHOOK_EVENT (db/hot/webhooks.ts)', () => {
     const rows = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
     expect(rows.map((x) => x.endpointId)).toEqual([a.id]);
     expect(rows[0]).toMatchObject({ kind: 'booking.cancelled', status: 'pending', attempts: 0, customerId: admin.customerId, nextAttemptAt: at, createdAt: at });
-    expect(JSON.parse(rows[0].body)).toEqual({ id: eventId, type: 'booking.cancelled', created_at: at.toISOString(), data: { booking_id: 'x' } });
+    expect(JSON.parse(rows[0].body)).toEqual({ id: eventId, type: 'booking.cancelled', created_at: at.toISOString(), data: { booking_id: 'x', actor: { kind: 'system' } } });
     // Rolled back with its transaction.
     const lost = newId();
     await expect(
@@ -382,7 +384,7 @@ describe('isolation between endpoints (the server worker)', () => {
     const healthy = await receiver();
     const slow = await register(admin.key, hang.url, ['booking.created']);
     const fast = await register(admin.key, healthy.url, ['booking.created']);
-    const base = { allowPrivate: true, retryBaseMs: 60_000, pollMs: 20, timeoutMs: 60_000, notifyDisabled: enqueueNotification };
+    const base = { allowPrivate: true, retryBaseMs: 60_000, pollMs: 20, timeoutMs: 60_000, notifyDisabled: enqueueNotification, customerId: admin.customerId };
 
     let stop = startWebhookWorker(getDb, base);
     try {
@@ -414,5 +416,96 @@ describe('isolation between endpoints (the server worker)', () => {
     } finally {
       stop();
     }
+  });
+});
+
+/**
+ * The worker is woken on commit (docs/webhooks.md "Delivery"): NOTIFY from the outbox's trigger
+ * (migration 0028), and its own timer for the retries it scheduled. Every worker here polls once
+ * an hour, so a delivery that arrives within the test was woken, not polled. The waits are bounded
+ * by a deadline, never by a latency threshold. (In this file: on PostgreSQL a worker leases every
+ * customer's rows, and the tests above drive passes by hand.)
+ */
+describe('the worker is woken on commit, not by its poll', () => {
+  async function until(what: string, cond: () => boolean, ms = 20_000) {
+    const deadline = Date.now() + ms;
+    while (!cond()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /** A worker as server/startup.ts runs it, polling once an hour; resolves once it listens and its first pass is over. */
+  async function worker(opts: Partial<WorkerOptions> = {}) {
+    let live = false;
+    const stop = startWebhookWorker(getDb, {
+      allowPrivate: true,
+      retryBaseMs: HOUR,
+      pollMs: HOUR,
+      notifyDisabled: enqueueNotification,
+      customerId: admin.customerId,
+      listen: (onNotify, onState) =>
+        getDbHandle().then((h) =>
+          h.listen(WEBHOOK_OUTBOX_CHANNEL, onNotify, (v) => {
+            live = v;
+            onState(v);
+          }),
+        ),
+      ...opts,
+    });
+    closers.push(async () => stop());
+    await until('the worker to listen', () => live);
+    // Its first pass (at start) is long over by then.
+    await new Promise((r) => setTimeout(r, 200));
+  }
+
+  const testSend = async (id: string) => expect((await call('POST', `/v1/webhooks/${id}/test`, { key: admin.key })).status).toBe(202);
+
+  it('each committed event is delivered, the fallback poll an hour away', async () => {
+    const r = await receiver();
+    const ep = await register(admin.key, r.url, ['booking.created']);
+    await worker();
+    for (let i = 1; i <= 3; i++) {
+      await testSend(ep.id);
+      await until(`delivery ${i}`, () => r.received.length === i);
+    }
+    // Three rows queued in a burst for one endpoint: each next one goes when the previous is delivered.
+    for (let i = 0; i < 3; i++) await testSend(ep.id);
+    await until('the burst', () => r.received.length === 6);
+  });
+
+  it('failed attempts are retried when their backoff ends (the worker sets its own timer, one per retry)', async () => {
+    const r1 = await receiver((n) => (n === 0 ? 500 : 204));
+    const r2 = await receiver((n) => (n === 0 ? 500 : 204));
+    const ep1 = await register(admin.key, r1.url, ['booking.created']);
+    const ep2 = await register(admin.key, r2.url, ['booking.created']);
+    // Backoff 200 ms x 0.5: well inside the test, an hour before the poll. The second endpoint's
+    // retry falls due after the first's: it must not be forgotten when the first one's timer fires.
+    await worker({ retryBaseMs: 200, random: () => 0 });
+    await testSend(ep1.id);
+    await until('the first attempt at the first endpoint', () => r1.received.length === 1);
+    await testSend(ep2.id);
+    await until('both retries', () => r1.received.length === 2 && r2.received.length === 2);
+    expect(r1.received[1].headers['webhook-id']).toBe(r1.received[0].headers['webhook-id']);
+    expect(r2.received[1].headers['webhook-id']).toBe(r2.received[0].headers['webhook-id']);
+  });
+
+  it('re-enabling a paused endpoint sends its waiting row at once', async () => {
+    const r = await receiver();
+    const ep = await register(admin.key, r.url, ['booking.created']);
+    await testSend(ep.id); // queued before the worker runs
+    expect((await call('PATCH', `/v1/webhooks/${ep.id}`, { key: admin.key, body: { enabled: false } })).status).toBe(200);
+    await worker();
+    expect(r.received).toHaveLength(0); // paused: its row waits
+    expect((await call('PATCH', `/v1/webhooks/${ep.id}`, { key: admin.key, body: { enabled: true } })).status).toBe(200);
+    await until('the resumed delivery', () => r.received.length === 1);
+  });
+
+  it('rows committed before the worker starts go out at its start', async () => {
+    const r = await receiver();
+    const ep = await register(admin.key, r.url, ['booking.created']);
+    await testSend(ep.id);
+    await worker();
+    await until('the delivery at start', () => r.received.length === 1);
   });
 });

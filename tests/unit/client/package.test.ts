@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 
 /**
- * clients/typescript is a package (issue 24 item 7): `npm pack` builds and packs it, the tarball
+ * clients/typescript is a package (issue 24 item 7): `npm run client:pack` builds and packs it
+ * outside the checkout (issue 44 item 8: nothing is written into clients/typescript), the tarball
  * installs into a scratch project with no network (openapi-fetch, its one dependency, comes from
  * this repository's node_modules as a folder install), and a search, a booking and an error
  * branch type-check with this repository's tsc under both NodeNext and Bundler resolution;
@@ -32,7 +33,7 @@ export async function book(): Promise<string> {
     body: { owner_email: 'o@example.com', meeting_class: 'internal', start: '2030-01-07T09:00:00Z', end: '2030-01-07T09:30:00Z' },
     headers: { 'idempotency-key': 'booking-1' },
   });
-  if (!error) return data.booking_id;
+  if (!error) return data.status === 'pending_approval' ? data.proposal_id : data.booking_id;
   const refusal: OperationError<'/v1/bookings', 'post'> = error;
   switch (refusal.code) {
     case 'ARBITRATION_REJECTED':
@@ -58,17 +59,33 @@ function run(cmd: string, args: string[], cwd: string): string {
   }
 }
 
-it('packs, installs offline from the tarball, and type-checks under NodeNext and Bundler', { timeout: 600_000 }, () => {
+/** Every file under clients/typescript with its modification time: what packing must leave as it was. */
+function snapshot(dir: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const f of fs.readdirSync(dir, { recursive: true }) as string[]) out[f] = fs.statSync(path.join(dir, f)).mtimeMs;
+  return out;
+}
+
+it('packs outside the checkout, installs offline from the tarball, and type-checks under NodeNext and Bundler', { timeout: 600_000 }, () => {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const packed = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', tmp], path.join(ROOT, 'clients/typescript'))) as { filename: string; files: { path: string }[] }[];
-  const files = packed[0].files.map((f) => f.path);
+  const pkg = path.join(ROOT, 'clients/typescript');
+  const before = snapshot(pkg);
+  const out = path.join(tmp, 'out');
+  // Started from the scratch directory as a user's project would (npm --prefix <checkout>): the tarball lands there.
+  const tarball = run(npm, ['--prefix', ROOT, 'run', '-s', 'client:pack', '--', '--out', out], tmp).trim();
+  expect(path.dirname(tarball)).toBe(out);
+  expect(snapshot(pkg)).toEqual(before);
+  const files = run('tar', ['-tzf', tarball], tmp)
+    .trim()
+    .split('\n')
+    .map((f) => f.replace(/^package\//, ''));
   expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/schema.d.ts', 'dist/errors.d.ts', 'dist/retry.js']));
-  expect(files.filter((f) => f.startsWith('src/'))).toEqual([]);
+  expect(files.filter((f) => f.startsWith('src/') || f === 'tsconfig.json')).toEqual([]);
 
   const project = path.join(tmp, 'scratch');
   fs.mkdirSync(project);
   fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
-  run(npm, ['install', '--offline', '--no-audit', '--no-fund', path.join(tmp, packed[0].filename), path.join(ROOT, 'node_modules/openapi-fetch')], project);
+  run(npm, ['install', '--offline', '--no-audit', '--no-fund', tarball, path.join(ROOT, 'node_modules/openapi-fetch')], project);
   const installed = JSON.parse(fs.readFileSync(path.join(project, 'node_modules/@agent-scheduler/client/package.json'), 'utf8')) as { dependencies: Record<string, string> };
   expect(Object.keys(installed.dependencies)).toEqual(['openapi-fetch']);
 

@@ -91,7 +91,7 @@ describe('MCP tool input schemas load in every function-calling host', () => {
     expect(Object.keys(schema.properties!)).toEqual(expect.arrayContaining(['candidate', 'window', 'duration_minutes', 'coverage', 'meeting_class', 'idempotency_key']));
     const validate = ajv.compile(schema);
     // what a strict host sends: every field, null where unused
-    const nulls = { owner_email: null, pool: null, owner_emails: null, calendar_type: null, ttl_seconds: null, candidate: null, duration_minutes: null, window: null, coverage: null, idempotency_key: null };
+    const nulls = { owner_email: null, pool: null, owner_emails: null, calendar_type: null, ttl_seconds: null, candidate: null, duration_minutes: null, window: null, coverage: null, idempotency_key: null, time_zone: null };
     const candidate = { ...nulls, meeting_class: 'internal', hold_scope: 'candidate', candidate: slot, idempotency_key: 'k' };
     const window = { ...nulls, meeting_class: 'internal', hold_scope: 'window', window: slot, duration_minutes: 30, coverage: 'all_free' };
     expect(validate(candidate)).toBe(true);
@@ -110,7 +110,7 @@ describe('MCP tool input schemas load in every function-calling host', () => {
   it('flattens path and body (confirm_hold), admits idempotency_key on mutating tools only, and drops the long date-time pattern', () => {
     const schema = toolInputSchema(tool('confirm_hold').op);
     const validate = ajv.compile(schema);
-    const nulls = { meeting_class: null, attendees: null, title: null, description: null, idempotency_key: null };
+    const nulls = { meeting_class: null, attendees: null, title: null, description: null, video: null, idempotency_key: null, time_zone: null };
     expect(validate({ id: 'hold_1', ...slot, ...nulls, idempotency_key: 'k1' })).toBe(true);
     expect(validate({ ...slot, ...nulls })).toBe(false); // id is required
     expect(validate({ id: 'hold_1', ...slot, ...nulls, surprise: 1 })).toBe(false); // closed, as the strict body is
@@ -169,7 +169,9 @@ describe('tool annotations follow what each operation does', () => {
     evaluate_booking: 'read', // POST, a dry run
     get_hold: 'read',
     get_booking: 'read',
+    get_booking_reminders: 'read',
     get_schedule_rules: 'read',
+  list_time_zones: 'read',
     get_booking_proposal: 'read',
     list_my_bookings: 'read',
     list_my_holds: 'read',

@@ -12,10 +12,12 @@ import { operations } from '@/server/http/operations';
  */
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
-it('/v1/openapi.json is at most 300 kB as served, and references its shared pieces', () => {
+// 300 kB for the 68 operations the budget was set for, plus 3 kB for each operation added since
+// (the same per-operation restatement as the client types' budget below; docs/architecture.md).
+it('/v1/openapi.json is at most 300 kB for 68 operations, plus 3 kB per operation since, as served, and references its shared pieces', () => {
   const doc = buildOpenApiDocument(operations, 'http://localhost:3000');
   const served = JSON.stringify(doc); // Response.json: compact
-  expect(Buffer.byteLength(served)).toBeLessThanOrEqual(300_000);
+  expect(Buffer.byteLength(served)).toBeLessThanOrEqual(300_000 + Math.max(0, operations.length - 68) * 3_000);
   const plain = JSON.parse(served) as { paths: Record<string, Record<string, { responses: Record<string, { $ref?: string }> }>> };
   for (const [p, item] of Object.entries(plain.paths))
     for (const [m, op] of Object.entries(item))

@@ -47,7 +47,7 @@ describe('error code catalogue (server/domain/errorCodes.ts)', () => {
   });
 
   it('the REST envelope maps domain fields to request paths, and a derived message with them', () => {
-    const locate = (f: string) => `body.${f}`;
+    const locate = (f: string) => [`body.${f}`];
     expect(errorBody(invalidField('requested_window', 'required'), locate).error).toEqual({
       code: 'invalid_request',
       message: 'Invalid body.requested_window: required',
@@ -57,6 +57,12 @@ describe('error code catalogue (server/domain/errorCodes.ts)', () => {
       code: 'invalid_request',
       message: 'end must be after start',
       details: { fields: [{ path: 'body.end', message: 'must be after start' }] },
+    });
+    // A field an operation looks for in two places: each place named, in the path list and the message.
+    expect(errorBody(invalidField('owner_email', 'Required'), () => ['query.owner_email', 'body.owner_email']).error).toEqual({
+      code: 'invalid_request',
+      message: 'Invalid query.owner_email or body.owner_email: Required',
+      details: { fields: [{ path: 'query.owner_email', message: 'Required' }, { path: 'body.owner_email', message: 'Required' }] },
     });
     // errors without fields pass through unchanged
     expect(errorBody(new DomainError('PAST_TIME', 'past', { extra: { x: 1 } }), locate)).toEqual({ error: { code: 'PAST_TIME', message: 'past' }, x: 1 });

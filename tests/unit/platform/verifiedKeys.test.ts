@@ -10,6 +10,7 @@ const row = (keyId: string, agentId: string, extra: Partial<ApiKeyRow> = {}): Ap
   revokedAt: null,
   lastUsedAt: null,
   ownerScope: 'org:*',
+  displayTimeZone: null,
   permissions: [],
   disabled: false,
   ...extra,

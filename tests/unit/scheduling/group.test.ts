@@ -5,6 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import {
+  MAX_BUFFER_MS,
   arbitrate,
   decideGroupSlot,
   evaluateSlot,
@@ -218,8 +219,9 @@ describe('lastStartOnFacts', () => {
         const partial = { required: req.map((f) => groupMember(within(f), NOW)), optional: opt.map((f) => groupMember(within(f), NOW)) };
         const full = { required: req.map((f) => groupMember(f, NOW)), optional: opt.map((f) => groupMember(f, NOW)) };
         const last = lastStartOnFacts([...partial.required, ...partial.optional], facts, from, durationMinutes);
-        // No worse than the 26 h margin either side of a read: a local day is at most 25 h long.
-        expect(last).toBeGreaterThanOrEqual(facts.end - 25 * H - durationMinutes * MIN);
+        // No worse than the 26 h margin either side of a read (a local day is at most 25 h long) and
+        // the longest buffer a claim outside the read might reach in with.
+        expect(last).toBeGreaterThanOrEqual(facts.end - 25 * H - MAX_BUFFER_MS - durationMinutes * MIN);
         if (last < from) return;
         const params = { minOptional: Math.min(quorum, opt.length), window: { start: from, end: last + durationMinutes * MIN }, now: NOW, durationMinutes, stepMinutes: 15, maxResults: Infinity };
         expect(searchGroupSlots({ ...params, ...partial }).slots).toEqual(searchGroupSlots({ ...params, ...full }).slots);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decideGroup, preemptedSet, type ClaimGroupFact } from '@/server/domain/claims/groupDecision';
-import { commonStretches } from '@/server/domain/claims/groupService';
+import { commonStretches } from '@/server/domain/claims/windowHold';
 import type { Decision } from '@/server/domain/scheduling';
 
 /**

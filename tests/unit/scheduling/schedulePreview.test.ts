@@ -47,3 +47,27 @@ describe('previewWeek', () => {
     expect(previewWeek({ time_zone: 'Mars/Olympus', working_hours: null }, 'UTC', new Date())).toMatchObject({ days: [], issues: [{ path: 'time_zone' }] });
   });
 });
+
+describe('previewWeek with date overrides and out of office', () => {
+  it('draws an override on its date (noted), an away day as none, and leaves out an override an issue names', () => {
+    const p = previewWeek(
+      {
+        time_zone: 'Europe/Berlin',
+        working_hours: { wed: [{ start: '09:00', end: '17:00' }], thu: [{ start: '09:00', end: '17:00' }] },
+        date_overrides: [
+          { date: '2026-11-28', working_hours: [{ start: '10:00', end: '12:00' }] }, // Saturday opened
+          { date: '2026-11-26', working_hours: [{ start: '15:00', end: '14:00' }] }, // invalid: Thursday keeps its week
+        ],
+        out_of_office: [{ start: '2026-11-25', end: '2026-11-25' }], // today, a working Wednesday
+      },
+      'UTC',
+      new Date('2026-11-24T23:30:00Z'),
+    );
+    expect(p.issues).toEqual([{ path: 'date_overrides[1].working_hours[0]', message: 'start must be before end' }]);
+    const byDate = Object.fromEntries(p.days.map((d) => [d.date, d]));
+    expect(byDate['2026-11-28']).toMatchObject({ note: 'override', working: [{ from: 600, to: 720, label: '10:00-12:00' }] });
+    expect(byDate['2026-11-26']).toMatchObject({ working: [{ from: 540, to: 1020 }] });
+    expect(byDate['2026-11-26'].note).toBeUndefined();
+    expect(byDate['2026-11-25']).toMatchObject({ note: 'out_of_office', working: [] });
+  });
+});
