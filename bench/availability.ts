@@ -17,7 +17,10 @@
  *     PostgreSQL, concurrency 1, plain fetch with keep-alive (the first response of each scenario
  *     is checked to carry the in-process slots),
  *   - plus a phase split in-process: look-ups (meeting class + owner + calendar, one statement:
- *     loadTarget), claim load (loadClaims), pure slot search (searchSlots), and their sum.
+ *     loadTarget), claim load (loadClaims), pure slot search (searchSlots), and their sum,
+ *   - plus buffers in-process (issue 39: within 1.2x): the same search through the searching class
+ *     and through its twin with buffers (15 min before, 10 after), in pairs of alternating order,
+ *     whole and pure slot search (availability/buffers.ts).
  *
  * Owner rules: working hours Mon-Fri 09:00-17:00 Europe/Berlin, a lunch hard block 12:00-13:00,
  * RRULE hard blocks (weekly Wednesday 15:00 60 min, monthly on the 1st 09:00 90 min), a daily limit.
@@ -28,13 +31,14 @@
  * above the search's priority. The generator is seeded, so every run sees the same calendar.
  *
  * Code: availability/options.ts (command line, scenario), availability/seed.ts (bookings, seeding),
- * availability/measure.ts (in-process and phases), availability/http.ts (build, serve, HTTP),
+ * availability/measure.ts (in-process and phases), availability/buffers.ts (buffered against
+ * unbuffered), availability/http.ts (build, serve, HTTP),
  * availability/report.ts (tables, docs section); shared helpers in lib/.
  *
  * Options:
  *   --quick                 50/20 iterations instead of 300/100
  *   --iter72=N --iter31=N   iterations (warm-up is 10 % + 10)
- *   --no-pg --no-pglite --no-http --no-phases
+ *   --no-pg --no-pglite --no-http --no-phases --no-buffers
  *   --docs / --no-docs      write (or not) its section of docs/benchmarks.md
  *   --keep                  keep the seeded PostgreSQL rows (default: deleted at the end)
  *   --wait-idle=S           before each measurement wait up to S seconds for the host to be idle
@@ -61,7 +65,8 @@ import { ensureDatabase, log, vacuumTables } from './lib/measure';
 import { startServer, stopServer } from './lib/nextServer';
 import { benchHttp, prepareApp } from './availability/http';
 import { benchInProcess, benchPhases, countsFor, type Counts } from './availability/measure';
-import { BASE_URL, BENCH_DB_URL, IN_PLACE, KEEP, MIGRATIONS, ROOT, RUN_HTTP, RUN_PG, RUN_PGLITE, RUN_PHASES, WRITE_DOCS } from './availability/options';
+import { BASE_URL, BENCH_DB_URL, IN_PLACE, KEEP, MIGRATIONS, ROOT, RUN_HTTP, RUN_PG, RUN_PGLITE, RUN_BUFFERS, RUN_PHASES, WRITE_DOCS } from './availability/options';
+import { benchBuffers } from './availability/buffers';
 import { report, type Report } from './availability/report';
 import { cleanup, seed, type Seeded } from './availability/seed';
 
@@ -83,6 +88,7 @@ async function runPostgres(rep: Report): Promise<void> {
     const counts = await countsFor(db, seeded);
     rep.rows.push(...(await benchInProcess(db, 'in-process PostgreSQL', seeded, counts)));
     if (RUN_PHASES) rep.phases.push(...(await benchPhases(db, 'PostgreSQL', seeded)));
+    if (RUN_BUFFERS) rep.buffers.push(...(await benchBuffers(db, 'PostgreSQL', seeded)));
     if (RUN_HTTP) await runHttp(db, seeded, counts, rep);
   } finally {
     if (seeded && !KEEP) await cleanup(db, seeded.customerId);
@@ -115,6 +121,7 @@ async function runPglite(rep: Report): Promise<void> {
     const counts = await countsFor(handle.db, seeded);
     rep.rows.push(...(await benchInProcess(handle.db, 'in-process PGlite', seeded, counts)));
     if (RUN_PHASES) rep.phases.push(...(await benchPhases(handle.db, 'PGlite', seeded)));
+    if (RUN_BUFFERS) rep.buffers.push(...(await benchBuffers(handle.db, 'PGlite', seeded)));
   } finally {
     await handle.close();
   }
@@ -122,7 +129,7 @@ async function runPglite(rep: Report): Promise<void> {
 
 async function main(): Promise<void> {
   const pgliteVersion = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8')).version as string;
-  const rep: Report = { rows: [], phases: [], pgVersion: null, pgliteVersion, notes: [], seededSummary: '' };
+  const rep: Report = { rows: [], phases: [], buffers: [], pgVersion: null, pgliteVersion, notes: [], seededSummary: '' };
   if (RUN_PG) await runPostgres(rep);
   if (RUN_PGLITE) await runPglite(rep);
   report(rep, WRITE_DOCS);

@@ -21,7 +21,7 @@ import { bootstrapCustomer } from '@/server/domain/customerService';
 import { createMeetingClass } from '@/server/domain/meetingClassService';
 import { createOwner } from '@/server/domain/ownerService';
 import { createPool, poolAssignmentsReport } from '@/server/domain/pools/poolService';
-import { claimThroughPool, directRunner } from '@/server/domain/pools/poolScheduling';
+import { claimThroughPool } from '@/server/domain/pools/poolScheduling';
 
 const opt = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const BOOKINGS = Number(opt('bookings') ?? 1000);
@@ -69,7 +69,7 @@ export async function runPoolFairness(db: Db, bookings: number, weights: readonl
       { pool: pool.id, meetingClass: 'demo', slot },
       at,
       (member, details) => bookingClaim(actor, { ownerEmail: member, meetingClass: 'demo', ...slot }, at, null, details),
-      directRunner(db, boot.customer_id, at),
+      null,
     );
   }
   const seconds = (performance.now() - t0) / 1000;

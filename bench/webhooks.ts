@@ -8,10 +8,11 @@
  * endpoint on a loopback receiver; a producer commits R events/s (--rate, default 100) spread
  * over the agents, each a transaction that queues a notification (enqueueNotification, which
  * writes the outbox rows in the same transaction, as the claim path does); the server's own
- * delivery worker (startWebhookWorker, WEBHOOK_POLL_MS as configured, default 200 ms) delivers.
+ * delivery worker (startWebhookWorker, woken on commit by NOTIFY as the server runs it; WEBHOOK_POLL_MS,
+ * default 30 s, is only its fallback poll) delivers.
  *
  *   Phase 1, healthy receiver: lag from the producer's COMMIT to the receiver reading the request,
- *   p50 / p99 (target p99 <= 1 s).
+ *   p50 / p99 (target p50 <= 20 ms and p99 <= 250 ms on a quiet host, issue 42).
  *   Phase 2, 10 more endpoints (--hanging) on a receiver that never answers (each attempt runs to
  *   the 10 s delivery timeout, retried at once): the same lag for the healthy endpoints only
  *   (target p99 <= 1 s: deliveries to different endpoints never wait for each other).
@@ -20,17 +21,21 @@
  *   check, as an idempotent receiver deduplicating on Webhook-Id sees it: every event exactly once,
  *   nothing unknown, and per endpoint the events in the order they were produced.
  *
- * Database: BENCH_DATABASE_URL (PostgreSQL, pool of 10), else the embedded PGlite in memory.
- * Options: --duration=S --rate=N --endpoints=N --hanging=N --quick --docs/--no-docs
+ * Database: BENCH_DATABASE_URL (PostgreSQL, pool of 10), else the embedded PGlite: on disk in a fresh
+ * temporary directory (the README's default, a persisted database), or in memory with --memory.
+ * Options: --duration=S --rate=N --endpoints=N --hanging=N --memory --poll-only --quick --docs/--no-docs
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { and, eq, inArray } from 'drizzle-orm';
-import type { Db, DbHandle } from '@/db/client';
+import type { DbHandle } from '@/db/client';
 import { openPglite } from '@/db/drivers/pglite';
 import { openPostgres } from '@/db/drivers/postgres';
 import { customers, webhookDeliveries, webhookEndpoints } from '@/db/schema';
+import { WEBHOOK_OUTBOX_CHANNEL } from '@/db/hot/webhooks';
 import { createAgent } from '@/server/domain/agentService';
 import { bootstrapCustomer } from '@/server/domain/customerService';
 import { enqueueNotification } from '@/server/domain/notificationService';
@@ -43,6 +48,9 @@ import { fmt, loadAvg, log, machineLine, markdownTable, stats } from './lib/meas
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: number) => Number(argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? dflt);
 const QUICK = argv.includes('--quick');
+const MEMORY = argv.includes('--memory');
+/** The worker as it was before issue 42: no NOTIFY, polling every WEBHOOK_POLL_MS (set it, e.g. 200). */
+const POLL_ONLY = argv.includes('--poll-only');
 const DURATION_S = opt('duration', QUICK ? 10 : 60);
 const RATE = opt('rate', 100);
 const ENDPOINTS = opt('endpoints', 10);
@@ -85,7 +93,8 @@ async function hangingReceiver() {
   return { url: `http://127.0.0.1:${port}/hook`, requests: () => requests, close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }) };
 }
 
-async function phase(db: Db, name: string, failRate: number, retryBaseMs: number, hanging = 0) {
+async function phase(handle: DbHandle, name: string, failRate: number, retryBaseMs: number, hanging = 0) {
+  const db = handle.db;
   const rx = await receiver(failRate);
   const hang = hanging > 0 ? await hangingReceiver() : null;
   const boot = await bootstrapCustomer(db, `bench webhooks ${name} ${Date.now()}`);
@@ -104,7 +113,14 @@ async function phase(db: Db, name: string, failRate: number, retryBaseMs: number
     agents.push({ agentId: a.id });
   }
   const all = ENDPOINTS + hanging;
-  const stop = startWebhookWorker(async () => db, { allowPrivate: true, retryBaseMs, pollMs: getConfig().webhookPollMs, notifyDisabled: enqueueNotification });
+  // As server/startup.ts runs it: woken on commit (NOTIFY), polling only as the fallback.
+  const stop = startWebhookWorker(async () => db, {
+    allowPrivate: true,
+    retryBaseMs,
+    pollMs: getConfig().webhookPollMs,
+    notifyDisabled: enqueueNotification,
+    listen: POLL_ONLY ? undefined : (onNotify, onState) => handle.listen(WEBHOOK_OUTBOX_CHANNEL, onNotify, onState),
+  });
   const committed = new Map<string, { at: number; endpoint: number; seq: number }>();
   const seqs = new Array(all).fill(0);
   const chains: Promise<unknown>[] = new Array(all).fill(Promise.resolve());
@@ -181,13 +197,15 @@ async function phase(db: Db, name: string, failRate: number, retryBaseMs: number
 async function main() {
   const url = process.env.BENCH_DATABASE_URL;
   const migrations = path.join(ROOT, 'db', 'migrations');
-  const handle: DbHandle = url ? await openPostgres(url, 10, migrations) : await openPglite(undefined, migrations);
-  const dbLabel = url ? `PostgreSQL (${new URL(url).host}${new URL(url).pathname}, pool 10)` : 'embedded PGlite in memory';
+  const dir = url || MEMORY ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'bench-webhooks-'));
+  const handle: DbHandle = url ? await openPostgres(url, 10, migrations) : await openPglite(dir, migrations);
+  const dbLabel = url ? `PostgreSQL (${new URL(url).host}${new URL(url).pathname}, pool 10)` : dir ? 'embedded PGlite on disk' : 'embedded PGlite in memory';
   const load0 = loadAvg();
-  const healthy = await phase(handle.db, 'healthy receiver', 0, 5_000);
-  const hung = await phase(handle.db, `healthy receiver beside ${HANGING} hanging endpoints`, 0, 100, HANGING);
-  const flaky = await phase(handle.db, 'receiver failing 20 %', 0.2, 100);
+  const healthy = await phase(handle, 'healthy receiver', 0, 5_000);
+  const hung = await phase(handle, `healthy receiver beside ${HANGING} hanging endpoints`, 0, 100, HANGING);
+  const flaky = await phase(handle, 'receiver failing 20 %', 0.2, 100);
   await handle.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
 
   const rows = [healthy, hung, flaky].map((p) => [
     p.name,
@@ -200,7 +218,8 @@ async function main() {
     String(p.outOfOrder),
   ]);
   const table = markdownTable(['Phase', 'Events committed', 'Delivered (distinct)', 'Lag commit->receipt p50 / p99 / max (ms)', 'Failed attempts', 'Missing', 'Seen twice', 'Out of order'], rows);
-  const verdict = healthy.lag.p99 <= 1000 ? 'met' : 'not met';
+  const healthyMet = healthy.lag.p99 <= 250 && healthy.lag.p50 <= 20;
+  const verdict = healthyMet ? 'met' : 'not met';
   const hungVerdict = hung.lag.p99 <= 1000 && hung.missing === 0 ? 'met' : 'not met';
   const exact = flaky.missing === 0 && flaky.twice === 0 && flaky.outOfOrder === 0 && flaky.delivered === flaky.committed;
   const section = [
@@ -209,8 +228,8 @@ async function main() {
     `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineLine()}; ${dbLabel}. The host is shared with other`,
     `engineers' builds and tests (load average ${load0} at the start, ${loadAv()} at the end), so figures are noisy.`,
     `${RATE} events/s for ${DURATION_S} s per phase, spread over ${ENDPOINTS} endpoints (one agent each) on one loopback receiver;`,
-    `each event is a committed transaction queuing a notification and its outbox row; the server's delivery worker polls every`,
-    `${getConfig().webhookPollMs} ms. Lag is from the producer seeing its COMMIT to the receiver reading the request (first successful`,
+    `each event is a committed transaction queuing a notification and its outbox row; the server's delivery worker is woken on commit`,
+    `(NOTIFY; fallback poll every ${getConfig().webhookPollMs} ms). Lag is from the producer seeing its COMMIT to the receiver reading the request (first successful`,
     'receipt per Webhook-Id). The failing phase answers 500 to 20 % of requests at random, with a retry base of 100 ms.',
     `The hanging phase adds ${HANGING} endpoints (their own agents; the events are spread over all endpoints) on a receiver that reads each request`,
     `and never answers: every attempt there holds its place until the 10 s delivery timeout and is retried at once (retry base 100 ms);`,
@@ -219,11 +238,12 @@ async function main() {
     '',
     table,
     '',
-    `Target p99 <= 1 s with a healthy receiver: ${verdict} (${fmt(healthy.lag.p99)} ms); beside ${HANGING} hanging endpoints: ${hungVerdict} (${fmt(hung.lag.p99)} ms). Failing receiver: ${exact ? 'every event delivered exactly once to the idempotent receiver, per-endpoint order kept' : 'NOT every event exactly once in order (see the table)'}; ${flaky.redelivered} successful repeat deliveries of an already acknowledged Webhook-Id.`,
+    `Target p50 <= 20 ms and p99 <= 250 ms with a healthy receiver: ${verdict} (${fmt(healthy.lag.p50)} / ${fmt(healthy.lag.p99)} ms); beside ${HANGING} hanging endpoints: ${hungVerdict} (${fmt(hung.lag.p99)} ms). Failing receiver: ${exact ? 'every event delivered exactly once to the idempotent receiver, per-endpoint order kept' : 'NOT every event exactly once in order (see the table)'}; ${flaky.redelivered} successful repeat deliveries of an already acknowledged Webhook-Id.`,
   ].join('\n');
   console.log('\n' + section + '\n');
   const figures: Figure[] = [
-    { figure: 'lag p99, healthy receiver', target: '<= 1 s', latest: `${ms(healthy.lag.p99)} (p50 ${ms(healthy.lag.p50)})`, met: healthy.lag.p99 <= 1000 },
+    { figure: 'lag p99, healthy receiver', target: '<= 250 ms', latest: `${ms(healthy.lag.p99)} (p50 ${ms(healthy.lag.p50)})`, met: healthy.lag.p99 <= 250 },
+    { figure: 'lag p50, healthy receiver', target: '<= 20 ms', latest: ms(healthy.lag.p50), met: healthy.lag.p50 <= 20 },
     { figure: `lag p99 of healthy endpoints beside ${HANGING} hanging ones`, target: '<= 1 s', latest: ms(hung.lag.p99), met: hungVerdict === 'met' },
     { figure: 'failing receiver: events delivered exactly once, in order per endpoint', target: 'every event', latest: `${flaky.delivered.toLocaleString('en-US')} of ${flaky.committed.toLocaleString('en-US')}; ${flaky.twice} twice, ${flaky.outOfOrder} out of order`, met: exact },
   ];
@@ -236,7 +256,7 @@ async function main() {
       figures,
       notes: [
         ...(DURATION_S < 60 ? [`${DURATION_S} s per phase (a full run takes 60).`] : []),
-        "The single delivery worker loop stalls when the host's cores are saturated, and every event committed meanwhile waits: compare the lag with the host's load.",
+        "The worker is woken on commit (NOTIFY). On the embedded database the producer, PGlite, the worker and the receiver share this process's one thread, about 11 ms of CPU per event: at 100 events/s on a loaded host events queue and the lag is the queue's (docs/benchmarks/history/2026-11-29-webhooks-woken-on-commit.md). Compare the lag with the host's load.",
       ],
     });
   }

@@ -20,6 +20,11 @@ async function main() {
   const booking = { owner_email: OWNER, meeting_class: 'internal', start: slot.start, end: slot.end, title: 'Sync' };
   const booked = await api.POST('/v1/bookings', { body: booking });
   if (booked.error) throw new Error(`booking refused: ${booked.error.code}`);
+  // 202: the owner's approval policy holds this agent's bookings; booking.approved or booking.declined follows.
+  if (booked.data.status === 'pending_approval') {
+    console.log(`held for the owner's approval: proposal ${booked.data.proposal_id}, hold ${booked.data.hold_id}`);
+    return;
+  }
   console.log(`booked ${booked.data.booking_id}`);
 
   // The same slot again: refused. A switch on `error.code` narrows the error to that code's body.

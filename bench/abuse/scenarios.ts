@@ -20,7 +20,7 @@ export type Scenario = {
 };
 
 /** The attack's rule (issue 9): every day of every month, COUNT almost a billion, from year 1. */
-export const ATTACK_RULE = {
+const ATTACK_RULE = {
   rrule: 'FREQ=MONTHLY;COUNT=999999999;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYMONTHDAY=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,-1,-2,-3',
   dtstart: '0001-01-01T00:00',
   duration_minutes: 30,
@@ -47,7 +47,7 @@ export function hundredRules(): unknown[] {
 export type Setup = { heavy: string; plain: string; alias: string; slug: string };
 
 /** Monday four weeks ahead, 00:00 in TZ, as epoch ms: the searched month starts there. */
-export function monthStart(): number {
+function monthStart(): number {
   const today = Temporal.Now.plainDateISO(TZ);
   return today.add({ days: 8 - today.dayOfWeek + 21 }).toZonedDateTime({ timeZone: TZ }).epochMilliseconds;
 }

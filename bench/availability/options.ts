@@ -18,12 +18,13 @@ const flag = (name: string) => ARGV.includes(`--${name}`);
 const opt = (name: string) => ARGV.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 
 export const QUICK = flag('quick');
-export const ITER72 = Number(opt('iter72') ?? (QUICK ? 50 : 300));
-export const ITER31 = Number(opt('iter31') ?? (QUICK ? 20 : 100));
+const ITER72 = Number(opt('iter72') ?? (QUICK ? 50 : 300));
+const ITER31 = Number(opt('iter31') ?? (QUICK ? 20 : 100));
 export const RUN_PG = !flag('no-pg');
 export const RUN_PGLITE = !flag('no-pglite');
 export const RUN_HTTP = !flag('no-http') && RUN_PG;
 export const RUN_PHASES = !flag('no-phases');
+export const RUN_BUFFERS = !flag('no-buffers');
 export const WRITE_DOCS = flag('docs') || (!QUICK && !flag('no-docs'));
 export const KEEP = flag('keep');
 export const WAIT_IDLE_S = Number(opt('wait-idle') ?? 0);
@@ -42,12 +43,17 @@ export const STAGE_DIR = path.join(os.tmpdir(), 'agent-scheduler-bench-app');
 
 export const TZ = 'Europe/Berlin';
 export const MINUTE = 60_000;
-export const HOUR = 60 * MINUTE;
+const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 /** searchAvailability loads the claims of the window plus this margin either side (daily limits). */
 export const DAY_MARGIN = 26 * HOUR;
 export const TARGET_P99 = { '72h': 25, '31d': 100 } as const;
 export const SEARCH_CLASS = 'bench-search';
+/** The searching class again (same priority and policy) with buffers: the buffered comparison (availability/buffers.ts). */
+export const BUFFERED_CLASS = 'bench-search-buffered';
+export const BUFFERS = { before: 15, after: 10 } as const;
+/** A buffered search may take at most this many times the same search without buffers (issue 39). */
+export const TARGET_BUFFER_RATIO = 1.2;
 export const KEY_BUDGET = 250; // requests per API key (availabilitySearch allows 300 per key per minute)
 
 export type WindowName = '72h' | '31d';
@@ -92,10 +98,10 @@ export const iterationsOf = (w: WindowName) => (w === '72h' ? ITER72 : ITER31);
 export const warmupOf = (w: WindowName) => Math.ceil(iterationsOf(w) / 10) + 10;
 
 /** The search every mode runs: duration 30 min, 15 min step, max_results 500 (the whole window is scanned). */
-export function searchInput(profile: OwnerProfile, w: WindowName): AvailabilityInput {
+export function searchInput(profile: OwnerProfile, w: WindowName, meetingClass = SEARCH_CLASS): AvailabilityInput {
   return {
     ownerEmail: profile.email,
-    meetingClass: SEARCH_CLASS,
+    meetingClass,
     durationMinutes: 30,
     window: { start: new Date(WINDOWS[w].start), end: new Date(WINDOWS[w].end) },
     stepMinutes: 15,

@@ -5,12 +5,15 @@
  */
 import { writeBenchSection, type BenchRun, type Figure } from '../lib/benchDoc';
 import { fmt, loadAvg, machineLine, textTable, type Stats } from '../lib/measure';
-import { ARGV, PROFILES, QUICK, TARGET_P99, WINDOWS, YEAR_DAYS, yearStart } from './options';
+import { ARGV, PROFILES, QUICK, RUN_HTTP, TARGET_P99, WINDOWS, YEAR_DAYS, yearStart } from './options';
 import type { PhaseRow, Row } from './measure';
+import { BUFFER_HEADER, BUFFER_NOTE, bufferCells, bufferFigures, type BufferRow } from './buffers';
 
 export type Report = {
   rows: Row[];
   phases: PhaseRow[];
+  /** The buffered comparison (availability/buffers.ts). */
+  buffers: BufferRow[];
   pgVersion: string | null;
   pgliteVersion: string;
   /** Extra lines for the output (how the HTTP server ran). */
@@ -72,21 +75,29 @@ export function report(rep: Report, writeDocs: boolean): void {
     console.log('claim load = loadClaims (window +-26 h); pure search = searchSlots; sum = the three (checked to give the slots of searchAvailability)');
     console.log(textTable(PHASE_HEADER, phases.map(phaseCells), LEFT_COLS));
   }
+  if (rep.buffers.length) {
+    console.log(`\n${BUFFER_NOTE}`);
+    console.log(textTable(BUFFER_HEADER, rep.buffers.map(bufferCells), LEFT_COLS));
+  }
   console.log(`\n${missed.length === 0 ? 'All p99 targets met.' : `${missed.length} of ${rows.length} rows miss their p99 target.`}`);
 
-  if (writeDocs) writeBenchSection('availability', benchRun(rows));
+  if (writeDocs) writeBenchSection('availability', benchRun(rows, rep.buffers));
 }
 
 const MEASURES =
-  "One owner's availability search (`POST /v1/availability/search`; `searchAvailability` in process): 30-minute meetings on a 15-minute step over a 72-hour and a 31-day window, `max_results` 500 (the whole window is walked), a meeting class that may preempt lower priorities; owners with 2,000 and 20,000 bookings in the year (and one with 20,000 whose bookings around the windows are the 2,000-owner's). In process on PostgreSQL and on PGlite, and over HTTP against the production build on PostgreSQL; one search at a time. Each figure is the worst owner's.";
+  "One owner's availability search (`POST /v1/availability/search`; `searchAvailability` in process): 30-minute meetings on a 15-minute step over a 72-hour and a 31-day window, `max_results` 500 (the whole window is walked), a meeting class that may preempt lower priorities; owners with 2,000 and 20,000 bookings in the year (and one with 20,000 whose bookings around the windows are the 2,000-owner's). In process on PostgreSQL and on PGlite, and over HTTP against the production build on PostgreSQL; one search at a time. Each figure is the worst owner's. Buffers: the same in-process search through the searching class and through its twin with buffers (15 minutes before, 10 after; docs/arbitration.md \"Buffers\"), timed in pairs of alternating order; the figure is the median over pairs of the buffered time over the unbuffered one.";
 const MODE_LABELS: [Row['mode'], string][] = [
   ['in-process PostgreSQL', 'in process on PostgreSQL'],
   ['in-process PGlite', 'in process on PGlite'],
   ['HTTP (PostgreSQL)', 'HTTP on PostgreSQL'],
 ];
 
+/** From this share of both cores busy while measuring (others' work included) the section says the p99s are the host's. */
+const BUSY_NOTE_FROM = 0.9;
+const busiest = (rows: Row[], buffers: BufferRow[]) => Math.max(0, ...[...rows, ...buffers].map((r) => r.busy ?? 0));
+
 /** The section of docs/benchmarks.md: per mode and window, the worst owner's p99 against its target. */
-function benchRun(rows: Row[]): BenchRun {
+function benchRun(rows: Row[], buffers: BufferRow[]): BenchRun {
   const worst = (rs: Row[], by: (r: Row) => number) => rs.reduce<Row | null>((w, r) => (w === null || by(r) > by(w) ? r : w), null);
   const figures: Figure[] = [];
   for (const w of ['72h', '31d'] as const) {
@@ -96,6 +107,7 @@ function benchRun(rows: Row[]): BenchRun {
     }
   }
   const cpu = (['72h', '31d'] as const).map((w) => worst(rows.filter((x) => x.mode === 'HTTP (PostgreSQL)' && x.window === w && x.cpu !== null), (x) => x.cpu!)?.cpu ?? null);
+  figures.push(...bufferFigures(buffers));
   if (cpu.some((c) => c !== null)) figures.push({ figure: 'server CPU per HTTP search, 72 h / 31 days', latest: `${fmt(cpu[0])} / ${fmt(cpu[1])} ms` });
   return {
     measures: MEASURES,
@@ -104,7 +116,12 @@ function benchRun(rows: Row[]): BenchRun {
     figures,
     notes: [
       ...(QUICK ? ['A quick run: fewer searches than the targets ask for, so each p99 is one of the slowest few.'] : []),
+      ...(RUN_HTTP ? [] : ['No HTTP rows in this run (`--no-http`); the history has the last run with them.']),
+      ...(busiest(rows, buffers) >= BUSY_NOTE_FROM
+        ? [`Other work kept the host's cores busy during this run (up to ${Math.round(busiest(rows, buffers) * 100)} %, load average ${loadAvg()} at the end): its p99s are the host's more than the search's; the ratios of paired searches and the CPU per search hold.`]
+        : []),
       "Wall times move with other work on the shared host; CPU per search hardly does. The run prints every owner's row and the split of an in-process search into look-ups, claim load and the pure search.",
+      ...(buffers.length ? ['Buffers: the run also prints, per owner, the p50s and p99s of both searches, their CPU per search and the pure slot search (`searchSlots`) of both on the same loaded claims. A buffered search may offer more slots than the plain one: a buffer that runs into a meeting the class may preempt preempts it, and the hours it frees can let a slot pass the daily limit.'] : []),
     ],
   };
 }

@@ -12,7 +12,7 @@ import { bootstrapCustomer } from '@/server/domain/customerService';
 import { newId } from '@/server/domain/ids';
 import { createMeetingClass } from '@/server/domain/meetingClassService';
 import { createOwner, putScheduleRules } from '@/server/domain/ownerService';
-import { DAY, HARD_BLOCKS, localMs, MINUTE, PROFILES, SEARCH_CLASS, TZ, WINDOWS, WORKING_HOURS, YEAR_DAYS, yearStart, type OwnerProfile } from './options';
+import { BUFFERED_CLASS, BUFFERS, DAY, HARD_BLOCKS, localMs, MINUTE, PROFILES, SEARCH_CLASS, TZ, WINDOWS, WORKING_HOURS, YEAR_DAYS, yearStart, type OwnerProfile } from './options';
 
 // ---------------------------------------------------------------------------------------------
 // Booking generator
@@ -100,6 +100,7 @@ export async function seed(db: Db, label: string): Promise<Seeded> {
   const boot = await bootstrapCustomer(db, `bench ${label} ${runId}`);
   const cid = boot.customer_id;
   const classes = await createClasses(db, cid);
+  await createMeetingClass(db, cid, { name: BUFFERED_CLASS, priority: 80, preempt_policy: 'preempt_lower', buffer_before_minutes: BUFFERS.before, buffer_after_minutes: BUFFERS.after });
   const owners: Seeded['owners'] = [];
   for (const profile of PROFILES) {
     const owner = await createOwner(db, cid, { email: profile.email, name: `Bench ${profile.name}`, time_zone: TZ });

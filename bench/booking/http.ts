@@ -25,6 +25,7 @@ async function rescheduleRequests(db: Db, seeded: Seeded, keys: string[], tag: s
   const pool: string[] = [];
   for (let i = 0; i < HTTP_CONNECTIONS * 4; i++) {
     const b = await createBooking(db, seeded.actor, { ownerEmail: ownerEmail(tag, i % OWNERS), meetingClass: CLASS, start: new Date(slotStart(-1 - i)), end: new Date(slotStart(-1 - i) + SLOT_MS) }, new Date(), null);
+    if (!('booking_id' in b)) throw new Error('an approval policy held a bench booking');
     pool.push(b.booking_id);
   }
   let seq = PREFILL;

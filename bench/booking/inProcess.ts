@@ -11,7 +11,8 @@ import { bookingClaim, createBooking } from '@/server/domain/claims/bookingServi
 import { bookingOwner, rescheduleClaim } from '@/server/domain/claims/rescheduleService';
 import type { ClaimOperation } from '@/server/domain/claims/claimRunner';
 import { DomainError } from '@/server/domain/errors';
-import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, runClaimWithAnswer } from '@/server/http/idempotency';
+import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint } from '@/server/http/idempotency';
+import { runAnsweredClaim } from '@/server/domain/answeredClaim';
 import { fmt, loadAvg, log, stats, vacuumTables, waitIdle } from '../lib/measure';
 import { BENCH_DB_URL, CLASS, CLIENTS, ownerEmail, OWNERS, PREFILL, SLOT_MS, slotStart, WAIT_IDLE_S, WARMUP_S } from './options';
 import { rawBooking } from './rawBooking';
@@ -70,7 +71,7 @@ async function drive(clients: number, warmupS: number, durationS: number, op: (s
  * autocommit) and the success response stored as the claim transaction's last statement (sent
  * with the claim, its audit row and COMMIT); a rejection is stored afterwards (completeIdempotent).
  */
-export function bookingOp(db: Db, actor: AgentActor, tag: string, withKey: boolean) {
+function bookingOp(db: Db, actor: AgentActor, tag: string, withKey: boolean) {
   return async (seq: number) => {
     const email = ownerEmail(tag, Math.floor(Math.random() * OWNERS));
     const start = new Date(slotStart(seq));
@@ -92,7 +93,7 @@ async function keyedClaim<T>(db: Db, actor: AgentActor, req: { path: string; key
   const begun = await beginIdempotent(db, { agentId: actor.agentId, method: 'POST', path: req.path, key: req.key }, requestFingerprint(req.body, ''), req.now);
   if (begun.kind !== 'proceed') throw new Error(`idempotency key ${req.key} replayed`);
   try {
-    await runClaimWithAnswer(db, operation, { recordId: begun.recordId, status: req.status, redact: [] });
+    await runAnsweredClaim(db, operation, { answer: { recordId: begun.recordId, status: () => req.status, redact: [], zone: null } });
   } catch (err) {
     if (err instanceof DomainError) await completeIdempotent(db, begun.recordId, 409, JSON.stringify({ error: { code: err.code } }));
     else await releaseIdempotent(db, begun.recordId);
@@ -111,6 +112,7 @@ export async function rescheduleOp(db: Db, actor: AgentActor, tag: string) {
   for (let i = 0; i < CLIENTS * 2; i++) {
     const email = ownerEmail(tag, i % OWNERS);
     const b = await createBooking(db, actor, { ownerEmail: email, meetingClass: CLASS, start: new Date(slotStart(-1 - i)), end: new Date(slotStart(-1 - i) + SLOT_MS) }, new Date(), null);
+    if (!('booking_id' in b)) throw new Error('an approval policy held a bench booking');
     const owner = await bookingOwner(db, { kind: 'agent', actor }, b.booking_id);
     pool.push({ id: b.booking_id, ownerEmail: email, ownerId: owner.ownerId });
   }

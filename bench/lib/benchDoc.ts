@@ -79,7 +79,7 @@ export function gitCommit(dir = ROOT): string {
   }
 }
 
-export const utcMinute = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+const utcMinute = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** A section's markdown between its markers, without the history line (refreshDoc adds it). */
@@ -125,7 +125,7 @@ export function historyEntries(historyDir = HISTORY_DIR): HistoryEntry[] {
     });
 }
 
-export function historyLine(name: SectionName, entries: HistoryEntry[]): string {
+function historyLine(name: SectionName, entries: HistoryEntry[]): string {
   const mine = entries.filter((e) => e.sections.includes(name));
   return `**History:** ${mine.length ? mine.map((e) => `[${e.title}](${HISTORY_HREF}/${e.file})`).join(' · ') : 'none yet.'}`;
 }

@@ -22,11 +22,14 @@ export const BENCH_SECTIONS = [
   { name: 'tracing', title: 'Tracing cost', source: 'bench/booking.ts --tracing', generated: false },
   { name: 'abuse', title: 'Abuse: bounded work per request', source: 'bench/abuse.ts', generated: true },
   { name: 'webhooks', title: 'Webhooks', source: 'bench/webhooks.ts', generated: true },
+  { name: 'reminders', title: 'Reminders', source: 'bench/reminders.ts', generated: true },
+  { name: 'idle', title: 'Idle server', source: 'bench/idle.ts', generated: true },
   { name: 'pages', title: 'Browser pages', source: 'bench/pages.ts', generated: true },
   { name: 'calendars', title: 'Connected calendars', source: 'bench/calendars.ts', generated: false },
   { name: 'rrule-engines', title: 'Hard-block recurrence', source: 'bench/rrule-engines.ts', generated: false },
   { name: 'pool-fairness', title: 'Pool fairness', source: 'bench/pool-fairness.ts', generated: false },
   { name: 'delete-customer', title: 'Deleting a customer', source: 'bench/delete-customer.ts', generated: false },
+  { name: 'failover', title: 'Failover', source: 'bench/failover.ts', generated: true },
 ] as const;
 
 export type BenchSection = (typeof BENCH_SECTIONS)[number];

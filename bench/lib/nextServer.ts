@@ -39,15 +39,25 @@ export function prepareApp(root: string, stageDir: string, opts: { reuse: boolea
 
 export type RunningServer = { baseUrl: string; child: ChildProcess; logs: string[] };
 
-/** Start scripts/serve.mjs from `appDir` with `env` added (on `port`, else a free one); resolves once GET /api/health answers 200. */
+/**
+ * The node flags `npm start` gives the server (package.json "start", e.g. --max-semi-space-size;
+ * docs/operations.md "Memory settings"), so a bench measures the server as production runs it.
+ */
+function startScriptNodeArgs(root = path.resolve(import.meta.dirname, '..', '..')): string[] {
+  const start = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } }).scripts?.start ?? '';
+  const m = /^node\s+(.*?)\s*scripts\/serve\.mjs/.exec(start);
+  return m ? m[1].split(/\s+/).filter((a) => a.startsWith('--')) : [];
+}
+
+/** Start scripts/serve.mjs from `appDir` with `env` added and `npm start`'s node flags (on `port`, else a free one); resolves once GET /api/health answers 200. */
 export async function startServer(appDir: string, env: Record<string, string | undefined>, nodeArgs: string[] = [], fixedPort?: number): Promise<RunningServer> {
   const port = fixedPort ?? (await freePort());
   const full: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' };
   for (const k of ['REDIS_URL', 'UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN', 'DB_DRIVER', 'PGLITE_DIR', 'DATABASE_URL', 'TRUST_PROXY', 'DB_POOL_MAX']) delete full[k];
   for (const [k, v] of Object.entries(env)) if (v !== undefined) full[k] = v;
   const serve = path.join(appDir, 'scripts', 'serve.mjs');
-  log(`  starting node ${[...nodeArgs, 'scripts/serve.mjs'].join(' ')} on port ${port} (cwd ${appDir})`);
-  const child = spawn('node', [...nodeArgs, serve], { cwd: appDir, env: full, stdio: ['ignore', 'pipe', 'pipe'] });
+  log(`  starting node ${[...startScriptNodeArgs(), ...nodeArgs, 'scripts/serve.mjs'].join(' ')} on port ${port} (cwd ${appDir})`);
+  const child = spawn('node', [...startScriptNodeArgs(), ...nodeArgs, serve], { cwd: appDir, env: full, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: string[] = [];
   const keep = (b: Buffer) => {
     logs.push(b.toString());

@@ -3,27 +3,21 @@ export interface paths {
     "/public/booking-proposals/{token}": {
         /**
          * The status of a proposal (possession of the token is the access)
-         * @description 120 calls per minute per proposal (status and withdraw together), on top of the per-IP limit. An optional `Authorization: Bearer rc_...` requester credential; one that is unknown, revoked or not an rc_ token answers 404 not_found.
-         *
-         *     Rate limit policy: publicProposalToken.
+         * @description 120 calls per minute per proposal (status and withdraw together), on top of the per-IP limit. An optional `Authorization: Bearer rc_...` requester credential; one that is unknown, revoked or not an rc_ token answers 404 not_found. Rate limit policy: publicProposalToken.
          */
         get: operations["getPublicProposalStatus"];
     };
     "/public/booking-proposals/{token}/withdraw": {
         /**
          * Withdraw a pending proposal (booked, declined, withdrawn or expired ones: 409 not_pending)
-         * @description An optional `Authorization: Bearer rc_...` requester credential; one that is unknown, revoked or not an rc_ token answers 404 not_found.
-         *
-         *     Rate limit policy: publicProposalToken.
+         * @description An optional `Authorization: Bearer rc_...` requester credential; one that is unknown, revoked or not an rc_ token answers 404 not_found. Rate limit policy: publicProposalToken.
          */
         post: operations["withdrawPublicProposal"];
     };
     "/public/contact-verifications/{token}/confirm": {
         /**
          * Confirm the requester's email: the proposal goes to the owner's review
-         * @description No body is read (the GET page posts here from a script). A second confirm, an expired link, or a withdrawn proposal: 409 not_pending.
-         *
-         *     Rate limit policy: publicProposalToken.
+         * @description No body is read (the GET page posts here from a script). A second confirm, an expired link, or a withdrawn proposal: 409 not_pending. Rate limit policy: publicProposalToken.
          */
         post: operations["confirmContactVerification"];
     };
@@ -37,9 +31,7 @@ export interface paths {
     "/public/schedules/{id}/booking-proposals": {
         /**
          * Propose a meeting: a suggested time of a meeting type, or a free-text message
-         * @description Answers status_url (keep it: status and withdraw) and contact_verification_url (mailed too). A credential of the requester's own email skips verification where the type allows it. 20 submissions per 10 minutes per client address and link (alias and id share it), on top of the per-IP limit. An optional `Authorization: Bearer rc_...` requester credential; one that is unknown, revoked or not an rc_ token answers 404 not_found.
-         *
-         *     Rate limit policy: publicProposalSubmit.
+         * @description Answers status_url (keep it: status and withdraw) and contact_verification_url (mailed too). A credential of the requester's own email skips verification where the type allows it. 20 submissions per 10 minutes per client address and link (alias and id share it), on top of the per-IP limit. An optional `Authorization: Bearer rc_...` requester credential; one that is unknown, revoked or not an rc_ token answers 404 not_found. Rate limit policy: publicProposalSubmit.
          */
         post: operations["submitPublicProposal"];
     };
@@ -51,664 +43,269 @@ export interface paths {
         get: operations["getSuggestedTimes"];
     };
     "/v1/agents": {
-        /**
-         * The customer's agents
-         * @description The customer's agents.
-         *
-         *     Requires permission `manage_agents`.
-         */
+        /** @description The customer's agents. Requires permission `manage_agents`. */
         get: operations["listAgents"];
-        /**
-         * Create an agent (it can be granted only permissions and scope the caller has)
-         * @description Create an agent (it can be granted only permissions and scope the caller has).
-         *
-         *     Requires permission `manage_agents`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Create an agent (it can be granted only permissions and scope the caller has). Requires permission `manage_agents`. Idempotency-Key makes retries safe. */
         post: operations["createAgent"];
     };
     "/v1/agents/me": {
-        /**
-         * The calling agent: id, name, owner scope, permissions, this key and its rate-limit budgets
-         * @description The calling agent: id, name, owner scope, permissions, this key and its rate-limit budgets.
-         */
+        /** @description The calling agent: id, name, owner scope, permissions, this key and its rate-limit budgets. */
         get: operations["getCurrentAgent"];
     };
     "/v1/agents/{id}": {
-        /**
-         * Change an agent's name, scope, permissions or disabled flag
-         * @description Change an agent's name, scope, permissions or disabled flag.
-         *
-         *     Requires permission `manage_agents`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Change an agent's name, scope, permissions or disabled flag. Requires permission `manage_agents`. Idempotency-Key makes retries safe. */
         patch: operations["updateAgent"];
     };
     "/v1/agents/{id}/keys": {
         /**
          * Mint an API key for an agent (the key is shown once)
-         * @description Only for agents the caller could have created: within its owner_scope and holding no permission the caller lacks.
-         *
-         *     Requires permission `manage_agents`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
+         * @description Only for agents the caller could have created: within its owner_scope and holding no permission the caller lacks. Requires permission `manage_agents`. Idempotency-Key makes retries safe.
          */
         post: operations["mintApiKey"];
     };
     "/v1/agents/{id}/keys/{key_id}": {
-        /**
-         * Revoke an API key (effective immediately)
-         * @description Revoke an API key (effective immediately).
-         *
-         *     Requires permission `manage_agents`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Revoke an API key (effective immediately). Requires permission `manage_agents`. Idempotency-Key makes retries safe. */
         delete: operations["revokeApiKey"];
     };
-    "/v1/arbitration/evaluate": {
+    "/v1/approval-policies": {
+        /** @description The owners' approval rules for agent bookings (one owner's with owner_email). Requires permission `manage_customer`. */
+        get: operations["listApprovalPolicies"];
         /**
-         * Dry run: the decision a booking would get now (no side effect, no audit row)
-         * @description Dry run: the decision a booking would get now (no side effect, no audit row).
-         *
-         *     Requires permission `read_availability`.
+         * Require the owner's approval for an agent's bookings, a meeting class's, or that agent's of that class
+         * @description A booking (POST /v1/bookings) a rule covers answers 202 with status pending_approval and a hold on the time; the request waits in the owner's inbox, and the booking agent hears booking.approved or booking.declined. Requires permission `manage_customer`. Idempotency-Key makes retries safe.
          */
+        post: operations["createApprovalPolicy"];
+    };
+    "/v1/approval-policies/{id}": {
+        /** @description Remove an approval rule (requests already waiting stay in the inbox). Requires permission `manage_customer`. Idempotency-Key makes retries safe. */
+        delete: operations["deleteApprovalPolicy"];
+    };
+    "/v1/arbitration/evaluate": {
+        /** @description Dry run: the decision a booking would get now (no side effect, no audit row). Requires permission `read_availability`. */
         post: operations["evaluateArbitration"];
     };
     "/v1/audit-log": {
-        /**
-         * Decisions (accept, reject, counter_propose) and administrative changes, newest first
-         * @description Decisions (accept, reject, counter_propose) and administrative changes, newest first.
-         *
-         *     Requires permission `read_audit`.
-         */
+        /** @description Decisions (accept, reject, counter_propose) and administrative changes, newest first. Requires permission `read_audit`. */
         get: operations["queryAuditLog"];
     };
     "/v1/availability/search": {
         /**
          * Find slots an owner (or every owner of owner_emails) can take now, each one arbitration would accept
-         * @description A read: no Idempotency-Key needed. No slot answers 409 NO_SLOTS_AVAILABLE with reason_code and next_available. window, or windows (up to 14, searched as one); distinct: true keeps only slots that do not overlap each other; max_per_day: at most this many slots starting on each owner-local day; next_available_lookahead_hours: default 72, more answers LOOKAHEAD_EXCEEDS_MAXIMUM. Collective search: owner_emails (2-20 owners, every one must be free: each slot carries `local` times per owner) instead of owner_email; optional_owner_emails (up to 20, disjoint): each slot lists the free ones in free_optional, slots ranked by their number then time; min_optional: keep slots with at least that many free (docs/groups.md). No slot: NO_SLOTS_AVAILABLE also carries owners[] with each owner's reasons.
-         *
-         *     Requires permission `read_availability`.
-         *
-         *     Rate limit policy: availabilitySearch.
+         * @description A read: no Idempotency-Key needed. No slot answers 409 NO_SLOTS_AVAILABLE with reason_code and next_available. window, or windows (up to 14, searched as one); distinct: true keeps only slots that do not overlap each other; max_per_day: at most this many slots starting on each owner-local day; next_available_lookahead_hours: default 72, more answers LOOKAHEAD_EXCEEDS_MAXIMUM. Collective search: owner_emails (2-20 owners, every one must be free: each slot carries `local` times per owner) instead of owner_email; optional_owner_emails (up to 20, disjoint): each slot lists the free ones in free_optional, slots ranked by their number then time; min_optional: keep slots with at least that many free (docs/groups.md). No slot: NO_SLOTS_AVAILABLE also carries owners[] with each owner's reasons. Requires permission `read_availability`. Rate limit policy: availabilitySearch.
          */
         post: operations["searchAvailability"];
     };
     "/v1/booking-proposals": {
         /**
          * Ask the owner instead of booking: up to 5 candidates go to the owner's review
-         * @description The outcome arrives as a proposal.reviewed notification; GET the proposal for its status and booking_id.
-         *
-         *     Requires permission `create_proposals`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
+         * @description The outcome arrives as a proposal.reviewed notification; GET the proposal for its status and booking_id. Requires permission `create_proposals`. Idempotency-Key makes retries safe.
          */
         post: operations["createBookingProposal"];
     };
     "/v1/booking-proposals/{id}": {
-        /**
-         * An agent proposal's status, candidates and, once booked, booking_id
-         * @description An agent proposal's status, candidates and, once booked, booking_id.
-         *
-         *     Requires permission `create_proposals`.
-         */
+        /** @description An agent proposal's status, candidates and, once booked, booking_id (also a booking held for approval: the proposal_id of its 202). Requires permission `create_proposals` or `create_bookings`. */
         get: operations["getBookingProposal"];
     };
     "/v1/bookings": {
-        /**
-         * Bookings in the caller's owner scope, by start (filters: owner_email, from, to, status, agent = me or an id)
-         * @description Bookings in the caller's owner scope, by start (filters: owner_email, from, to, status, agent = me or an id).
-         *
-         *     Requires permission `read_availability` or `create_bookings`.
-         */
+        /** @description Bookings in the caller's owner scope, by start (filters: owner_email, from, to, status, agent = me or an id). Requires permission `read_availability` or `create_bookings`. */
         get: operations["listBookings"];
-        /**
-         * Book directly, without a hold
-         * @description Book directly, without a hold.
-         *
-         *     Requires permission `create_bookings`.
-         *
-         *     Rate limit policy: bookings.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Book directly, without a hold. Requires permission `create_bookings`. Rate limit policy: bookings. Idempotency-Key makes retries safe. */
         post: operations["createBooking"];
     };
     "/v1/bookings/{id}": {
-        /**
-         * Read a booking
-         * @description Read a booking.
-         *
-         *     Requires permission `create_bookings` or `read_availability`.
-         */
+        /** @description Read a booking. Requires permission `create_bookings` or `read_availability`. */
         get: operations["getBooking"];
-        /**
-         * Edit a booking's title, description or attendees (its time changes only through reschedule)
-         * @description Edit a booking's title, description or attendees (its time changes only through reschedule).
-         *
-         *     Requires permission `create_bookings`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Edit a booking's title, description or attendees (its time changes only through reschedule). Requires permission `create_bookings`. Idempotency-Key makes retries safe. */
         patch: operations["updateBooking"];
     };
     "/v1/bookings/{id}/cancel": {
-        /**
-         * Cancel a booking
-         * @description Cancel a booking.
-         *
-         *     Requires permission `create_bookings`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Cancel a booking. Requires permission `create_bookings`. Idempotency-Key makes retries safe. */
         post: operations["cancelBooking"];
     };
     "/v1/bookings/{id}/confirm": {
-        /**
-         * Confirm a hold into a booking (`id` is the hold_id)
-         * @description Confirm a hold into a booking (`id` is the hold_id).
-         *
-         *     Requires permission `create_bookings`.
-         *
-         *     Rate limit policy: confirm.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Confirm a hold into a booking (`id` is the hold_id). Requires permission `create_bookings`. Rate limit policy: confirm. Idempotency-Key makes retries safe. */
         post: operations["confirmHold"];
     };
+    "/v1/bookings/{id}/reminders": {
+        /** @description A booking's reminders: when each is due and whether it went out. Requires permission `create_bookings` or `read_availability`. */
+        get: operations["getBookingReminders"];
+    };
     "/v1/bookings/{id}/reschedule": {
-        /**
-         * Move a booking to a new time in place (same booking_id), arbitrated as a new booking
-         * @description Move a booking to a new time in place (same booking_id), arbitrated as a new booking.
-         *
-         *     Requires permission `create_bookings`.
-         *
-         *     Rate limit policy: bookings.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Move a booking to a new time in place (same booking_id), arbitrated as a new booking. Requires permission `create_bookings`. Rate limit policy: bookings. Idempotency-Key makes retries safe. */
         post: operations["rescheduleBooking"];
     };
     "/v1/calendars": {
-        /**
-         * An owner's calendars with status and last sync
-         * @description An owner's calendars with status and last sync.
-         */
+        /** @description An owner's calendars with status and last sync. */
         get: operations["listCalendars"];
     };
     "/v1/calendars/caldav": {
-        /**
-         * Connect (or reconnect) a CalDAV calendar of an owner and run its first sync
-         * @description Connect (or reconnect) a CalDAV calendar of an owner and run its first sync.
-         *
-         *     Requires permission `manage_customer`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Connect (or reconnect) a CalDAV calendar of an owner and run its first sync. Requires permission `manage_customer`. Idempotency-Key makes retries safe. */
         post: operations["connectCaldavCalendar"];
     };
     "/v1/calendars/{id}": {
-        /**
-         * Disconnect a provider calendar (its credentials and synced events are dropped)
-         * @description Disconnect a provider calendar (its credentials and synced events are dropped).
-         *
-         *     Requires permission `manage_customer`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Disconnect a provider calendar (its credentials and synced events are dropped). Requires permission `manage_customer`. Idempotency-Key makes retries safe. */
         delete: operations["disconnectCalendar"];
-        /**
-         * Make a calendar primary, or set whether its events count as busy ("check for conflicts")
-         * @description Make a calendar primary, or set whether its events count as busy ("check for conflicts").
-         *
-         *     Requires permission `manage_customer`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Make a calendar primary, or set whether its events count as busy ("check for conflicts"). Requires permission `manage_customer`. Idempotency-Key makes retries safe. */
         patch: operations["updateCalendar"];
     };
     "/v1/holds": {
-        /**
-         * Holds in the caller's owner scope, by start (filters: owner_email, from, to, status, agent = me or an id)
-         * @description Holds in the caller's owner scope, by start (filters: owner_email, from, to, status, agent = me or an id).
-         *
-         *     Requires permission `read_availability` or `create_holds`.
-         */
+        /** @description Holds in the caller's owner scope, by start (filters: owner_email, from, to, status, agent = me or an id). Requires permission `read_availability` or `create_holds`. */
         get: operations["listHolds"];
-        /**
-         * Hold a candidate slot, or the earliest free stretch of a window
-         * @description Hold a candidate slot, or the earliest free stretch of a window.
-         *
-         *     Requires permission `create_holds`.
-         *
-         *     Rate limit policy: holds.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Hold a candidate slot, or the earliest free stretch of a window. Requires permission `create_holds`. Rate limit policy: holds. Idempotency-Key makes retries safe. */
         post: operations["createHold"];
     };
     "/v1/holds/{id}": {
-        /**
-         * Read a hold and its status (active, promoted, expired, released, preempted)
-         * @description Read a hold and its status (active, promoted, expired, released, preempted).
-         *
-         *     Requires permission `create_holds` or `read_availability`.
-         */
+        /** @description Read a hold and its status (active, promoted, expired, released, preempted). Requires permission `create_holds` or `read_availability`. */
         get: operations["getHold"];
-        /**
-         * Release a hold before it expires
-         * @description Release a hold before it expires.
-         *
-         *     Requires permission `create_holds`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Release a hold before it expires. Requires permission `create_holds`. Idempotency-Key makes retries safe. */
         delete: operations["releaseHold"];
     };
     "/v1/holds/{id}/extend": {
-        /**
-         * Extend an active hold's time to live, counted from now (no new decision)
-         * @description Extend an active hold's time to live, counted from now (no new decision).
-         *
-         *     Requires permission `create_holds`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Extend an active hold's time to live, counted from now (no new decision). Requires permission `create_holds`. Idempotency-Key makes retries safe. */
         post: operations["extendHold"];
     };
     "/v1/meeting-classes": {
-        /**
-         * List the customer's meeting classes (names, priorities, policies) and the calendar owners the caller may act for
-         * @description List the customer's meeting classes (names, priorities, policies) and the calendar owners the caller may act for.
-         *
-         *     Requires permission `manage_customer` or `read_availability`.
-         */
+        /** @description List the customer's meeting classes (names, priorities, policies) and the calendar owners the caller may act for. Requires permission `manage_customer` or `read_availability`. */
         get: operations["listMeetingClasses"];
-        /**
-         * Register a meeting class (customer-scoped; higher priority wins)
-         * @description Register a meeting class (customer-scoped; higher priority wins).
-         *
-         *     Requires permission `manage_customer`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Register a meeting class (customer-scoped; higher priority wins). Requires permission `manage_customer`. Idempotency-Key makes retries safe. */
         post: operations["createMeetingClass"];
     };
     "/v1/notifications": {
-        /**
-         * Drain this agent's notification queue (oldest first, up to 50); with since=<seq>, read the items after it, delivered or not
-         * @description Drain this agent's notification queue (oldest first, up to 50); with since=<seq>, read the items after it, delivered or not.
-         */
+        /** @description Drain this agent's notification queue (oldest first, up to 50); with since=<seq>, read the items after it, delivered or not. */
         get: operations["drainNotifications"];
     };
     "/v1/openapi.json": {
-        /**
-         * This OpenAPI 3.1 document
-         * @description This OpenAPI 3.1 document.
-         */
+        /** @description This OpenAPI 3.1 document. */
         get: operations["getOpenApiDocument"];
     };
     "/v1/owners": {
-        /**
-         * Create a calendar owner (with an internal primary calendar), optionally with its schedule rules
-         * @description Create a calendar owner (with an internal primary calendar), optionally with its schedule rules.
-         *
-         *     Requires permission `manage_customer`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Create a calendar owner (with an internal primary calendar), optionally with its schedule rules. Requires permission `manage_customer`. Idempotency-Key makes retries safe. */
         post: operations["createOwner"];
     };
     "/v1/pools": {
-        /**
-         * The customer's pools (for a user-scoped agent: those all of whose members it covers)
-         * @description The customer's pools (for a user-scoped agent: those all of whose members it covers).
-         *
-         *     Requires permission `manage_customer` or `read_availability`.
-         */
+        /** @description The customer's pools (for a user-scoped agent: those all of whose members it covers). Requires permission `manage_customer` or `read_availability`. */
         get: operations["listPools"];
-        /**
-         * Create a pool: a named set of owners with weights (1 to 100)
-         * @description Create a pool: a named set of owners with weights (1 to 100).
-         *
-         *     Requires permission `manage_customer`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Create a pool: a named set of owners with weights (1 to 100). Requires permission `manage_customer`. Idempotency-Key makes retries safe. */
         post: operations["createPool"];
     };
     "/v1/pools/{id}": {
-        /**
-         * Read a pool
-         * @description Read a pool.
-         *
-         *     Requires permission `manage_customer` or `read_availability`.
-         */
+        /** @description Read a pool. Requires permission `manage_customer` or `read_availability`. */
         get: operations["getPool"];
-        /**
-         * Delete a pool (its claims stay with their owners)
-         * @description Delete a pool (its claims stay with their owners).
-         *
-         *     Requires permission `manage_customer`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Delete a pool (its claims stay with their owners). Requires permission `manage_customer`. Idempotency-Key makes retries safe. */
         delete: operations["deletePool"];
-        /**
-         * Rename a pool or replace its members and weights
-         * @description Rename a pool or replace its members and weights.
-         *
-         *     Requires permission `manage_customer`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Rename a pool or replace its members and weights. Requires permission `manage_customer`. Idempotency-Key makes retries safe. */
         patch: operations["updatePool"];
     };
     "/v1/pools/{id}/assignments": {
-        /**
-         * Each member's minutes booked through the pool in a period (default the last 30 days), its share against its weight's
-         * @description Each member's minutes booked through the pool in a period (default the last 30 days), its share against its weight's.
-         *
-         *     Requires permission `manage_customer` or `read_availability`.
-         */
+        /** @description Each member's minutes booked through the pool in a period (default the last 30 days), its share against its weight's. Requires permission `manage_customer` or `read_availability`. */
         get: operations["getPoolAssignments"];
     };
     "/v1/public-scheduling/allocations": {
-        /**
-         * List allocations (of one link with `link_id`)
-         * @description List allocations (of one link with `link_id`).
-         *
-         *     Requires permission `manage_public_scheduling`.
-         */
+        /** @description List allocations (of one link with `link_id`). Requires permission `manage_public_scheduling`. */
         get: operations["listAllocations"];
-        /**
-         * Cap bookings through a meeting type per owner-local day, week or month (optionally for one audience)
-         * @description Cap bookings through a meeting type per owner-local day, week or month (optionally for one audience).
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Cap bookings through a meeting type per owner-local day, week or month (optionally for one audience). Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         post: operations["createAllocation"];
     };
     "/v1/public-scheduling/allocations/{id}": {
-        /**
-         * Delete an allocation
-         * @description Delete an allocation.
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Delete an allocation. Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         delete: operations["deleteAllocation"];
     };
     "/v1/public-scheduling/audiences": {
-        /**
-         * List audiences with their members
-         * @description List audiences with their members.
-         *
-         *     Requires permission `manage_public_scheduling`.
-         */
+        /** @description List audiences with their members. Requires permission `manage_public_scheduling`. */
         get: operations["listAudiences"];
-        /**
-         * Create an audience of emails and verified domains
-         * @description Create an audience of emails and verified domains.
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Create an audience of emails and verified domains. Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         post: operations["createAudience"];
     };
     "/v1/public-scheduling/audiences/{id}": {
-        /**
-         * Delete an audience no meeting type or allocation names (409 audience_in_use otherwise)
-         * @description Delete an audience no meeting type or allocation names (409 audience_in_use otherwise).
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Delete an audience no meeting type or allocation names (409 audience_in_use otherwise). Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         delete: operations["deleteAudience"];
-        /**
-         * Rename an audience or replace its members
-         * @description Rename an audience or replace its members.
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Rename an audience or replace its members. Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         patch: operations["updateAudience"];
     };
     "/v1/public-scheduling/domains": {
-        /**
-         * List the customer's domains, pending and verified
-         * @description List the customer's domains, pending and verified.
-         *
-         *     Requires permission `manage_public_scheduling`.
-         */
+        /** @description List the customer's domains, pending and verified. Requires permission `manage_public_scheduling`. */
         get: operations["listVerifiedDomains"];
-        /**
-         * Start verifying a domain: publish the returned TXT challenge, then call verify
-         * @description Start verifying a domain: publish the returned TXT challenge, then call verify.
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Start verifying a domain: publish the returned TXT challenge, then call verify. Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         post: operations["createVerifiedDomain"];
     };
     "/v1/public-scheduling/domains/{domain_id}": {
-        /**
-         * Delete a domain no requester identity or audience member uses
-         * @description Delete a domain no requester identity or audience member uses.
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Delete a domain no requester identity or audience member uses. Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         delete: operations["deleteVerifiedDomain"];
     };
     "/v1/public-scheduling/domains/{domain_id}/verify": {
-        /**
-         * Look the DNS TXT challenge up now; verified when a record equals it exactly
-         * @description Look the DNS TXT challenge up now; verified when a record equals it exactly.
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Look the DNS TXT challenge up now; verified when a record equals it exactly. Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         post: operations["verifyDomain"];
     };
     "/v1/public-scheduling/links": {
-        /**
-         * List live links (of one owner with `owner_email`; a user-scoped agent sees its owner only)
-         * @description List live links (of one owner with `owner_email`; a user-scoped agent sees its owner only).
-         *
-         *     Requires permission `manage_public_scheduling`.
-         */
+        /** @description List live links (of one owner with `owner_email`; a user-scoped agent sees its owner only). Requires permission `manage_public_scheduling`. */
         get: operations["listPublicLinks"];
-        /**
-         * Create a public scheduling link for an owner (its alias is the readable path)
-         * @description Create a public scheduling link for an owner (its alias is the readable path).
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Create a public scheduling link for an owner (its alias is the readable path). Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         post: operations["createPublicLink"];
     };
     "/v1/public-scheduling/links/{link_id}": {
-        /**
-         * Read a link
-         * @description Read a link.
-         *
-         *     Requires permission `manage_public_scheduling`.
-         */
+        /** @description Read a link. Requires permission `manage_public_scheduling`. */
         get: operations["getPublicLink"];
-        /**
-         * Delete a link (it stops answering; its alias stays taken)
-         * @description Delete a link (it stops answering; its alias stays taken).
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Delete a link (it stops answering; its alias stays taken). Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         delete: operations["deletePublicLink"];
-        /**
-         * Change a link's alias or title
-         * @description Change a link's alias or title.
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Change a link's alias, title or away redirect (a colleague's link requesters go to while the owner is out of office). Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         patch: operations["updatePublicLink"];
     };
     "/v1/public-scheduling/links/{link_id}/meeting-types": {
-        /**
-         * List a link's meeting types (all of them, whatever their visibility or state)
-         * @description List a link's meeting types (all of them, whatever their visibility or state).
-         *
-         *     Requires permission `manage_public_scheduling`.
-         */
+        /** @description List a link's meeting types (all of them, whatever their visibility or state). Requires permission `manage_public_scheduling`. */
         get: operations["listPublicMeetingTypes"];
-        /**
-         * Offer a meeting type on a link
-         * @description Offer a meeting type on a link.
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Offer a meeting type on a link. Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         post: operations["createPublicMeetingType"];
     };
     "/v1/public-scheduling/links/{link_id}/meeting-types/{slug}": {
-        /**
-         * Read a meeting type
-         * @description Read a meeting type.
-         *
-         *     Requires permission `manage_public_scheduling`.
-         */
+        /** @description Read a meeting type. Requires permission `manage_public_scheduling`. */
         get: operations["getPublicMeetingType"];
-        /**
-         * Change any field of a meeting type (checked as a whole, as on creation)
-         * @description Change any field of a meeting type (checked as a whole, as on creation).
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Change any field of a meeting type (checked as a whole, as on creation). Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         patch: operations["updatePublicMeetingType"];
     };
     "/v1/public-scheduling/requester-identities": {
-        /**
-         * List requester identities
-         * @description List requester identities.
-         *
-         *     Requires permission `manage_public_scheduling`.
-         */
+        /** @description List requester identities. Requires permission `manage_public_scheduling`. */
         get: operations["listRequesterIdentities"];
-        /**
-         * Register a requester by email (an email already registered answers its identity with 200)
-         * @description Register a requester by email (an email already registered answers its identity with 200).
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Register a requester by email (an email already registered answers its identity with 200). Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         post: operations["createRequesterIdentity"];
     };
     "/v1/public-scheduling/requester-identities/{id}/credentials": {
-        /**
-         * Issue an rc_ requester credential (shown once)
-         * @description Issue an rc_ requester credential (shown once).
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Issue an rc_ requester credential (shown once). Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         post: operations["mintRequesterCredential"];
     };
     "/v1/public-scheduling/requester-identities/{id}/credentials/{credential_id}": {
-        /**
-         * Revoke a requester credential (effective immediately)
-         * @description Revoke a requester credential (effective immediately).
-         *
-         *     Requires permission `manage_public_scheduling`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Revoke a requester credential (effective immediately). Requires permission `manage_public_scheduling`. Idempotency-Key makes retries safe. */
         delete: operations["revokeRequesterCredential"];
     };
     "/v1/schedule-rules": {
-        /**
-         * Read an owner's working hours, working days, hard blocks and daily limit
-         * @description Read an owner's working hours, working days, hard blocks and daily limit.
-         */
+        /** @description Read an owner's working hours, working days, hard blocks and daily limit. */
         get: operations["getScheduleRules"];
-        /**
-         * Replace an owner's schedule rules
-         * @description Replace an owner's schedule rules.
-         *
-         *     Requires permission `manage_customer`.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Replace an owner's schedule rules. Requires permission `manage_customer`. Idempotency-Key makes retries safe. */
         put: operations["putScheduleRules"];
     };
+    "/v1/time-zones": {
+        /** @description The IANA time zone names this server accepts (an owner's time_zone). */
+        get: operations["listTimeZones"];
+    };
     "/v1/webhooks": {
-        /**
-         * List this agent's webhook endpoints
-         * @description List this agent's webhook endpoints.
-         */
+        /** @description List this agent's webhook endpoints. */
         get: operations["listWebhooks"];
-        /**
-         * Register a webhook endpoint (the signing secret is shown once)
-         * @description Register a webhook endpoint (the signing secret is shown once).
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Register a webhook endpoint (the signing secret is shown once). Idempotency-Key makes retries safe. */
         post: operations["createWebhook"];
     };
     "/v1/webhooks/{id}": {
-        /**
-         * Read a webhook endpoint (status, consecutive failures, why it was disabled)
-         * @description Read a webhook endpoint (status, consecutive failures, why it was disabled).
-         */
+        /** @description Read a webhook endpoint (status, consecutive failures, why it was disabled). */
         get: operations["getWebhook"];
-        /**
-         * Delete a webhook endpoint (its undelivered deliveries are dropped)
-         * @description Delete a webhook endpoint (its undelivered deliveries are dropped).
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Delete a webhook endpoint (its undelivered deliveries are dropped). Idempotency-Key makes retries safe. */
         delete: operations["deleteWebhook"];
-        /**
-         * Change URL, events or description; disable or re-enable
-         * @description Change URL, events or description; disable or re-enable.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Change URL, events or description; disable or re-enable. Idempotency-Key makes retries safe. */
         patch: operations["updateWebhook"];
     };
     "/v1/webhooks/{id}/deliveries": {
-        /**
-         * An endpoint's delivery log, newest first
-         * @description An endpoint's delivery log, newest first.
-         */
+        /** @description An endpoint's delivery log, newest first. */
         get: operations["listWebhookDeliveries"];
     };
     "/v1/webhooks/{id}/test": {
-        /**
-         * Queue a signed webhook.test delivery to this endpoint
-         * @description Queue a signed webhook.test delivery to this endpoint.
-         *
-         *     Send an Idempotency-Key to make retries safe: the same key and request answer the stored response (`Idempotent-Replayed: true`).
-         */
+        /** @description Queue a signed webhook.test delivery to this endpoint. Idempotency-Key makes retries safe. */
         post: operations["testWebhook"];
     };
 }
@@ -721,6 +318,8 @@ export interface components {
             owner_scope: string;
             permissions: ("read_availability" | "create_holds" | "create_bookings" | "preempt" | "create_proposals" | "manage_agents" | "manage_customer" | "manage_public_scheduling" | "read_audit")[];
             disabled: boolean;
+            /** @description Default caller zone of its keys (null: none) */
+            display_time_zone: string | null;
             created_at: components["schemas"]["Timestamp"];
         };
         AgentProposal: {
@@ -744,17 +343,29 @@ export interface components {
             end: components["schemas"]["Timestamp"];
             start_local?: components["schemas"]["LocalDateTime"];
             end_local?: components["schemas"]["LocalDateTime"];
+            start_caller?: components["schemas"]["CallerDateTime"];
+            end_caller?: components["schemas"]["CallerDateTime"];
             /**
              * @description Why the requested slot failed
              * @enum {string}
              */
-            reason_code: "capacity_conflict" | "working_hours" | "off_day" | "daily_hours_limit" | "sacred_meeting" | "permission_denied_preempt";
+            reason_code: "capacity_conflict" | "out_of_office" | "working_hours" | "off_day" | "daily_hours_limit" | "sacred_meeting" | "permission_denied_preempt";
+        };
+        ApprovalPolicy: {
+            policy_id: string;
+            owner_email: string;
+            /** @description null: every agent (of meeting_class) */
+            agent_id: string | null;
+            agent_name: string | null;
+            /** @description null: every class (of agent_id) */
+            meeting_class: string | null;
+            created_at: components["schemas"]["Timestamp"];
         };
         /**
          * @description Why arbitration refused the slot (COUNTER_PROPOSED: alternatives[] holds slots it would accept)
          * @enum {string}
          */
-        ArbitrationReason: "NO_CAPACITY" | "WORKING_HOURS" | "OFF_DAY" | "SACRED_MEETING" | "MAX_DAILY_HOURS" | "PERMISSION_DENIED_PREEMPT" | "COUNTER_PROPOSED";
+        ArbitrationReason: "NO_CAPACITY" | "WORKING_HOURS" | "OFF_DAY" | "OUT_OF_OFFICE" | "SACRED_MEETING" | "MAX_DAILY_HOURS" | "PERMISSION_DENIED_PREEMPT" | "COUNTER_PROPOSED";
         Audience: {
             audience_id: string;
             name: string;
@@ -773,6 +384,8 @@ export interface components {
             start: components["schemas"]["Timestamp"];
             end: components["schemas"]["Timestamp"];
             start_local: components["schemas"]["LocalDateTime"];
+            start_caller?: components["schemas"]["CallerDateTime"];
+            end_caller?: components["schemas"]["CallerDateTime"];
             end_local: components["schemas"]["LocalDateTime"];
             /** @enum {string} */
             status: "confirmed" | "cancelled" | "preempted";
@@ -794,6 +407,18 @@ export interface components {
             }[];
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
+            /** @description Its video link, when booked through a meeting type with one (docs/calendars.md "Video links") */
+            video?: {
+                /** @enum {string} */
+                provider: "google_meet" | "microsoft_teams" | "link";
+                /**
+                 * @description pending: the owner's calendar makes it at its next sync; ready: join_url; failed: error; removed: the booking is off
+                 * @enum {string}
+                 */
+                status: "pending" | "ready" | "failed" | "removed";
+                join_url: string | null;
+                error: string | null;
+            };
             assignment?: components["schemas"]["PoolAssignment"];
             /** @description Group claims: shared by every member */
             group_id?: string;
@@ -823,6 +448,10 @@ export interface components {
             last_synced_at: string | null;
             last_sync_error: string | null;
         };
+        /** @description The same instant on the caller's wall clock (time_zone, else display_time_zone), with its offset then */
+        CallerDateTime: string;
+        /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+        CallerTimeZone: string;
         /** @description What the requested slot collided with. Working hours, working days and the daily limit are reasons (reason, reason_code), not conflicts. */
         Conflict: {
             /** @enum {string} */
@@ -852,21 +481,69 @@ export interface components {
              * @enum {boolean}
              */
             sacred: true;
+        } | {
+            /**
+             * @description A meeting the slot does not overlap but a buffer runs into: the requested meeting's own buffer, or that meeting's (docs/arbitration.md "Buffers")
+             * @enum {string}
+             */
+            kind: "buffer";
+            /**
+             * @description Where that meeting lies: before the requested start, or after its end
+             * @enum {string}
+             */
+            side: "before" | "after";
+            /** @description The meeting the buffer ran into, as a conflict of its own kind */
+            meeting: {
+                /** @enum {string} */
+                kind: "booking";
+                /** @description The booking's meeting class */
+                meeting_class: string | null;
+                /** @description That class's priority (higher wins) */
+                priority: number | null;
+                /** @description Protected: no priority moves it */
+                sacred: boolean;
+            } | {
+                /**
+                 * @description Someone's hold (nothing more is said)
+                 * @enum {string}
+                 */
+                kind: "hold";
+            } | {
+                /** @enum {string} */
+                kind: "calendar_event";
+                /**
+                 * @description Busy time of a connected provider calendar: always sacred
+                 * @enum {boolean}
+                 */
+                sacred: true;
+            };
         };
         CreatedWebhook: {
             id: string;
             url: string;
             description: string | null;
-            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+            include_own: boolean;
             /** @enum {string} */
             status: "active" | "disabled";
             consecutive_failures: number;
             disabled_reason: string | null;
-            disabled_at: components["schemas"]["Timestamp"] & (string | null);
+            disabled_at: components["schemas"]["NullableTimestamp"];
             created_at: components["schemas"]["Timestamp"];
             /** @description The signing secret (whsec_...): shown only in this response; null on an idempotent replay */
             secret: string | null;
         };
+        DateOverride: {
+            /** @description Local YYYY-MM-DD */
+            date: string;
+            /** @description [] = a day off */
+            working_hours: {
+                start: string;
+                end: string;
+            }[];
+        };
+        /** @description Local dates whose hours replace the weekly ones; each date once; needs working_hours */
+        DateOverrides: components["schemas"]["DateOverride"][];
         /**
          * Format: date-time
          * @description RFC 3339 date-time with Z or an offset, e.g. 2027-01-12T14:00:00+01:00 (normalised to UTC; docs/api.md "Limits" gives the range)
@@ -884,7 +561,7 @@ export interface components {
                 record_value: string;
             };
             created_at: components["schemas"]["Timestamp"];
-            verified_at: components["schemas"]["Timestamp"] & (string | null);
+            verified_at: components["schemas"]["NullableTimestamp"];
         };
         ErrorDetails: {
             /** @description invalid_request, INVALID_SCHEDULE_RULES: each failing field */
@@ -914,6 +591,36 @@ export interface components {
             };
             pending_notifications: components["schemas"]["Notification"][];
         };
+        /** @description `APPROVAL_POLICY_EXISTS`: The owner already has this approval rule (same agent and meeting class) */
+        Error_APPROVAL_POLICY_EXISTS: {
+            error: {
+                /** @enum {string} */
+                code: "APPROVAL_POLICY_EXISTS";
+                message: string;
+                details?: components["schemas"]["ErrorDetails"];
+            };
+            pending_notifications: components["schemas"]["Notification"][];
+        };
+        /** @description `APPROVAL_POLICY_NOT_FOUND`: No such approval policy rule for this customer */
+        Error_APPROVAL_POLICY_NOT_FOUND: {
+            error: {
+                /** @enum {string} */
+                code: "APPROVAL_POLICY_NOT_FOUND";
+                message: string;
+                details?: components["schemas"]["ErrorDetails"];
+            };
+            pending_notifications: components["schemas"]["Notification"][];
+        };
+        /** @description `APPROVAL_REQUIRED`: An owner's approval policy covers this booking, and this kind of booking (a group) cannot wait for approval: book that owner alone */
+        Error_APPROVAL_REQUIRED: {
+            error: {
+                /** @enum {string} */
+                code: "APPROVAL_REQUIRED";
+                message: string;
+                details?: components["schemas"]["ErrorDetails"];
+            };
+            pending_notifications: components["schemas"]["Notification"][];
+        };
         /** @description `ARBITRATION_REJECTED`: Arbitration refused the slot; see error.reason, alternatives and next_available */
         Error_ARBITRATION_REJECTED: {
             error: {
@@ -934,6 +641,8 @@ export interface components {
                 end: components["schemas"]["Timestamp"];
                 start_local?: components["schemas"]["LocalDateTime"];
                 end_local?: components["schemas"]["LocalDateTime"];
+                start_caller?: components["schemas"]["CallerDateTime"];
+                end_caller?: components["schemas"]["CallerDateTime"];
             } | null;
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
@@ -979,6 +688,16 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "CALENDAR_REAUTH_REQUIRED";
+                message: string;
+                details?: components["schemas"]["ErrorDetails"];
+            };
+            pending_notifications: components["schemas"]["Notification"][];
+        };
+        /** @description `CALENDAR_UNAVAILABLE`: A connected calendar cannot be reached and its synced copy is too old to decide on; retry after Retry-After (docs/calendars.md) */
+        Error_CALENDAR_UNAVAILABLE: {
+            error: {
+                /** @enum {string} */
+                code: "CALENDAR_UNAVAILABLE";
                 message: string;
                 details?: components["schemas"]["ErrorDetails"];
             };
@@ -1077,6 +796,8 @@ export interface components {
                 details?: components["schemas"]["ErrorDetails"];
             };
             pending_notifications: components["schemas"]["Notification"][];
+            /** @description INVALID_TIME_ZONE: accepted names close to the one given (may be empty); GET /v1/time-zones lists them all */
+            did_you_mean?: string[];
         };
         /** @description `LOOKAHEAD_EXCEEDS_MAXIMUM`: next_available_lookahead_hours exceeds the maximum (see maximum_lookahead_hours) */
         Error_LOOKAHEAD_EXCEEDS_MAXIMUM: {
@@ -1113,13 +834,15 @@ export interface components {
              * @description NO_SLOTS_AVAILABLE: what blocked the window
              * @enum {string}
              */
-            reason_code?: "NO_FREE_SLOTS" | "DAILY_HOURS_LIMIT" | "OFF_DAY" | "WORKING_HOURS" | "HARD_BLOCK";
+            reason_code?: "NO_FREE_SLOTS" | "DAILY_HOURS_LIMIT" | "OFF_DAY" | "WORKING_HOURS" | "HARD_BLOCK" | "OUT_OF_OFFICE";
             /** @description ARBITRATION_REJECTED for WORKING_HOURS or OFF_DAY, NO_SLOTS_AVAILABLE: the earliest acceptable slot within the lookahead (null: none) */
             next_available?: {
                 start: components["schemas"]["Timestamp"];
                 end: components["schemas"]["Timestamp"];
                 start_local?: components["schemas"]["LocalDateTime"];
                 end_local?: components["schemas"]["LocalDateTime"];
+                start_caller?: components["schemas"]["CallerDateTime"];
+                end_caller?: components["schemas"]["CallerDateTime"];
             } | null;
             /** @description NO_SLOTS_AVAILABLE: true when the first free slot lies beyond the lookahead (next_available is then absent) */
             next_available_exceeds_lookahead?: boolean;
@@ -1127,7 +850,7 @@ export interface components {
             owners?: ({
                 owner_email: string;
                 required: boolean;
-                reasons: ("NO_FREE_SLOTS" | "DAILY_HOURS_LIMIT" | "OFF_DAY" | "WORKING_HOURS" | "HARD_BLOCK")[];
+                reasons: ("NO_FREE_SLOTS" | "DAILY_HOURS_LIMIT" | "OFF_DAY" | "WORKING_HOURS" | "HARD_BLOCK" | "OUT_OF_OFFICE")[];
                 free_slots: number;
             } | {
                 owner_email: string;
@@ -1136,6 +859,30 @@ export interface components {
             })[];
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
+        };
+        /** @description `OUT_OF_OFFICE`: The owner is out of office on a date the slot touches; see out_of_office and next_available (after the range) */
+        Error_OUT_OF_OFFICE: {
+            error: {
+                /** @enum {string} */
+                code: "OUT_OF_OFFICE";
+                message: string;
+                details?: components["schemas"]["ErrorDetails"];
+            };
+            pending_notifications: components["schemas"]["Notification"][];
+            /** @description OUT_OF_OFFICE: the inclusive local dates the owner is away */
+            out_of_office?: {
+                start: string;
+                end: string;
+            };
+            /** @description ARBITRATION_REJECTED for WORKING_HOURS or OFF_DAY, NO_SLOTS_AVAILABLE: the earliest acceptable slot within the lookahead (null: none) */
+            next_available?: {
+                start: components["schemas"]["Timestamp"];
+                end: components["schemas"]["Timestamp"];
+                start_local?: components["schemas"]["LocalDateTime"];
+                end_local?: components["schemas"]["LocalDateTime"];
+                start_caller?: components["schemas"]["CallerDateTime"];
+                end_caller?: components["schemas"]["CallerDateTime"];
+            } | null;
         };
         /** @description `OWNER_ALREADY_EXISTS`: An owner with this email exists */
         Error_OWNER_ALREADY_EXISTS: {
@@ -1212,6 +959,8 @@ export interface components {
                 end: components["schemas"]["Timestamp"];
                 start_local?: components["schemas"]["LocalDateTime"];
                 end_local?: components["schemas"]["LocalDateTime"];
+                start_caller?: components["schemas"]["CallerDateTime"];
+                end_caller?: components["schemas"]["CallerDateTime"];
             };
             /** @description SLOT_OUTSIDE_HOLD on an all_free window hold: every held window; confirm a slot inside one of them */
             held_windows?: components["schemas"]["Slot"][];
@@ -1564,6 +1313,16 @@ export interface components {
             };
             pending_notifications: components["schemas"]["Notification"][];
         };
+        /** @description `service_unavailable`: The database primary cannot be reached (a failover is under way); whether a write that was in flight committed is unknown: retry after Retry-After with the same Idempotency-Key, which replays the answer if it did or does the work once if it did not */
+        Error_service_unavailable: {
+            error: {
+                /** @enum {string} */
+                code: "service_unavailable";
+                message: string;
+                details?: components["schemas"]["ErrorDetails"];
+            };
+            pending_notifications: components["schemas"]["Notification"][];
+        };
         /** @description `time_unavailable`: The requested time is not one of the suggested times (or is past) */
         Error_time_unavailable: {
             error: {
@@ -1594,6 +1353,15 @@ export interface components {
             };
             pending_notifications: components["schemas"]["Notification"][];
         };
+        /** @description Who caused the event; system: no one (an expiry, a disabled endpoint) */
+        EventActor: {
+            /** @enum {string} */
+            kind: "agent" | "owner" | "requester" | "system";
+            /** @description kind agent: the agent (yours: an own event) */
+            agent_id?: string;
+            /** @description kind owner or requester */
+            email?: string;
+        };
         FieldIssue: {
             /** @description Where the field is, e.g. body.window.start or query.cursor */
             path: string;
@@ -1610,6 +1378,8 @@ export interface components {
                 start: components["schemas"]["Timestamp"];
                 end: components["schemas"]["Timestamp"];
                 start_local: components["schemas"]["LocalDateTime"];
+                start_caller?: components["schemas"]["CallerDateTime"];
+                end_caller?: components["schemas"]["CallerDateTime"];
                 end_local: components["schemas"]["LocalDateTime"];
             };
             /** @description Every range the hold claims, by start: one, except for an all_free window hold */
@@ -1617,6 +1387,8 @@ export interface components {
                 start: components["schemas"]["Timestamp"];
                 end: components["schemas"]["Timestamp"];
                 start_local: components["schemas"]["LocalDateTime"];
+                start_caller?: components["schemas"]["CallerDateTime"];
+                end_caller?: components["schemas"]["CallerDateTime"];
                 end_local: components["schemas"]["LocalDateTime"];
             }[];
             /**
@@ -1625,6 +1397,8 @@ export interface components {
              */
             coverage?: "first_fit" | "all_free";
             start_local: components["schemas"]["LocalDateTime"];
+            start_caller?: components["schemas"]["CallerDateTime"];
+            end_caller?: components["schemas"]["CallerDateTime"];
             end_local: components["schemas"]["LocalDateTime"];
             duration_minutes: number;
             expires_at: components["schemas"]["Timestamp"];
@@ -1649,7 +1423,7 @@ export interface components {
                 status: string;
             }[];
         };
-        /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+        /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
         IdempotencyKey: string;
         Link: {
             /** @description The public_scheduling_boundary_id */
@@ -1666,6 +1440,8 @@ export interface components {
              * @description Only in the answer to DELETE
              */
             deleted_at?: string;
+            /** @description While the owner is out of office, requesters are sent to this link (docs: public scheduling, Away) */
+            away_redirect_link_id: string | null;
         };
         /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
         LocalDateTime: string;
@@ -1675,6 +1451,12 @@ export interface components {
             /** @enum {string} */
             preempt_policy: "preempt_lower" | "never";
             sacred_meeting_age_hours: number;
+            /** @description Minutes kept free before each meeting of the class */
+            buffer_before_minutes: number;
+            /** @description Minutes kept free after each meeting of the class */
+            buffer_after_minutes: number;
+            /** @description Minutes before each meeting of the class at which it is reminded, largest first; [] none (docs/reliability.md "Reminders") */
+            reminder_offsets_minutes: number[];
         };
         MeetingType: {
             link_id: string;
@@ -1698,7 +1480,19 @@ export interface components {
             credential_skips_verification: boolean;
             description: string | null;
             location: string | null;
+            /** @description The video meeting each booking gets (docs/calendars.md "Video links"), or null */
+            video: {
+                /** @enum {string} */
+                provider: "google_meet" | "microsoft_teams" | "link";
+                url: string | null;
+            } | null;
             min_notice_hours: number;
+            /** @description Minutes kept free before each meeting booked through the type */
+            buffer_before_minutes: number;
+            /** @description Minutes kept free after each meeting booked through the type */
+            buffer_after_minutes: number;
+            /** @description The type's reminder offsets, largest first; null: the meeting class's */
+            reminder_offsets_minutes: number[] | null;
             book_instantly: boolean;
             /** @enum {string} */
             host_mode: "single" | "collective" | "pool";
@@ -1719,8 +1513,39 @@ export interface components {
             pending_notifications: components["schemas"]["Notification"][];
         };
         /** @description An agent notification; `data` depends on `kind` */
-        Notification: components["schemas"]["Notification_hold_expired"] | components["schemas"]["Notification_booking_preempted"] | components["schemas"]["Notification_booking_cancelled"] | components["schemas"]["Notification_booking_rescheduled"] | components["schemas"]["Notification_proposal_reviewed"] | components["schemas"]["Notification_webhook_disabled"];
-        /** @description Another agent, or the owner in the dashboard, cancelled your booking */
+        Notification: components["schemas"]["Notification_hold_expired"] | components["schemas"]["Notification_booking_preempted"] | components["schemas"]["Notification_booking_cancelled"] | components["schemas"]["Notification_booking_rescheduled"] | components["schemas"]["Notification_booking_reminder"] | components["schemas"]["Notification_proposal_reviewed"] | components["schemas"]["Notification_booking_approved"] | components["schemas"]["Notification_booking_declined"] | components["schemas"]["Notification_webhook_disabled"];
+        /** @description The owner approved your booking that their approval policy held (POST /v1/bookings answered 202 pending_approval): the hold became this booking */
+        Notification_booking_approved: {
+            id: string;
+            /** @description Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed */
+            seq: number;
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "booking.approved";
+            data: {
+                proposal_id: string;
+                booking_id: string;
+                hold_id: string;
+                owner_email: string;
+                meeting_class: string;
+                start: components["schemas"]["Timestamp"];
+                end: components["schemas"]["Timestamp"];
+                start_local: components["schemas"]["LocalDateTime"];
+                start_caller?: components["schemas"]["CallerDateTime"];
+                end_caller?: components["schemas"]["CallerDateTime"];
+                end_local: components["schemas"]["LocalDateTime"];
+                /** @description The owner who approved */
+                approved_by: {
+                    email: string;
+                };
+                video?: components["schemas"]["VideoLink"];
+                actor: components["schemas"]["EventActor"];
+            };
+        };
+        /** @description Another agent, the owner in the dashboard or the requester cancelled your booking (or you did: an own event, read with include_own) */
         Notification_booking_cancelled: {
             id: string;
             /** @description Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed */
@@ -1737,10 +1562,49 @@ export interface components {
                 start: components["schemas"]["Timestamp"];
                 end: components["schemas"]["Timestamp"];
                 start_local: components["schemas"]["LocalDateTime"];
+                start_caller?: components["schemas"]["CallerDateTime"];
+                end_caller?: components["schemas"]["CallerDateTime"];
                 end_local: components["schemas"]["LocalDateTime"];
                 reason: string | null;
                 /** @description A group booking: cancelled whole */
                 group_id?: string;
+                /**
+                 * @description The requester cancelled it on the public booking page
+                 * @enum {string}
+                 */
+                cancelled_by?: "requester";
+                video?: components["schemas"]["VideoLink"];
+                actor: components["schemas"]["EventActor"];
+            };
+        };
+        /** @description The owner declined your booking that their approval policy held: the hold on the time was released */
+        Notification_booking_declined: {
+            id: string;
+            /** @description Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed */
+            seq: number;
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "booking.declined";
+            data: {
+                proposal_id: string;
+                hold_id: string;
+                owner_email: string;
+                meeting_class: string;
+                start: components["schemas"]["Timestamp"];
+                end: components["schemas"]["Timestamp"];
+                start_local: components["schemas"]["LocalDateTime"];
+                start_caller?: components["schemas"]["CallerDateTime"];
+                end_caller?: components["schemas"]["CallerDateTime"];
+                end_local: components["schemas"]["LocalDateTime"];
+                reason: string | null;
+                /** @description The owner who declined */
+                declined_by: {
+                    email: string;
+                };
+                actor: components["schemas"]["EventActor"];
             };
         };
         /** @description A higher-priority meeting pushed aside your booking or hold */
@@ -1776,9 +1640,44 @@ export interface components {
                     booking_id?: string;
                     status: string;
                 }[];
+                video?: components["schemas"]["VideoLink"];
+                actor: components["schemas"]["EventActor"];
             };
         };
-        /** @description Another agent, the owner or the requester moved your booking (same booking_id) */
+        /** @description A reminder of your booking went out to its attendees (docs/reliability.md "Reminders"): offset_minutes before its start */
+        Notification_booking_reminder: {
+            id: string;
+            /** @description Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed */
+            seq: number;
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "booking.reminder";
+            data: {
+                booking_id: string;
+                owner_email: string;
+                meeting_class: string | null;
+                title: string | null;
+                start: components["schemas"]["Timestamp"];
+                end: components["schemas"]["Timestamp"];
+                start_local: components["schemas"]["LocalDateTime"];
+                start_caller?: components["schemas"]["CallerDateTime"];
+                end_caller?: components["schemas"]["CallerDateTime"];
+                end_local: components["schemas"]["LocalDateTime"];
+                /** @description Minutes before the start the reminder was due */
+                offset_minutes: number;
+                due_at: components["schemas"]["Timestamp"];
+                /** @description Who was mailed (the attendees and a public requester) */
+                recipients: string[];
+                /** @description A group booking: one item per member */
+                group_id?: string;
+                video?: components["schemas"]["VideoLink"];
+                actor: components["schemas"]["EventActor"];
+            };
+        };
+        /** @description Another agent, the owner or the requester moved your booking (same booking_id; or you did: an own event, read with include_own) */
         Notification_booking_rescheduled: {
             id: string;
             /** @description Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed */
@@ -1796,12 +1695,16 @@ export interface components {
                     start: components["schemas"]["Timestamp"];
                     end: components["schemas"]["Timestamp"];
                     start_local: components["schemas"]["LocalDateTime"];
+                    start_caller?: components["schemas"]["CallerDateTime"];
+                    end_caller?: components["schemas"]["CallerDateTime"];
                     end_local: components["schemas"]["LocalDateTime"];
                 };
                 to: {
                     start: components["schemas"]["Timestamp"];
                     end: components["schemas"]["Timestamp"];
                     start_local: components["schemas"]["LocalDateTime"];
+                    start_caller?: components["schemas"]["CallerDateTime"];
+                    end_caller?: components["schemas"]["CallerDateTime"];
                     end_local: components["schemas"]["LocalDateTime"];
                 };
                 moved_by: {
@@ -1811,6 +1714,10 @@ export interface components {
                     email?: string;
                 };
                 reason: string | null;
+                /** @description A group booking: every member moved together; one item per member */
+                group_id?: string;
+                video?: components["schemas"]["VideoLink"];
+                actor: components["schemas"]["EventActor"];
             };
         };
         /** @description One of your holds passed its time to live */
@@ -1829,6 +1736,7 @@ export interface components {
                 start: components["schemas"]["Timestamp"];
                 end: components["schemas"]["Timestamp"];
                 expired_at?: components["schemas"]["Timestamp"];
+                actor: components["schemas"]["EventActor"];
             };
         };
         /** @description The owner reviewed a proposal you created */
@@ -1861,6 +1769,8 @@ export interface components {
                 end?: string;
                 /** @description When declined */
                 reason?: string | null;
+                video?: components["schemas"]["VideoLink"];
+                actor: components["schemas"]["EventActor"];
             };
         };
         /** @description One of your webhook endpoints was disabled after too many consecutive failed deliveries (re-enable it with PATCH /v1/webhooks/{id}) */
@@ -1879,12 +1789,51 @@ export interface components {
                 url: string;
                 consecutive_failures: number;
                 reason: string;
+                actor: components["schemas"]["EventActor"];
             };
         };
+        /**
+         * Format: date-time
+         * @description UTC ISO 8601 date-time, or null
+         */
+        NullableTimestamp: string | null;
+        /** @description Inclusive local date ranges the owner is away: claims there answer 409 OUT_OF_OFFICE, searches offer nothing */
+        OutOfOffice: {
+            /** @description First local day away */
+            start: string;
+            /** @description Last local day away (inclusive) */
+            end: string;
+            note?: string;
+        }[];
         Owner: {
             owner_email: string;
             name: string | null;
             time_zone: string;
+        };
+        PendingApproval: {
+            /** @enum {string} */
+            status: "pending_approval";
+            /** @description The request in the owner's inbox: GET /v1/booking-proposals/{proposal_id} reads its state (pending_review, booked with booking_id, declined) */
+            proposal_id: string;
+            /** @description The hold on the time while the owner decides (GET /v1/holds/{hold_id}); approval promotes it, decline releases it */
+            hold_id: string;
+            owner_email: string;
+            meeting_class: string;
+            start: components["schemas"]["Timestamp"];
+            end: components["schemas"]["Timestamp"];
+            start_local: components["schemas"]["LocalDateTime"];
+            start_caller?: components["schemas"]["CallerDateTime"];
+            end_caller?: components["schemas"]["CallerDateTime"];
+            end_local: components["schemas"]["LocalDateTime"];
+            /**
+             * Format: date-time
+             * @description The hold lasts until the meeting's start
+             */
+            expires_at: string;
+            title: string | null;
+            /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
+            warnings?: string[];
+            assignment?: components["schemas"]["PoolAssignment"];
         };
         Pool: {
             pool_id: string;
@@ -1913,10 +1862,14 @@ export interface components {
                 start: components["schemas"]["Timestamp"];
                 end: components["schemas"]["Timestamp"];
                 start_local: components["schemas"]["LocalDateTime"];
+                start_caller?: components["schemas"]["CallerDateTime"];
+                end_caller?: components["schemas"]["CallerDateTime"];
                 end_local: components["schemas"]["LocalDateTime"];
                 local: {
                     [key: string]: {
                         start_local: components["schemas"]["LocalDateTime"];
+                        start_caller?: components["schemas"]["CallerDateTime"];
+                        end_caller?: components["schemas"]["CallerDateTime"];
                         end_local: components["schemas"]["LocalDateTime"];
                     };
                 };
@@ -1925,6 +1878,17 @@ export interface components {
             }[];
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
+        };
+        Reminder: {
+            /** @description Minutes before the start */
+            offset_minutes: number;
+            due_at: components["schemas"]["Timestamp"];
+            /**
+             * @description skipped: the meeting had begun before it could go out (after an outage)
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "skipped";
+            sent_at: components["schemas"]["NullableTimestamp"];
         };
         Rules: {
             owner_email: string;
@@ -1950,6 +1914,10 @@ export interface components {
                 label?: string;
             })[];
             max_daily_meeting_hours: number | null;
+            /** @description Meetings' buffers keep clear of provider-calendar busy time too */
+            buffer_external_events: boolean;
+            date_overrides: components["schemas"]["DateOverrides"];
+            out_of_office: components["schemas"]["OutOfOffice"];
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
         };
@@ -1958,22 +1926,41 @@ export interface components {
             end: components["schemas"]["Timestamp"];
             start_local?: components["schemas"]["LocalDateTime"];
             end_local?: components["schemas"]["LocalDateTime"];
+            start_caller?: components["schemas"]["CallerDateTime"];
+            end_caller?: components["schemas"]["CallerDateTime"];
+        };
+        TimeZoneList: {
+            /** @description IANA names, sorted; each accepted as time_zone (links such as Asia/Calcutta are accepted too, unlisted) */
+            time_zones: string[];
         };
         /**
          * Format: date-time
          * @description UTC ISO 8601 date-time
          */
         Timestamp: string;
+        /** @description A booking's video link, present when it has one (docs/calendars.md "Video links") */
+        VideoLink: {
+            /** @enum {string} */
+            provider: "google_meet" | "microsoft_teams" | "link";
+            /**
+             * @description pending: the owner's calendar makes it at its next sync; ready: join_url; failed: error; removed: the booking is off
+             * @enum {string}
+             */
+            status: "pending" | "ready" | "failed" | "removed";
+            join_url: string | null;
+            error: string | null;
+        };
         Webhook: {
             id: string;
             url: string;
             description: string | null;
-            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+            include_own: boolean;
             /** @enum {string} */
             status: "active" | "disabled";
             consecutive_failures: number;
             disabled_reason: string | null;
-            disabled_at: components["schemas"]["Timestamp"] & (string | null);
+            disabled_at: components["schemas"]["NullableTimestamp"];
             created_at: components["schemas"]["Timestamp"];
         };
         WebhookDelivery: {
@@ -1981,20 +1968,20 @@ export interface components {
             id: string;
             event_id: string;
             /** @enum {string} */
-            kind: "hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created" | "webhook.test";
+            kind: "hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created" | "webhook.test";
             /** @enum {string} */
             status: "pending" | "delivered";
             attempts: number;
             /** @description HTTP status of the last attempt (null: no answer) */
             last_status: number | null;
             last_error: string | null;
-            last_attempt_at: components["schemas"]["Timestamp"] & (string | null);
+            last_attempt_at: components["schemas"]["NullableTimestamp"];
             /**
              * Format: date-time
              * @description When pending: the next attempt
              */
             next_attempt_at: string | null;
-            delivered_at: components["schemas"]["Timestamp"] & (string | null);
+            delivered_at: components["schemas"]["NullableTimestamp"];
             created_at: components["schemas"]["Timestamp"];
         };
     };
@@ -2008,7 +1995,16 @@ export interface components {
                 "application/json": components["schemas"]["MethodNotAllowedEnvelope"];
             };
         };
-        /** @description `INVALID_MEETING_CLASS`, `invalid_json`, `invalid_public_preempt_policy`, `invalid_request` (each body schema says when) */
+        /** @description `INVALID_TIME_ZONE`, `invalid_json`, `invalid_request` */
+        Error400_10427f75: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_INVALID_TIME_ZONE"] | components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_request"];
+            };
+        };
+        /** @description `INVALID_MEETING_CLASS`, `invalid_json`, `invalid_public_preempt_policy`, `invalid_request` */
         Error400_10fa610e: {
             headers: {
                 [name: string]: unknown;
@@ -2017,7 +2013,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_INVALID_MEETING_CLASS"] | components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_public_preempt_policy"] | components["schemas"]["Error_invalid_request"];
             };
         };
-        /** @description `WEBHOOK_URL_REFUSED`, `invalid_json`, `invalid_request` (each body schema says when) */
+        /** @description `WEBHOOK_URL_REFUSED`, `invalid_json`, `invalid_request` */
         Error400_1d3b53ab: {
             headers: {
                 [name: string]: unknown;
@@ -2026,7 +2022,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_WEBHOOK_URL_REFUSED"] | components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_request"];
             };
         };
-        /** @description `invalid_domain`, `invalid_json`, `invalid_request` (each body schema says when) */
+        /** @description `invalid_domain`, `invalid_json`, `invalid_request` */
         Error400_3686c4bf: {
             headers: {
                 [name: string]: unknown;
@@ -2035,7 +2031,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_invalid_domain"] | components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_request"];
             };
         };
-        /** @description `INVALID_MEETING_CLASS`, `invalid_json`, `invalid_request` (each body schema says when) */
+        /** @description `INVALID_MEETING_CLASS`, `invalid_json`, `invalid_request` */
         Error400_3b060eba: {
             headers: {
                 [name: string]: unknown;
@@ -2044,7 +2040,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_INVALID_MEETING_CLASS"] | components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_request"];
             };
         };
-        /** @description `invalid_json`, `invalid_request` (each body schema says when) */
+        /** @description `invalid_json`, `invalid_request` */
         Error400_536264ab: {
             headers: {
                 [name: string]: unknown;
@@ -2053,7 +2049,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_request"];
             };
         };
-        /** @description `attendee_limit_exceeded`, `invalid_json`, `invalid_request` (each body schema says when) */
+        /** @description `attendee_limit_exceeded`, `invalid_json`, `invalid_request` */
         Error400_53682ce0: {
             headers: {
                 [name: string]: unknown;
@@ -2062,25 +2058,34 @@ export interface components {
                 "application/json": components["schemas"]["Error_attendee_limit_exceeded"] | components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_request"];
             };
         };
-        /** @description `INVALID_MEETING_CLASS`, `LOOKAHEAD_EXCEEDS_MAXIMUM`, `invalid_json`, `invalid_request` (each body schema says when) */
-        Error400_7c2bb281: {
+        /** @description `INVALID_TIME_ZONE`, `invalid_json`, `invalid_request` */
+        Error400_661d6c1b: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error_INVALID_MEETING_CLASS"] | components["schemas"]["Error_LOOKAHEAD_EXCEEDS_MAXIMUM"] | components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_request"];
+                "application/json": components["schemas"]["Error_INVALID_TIME_ZONE"] | components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_request"];
             };
         };
-        /** @description `INVALID_MEETING_CLASS`, `invalid_json`, `invalid_request` (each body schema says when) */
-        Error400_cfa4c728: {
+        /** @description `INVALID_MEETING_CLASS`, `INVALID_TIME_ZONE`, `LOOKAHEAD_EXCEEDS_MAXIMUM`, `invalid_json`, `invalid_request` */
+        Error400_88bcae50: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error_INVALID_MEETING_CLASS"] | components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_request"];
+                "application/json": components["schemas"]["Error_INVALID_MEETING_CLASS"] | components["schemas"]["Error_INVALID_TIME_ZONE"] | components["schemas"]["Error_LOOKAHEAD_EXCEEDS_MAXIMUM"] | components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_request"];
             };
         };
-        /** @description `invalid_json`, `invalid_request` (each body schema says when) */
+        /** @description `INVALID_MEETING_CLASS`, `INVALID_TIME_ZONE`, `invalid_json`, `invalid_request` */
+        Error400_a5204739: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_INVALID_MEETING_CLASS"] | components["schemas"]["Error_INVALID_TIME_ZONE"] | components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_request"];
+            };
+        };
+        /** @description `invalid_json`, `invalid_request` */
         Error400_efd66cd4: {
             headers: {
                 [name: string]: unknown;
@@ -2089,7 +2094,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_request"];
             };
         };
-        /** @description `invalid_alias`, `invalid_json`, `invalid_request` (each body schema says when) */
+        /** @description `invalid_alias`, `invalid_json`, `invalid_request` */
         Error400_f1220420: {
             headers: {
                 [name: string]: unknown;
@@ -2098,7 +2103,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_invalid_alias"] | components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_request"];
             };
         };
-        /** @description `INVALID_SCHEDULE_RULES`, `INVALID_TIME_ZONE`, `invalid_json`, `invalid_request` (each body schema says when) */
+        /** @description `INVALID_SCHEDULE_RULES`, `INVALID_TIME_ZONE`, `invalid_json`, `invalid_request` */
         Error400_f93f4a66: {
             headers: {
                 [name: string]: unknown;
@@ -2107,7 +2112,16 @@ export interface components {
                 "application/json": components["schemas"]["Error_INVALID_SCHEDULE_RULES"] | components["schemas"]["Error_INVALID_TIME_ZONE"] | components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_request"];
             };
         };
-        /** @description `agent_disabled`, `api_key_revoked`, `unknown_api_key` (each body schema says when) */
+        /** @description `INVALID_MEETING_CLASS`, `INVALID_TIME_ZONE`, `invalid_json`, `invalid_request` */
+        Error400_ffde847e: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_INVALID_MEETING_CLASS"] | components["schemas"]["Error_INVALID_TIME_ZONE"] | components["schemas"]["Error_invalid_json"] | components["schemas"]["Error_invalid_request"];
+            };
+        };
+        /** @description `agent_disabled`, `api_key_revoked`, `unknown_api_key` */
         Error401_6d79ee82: {
             headers: {
                 [name: string]: unknown;
@@ -2116,7 +2130,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_agent_disabled"] | components["schemas"]["Error_api_key_revoked"] | components["schemas"]["Error_unknown_api_key"];
             };
         };
-        /** @description `agent_disabled`, `api_key_revoked`, `unknown_api_key` (each body schema says when) */
+        /** @description `agent_disabled`, `api_key_revoked`, `unknown_api_key` */
         Error401_71fa2dd0: {
             headers: {
                 [name: string]: unknown;
@@ -2125,7 +2139,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_agent_disabled"] | components["schemas"]["Error_api_key_revoked"] | components["schemas"]["Error_unknown_api_key"];
             };
         };
-        /** @description `owner_scope_denied` (each body schema says when) */
+        /** @description `owner_scope_denied` */
         Error403_1bf6cc27: {
             headers: {
                 [name: string]: unknown;
@@ -2134,7 +2148,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"];
             };
         };
-        /** @description `owner_scope_denied`, `permission_denied:manage_customer`, `permission_denied:read_availability` (each body schema says when) */
+        /** @description `owner_scope_denied`, `permission_denied:manage_customer`, `permission_denied:read_availability` */
         Error403_42069ee5: {
             headers: {
                 [name: string]: unknown;
@@ -2143,7 +2157,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.manage_customer"] | components["schemas"]["Error_permission_denied.read_availability"];
             };
         };
-        /** @description `permission_denied:manage_customer`, `permission_denied:read_availability` (each body schema says when) */
+        /** @description `permission_denied:manage_customer`, `permission_denied:read_availability` */
         Error403_4b46c010: {
             headers: {
                 [name: string]: unknown;
@@ -2152,7 +2166,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_permission_denied.manage_customer"] | components["schemas"]["Error_permission_denied.read_availability"];
             };
         };
-        /** @description `owner_scope_denied`, `permission_denied:create_holds` (each body schema says when) */
+        /** @description `owner_scope_denied`, `permission_denied:create_holds` */
         Error403_51440919: {
             headers: {
                 [name: string]: unknown;
@@ -2161,7 +2175,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.create_holds"];
             };
         };
-        /** @description `owner_scope_denied`, `permission_denied:read_audit` (each body schema says when) */
+        /** @description `owner_scope_denied`, `permission_denied:read_audit` */
         Error403_5a73fea5: {
             headers: {
                 [name: string]: unknown;
@@ -2170,7 +2184,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.read_audit"];
             };
         };
-        /** @description `permission_denied:manage_agents` (each body schema says when) */
+        /** @description `permission_denied:manage_agents` */
         Error403_640f7ec6: {
             headers: {
                 [name: string]: unknown;
@@ -2179,7 +2193,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_permission_denied.manage_agents"];
             };
         };
-        /** @description `owner_scope_denied`, `permission_denied:read_availability` (each body schema says when) */
+        /** @description `owner_scope_denied`, `permission_denied:read_availability` */
         Error403_7019511d: {
             headers: {
                 [name: string]: unknown;
@@ -2188,7 +2202,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.read_availability"];
             };
         };
-        /** @description `owner_scope_denied`, `permission_denied:create_bookings`, `permission_denied:create_holds`, `permission_denied:create_proposals`, `permission_denied:manage_agents`, `permission_denied:manage_customer`, `permission_denied:manage_public_scheduling`, `permission_denied:preempt`, `permission_denied:read_audit`, `permission_denied:read_availability` (each body schema says when) */
+        /** @description `owner_scope_denied`, `permission_denied:create_bookings`, `permission_denied:create_holds`, `permission_denied:create_proposals`, `permission_denied:manage_agents`, `permission_denied:manage_customer`, `permission_denied:manage_public_scheduling`, `permission_denied:preempt`, `permission_denied:read_audit`, `permission_denied:read_availability` */
         Error403_7a3a3482: {
             headers: {
                 [name: string]: unknown;
@@ -2197,7 +2211,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.create_bookings"] | components["schemas"]["Error_permission_denied.create_holds"] | components["schemas"]["Error_permission_denied.create_proposals"] | components["schemas"]["Error_permission_denied.manage_agents"] | components["schemas"]["Error_permission_denied.manage_customer"] | components["schemas"]["Error_permission_denied.manage_public_scheduling"] | components["schemas"]["Error_permission_denied.preempt"] | components["schemas"]["Error_permission_denied.read_audit"] | components["schemas"]["Error_permission_denied.read_availability"];
             };
         };
-        /** @description `owner_scope_denied`, `permission_denied:manage_public_scheduling` (each body schema says when) */
+        /** @description `owner_scope_denied`, `permission_denied:manage_public_scheduling` */
         Error403_7cd7a17a: {
             headers: {
                 [name: string]: unknown;
@@ -2206,7 +2220,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.manage_public_scheduling"];
             };
         };
-        /** @description `owner_scope_denied`, `permission_denied:create_proposals` (each body schema says when) */
+        /** @description `owner_scope_denied`, `permission_denied:create_proposals` */
         Error403_7fd2012d: {
             headers: {
                 [name: string]: unknown;
@@ -2215,7 +2229,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.create_proposals"];
             };
         };
-        /** @description `owner_scope_denied`, `permission_denied:create_bookings` (each body schema says when) */
+        /** @description `owner_scope_denied`, `permission_denied:create_bookings` */
         Error403_823f9b84: {
             headers: {
                 [name: string]: unknown;
@@ -2224,7 +2238,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.create_bookings"];
             };
         };
-        /** @description `owner_scope_denied`, `permission_denied:create_holds`, `permission_denied:read_availability` (each body schema says when) */
+        /** @description `owner_scope_denied`, `permission_denied:create_holds`, `permission_denied:read_availability` */
         Error403_84e39b38: {
             headers: {
                 [name: string]: unknown;
@@ -2233,7 +2247,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.create_holds"] | components["schemas"]["Error_permission_denied.read_availability"];
             };
         };
-        /** @description `owner_scope_denied`, `permission_denied:create_bookings`, `permission_denied:read_availability` (each body schema says when) */
+        /** @description `owner_scope_denied`, `permission_denied:create_bookings`, `permission_denied:read_availability` */
         Error403_869c9f0e: {
             headers: {
                 [name: string]: unknown;
@@ -2242,7 +2256,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.create_bookings"] | components["schemas"]["Error_permission_denied.read_availability"];
             };
         };
-        /** @description `owner_scope_denied`, `permission_denied:manage_public_scheduling` (each body schema says when) */
+        /** @description `owner_scope_denied`, `permission_denied:manage_public_scheduling` */
         Error403_8e59f7f4: {
             headers: {
                 [name: string]: unknown;
@@ -2251,7 +2265,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.manage_public_scheduling"];
             };
         };
-        /** @description `permission_denied:manage_customer` (each body schema says when) */
+        /** @description `permission_denied:manage_customer` */
         Error403_9ec969d9: {
             headers: {
                 [name: string]: unknown;
@@ -2260,7 +2274,16 @@ export interface components {
                 "application/json": components["schemas"]["Error_permission_denied.manage_customer"];
             };
         };
-        /** @description `owner_scope_denied`, `permission_denied:manage_customer` (each body schema says when) */
+        /** @description `owner_scope_denied`, `permission_denied:manage_customer` */
+        Error403_b649b2e2: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.manage_customer"];
+            };
+        };
+        /** @description `owner_scope_denied`, `permission_denied:manage_customer` */
         Error403_e77dd195: {
             headers: {
                 [name: string]: unknown;
@@ -2269,16 +2292,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.manage_customer"];
             };
         };
-        /** @description `owner_scope_denied`, `permission_denied:create_proposals` (each body schema says when) */
-        Error403_ee7f56f4: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.create_proposals"];
-            };
-        };
-        /** @description `owner_scope_denied`, `permission_denied:manage_agents` (each body schema says when) */
+        /** @description `owner_scope_denied`, `permission_denied:manage_agents` */
         Error403_f11a98a7: {
             headers: {
                 [name: string]: unknown;
@@ -2287,7 +2301,16 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.manage_agents"];
             };
         };
-        /** @description `owner_scope_denied`, `permission_denied:create_bookings`, `permission_denied:manage_customer` (each body schema says when) */
+        /** @description `owner_scope_denied`, `permission_denied:create_bookings`, `permission_denied:create_proposals` */
+        Error403_f155ef87: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.create_bookings"] | components["schemas"]["Error_permission_denied.create_proposals"];
+            };
+        };
+        /** @description `owner_scope_denied`, `permission_denied:create_bookings`, `permission_denied:manage_customer` */
         Error403_f49660dc: {
             headers: {
                 [name: string]: unknown;
@@ -2296,16 +2319,16 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.create_bookings"] | components["schemas"]["Error_permission_denied.manage_customer"];
             };
         };
-        /** @description `CALENDAR_NOT_FOUND`, `POOL_NOT_FOUND` (each body schema says when) */
-        Error404_02a8897a: {
+        /** @description `POOL_NOT_FOUND`, `not_found` */
+        Error404_00563616: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error_CALENDAR_NOT_FOUND"] | components["schemas"]["Error_POOL_NOT_FOUND"];
+                "application/json": components["schemas"]["Error_POOL_NOT_FOUND"] | components["schemas"]["Error_not_found"];
             };
         };
-        /** @description `PROPOSAL_NOT_FOUND` (each body schema says when) */
+        /** @description `PROPOSAL_NOT_FOUND` */
         Error404_0ef1840a: {
             headers: {
                 [name: string]: unknown;
@@ -2314,7 +2337,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_PROPOSAL_NOT_FOUND"];
             };
         };
-        /** @description `POOL_NOT_FOUND` (each body schema says when) */
+        /** @description `POOL_NOT_FOUND` */
         Error404_11e44b1e: {
             headers: {
                 [name: string]: unknown;
@@ -2323,7 +2346,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_POOL_NOT_FOUND"];
             };
         };
-        /** @description `WEBHOOK_NOT_FOUND` (each body schema says when) */
+        /** @description `WEBHOOK_NOT_FOUND` */
         Error404_17f59e58: {
             headers: {
                 [name: string]: unknown;
@@ -2332,7 +2355,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_WEBHOOK_NOT_FOUND"];
             };
         };
-        /** @description `AGENT_NOT_FOUND` (each body schema says when) */
+        /** @description `AGENT_NOT_FOUND` */
         Error404_185a126d: {
             headers: {
                 [name: string]: unknown;
@@ -2341,7 +2364,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_AGENT_NOT_FOUND"];
             };
         };
-        /** @description `CALENDAR_NOT_FOUND`, `OWNER_NOT_FOUND` (each body schema says when) */
+        /** @description `CALENDAR_NOT_FOUND`, `OWNER_NOT_FOUND` */
         Error404_1c1237e8: {
             headers: {
                 [name: string]: unknown;
@@ -2350,7 +2373,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_CALENDAR_NOT_FOUND"] | components["schemas"]["Error_OWNER_NOT_FOUND"];
             };
         };
-        /** @description `HOLD_NOT_FOUND` (each body schema says when) */
+        /** @description `HOLD_NOT_FOUND` */
         Error404_26399d2f: {
             headers: {
                 [name: string]: unknown;
@@ -2359,16 +2382,16 @@ export interface components {
                 "application/json": components["schemas"]["Error_HOLD_NOT_FOUND"];
             };
         };
-        /** @description `CALENDAR_NOT_FOUND` (each body schema says when) */
-        Error404_26fc3f70: {
+        /** @description `CALENDAR_NOT_FOUND`, `OWNER_NOT_FOUND`, `POOL_NOT_FOUND` */
+        Error404_29c395ed: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error_CALENDAR_NOT_FOUND"];
+                "application/json": components["schemas"]["Error_CALENDAR_NOT_FOUND"] | components["schemas"]["Error_OWNER_NOT_FOUND"] | components["schemas"]["Error_POOL_NOT_FOUND"];
             };
         };
-        /** @description `HOLD_NOT_FOUND` (each body schema says when) */
+        /** @description `HOLD_NOT_FOUND` */
         Error404_3fca7801: {
             headers: {
                 [name: string]: unknown;
@@ -2377,25 +2400,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_HOLD_NOT_FOUND"];
             };
         };
-        /** @description `BOOKING_NOT_FOUND`, `CALENDAR_NOT_FOUND` (each body schema says when) */
-        Error404_401c82a6: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error_BOOKING_NOT_FOUND"] | components["schemas"]["Error_CALENDAR_NOT_FOUND"];
-            };
-        };
-        /** @description `CALENDAR_NOT_FOUND`, `POOL_NOT_FOUND` (each body schema says when) */
-        Error404_549e5700: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error_CALENDAR_NOT_FOUND"] | components["schemas"]["Error_POOL_NOT_FOUND"];
-            };
-        };
-        /** @description `OWNER_NOT_FOUND`, `POOL_NOT_FOUND` (each body schema says when) */
+        /** @description `OWNER_NOT_FOUND`, `POOL_NOT_FOUND` */
         Error404_57d8a09c: {
             headers: {
                 [name: string]: unknown;
@@ -2404,7 +2409,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_OWNER_NOT_FOUND"] | components["schemas"]["Error_POOL_NOT_FOUND"];
             };
         };
-        /** @description `BOOKING_NOT_FOUND` (each body schema says when) */
+        /** @description `BOOKING_NOT_FOUND` */
         Error404_608bc049: {
             headers: {
                 [name: string]: unknown;
@@ -2413,7 +2418,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_BOOKING_NOT_FOUND"];
             };
         };
-        /** @description `not_found` (each body schema says when) */
+        /** @description `not_found` */
         Error404_6b0f7a50: {
             headers: {
                 [name: string]: unknown;
@@ -2422,16 +2427,16 @@ export interface components {
                 "application/json": components["schemas"]["Error_not_found"];
             };
         };
-        /** @description `CALENDAR_NOT_FOUND`, `HOLD_NOT_FOUND` (each body schema says when) */
-        Error404_81d9e65d: {
+        /** @description `BOOKING_NOT_FOUND`, `CALENDAR_NOT_FOUND`, `OWNER_NOT_FOUND` */
+        Error404_798ea228: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error_CALENDAR_NOT_FOUND"] | components["schemas"]["Error_HOLD_NOT_FOUND"];
+                "application/json": components["schemas"]["Error_BOOKING_NOT_FOUND"] | components["schemas"]["Error_CALENDAR_NOT_FOUND"] | components["schemas"]["Error_OWNER_NOT_FOUND"];
             };
         };
-        /** @description `WEBHOOK_NOT_FOUND` (each body schema says when) */
+        /** @description `WEBHOOK_NOT_FOUND` */
         Error404_8a08edf0: {
             headers: {
                 [name: string]: unknown;
@@ -2440,7 +2445,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_WEBHOOK_NOT_FOUND"];
             };
         };
-        /** @description `AGENT_NOT_FOUND`, `API_KEY_NOT_FOUND` (each body schema says when) */
+        /** @description `AGENT_NOT_FOUND`, `API_KEY_NOT_FOUND` */
         Error404_8e7b80bb: {
             headers: {
                 [name: string]: unknown;
@@ -2449,7 +2454,16 @@ export interface components {
                 "application/json": components["schemas"]["Error_AGENT_NOT_FOUND"] | components["schemas"]["Error_API_KEY_NOT_FOUND"];
             };
         };
-        /** @description `BOOKING_NOT_FOUND` (each body schema says when) */
+        /** @description `CALENDAR_NOT_FOUND`, `HOLD_NOT_FOUND`, `OWNER_NOT_FOUND` */
+        Error404_a4774f7a: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_CALENDAR_NOT_FOUND"] | components["schemas"]["Error_HOLD_NOT_FOUND"] | components["schemas"]["Error_OWNER_NOT_FOUND"];
+            };
+        };
+        /** @description `BOOKING_NOT_FOUND` */
         Error404_a846b7f5: {
             headers: {
                 [name: string]: unknown;
@@ -2458,7 +2472,16 @@ export interface components {
                 "application/json": components["schemas"]["Error_BOOKING_NOT_FOUND"];
             };
         };
-        /** @description `OWNER_NOT_FOUND` (each body schema says when) */
+        /** @description `AGENT_NOT_FOUND`, `OWNER_NOT_FOUND` */
+        Error404_b1d22bcd: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_AGENT_NOT_FOUND"] | components["schemas"]["Error_OWNER_NOT_FOUND"];
+            };
+        };
+        /** @description `OWNER_NOT_FOUND` */
         Error404_ba2501ee: {
             headers: {
                 [name: string]: unknown;
@@ -2467,16 +2490,16 @@ export interface components {
                 "application/json": components["schemas"]["Error_OWNER_NOT_FOUND"];
             };
         };
-        /** @description `CALENDAR_NOT_FOUND` (each body schema says when) */
-        Error404_deca1e3b: {
+        /** @description `CALENDAR_NOT_FOUND`, `OWNER_NOT_FOUND` */
+        Error404_cfc5f02f: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error_CALENDAR_NOT_FOUND"];
+                "application/json": components["schemas"]["Error_CALENDAR_NOT_FOUND"] | components["schemas"]["Error_OWNER_NOT_FOUND"];
             };
         };
-        /** @description `not_found` (each body schema says when) */
+        /** @description `not_found` */
         Error404_e59514f3: {
             headers: {
                 [name: string]: unknown;
@@ -2485,7 +2508,16 @@ export interface components {
                 "application/json": components["schemas"]["Error_not_found"];
             };
         };
-        /** @description `POOL_NOT_FOUND` (each body schema says when) */
+        /** @description `APPROVAL_POLICY_NOT_FOUND` */
+        Error404_eb2263d1: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_APPROVAL_POLICY_NOT_FOUND"];
+            };
+        };
+        /** @description `POOL_NOT_FOUND` */
         Error404_eeb0ee8e: {
             headers: {
                 [name: string]: unknown;
@@ -2494,7 +2526,16 @@ export interface components {
                 "application/json": components["schemas"]["Error_POOL_NOT_FOUND"];
             };
         };
-        /** @description `OWNER_NOT_FOUND` (each body schema says when) */
+        /** @description `CALENDAR_NOT_FOUND`, `OWNER_NOT_FOUND`, `POOL_NOT_FOUND` */
+        Error404_f2cbf171: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_CALENDAR_NOT_FOUND"] | components["schemas"]["Error_OWNER_NOT_FOUND"] | components["schemas"]["Error_POOL_NOT_FOUND"];
+            };
+        };
+        /** @description `OWNER_NOT_FOUND` */
         Error404_fc93acb5: {
             headers: {
                 [name: string]: unknown;
@@ -2503,7 +2544,16 @@ export interface components {
                 "application/json": components["schemas"]["Error_OWNER_NOT_FOUND"];
             };
         };
-        /** @description `IDEMPOTENCY_IN_FLIGHT`, `audience_in_use` (each body schema says when) */
+        /** @description `CALENDAR_REAUTH_REQUIRED`, `IDEMPOTENCY_IN_FLIGHT`, `duplicate_alias` */
+        Error409_064c99a4: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_CALENDAR_REAUTH_REQUIRED"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_duplicate_alias"];
+            };
+        };
+        /** @description `IDEMPOTENCY_IN_FLIGHT`, `audience_in_use` */
         Error409_08621aa7: {
             headers: {
                 [name: string]: unknown;
@@ -2512,16 +2562,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_audience_in_use"];
             };
         };
-        /** @description `ARBITRATION_REJECTED`, `CALENDAR_REAUTH_REQUIRED`, `HOLD_ALREADY_PROMOTED`, `HOLD_NOT_ACTIVE`, `IDEMPOTENCY_IN_FLIGHT` (each body schema says when) */
-        Error409_08e80ccd: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error_ARBITRATION_REJECTED"] | components["schemas"]["Error_CALENDAR_REAUTH_REQUIRED"] | components["schemas"]["Error_HOLD_ALREADY_PROMOTED"] | components["schemas"]["Error_HOLD_NOT_ACTIVE"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"];
-            };
-        };
-        /** @description `IDEMPOTENCY_IN_FLIGHT`, `duplicate_alias` (each body schema says when) */
+        /** @description `IDEMPOTENCY_IN_FLIGHT`, `duplicate_alias` */
         Error409_11b902fe: {
             headers: {
                 [name: string]: unknown;
@@ -2530,7 +2571,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_duplicate_alias"];
             };
         };
-        /** @description `IDEMPOTENCY_IN_FLIGHT`, `POOL_ALREADY_EXISTS` (each body schema says when) */
+        /** @description `IDEMPOTENCY_IN_FLIGHT`, `POOL_ALREADY_EXISTS` */
         Error409_1ce76a11: {
             headers: {
                 [name: string]: unknown;
@@ -2539,7 +2580,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_POOL_ALREADY_EXISTS"];
             };
         };
-        /** @description `IDEMPOTENCY_IN_FLIGHT`, `duplicate_domain` (each body schema says when) */
+        /** @description `IDEMPOTENCY_IN_FLIGHT`, `duplicate_domain` */
         Error409_21d94a10: {
             headers: {
                 [name: string]: unknown;
@@ -2548,7 +2589,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_duplicate_domain"];
             };
         };
-        /** @description `CALENDAR_REAUTH_REQUIRED`, `NO_SLOTS_AVAILABLE` (each body schema says when) */
+        /** @description `CALENDAR_REAUTH_REQUIRED`, `NO_SLOTS_AVAILABLE` */
         Error409_223582c5: {
             headers: {
                 [name: string]: unknown;
@@ -2557,7 +2598,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_CALENDAR_REAUTH_REQUIRED"] | components["schemas"]["Error_NO_SLOTS_AVAILABLE"];
             };
         };
-        /** @description `IDEMPOTENCY_IN_FLIGHT` (each body schema says when) */
+        /** @description `IDEMPOTENCY_IN_FLIGHT` */
         Error409_262c09da: {
             headers: {
                 [name: string]: unknown;
@@ -2566,7 +2607,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"];
             };
         };
-        /** @description `CALENDAR_REAUTH_REQUIRED` (each body schema says when) */
+        /** @description `CALENDAR_REAUTH_REQUIRED` */
         Error409_32a7e62f: {
             headers: {
                 [name: string]: unknown;
@@ -2575,16 +2616,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_CALENDAR_REAUTH_REQUIRED"];
             };
         };
-        /** @description `IDEMPOTENCY_IN_FLIGHT`, `OWNER_ALREADY_EXISTS` (each body schema says when) */
-        Error409_43141978: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_OWNER_ALREADY_EXISTS"];
-            };
-        };
-        /** @description `IDEMPOTENCY_IN_FLIGHT`, `duplicate_audience` (each body schema says when) */
+        /** @description `IDEMPOTENCY_IN_FLIGHT`, `duplicate_audience` */
         Error409_4764ad15: {
             headers: {
                 [name: string]: unknown;
@@ -2593,7 +2625,25 @@ export interface components {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_duplicate_audience"];
             };
         };
-        /** @description `IDEMPOTENCY_IN_FLIGHT`, `MEETING_CLASS_ALREADY_EXISTS` (each body schema says when) */
+        /** @description `CALENDAR_REAUTH_REQUIRED`, `IDEMPOTENCY_IN_FLIGHT`, `OWNER_ALREADY_EXISTS` */
+        Error409_56c4a0c0: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_CALENDAR_REAUTH_REQUIRED"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_OWNER_ALREADY_EXISTS"];
+            };
+        };
+        /** @description `ARBITRATION_REJECTED`, `CALENDAR_REAUTH_REQUIRED`, `IDEMPOTENCY_IN_FLIGHT`, `NO_SLOTS_AVAILABLE`, `OUT_OF_OFFICE` */
+        Error409_5f571e74: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_ARBITRATION_REJECTED"] | components["schemas"]["Error_CALENDAR_REAUTH_REQUIRED"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_NO_SLOTS_AVAILABLE"] | components["schemas"]["Error_OUT_OF_OFFICE"];
+            };
+        };
+        /** @description `IDEMPOTENCY_IN_FLIGHT`, `MEETING_CLASS_ALREADY_EXISTS` */
         Error409_62348548: {
             headers: {
                 [name: string]: unknown;
@@ -2602,7 +2652,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_MEETING_CLASS_ALREADY_EXISTS"];
             };
         };
-        /** @description `HOLD_ALREADY_PROMOTED`, `HOLD_NOT_ACTIVE`, `IDEMPOTENCY_IN_FLIGHT` (each body schema says when) */
+        /** @description `HOLD_ALREADY_PROMOTED`, `HOLD_NOT_ACTIVE`, `IDEMPOTENCY_IN_FLIGHT` */
         Error409_7a0e11a3: {
             headers: {
                 [name: string]: unknown;
@@ -2611,7 +2661,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_HOLD_ALREADY_PROMOTED"] | components["schemas"]["Error_HOLD_NOT_ACTIVE"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"];
             };
         };
-        /** @description `IDEMPOTENCY_IN_FLIGHT`, `domain_in_use` (each body schema says when) */
+        /** @description `IDEMPOTENCY_IN_FLIGHT`, `domain_in_use` */
         Error409_85fc6544: {
             headers: {
                 [name: string]: unknown;
@@ -2620,7 +2670,16 @@ export interface components {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_domain_in_use"];
             };
         };
-        /** @description `CALENDAR_REAUTH_REQUIRED`, `IDEMPOTENCY_IN_FLIGHT`, `NO_SLOTS_AVAILABLE` (each body schema says when) */
+        /** @description `CALENDAR_REAUTH_REQUIRED`, `IDEMPOTENCY_IN_FLIGHT` */
+        Error409_870b60b9: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_CALENDAR_REAUTH_REQUIRED"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"];
+            };
+        };
+        /** @description `CALENDAR_REAUTH_REQUIRED`, `IDEMPOTENCY_IN_FLIGHT`, `NO_SLOTS_AVAILABLE` */
         Error409_87815804: {
             headers: {
                 [name: string]: unknown;
@@ -2629,7 +2688,25 @@ export interface components {
                 "application/json": components["schemas"]["Error_CALENDAR_REAUTH_REQUIRED"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_NO_SLOTS_AVAILABLE"];
             };
         };
-        /** @description `IDEMPOTENCY_IN_FLIGHT`, `duplicate_public_meeting_type` (each body schema says when) */
+        /** @description `APPROVAL_POLICY_EXISTS`, `IDEMPOTENCY_IN_FLIGHT` */
+        Error409_8f9edb9c: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_APPROVAL_POLICY_EXISTS"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"];
+            };
+        };
+        /** @description `ARBITRATION_REJECTED`, `BOOKING_NOT_ACTIVE`, `CALENDAR_REAUTH_REQUIRED`, `IDEMPOTENCY_IN_FLIGHT`, `OUT_OF_OFFICE` */
+        Error409_91d9c9fc: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_ARBITRATION_REJECTED"] | components["schemas"]["Error_BOOKING_NOT_ACTIVE"] | components["schemas"]["Error_CALENDAR_REAUTH_REQUIRED"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_OUT_OF_OFFICE"];
+            };
+        };
+        /** @description `IDEMPOTENCY_IN_FLIGHT`, `duplicate_public_meeting_type` */
         Error409_9e0bf584: {
             headers: {
                 [name: string]: unknown;
@@ -2638,16 +2715,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_duplicate_public_meeting_type"];
             };
         };
-        /** @description `ARBITRATION_REJECTED`, `BOOKING_NOT_ACTIVE`, `CALENDAR_REAUTH_REQUIRED`, `IDEMPOTENCY_IN_FLIGHT` (each body schema says when) */
-        Error409_ac905625: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error_ARBITRATION_REJECTED"] | components["schemas"]["Error_BOOKING_NOT_ACTIVE"] | components["schemas"]["Error_CALENDAR_REAUTH_REQUIRED"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"];
-            };
-        };
-        /** @description `not_pending` (each body schema says when) */
+        /** @description `not_pending` */
         Error409_b67d0c52: {
             headers: {
                 [name: string]: unknown;
@@ -2656,16 +2724,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_not_pending"];
             };
         };
-        /** @description `ARBITRATION_REJECTED`, `CALENDAR_REAUTH_REQUIRED`, `IDEMPOTENCY_IN_FLIGHT`, `NO_SLOTS_AVAILABLE` (each body schema says when) */
-        Error409_b9519935: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error_ARBITRATION_REJECTED"] | components["schemas"]["Error_CALENDAR_REAUTH_REQUIRED"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_NO_SLOTS_AVAILABLE"];
-            };
-        };
-        /** @description `time_unavailable` (each body schema says when) */
+        /** @description `time_unavailable` */
         Error409_bd8d9ee9: {
             headers: {
                 [name: string]: unknown;
@@ -2674,7 +2733,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_time_unavailable"];
             };
         };
-        /** @description `BOOKING_NOT_ACTIVE`, `IDEMPOTENCY_IN_FLIGHT` (each body schema says when) */
+        /** @description `BOOKING_NOT_ACTIVE`, `IDEMPOTENCY_IN_FLIGHT` */
         Error409_bfdc9f3f: {
             headers: {
                 [name: string]: unknown;
@@ -2683,16 +2742,16 @@ export interface components {
                 "application/json": components["schemas"]["Error_BOOKING_NOT_ACTIVE"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"];
             };
         };
-        /** @description `ARBITRATION_REJECTED`, `CALENDAR_REAUTH_REQUIRED`, `IDEMPOTENCY_IN_FLIGHT` (each body schema says when) */
-        Error409_ddb115d2: {
+        /** @description `APPROVAL_REQUIRED`, `ARBITRATION_REJECTED`, `CALENDAR_REAUTH_REQUIRED`, `HOLD_ALREADY_PROMOTED`, `HOLD_NOT_ACTIVE`, `IDEMPOTENCY_IN_FLIGHT`, `OUT_OF_OFFICE` */
+        Error409_de771adc: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error_ARBITRATION_REJECTED"] | components["schemas"]["Error_CALENDAR_REAUTH_REQUIRED"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"];
+                "application/json": components["schemas"]["Error_APPROVAL_REQUIRED"] | components["schemas"]["Error_ARBITRATION_REJECTED"] | components["schemas"]["Error_CALENDAR_REAUTH_REQUIRED"] | components["schemas"]["Error_HOLD_ALREADY_PROMOTED"] | components["schemas"]["Error_HOLD_NOT_ACTIVE"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_OUT_OF_OFFICE"];
             };
         };
-        /** @description `IDEMPOTENCY_IN_FLIGHT`, `WEBHOOK_LIMIT_REACHED` (each body schema says when) */
+        /** @description `IDEMPOTENCY_IN_FLIGHT`, `WEBHOOK_LIMIT_REACHED` */
         Error409_e2de027f: {
             headers: {
                 [name: string]: unknown;
@@ -2701,7 +2760,16 @@ export interface components {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_WEBHOOK_LIMIT_REACHED"];
             };
         };
-        /** @description `HOLD_EXPIRED` (each body schema says when) */
+        /** @description `APPROVAL_REQUIRED`, `ARBITRATION_REJECTED`, `CALENDAR_REAUTH_REQUIRED`, `IDEMPOTENCY_IN_FLIGHT`, `OUT_OF_OFFICE` */
+        Error409_e8608b8a: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_APPROVAL_REQUIRED"] | components["schemas"]["Error_ARBITRATION_REJECTED"] | components["schemas"]["Error_CALENDAR_REAUTH_REQUIRED"] | components["schemas"]["Error_IDEMPOTENCY_IN_FLIGHT"] | components["schemas"]["Error_OUT_OF_OFFICE"];
+            };
+        };
+        /** @description `HOLD_EXPIRED` */
         Error410_250dc58f: {
             headers: {
                 [name: string]: unknown;
@@ -2710,7 +2778,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_HOLD_EXPIRED"];
             };
         };
-        /** @description `payload_too_large` (each body schema says when) */
+        /** @description `payload_too_large` */
         Error413_0a2a915a: {
             headers: {
                 [name: string]: unknown;
@@ -2719,7 +2787,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_payload_too_large"];
             };
         };
-        /** @description `payload_too_large` (each body schema says when) */
+        /** @description `payload_too_large` */
         Error413_d9a31937: {
             headers: {
                 [name: string]: unknown;
@@ -2728,7 +2796,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_payload_too_large"];
             };
         };
-        /** @description `unsupported_media_type` (each body schema says when) */
+        /** @description `unsupported_media_type` */
         Error415_96a06ab3: {
             headers: {
                 [name: string]: unknown;
@@ -2737,7 +2805,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_unsupported_media_type"];
             };
         };
-        /** @description `unsupported_media_type` (each body schema says when) */
+        /** @description `unsupported_media_type` */
         Error415_b9d9b9fd: {
             headers: {
                 [name: string]: unknown;
@@ -2746,7 +2814,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_unsupported_media_type"];
             };
         };
-        /** @description `PAST_TIME`, `WINDOW_TOO_NARROW` (each body schema says when) */
+        /** @description `PAST_TIME`, `WINDOW_TOO_NARROW` */
         Error422_07eda3b6: {
             headers: {
                 [name: string]: unknown;
@@ -2755,7 +2823,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_PAST_TIME"] | components["schemas"]["Error_WINDOW_TOO_NARROW"];
             };
         };
-        /** @description `IDEMPOTENCY_CONFLICT`, `PAST_TIME`, `WINDOW_TOO_NARROW` (each body schema says when) */
+        /** @description `IDEMPOTENCY_CONFLICT`, `PAST_TIME`, `WINDOW_TOO_NARROW` */
         Error422_13f5dad5: {
             headers: {
                 [name: string]: unknown;
@@ -2764,7 +2832,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_CONFLICT"] | components["schemas"]["Error_PAST_TIME"] | components["schemas"]["Error_WINDOW_TOO_NARROW"];
             };
         };
-        /** @description `IDEMPOTENCY_CONFLICT` (each body schema says when) */
+        /** @description `IDEMPOTENCY_CONFLICT` */
         Error422_1b305491: {
             headers: {
                 [name: string]: unknown;
@@ -2773,7 +2841,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_CONFLICT"];
             };
         };
-        /** @description `IDEMPOTENCY_CONFLICT`, `domain_not_verified` (each body schema says when) */
+        /** @description `IDEMPOTENCY_CONFLICT`, `domain_not_verified` */
         Error422_6e116752: {
             headers: {
                 [name: string]: unknown;
@@ -2782,7 +2850,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_CONFLICT"] | components["schemas"]["Error_domain_not_verified"];
             };
         };
-        /** @description `IDEMPOTENCY_CONFLICT`, `PAST_TIME` (each body schema says when) */
+        /** @description `IDEMPOTENCY_CONFLICT`, `PAST_TIME` */
         Error422_b917fe2d: {
             headers: {
                 [name: string]: unknown;
@@ -2791,7 +2859,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_CONFLICT"] | components["schemas"]["Error_PAST_TIME"];
             };
         };
-        /** @description `IDEMPOTENCY_CONFLICT`, `PAST_TIME`, `SLOT_OUTSIDE_HOLD` (each body schema says when) */
+        /** @description `IDEMPOTENCY_CONFLICT`, `PAST_TIME`, `SLOT_OUTSIDE_HOLD` */
         Error422_d5a0c338: {
             headers: {
                 [name: string]: unknown;
@@ -2800,7 +2868,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_IDEMPOTENCY_CONFLICT"] | components["schemas"]["Error_PAST_TIME"] | components["schemas"]["Error_SLOT_OUTSIDE_HOLD"];
             };
         };
-        /** @description `rate_limited` (each body schema says when) */
+        /** @description `rate_limited` */
         Error429_92546fde: {
             headers: {
                 [name: string]: unknown;
@@ -2809,7 +2877,7 @@ export interface components {
                 "application/json": components["schemas"]["Error_rate_limited"];
             };
         };
-        /** @description `internal_error` (each body schema says when) */
+        /** @description `internal_error` */
         Error500_928362ff: {
             headers: {
                 [name: string]: unknown;
@@ -2818,10 +2886,30 @@ export interface components {
                 "application/json": components["schemas"]["Error_internal_error"];
             };
         };
+        /** @description `CALENDAR_UNAVAILABLE`, `service_unavailable` */
+        Error503_04969ce0: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_CALENDAR_UNAVAILABLE"] | components["schemas"]["Error_service_unavailable"];
+            };
+        };
+        /** @description `service_unavailable` */
+        Error503_462efdea: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_service_unavailable"];
+            };
+        };
     };
     parameters: {
-        /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+        /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
         IdempotencyKey: components["schemas"]["IdempotencyKey"];
+        /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+        CallerTimeZone: components["schemas"]["CallerTimeZone"];
     };
     requestBodies: never;
     headers: never;
@@ -2867,6 +2955,7 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     withdrawPublicProposal: {
@@ -2908,6 +2997,7 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     confirmContactVerification: {
@@ -2944,6 +3034,7 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     getPublicSchedule: {
@@ -2982,6 +3073,7 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     submitPublicProposal: {
@@ -3056,6 +3148,7 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     getSuggestedTimes: {
@@ -3067,6 +3160,8 @@ export interface operations {
                 from?: string;
                 /** @description Default from + 14 days; at most 31 days after from */
                 to?: string;
+                /** @description IANA zone (the requester's) for start_caller/end_caller beside the host's start_local/end_local */
+                time_zone?: string;
             };
             header?: never;
             path: {
@@ -3090,18 +3185,21 @@ export interface operations {
                             start: components["schemas"]["Timestamp"];
                             end: components["schemas"]["Timestamp"];
                             start_local: components["schemas"]["LocalDateTime"];
+                            start_caller?: components["schemas"]["CallerDateTime"];
+                            end_caller?: components["schemas"]["CallerDateTime"];
                             end_local: components["schemas"]["LocalDateTime"];
                         }[];
                     };
                 };
             };
-            400: components["responses"]["Error400_536264ab"];
+            400: components["responses"]["Error400_661d6c1b"];
             404: components["responses"]["Error404_e59514f3"];
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["Error413_d9a31937"];
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     listAgents: {
@@ -3132,13 +3230,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     createAgent: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -3151,6 +3250,8 @@ export interface operations {
                     /** @description "org:*" or "user:<email>" */
                     owner_scope: string;
                     permissions: ("read_availability" | "create_holds" | "create_bookings" | "preempt" | "create_proposals" | "manage_agents" | "manage_customer" | "manage_public_scheduling" | "read_audit")[];
+                    /** @description IANA zone whose start_caller/end_caller answers add when a call names no time_zone */
+                    display_time_zone?: string;
                 };
             };
         };
@@ -3164,7 +3265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            400: components["responses"]["Error400_efd66cd4"];
+            400: components["responses"]["Error400_10427f75"];
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_7a3a3482"];
             405: components["responses"]["MethodNotAllowed"];
@@ -3174,6 +3275,7 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     getCurrentAgent: {
@@ -3197,11 +3299,15 @@ export interface operations {
                         owner_scope: string;
                         permissions: ("read_availability" | "create_holds" | "create_bookings" | "preempt" | "create_proposals" | "manage_agents" | "manage_customer" | "manage_public_scheduling" | "read_audit")[];
                         disabled: boolean;
+                        /** @description Default caller zone of its keys (null: none) */
+                        display_time_zone: string | null;
                         created_at: components["schemas"]["Timestamp"];
                         /** @description The key this request was made with */
                         key_id: string;
                         /** @description That key's display prefix */
                         key_prefix: string | null;
+                        /** @description That key's display_time_zone (overrides the agent's; null: the agent's applies) */
+                        key_display_time_zone: string | null;
                         /** @description The budgets that apply to this key (docs/api.md "Rate limits") */
                         rate_limits: {
                             availability_search: {
@@ -3241,13 +3347,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     updateAgent: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -3263,6 +3370,8 @@ export interface operations {
                     owner_scope?: string;
                     permissions?: ("read_availability" | "create_holds" | "create_bookings" | "preempt" | "create_proposals" | "manage_agents" | "manage_customer" | "manage_public_scheduling" | "read_audit")[];
                     disabled?: boolean;
+                    /** @description IANA zone whose start_caller/end_caller answers add when a call names no time_zone */
+                    display_time_zone?: string | null;
                 };
             };
         };
@@ -3276,7 +3385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            400: components["responses"]["Error400_efd66cd4"];
+            400: components["responses"]["Error400_10427f75"];
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_7a3a3482"];
             404: components["responses"]["Error404_185a126d"];
@@ -3287,13 +3396,14 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     mintApiKey: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -3305,6 +3415,8 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
+                    /** @description Overrides the agent's display_time_zone for this key */
+                    display_time_zone?: string;
                 };
             };
         };
@@ -3320,13 +3432,14 @@ export interface operations {
                         /** @description Shown once; null on an idempotent replay */
                         api_key: string | null;
                         prefix: string;
+                        display_time_zone: string | null;
                         created_at: components["schemas"]["Timestamp"];
                     };
                 };
             };
-            400: components["responses"]["Error400_efd66cd4"];
+            400: components["responses"]["Error400_10427f75"];
             401: components["responses"]["Error401_71fa2dd0"];
-            403: components["responses"]["Error403_f11a98a7"];
+            403: components["responses"]["Error403_7a3a3482"];
             404: components["responses"]["Error404_185a126d"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Error409_262c09da"];
@@ -3335,13 +3448,14 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     revokeApiKey: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -3375,11 +3489,135 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
+        };
+    };
+    listApprovalPolicies: {
+        parameters: {
+            query?: {
+                /** @description One owner's rules */
+                owner_email?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every rule, by owner then creation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        approval_policies: components["schemas"]["ApprovalPolicy"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400_536264ab"];
+            401: components["responses"]["Error401_6d79ee82"];
+            403: components["responses"]["Error403_b649b2e2"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["Error413_d9a31937"];
+            415: components["responses"]["Error415_96a06ab3"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
+        };
+    };
+    createApprovalPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description The owner whose calendar the rule protects
+                     */
+                    owner_email: string;
+                    /** @description This agent's bookings need approval (with meeting_class: only that class's) */
+                    agent_id?: string;
+                    /** @description Bookings of this class need approval (with agent_id: only that agent's) */
+                    meeting_class?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new rule */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPolicy"];
+                };
+            };
+            400: components["responses"]["Error400_3b060eba"];
+            401: components["responses"]["Error401_71fa2dd0"];
+            403: components["responses"]["Error403_e77dd195"];
+            404: components["responses"]["Error404_b1d22bcd"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Error409_8f9edb9c"];
+            413: components["responses"]["Error413_0a2a915a"];
+            415: components["responses"]["Error415_b9d9b9fd"];
+            422: components["responses"]["Error422_1b305491"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
+        };
+    };
+    deleteApprovalPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The removed rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPolicy"];
+                };
+            };
+            400: components["responses"]["Error400_efd66cd4"];
+            401: components["responses"]["Error401_71fa2dd0"];
+            403: components["responses"]["Error403_e77dd195"];
+            404: components["responses"]["Error404_eb2263d1"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Error409_262c09da"];
+            413: components["responses"]["Error413_0a2a915a"];
+            415: components["responses"]["Error415_b9d9b9fd"];
+            422: components["responses"]["Error422_1b305491"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     evaluateArbitration: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+                time_zone?: components["parameters"]["CallerTimeZone"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3416,16 +3654,17 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_cfa4c728"];
+            400: components["responses"]["Error400_ffde847e"];
             401: components["responses"]["Error401_6d79ee82"];
             403: components["responses"]["Error403_7019511d"];
-            404: components["responses"]["Error404_deca1e3b"];
+            404: components["responses"]["Error404_cfc5f02f"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Error409_32a7e62f"];
             413: components["responses"]["Error413_d9a31937"];
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_04969ce0"];
         };
     };
     queryAuditLog: {
@@ -3439,7 +3678,7 @@ export interface operations {
                 /** @description denied: a request refused for a missing permission or outside the owner scope (action request.denied, reason the code) */
                 outcome?: "accept" | "reject" | "counter_propose" | "denied";
                 /** @description One action (docs/api.md "Audit log" lists who writes each) */
-                action?: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "booking.reschedule" | "booking.update" | "hold.extend" | "claim.preempt" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "pool.create" | "pool.update" | "pool.delete" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
+                action?: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "booking.reschedule" | "booking.update" | "hold.extend" | "claim.preempt" | "booking.request" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "approval_policy.create" | "approval_policy.delete" | "pool.create" | "pool.update" | "pool.delete" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
                 /** @description Only what this kind of actor did: agent, owner (in the dashboard), requester (public booking pages) or system */
                 actor_kind?: "agent" | "owner" | "requester" | "system";
                 /** @description `me` or an agent id: only what that agent did (its refusals included) */
@@ -3466,12 +3705,12 @@ export interface operations {
                             agent_id: string | null;
                             owner_email: string | null;
                             /** @enum {string} */
-                            action: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "booking.reschedule" | "booking.update" | "hold.extend" | "claim.preempt" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "pool.create" | "pool.update" | "pool.delete" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
+                            action: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "booking.reschedule" | "booking.update" | "hold.extend" | "claim.preempt" | "booking.request" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "approval_policy.create" | "approval_policy.delete" | "pool.create" | "pool.update" | "pool.delete" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
                             outcome: string;
                             reason: string | null;
                             meeting_class: string | null;
-                            start: components["schemas"]["Timestamp"] & (string | null);
-                            end: components["schemas"]["Timestamp"] & (string | null);
+                            start: components["schemas"]["NullableTimestamp"];
+                            end: components["schemas"]["NullableTimestamp"];
                             hold_id: string | null;
                             booking_id: string | null;
                             preempted_booking_ids: string[];
@@ -3502,11 +3741,15 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     searchAvailability: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+                time_zone?: components["parameters"]["CallerTimeZone"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3560,12 +3803,16 @@ export interface operations {
                             start: components["schemas"]["Timestamp"];
                             end: components["schemas"]["Timestamp"];
                             start_local: components["schemas"]["LocalDateTime"];
+                            start_caller?: components["schemas"]["CallerDateTime"];
+                            end_caller?: components["schemas"]["CallerDateTime"];
                             end_local: components["schemas"]["LocalDateTime"];
                             preempts: boolean;
                             /** @description Collective search: each owner's local times, by email */
                             local?: {
                                 [key: string]: {
                                     start_local: components["schemas"]["LocalDateTime"];
+                                    start_caller?: components["schemas"]["CallerDateTime"];
+                                    end_caller?: components["schemas"]["CallerDateTime"];
                                     end_local: components["schemas"]["LocalDateTime"];
                                 };
                             };
@@ -3577,10 +3824,10 @@ export interface operations {
                     } | components["schemas"]["PoolAvailability"];
                 };
             };
-            400: components["responses"]["Error400_7c2bb281"];
+            400: components["responses"]["Error400_88bcae50"];
             401: components["responses"]["Error401_6d79ee82"];
             403: components["responses"]["Error403_7019511d"];
-            404: components["responses"]["Error404_549e5700"];
+            404: components["responses"]["Error404_29c395ed"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Error409_223582c5"];
             413: components["responses"]["Error413_d9a31937"];
@@ -3588,13 +3835,14 @@ export interface operations {
             422: components["responses"]["Error422_07eda3b6"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_04969ce0"];
         };
     };
     createBookingProposal: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -3635,7 +3883,7 @@ export interface operations {
             400: components["responses"]["Error400_3b060eba"];
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_7fd2012d"];
-            404: components["responses"]["Error404_26fc3f70"];
+            404: components["responses"]["Error404_1c1237e8"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Error409_87815804"];
             413: components["responses"]["Error413_0a2a915a"];
@@ -3643,6 +3891,7 @@ export interface operations {
             422: components["responses"]["Error422_13f5dad5"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_04969ce0"];
         };
     };
     getBookingProposal: {
@@ -3667,13 +3916,14 @@ export interface operations {
             };
             400: components["responses"]["Error400_536264ab"];
             401: components["responses"]["Error401_6d79ee82"];
-            403: components["responses"]["Error403_ee7f56f4"];
+            403: components["responses"]["Error403_f155ef87"];
             404: components["responses"]["Error404_0ef1840a"];
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["Error413_d9a31937"];
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     listBookings: {
@@ -3688,6 +3938,8 @@ export interface operations {
                 agent?: "me" | string;
                 limit?: number;
                 cursor?: string;
+                /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+                time_zone?: components["parameters"]["CallerTimeZone"];
                 status?: "confirmed" | "cancelled" | "preempted";
             };
             header?: never;
@@ -3709,7 +3961,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_536264ab"];
+            400: components["responses"]["Error400_661d6c1b"];
             401: components["responses"]["Error401_6d79ee82"];
             403: components["responses"]["Error403_869c9f0e"];
             405: components["responses"]["MethodNotAllowed"];
@@ -3717,13 +3969,17 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     createBooking: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+                time_zone?: components["parameters"]["CallerTimeZone"];
+            };
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -3747,6 +4003,12 @@ export interface operations {
                     }[];
                     title?: string;
                     description?: string;
+                    video?: {
+                        /** @enum {string} */
+                        provider: "google_meet" | "microsoft_teams" | "link";
+                        /** @description provider link only */
+                        url?: string;
+                    };
                 };
             };
         };
@@ -3760,22 +4022,35 @@ export interface operations {
                     "application/json": components["schemas"]["Booking"];
                 };
             };
-            400: components["responses"]["Error400_3b060eba"];
+            /** @description Held for the owner's approval: their approval policy covers this agent or class (docs/api.md "Approval policies") */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingApproval"];
+                };
+            };
+            400: components["responses"]["Error400_a5204739"];
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_823f9b84"];
-            404: components["responses"]["Error404_02a8897a"];
+            404: components["responses"]["Error404_f2cbf171"];
             405: components["responses"]["MethodNotAllowed"];
-            409: components["responses"]["Error409_ddb115d2"];
+            409: components["responses"]["Error409_e8608b8a"];
             413: components["responses"]["Error413_0a2a915a"];
             415: components["responses"]["Error415_b9d9b9fd"];
             422: components["responses"]["Error422_b917fe2d"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_04969ce0"];
         };
     };
     getBooking: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+                time_zone?: components["parameters"]["CallerTimeZone"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -3793,7 +4068,7 @@ export interface operations {
                     "application/json": components["schemas"]["Booking"];
                 };
             };
-            400: components["responses"]["Error400_536264ab"];
+            400: components["responses"]["Error400_661d6c1b"];
             401: components["responses"]["Error401_6d79ee82"];
             403: components["responses"]["Error403_869c9f0e"];
             404: components["responses"]["Error404_608bc049"];
@@ -3802,13 +4077,17 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     updateBooking: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+                time_zone?: components["parameters"]["CallerTimeZone"];
+            };
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -3839,7 +4118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Booking"];
                 };
             };
-            400: components["responses"]["Error400_efd66cd4"];
+            400: components["responses"]["Error400_10427f75"];
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_f49660dc"];
             404: components["responses"]["Error404_a846b7f5"];
@@ -3850,13 +4129,17 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     cancelBooking: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+                time_zone?: components["parameters"]["CallerTimeZone"];
+            };
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -3881,7 +4164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Booking"];
                 };
             };
-            400: components["responses"]["Error400_efd66cd4"];
+            400: components["responses"]["Error400_10427f75"];
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_823f9b84"];
             404: components["responses"]["Error404_a846b7f5"];
@@ -3892,13 +4175,17 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     confirmHold: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+                time_zone?: components["parameters"]["CallerTimeZone"];
+            };
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -3920,6 +4207,12 @@ export interface operations {
                     }[];
                     title?: string;
                     description?: string;
+                    video?: {
+                        /** @enum {string} */
+                        provider: "google_meet" | "microsoft_teams" | "link";
+                        /** @description provider link only */
+                        url?: string;
+                    };
                 };
             };
         };
@@ -3933,25 +4226,74 @@ export interface operations {
                     "application/json": components["schemas"]["Booking"];
                 };
             };
-            400: components["responses"]["Error400_3b060eba"];
+            /** @description The hold waits for the owner's approval: their approval policy covers this agent or class (docs/api.md "Approval policies") */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingApproval"];
+                };
+            };
+            400: components["responses"]["Error400_a5204739"];
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_823f9b84"];
-            404: components["responses"]["Error404_81d9e65d"];
+            404: components["responses"]["Error404_a4774f7a"];
             405: components["responses"]["MethodNotAllowed"];
-            409: components["responses"]["Error409_08e80ccd"];
+            409: components["responses"]["Error409_de771adc"];
             410: components["responses"]["Error410_250dc58f"];
             413: components["responses"]["Error413_0a2a915a"];
             415: components["responses"]["Error415_b9d9b9fd"];
             422: components["responses"]["Error422_d5a0c338"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
+        };
+    };
+    getBookingReminders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reminders */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        booking_id: string;
+                        /** @description Earliest due first; a cancelled booking keeps only those already sent */
+                        reminders: components["schemas"]["Reminder"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400_536264ab"];
+            401: components["responses"]["Error401_6d79ee82"];
+            403: components["responses"]["Error403_869c9f0e"];
+            404: components["responses"]["Error404_608bc049"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["Error413_d9a31937"];
+            415: components["responses"]["Error415_96a06ab3"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     rescheduleBooking: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+                time_zone?: components["parameters"]["CallerTimeZone"];
+            };
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -3978,17 +4320,18 @@ export interface operations {
                     "application/json": components["schemas"]["Booking"];
                 };
             };
-            400: components["responses"]["Error400_3b060eba"];
+            400: components["responses"]["Error400_a5204739"];
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_f49660dc"];
-            404: components["responses"]["Error404_401c82a6"];
+            404: components["responses"]["Error404_798ea228"];
             405: components["responses"]["MethodNotAllowed"];
-            409: components["responses"]["Error409_ac905625"];
+            409: components["responses"]["Error409_91d9c9fc"];
             413: components["responses"]["Error413_0a2a915a"];
             415: components["responses"]["Error415_b9d9b9fd"];
             422: components["responses"]["Error422_b917fe2d"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     listCalendars: {
@@ -4022,13 +4365,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     connectCaldavCalendar: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4075,6 +4419,7 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     disconnectCalendar: {
@@ -4083,7 +4428,7 @@ export interface operations {
                 owner_email: string;
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4113,13 +4458,14 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     updateCalendar: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4162,6 +4508,7 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     listHolds: {
@@ -4176,6 +4523,8 @@ export interface operations {
                 agent?: "me" | string;
                 limit?: number;
                 cursor?: string;
+                /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+                time_zone?: components["parameters"]["CallerTimeZone"];
                 status?: "active" | "promoted" | "expired" | "released" | "preempted";
             };
             header?: never;
@@ -4197,7 +4546,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_536264ab"];
+            400: components["responses"]["Error400_661d6c1b"];
             401: components["responses"]["Error401_6d79ee82"];
             403: components["responses"]["Error403_84e39b38"];
             405: components["responses"]["MethodNotAllowed"];
@@ -4205,13 +4554,17 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     createHold: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+                time_zone?: components["parameters"]["CallerTimeZone"];
+            };
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4265,22 +4618,26 @@ export interface operations {
                     "application/json": components["schemas"]["Hold"];
                 };
             };
-            400: components["responses"]["Error400_3b060eba"];
+            400: components["responses"]["Error400_a5204739"];
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_51440919"];
-            404: components["responses"]["Error404_02a8897a"];
+            404: components["responses"]["Error404_f2cbf171"];
             405: components["responses"]["MethodNotAllowed"];
-            409: components["responses"]["Error409_b9519935"];
+            409: components["responses"]["Error409_5f571e74"];
             413: components["responses"]["Error413_0a2a915a"];
             415: components["responses"]["Error415_b9d9b9fd"];
             422: components["responses"]["Error422_13f5dad5"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_04969ce0"];
         };
     };
     getHold: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+                time_zone?: components["parameters"]["CallerTimeZone"];
+            };
             header?: never;
             path: {
                 id: string;
@@ -4298,7 +4655,7 @@ export interface operations {
                     "application/json": components["schemas"]["Hold"];
                 };
             };
-            400: components["responses"]["Error400_536264ab"];
+            400: components["responses"]["Error400_661d6c1b"];
             401: components["responses"]["Error401_6d79ee82"];
             403: components["responses"]["Error403_84e39b38"];
             404: components["responses"]["Error404_3fca7801"];
@@ -4307,13 +4664,17 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     releaseHold: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+                time_zone?: components["parameters"]["CallerTimeZone"];
+            };
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4332,7 +4693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Hold"];
                 };
             };
-            400: components["responses"]["Error400_efd66cd4"];
+            400: components["responses"]["Error400_10427f75"];
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_51440919"];
             404: components["responses"]["Error404_26399d2f"];
@@ -4344,13 +4705,17 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     extendHold: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+                time_zone?: components["parameters"]["CallerTimeZone"];
+            };
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4376,7 +4741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Hold"];
                 };
             };
-            400: components["responses"]["Error400_efd66cd4"];
+            400: components["responses"]["Error400_10427f75"];
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_51440919"];
             404: components["responses"]["Error404_26399d2f"];
@@ -4388,6 +4753,7 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     listMeetingClasses: {
@@ -4422,13 +4788,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     createMeetingClass: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4442,6 +4809,12 @@ export interface operations {
                     /** @enum {string} */
                     preempt_policy?: "preempt_lower" | "never";
                     sacred_meeting_age_hours?: number;
+                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
+                    buffer_before_minutes?: number;
+                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
+                    buffer_after_minutes?: number;
+                    /** @description Minutes before each meeting at which its attendees are reminded by mail and its agent by a booking.reminder notification and webhook: at most 5 distinct offsets, each 5 to 10080 (7 days), e.g. [1440, 60] */
+                    reminder_offsets_minutes?: number[];
                 };
             };
         };
@@ -4465,6 +4838,7 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     drainNotifications: {
@@ -4472,6 +4846,10 @@ export interface operations {
             query?: {
                 /** @description Items after this seq, delivered or not (kept 7 days); does not drain */
                 since?: number | null;
+                /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
+                time_zone?: components["parameters"]["CallerTimeZone"];
+                /** @description With since: also this agent's own changes (docs/webhooks.md "Own events") */
+                include_own?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -4490,13 +4868,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error400_536264ab"];
+            400: components["responses"]["Error400_661d6c1b"];
             401: components["responses"]["Error401_6d79ee82"];
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["Error413_d9a31937"];
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     getOpenApiDocument: {
@@ -4527,13 +4906,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     createOwner: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4609,12 +4989,13 @@ export interface operations {
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_e77dd195"];
             405: components["responses"]["MethodNotAllowed"];
-            409: components["responses"]["Error409_43141978"];
+            409: components["responses"]["Error409_56c4a0c0"];
             413: components["responses"]["Error413_0a2a915a"];
             415: components["responses"]["Error415_b9d9b9fd"];
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_04969ce0"];
         };
     };
     listPools: {
@@ -4645,13 +5026,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     createPool: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4690,6 +5072,7 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     getPool: {
@@ -4721,13 +5104,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     deletePool: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4757,13 +5141,14 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     updatePool: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4805,6 +5190,7 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     getPoolAssignments: {
@@ -4851,6 +5237,7 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     listAllocations: {
@@ -4897,13 +5284,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     createAllocation: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4955,13 +5343,14 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     deleteAllocation: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5000,6 +5389,7 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     listAudiences: {
@@ -5035,13 +5425,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     createAudience: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5082,13 +5473,14 @@ export interface operations {
             422: components["responses"]["Error422_6e116752"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     deleteAudience: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5118,13 +5510,14 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     updateAudience: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5168,6 +5561,7 @@ export interface operations {
             422: components["responses"]["Error422_6e116752"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     listVerifiedDomains: {
@@ -5203,13 +5597,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     createVerifiedDomain: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5243,13 +5638,14 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     deleteVerifiedDomain: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5279,13 +5675,14 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     verifyDomain: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5315,6 +5712,7 @@ export interface operations {
             422: components["responses"]["Error422_6e116752"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     listPublicLinks: {
@@ -5351,13 +5749,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     createPublicLink: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5389,12 +5788,13 @@ export interface operations {
             403: components["responses"]["Error403_7cd7a17a"];
             404: components["responses"]["Error404_ba2501ee"];
             405: components["responses"]["MethodNotAllowed"];
-            409: components["responses"]["Error409_11b902fe"];
+            409: components["responses"]["Error409_064c99a4"];
             413: components["responses"]["Error413_0a2a915a"];
             415: components["responses"]["Error415_b9d9b9fd"];
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_04969ce0"];
         };
     };
     getPublicLink: {
@@ -5426,13 +5826,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     deletePublicLink: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5462,13 +5863,14 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     updatePublicLink: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5482,6 +5884,8 @@ export interface operations {
                     /** @description Lowercase letters, digits and inner hyphens, 3 to 64; not reserved, not id-shaped */
                     alias?: string;
                     title?: string | null;
+                    /** @description While the owner is out of office, send requesters to this link (another owner's, same customer); null: stay */
+                    away_redirect_link_id?: string | null;
                 };
             };
         };
@@ -5506,6 +5910,7 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     listPublicMeetingTypes: {
@@ -5544,13 +5949,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     createPublicMeetingType: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5585,8 +5991,21 @@ export interface operations {
                     description?: string | null;
                     /** @description An address or a video link (http/https), shown to the requester only once booked (extension) */
                     location?: string | null;
+                    /** @description A video meeting for each booking, next to (or instead of) location; null: none (extension, docs/calendars.md "Video links") */
+                    video?: {
+                        /** @enum {string} */
+                        provider: "google_meet" | "microsoft_teams" | "link";
+                        /** @description provider link only */
+                        url?: string;
+                    } | null;
                     /** @description No suggested time starts sooner than this many hours from now; default 0 (extension) */
                     min_notice_hours?: number;
+                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
+                    buffer_before_minutes?: number;
+                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
+                    buffer_after_minutes?: number;
+                    /** @description Minutes before each meeting booked through the type at which its attendees are reminded (at most 5, 5-10080 each); null: the meeting class's list (docs/reliability.md "Reminders") */
+                    reminder_offsets_minutes?: number[] | null;
                     /** @description After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension) */
                     book_instantly?: boolean;
                     /**
@@ -5614,7 +6033,7 @@ export interface operations {
             400: components["responses"]["Error400_10fa610e"];
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_7cd7a17a"];
-            404: components["responses"]["Error404_6b0f7a50"];
+            404: components["responses"]["Error404_00563616"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Error409_9e0bf584"];
             413: components["responses"]["Error413_0a2a915a"];
@@ -5622,6 +6041,7 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     getPublicMeetingType: {
@@ -5654,13 +6074,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     updatePublicMeetingType: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5696,8 +6117,21 @@ export interface operations {
                     description?: string | null;
                     /** @description An address or a video link (http/https), shown to the requester only once booked (extension) */
                     location?: string | null;
+                    /** @description A video meeting for each booking, next to (or instead of) location; null: none (extension, docs/calendars.md "Video links") */
+                    video?: {
+                        /** @enum {string} */
+                        provider: "google_meet" | "microsoft_teams" | "link";
+                        /** @description provider link only */
+                        url?: string;
+                    } | null;
                     /** @description No suggested time starts sooner than this many hours from now; default 0 (extension) */
                     min_notice_hours?: number;
+                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
+                    buffer_before_minutes?: number;
+                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
+                    buffer_after_minutes?: number;
+                    /** @description Minutes before each meeting booked through the type at which its attendees are reminded (at most 5, 5-10080 each); null: the meeting class's list (docs/reliability.md "Reminders") */
+                    reminder_offsets_minutes?: number[] | null;
                     /** @description After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension) */
                     book_instantly?: boolean;
                     /**
@@ -5725,7 +6159,7 @@ export interface operations {
             400: components["responses"]["Error400_10fa610e"];
             401: components["responses"]["Error401_71fa2dd0"];
             403: components["responses"]["Error403_7cd7a17a"];
-            404: components["responses"]["Error404_6b0f7a50"];
+            404: components["responses"]["Error404_00563616"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Error409_9e0bf584"];
             413: components["responses"]["Error413_0a2a915a"];
@@ -5733,6 +6167,7 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     listRequesterIdentities: {
@@ -5774,13 +6209,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     createRequesterIdentity: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5795,7 +6231,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new identity (200: the existing one) */
+            /** @description The email was already registered: its identity */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        identity_id: string;
+                        email: string;
+                        /** @description The customer's verified domain of the email, if any */
+                        domain: string | null;
+                        created_at: components["schemas"]["Timestamp"];
+                    };
+                };
+            };
+            /** @description The new identity */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5820,13 +6271,14 @@ export interface operations {
             422: components["responses"]["Error422_6e116752"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     mintRequesterCredential: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5863,13 +6315,14 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     revokeRequesterCredential: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5904,6 +6357,7 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     getScheduleRules: {
@@ -5931,17 +6385,21 @@ export interface operations {
             403: components["responses"]["Error403_1bf6cc27"];
             404: components["responses"]["Error404_fc93acb5"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Error409_32a7e62f"];
             413: components["responses"]["Error413_d9a31937"];
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_04969ce0"];
         };
     };
     putScheduleRules: {
         parameters: {
-            query?: never;
+            query?: {
+                owner_email?: string;
+            };
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5998,6 +6456,10 @@ export interface operations {
                         label?: string;
                     })[];
                     max_daily_meeting_hours?: number | null;
+                    /** @description true: meetings' buffers keep clear of provider-calendar busy time too; absent or false: buffers apply between the owner's claims only (docs/arbitration.md "Buffers") */
+                    buffer_external_events?: boolean;
+                    date_overrides?: components["schemas"]["DateOverrides"];
+                    out_of_office?: components["schemas"]["OutOfOffice"];
                 };
             };
         };
@@ -6016,12 +6478,41 @@ export interface operations {
             403: components["responses"]["Error403_e77dd195"];
             404: components["responses"]["Error404_ba2501ee"];
             405: components["responses"]["MethodNotAllowed"];
-            409: components["responses"]["Error409_262c09da"];
+            409: components["responses"]["Error409_870b60b9"];
             413: components["responses"]["Error413_0a2a915a"];
             415: components["responses"]["Error415_b9d9b9fd"];
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_04969ce0"];
+        };
+    };
+    listTimeZones: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every accepted name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimeZoneList"];
+                };
+            };
+            400: components["responses"]["Error400_536264ab"];
+            401: components["responses"]["Error401_6d79ee82"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["Error413_d9a31937"];
+            415: components["responses"]["Error415_96a06ab3"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     listWebhooks: {
@@ -6051,13 +6542,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     createWebhook: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6069,8 +6561,10 @@ export interface operations {
                     /** @description http(s) URL that receives the signed POSTs (docs/webhooks.md) */
                     url: string;
                     /** @description Event kinds this endpoint receives */
-                    events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+                    events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
                     description?: string | null;
+                    /** @description Also the events of this agent's own changes (its own reschedule or cancel; docs/webhooks.md "Own events"); default false */
+                    include_own?: boolean;
                 };
             };
         };
@@ -6093,6 +6587,7 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     getWebhook: {
@@ -6123,13 +6618,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     deleteWebhook: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6162,13 +6658,14 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     updateWebhook: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6182,8 +6679,10 @@ export interface operations {
                     /** @description http(s) URL that receives the signed POSTs (docs/webhooks.md) */
                     url?: string;
                     /** @description Event kinds this endpoint receives */
-                    events?: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "proposal.reviewed" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+                    events?: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
                     description?: string | null;
+                    /** @description Also the events of this agent's own changes (its own reschedule or cancel; docs/webhooks.md "Own events"); default false */
+                    include_own?: boolean;
                     /** @description false disables; true re-enables a disabled endpoint (its pending deliveries resume in order) */
                     enabled?: boolean;
                 };
@@ -6209,6 +6708,7 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     listWebhookDeliveries: {
@@ -6246,13 +6746,14 @@ export interface operations {
             415: components["responses"]["Error415_96a06ab3"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
     testWebhook: {
         parameters: {
             query?: never;
             header?: {
-                /** @description 1 to 255 visible ASCII characters; retries with the same key are safe */
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6284,6 +6785,7 @@ export interface operations {
             422: components["responses"]["Error422_1b305491"];
             429: components["responses"]["Error429_92546fde"];
             500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
         };
     };
 }
