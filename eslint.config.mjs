@@ -3,6 +3,7 @@
 // (typescript-eslint's recommended set).
 import nextCoreWebVitals from 'eslint-config-next/core-web-vitals';
 import nextTypescript from 'eslint-config-next/typescript';
+import local from './eslint-rules/no-raw-datetime-formatting.mjs';
 
 const config = [
   {
@@ -36,6 +37,13 @@ const config = [
     rules: {
       'no-restricted-globals': ['error', { name: 'fetch', message: "Use outboundFetch() from server/domain/outbound/guard.ts (docs/reliability.md 'Outbound requests')." }],
     },
+  },
+  {
+    // One time-format module (docs/dashboard.md "Dates and times"): raw date formatting stays out of the pages.
+    files: ['components/**/*.{ts,tsx}', 'app/**/*.{ts,tsx}'],
+    ignores: ['components/ui/time-format.ts'],
+    plugins: { local },
+    rules: { 'local/no-raw-datetime-formatting': 'error' },
   },
   {
     // Node scripts (plain ESM): CommonJS-style globals are not in play, console is their output.

@@ -19,6 +19,10 @@ export async function generatedClientFiles(): Promise<{ file: string; text: stri
   for (const item of Object.values(plain.paths)) for (const op of Object.values(item)) for (const r of Object.values(op.responses ?? {})) delete r.headers;
   for (const r of Object.values(plain.components?.responses ?? {})) delete r.headers;
   if (plain.components) delete plain.components.headers;
+  // An operation whose description begins with its summary is told once in the types: the
+  // description (a JSDoc of one tag, not the summary line, a blank and the same words again).
+  for (const item of Object.values(plain.paths) as Record<string, { summary?: string; description?: string }>[])
+    for (const op of Object.values(item)) if (op.summary && op.description?.startsWith(op.summary.replace(/\.$/, ''))) delete op.summary;
   const ast = await openapiTS(plain as unknown as Parameters<typeof openapiTS>[0]);
   return [{ file: `${CLIENT_DIR}/src/schema.d.ts`, text: HEADER + withoutPlaceholders(astToString(ast)) }];
 }

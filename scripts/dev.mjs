@@ -11,6 +11,7 @@
  *
  * Environment as for the server (DATABASE_URL, PGLITE_DIR, PORT, HOST, ...).
  */
+import './node-version.mjs';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -99,7 +100,7 @@ function remember(dbId, seeded) {
 }
 
 function banner(url, db, demo, freshlySeeded) {
-  const lines = ['', '  Agent Scheduler (development)', '', `  URL          ${url}`, `  Database     ${db.label}`];
+  const lines = ['', '  Agent Scheduler (development)', '', `  URL          ${url}`, `  Database     ${db.label}`, `  Runtime      Node.js ${process.version}`];
   if (demo) {
     lines.push(
       `  Demo owner   ${demo.owner_email} (Europe/Berlin, Mon-Fri 09:00-17:00, lunch blocked)`,

@@ -33,13 +33,17 @@
  * the heap may grow to 1.3x what survived before the next one, instead of V8's own factor of up
  * to 4x; a 500-way race then peaked at about 180 MB instead of about 320 MB, with the same
  * throughput (docs/operations.md "Memory settings",
- * docs/benchmarks/history/2026-11-26-server-memory.md). `none` turns it off.
+ * docs/benchmarks/history/2026-11-26-server-memory.md). `none` turns it off. The young
+ * generation's size is fixed at start and cannot be set here: `npm start` passes
+ * `--max-semi-space-size=16` on node's command line (Node 24's default young generation cost
+ * about 100 MB of resident memory; docs/benchmarks/history/2026-11-29-node-24.md).
  *
  * SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish
  * (up to SHUTDOWN_GRACE_MS, default 10 s), run the service's shutdown hook
  * (closes the rate limiter and the database; see server/startup.ts), exit 0.
  * A second signal exits at once.
  */
+import './node-version.mjs';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -50,6 +54,8 @@ import { createAdmission } from './admission.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SHUTDOWN_HOOK = Symbol.for('agent-scheduler.shutdown');
 const FATAL_HOOK = Symbol.for('agent-scheduler.fatal');
+/** Set by the service (server/startup.ts): a request that may write wakes the idle background loops (docs/operations.md "Idle"). */
+const ACTIVITY_HOOK = Symbol.for('agent-scheduler.activity');
 const SPOOFABLE = ['x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'forwarded', 'x-real-ip'];
 /** Never held back by the admission limit: a probe must see a busy server as alive, and pages need their assets. */
 const UNLIMITED = /^\/(?:api\/health(?:[/?]|$)|metrics(?:[/?]|$)|_next\/)/;
@@ -178,6 +184,7 @@ export async function startServer(opts = {}) {
   const upgrade = typeof app.getUpgradeHandler === 'function' ? app.getUpgradeHandler() : null;
 
   const server = http.createServer((req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') globalThis[ACTIVITY_HOOK]?.();
     if (!wellFormedPath(req.url)) {
       malformedPath(res);
       return;
@@ -229,7 +236,7 @@ export async function startServer(opts = {}) {
   const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${actualPort}`;
   console.log(
-    `> Ready on ${url} (${dev ? 'development' : 'production'}, listening on ${host}:${actualPort}, ` +
+    `> Ready on ${url} (${dev ? 'development' : 'production'}, Node.js ${process.version}, listening on ${host}:${actualPort}, ` +
       `client address from ${trustProxy ? 'X-Forwarded-For (TRUST_PROXY)' : 'the socket'})`,
   );
   opts.onReady?.(url);
