@@ -14,6 +14,9 @@ const logScan = { globalSetup: ['./tests/helpers/logScan.ts'], setupFiles: ['./t
 // or a PostgreSQL file waits on the server. Files never share a database: PGlite is per file, and
 // on PostgreSQL every test mints its own customer.
 const maxWorkers = Number(process.env.VITEST_MAX_WORKERS) || 2;
+// Every embedded-database file starts from one migrated dump, written by the project's global setup
+// (tests/helpers/pgliteTemplate.ts; docs/testing.md "Embedded database template").
+const pgliteTemplate = path.join(import.meta.dirname, 'node_modules', '.cache', 'agent-scheduler', 'pglite-template.tar');
 
 export default defineConfig({
   resolve: { alias },
@@ -29,10 +32,11 @@ export default defineConfig({
           name: 'integration-pglite',
           include: ['tests/integration/**/*.test.ts'],
           ...logScan,
+          globalSetup: [...logScan.globalSetup, './tests/helpers/pgliteTemplate.ts'],
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          env: { DATABASE_URL: '', DB_DRIVER: 'pglite-memory', REDIS_URL: '' },
+          env: { DATABASE_URL: '', DB_DRIVER: 'pglite-memory', REDIS_URL: '', PGLITE_TEMPLATE: pgliteTemplate },
         },
       },
       ...(pg

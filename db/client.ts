@@ -15,5 +15,7 @@ export async function openDb(config: DbConfig): Promise<DbHandle> {
     return openPostgres(config.databaseUrl, config.dbPoolMax, config.migrationsDir, { prepare: config.prepare ?? true, directUrl: config.directUrl });
   }
   const { openPglite } = await import('./drivers/pglite');
-  return openPglite(config.dbDriver === 'pglite-memory' ? undefined : config.pgliteDir, config.migrationsDir);
+  return config.dbDriver === 'pglite-memory'
+    ? openPglite(undefined, config.migrationsDir, config.pgliteTemplate)
+    : openPglite(config.pgliteDir, config.migrationsDir);
 }

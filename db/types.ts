@@ -38,6 +38,11 @@ export type DbConfig = {
   /** `pglite-memory` keeps the embedded database in memory (tests). */
   dbDriver?: string;
   pgliteDir: string;
+  /**
+   * A migrated embedded database dumped to a file (db/drivers/pgliteTemplate.ts): an in-memory
+   * PGlite starts from it instead of running every migration. Ignored when the file is missing.
+   */
+  pgliteTemplate?: string;
   dbPoolMax: number;
   migrationsDir: string;
   /** Named prepared statements (false behind a transaction pooler); default true. */

@@ -12,6 +12,8 @@ export function getConfig() {
     /** `pglite-memory` keeps the embedded database in memory (tests). */
     dbDriver: env.DB_DRIVER || undefined,
     pgliteDir: env.PGLITE_DIR || path.join(process.cwd(), '.data', 'pglite'),
+    /** A migrated in-memory database to start from (tests; docs/testing.md "Embedded database template"). */
+    pgliteTemplate: env.PGLITE_TEMPLATE || undefined,
     dbPoolMax: Number(env.DB_POOL_MAX || 10),
     /**
      * Named prepared statements (default on). DATABASE_PREPARE=0 (or PGBOUNCER=1, the same) sends

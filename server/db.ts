@@ -17,6 +17,7 @@ export function getDbHandle(): Promise<DbHandle> {
       databaseUrl: c.databaseUrl,
       dbDriver: c.dbDriver,
       pgliteDir: c.pgliteDir,
+      pgliteTemplate: c.pgliteTemplate,
       dbPoolMax: c.dbPoolMax,
       migrationsDir: c.migrationsDir,
       prepare: c.databasePrepare,

@@ -21,11 +21,13 @@ import { isPgliteLockedError, PgliteLockedError, type PgliteLockHolder } from '.
  * directory (`<dataDir>.lock`, see acquirePgliteLock) and fails with
  * PgliteLockedError while another live process holds it.
  */
-export async function openPglite(dataDir: string | undefined, migrationsFolder: string): Promise<DbHandle> {
+export async function openPglite(dataDir: string | undefined, migrationsFolder: string, template?: string): Promise<DbHandle> {
   const release = dataDir ? acquirePgliteLock(dataDir) : () => {};
   try {
     if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
-    const client = await PGlite.create({ dataDir, extensions: { btree_gist } });
+    // An in-memory database may start from a migrated dump (./pgliteTemplate.ts); migrate below then finds nothing to do.
+    const loadDataDir = !dataDir && template ? readTemplate(template) : undefined;
+    const client = await PGlite.create({ dataDir, extensions: { btree_gist }, loadDataDir });
     try {
       // No `schema`: no relational queries are used (see drivers/postgres.ts).
       const db = drizzle(traced(client)) as unknown as Db;
@@ -62,6 +64,34 @@ export async function openPglite(dataDir: string | undefined, migrationsFolder: 
   } catch (err) {
     release();
     throw err;
+  }
+}
+
+/**
+ * Migrates a fresh in-memory database and dumps it to `file` (written aside, then renamed, so a
+ * reader never sees half of it): the template in-memory databases start from (the test runs'
+ * global setup writes it once; docs/testing.md "Embedded database template").
+ */
+export async function writePgliteTemplate(file: string, migrationsFolder: string): Promise<void> {
+  const client = await PGlite.create({ extensions: { btree_gist } });
+  try {
+    await migrate(drizzle(client, { schema }), { migrationsFolder });
+    const dump = await client.dumpDataDir('none');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const aside = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(aside, Buffer.from(await dump.arrayBuffer()));
+    fs.renameSync(aside, file);
+  } finally {
+    await client.close();
+  }
+}
+
+/** The template's dump, or undefined when it is missing (a fresh database is migrated instead). */
+function readTemplate(file: string): Blob | undefined {
+  try {
+    return new Blob([fs.readFileSync(file)]);
+  } catch {
+    return undefined;
   }
 }
 
