@@ -25,6 +25,15 @@ const LOCALE_COOKIE_MAX_AGE = 365 * 24 * 3600;
 export function localeCookie(locale: Locale, secure: boolean): string {
   return `${LOCALE_COOKIE}=${encodeURIComponent(locale)}; Path=/; Max-Age=${LOCALE_COOKIE_MAX_AGE}; ${secure ? 'SameSite=None; Secure; Partitioned' : 'SameSite=Lax'}`;
 }
+
+/**
+ * Every cookie to write for a choice: over https first the clearing of an unpartitioned
+ * `requester_lang` a browser may keep from before (a partitioned cookie is another cookie of the
+ * same name: both would be sent), then localeCookie.
+ */
+export function localeCookies(locale: Locale, secure: boolean): string[] {
+  return secure ? [`${LOCALE_COOKIE}=; Path=/; Max-Age=0; SameSite=Lax`, localeCookie(locale, true)] : [localeCookie(locale, false)];
+}
 /** Set by proxy.ts on the request of a requester page: the language the page renders in. */
 export const LOCALE_HEADER = 'x-requester-locale';
 

@@ -1,6 +1,6 @@
 import type { NextRequest, NextResponse } from 'next/server';
 import { requestOrigin } from '@/server/request';
-import { isRequesterPath, LOCALE_COOKIE, LOCALE_HEADER, localeCookie, matchLocale, resolveLocale } from './locales';
+import { isRequesterPath, LOCALE_COOKIE, LOCALE_HEADER, localeCookies, matchLocale, resolveLocale } from './locales';
 
 /**
  * proxy.ts's share of the languages (docs/public-scheduling.md "Languages"): on a requester
@@ -9,7 +9,7 @@ import { isRequesterPath, LOCALE_COOKIE, LOCALE_HEADER, localeCookie, matchLocal
  * reads it from its cached look-up, server/http/frameAncestors.ts), weaker than the request's own
  * choice. A valid `?lang=` is also remembered in the cookie, like the switcher's choice, so the
  * pages it leads to keep the language (over https a cookie that also works in a frame, i18n/locales.ts
- * localeCookie). Other pages get no header (English).
+ * localeCookies). Other pages get no header (English).
  */
 export function applyRequesterLocale(req: NextRequest, requestHeaders: Headers, linkDefault: string | null = null): (res: NextResponse) => void {
   if (!isRequesterPath(req.nextUrl.pathname)) {
@@ -23,6 +23,7 @@ export function applyRequesterLocale(req: NextRequest, requestHeaders: Headers, 
   return (res) => {
     res.headers.set('content-language', locale);
     res.headers.append('vary', 'Accept-Language, Cookie');
-    if (matchLocale(query) && cookie !== locale) res.headers.append('set-cookie', localeCookie(locale, requestOrigin(req).startsWith('https:')));
+    if (!matchLocale(query) || cookie === locale) return;
+    for (const c of localeCookies(locale, requestOrigin(req).startsWith('https:'))) res.headers.append('set-cookie', c);
   };
 }

@@ -4,7 +4,7 @@ import { useId } from 'react';
 import { useLocale, useTranslations } from 'next-intl';
 import { usePathname } from 'next/navigation';
 import { Languages } from '@/components/ui/icons';
-import { isLocale, isRequesterPath, localeCookie, LOCALE_NAMES, LOCALES } from '@/i18n/locales';
+import { isLocale, isRequesterPath, localeCookies, LOCALE_NAMES, LOCALES } from '@/i18n/locales';
 
 /**
  * The requester pages' language (docs/public-scheduling.md "Languages"): a native select
@@ -33,7 +33,7 @@ export function LanguageSwitcher() {
         className="h-8 rounded-md border border-line bg-surface px-1.5 text-sm text-fg"
         onChange={(e) => {
           if (!isLocale(e.target.value)) return;
-          document.cookie = localeCookie(e.target.value, window.location.protocol === 'https:');
+          for (const c of localeCookies(e.target.value, window.location.protocol === 'https:')) document.cookie = c;
           const url = new URL(window.location.href);
           url.searchParams.delete('lang');
           window.location.assign(url.toString());

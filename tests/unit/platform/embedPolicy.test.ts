@@ -3,7 +3,7 @@ import { allowedHostOrigin, tokenOf } from '@/components/public/embed-events';
 import { domainSources, embedTarget } from '@/server/http/frameAncestors';
 import { pageContentSecurityPolicy } from '@/server/http/securityHeaders';
 import { clearCredentialCookie, credentialCookie } from '@/server/trpc/routers/requesterCookie';
-import { LOCALE_COOKIE, localeCookie } from '@/i18n/locales';
+import { LOCALE_COOKIE, localeCookie, localeCookies } from '@/i18n/locales';
 
 /** docs/public-scheduling.md "Embedding": which pages may be framed, by whom, and the cookie inside a frame. */
 describe('embedding: the pieces without a database', () => {
@@ -58,5 +58,8 @@ describe('embedding: the pieces without a database', () => {
     expect(localeCookie('pt-BR', false)).toBe(`${LOCALE_COOKIE}=pt-BR; Path=/; Max-Age=31536000; SameSite=Lax`);
     const attributes = (cookie: string) => cookie.split('; ').slice(3).join('; ');
     expect(attributes(localeCookie('ar', true))).toBe(attributes(credentialCookie('rc_x', new Request('https://scheduler.example/api/trpc'))).replace('HttpOnly; ', ''));
+    // what the switcher and the proxy write: over https, an unpartitioned cookie from before is cleared first
+    expect(localeCookies('ja', true)).toEqual([`${LOCALE_COOKIE}=; Path=/; Max-Age=0; SameSite=Lax`, localeCookie('ja', true)]);
+    expect(localeCookies('ja', false)).toEqual([localeCookie('ja', false)]);
   });
 });
