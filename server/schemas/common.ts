@@ -87,6 +87,9 @@ export const VideoSettingBody = z
   })
   .refine((v) => (v.provider === 'link') === (v.url !== undefined), { message: 'url is required with provider link and refused with google_meet and microsoft_teams', path: ['url'] });
 
+/** A video setting as answers show it: a meeting type's, or the one an agent's held booking asked for. */
+export const VideoSetting = z.object({ provider: z.enum(VIDEO_PROVIDERS), url: z.string().nullable() }).meta({ id: 'VideoSetting' });
+
 /** A booking's video link (docs/calendars.md "Video links"). */
 export const VideoLink = z
   .object({
