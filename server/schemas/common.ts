@@ -77,7 +77,7 @@ export const BufferMinutes = z
   .max(MAX_BUFFER_MINUTES)
   .describe('Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other');
 
-export const VIDEO_PROVIDERS = ['google_meet', 'microsoft_teams', 'link'] as const;
+const VIDEO_PROVIDERS = ['google_meet', 'microsoft_teams', 'link'] as const;
 /** docs/calendars.md "Video links": made through the owner's connected Google or Microsoft calendar when booked, or a fixed link. */
 /** A video meeting: google_meet or microsoft_teams made by the owner's calendar, or a fixed link (docs/calendars.md "Video links"). */
 export const VideoSettingBody = z

@@ -5,7 +5,7 @@ import { lockHoldForConfirm, type LockedHold } from '@/db/hot/holds';
 import { claims, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
 import type { OwnerActor } from '../adminAudit';
-import { DomainError, invalidField } from '../errors';
+import { DomainError } from '../errors';
 import { isUuid } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
