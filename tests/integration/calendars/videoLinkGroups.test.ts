@@ -12,7 +12,7 @@ import { startFakeGoogle, type FakeGoogle } from '../../helpers/fakeGoogle';
 import { startFakeMicrosoft, type FakeMicrosoft } from '../../helpers/fakeMicrosoft';
 import { allowLoopbackOutbound } from '../../helpers/outbound';
 import { calendarPartOf, type TestSmtp } from '../../helpers/smtp';
-import { call, nextWeekday, publicOwner, useSmtp } from '../public/fixtures';
+import { call, confirm, meetingType, nextWeekday, proposalRow, publicOwner, submitFirst, useSmtp } from '../public/fixtures';
 
 /**
  * docs/calendars.md "Video links": a group booking (`owner_emails`, or a group hold's confirm)
@@ -183,5 +183,25 @@ describe('video links on group bookings', () => {
     const [v1, v2] = await videos(ids);
     expect(v1).toMatchObject({ status: 'ready', join_url: expect.stringMatching(/^https:\/\/meet\.google\.com\//), error: null });
     expect(v2).toEqual(v1);
+  });
+
+  it("a collective meeting type's Meet link: made once by the lead host's calendar, shown on every host's booking", async () => {
+    const other = await owner('Cal Cohost', 'google');
+    const s = await publicOwner(admin, { name: 'Cora Collective' });
+    const { verifier, challenge } = pkcePair();
+    const { calendar } = await connectGoogle(await getDb(), admin.customerId, s.ownerEmail, { code: google.issueCode(challenge), codeVerifier: verifier, redirectUri: REDIRECT, makePrimary: true }, new Date());
+    const slug = await meetingType(s, { duration_minutes: [30], book_instantly: true, host_mode: 'collective', host_emails: [s.ownerEmail, other.email], video: { provider: 'google_meet' } });
+    const made = await submitFirst(s, slug, { day: nextWeekday('thu', 'UTC', 2) });
+    expect((await confirm(made)).body).toEqual({ status: 'booked' });
+    const lead = await booking((await proposalRow(made.token)).bookingId!);
+    const ids = memberIds(lead);
+    expect(ids).toHaveLength(2);
+    expect((await linkRows(ids)).get(lead.booking_id)).toMatchObject({ calendarId: calendar.id, madeByClaimId: null });
+    await syncCalendar(await getDb(), other.calendarId!, new Date());
+    await syncCalendar(await getDb(), calendar.id, new Date());
+    const [v1, v2] = await videos(ids);
+    expect(v1).toMatchObject({ provider: 'google_meet', status: 'ready', join_url: expect.stringMatching(/^https:\/\/meet\.google\.com\//) });
+    expect(v2).toEqual(v1);
+    expect([...google.events.values()].filter((e) => e.hangoutLink === v1.join_url)).toHaveLength(1);
   });
 });
