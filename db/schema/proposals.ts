@@ -5,7 +5,7 @@ import { agents } from './agents';
 import { meetingClasses } from './meetingClasses';
 import { customers } from './customers';
 import { owners } from './owners';
-import { publicLinks, publicMeetingTypes } from './publicLinks';
+import { publicLinks, publicMeetingTypes, type VideoProvider } from './publicLinks';
 import { requesterIdentities } from './requesters';
 
 export const PROPOSAL_STATUSES = ['pending_requester_verification', 'pending_review', 'booked', 'declined', 'withdrawn', 'expired', 'cancelled'] as const;
@@ -61,6 +61,8 @@ export const bookingProposals = pgTable(
      * Foreign key (deferred) and unique index: migration 0032_agent_approval_policy.
      */
     holdId: uuid('hold_id'),
+    /** The video link the agent asked for with a held booking, made when approved (docs/calendars.md "Video links"). Migration 0037. */
+    video: jsonb('video').$type<{ provider: VideoProvider; url?: string | null }>(),
     /** A collective type's proposal: every host (in each one's inbox; any of them decides for all). Migration 0021. */
     hostOwnerIds: uuid('host_owner_ids').array(),
     /** A pool type's proposal: the pool's choice at submission (pool id, reason, load, weight), recorded with the booking. */

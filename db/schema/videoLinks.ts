@@ -31,6 +31,12 @@ export const bookingVideoLinks = pgTable(
     conferenceId: text('conference_id'),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
+    /**
+     * A group booking's member (docs/calendars.md "Video links"): the organizer's booking whose
+     * link this row shows. Never made itself; copies what the organizer's row becomes. Foreign
+     * key (deferred) and index: migration 0037_video_requests.
+     */
+    madeByClaimId: uuid('made_by_claim_id'),
     createdAt: instant('created_at').notNull().defaultNow(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },

@@ -77,7 +77,7 @@ export const BufferMinutes = z
   .max(MAX_BUFFER_MINUTES)
   .describe('Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other');
 
-export const VIDEO_PROVIDERS = ['google_meet', 'microsoft_teams', 'link'] as const;
+const VIDEO_PROVIDERS = ['google_meet', 'microsoft_teams', 'link'] as const;
 /** docs/calendars.md "Video links": made through the owner's connected Google or Microsoft calendar when booked, or a fixed link. */
 /** A video meeting: google_meet or microsoft_teams made by the owner's calendar, or a fixed link (docs/calendars.md "Video links"). */
 export const VideoSettingBody = z
@@ -86,6 +86,9 @@ export const VideoSettingBody = z
     url: z.string().trim().max(500).refine((v) => /^https:\/\/\S+$/i.test(v), 'A video link must start with https://').optional().describe('provider link only'),
   })
   .refine((v) => (v.provider === 'link') === (v.url !== undefined), { message: 'url is required with provider link and refused with google_meet and microsoft_teams', path: ['url'] });
+
+/** A video setting as answers show it: a meeting type's, or the one an agent's held booking asked for. */
+export const VideoSetting = z.object({ provider: z.enum(VIDEO_PROVIDERS), url: z.string().nullable() }).meta({ id: 'VideoSetting' });
 
 /** A booking's video link (docs/calendars.md "Video links"). */
 export const VideoLink = z

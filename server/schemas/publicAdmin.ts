@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SLUG_RE } from '@/server/domain/publicScheduling/admin/validation';
 import { LOCALES } from '@/i18n/locales';
-import { BufferMinutes, Email, ReminderOffsets, Id, Pagination, NullableTimestamp, Timestamp, VIDEO_PROVIDERS, VideoSettingBody } from './common';
+import { BufferMinutes, Email, ReminderOffsets, Id, Pagination, NullableTimestamp, Timestamp, VideoSetting, VideoSettingBody } from './common';
 
 /**
  * Public scheduling administration. Aliases and domains are checked by the
@@ -55,7 +55,6 @@ export const Link = z.object({
 export const LinkList = z.object({ links: z.array(Link), next_cursor: Cursor });
 
 // --- meeting types
-const VideoSetting = z.object({ provider: z.enum(VIDEO_PROVIDERS), url: z.string().nullable() }).meta({ id: 'VideoSetting' });
 const MeetingTypeFields = {
   title: Title,
   duration_minutes: z.array(Duration).min(1).max(20).describe('Offered lengths, each 5 to 480'),

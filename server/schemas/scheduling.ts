@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AUDIT_ACTIONS, AUDIT_ACTOR_KINDS } from '@/db/schema';
-import { CallerZoneQuery, Email, LocalFields, Pagination, NullableTimestamp, Timestamp, UtcDateTime, VideoLink, VideoSettingBody, Warnings } from './common';
+import { CallerZoneQuery, Email, LocalFields, Pagination, NullableTimestamp, Timestamp, UtcDateTime, VideoLink, VideoSetting, VideoSettingBody, Warnings } from './common';
 import { Alternative, ArbitrationReason, Conflict, GroupMember, Notification } from './errors';
 import { PoolAssignment, PoolRef } from './pools';
 
@@ -175,6 +175,7 @@ export const PendingApproval = z
     ...LocalFields,
     expires_at: Timestamp.describe("The hold lasts until the meeting's start"),
     title: z.string().nullable(),
+    video: VideoSetting.optional().describe('The video link asked for: kept with the request, made when the owner approves (docs/calendars.md "Video links")'),
     warnings: Warnings,
     assignment: PoolAssignment.optional(),
   })

@@ -1836,6 +1836,12 @@ export interface components {
              */
             expires_at: string;
             title: string | null;
+            /** @description The video link asked for: kept with the request, made when the owner approves (docs/calendars.md "Video links") */
+            video?: {
+                /** @enum {string} */
+                provider: "google_meet" | "microsoft_teams" | "link";
+                url: string | null;
+            };
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
             assignment?: components["schemas"]["PoolAssignment"];

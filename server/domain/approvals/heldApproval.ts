@@ -24,7 +24,7 @@ import { approvalPolicy, attendeesOf, gateRefusalAnswered, invalid, notPending, 
  * asked (a new meeting, the owner's rules, a provider event) is judged now; a refusal is answered
  * with its reason (`message` saying the calendar changed) and the request stays pending with its
  * hold. Accepted: the hold is promoted, the booking inserted with the request's title,
- * description and attendees, the request marked booked, and the agent told booking.approved
+ * description, attendees and video link, the request marked booked, and the agent told booking.approved
  * (notification and webhook), all in one transaction; the audit row (proposal.review) names the
  * approving owner as actor.
  */
@@ -63,6 +63,8 @@ export async function approveHeld(db: Db, reviewer: OwnerActor, input: ApproveIn
       actor: { kind: 'owner', ownerId: reviewer.ownerId, email: reviewer.email },
       auditDetails: { ...proposalFacts(p), approval: 'held', hold_id: hold.id },
       announce: false,
+      // The video link the agent asked for, made as a direct booking's (docs/calendars.md "Video links").
+      video: p.video,
       now,
       claim: {
         id: newId(now.getTime()),

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { releaseHoldParts } from '@/db/hot/claims';
-import { bookingProposals, claims } from '@/db/schema';
+import { bookingProposals, claims, type VideoProvider } from '@/db/schema';
 import { writeAudit } from '../audit';
 import { normalizeEmail, type AgentActor } from '../access';
 import { newId } from '../ids';
@@ -11,6 +11,8 @@ import type { Answer } from '../claims/claimRunner';
 import type { ClaimRow, LoadedClaim, SchedulingTarget } from '../claims/claimTarget';
 import { newHold } from '../claims/windowHold';
 
+type VideoSetting = { provider: VideoProvider; url?: string | null };
+
 /**
  * An agent booking that an owner's approval policy covers (docs/api.md "Approval policies"):
  * instead of a booking, the time is held and a request waits in the owner's inbox. The hold is
@@ -18,7 +20,8 @@ import { newHold } from '../claims/windowHold';
  * own transaction) and lasts until the meeting's start; the request is a booking proposal of
  * origin agent naming the hold (`booking_proposals.hold_id`), so the owner reviews it as any
  * proposal and approving promotes the hold (heldApproval.ts). The agent is answered 202 with
- * `status: "pending_approval"`, and later hears booking.approved or booking.declined.
+ * `status: "pending_approval"`, and later hears booking.approved or booking.declined. The
+ * agent's `video` waits with the request and is the approved booking's (docs/calendars.md "Video links").
  */
 
 export type PendingApprovalView = {
@@ -34,6 +37,8 @@ export type PendingApprovalView = {
   /** The hold lasts until the meeting's start: the owner decides before then. */
   expires_at: string;
   title: string | null;
+  /** The video link asked for, kept with the request and made when the owner approves (docs/calendars.md "Video links"). */
+  video?: { provider: VideoProvider; url: string | null };
   warnings?: string[];
 };
 
@@ -43,6 +48,7 @@ export type HeldRequestInput = {
   title?: string;
   description?: string;
   attendees?: { email: string; name?: string }[];
+  video?: VideoSetting | null;
 };
 
 /** Hold the time and file the request, in the claim's transaction (the owner locked by the caller). */
@@ -95,6 +101,7 @@ async function fileRequest(
     message: input.description ?? null,
     title: input.title ?? null,
     holdId: hold.id,
+    video: input.video ?? null,
     createdAt: now,
     updatedAt: now,
   });
@@ -107,6 +114,7 @@ async function fileRequest(
     ...localSpan(input.start, input.end, target.owner.timeZone),
     expires_at: input.start.toISOString(),
     title: input.title ?? null,
+    ...(input.video ? { video: { provider: input.video.provider, url: input.video.url ?? null } } : {}),
   };
 }
 
@@ -135,6 +143,7 @@ export async function requestApprovalOnHold(
       ...localSpan(start, end, target.owner.timeZone),
       expires_at: (hold.expiresAt ?? start).toISOString(),
       title: p.title,
+      ...(p.video ? { video: { provider: p.video.provider, url: p.video.url ?? null } } : {}),
     };
   }
   const minutes = Math.round((input.end.getTime() - input.start.getTime()) / 60_000);

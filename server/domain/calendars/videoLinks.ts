@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, exists, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { bookingInvitations, bookingVideoLinks, calendarBookingEvents, calendars, claims, publicMeetingTypes, type BookingVideoLinkRow, type VideoProvider } from '@/db/schema';
 import { newId } from '../ids';
@@ -47,13 +47,47 @@ export function videoLinkWarning(v: VideoLinkView | null): string | null {
 }
 
 /**
+ * A video link asked for one booking (docs/calendars.md "Video links"): the provider, and a fixed
+ * link's url. A group booking's member other than the organizer names the organizer's booking,
+ * owner and calendar (`sharedFrom`): its row is never made, it shows what the organizer's becomes.
+ */
+export type VideoRequest = { provider: VideoProvider; url?: string | null; sharedFrom?: { claimId: string; ownerId: string; calendarId: string | null } };
+
+/**
+ * A group booking's video request of one member (docs/calendars.md "Video links"): a fixed link
+ * on every member's booking; a Meet or Teams link made once, by the organizer's calendar (the
+ * organizer's booking asks for it), every other member's booking showing it.
+ */
+export function memberVideoRequest(setting: VideoRequest, organizer: { claimId: string; ownerId: string; calendarId: string | null }, ownerId: string): VideoRequest {
+  return setting.provider === 'link' || ownerId === organizer.ownerId ? setting : { ...setting, sharedFrom: organizer };
+}
+
+/**
+ * The calendar that makes an owner's Meet or Teams link: the owner's active calendar of the
+ * provider, the booking's own when it is one, else the primary first; with none, the error the
+ * link waits with until one is connected.
+ */
+async function linkMaker(tx: Executor, owner: { ownerId: string; calendarId: string | null }, provider: Exclude<VideoProvider, 'link'>): Promise<{ calendarId: string | null; error: string | null }> {
+  const wanted = CALENDAR_TYPE[provider];
+  const [cal] = await tx
+    .select({ id: calendars.id })
+    .from(calendars)
+    .where(and(eq(calendars.ownerId, owner.ownerId), eq(calendars.type, wanted), eq(calendars.status, 'active')))
+    .orderBy(...(owner.calendarId ? [desc(sql`${calendars.id} = ${owner.calendarId}`)] : []), desc(calendars.isPrimary), asc(calendars.createdAt))
+    .limit(1);
+  if (cal) return { calendarId: cal.id, error: null };
+  return { calendarId: null, error: `No connected ${wanted === 'google' ? 'Google' : 'Microsoft'} calendar to make the ${PROVIDER_NAME[provider]} link with; connect one and the link is made at its next sync` };
+}
+
+/**
  * Record the video link of a booking just made (in the booking's transaction; no provider
  * call): the meeting type's setting (`meetingTypeId`), or the agent's own (`setting`, POST
- * /v1/bookings). Nothing without one. Returns the row.
+ * /v1/bookings). Nothing without one. A group member's (`setting.sharedFrom`) is pending with
+ * the organizer's calendar's error, as the organizer's own row starts. Returns the row.
  */
 export async function recordVideoLink(
   tx: Executor,
-  b: { claimId: string; ownerId: string; calendarId: string | null; meetingTypeId?: string | null; setting?: { provider: VideoProvider; url?: string | null } | null },
+  b: { claimId: string; ownerId: string; calendarId: string | null; meetingTypeId?: string | null; setting?: VideoRequest | null },
   now: Date,
 ): Promise<BookingVideoLinkRow | null> {
   let type: { provider: VideoProvider | null; url: string | null } | undefined = b.setting ? { provider: b.setting.provider, url: b.setting.url ?? null } : undefined;
@@ -64,16 +98,10 @@ export async function recordVideoLink(
     const [row] = await tx.insert(bookingVideoLinks).values({ ...base, status: 'ready', joinUrl: type.url }).onConflictDoNothing().returning();
     return row ?? null;
   }
-  // The owner's active calendar of the provider: the booking's own when it is one, else the primary first.
-  const wanted = CALENDAR_TYPE[type.provider];
-  const [cal] = await tx
-    .select({ id: calendars.id })
-    .from(calendars)
-    .where(and(eq(calendars.ownerId, b.ownerId), eq(calendars.type, wanted), eq(calendars.status, 'active')))
-    .orderBy(...(b.calendarId ? [desc(sql`${calendars.id} = ${b.calendarId}`)] : []), desc(calendars.isPrimary), asc(calendars.createdAt))
-    .limit(1);
-  const error = cal ? null : `No connected ${wanted === 'google' ? 'Google' : 'Microsoft'} calendar to make the ${PROVIDER_NAME[type.provider]} link with; connect one and the link is made at its next sync`;
-  const [row] = await tx.insert(bookingVideoLinks).values({ ...base, calendarId: cal?.id ?? null, status: 'pending', lastError: error }).onConflictDoNothing().returning();
+  const sharedFrom = b.setting?.sharedFrom;
+  const maker = await linkMaker(tx, sharedFrom ?? b, type.provider);
+  const values = sharedFrom ? { ...base, madeByClaimId: sharedFrom.claimId, status: 'pending' as const, lastError: maker.error } : { ...base, calendarId: maker.calendarId, status: 'pending' as const, lastError: maker.error };
+  const [row] = await tx.insert(bookingVideoLinks).values(values).onConflictDoNothing().returning();
   return row ?? null;
 }
 
@@ -100,7 +128,7 @@ async function adoptOrphans(db: Executor, calendar: { id: string; ownerId: strin
   const orphans = await db
     .select({ claimId: bookingVideoLinks.claimId })
     .from(bookingVideoLinks)
-    .where(and(eq(bookingVideoLinks.ownerId, calendar.ownerId), eq(bookingVideoLinks.provider, provider), eq(bookingVideoLinks.status, 'pending')));
+    .where(and(eq(bookingVideoLinks.ownerId, calendar.ownerId), eq(bookingVideoLinks.provider, provider), eq(bookingVideoLinks.status, 'pending'), isNull(bookingVideoLinks.madeByClaimId)));
   const ids = orphans.map((o) => o.claimId);
   if (ids.length) await db.update(bookingVideoLinks).set({ calendarId: calendar.id }).where(and(inArray(bookingVideoLinks.claimId, ids), eq(bookingVideoLinks.status, 'pending'), isNull(bookingVideoLinks.calendarId)));
 }
@@ -144,27 +172,30 @@ export async function makePendingVideoLinks(db: Executor, calendar: { id: string
 /**
  * A link made after the booking's invitation went out: the booking's revision grows, so the
  * invitation sweep mails its attendees an update (same UID, that SEQUENCE) carrying the link
- * (invitations.ts updatePlan: the link is part of what the last mail said). This calendar's
- * event was just written with the link: it is recorded at the new revision (no second write).
- * Nothing when no invitation was sent: the first one carries the link.
+ * (invitations.ts updatePlan: the link is part of what the last mail said); so do a group's
+ * other members that show this link. This calendar's event was just written with the link: it
+ * is recorded at the new revision (no second write). Nothing for a booking no invitation went
+ * out for: the first one carries the link.
  */
 async function reviseInvited(db: Executor, claimId: string, calendarId: string): Promise<void> {
-  const invited = db.select({ one: sql`1` }).from(bookingInvitations).where(and(eq(bookingInvitations.claimId, claimId), eq(bookingInvitations.method, 'REQUEST')));
-  const [row] = await db
+  const invited = db.select({ one: sql`1` }).from(bookingInvitations).where(and(eq(bookingInvitations.claimId, claims.id), eq(bookingInvitations.method, 'REQUEST')));
+  const members = db.select({ id: bookingVideoLinks.claimId }).from(bookingVideoLinks).where(eq(bookingVideoLinks.madeByClaimId, claimId));
+  const rows = await db
     .update(claims)
     .set({ sequence: sql`${claims.sequence} + 1` })
-    .where(and(eq(claims.id, claimId), eq(claims.status, 'confirmed'), exists(invited)))
-    .returning({ sequence: claims.sequence });
+    .where(and(or(eq(claims.id, claimId), inArray(claims.id, members)), eq(claims.status, 'confirmed'), exists(invited)))
+    .returning({ id: claims.id, sequence: claims.sequence });
+  const row = rows.find((r) => r.id === claimId);
   if (row) await db.update(calendarBookingEvents).set({ sequence: row.sequence }).where(and(eq(calendarBookingEvents.calendarId, calendarId), eq(calendarBookingEvents.claimId, claimId)));
 }
 
 async function settle(db: Executor, link: BookingVideoLinkRow, c: ConferenceResult, now: Date): Promise<void> {
-  if (c.status === 'ready') {
-    await db.update(bookingVideoLinks).set({ status: 'ready', joinUrl: c.joinUrl, conferenceId: c.conferenceId, lastError: null, attempts: link.attempts + 1, updatedAt: now }).where(eq(bookingVideoLinks.claimId, link.claimId));
-    return;
-  }
   const attempts = link.attempts + 1;
-  const error = c.status === 'pending' ? 'The provider is still making the conference' : c.error;
-  const status = attempts >= MAX_VIDEO_ATTEMPTS ? 'failed' : 'pending';
-  await db.update(bookingVideoLinks).set({ status, attempts, lastError: error, updatedAt: now }).where(eq(bookingVideoLinks.claimId, link.claimId));
+  const set =
+    c.status === 'ready'
+      ? { status: 'ready' as const, joinUrl: c.joinUrl, lastError: null, attempts, updatedAt: now }
+      : { status: attempts >= MAX_VIDEO_ATTEMPTS ? ('failed' as const) : ('pending' as const), attempts, lastError: c.status === 'pending' ? 'The provider is still making the conference' : c.error, updatedAt: now };
+  await db.update(bookingVideoLinks).set(c.status === 'ready' ? { ...set, conferenceId: c.conferenceId } : set).where(eq(bookingVideoLinks.claimId, link.claimId));
+  // A group's other members show the organizer's link as it now is (docs/calendars.md "Video links").
+  await db.update(bookingVideoLinks).set(set).where(eq(bookingVideoLinks.madeByClaimId, link.claimId));
 }

@@ -5,13 +5,13 @@ import { promoteHold } from '@/db/hot/claims';
 import { defer } from '@/db/hot/driver';
 import { movedRow, moveBookingRow } from '@/db/hot/move';
 import { scheduleReminders } from '@/db/hot/reminders';
-import { claims, type BookingVideoLinkRow, type VideoProvider } from '@/db/schema';
+import { claims, type BookingVideoLinkRow } from '@/db/schema';
 import { hasPermission, type AgentActor } from '../access';
 import type { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
 import type { CalendarGate } from '../calendars/mirror';
 import { recordWebhookEvent } from '../webhooks/outbox';
-import { recordVideoLink, videoLinkView } from '../calendars/videoLinks';
+import { recordVideoLink, videoLinkView, type VideoRequest } from '../calendars/videoLinks';
 import { arbitrate, bufferMs, localSpan, warningsFor, type Decision, type RequestPolicy } from '../scheduling';
 import { MINUTE } from '../scheduling/localTime';
 import { writeAudit, type AuditAction, type AuditActor, type AuditEntry } from '../audit';
@@ -110,10 +110,11 @@ export type ClaimRequest = {
    */
   announce?: false;
   /**
-   * The agent's video setting for the booking (POST /v1/bookings, a hold's confirm): its link is
-   * recorded with the booking and carried by booking.created/confirmed (docs/calendars.md "Video links").
+   * The agent's video setting for the booking (POST /v1/bookings, a hold's confirm, a held
+   * booking's approval; a group's member: the organizer's link it shows): its link is recorded
+   * with the booking and carried by booking.created/confirmed (docs/calendars.md "Video links").
    */
-  video?: { provider: VideoProvider; url?: string | null } | null;
+  video?: VideoRequest | null;
 };
 
 /** What a decision returns: the accepted claim's row with what its answer needs, or the rejection (its audit row is written). */

@@ -5,7 +5,7 @@ import { lockHoldForConfirm, type LockedHold } from '@/db/hot/holds';
 import { claims, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
 import type { OwnerActor } from '../adminAudit';
-import { DomainError, invalidField } from '../errors';
+import { DomainError } from '../errors';
 import { isUuid } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
@@ -61,10 +61,14 @@ type ConfirmInput = { start: Date; end: Date; meetingClass?: string; attendees?:
 
 /**
  * POST /v1/bookings/{id}/confirm on a group hold (a member's id or the group_id): every member
- * hold promoted to a booking (sharing the group's id), all or none.
+ * hold promoted to a booking (sharing the group's id), all or none. With `video`, the organizer
+ * whose calendar makes a Meet or Teams link is the owner of the member hold the id names (the
+ * group hold's `hold_id`: the first owner named), with the group_id the group's first member as
+ * its answers list them (docs/calendars.md "Video links").
  */
 function groupConfirmClaim(
   actor: AgentActor,
+  id: string,
   group: { groupId: string; members: { id: string; ownerEmail: string }[] },
   input: ConfirmInput,
   now: Date,
@@ -117,7 +121,8 @@ function groupConfirmClaim(
       const refused = await decideMembers(tx, actor, 'booking.confirm', group.groupId, plans, input, idempotencyKey, now);
       if (refused) return { ok: false, error: refused };
       const named = plans.map((p) => p.target);
-      return applyBookings(tx, plans, claimsByOwner, 'booking.confirm', now, named, withParts);
+      const organizer = named[Math.max(0, locked.findIndex((l) => l.hold.id === id))];
+      return applyBookings(tx, plans, claimsByOwner, 'booking.confirm', now, named, withParts, {}, input.video ? { setting: input.video, organizer } : null);
     },
   };
 }
@@ -239,10 +244,8 @@ export async function confirmAny(
     if (!(err instanceof ClaimRedirect)) throw err;
   }
   const group = await groupNamedBy(db, actor, id, 'hold');
-  // One host's calendar would make the link for all (docs/calendars.md "Video links").
-  if (group && input.video) throw invalidField('video', 'a video link is not offered on a group hold\'s confirm yet');
   if (group) await refuseHeldGroupConfirm(db, actor, group, input.meetingClass);
-  return claim(group ? groupConfirmClaim(actor, group, input, now, idempotencyKey) : confirmClaim(actor, id, input, now, idempotencyKey));
+  return claim(group ? groupConfirmClaim(actor, id, group, input, now, idempotencyKey) : confirmClaim(actor, id, input, now, idempotencyKey));
 }
 
 /**

@@ -14,7 +14,8 @@ import { bookingView, holdView, type BookingView, type HoldView } from './views'
 import { assertBookingSpan, validateWindow } from './windows';
 import { getHold } from './holdService';
 import { DEFAULT_HOLD_TTL_SECONDS, freeTimeOnly, holdWindow, inOwnerOrder, newHold } from './windowHold';
-import { getBooking, newBooking } from './bookingService';
+import { getBooking, newBooking, type VideoSetting } from './bookingService';
+import { memberVideoRequest } from '../calendars/videoLinks';
 import { groupWindowNextAvailable } from './groupSearchService';
 import { auditGroupRefusal, decideMembers, refuseGroupWithoutLock, type GroupTargetInput, type MemberPlan } from './groupVerdict';
 
@@ -120,7 +121,7 @@ async function groupHoldInTransaction(tx: Tx, actor: AgentActor, input: GroupHol
   return { ok: true, value: views[0] };
 }
 
-export type GroupBookingInput = GroupTargetInput & { start: Date; end: Date; attendees?: { email: string; name?: string }[]; title?: string; description?: string };
+export type GroupBookingInput = GroupTargetInput & { start: Date; end: Date; attendees?: { email: string; name?: string }[]; title?: string; description?: string; video?: VideoSetting | null };
 
 /** POST /v1/bookings with owner_emails: one booking per owner, all or none. */
 export function groupBookingClaim(actor: AgentActor, input: GroupBookingInput, now: Date, idempotencyKey: string | null): ClaimOperation<BookingView> {
@@ -143,7 +144,8 @@ export function groupBookingClaim(actor: AgentActor, input: GroupBookingInput, n
       const claimsByOwner = new Map(
         plans.map((p) => [p.target.owner.id, { ...newBooking({ actor, ownerId: p.target.owner.id, calendarId: p.target.calendar.id, meetingClassId: p.target.meetingClass.id, start: input.start, end: input.end, now, idempotencyKey }, input), groupId }]),
       );
-      return applyBookings(tx, plans, claimsByOwner, 'booking.create', now, targets);
+      // The organizer is the first owner named (docs/calendars.md "Video links").
+      return applyBookings(tx, plans, claimsByOwner, 'booking.create', now, targets, undefined, {}, input.video ? { setting: input.video, organizer: targets[0] } : null);
     },
   };
 }
@@ -153,6 +155,8 @@ export function groupBookingClaim(actor: AgentActor, input: GroupBookingInput, n
  * public proposal): the owner as actor, the proposal's facts, the words preemptions carry.
  */
 export type MemberDecisionExtras = { actor?: AuditActor; auditDetails?: Record<string, unknown>; preemptionReason?: string };
+/** The agent's video for a group booking and the organizer (first owner named) whose calendar makes a Meet or Teams link (docs/calendars.md "Video links"). */
+export type GroupVideo = { setting: VideoSetting; organizer: SchedulingTarget };
 
 /** Run every accepted member through runClaim (owner-id order) and answer the first named member with the group. */
 export async function applyBookings(
@@ -164,13 +168,15 @@ export async function applyBookings(
   named: SchedulingTarget[],
   releaseParts?: ReadonlySet<string>,
   extras: MemberDecisionExtras = {},
+  video?: GroupVideo | null,
 ): Promise<Answer<BookingView>> {
   const soFar = new Set<string>();
+  const lead = video && { claimId: claimsByOwner.get(video.organizer.owner.id)!.id, ownerId: video.organizer.owner.id, calendarId: video.organizer.calendar.id };
   const views: BookingView[] = [];
   const members: GroupMemberView[] = [];
   for (const p of inOwnerOrder(plans)) {
     const claim = claimsByOwner.get(p.target.owner.id)!;
-    const r = await runClaim(tx, { action, target: p.target, policy: p.policy, claim, now, around: p.around, preemptedSoFar: soFar, releaseHoldParts: claim.holdId ? releaseParts?.has(claim.holdId) : undefined, ...extras });
+    const r = await runClaim(tx, { action, target: p.target, policy: p.policy, claim, now, around: p.around, preemptedSoFar: soFar, releaseHoldParts: claim.holdId ? releaseParts?.has(claim.holdId) : undefined, ...extras, video: video && lead ? memberVideoRequest(video.setting, lead, p.target.owner.id) : null });
     if (!r.ok) throw r.error;
     const i = named.indexOf(p.target);
     members[i] = { owner_email: p.target.owner.email, booking_id: r.row.id, status: 'confirmed' };
@@ -183,6 +189,7 @@ export async function applyBookings(
       preemptedClaims: r.preemptedClaims,
       warnings: r.warnings,
       members,
+      video: r.video,
     });
   }
   return { ok: true, value: views[0] };

@@ -212,8 +212,6 @@ export const createBookingOp = defineOperation({
   handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey, claimCall }) => {
     const ownerEmails = groupOwners(body);
     const input = { ...body, ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, start: date(body.start), end: date(body.end) };
-    // A group's link would be made by one host's calendar for all: not offered yet (docs/calendars.md "Video links").
-    if (ownerEmails && body.video) throw invalidField('video', 'a video link is not offered with owner_emails (a group booking) yet');
     if (ownerEmails) {
       await refuseGroupUnderApproval(db, { customerId: actor.customerId, ownerEmails, agentId: actor.agentId, meetingClass: body.meeting_class });
       return { body: await runAnsweredClaim(db, groupBookingClaim(actor, { ...input, ownerEmails }, now, idempotencyKey), claimCall) };

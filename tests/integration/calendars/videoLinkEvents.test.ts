@@ -123,13 +123,5 @@ describe('video links in events and notifications', () => {
     expect(fixed.status, fixed.text).toBe(200);
     expect(fixed.body.video).toEqual({ provider: 'link', status: 'ready', join_url: 'https://zoom.example/j/8', error: null });
     expect((await events(fixed.body.booking_id))[0].data.video).toEqual(fixed.body.video);
-
-    // A group hold's confirm refuses it, as a group booking does: one host's calendar would make the link for all.
-    const { owner: other } = await ownerWithGoogle('Group Video');
-    const group = await call('POST', '/v1/holds', { key: admin.key, body: { owner_emails: [owner, other], meeting_class: 'external', hold_scope: 'candidate', candidate: { start: day.at('16:00'), end: day.at('16:30') } } });
-    expect(group.status, group.text).toBe(200);
-    const refused = await call('POST', `/v1/bookings/${group.body.group_id}/confirm`, { key: admin.key, body: { start: day.at('16:00'), end: day.at('16:30'), video: { provider: 'google_meet' } } });
-    expect(refused.status, refused.text).toBe(400);
-    expect(refused.body.error.details?.fields?.[0]?.field ?? refused.body.error.message).toMatch(/video/);
   });
 });

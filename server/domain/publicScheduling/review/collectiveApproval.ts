@@ -13,7 +13,6 @@ import { hostBookedMessage, sendMail, type MailMessage } from '../../email';
 import { newId } from '../../ids';
 import type { RequestPolicy } from '../../scheduling';
 import { checkAllocation } from '../admin';
-import { recordVideoLink } from '../../calendars/videoLinks';
 import { approvalDecision, approvalTitle, preemptionReason, requireConfirmedPreemption } from './approvalRules';
 import { findOwnProposal } from './owner';
 import { proposalFacts } from './proposalAudit';
@@ -94,16 +93,13 @@ export async function approveCollective(db: Db, reviewer: OwnerActor, input: App
       ]),
     );
     const reviewerName = targets.find((t) => t.owner.id === reviewer.ownerId)?.owner.name ?? null;
-    const applied = await applyBookings(tx, plans, claims, 'proposal.review', now, targets, undefined, {
-      actor,
-      auditDetails: { ...proposalFacts(locked), group_id: groupId },
-      preemptionReason: preemptionReason(title, meetingClass.name, reviewerName),
-    });
+    // The type's video link, on every host's booking: a Meet or Teams link made once, by the lead host's calendar (docs/calendars.md "Video links").
+    const video = type?.videoProvider ? { setting: { provider: type.videoProvider, url: type.videoUrl }, organizer: targets[0] } : null;
+    const extras = { actor, auditDetails: { ...proposalFacts(locked), group_id: groupId }, preemptionReason: preemptionReason(title, meetingClass.name, reviewerName) };
+    const applied = await applyBookings(tx, plans, claims, 'proposal.review', now, targets, undefined, extras, video);
     if (!applied.ok) return applied;
     const bookingId = claims.get(lead.id)!.id;
     await tx.update(bookingProposals).set({ status: 'booked', bookingId, updatedAt: now }).where(eq(bookingProposals.id, locked.id));
-    // The type's video link, made by the lead host's calendar (docs/calendars.md "Video links").
-    await recordVideoLink(tx, { claimId: bookingId, ownerId: lead.id, calendarId: claims.get(lead.id)!.calendarId ?? null, meetingTypeId: locked.meetingTypeId }, now);
     await notifyAgent(tx, locked, { status: 'booked', booking_id: bookingId, owner_email: lead.email, start: slot.start.toISOString(), end: slot.end.toISOString() }, now, reviewer);
     const preempted = applied.value.preempted_booking_ids ?? [];
     const result: ReviewResult = { proposal_id: locked.id, status: 'booked', booking_id: bookingId, start: slot.start.toISOString(), end: slot.end.toISOString(), preempted_booking_ids: preempted };
