@@ -9,7 +9,7 @@ import { baseUrls, PROJECT_ROOT } from './servers';
  * The requester pages in other languages (docs/public-scheduling.md "Languages"): a requester
  * whose browser asks for German, Japanese or Arabic books through the public page in that
  * language (Arabic right to left), axe stays clean; the switcher's choice is remembered, and
- * `?lang=` wins over it.
+ * `?lang=` wins over it; a link's default language speaks to a browser whose language we lack.
  */
 const ZONE = 'Asia/Tokyo';
 
@@ -96,6 +96,32 @@ test.describe('requester pages in other languages', () => {
       await bookIn(browser, link, lang, testInfo);
     });
   }
+
+  test("a link's default language: German for a browser whose language we lack (ko); an English browser still gets English", async ({ browser }) => {
+    const korean = await browser.newContext({ baseURL: baseUrls[0], locale: 'ko-KR', timezoneId: ZONE });
+    const page = await korean.newPage();
+    const link = await publicLink(page.request, 'lang-default');
+    const set = await page.request.patch(`${baseUrls[0]}/v1/public-scheduling/links/${link.linkId}`, { headers: { Authorization: `Bearer ${link.key}` }, data: { default_language: 'de' } });
+    expect(set.status(), await set.text()).toBe(200);
+    expect((await set.json()).default_language).toBe('de');
+    await page.goto(`/${link.alias}`);
+    await expect(page.locator('html')).toHaveAttribute('lang', 'de');
+    await expect(page.getByRole('heading', { level: 2, name: WORDS.de.choose })).toBeVisible();
+    await expectAccessible(page, 'link page in its default language');
+    await page.goto(`/${link.alias}/${link.slug}`);
+    await expect(page.getByRole('heading', { name: WORDS.de.pick })).toBeVisible();
+    // The requester's own choice still wins over the link's default.
+    await page.getByLabel('Sprache').selectOption('ja');
+    await expect(page.getByRole('heading', { name: WORDS.ja.pick })).toBeVisible();
+    await korean.close();
+
+    const english = await browser.newContext({ baseURL: baseUrls[0], locale: 'en-US', timezoneId: ZONE });
+    const en = await english.newPage();
+    await en.goto(`/${link.alias}`);
+    await expect(en.locator('html')).toHaveAttribute('lang', 'en');
+    await expect(en.getByRole('heading', { level: 2, name: 'Choose a meeting' })).toBeVisible();
+    await english.close();
+  });
 
   test('the switcher is remembered across pages, and ?lang= overrides it', async ({ browser }) => {
     const context = await browser.newContext({ baseURL: baseUrls[0], locale: 'de-DE', timezoneId: ZONE });
