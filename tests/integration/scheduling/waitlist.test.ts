@@ -135,6 +135,25 @@ describe('offers', () => {
     expect((await entry(waiters[1].key, b.id)).status).toBe('offered');
   });
 
+  it('a preemption offers what the preempting claim leaves; a reschedule offers the time it leaves', async () => {
+    const day = nextWeekday('mon', TZ, 2);
+    const focus = await book(day.at('10:00'), day.at('11:00'), 'focus');
+    const a = (await join(waiters[0].key, { window_start: day.at('10:00'), window_end: day.at('11:00') })).body;
+    await book(day.at('10:00'), day.at('10:30'), 'external');
+    expect((await call('GET', `/v1/bookings/${focus}`, { key: admin.key })).body.status).toBe('preempted');
+    const offered = await entry(waiters[0].key, a.id);
+    expect(offered.status).toBe('offered');
+    expect((await call('GET', `/v1/holds/${offered.hold_id}`, { key: waiters[0].key })).body.held_window).toMatchObject({ start: day.at('10:30'), end: day.at('11:00') });
+
+    const moved = await book(day.at('13:00'), day.at('13:30'));
+    const b = (await join(waiters[1].key, { window_start: day.at('13:00'), window_end: day.at('14:00') })).body;
+    const res = await call('POST', `/v1/bookings/${moved}/reschedule`, { key: admin.key, body: { start: day.at('15:00'), end: day.at('15:30') } });
+    expect(res.status, res.text).toBe(200);
+    const second = await entry(waiters[1].key, b.id);
+    expect(second.status).toBe('offered');
+    expect((await call('GET', `/v1/holds/${second.hold_id}`, { key: waiters[1].key })).body.held_window).toMatchObject({ start: day.at('13:00'), end: day.at('13:30') });
+  });
+
   it('offers nothing when no entry fits the freed time', async () => {
     const day = nextWeekday('fri', TZ);
     const booking = await book(day.at('09:00'), day.at('09:30'));
