@@ -3,8 +3,9 @@ import { eq } from 'drizzle-orm';
 import { getDb } from '@/server/db';
 import { claims, webhookDeliveries } from '@/db/schema';
 import { sweepDueHolds } from '@/server/domain/waitlist/sweep';
+import { cancelOwnBooking } from '@/server/domain/weekView';
 import { expectEnvelope, newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
-import { call, nextWeekday, patchClaim, setupOwner } from './fixtures';
+import { call, nextWeekday, ownerIdOf, patchClaim, setupOwner } from './fixtures';
 import { allowLoopbackOutbound } from '../../helpers/outbound';
 
 /**
@@ -152,6 +153,15 @@ describe('offers', () => {
     const second = await entry(waiters[1].key, b.id);
     expect(second.status).toBe('offered');
     expect((await call('GET', `/v1/holds/${second.hold_id}`, { key: waiters[1].key })).body.held_window).toMatchObject({ start: day.at('13:00'), end: day.at('13:30') });
+  });
+
+  it("an owner's cancel in the dashboard offers the time too", async () => {
+    const day = nextWeekday('tue', TZ, 2);
+    const booking = await book(day.at('11:00'), day.at('11:30'));
+    const a = (await join(waiters[2].key, { window_start: day.at('11:00'), window_end: day.at('11:30') })).body;
+    const actor = { kind: 'owner' as const, ownerId: await ownerIdOf(admin, owner), customerId: admin.customerId, email: owner };
+    await cancelOwnBooking(await getDb(), actor, { bookingId: booking, reason: 'travelling' }, new Date());
+    expect((await entry(waiters[2].key, a.id)).status).toBe('offered');
   });
 
   it('offers nothing when no entry fits the freed time', async () => {
