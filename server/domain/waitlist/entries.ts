@@ -37,11 +37,12 @@ type EntryRecord = { row: typeof waitlistEntries.$inferSelect; ownerEmail: strin
 
 /**
  * What an entry is now: `fulfilled` once its hold was confirmed, `lapsed` once the hold ended
- * unconfirmed (also before the sweep marks it), `expired` when still waiting past expires_at.
+ * unconfirmed (also before the sweep marks it), `expired` when still waiting past expires_at or
+ * past the window's end (nothing can be offered any more).
  */
 function statusOf(e: EntryRecord, now: Date): WaitlistView['status'] {
   const { status, expiresAt } = e.row;
-  if (status === 'waiting') return expiresAt && expiresAt <= now ? 'expired' : 'waiting';
+  if (status === 'waiting') return (expiresAt && expiresAt <= now) || e.row.windowEnd <= now ? 'expired' : 'waiting';
   if (status !== 'offered') return status;
   if (e.holdStatus === 'promoted') return 'fulfilled';
   if (e.holdStatus === 'active' && e.holdExpiresAt && e.holdExpiresAt > now) return 'offered';
@@ -89,8 +90,8 @@ async function findEntry(db: Executor, actor: AgentActor, id: string): Promise<E
 
 /**
  * POST /v1/waitlist: wait for `durationMinutes` of the owner's time inside the window (a single
- * slot: a window of its duration), for a meeting class; until `expiresAt` (default: the window's
- * end). Nothing is held now: freed time is offered later (offers.ts).
+ * slot: a window of its duration), for a meeting class; until `expiresAt` (default: until the
+ * window has passed). Nothing is held now: freed time is offered later (offers.ts).
  */
 export async function joinWaitlist(db: Db, actor: AgentActor, input: WaitlistInput, now: Date): Promise<WaitlistView> {
   const ownerEmail = resolveOwnerEmail(actor, input.ownerEmail);
