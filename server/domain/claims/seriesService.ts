@@ -30,7 +30,7 @@ import { assertBookingSpan } from './windows';
 export type SeriesBookingInput = BookingInput & { recurrence: string; minOccurrences?: number };
 
 /** A refused occurrence: its place in the series and the refusal a single booking of it gets. */
-export type RefusedOccurrence = {
+type RefusedOccurrence = {
   index: number;
   start: string;
   end: string;
@@ -197,6 +197,6 @@ function refusedOccurrence(v: Verdict, error: DomainError, timeZone: string): Re
 }
 
 /** The occurrences of a series, in start order. */
-export function seriesRows(db: Executor, seriesId: string) {
+function seriesRows(db: Executor, seriesId: string) {
   return db.select().from(claims).where(eq(claims.seriesId, seriesId)).orderBy(asc(claims.startAt));
 }
