@@ -53,8 +53,6 @@ export type SeriesView = BookingView & {
   };
 };
 
-const UTC = 'UTC';
-
 /** The occurrences of the rule from start in `timeZone`; a rule outside the subset is a 400 on `recurrence`. */
 function occurrencesOf(input: SeriesBookingInput, timeZone: string): SeriesOccurrence[] {
   try {
@@ -101,8 +99,7 @@ function decideAll(occurrences: SeriesOccurrence[], arounds: LoadedClaim[][], po
 /** POST /v1/bookings with `recurrence` (one owner): the series' claim operation. */
 export function seriesBookingClaim(actor: AgentActor, input: SeriesBookingInput, now: Date, idempotencyKey: string | null): ClaimOperation<SeriesView> {
   assertBookingSpan(input.start, input.end);
-  // The rule's own limits, checked before the queue (the zone-dependent checks run again in the owner's zone).
-  minimumOf(input, occurrencesOf(input, UTC).length);
+  // The rule is expanded, and checked, in the owner's zone, read under the lock (runSeries).
   return {
     queueKey: ownerQueueKey(actor.customerId, input.ownerEmail),
     action: 'booking.create',

@@ -62,6 +62,17 @@ describe('recurring series over POST /v1/bookings', () => {
     expect(sent.map((e) => e.data.booking_id)).toEqual(bookings.map((b) => b.booking_id));
   });
 
+  it("BYDAY is the owner's weekday: Tuesday 08:00 in Auckland is a Monday in UTC", async () => {
+    const owner = await setupOwner(admin, { timeZone: 'Pacific/Auckland' });
+    const day = nextWeekday('tue', 'Pacific/Auckland');
+    const r = await book(owner, { start: day.at('08:30'), end: day.at('09:30'), recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=2' });
+    expect(r.status, r.text).toBe(409); // before working hours (09:00): refused as a single booking would be, not a 400
+    expect(r.body.refused_occurrences.map((o: { index: number; code: string }) => [o.index, o.code])).toEqual([[0, 'ARBITRATION_REJECTED'], [1, 'ARBITRATION_REJECTED']]);
+    const ok = await book(owner, { start: day.at('09:00'), end: day.at('10:00'), recurrence: 'FREQ=WEEKLY;BYDAY=TU;COUNT=2' });
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.body.series.bookings.map((b: { start_local: string }) => b.start_local.slice(11, 16))).toEqual(['09:00', '09:00']);
+  });
+
   it('one occurrence taken: all or nothing refuses naming it, nothing committed; min_occurrences books the rest', async () => {
     const owner = await setupOwner(admin);
     const day = nextWeekday('wed', 'UTC');
