@@ -41,6 +41,8 @@ type Due = {
   proposalId: string | null;
   /** The booking's revision (claims.sequence); on a sent invitation, the revision it was sent at. */
   sequence: number;
+  /** A public booking's meeting type title: the meeting as its requester knows it (the booking's own title names the requester, for the owner). */
+  typeTitle: string | null;
 };
 
 /**
@@ -71,7 +73,13 @@ async function mailAll(db: Executor, b: Due, i: InvitationInput & { method: 'REQ
     const zone = zones.get(a.email.toLowerCase()) ?? b.ownerTimeZone;
     // The public requester reads theirs in the language of their request (docs/public-scheduling.md "Languages").
     const locale = requester?.email === a.email.toLowerCase() ? mailLocale(requester.locale) : 'en';
-    await sendMail(invitationMail(i, a.email, zone, locale === 'en' ? content : requesterInvitationIcs(i, zone, locale), locale));
+    if (locale === 'en') {
+      await sendMail(invitationMail(i, a.email, zone, content));
+      continue;
+    }
+    // Their copy names the meeting as their pages did (the type's title), same UID and SEQUENCE.
+    const theirs = { ...i, title: b.typeTitle ?? i.title };
+    await sendMail(invitationMail(theirs, a.email, zone, requesterInvitationIcs(theirs, zone, locale), locale));
   }
 }
 
@@ -119,6 +127,7 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100, c
     proposalId: claims.proposalId,
     reason: claims.statusReason,
     location: publicMeetingTypes.location,
+    typeTitle: publicMeetingTypes.title,
     videoProvider: bookingVideoLinks.provider,
     videoStatus: bookingVideoLinks.status,
     videoUrl: bookingVideoLinks.joinUrl,
