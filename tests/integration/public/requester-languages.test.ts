@@ -94,6 +94,16 @@ describe('a requester who booked in German', () => {
     // "Add to calendar" on the status page: titled in German.
     const file = await pub('GET', `/public/booking-proposals/${token}/calendar.ics`);
     expect(new ICAL.Component(ICAL.parse(file.text)).getFirstSubcomponent('vevent')!.getFirstPropertyValue('summary')).toBe('Intro call mit Bea Berlin');
+
+    // Moved at their request: the answer in the meeting's language.
+    const next = nextWeekday('thu', 'Europe/Berlin');
+    const to = (await browser('de').moveTimes({ token, from: next.at('00:00') })).suggested_times[0];
+    await browser('de').requestMove({ token, start: to.start, end: to.end, time_zone: 'Europe/Berlin' });
+    const move = (await owner.proposals.listPending()).proposals.find((p) => p.requester?.email === requester)!;
+    await owner.proposals.approve({ proposal_id: move.proposal_id });
+    const moved = await smtp.waitFor(requester, { subject: /^Ihr Termin wurde verschoben$/ });
+    expect(moved.text).toContain('Ihre Anfrage, „Intro call“ mit Bea Berlin zu verschieben, wurde angenommen.');
+    expect(moved.text).toContain(`Bisher: ${when}, 10:30–11:00`);
   });
 });
 
