@@ -48,7 +48,8 @@ type Due = {
 /**
  * Each attendee's zone for the mail's text (docs/calendars.md "Invitations"):
  * the public requester's from their booking pages, an owner's own zone when
- * the attendee is an owner of the customer, else the organizing owner's.
+ * the attendee is an owner of the customer, else the organizing owner's. And the public
+ * requester with the language of their request (docs/public-scheduling.md "Languages").
  */
 async function attendeeZones(db: Executor, b: Due): Promise<{ zones: Map<string, string>; requester: { email: string; locale: string | null } | null }> {
   const zones = new Map<string, string>();
