@@ -83,6 +83,33 @@ export function formatCalendarDate(date: string, locale?: string): string {
   return fmt(locale, 'UTC', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }).format(new Date(`${date}T12:00:00Z`));
 }
 
+/** The month view's words for calendar dates YYYY-MM-DD (no zone applies): "December 2026" for a month YYYY-MM. */
+export function formatMonthYear(month: string, locale?: string): string {
+  return fmt(locale, 'UTC', { month: 'long', year: 'numeric' }).format(new Date(`${month}-15T12:00:00Z`));
+}
+
+/** "Tuesday 1 December" for a calendar date. */
+export function formatDateLongDay(date: string, locale?: string): string {
+  return fmt(locale, 'UTC', { weekday: 'long', day: 'numeric', month: 'long' }).format(new Date(`${date}T12:00:00Z`));
+}
+
+/** "1", a calendar date's day of the month in the locale's digits. */
+export function formatDayOfMonth(date: string, locale?: string): string {
+  return fmt(locale, 'UTC', { day: 'numeric' }).format(new Date(`${date}T12:00:00Z`));
+}
+
+/** "Tue" or "Tuesday", a calendar date's weekday. */
+export function formatWeekdayName(date: string, width: 'short' | 'long', locale?: string): string {
+  return fmt(locale, 'UTC', { weekday: width }).format(new Date(`${date}T12:00:00Z`));
+}
+
+/** The calendar date YYYY-MM-DD an instant falls on in `timeZone`. */
+export function zonedDate(iso: string, timeZone: string): string {
+  const parts = fmt('en-US', timeZone, { year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date(iso));
+  const get = (type: string) => parts.find((p) => p.type === type)!.value;
+  return `${get('year')}-${get('month')}-${get('day')}`;
+}
+
 /** "2:30 PM" or "14:30", as the viewer's locale writes a time. */
 export function formatViewerClock(iso: string, timeZone: string, locale?: string): string {
   return fmt(locale, timeZone, { hour: 'numeric', minute: '2-digit' }).format(new Date(iso));
