@@ -46,11 +46,11 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
   const [month, setMonth] = useState<string | null>(null);
   const [day, setDay] = useState<string | null>(null);
   const days = useFreeDays(tz ? { link, slug, duration, tz, ...(month ? { month } : {}) } : null);
-  const view = days.value;
-  const [range, setRange] = useState<{ first: string; last: string } | null>(null);
-  if (view && (range?.first !== view.first_month || range.last !== view.last_month)) setRange({ first: view.first_month, last: view.last_month });
+  // The last answer stays (its day and times shown) while another month loads.
+  const [view, setView] = useState(days.value);
+  if (days.value && days.value !== view) setView(days.value);
   const shownMonth = month ?? view?.month ?? null;
-  const counts = view ? new Map(view.days.map((d) => [d.date, d.count])) : null;
+  const counts = days.value ? new Map(days.value.days.map((d) => [d.date, d.count])) : null;
   // The day picked, else the month's first day with times (docs/public-scheduling.md "Month view").
   const dayInfo = view?.days.find((d) => d.date === day) ?? view?.days[0] ?? null;
   // The times rendered with the page stand for the first day until one was taken.
@@ -64,7 +64,7 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
   const detailsHeading = useRef<HTMLHeadingElement>(null);
   const pickHeading = useRef<HTMLHeadingElement>(null);
   const timesHeading = useRef<HTMLHeadingElement>(null);
-  const picked = useRef(false);
+  const [picks, setPicks] = useState(0);
   const hadSlot = useRef(false);
   const lengthName = useId();
   const t = useTranslations('flow');
@@ -82,10 +82,8 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
   }, [slot]);
   // A day picked in the month view: focus moves to its times' heading (the live region says how many).
   useEffect(() => {
-    if (!picked.current) return;
-    picked.current = false;
-    timesHeading.current?.focus();
-  }, [day]);
+    if (picks > 0) timesHeading.current?.focus();
+  }, [picks]);
   // Said by the live region when the times change (a day, a length, a zone, a page of times).
   const announcement =
     tz && !slot && view && !timesLoading && !times.failed
@@ -136,14 +134,14 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
           {notice && <Alert tone="warn">{notice}</Alert>}
           {days.failed ? (
             <TimeList tz={tz} loading={false} failed slots={[]} selected={null} onSelect={() => undefined} link={link} />
-          ) : !tz || !shownMonth || !range ? (
+          ) : !tz || !shownMonth || !view ? (
             <TimeList tz={tz} loading failed={false} slots={[]} selected={null} onSelect={() => undefined} link={link} />
           ) : (
             <>
               <MonthView
                 month={shownMonth}
-                firstMonth={range.first}
-                lastMonth={range.last}
+                firstMonth={view.first_month}
+                lastMonth={view.last_month}
                 counts={counts}
                 selected={dayInfo?.date ?? null}
                 onMonth={(m) => {
@@ -151,13 +149,12 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
                   setPages([]);
                 }}
                 onPick={(d) => {
-                  picked.current = true;
                   setDay(d);
                   setPages([]);
-                  if (d === dayInfo?.date) timesHeading.current?.focus();
+                  setPicks((n) => n + 1);
                 }}
               />
-              {view && !dayInfo && (
+              {days.value && !dayInfo && (
                 <Alert>
                   <CalendarX2 aria-hidden />
                   {tm.rich('none', { month: formatMonthYear(shownMonth, locale), link: (c) => <a href={`/${link}#request`}>{c}</a> })}
