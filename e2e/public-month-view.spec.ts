@@ -15,18 +15,36 @@ const LOCALE = 'en-US'; // weeks start on Sunday
 test.use({ viewport: { width: 390, height: 844 }, timezoneId: ZONE, locale: LOCALE });
 const DOCS_SHOTS = process.env.E2E_DOCS_SCREENSHOTS === '1' ? path.join(__dirname, '..', 'docs', 'images') : null;
 
-/** Counts every time focus lands on <body> (a focused element removed, or focus sent nowhere). */
-async function watchFocus(page: Page): Promise<() => Promise<number>> {
+/**
+ * Records every moment focus is on <body> once something had it (checked after each focus change
+ * and on every frame), with the key pressed last and the element that lost it.
+ */
+async function watchFocus(page: Page): Promise<() => Promise<string[]>> {
   await page.evaluate(() => {
-    const w = window as unknown as { lostFocus: number };
-    w.lostFocus = 0;
-    document.addEventListener('focusout', () => {
-      setTimeout(() => {
-        if (document.activeElement === document.body || document.activeElement === null) w.lostFocus++;
-      }, 0);
+    const w = window as unknown as { lostFocus: string[] };
+    w.lostFocus = [];
+    let armed = false;
+    let lastKey = '';
+    let lastTarget = '';
+    const check = () => {
+      if (armed && (document.activeElement === document.body || document.activeElement === null)) {
+        w.lostFocus.push(`after ${lastKey}: ${lastTarget}`);
+        armed = false;
+      }
+    };
+    document.addEventListener('keydown', (e) => (lastKey = e.key), true);
+    document.addEventListener('focusin', () => (armed = true));
+    document.addEventListener('focusout', (e) => {
+      lastTarget = (e.target as HTMLElement).outerHTML.slice(0, 120);
+      setTimeout(check, 0);
     });
+    const frame = () => {
+      check();
+      requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
   });
-  return () => page.evaluate(() => (window as unknown as { lostFocus: number }).lostFocus);
+  return () => page.evaluate(() => (window as unknown as { lostFocus: string[] }).lostFocus);
 }
 
 const focusedDate = (page: Page) => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.date ?? null);
@@ -63,7 +81,6 @@ test('a requester books through the month view with the keyboard alone', async (
       await page.setViewportSize({ width: w, height: h });
       await page.emulateMedia({ colorScheme: scheme });
       await page.screenshot({ path: testInfo.outputPath(`month-${w}-${scheme}.png`), fullPage: true });
-      if (DOCS_SHOTS && w === 1440 && scheme === 'light') await page.screenshot({ path: path.join(DOCS_SHOTS, 'public-month-view.png'), fullPage: true });
     }
   }
   await page.emulateMedia({ colorScheme: 'dark' });
@@ -126,7 +143,7 @@ test('a requester books through the month view with the keyboard alone', async (
   await tabTo(page, page.getByRole('button', { name: 'Send request' }));
   await page.keyboard.press('Enter');
   await expect(page.getByRole('heading', { name: 'Check your email' })).toBeFocused();
-  expect(await lost()).toBe(0);
+  expect(await lost()).toEqual([]);
 });
 
 test('right to left in Arabic: the arrows follow the reading direction', async ({ browser }) => {
@@ -143,4 +160,31 @@ test('right to left in Arabic: the arrows follow the reading direction', async (
   await expect.poll(() => focusedDate(page)).toBe(addDays(from, 1));
   await expectAccessible(page, 'month view (ar)');
   await context.close();
+});
+
+test('the next month, at a phone and a desktop size, light and dark', async ({ page }, testInfo) => {
+  const link = await publicLink(page.request, 'month-next');
+  await page.goto(`/${link.alias}/${link.slug}`);
+  const grid = page.getByRole('grid');
+  await expect(grid.locator('button[data-free]').first()).toBeVisible();
+  const caption = (await grid.locator('caption').textContent())!;
+  await page.getByRole('button', { name: 'Next month' }).click();
+  await expect(grid.locator('caption')).not.toHaveText(caption);
+  // The new month's first day with times is picked, its times shown; the previous month button is enabled.
+  await expect(grid.locator('[role="gridcell"][aria-selected="true"] button[data-free]')).toBeVisible();
+  await expect(page.getByRole('heading', { name: /^Times on / })).toBeVisible();
+  await expect(page.locator('button[data-start]').first()).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Previous month' })).toHaveAttribute('aria-disabled', 'false');
+  await expectAccessible(page, 'month view, next month');
+  for (const [w, h] of [
+    [390, 844],
+    [1440, 900],
+  ]) {
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: testInfo.outputPath(`next-month-${w}-${scheme}.png`), fullPage: true });
+      if (DOCS_SHOTS && w === 1440 && scheme === 'light') await page.screenshot({ path: path.join(DOCS_SHOTS, 'public-month-view.png'), fullPage: true });
+    }
+  }
 });

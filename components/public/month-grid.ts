@@ -9,14 +9,14 @@ const toDate = (d: Date) => `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-$
 const parse = (date: string) => new Date(`${date}T00:00:00Z`);
 
 /** The date `n` days after `date` (before when negative). */
-export function addDays(date: string, n: number): string {
+function addDays(date: string, n: number): string {
   const d = parse(date);
   d.setUTCDate(d.getUTCDate() + n);
   return toDate(d);
 }
 
 /** The day of the week, 1 Monday to 7 Sunday (ISO 8601, as Intl.Locale weekInfo counts). */
-export function isoWeekday(date: string): number {
+function isoWeekday(date: string): number {
   return parse(date).getUTCDay() || 7;
 }
 
@@ -44,7 +44,7 @@ export function weekStart(locale: string): number {
 }
 
 /** The week `date` falls in, as the date of its first day (weeks starting on `firstDay`). */
-export function weekOf(date: string, firstDay: number): string {
+function weekOf(date: string, firstDay: number): string {
   return addDays(date, -((isoWeekday(date) - firstDay + 7) % 7));
 }
 

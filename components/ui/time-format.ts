@@ -13,7 +13,8 @@
  *   "28 Nov 2026, 23:32" (LocalTime's viewer-zone moments);
  * - the public pages write in the requester's own locale and zone, in the
  *   browser only: `formatLongDay` "Wednesday 2 December", `formatViewerClock`
- *   "2:30 PM" or "14:30", `formatViewerSlot`, `zoneName`.
+ *   "2:30 PM" or "14:30", `formatViewerSlot`, `zoneName`; the month view's calendar dates
+ *   (`formatMonthYear`, `formatDateLongDay`, `formatDayOfMonth`, `formatWeekdayName`).
  * Zone arithmetic the pages need (wall-clock minutes, a datetime-local value
  * and back) lives here too: it is Intl formatting underneath.
  */
@@ -101,13 +102,6 @@ export function formatDayOfMonth(date: string, locale?: string): string {
 /** "Tue" or "Tuesday", a calendar date's weekday. */
 export function formatWeekdayName(date: string, width: 'short' | 'long', locale?: string): string {
   return fmt(locale, 'UTC', { weekday: width }).format(new Date(`${date}T12:00:00Z`));
-}
-
-/** The calendar date YYYY-MM-DD an instant falls on in `timeZone`. */
-export function zonedDate(iso: string, timeZone: string): string {
-  const parts = fmt('en-US', timeZone, { year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date(iso));
-  const get = (type: string) => parts.find((p) => p.type === type)!.value;
-  return `${get('year')}-${get('month')}-${get('day')}`;
 }
 
 /** "2:30 PM" or "14:30", as the viewer's locale writes a time. */

@@ -6,13 +6,13 @@ import { loadHosts } from './hosts';
 
 const DAY = 86_400_000;
 /** How far ahead the month view offers times (docs/public-scheduling.md "Month view"). */
-export const MONTH_VIEW_DAYS = 90;
+const MONTH_VIEW_DAYS = 90;
 /** Every start of a month at the finest public step (15 minutes): 31 days and a long DST day. */
 const MONTH_MAX_SLOTS = 32 * 96;
 
 /** A month as YYYY-MM. */
 type Month = string;
-export type FreeDay = { date: string; count: number; from: string; to: string };
+type FreeDay = { date: string; count: number; from: string; to: string };
 export type FreeDaysView = { month: Month; first_month: Month; last_month: Month; days: FreeDay[] };
 
 const pad = (n: number) => String(n).padStart(2, '0');
