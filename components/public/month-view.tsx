@@ -1,6 +1,6 @@
 'use client';
 
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslations } from 'next-intl';
 import { useFormatLocale } from './format-locale';
 import { buttonClasses } from '@/components/ui/button-classes';
@@ -39,8 +39,9 @@ export function MonthView({ month, firstMonth, lastMonth, counts, selected, onMo
   const firstFree = counts && [...counts.keys()].sort()[0];
   const active = focusDate?.startsWith(month) ? focusDate : selected?.startsWith(month) ? selected : (firstFree ?? `${month}-01`);
 
-  // After a key moved the focus, focus the new day (in the new month when the key changed it).
-  useEffect(() => {
+  // After a key moved the focus, focus the new day (in the new month when the key changed it), before
+  // the browser paints: the day that had focus may be gone with its month.
+  useLayoutEffect(() => {
     if (!moved.current) return;
     moved.current = false;
     grid.current?.querySelector<HTMLButtonElement>(`button[data-date="${active}"]`)?.focus();
