@@ -27,14 +27,14 @@ type Props = {
   ownerName: string | null;
   /** The type books at once when the time is still free (docs/public-scheduling.md "Booking instantly"): the next step says so. */
   booksInstantly: boolean;
-  /** Suggestions for the first length, rendered with the page (saves a round trip before the times show). */
+  /** Suggestions for the first length, rendered with the page: the first day's times when they hold all of it (saves a round trip). */
   initialTimes?: Slot[];
 };
 
 /**
- * A meeting type's page after its heading: length, time zone, the suggested
- * times grouped by day in the requester's zone, then the request form for
- * the chosen time, then the next step.
+ * A meeting type's page after its heading: length, time zone, the month view
+ * (the days with free times in the requester's zone) and the picked day's
+ * times, then the request form for the chosen time, then the next step.
  */
 export function BookingFlow({ link, slug, title, durations, attendeeLimit, ownerName, booksInstantly, initialTimes }: Props) {
   const [tz, setTz] = useTimeZone();
