@@ -112,6 +112,19 @@ describe('recurring series over POST /v1/bookings', () => {
     expect(await live(owner)).toHaveLength(0);
   });
 
+  it('the same Idempotency-Key answers the same series, booked once', async () => {
+    const owner = await setupOwner(admin);
+    const day = nextWeekday('fri', 'UTC');
+    const body = { start: day.at('11:00'), end: day.at('11:30'), recurrence: 'FREQ=WEEKLY;INTERVAL=2;COUNT=3' };
+    const send = () => call('POST', '/v1/bookings', { key: admin.key, idempotencyKey: 'series-once', body: { owner_email: owner, meeting_class: 'internal', ...body } });
+    const first = await send();
+    expect(first.status, first.text).toBe(201);
+    const again = await send();
+    expect(again.status).toBe(201);
+    expect(again.body.series).toEqual(first.body.series);
+    expect(await live(owner)).toHaveLength(3);
+  });
+
   it('cancel scopes: one occurrence, this and following, the whole series', async () => {
     const owner = await setupOwner(admin);
     const day = nextWeekday('mon', 'UTC');
