@@ -165,6 +165,7 @@ const NOTIFICATION_ITEMS = [
       ...LocalFields,
       reason: z.string().nullable(),
       group_id: z.string().optional().describe('A group booking: cancelled whole'),
+      series_id: z.string().optional().describe('An occurrence of a recurring series'),
       cancelled_by: z.enum(['requester']).optional().describe('The requester cancelled it on the public booking page'),
       video: VideoLink.optional(),
     }),

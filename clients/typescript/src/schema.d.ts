@@ -1595,6 +1595,8 @@ export interface components {
                 reason: string | null;
                 /** @description A group booking: cancelled whole */
                 group_id?: string;
+                /** @description An occurrence of a recurring series */
+                series_id?: string;
                 /**
                  * @description The requester cancelled it on the public booking page
                  * @enum {string}

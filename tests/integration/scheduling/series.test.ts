@@ -138,7 +138,13 @@ describe('recurring series over POST /v1/bookings', () => {
     };
     expect((await cancel(ids[1], {})).body).toMatchObject({ status: 'cancelled', series_id: r.body.series.series_id });
     expect(await statusOf()).toEqual(['confirmed', 'cancelled', 'confirmed', 'confirmed', 'confirmed']);
-    expect((await cancel(ids[3], { scope: 'following', reason: 'ends early' })).status).toBe(200);
+    // Another agent cancels this and the following ones: the series' agent hears of each, with series_id.
+    const other = await newAgent(admin, ['create_bookings']);
+    expect((await call('POST', `/v1/bookings/${ids[3]}/cancel`, { key: other.key, body: { scope: 'following', reason: 'ends early' } })).status).toBe(200);
+    const told = await call('GET', '/v1/notifications', { key: admin.key });
+    expect(told.status, told.text).toBe(200);
+    const cancelledIds = (told.body.notifications as { kind: string; data: { booking_id: string; series_id?: string } }[]).filter((n) => n.kind === 'booking.cancelled' && n.data.series_id === r.body.series.series_id).map((n) => n.data.booking_id);
+    expect(cancelledIds.sort()).toEqual([ids[3], ids[4]].sort());
     expect(await statusOf()).toEqual(['confirmed', 'cancelled', 'confirmed', 'cancelled', 'cancelled']);
     expect((await cancel(ids[4], { scope: 'series' })).status).toBe(200);
     expect(await statusOf()).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled', 'cancelled']);
