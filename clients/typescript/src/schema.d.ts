@@ -119,7 +119,7 @@ export interface paths {
         patch: operations["updateBooking"];
     };
     "/v1/bookings/{id}/cancel": {
-        /** @description Cancel a booking. Requires permission `create_bookings`. Idempotency-Key makes retries safe. */
+        /** @description Cancel a booking (an occurrence of a series: it, it and the following ones, or the whole series: scope). Requires permission `create_bookings`. Idempotency-Key makes retries safe. */
         post: operations["cancelBooking"];
     };
     "/v1/bookings/{id}/confirm": {
@@ -420,6 +420,9 @@ export interface components {
                 error: string | null;
             };
             assignment?: components["schemas"]["PoolAssignment"];
+            /** @description An occurrence of a recurring series */
+            series_id?: string;
+            series?: components["schemas"]["BookingSeries"];
             /** @description Group claims: shared by every member */
             group_id?: string;
             /** @description Group claims: one per owner */
@@ -429,6 +432,24 @@ export interface components {
                 booking_id?: string;
                 status: string;
             }[];
+        };
+        /** @description POST /v1/bookings with recurrence: every occurrence booked and refused */
+        BookingSeries: {
+            series_id: string;
+            recurrence: string;
+            occurrences_requested: number;
+            min_occurrences: number;
+            bookings: {
+                index: number;
+                booking_id: string;
+                start: components["schemas"]["Timestamp"];
+                end: components["schemas"]["Timestamp"];
+                start_local: components["schemas"]["LocalDateTime"];
+                start_caller?: components["schemas"]["CallerDateTime"];
+                end_caller?: components["schemas"]["CallerDateTime"];
+                end_local: components["schemas"]["LocalDateTime"];
+            }[];
+            refused_occurrences: components["schemas"]["RefusedOccurrence"][];
         };
         Calendar: {
             /** Format: uuid */
@@ -652,6 +673,7 @@ export interface components {
                 reason: string;
                 conflicts?: components["schemas"]["Conflict"][];
             }[];
+            refused_occurrences?: components["schemas"]["RefusedOccurrence"][];
         };
         /** @description `BOOKING_NOT_ACTIVE`: The booking is already cancelled or preempted */
         Error_BOOKING_NOT_ACTIVE: {
@@ -1573,6 +1595,8 @@ export interface components {
                 reason: string | null;
                 /** @description A group booking: cancelled whole */
                 group_id?: string;
+                /** @description An occurrence of a recurring series */
+                series_id?: string;
                 /**
                  * @description The requester cancelled it on the public booking page
                  * @enum {string}
@@ -1889,6 +1913,21 @@ export interface components {
             }[];
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
+        };
+        /** @description A refused occurrence of a series, with the refusal a single booking of it gets */
+        RefusedOccurrence: {
+            index: number;
+            start: components["schemas"]["Timestamp"];
+            end: components["schemas"]["Timestamp"];
+            start_local: components["schemas"]["LocalDateTime"];
+            end_local: components["schemas"]["LocalDateTime"];
+            code: string;
+            message: string;
+            reason?: string;
+            alternatives?: components["schemas"]["Alternative"][];
+            conflicts?: components["schemas"]["Conflict"][];
+        } & {
+            [key: string]: unknown;
         };
         Reminder: {
             /** @description Minutes before the start */
@@ -4020,11 +4059,15 @@ export interface operations {
                         /** @description provider link only */
                         url?: string;
                     };
+                    /** @description RRULE of a series from start, owner-local (FREQ DAILY/WEEKLY/MONTHLY, INTERVAL, BYDAY, BYMONTHDAY; COUNT<=52 or UNTIL<=1y); owner_email only */
+                    recurrence?: string;
+                    /** @description With recurrence, 1 to the number of occurrences: book those accepted if at least this many (default: all or none) */
+                    min_occurrences?: number;
                 };
             };
         };
         responses: {
-            /** @description The booking */
+            /** @description The booking (with recurrence: the first occurrence booked, and series) */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4162,6 +4205,11 @@ export interface operations {
             content: {
                 "application/json": {
                     reason?: string;
+                    /**
+                     * @description A series occurrence: it (default), it and later ones, or all
+                     * @enum {string}
+                     */
+                    scope?: "occurrence" | "following" | "series";
                 };
             };
         };

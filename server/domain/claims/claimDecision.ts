@@ -196,7 +196,7 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
   if (!isHold && request.policy.reminderOffsetsMinutes?.length) {
     defer(tx, scheduleReminders(tx, { customerId: claim.customerId, bookingId: claim.id, startAt: claim.startAt, offsets: request.policy.reminderOffsetsMinutes, now }));
   }
-  const group = claim.groupId ? { group_id: claim.groupId } : {};
+  const group = { ...(claim.groupId ? { group_id: claim.groupId } : {}), ...(claim.seriesId ? { series_id: claim.seriesId } : {}) };
   const details = claim.groupId ? { ...request.auditDetails, ...group } : request.auditDetails;
   defer(tx, writeAudit(tx, { ...audit, outcome: 'accept', holdId: isHold ? claim.id : holdId, bookingId: isHold ? null : claim.id, preemptedBookingIds: preemptedIds, details }));
   // The agent's video link, recorded with the booking (after its insert in the pipeline) so its event carries it.
