@@ -145,6 +145,11 @@ const NOTIFICATION_ITEMS = [
       group_id: z.string().optional().describe('A group claim: the whole group gave way; one item names every member'),
       members: z.array(GroupMember).optional().describe('A group claim: every member released'),
       video: VideoLink.optional(),
+      replacement_hold: z
+        .object({ id: z.string(), start: Timestamp, end: Timestamp, expires_at: Timestamp })
+        .nullable()
+        .optional()
+        .describe('The booking\'s class has on_preempted hold_nearest: the hold placed for you on the nearest slot its rules accept (confirm or release it like any hold), or null when none could be placed; absent otherwise (docs/arbitration.md "Bumped meetings rebooked")'),
     }),
   ),
   notificationKind(

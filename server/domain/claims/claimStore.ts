@@ -6,6 +6,9 @@ import { bufferMs, isSacred, type Claim } from '../scheduling';
 
 export { claimRow, insertClaim, releaseHoldParts, type ClaimRow, type NewClaim, type OwnerRef } from '@/db/hot/claims';
 
+/** A hold's time to live when its request names none (POST /v1/holds `ttl_seconds`; a replacement hold's, docs/arbitration.md "Bumped meetings rebooked"). */
+export const DEFAULT_HOLD_TTL_SECONDS = 600;
+
 /** A claim as the pure core sees it, plus the agent to tell if it is preempted. */
 export type LoadedClaim = Claim & { agentId: string | null; groupId?: string | null };
 

@@ -17,7 +17,7 @@ export { canonicalTimeZone, closeTimeZones, supportedTimeZones, timeZoneName } f
 export { localIso, localSpan, type LocalSpan } from './localSpan';
 export { capPerDay, distinctSlots, localDay } from './spread';
 export * from './limits';
-export { arbitrate, warningsFor, ALTERNATIVES_RADIUS_MS, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
+export { arbitrate, nearestAlternative, warningsFor, ALTERNATIVES_RADIUS_MS, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
 export { reachOf, bufferMs, MAX_BUFFER_MS } from './buffers';
 export { evaluateSlot } from './evaluate';
 export {
