@@ -84,7 +84,8 @@ export const Rules = z.object({
 const OnPreempted = z
   .enum(ON_PREEMPTED)
   .nullable()
-  .describe('hold_nearest: a preempted booking of the class gets a hold for its agent on the nearest slot its own rules accept (booking.preempted carries it as replacement_hold); null: nothing');
+  .describe('hold_nearest: a preempted booking of the class gets a hold on the nearest slot its rules accept (booking.preempted replacement_hold); null: nothing')
+  .meta({ id: 'OnPreempted' });
 const MeetingClassSettings = {
   priority: z.int().min(-1000).max(1000),
   preempt_policy: z.enum(['preempt_lower', 'never']).optional(),

@@ -149,7 +149,7 @@ const NOTIFICATION_ITEMS = [
         .object({ id: z.string(), start: Timestamp, end: Timestamp, expires_at: Timestamp })
         .nullable()
         .optional()
-        .describe('The booking\'s class has on_preempted hold_nearest: the hold placed for you on the nearest slot its rules accept (confirm or release it like any hold), or null when none could be placed; absent otherwise (docs/arbitration.md "Bumped meetings rebooked")'),
+        .describe('Class on_preempted hold_nearest: the hold placed for you (confirm or release it), null when none could be placed; absent otherwise'),
     }),
   ),
   notificationKind(

@@ -130,7 +130,6 @@ export const updateMeetingClassOp = defineOperation({
   method: 'PATCH',
   path: '/v1/meeting-classes/{name}',
   summary: "Change a meeting class's settings (priority, policy, buffers, reminders, on_preempted); not its name",
-  description: 'What was decided with the old settings stays (a claim keeps its buffers and reminders). Audited as meeting_class.update with the settings before and after.',
   tags: ['Administration'],
   auth: 'api_key',
   permission: 'manage_customer',
