@@ -2,7 +2,7 @@ import { NextResponse, type NextRequest } from 'next/server';
 import { getConfig } from '@/server/config';
 import { pageRequestId } from '@/server/http/requestId';
 import { publicBaseUrl } from '@/server/request';
-import { frameAncestorsFor } from '@/server/http/frameAncestors';
+import { frameAncestorsFor, linkDefaultLanguageFor } from '@/server/http/frameAncestors';
 import { EMBED_DOMAINS_HEADER } from '@/server/http/embedHeader';
 import { EMBEDDABLE_PAGE_HEADERS, newNonce, PAGE_HEADERS, pageContentSecurityPolicy } from '@/server/http/securityHeaders';
 import { applyRequesterLocale } from '@/i18n/proxyLocale';
@@ -20,7 +20,8 @@ import { applyRequesterLocale } from '@/i18n/proxyLocale';
  * - X-Request-Id on every page's answer: the client's when well-formed, else the trace id when
  *   tracing (then also recorded on the page's request span), else a fresh id
  *   (docs/operations.md "Traces").
- * - Requester pages get their language (i18n/proxyLocale.ts; docs/public-scheduling.md "Languages").
+ * - Requester pages get their language (i18n/proxyLocale.ts; docs/public-scheduling.md "Languages"),
+ *   with the shown link's default language from the same cached look-up as its framers.
  * - Dashboard pages without any Auth.js session cookie go straight to the
  *   sign-in page, which returns to the page asked for. Only the cookie's
  *   presence is checked here; the dashboard layout checks the session itself.
@@ -45,7 +46,7 @@ export async function proxy(req: NextRequest) {
   requestHeaders.set('content-security-policy', policy);
   requestHeaders.delete(EMBED_DOMAINS_HEADER);
   if (framers) requestHeaders.set(EMBED_DOMAINS_HEADER, framers.domains.join(','));
-  const withLocale = applyRequesterLocale(req, requestHeaders);
+  const withLocale = applyRequesterLocale(req, requestHeaders, await linkDefaultLanguageFor(pathname));
   const res = NextResponse.next({ request: { headers: requestHeaders } });
   withLocale(res);
   res.headers.set('content-security-policy', policy);

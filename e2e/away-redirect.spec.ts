@@ -90,5 +90,15 @@ test.describe('the dashboard sets the away redirect', () => {
     await back.getByRole('button', { name: 'Save redirect' }).click();
     await expect(back.getByText(/would loop/)).toBeVisible();
     expect((await owner.api('GET', `/v1/public-scheduling/links/${theirs.link_id}`)).away_redirect_link_id).toBeNull();
+
+    // the same card sets the link's default language (docs/public-scheduling.md "Languages"), each language named in itself
+    const language = card.getByLabel('Default language of the booking pages');
+    await language.selectOption({ label: 'Deutsch' });
+    await card.getByRole('button', { name: 'Save language' }).click();
+    await expect(card.getByRole('status').filter({ hasText: 'Saved' }).last()).toBeVisible();
+    expect((await owner.api('GET', `/v1/public-scheduling/links/${mine.link_id}`)).default_language).toBe('de');
+    await page.reload();
+    await expect(page.getByTestId(`link-${mine.alias}`).getByLabel('Default language of the booking pages')).toHaveValue('de');
+    await dashboardAccessible(page, 'public scheduling with a default language');
   });
 });

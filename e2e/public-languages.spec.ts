@@ -9,15 +9,15 @@ import { baseUrls, PROJECT_ROOT } from './servers';
  * The requester pages in other languages (docs/public-scheduling.md "Languages"): a requester
  * whose browser asks for German, Japanese or Arabic books through the public page in that
  * language (Arabic right to left), axe stays clean; the switcher's choice is remembered, and
- * `?lang=` wins over it.
+ * `?lang=` wins over it; a link's default language speaks to a browser whose language we lack.
  */
 const ZONE = 'Asia/Tokyo';
 
-/** What each language's pages say at each step (from messages/<locale>/public.json). */
+/** What each language's pages say at each step (from messages/<locale>/public.json), and its verification mail (mail.json). */
 const WORDS = {
-  de: { dir: 'ltr', choose: 'Termin auswählen', pick: 'Zeit wählen', details: 'Ihre Angaben', name: 'Ihr Name', email: 'Ihre E-Mail-Adresse', message: 'Nachricht (optional)', send: 'Anfrage senden', sent: 'Prüfen Sie Ihr E-Mail-Postfach', badge: 'Wartet auf Prüfung', zone: 'Ihre Zeitzone' },
-  ja: { dir: 'ltr', choose: 'ミーティングを選択', pick: '時間を選択', details: 'お客様情報', name: 'お名前', email: 'メールアドレス', message: 'メッセージ（任意）', send: 'リクエストを送信', sent: 'メールをご確認ください', badge: '確認待ち', zone: 'タイムゾーン' },
-  ar: { dir: 'rtl', choose: 'اختر اجتماعًا', pick: 'اختر وقتًا', details: 'بياناتك', name: 'اسمك', email: 'بريدك الإلكتروني', message: 'رسالة (اختيارية)', send: 'إرسال الطلب', sent: 'تحقّق من بريدك الإلكتروني', badge: 'بانتظار المراجعة', zone: 'منطقتك الزمنية' },
+  de: { dir: 'ltr', choose: 'Termin auswählen', pick: 'Zeit wählen', details: 'Ihre Angaben', name: 'Ihr Name', email: 'Ihre E-Mail-Adresse', message: 'Nachricht (optional)', send: 'Anfrage senden', sent: 'Prüfen Sie Ihr E-Mail-Postfach', badge: 'Wartet auf Prüfung', zone: 'Ihre Zeitzone', mail: 'Bewahren Sie diesen Link auf' },
+  ja: { dir: 'ltr', choose: 'ミーティングを選択', pick: '時間を選択', details: 'お客様情報', name: 'お名前', email: 'メールアドレス', message: 'メッセージ（任意）', send: 'リクエストを送信', sent: 'メールをご確認ください', badge: '確認待ち', zone: 'タイムゾーン', mail: 'このリンクは、リクエストの状況の確認や取り下げに使えますので保管してください' },
+  ar: { dir: 'rtl', choose: 'اختر اجتماعًا', pick: 'اختر وقتًا', details: 'بياناتك', name: 'اسمك', email: 'بريدك الإلكتروني', message: 'رسالة (اختيارية)', send: 'إرسال الطلب', sent: 'تحقّق من بريدك الإلكتروني', badge: 'بانتظار المراجعة', zone: 'منطقتك الزمنية', mail: 'احتفظ بهذا الرابط' },
 } as const;
 type Lang = keyof typeof WORDS;
 
@@ -63,6 +63,8 @@ async function bookIn(browser: Browser, link: PublicLink, lang: Lang, testInfo: 
   await expect(page.getByRole('heading', { name: w.sent })).toBeFocused();
 
   const mail = await verificationMail(email);
+  // The mail is in the page's language too (docs/public-scheduling.md "Languages").
+  expect(mail.text).toContain(w.mail);
   const confirmed = await page.request.post(mail.verify, { headers: { accept: 'application/json' } });
   expect(confirmed.status(), await confirmed.text()).toBe(200);
   await page.goto(mail.status);
@@ -96,6 +98,32 @@ test.describe('requester pages in other languages', () => {
       await bookIn(browser, link, lang, testInfo);
     });
   }
+
+  test("a link's default language: German for a browser whose language we lack (ko); an English browser still gets English", async ({ browser }) => {
+    const korean = await browser.newContext({ baseURL: baseUrls[0], locale: 'ko-KR', timezoneId: ZONE });
+    const page = await korean.newPage();
+    const link = await publicLink(page.request, 'lang-default');
+    const set = await page.request.patch(`${baseUrls[0]}/v1/public-scheduling/links/${link.linkId}`, { headers: { Authorization: `Bearer ${link.key}` }, data: { default_language: 'de' } });
+    expect(set.status(), await set.text()).toBe(200);
+    expect((await set.json()).default_language).toBe('de');
+    await page.goto(`/${link.alias}`);
+    await expect(page.locator('html')).toHaveAttribute('lang', 'de');
+    await expect(page.getByRole('heading', { level: 2, name: WORDS.de.choose })).toBeVisible();
+    await expectAccessible(page, 'link page in its default language');
+    await page.goto(`/${link.alias}/${link.slug}`);
+    await expect(page.getByRole('heading', { name: WORDS.de.pick })).toBeVisible();
+    // The requester's own choice still wins over the link's default.
+    await page.getByLabel('Sprache').selectOption('ja');
+    await expect(page.getByRole('heading', { name: WORDS.ja.pick })).toBeVisible();
+    await korean.close();
+
+    const english = await browser.newContext({ baseURL: baseUrls[0], locale: 'en-US', timezoneId: ZONE });
+    const en = await english.newPage();
+    await en.goto(`/${link.alias}`);
+    await expect(en.locator('html')).toHaveAttribute('lang', 'en');
+    await expect(en.getByRole('heading', { level: 2, name: 'Choose a meeting' })).toBeVisible();
+    await english.close();
+  });
 
   test('the switcher is remembered across pages, and ?lang= overrides it', async ({ browser }) => {
     const context = await browser.newContext({ baseURL: baseUrls[0], locale: 'de-DE', timezoneId: ZONE });

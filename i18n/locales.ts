@@ -13,6 +13,27 @@ const RTL = new Set<string>(['ar']);
 
 /** The switcher's choice, remembered for a year (read on every requester page). */
 export const LOCALE_COOKIE = 'requester_lang';
+const LOCALE_COOKIE_MAX_AGE = 365 * 24 * 3600;
+
+/**
+ * The cookie remembering a requester's language, as a Set-Cookie value (proxy.ts, for `?lang=`)
+ * and as `document.cookie` text (the switcher). Over https it is `SameSite=None; Secure;
+ * Partitioned` like the booking pages' other cookie, so a choice made inside a frame on a
+ * customer's site is remembered there, per top-level site (docs/public-scheduling.md
+ * "Embedding"); over plain http (development) browsers refuse that: `SameSite=Lax`.
+ */
+export function localeCookie(locale: Locale, secure: boolean): string {
+  return `${LOCALE_COOKIE}=${encodeURIComponent(locale)}; Path=/; Max-Age=${LOCALE_COOKIE_MAX_AGE}; ${secure ? 'SameSite=None; Secure; Partitioned' : 'SameSite=Lax'}`;
+}
+
+/**
+ * Every cookie to write for a choice: over https first the clearing of an unpartitioned
+ * `requester_lang` a browser may keep from before (a partitioned cookie is another cookie of the
+ * same name: both would be sent), then localeCookie.
+ */
+export function localeCookies(locale: Locale, secure: boolean): string[] {
+  return secure ? [`${LOCALE_COOKIE}=; Path=/; Max-Age=0; SameSite=Lax`, localeCookie(locale, true)] : [localeCookie(locale, false)];
+}
 /** Set by proxy.ts on the request of a requester page: the language the page renders in. */
 export const LOCALE_HEADER = 'x-requester-locale';
 

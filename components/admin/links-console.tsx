@@ -18,9 +18,11 @@ import { showServerError } from '@/components/ui/server-error';
 import { ShareUrl } from './share-url';
 import { AwayRedirectForm } from './away-redirect-form';
 import { EmbedSnippet } from './embed-snippet';
+import { DefaultLanguageForm } from './default-language-form';
+import { LanguageOptions } from './language-options';
 
 type TypeAllocation = { allocation_id: string; audience: string | null; limit: number; period: 'day' | 'week' | 'month'; usage: { used: number } | null };
-export type LinkRow = { link_id: string; alias: string; title: string | null; url: string; page_url: string; owner_email: string; away_redirect_link_id: string | null; meeting_types: (MeetingTypeRow & { allocations?: TypeAllocation[] })[] };
+export type LinkRow = { link_id: string; alias: string; title: string | null; url: string; page_url: string; owner_email: string; away_redirect_link_id: string | null; default_language: string | null; meeting_types: (MeetingTypeRow & { allocations?: TypeAllocation[] })[] };
 
 const THIS_PERIOD = { day: 'today', week: 'this week', month: 'this month' } as const;
 
@@ -64,14 +66,14 @@ function NewLinkCard({ ownerEmails }: { ownerEmails: string[] }) {
   const trpc = useTRPC();
   const router = useRouter();
   const create = useMutation(trpc.admin.publicScheduling.links.create.mutationOptions());
-  const { register, handleSubmit, setError, formState, control, reset } = useZodForm(LinkForm, { defaultValues: { owner_email: ownerEmails[0] ?? '', alias: '', title: undefined } });
+  const { register, handleSubmit, setError, formState, control, reset } = useZodForm(LinkForm, { defaultValues: { owner_email: ownerEmails[0] ?? '', alias: '', title: undefined, default_language: null } });
   const alias = useDebounced(useWatch({ control, name: 'alias' }) ?? '', 300);
   const queryClient = useQueryClient();
   const check = useQuery(trpc.admin.publicScheduling.links.checkAlias.queryOptions(alias ? { alias } : skipToken, { staleTime: 0 }));
   const onSubmit = handleSubmit(async (values) => {
     try {
       await create.mutateAsync({ ...values, title: values.title || undefined });
-      reset({ owner_email: values.owner_email, alias: '', title: undefined });
+      reset({ owner_email: values.owner_email, alias: '', title: undefined, default_language: null });
       await queryClient.invalidateQueries(trpc.admin.publicScheduling.links.checkAlias.pathFilter());
       router.refresh();
     } catch (err) {
@@ -120,6 +122,9 @@ function NewLinkCard({ ownerEmails }: { ownerEmails: string[] }) {
           </p>
           <Field label="Title (optional)" error={formState.errors.title?.message}>
             <Input autoComplete="off" {...register('title', { setValueAs: (v) => v || undefined })} />
+          </Field>
+          <Field label="Default language (optional)" hint="The booking pages' language when the requester's browser asks for none of ours." error={formState.errors.default_language?.message}>
+            <LanguageOptions {...register('default_language', { setValueAs: (v: string | null) => v || null })} />
           </Field>
           {formState.errors.root && <Alert tone="danger">{formState.errors.root.message}</Alert>}
           <div>
@@ -205,6 +210,7 @@ function LinkCard({ link, classNames, hostChoices, allLinks, verifiedDomains }: 
         )}
         <MeetingTypeDialog linkId={link.link_id} alias={link.alias} classNames={classNames} hostChoices={hostChoices} />
         <AwayRedirectForm link={link} choices={allLinks} />
+        <DefaultLanguageForm link={link} />
         <EmbedSnippet pageUrl={link.page_url} alias={link.alias} verifiedDomains={verifiedDomains} />
       </CardContent>
     </Card>

@@ -4,14 +4,12 @@ import { useId } from 'react';
 import { useLocale, useTranslations } from 'next-intl';
 import { usePathname } from 'next/navigation';
 import { Languages } from '@/components/ui/icons';
-import { isRequesterPath, LOCALE_COOKIE, LOCALE_NAMES, LOCALES } from '@/i18n/locales';
-
-/** A year, as proxy.ts remembers a `?lang=` (i18n/proxyLocale.ts). */
-const MAX_AGE = 365 * 24 * 3600;
+import { isLocale, isRequesterPath, localeCookies, LOCALE_NAMES, LOCALES } from '@/i18n/locales';
 
 /**
  * The requester pages' language (docs/public-scheduling.md "Languages"): a native select
- * in the header. Choosing one remembers it in a cookie and loads the page again in it
+ * in the header. Choosing one remembers it in a cookie (the one proxy.ts sets for `?lang=`; over
+ * https it also works inside a frame on a customer's site) and loads the page again in it
  * (a `?lang=` in the address is dropped, or it would win). Without JavaScript the form
  * sends `?lang=`, which the proxy remembers the same way. Each language is named in
  * itself, marked with its own `lang`.
@@ -34,7 +32,8 @@ export function LanguageSwitcher() {
         defaultValue={locale}
         className="h-8 rounded-md border border-line bg-surface px-1.5 text-sm text-fg"
         onChange={(e) => {
-          document.cookie = `${LOCALE_COOKIE}=${encodeURIComponent(e.target.value)}; path=/; max-age=${MAX_AGE}; samesite=lax`;
+          if (!isLocale(e.target.value)) return;
+          for (const c of localeCookies(e.target.value, window.location.protocol === 'https:')) document.cookie = c;
           const url = new URL(window.location.href);
           url.searchParams.delete('lang');
           window.location.assign(url.toString());

@@ -6,6 +6,7 @@ import { meetingClasses } from './meetingClasses';
 import { owners } from './owners';
 import { audiences } from './audiences';
 import { pools } from './pools';
+import { LOCALES } from '../../i18n/locales';
 
 /** Where a video meeting is made (docs/calendars.md "Video links"). */
 export const VIDEO_PROVIDERS = ['google_meet', 'microsoft_teams', 'link'] as const;
@@ -33,11 +34,14 @@ export const publicLinks = pgTable(
     deletedAt: instant('deleted_at'),
     /** While the owner is out of office, requesters are sent to this link, a colleague's (migration 0034). */
     awayRedirectLinkId: uuid('away_redirect_link_id'),
+    /** The requester pages' language when the request names none we have (docs/public-scheduling.md "Languages"); null: English (migration 0038). */
+    defaultLanguage: text('default_language', { enum: LOCALES }),
   },
   (t) => [
     uniqueIndex('public_links_alias_key').on(t.alias),
     index('public_links_customer_idx').on(t.customerId),
     foreignKey({ name: 'public_links_away_redirect_fk', columns: [t.awayRedirectLinkId], foreignColumns: [t.id] }).onDelete('set null'),
+    oneOf('public_links_default_language_check', t.defaultLanguage, LOCALES),
     index('public_links_away_redirect_idx').on(t.awayRedirectLinkId).where(sql`${t.awayRedirectLinkId} IS NOT NULL`),
     // The link's owner belongs to the link's customer.
     foreignKey({ name: 'public_links_owner_fk', columns: [t.customerId, t.ownerId], foreignColumns: [owners.customerId, owners.id] }).onDelete('cascade'),

@@ -1,7 +1,8 @@
 import type { Executor } from '@/db/client';
 import { getDb } from '@/server/db';
 import { RESERVED_ALIASES, SLUG_RE } from '@/server/domain/publicScheduling/admin/validation';
-import { customerOfAlias, customerOfStatusToken, verifiedDomainNames } from '@/server/domain/publicScheduling/embed';
+import { pageLinkOfAlias, pageLinkOfStatusToken, verifiedDomainNames, type PageLink } from '@/server/domain/publicScheduling/embed';
+import type { Locale } from '@/i18n/locales';
 
 /**
  * Which pages a customer's own site may frame, and from where
@@ -17,6 +18,10 @@ import { customerOfAlias, customerOfStatusToken, verifiedDomainNames } from '@/s
  * booking page costs no query of its own on most loads; a newly verified
  * domain can frame within that time, a deleted one stops within it too.
  * A failed look-up answers null: the page renders, unframeable.
+ *
+ * The same cached look-up of the link answers the link's default language
+ * (`linkDefaultLanguageFor`, docs/public-scheduling.md "Languages"), so
+ * choosing a page's language adds no query either.
  */
 export const CACHE_TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;
@@ -41,14 +46,14 @@ class TtlCache<T> {
   }
 }
 
-const customerByAlias = new TtlCache<string | null>();
-const customerByToken = new TtlCache<string | null>();
+const linkByAlias = new TtlCache<PageLink | null>();
+const linkByToken = new TtlCache<PageLink | null>();
 const domainsByCustomer = new TtlCache<string[]>();
 
 /** Forget every cached answer (tests). */
 export function clearFrameAncestorsCache(): void {
-  customerByAlias.clear();
-  customerByToken.clear();
+  linkByAlias.clear();
+  linkByToken.clear();
   domainsByCustomer.clear();
 }
 
@@ -80,16 +85,33 @@ export type FrameAncestors = { domains: string[]; sources: string[] };
  * sources (`'self'` is added by the policy), or null when no one may.
  */
 export async function frameAncestorsFor(pathname: string, secure: boolean, now = Date.now(), open: () => Promise<Executor> = getDb): Promise<FrameAncestors | null> {
-  const target = embedTarget(pathname);
-  if (!target) return null;
   try {
-    const customerId =
-      'alias' in target
-        ? await customerByAlias.get(target.alias, now, async () => customerOfAlias(await open(), target.alias))
-        : await customerByToken.get(target.token, now, async () => customerOfStatusToken(await open(), target.token));
+    const customerId = (await pageLinkFor(pathname, now, open))?.customerId;
     if (!customerId) return null;
     const domains = await domainsByCustomer.get(customerId, now, async () => verifiedDomainNames(await open(), customerId));
     return { domains, sources: domainSources(domains, secure) };
+  } catch {
+    return null;
+  }
+}
+
+/** The link a booking or status page shows (cached as above), or null for any other page. */
+function pageLinkFor(pathname: string, now: number, open: () => Promise<Executor>): Promise<PageLink | null> {
+  const target = embedTarget(pathname);
+  if (!target) return Promise.resolve(null);
+  return 'alias' in target
+    ? linkByAlias.get(target.alias, now, async () => pageLinkOfAlias(await open(), target.alias))
+    : linkByToken.get(target.token, now, async () => pageLinkOfStatusToken(await open(), target.token));
+}
+
+/**
+ * The default language of the link a booking or status page shows (docs/public-scheduling.md
+ * "Languages"), from the cache frameAncestorsFor fills; null for other pages, a link without one,
+ * or a failed look-up (the page is English then, as before).
+ */
+export async function linkDefaultLanguageFor(pathname: string, now = Date.now(), open: () => Promise<Executor> = getDb): Promise<Locale | null> {
+  try {
+    return (await pageLinkFor(pathname, now, open))?.defaultLanguage ?? null;
   } catch {
     return null;
   }

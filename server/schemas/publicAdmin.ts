@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SLUG_RE } from '@/server/domain/publicScheduling/admin/validation';
+import { LOCALES } from '@/i18n/locales';
 import { BufferMinutes, Email, ReminderOffsets, Id, Pagination, NullableTimestamp, Timestamp, VideoSetting, VideoSettingBody } from './common';
 
 /**
@@ -17,6 +18,10 @@ const AudienceName = z.string().min(1).max(100);
 const HostMode = z.enum(['single', 'collective', 'pool']);
 const DomainName = z.string().max(1000).describe('Bare host name, e.g. example.com');
 const Period = z.enum(['day', 'week', 'month']);
+const DefaultLanguage = z
+  .enum(LOCALES)
+  .nullable()
+  .describe("The language of the link's requester pages when the request names none of ours (?lang=, the language switcher's cookie, then Accept-Language win); null: English");
 const Cursor = z.string().nullable().describe('Pass as `cursor` for the next page; null at the end');
 
 export const ListQuery = z.strictObject(Pagination);
@@ -27,11 +32,12 @@ export const IdParams = z.strictObject({ id: Id });
 export const CredentialParams = z.strictObject({ id: Id, credential_id: Id });
 
 // --- links
-export const LinkCreateBody = z.strictObject({ owner_email: Email.optional(), alias: Alias, title: Title.optional() });
+export const LinkCreateBody = z.strictObject({ owner_email: Email.optional(), alias: Alias, title: Title.optional(), default_language: DefaultLanguage.optional() });
 export const LinkPatchBody = z.strictObject({
   alias: Alias.optional(),
   title: Title.nullable().optional(),
   away_redirect_link_id: Id.nullable().optional().describe("While the owner is out of office, send requesters to this link (another owner's, same customer); null: stay"),
+  default_language: DefaultLanguage.optional(),
 });
 export const LinkListQuery = z.strictObject({ ...Pagination, owner_email: Email.optional() });
 export const Link = z.object({
@@ -44,6 +50,7 @@ export const Link = z.object({
   updated_at: Timestamp,
   deleted_at: Timestamp.optional().describe('Only in the answer to DELETE'),
   away_redirect_link_id: z.string().nullable().describe("While the owner is out of office, requesters are sent to this link (docs: public scheduling, Away)"),
+  default_language: DefaultLanguage,
 }).meta({ id: 'Link' });
 export const LinkList = z.object({ links: z.array(Link), next_cursor: Cursor });
 

@@ -1458,6 +1458,11 @@ export interface components {
             deleted_at?: string;
             /** @description While the owner is out of office, requesters are sent to this link (docs: public scheduling, Away) */
             away_redirect_link_id: string | null;
+            /**
+             * @description The language of the link's requester pages when the request names none of ours (?lang=, the language switcher's cookie, then Accept-Language win); null: English
+             * @enum {string|null}
+             */
+            default_language: "en" | "de" | "fr" | "es" | "pt-BR" | "it" | "nl" | "ja" | "zh-CN" | "ar" | null;
         };
         /** @description The same instant on the owner's wall clock, with the offset in force then, e.g. 2027-01-12T14:00:00+01:00 */
         LocalDateTime: string;
@@ -5909,6 +5914,11 @@ export interface operations {
                     /** @description Lowercase letters, digits and inner hyphens, 3 to 64; not reserved, not id-shaped */
                     alias: string;
                     title?: string;
+                    /**
+                     * @description The language of the link's requester pages when the request names none of ours (?lang=, the language switcher's cookie, then Accept-Language win); null: English
+                     * @enum {string|null}
+                     */
+                    default_language?: "en" | "de" | "fr" | "es" | "pt-BR" | "it" | "nl" | "ja" | "zh-CN" | "ar" | null;
                 };
             };
         };
@@ -6025,6 +6035,11 @@ export interface operations {
                     title?: string | null;
                     /** @description While the owner is out of office, send requesters to this link (another owner's, same customer); null: stay */
                     away_redirect_link_id?: string | null;
+                    /**
+                     * @description The language of the link's requester pages when the request names none of ours (?lang=, the language switcher's cookie, then Accept-Language win); null: English
+                     * @enum {string|null}
+                     */
+                    default_language?: "en" | "de" | "fr" | "es" | "pt-BR" | "it" | "nl" | "ja" | "zh-CN" | "ar" | null;
                 };
             };
         };

@@ -72,9 +72,9 @@ function notice(locale: Locale, t: Words, which: 'confirmed' | 'expired' | 'clos
 
 export async function contactVerificationPage(req: Request, ctx: { params: Promise<Record<string, string | string[] | undefined>> }): Promise<Response> {
   const token = String((await ctx.params).token ?? '');
-  const locale = requestLocale(req);
-  const t = await requesterTranslations('verify', locale);
-  const lang = { 'content-language': locale };
+  let locale = requestLocale(req);
+  let t = await requesterTranslations('verify', locale);
+  let lang = { 'content-language': locale };
   let headers: Record<string, string> = {};
   try {
     // The global per-IP limit, then (for a token that exists) the same per-verification budget as the POST.
@@ -87,6 +87,14 @@ export async function contactVerificationPage(req: Request, ctx: { params: Promi
     if (!checked.limit.success) return respond(429, notice(locale, t, 'tooMany'), headers);
     if (token.length > 128) return respond(404, notice(locale, t, 'notFound'), headers);
     const v = await verificationPage(db, token, new Date());
+    // The link's default language, known now, comes after the request's own choice (docs/public-scheduling.md "Languages").
+    const chosen = requestLocale(req, v.linkDefaultLanguage);
+    if (chosen !== locale) {
+      locale = chosen;
+      t = await requesterTranslations('verify', locale);
+      lang = { 'content-language': locale };
+      headers = { ...headers, ...lang };
+    }
     const statusLink = v.statusPath ? `<a href="${escapeHtml(v.statusPath)}">${escapeHtml(t('statusLink'))}</a>` : '';
     if (v.state !== 'pending') return respond(200, notice(locale, t, v.state, statusLink ? `<p>${statusLink}</p>` : ''), headers);
     const strong = (c: string) => `<strong>${c}</strong>`;

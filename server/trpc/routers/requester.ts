@@ -160,7 +160,7 @@ export const requesterRouter = router({
       const linkId = await linkIdFor(db, link);
       if (linkId) await limit(RATE_LIMITS.publicProposalSubmit, rateLimitKeys.submit(ipOf(ctx), linkId));
       const baseUrl = publicBaseUrl(ctx.req, getConfig().publicBaseUrl);
-      const out = await withCredential(ctx, (bearer) => submitProposal(db, link, bearer, body, baseUrl, ctx.now(), { requesterTimeZone: time_zone, requesterLocale: requestLocale(ctx.req) }));
+      const out = await withCredential(ctx, (bearer) => submitProposal(db, link, bearer, body, baseUrl, ctx.now(), { requesterTimeZone: time_zone, requesterLocale: (linkDefault) => requestLocale(ctx.req, linkDefault) }));
       return { status: out.status, status_url: out.status_url, credential_rejected: out.credential_rejected };
     }),
 

@@ -4,10 +4,10 @@ import { applyRequesterLocale } from '@/i18n/proxyLocale';
 import { LOCALE_COOKIE, LOCALE_HEADER } from '@/i18n/locales';
 
 /** proxy.ts's share of the languages (i18n/proxyLocale.ts; docs/public-scheduling.md "Languages"). */
-function run(url: string, headers: Record<string, string> = {}) {
+function run(url: string, headers: Record<string, string> = {}, linkDefault: string | null = null) {
   const req = new NextRequest(new URL(url, 'http://127.0.0.1'), { headers });
   const forward = new Headers(req.headers);
-  const finish = applyRequesterLocale(req, forward);
+  const finish = applyRequesterLocale(req, forward, linkDefault);
   const res = NextResponse.next();
   finish(res);
   return { locale: forward.get(LOCALE_HEADER), res };
@@ -19,13 +19,32 @@ describe('the proxy picks a requester page\'s language', () => {
     expect(run('/ada', { 'accept-language': 'de', cookie: `${LOCALE_COOKIE}=ja` }).locale).toBe('ja');
     const q = run('/ada/intro?lang=ar', { 'accept-language': 'de', cookie: `${LOCALE_COOKIE}=ja` });
     expect(q.locale).toBe('ar');
-    expect(q.res.cookies.get(LOCALE_COOKIE)?.value).toBe('ar');
+    expect(q.res.headers.getSetCookie()).toEqual([`${LOCALE_COOKIE}=ar; Path=/; Max-Age=31536000; SameSite=Lax`]);
     expect(q.res.headers.get('content-language')).toBe('ar');
     expect(q.res.headers.get('vary')).toContain('Accept-Language');
     // Nothing to remember without ?lang=, or when it is already remembered.
-    expect(run('/ada', { 'accept-language': 'fr' }).res.cookies.get(LOCALE_COOKIE)).toBeUndefined();
-    expect(run('/ada?lang=ja', { cookie: `${LOCALE_COOKIE}=ja` }).res.cookies.get(LOCALE_COOKIE)).toBeUndefined();
+    expect(run('/ada', { 'accept-language': 'fr' }).res.headers.get('set-cookie')).toBeNull();
+    expect(run('/ada?lang=ja', { cookie: `${LOCALE_COOKIE}=ja` }).res.headers.get('set-cookie')).toBeNull();
     expect(run('/ada?lang=xx', { 'accept-language': 'es' }).locale).toBe('es');
+  });
+
+  it("then the link's default language, before English; a supported Accept-Language still wins", () => {
+    expect(run('/ada', { 'accept-language': 'ko' }, 'de').locale).toBe('de');
+    expect(run('/ada/intro', {}, 'de').locale).toBe('de');
+    expect(run('/ada', { 'accept-language': 'en-US,en;q=0.9' }, 'de').locale).toBe('en');
+    expect(run('/ada', { 'accept-language': 'ko', cookie: `${LOCALE_COOKIE}=fr` }, 'de').locale).toBe('fr');
+    expect(run('/ada?lang=ja', { 'accept-language': 'ko' }, 'de').locale).toBe('ja');
+    expect(run('/ada', { 'accept-language': 'ko' }, null).locale).toBe('en');
+    expect(run('/dashboard', { 'accept-language': 'ko' }, 'de').locale).toBeNull();
+  });
+
+  it('over https a remembered ?lang= is a cookie that also works inside a frame (SameSite=None; Secure; Partitioned)', () => {
+    const framed = run('https://scheduler.example/ada?lang=de', { 'sec-fetch-dest': 'iframe' });
+    // an unpartitioned cookie kept from before is cleared, so only the new one is sent
+    expect(framed.res.headers.getSetCookie()).toEqual([`${LOCALE_COOKIE}=; Path=/; Max-Age=0; SameSite=Lax`, `${LOCALE_COOKIE}=de; Path=/; Max-Age=31536000; SameSite=None; Secure; Partitioned`]);
+    // behind a TLS-terminating proxy (x-forwarded-proto), as the credential cookie decides
+    const proxied = run('/ada?lang=fr', { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'scheduler.example' });
+    expect(proxied.res.headers.getSetCookie().at(-1)).toMatch(/^requester_lang=fr; .*; SameSite=None; Secure; Partitioned$/);
   });
 
   it('leaves the dashboard and sign-in English, and drops a client\'s own header', () => {

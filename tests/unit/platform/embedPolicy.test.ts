@@ -3,6 +3,7 @@ import { allowedHostOrigin, tokenOf } from '@/components/public/embed-events';
 import { domainSources, embedTarget } from '@/server/http/frameAncestors';
 import { pageContentSecurityPolicy } from '@/server/http/securityHeaders';
 import { clearCredentialCookie, credentialCookie } from '@/server/trpc/routers/requesterCookie';
+import { LOCALE_COOKIE, localeCookie, localeCookies } from '@/i18n/locales';
 
 /** docs/public-scheduling.md "Embedding": which pages may be framed, by whom, and the cookie inside a frame. */
 describe('embedding: the pieces without a database', () => {
@@ -50,5 +51,15 @@ describe('embedding: the pieces without a database', () => {
     expect(credentialCookie('rc_x', https)).toMatch(/; HttpOnly; SameSite=None; Secure; Partitioned$/);
     expect(clearCredentialCookie(https)).toMatch(/Max-Age=0; HttpOnly; SameSite=None; Secure; Partitioned$/);
     expect(credentialCookie('rc_x', http)).toMatch(/; HttpOnly; SameSite=Lax$/);
+  });
+
+  it('the language cookie follows the same rule, so a switcher choice inside a frame is kept (readable by the page: no HttpOnly)', () => {
+    expect(localeCookie('de', true)).toBe(`${LOCALE_COOKIE}=de; Path=/; Max-Age=31536000; SameSite=None; Secure; Partitioned`);
+    expect(localeCookie('pt-BR', false)).toBe(`${LOCALE_COOKIE}=pt-BR; Path=/; Max-Age=31536000; SameSite=Lax`);
+    const attributes = (cookie: string) => cookie.split('; ').slice(3).join('; ');
+    expect(attributes(localeCookie('ar', true))).toBe(attributes(credentialCookie('rc_x', new Request('https://scheduler.example/api/trpc'))).replace('HttpOnly; ', ''));
+    // what the switcher and the proxy write: over https, an unpartitioned cookie from before is cleared first
+    expect(localeCookies('ja', true)).toEqual([`${LOCALE_COOKIE}=; Path=/; Max-Age=0; SameSite=Lax`, localeCookie('ja', true)]);
+    expect(localeCookies('ja', false)).toEqual([localeCookie('ja', false)]);
   });
 });

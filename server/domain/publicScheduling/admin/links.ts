@@ -8,6 +8,7 @@ import { DomainError, invalidField } from '../../errors';
 import { isUuid, newId } from '../../ids';
 import { afterCursor, allOf, notFound, pageOf, scopedOwnerEmail, type Actor, type Page, type PageQuery } from './common';
 import { validateAlias } from './validation';
+import type { Locale } from '@/i18n/locales';
 
 type LinkRow = typeof publicLinks.$inferSelect;
 type OwnerRow = typeof owners.$inferSelect;
@@ -23,6 +24,8 @@ export type LinkView = {
   deleted_at?: string;
   /** While the owner is out of office, requesters go to this link (docs/public-scheduling.md "Away"). */
   away_redirect_link_id: string | null;
+  /** The requester pages' language when the request names none we have; null: English (docs/public-scheduling.md "Languages"). */
+  default_language: Locale | null;
 };
 
 /** `{baseUrl}/public/schedules/{alias}`: the readable address requesters open. */
@@ -45,6 +48,7 @@ export function linkView(r: LinkRecord, baseUrl: string): LinkView {
     created_at: r.link.createdAt.toISOString(),
     updated_at: r.link.updatedAt.toISOString(),
     away_redirect_link_id: r.link.awayRedirectLinkId,
+    default_language: r.link.defaultLanguage,
   };
   if (r.link.deletedAt) view.deleted_at = r.link.deletedAt.toISOString();
   return view;
@@ -67,15 +71,17 @@ async function aliasTaken(db: Executor, alias: string): Promise<boolean> {
 
 /** The audit entry of a change to a link. */
 function linkChange(action: AdminAction, r: LinkRecord, now: Date, details: Record<string, unknown> = {}): AdminChange {
-  return { action, customerId: r.link.customerId, owner: r.owner, details: { link_id: r.link.id, alias: r.link.alias, title: r.link.title, away_redirect_link_id: r.link.awayRedirectLinkId, ...details }, at: now };
+  return { action, customerId: r.link.customerId, owner: r.owner, details: { link_id: r.link.id, alias: r.link.alias, title: r.link.title, away_redirect_link_id: r.link.awayRedirectLinkId, default_language: r.link.defaultLanguage, ...details }, at: now };
 }
+
+type LinkInput = { alias: string; title?: string | null; default_language?: Locale | null };
 
 /** A new public link for an owner the caller's scope covers (`ownerEmail` resolved by the transport). */
 export async function createLink(
   db: Executor,
   customerId: string,
   ownerEmail: string,
-  input: { alias: string; title?: string | null },
+  input: LinkInput,
   now: Date,
   actor: Actor = null,
 ): Promise<LinkRecord> {
@@ -86,7 +92,7 @@ async function insertLink(
   db: Executor,
   customerId: string,
   ownerEmail: string,
-  input: { alias: string; title?: string | null },
+  input: LinkInput,
   now: Date,
 ): Promise<LinkRecord> {
   const alias = validateAlias(input.alias);
@@ -100,7 +106,7 @@ async function insertLink(
   try {
     const [link] = await db
       .insert(publicLinks)
-      .values({ id: newId(), customerId, ownerId: owner.id, alias, title: input.title ?? null, createdAt: now, updatedAt: now })
+      .values({ id: newId(), customerId, ownerId: owner.id, alias, title: input.title ?? null, defaultLanguage: input.default_language ?? null, createdAt: now, updatedAt: now })
       .returning();
     return { link, owner };
   } catch (err) {
@@ -148,9 +154,9 @@ export async function listLinks(
   return pageOf(rows, q.limit);
 }
 
-export type LinkPatch = { alias?: string; title?: string | null; away_redirect_link_id?: string | null };
+export type LinkPatch = { alias?: string; title?: string | null; away_redirect_link_id?: string | null; default_language?: Locale | null };
 
-/** Change a link's alias, title or away redirect. */
+/** Change a link's alias, title, away redirect or default language. */
 export async function updateLink(
   db: Executor,
   customerId: string,
@@ -177,7 +183,13 @@ async function changeLink(
   try {
     const [link] = await db
       .update(publicLinks)
-      .set({ alias, title: patch.title !== undefined ? patch.title : current.link.title, awayRedirectLinkId: away, updatedAt: now })
+      .set({
+        alias,
+        title: patch.title !== undefined ? patch.title : current.link.title,
+        awayRedirectLinkId: away,
+        defaultLanguage: patch.default_language !== undefined ? patch.default_language : current.link.defaultLanguage,
+        updatedAt: now,
+      })
       .where(eq(publicLinks.id, current.link.id))
       .returning();
     return { link, owner: current.owner };

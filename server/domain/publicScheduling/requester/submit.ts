@@ -68,7 +68,7 @@ function checkAttendees(input: SubmitInput, type: MeetingTypeRecord | null) {
  * the verification link, unless a credential of the requester's own email
  * skips verification where the type allows it.
  */
-export async function submitProposal(db: Db, idOrAlias: string, bearer: string | null, input: SubmitInput, baseUrl: string, now: Date, opts: { requesterTimeZone?: string; requesterLocale?: Locale } = {}): Promise<SubmitResult> {
+export async function submitProposal(db: Db, idOrAlias: string, bearer: string | null, input: SubmitInput, baseUrl: string, now: Date, opts: { requesterTimeZone?: string; requesterLocale?: (linkDefault: Locale | null) => Locale } = {}): Promise<SubmitResult> {
   const link = await loadPublicLink(db, idOrAlias);
   // The zone the booking pages showed times in (their mail uses it); unknown or absent: the owner's.
   const requesterTimeZone = opts.requesterTimeZone ? canonicalTimeZone(opts.requesterTimeZone) : null;
@@ -138,7 +138,8 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
       requesterEmail: email,
       requesterName: input.requester_contact.name ?? null,
       requesterTimeZone,
-      requesterLocale: opts.requesterLocale ?? null,
+      // The pages' language: the request's own choice, else the link's default (docs/public-scheduling.md "Languages").
+      requesterLocale: opts.requesterLocale?.(link.link.defaultLanguage) ?? null,
       attendees: input.attendees.map((a) => ({ email: normalizeEmail(a.email), ...(a.name ? { name: a.name } : {}) })),
       durationMinutes: duration,
       requestedStart: window?.start ?? null,
@@ -165,7 +166,7 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
       contactVerificationMessage(email, { title: type?.type.title ?? null, ownerName: host.name, start: window?.start, end: window?.end, timeZone: requesterTimeZone ?? host.timeZone }, {
         verificationUrl: result.contact_verification_url,
         statusUrl: result.status_url,
-      }),
+      }, opts.requesterLocale ?? 'en'),
     );
   }
   else await afterPendingReview(db, proposalId, base, now);

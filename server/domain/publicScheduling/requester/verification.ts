@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
-import { bookingProposals, contactVerifications, owners, publicMeetingTypes } from '@/db/schema';
+import { bookingProposals, contactVerifications, owners, publicLinks, publicMeetingTypes } from '@/db/schema';
 import { DomainError } from '../../errors';
 import { hashSecret, SECRET_PREFIX } from '../../ids';
 import { expireLapsed } from '../review/expiry';
@@ -55,6 +55,7 @@ export async function verificationPage(db: Executor, token: string, now: Date) {
   const { v, p } = await byToken(db, token);
   const [owner] = await db.select({ name: owners.name }).from(owners).where(eq(owners.id, p.ownerId));
   const [type] = p.meetingTypeId ? await db.select({ title: publicMeetingTypes.title }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
+  const [link] = p.linkId ? await db.select({ defaultLanguage: publicLinks.defaultLanguage }).from(publicLinks).where(eq(publicLinks.id, p.linkId)) : [];
   return {
     state: stateOf(v, p, now),
     email: v.email,
@@ -63,6 +64,8 @@ export async function verificationPage(db: Executor, token: string, now: Date) {
     start: p.requestedStart,
     end: p.requestedEnd,
     statusPath: statusPathFor(token, p),
+    /** The link's default language (docs/public-scheduling.md "Languages"): the page speaks it when the request names none of ours. */
+    linkDefaultLanguage: link?.defaultLanguage ?? null,
   };
 }
 

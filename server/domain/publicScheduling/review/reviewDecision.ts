@@ -8,6 +8,7 @@ import { runClaim } from '../../claims/claimDecision';
 import { GateRefusal, ownerQueueKey, runClaimOperation, type Answer, type ClaimOperation } from '../../claims/claimRunner';
 import { bookingOwner, rescheduleClaim, type Mover } from '../../claims/rescheduleService';
 import { loadAround, lockOwner, resolveCalendar } from '../../claims/claimTarget';
+import { mailLocale } from '@/i18n/mail';
 import { moveOutcomeMessage, proposalOutcomeMessage, sendMail, type MailMessage } from '../../email';
 import { DomainError, invalidField } from '../../errors';
 import { isUuid, newId } from '../../ids';
@@ -122,7 +123,7 @@ export function attendeesOf(p: ProposalRow): AttendeeJson[] {
   return out;
 }
 
-/** The requester's mail about the decision, in the zone their booking pages used (else the owner's). */
+/** The requester's mail about the decision, in the zone their booking pages used (else the owner's) and the language of their request. */
 export async function mailFor(
   db: Executor,
   p: ProposalRow,
@@ -138,12 +139,14 @@ export async function mailFor(
       p.requesterEmail,
       { title: type?.title ?? null, ownerName: owner?.name ?? null, start: outcome.start ?? p.requestedStart, end: outcome.end ?? p.requestedEnd, timeZone },
       { ...outcome, from: moved.from },
+      mailLocale(p.requesterLocale),
     );
   }
   return proposalOutcomeMessage(
     p.requesterEmail,
     { title: type?.title ?? null, ownerName: owner?.name ?? null, start: outcome.start ?? p.requestedStart, end: outcome.end ?? p.requestedEnd, timeZone: p.requesterTimeZone ?? owner?.timeZone ?? 'UTC' },
     { ...outcome, location: outcome.status === 'booked' ? (type?.location ?? null) : null, video: outcome.status === 'booked' && type ? videoMailLine(type) : null },
+    mailLocale(p.requesterLocale),
   );
 }
 
