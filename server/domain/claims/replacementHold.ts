@@ -52,7 +52,8 @@ function asClaim(claim: NewClaim, priority: number): Claim {
  */
 export async function placeReplacementHolds(tx: Tx, preempted: readonly LoadedClaim[], ctx: ReplacementContext): Promise<Map<string, ReplacementHold>> {
   const out = new Map<string, ReplacementHold>();
-  const ids = preempted.filter((p) => p.kind === 'booking' && !p.groupId && p.agentId).map((p) => p.id);
+  // Only what the claims around said is of a class asking for it: a class without the setting costs nothing.
+  const ids = preempted.filter((p) => p.rebook && p.kind === 'booking' && !p.groupId && p.agentId).map((p) => p.id);
   if (!ids.length) return out;
   const rows = await bookingsToRebook(tx, ids);
   if (!rows.length) return out;
