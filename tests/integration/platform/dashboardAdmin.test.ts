@@ -96,7 +96,8 @@ describe('admin console procedures', () => {
     expect((await caller.admin.meetingClasses.list()).meeting_classes.find((c) => c.name === name)?.on_preempted).toBe('hold_nearest');
     const audit = await api('GET', '/v1/audit-log?action=meeting_class.update&limit=5', { key: admin.key });
     expect(audit.body.entries[0]).toMatchObject({ at: NOW.toISOString(), meeting_class: name, details: { on_preempted: 'hold_nearest', before: { on_preempted: null } } });
-    expect(await refusal(caller.admin.meetingClasses.update({ name: 'no-such-class', change: { on_preempted: null } }))).toBe('NOT_FOUND');
+    const missing = await caller.admin.meetingClasses.update({ name: 'no-such-class', change: { on_preempted: null } }).catch((e: unknown) => e);
+    expect((missing as TRPCError).cause).toMatchObject({ code: 'MEETING_CLASS_NOT_FOUND' });
     const member = await callerAs(memberEmail, 'member');
     expect(await refusal(member.admin.meetingClasses.update({ name, change: { on_preempted: null } }))).toBe('FORBIDDEN');
   });
