@@ -84,7 +84,7 @@ export const Rules = z.object({
 const OnPreempted = z
   .enum(ON_PREEMPTED)
   .nullable()
-  .describe('hold_nearest: a preempted booking of the class gets a hold on the nearest slot its rules accept (booking.preempted replacement_hold); null: nothing')
+  .describe('hold_nearest: a preempted booking gets a hold on the nearest acceptable slot; null: none')
   .meta({ id: 'OnPreempted' });
 const MeetingClassSettings = {
   priority: z.int().min(-1000).max(1000),

@@ -149,7 +149,7 @@ const NOTIFICATION_ITEMS = [
         .object({ id: z.string(), start: Timestamp, end: Timestamp, expires_at: Timestamp })
         .nullable()
         .optional()
-        .describe('Class on_preempted hold_nearest: the hold placed for you (confirm or release it), null when none could be placed; absent otherwise'),
+        .describe('on_preempted hold_nearest: the hold placed for you, or null; absent otherwise'),
     }),
   ),
   notificationKind(

@@ -171,9 +171,9 @@ export interface paths {
         post: operations["createMeetingClass"];
     };
     "/v1/meeting-classes/{name}": {
-        /** @description One meeting class by its name. Requires permission `manage_customer` or `read_availability`. */
+        /** @description One meeting class. Requires permission `manage_customer` or `read_availability`. */
         get: operations["getMeetingClass"];
-        /** @description Change a meeting class's settings (priority, policy, buffers, reminders, on_preempted); not its name. Requires permission `manage_customer`. Idempotency-Key makes retries safe. */
+        /** @description Change a meeting class (not its name). Requires permission `manage_customer`. Idempotency-Key makes retries safe. */
         patch: operations["updateMeetingClass"];
     };
     "/v1/notifications": {
@@ -436,6 +436,8 @@ export interface components {
                 status: string;
             }[];
         };
+        /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
+        BufferMinutes: number;
         Calendar: {
             /** Format: uuid */
             calendar_id: string;
@@ -827,7 +829,7 @@ export interface components {
             };
             pending_notifications: components["schemas"]["Notification"][];
         };
-        /** @description `MEETING_CLASS_NOT_FOUND`: No meeting class of this name for this customer */
+        /** @description `MEETING_CLASS_NOT_FOUND`: No meeting class of this name */
         Error_MEETING_CLASS_NOT_FOUND: {
             error: {
                 /** @enum {string} */
@@ -1663,7 +1665,7 @@ export interface components {
                     status: string;
                 }[];
                 video?: components["schemas"]["VideoLink"];
-                /** @description Class on_preempted hold_nearest: the hold placed for you (confirm or release it), null when none could be placed; absent otherwise */
+                /** @description on_preempted hold_nearest: the hold placed for you, or null; absent otherwise */
                 replacement_hold?: {
                     id: string;
                     start: components["schemas"]["Timestamp"];
@@ -1827,7 +1829,7 @@ export interface components {
          */
         NullableTimestamp: string | null;
         /**
-         * @description hold_nearest: a preempted booking of the class gets a hold on the nearest slot its rules accept (booking.preempted replacement_hold); null: nothing
+         * @description hold_nearest: a preempted booking gets a hold on the nearest acceptable slot; null: none
          * @enum {string|null}
          */
         OnPreempted: "hold_nearest" | null;
@@ -4867,10 +4869,8 @@ export interface operations {
                     /** @enum {string} */
                     preempt_policy?: "preempt_lower" | "never";
                     sacred_meeting_age_hours?: number;
-                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
-                    buffer_before_minutes?: number;
-                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
-                    buffer_after_minutes?: number;
+                    buffer_before_minutes?: components["schemas"]["BufferMinutes"];
+                    buffer_after_minutes?: components["schemas"]["BufferMinutes"];
                     /** @description Minutes before each meeting at which its attendees are reminded by mail and its agent by a booking.reminder notification and webhook: at most 5 distinct offsets, each 5 to 10080 (7 days), e.g. [1440, 60] */
                     reminder_offsets_minutes?: number[];
                     on_preempted?: components["schemas"]["OnPreempted"];
@@ -4951,10 +4951,8 @@ export interface operations {
                     /** @enum {string} */
                     preempt_policy?: "preempt_lower" | "never";
                     sacred_meeting_age_hours?: number;
-                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
-                    buffer_before_minutes?: number;
-                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
-                    buffer_after_minutes?: number;
+                    buffer_before_minutes?: components["schemas"]["BufferMinutes"];
+                    buffer_after_minutes?: components["schemas"]["BufferMinutes"];
                     /** @description Minutes before each meeting at which its attendees are reminded by mail and its agent by a booking.reminder notification and webhook: at most 5 distinct offsets, each 5 to 10080 (7 days), e.g. [1440, 60] */
                     reminder_offsets_minutes?: number[];
                     on_preempted?: components["schemas"]["OnPreempted"];
@@ -6154,10 +6152,8 @@ export interface operations {
                     } | null;
                     /** @description No suggested time starts sooner than this many hours from now; default 0 (extension) */
                     min_notice_hours?: number;
-                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
-                    buffer_before_minutes?: number;
-                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
-                    buffer_after_minutes?: number;
+                    buffer_before_minutes?: components["schemas"]["BufferMinutes"];
+                    buffer_after_minutes?: components["schemas"]["BufferMinutes"];
                     /** @description Minutes before each meeting booked through the type at which its attendees are reminded (at most 5, 5-10080 each); null: the meeting class's list (docs/reliability.md "Reminders") */
                     reminder_offsets_minutes?: number[] | null;
                     /** @description After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension) */
@@ -6280,10 +6276,8 @@ export interface operations {
                     } | null;
                     /** @description No suggested time starts sooner than this many hours from now; default 0 (extension) */
                     min_notice_hours?: number;
-                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
-                    buffer_before_minutes?: number;
-                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
-                    buffer_after_minutes?: number;
+                    buffer_before_minutes?: components["schemas"]["BufferMinutes"];
+                    buffer_after_minutes?: components["schemas"]["BufferMinutes"];
                     /** @description Minutes before each meeting booked through the type at which its attendees are reminded (at most 5, 5-10080 each); null: the meeting class's list (docs/reliability.md "Reminders") */
                     reminder_offsets_minutes?: number[] | null;
                     /** @description After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension) */
