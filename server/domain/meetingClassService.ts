@@ -88,7 +88,7 @@ const offsets = (list: number[]) => [...new Set(list)].sort((a, b) => b - a);
 
 /**
  * Change a class's settings (not its name), audited `meeting_class.update` with the settings
- * before and after, as other class edits. What was decided with the old settings stays
+ * before and after, as other administrative edits (a change that changes nothing writes none). What was decided with the old settings stays
  * (a claim keeps its buffers and reminders; docs/arbitration.md "Buffers").
  */
 export async function updateMeetingClass(db: Executor, customerId: string, name: string, change: MeetingClassChange, actor: AdminActor = null, now: Date = new Date()): Promise<MeetingClassRow> {
@@ -110,7 +110,8 @@ export async function updateMeetingClass(db: Executor, customerId: string, name:
       const [after] = await tx.update(meetingClasses).set(set).where(eq(meetingClasses.id, before.id)).returning();
       return { before, after };
     },
-    ({ before, after }) => (before === after ? null : { action: 'meeting_class.update', customerId, meetingClass: after.name, details: { ...meetingClassView(after), before: meetingClassView(before) }, at: now }),
+    // Nothing changed (an empty patch, or the values it already has): no audit row.
+    ({ before, after }) => (JSON.stringify(meetingClassView(before)) === JSON.stringify(meetingClassView(after)) ? null : { action: 'meeting_class.update', customerId, meetingClass: after.name, details: { ...meetingClassView(after), before: meetingClassView(before) }, at: now }),
   ).then((r) => r.after);
 }
 

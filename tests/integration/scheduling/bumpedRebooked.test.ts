@@ -128,6 +128,10 @@ describe('the class setting over REST', () => {
     expect(read.body.on_preempted).toBe('hold_nearest');
     const audit = await call('GET', '/v1/audit-log?action=meeting_class.update&limit=5', { key: admin.key });
     expect(audit.body.entries[0]).toMatchObject({ action: 'meeting_class.update', meeting_class: name, details: { on_preempted: 'hold_nearest', before: { on_preempted: null } } });
+    // The same value again changes nothing and writes no second row.
+    expect((await call('PATCH', `/v1/meeting-classes/${name}`, { key: admin.key, headers: key(), body: { on_preempted: 'hold_nearest' } })).status).toBe(200);
+    const again = await call('GET', '/v1/audit-log?action=meeting_class.update&limit=50', { key: admin.key });
+    expect(again.body.entries.filter((e: { meeting_class: string }) => e.meeting_class === name)).toHaveLength(1);
     const missing = await call('GET', '/v1/meeting-classes/nope-none', { key: admin.key });
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('MEETING_CLASS_NOT_FOUND');
