@@ -152,6 +152,11 @@ const NOTIFICATION_ITEMS = [
       group_id: z.string().optional().describe('A group claim: the whole group gave way; one item names every member'),
       members: z.array(GroupMember).optional().describe('A group claim: every member released'),
       video: VideoLink.optional(),
+      replacement_hold: z
+        .object({ id: z.string(), start: Timestamp, end: Timestamp, expires_at: Timestamp })
+        .nullable()
+        .optional()
+        .describe('on_preempted hold_nearest: the hold placed for you, or null; absent otherwise'),
     }),
   ),
   notificationKind(
