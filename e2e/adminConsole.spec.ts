@@ -192,12 +192,19 @@ test.describe('owner settings and the administration console', () => {
     await page.getByRole('button', { name: 'Create class' }).click();
     await expect(page.getByText('Enter 5 or more')).toBeVisible();
     await page.getByLabel('Reminders (minutes before)').fill('1440, 60');
+    // A bumped meeting rebooked (docs/arbitration.md "Bumped meetings rebooked").
+    await page.getByLabel('When a meeting of the class is bumped').selectOption('hold_nearest');
     await page.getByRole('button', { name: 'Create class' }).click();
-    await expect(page.getByRole('cell', { name: 'board' })).toBeVisible();
+    await expect(page.getByRole('cell', { name: 'board', exact: true })).toBeVisible();
     await expect(page.locator('#class-board')).toContainText('10 min before, 15 min after');
     await expect(page.locator('#class-board')).toContainText('1 d, 1 h before');
     const classes = await page.request.get(`${base}/v1/meeting-classes`, { headers: { authorization: `Bearer ${s.key}` } });
-    expect((await classes.json()).meeting_classes.find((c: { name: string }) => c.name === 'board')).toMatchObject({ buffer_before_minutes: 10, buffer_after_minutes: 15, reminder_offsets_minutes: [1440, 60] });
+    expect((await classes.json()).meeting_classes.find((c: { name: string }) => c.name === 'board')).toMatchObject({ buffer_before_minutes: 10, buffer_after_minutes: 15, reminder_offsets_minutes: [1440, 60], on_preempted: 'hold_nearest' });
+    // Changed in its row: back to nothing.
+    await expect(page.getByLabel('When a board meeting is bumped')).toHaveValue('hold_nearest');
+    await page.getByLabel('When a board meeting is bumped').selectOption('');
+    await page.locator('#class-board').getByRole('button', { name: 'Save' }).click();
+    await expect.poll(async () => (await (await page.request.get(`${base}/v1/meeting-classes/board`, { headers: { authorization: `Bearer ${s.key}` } })).json()).on_preempted).toBeNull();
     await screenshots(page, 'meeting-classes');
     await page.goto(`${base}/dashboard/admin/owners`);
     await expect(page.getByText(s.member.email)).toBeVisible();

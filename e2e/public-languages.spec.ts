@@ -13,11 +13,11 @@ import { baseUrls, PROJECT_ROOT } from './servers';
  */
 const ZONE = 'Asia/Tokyo';
 
-/** What each language's pages say at each step (from messages/<locale>/public.json). */
+/** What each language's pages say at each step (from messages/<locale>/public.json), and its verification mail (mail.json). */
 const WORDS = {
-  de: { dir: 'ltr', choose: 'Termin auswählen', pick: 'Zeit wählen', details: 'Ihre Angaben', name: 'Ihr Name', email: 'Ihre E-Mail-Adresse', message: 'Nachricht (optional)', send: 'Anfrage senden', sent: 'Prüfen Sie Ihr E-Mail-Postfach', badge: 'Wartet auf Prüfung', zone: 'Ihre Zeitzone' },
-  ja: { dir: 'ltr', choose: 'ミーティングを選択', pick: '時間を選択', details: 'お客様情報', name: 'お名前', email: 'メールアドレス', message: 'メッセージ（任意）', send: 'リクエストを送信', sent: 'メールをご確認ください', badge: '確認待ち', zone: 'タイムゾーン' },
-  ar: { dir: 'rtl', choose: 'اختر اجتماعًا', pick: 'اختر وقتًا', details: 'بياناتك', name: 'اسمك', email: 'بريدك الإلكتروني', message: 'رسالة (اختيارية)', send: 'إرسال الطلب', sent: 'تحقّق من بريدك الإلكتروني', badge: 'بانتظار المراجعة', zone: 'منطقتك الزمنية' },
+  de: { dir: 'ltr', choose: 'Termin auswählen', pick: 'Zeit wählen', details: 'Ihre Angaben', name: 'Ihr Name', email: 'Ihre E-Mail-Adresse', message: 'Nachricht (optional)', send: 'Anfrage senden', sent: 'Prüfen Sie Ihr E-Mail-Postfach', badge: 'Wartet auf Prüfung', zone: 'Ihre Zeitzone', mail: 'Bewahren Sie diesen Link auf' },
+  ja: { dir: 'ltr', choose: 'ミーティングを選択', pick: '時間を選択', details: 'お客様情報', name: 'お名前', email: 'メールアドレス', message: 'メッセージ（任意）', send: 'リクエストを送信', sent: 'メールをご確認ください', badge: '確認待ち', zone: 'タイムゾーン', mail: 'このリンクは、リクエストの状況の確認や取り下げに使えますので保管してください' },
+  ar: { dir: 'rtl', choose: 'اختر اجتماعًا', pick: 'اختر وقتًا', details: 'بياناتك', name: 'اسمك', email: 'بريدك الإلكتروني', message: 'رسالة (اختيارية)', send: 'إرسال الطلب', sent: 'تحقّق من بريدك الإلكتروني', badge: 'بانتظار المراجعة', zone: 'منطقتك الزمنية', mail: 'احتفظ بهذا الرابط' },
 } as const;
 type Lang = keyof typeof WORDS;
 
@@ -63,6 +63,8 @@ async function bookIn(browser: Browser, link: PublicLink, lang: Lang, testInfo: 
   await expect(page.getByRole('heading', { name: w.sent })).toBeFocused();
 
   const mail = await verificationMail(email);
+  // The mail is in the page's language too (docs/public-scheduling.md "Languages").
+  expect(mail.text).toContain(w.mail);
   const confirmed = await page.request.post(mail.verify, { headers: { accept: 'application/json' } });
   expect(confirmed.status(), await confirmed.text()).toBe(200);
   await page.goto(mail.status);

@@ -10,6 +10,7 @@ import { MeetingClassCreateBody } from '@/server/schemas/admin';
 import { EmptyState } from './empty-state';
 import { showServerError } from '@/components/ui/server-error';
 import type { MeetingClassView } from '@/server/domain/meetingClassService';
+import { OnPreemptedControl, OnPreemptedSelect } from './on-preempted-control';
 
 /** A class as admin.meetingClasses.list answers it (the domain's view). */
 export type MeetingClassRow = MeetingClassView;
@@ -41,7 +42,7 @@ export function MeetingClassesConsole({ classes }: { classes: MeetingClassRow[] 
   const router = useRouter();
   const create = useMutation(trpc.admin.meetingClasses.create.mutationOptions());
   const { register, handleSubmit, setError, formState, control, reset } = useZodForm(MeetingClassCreateBody, {
-    defaultValues: { name: '', priority: 50, preempt_policy: 'preempt_lower', sacred_meeting_age_hours: 24, buffer_before_minutes: 0, buffer_after_minutes: 0, reminder_offsets_minutes: [] },
+    defaultValues: { name: '', priority: 50, preempt_policy: 'preempt_lower', sacred_meeting_age_hours: 24, buffer_before_minutes: 0, buffer_after_minutes: 0, reminder_offsets_minutes: [], on_preempted: null },
   });
   const onSubmit = handleSubmit(async (values) => {
     try {
@@ -74,6 +75,7 @@ export function MeetingClassesConsole({ classes }: { classes: MeetingClassRow[] 
                   <th scope="col" className="px-3 py-2 font-medium">Sacred after</th>
                   <th scope="col" className="px-3 py-2 font-medium">Kept free</th>
                   <th scope="col" className="px-3 py-2 font-medium">Reminders</th>
+                  <th scope="col" className="px-3 py-2 font-medium">When bumped</th>
                 </tr>
               </thead>
               <tbody className="divide-y divide-line">
@@ -85,6 +87,9 @@ export function MeetingClassesConsole({ classes }: { classes: MeetingClassRow[] 
                     <td className="px-3 py-2">{c.sacred_meeting_age_hours} h</td>
                     <td className="px-3 py-2">{buffersText(c)}</td>
                     <td className="px-3 py-2">{remindersText(c.reminder_offsets_minutes)}</td>
+                    <td className="px-3 py-2">
+                      <OnPreemptedControl name={c.name} value={c.on_preempted} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -108,6 +113,10 @@ export function MeetingClassesConsole({ classes }: { classes: MeetingClassRow[] 
             <p>
               <strong>Reminders</strong> go out by mail to each meeting&apos;s attendees at the chosen times before it, in each reader&apos;s time zone; the booking&apos;s
               agent is told too.
+            </p>
+            <p>
+              <strong>When bumped</strong>: a class may ask that a booking of it moved aside by a higher priority get the nearest free time held for its agent at
+              once (for 10 minutes), to confirm or release like any hold.
             </p>
             <p>
               Time <strong>kept free</strong> before and after a meeting is a buffer: no other meeting may start or end in it, though two meetings&apos; buffers may
@@ -155,6 +164,9 @@ export function MeetingClassesConsole({ classes }: { classes: MeetingClassRow[] 
               error={formState.errors.reminder_offsets_minutes?.message ?? formState.errors.reminder_offsets_minutes?.find?.((e) => e)?.message}
             >
               <Input inputMode="numeric" autoComplete="off" {...register('reminder_offsets_minutes', { setValueAs: offsetsFromText })} />
+            </Field>
+            <Field label="When a meeting of the class is bumped" hint="Its agent may get the nearest free time held at once." error={formState.errors.on_preempted?.message}>
+              <Controller control={control} name="on_preempted" render={({ field }) => <OnPreemptedSelect value={field.value} onChange={field.onChange} onBlur={field.onBlur} name={field.name} />} />
             </Field>
             {formState.errors.root && <Alert tone="danger">{formState.errors.root.message}</Alert>}
             <div>

@@ -5,15 +5,16 @@ import { useTranslations } from 'next-intl';
 import { useFormatLocale } from './format-locale';
 import { Alert } from '@/components/ui/alert';
 import { buttonClasses } from '@/components/ui/button-classes';
-import { requesterApi } from './api';
 import { minutesLabel } from './durations';
-import { ChevronLeft, ChevronRight } from '@/components/ui/icons';
+import { CalendarX2, ChevronLeft, ChevronRight } from '@/components/ui/icons';
 import { LazyRequestForm, preloadRequestForm } from './lazy-request-form';
 import { Submitted, type SubmittedInfo } from './submitted';
-import { formatLongDay, formatViewerSlot, zoneName } from '@/components/ui/time-format';
+import { formatDateLongDay, formatMonthYear, formatViewerSlot, zoneName } from '@/components/ui/time-format';
 import { useTimeZone } from '@/components/public/time-zone';
 import { TimeList, type Slot } from './time-grid';
 import { TimeZonePicker } from './time-zone-picker';
+import { MonthView } from './month-view';
+import { useFreeDays, useSuggestedTimes, type FreeDay } from './times-data';
 
 /** The API's page size of suggestions (server/domain/publicScheduling/requester MAX_SUGGESTED_TIMES). */
 const MAX_SHOWN = 50;
@@ -26,14 +27,14 @@ type Props = {
   ownerName: string | null;
   /** The type books at once when the time is still free (docs/public-scheduling.md "Booking instantly"): the next step says so. */
   booksInstantly: boolean;
-  /** Suggestions for the first length, rendered with the page (saves a round trip before the times show). */
+  /** Suggestions for the first length, rendered with the page: the first day's times when they hold all of it (saves a round trip). */
   initialTimes?: Slot[];
 };
 
 /**
- * A meeting type's page after its heading: length, time zone, the suggested
- * times grouped by day in the requester's zone, then the request form for
- * the chosen time, then the next step.
+ * A meeting type's page after its heading: length, time zone, the month view
+ * (the days with free times in the requester's zone) and the picked day's
+ * times, then the request form for the chosen time, then the next step.
  */
 export function BookingFlow({ link, slug, title, durations, attendeeLimit, ownerName, booksInstantly, initialTimes }: Props) {
   const [tz, setTz] = useTimeZone();
@@ -41,18 +42,36 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
   const [slot, setSlot] = useState<Slot | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [done, setDone] = useState<SubmittedInfo | null>(null);
-  // Pages of suggestions: each starts where the previous one ended (the API answers at most 50 times).
+  // The month shown (null: the one the server picks, with the first free time) and the day picked in it.
+  const [month, setMonth] = useState<string | null>(null);
+  const [day, setDay] = useState<string | null>(null);
+  const days = useFreeDays(tz ? { link, slug, duration, tz, ...(month ? { month } : {}) } : null);
+  // The last answer stays (its day and times shown) while another month loads.
+  const [view, setView] = useState(days.value);
+  if (days.value && days.value !== view) setView(days.value);
+  const shownMonth = month ?? view?.month ?? null;
+  const counts = days.value ? new Map(days.value.days.map((d) => [d.date, d.count])) : null;
+  // The day picked, else the month's first day with times (docs/public-scheduling.md "Month view").
+  const dayInfo = view?.days.find((d) => d.date === day) ?? view?.days[0] ?? null;
+  // The times rendered with the page stand for the first day until one was taken.
+  const [fresh, setFresh] = useState(true);
+  // Pages of a day's times: each starts where the previous one ended (the API answers at most 50 times).
   const [pages, setPages] = useState<string[]>([]);
-  const from = pages.at(-1);
-  const times = useSuggestedTimes({ link, slug, duration, from, enabled: tz !== null, initial: initialTimes && { duration: durations[0], slots: initialTimes } });
-  const slotsShown = times.slots;
+  const seeded = seededTimes(fresh ? initialTimes : undefined, duration === durations[0] && pages.length === 0 ? dayInfo : null);
+  const times = useSuggestedTimes(dayInfo && !seeded ? { link, slug, duration, from: pages.at(-1) ?? dayInfo.from, to: dayInfo.to } : null);
+  const slotsShown = seeded ?? times.slots;
+  const timesLoading = !seeded && times.loading;
   const detailsHeading = useRef<HTMLHeadingElement>(null);
   const pickHeading = useRef<HTMLHeadingElement>(null);
+  const timesHeading = useRef<HTMLHeadingElement>(null);
+  const [picks, setPicks] = useState(0);
   const hadSlot = useRef(false);
   const lengthName = useId();
   const t = useTranslations('flow');
+  const tm = useTranslations('month');
   const lengths = useTranslations('duration');
   const locale = useFormatLocale();
+  const dayName = dayInfo ? formatDateLongDay(dayInfo.date, locale) : '';
 
   // Focus follows each step (docs/public-scheduling.md "Keyboard and screen readers"): to the
   // details once a time is picked, back to "Pick a time" when the time is changed or was taken.
@@ -61,13 +80,22 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
     else if (hadSlot.current) pickHeading.current?.focus();
     hadSlot.current = slot !== null;
   }, [slot]);
-  // Said by the live region when the list changes (a length, a zone, a page of times).
+  // A day picked in the month view: focus moves to its times' heading (the live region says how many).
+  useEffect(() => {
+    if (picks > 0) timesHeading.current?.focus();
+  }, [picks]);
+  // Said by the live region when the times change (a day, a length, a zone, a page of times).
   const announcement =
-    tz && !slot && !times.loading && !times.failed
-      ? slotsShown.length
-        ? t('announce', { count: slotsShown.length, day: formatLongDay(slotsShown[0].start, tz, locale) })
+    tz && !slot && view && !timesLoading && !times.failed
+      ? dayInfo
+        ? tm('announce', { count: slotsShown.length, day: dayName })
         : t('announceNone')
       : '';
+  const changeLength = (d: number) => {
+    setDuration(d);
+    setSlot(null);
+    setPages([]);
+  };
 
   if (done) return <Submitted info={done} ownerName={ownerName} booksInstantly={booksInstantly} />;
 
@@ -94,11 +122,7 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
                     name={lengthName}
                     value={d}
                     checked={duration === d}
-                    onChange={() => {
-                      setDuration(d);
-                      setSlot(null);
-                      setPages([]);
-                    }}
+                    onChange={() => changeLength(d)}
                     className="size-4 shrink-0 accent-accent focus-visible:outline-none"
                   />
                   <span className="flex-1">{minutesLabel(lengths, d)}</span>
@@ -108,19 +132,57 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
           )}
           {tz && <TimeZonePicker value={tz} onChange={setTz} />}
           {notice && <Alert tone="warn">{notice}</Alert>}
-          <TimeList
-            tz={tz}
-            loading={tz === null || times.loading}
-            failed={times.failed}
-            slots={slotsShown}
-            selected={slot}
-            onSelect={(s) => {
-              setSlot(s);
-              setNotice(null);
-            }}
-            link={link}
-          />
-          {!times.loading && (pages.length > 0 || slotsShown.length >= MAX_SHOWN) && (
+          {days.failed ? (
+            <TimeList tz={tz} loading={false} failed slots={[]} selected={null} onSelect={() => undefined} link={link} />
+          ) : !tz || !shownMonth || !view ? (
+            <TimeList tz={tz} loading failed={false} slots={[]} selected={null} onSelect={() => undefined} link={link} />
+          ) : (
+            <>
+              <MonthView
+                month={shownMonth}
+                firstMonth={view.first_month}
+                lastMonth={view.last_month}
+                counts={counts}
+                selected={dayInfo?.date ?? null}
+                onMonth={(m) => {
+                  setMonth(m);
+                  setPages([]);
+                }}
+                onPick={(d) => {
+                  setDay(d);
+                  setPages([]);
+                  setPicks((n) => n + 1);
+                }}
+              />
+              {days.value && !dayInfo && (
+                <Alert>
+                  <CalendarX2 aria-hidden />
+                  {tm.rich('none', { month: formatMonthYear(shownMonth, locale), link: (c) => <a href={`/${link}#request`}>{c}</a> })}
+                </Alert>
+              )}
+              {dayInfo && (
+                <div className="flex flex-col gap-3">
+                  <h3 ref={timesHeading} tabIndex={-1} className="text-base font-semibold outline-none">
+                    {tm('times', { day: dayName })}
+                  </h3>
+                  <TimeList
+                    tz={tz}
+                    loading={timesLoading}
+                    failed={!seeded && times.failed}
+                    slots={slotsShown}
+                    selected={slot}
+                    onSelect={(s) => {
+                      setSlot(s);
+                      setNotice(null);
+                    }}
+                    link={link}
+                    dayHeadings={false}
+                  />
+                </div>
+              )}
+            </>
+          )}
+          {!timesLoading && (pages.length > 0 || slotsShown.length >= MAX_SHOWN) && (
             <div className="flex flex-wrap gap-2">
               {pages.length > 0 && (
                 <button type="button" className={buttonClasses('secondary')} onClick={() => setPages((p) => p.slice(0, -1))}>
@@ -166,7 +228,9 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
             onTimeTaken={() => {
               setSlot(null);
               setNotice(t('taken'));
+              setFresh(false);
               times.refetch();
+              days.refetch();
             }}
           />
         </section>
@@ -175,55 +239,12 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
   );
 }
 
-/** How long a page of suggestions is shown again without asking (the server's answer moves as times are taken). */
-const FRESH_MS = 30_000;
-type Loaded = { slots: Slot[]; at: number };
-
 /**
- * The suggested times for a length and page, through the requester API
- * (./api.ts). The first page of the first length comes with the HTML; a page
- * fetched in the last 30 s is shown again without a request; `refetch` asks
- * again (the times shown stay until the answer arrives).
+ * The page's first suggestions (rendered with it) as the times of the month view's first day, when
+ * they hold all of that day's times; else null and the day's times are asked for.
  */
-function useSuggestedTimes(q: { link: string; slug: string; duration: number; from?: string; enabled: boolean; initial?: { duration: number; slots: Slot[] } }) {
-  const { link, slug, duration, from, enabled } = q;
-  const [cache] = useState(() => new Map<string, Loaded>(q.initial ? [[`${q.initial.duration}|`, { slots: q.initial.slots, at: Date.now() }]] : []));
-  const [, setLoads] = useState(0); // a new answer in the cache re-renders
-  const [failedKey, setFailedKey] = useState<string | null>(null);
-  const [round, setRound] = useState(0); // bumped by refetch()
-  const key = `${duration}|${from ?? ''}`;
-
-  useEffect(() => {
-    if (!enabled) return;
-    const hit = cache.get(key);
-    if (hit && Date.now() - hit.at < FRESH_MS) return;
-    let live = true;
-    requesterApi()
-      .then(({ requester }) => requester.suggestedTimes.query({ link, slug, duration_minutes: duration, ...(from ? { from } : {}) }))
-      .then(
-        (r) => {
-          cache.set(key, { slots: r.suggested_times, at: Date.now() });
-          if (live) setLoads((n) => n + 1);
-        },
-        () => {
-          if (live) setFailedKey(key);
-        },
-      );
-    return () => {
-      live = false;
-    };
-  }, [cache, enabled, key, round, link, slug, duration, from]);
-
-  const hit = cache.get(key);
-  const failed = !hit && failedKey === key;
-  return {
-    slots: hit?.slots ?? [],
-    loading: !hit && !failed,
-    failed,
-    refetch: () => {
-      const h = cache.get(key);
-      if (h) h.at = 0;
-      setRound((r) => r + 1);
-    },
-  };
+function seededTimes(initial: Slot[] | undefined, day: FreeDay | null): Slot[] | null {
+  if (!initial || !day) return null;
+  const of = initial.filter((s) => s.start >= day.from && s.start < day.to);
+  return of.length === day.count ? of : null;
 }

@@ -91,7 +91,7 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
   });
 
   return (
-    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4" aria-label={structured ? t('formTime') : t('formFree')}>
+    <form onSubmit={(e) => (formState.isSubmitting ? e.preventDefault() : onSubmit(e))} noValidate className="flex flex-col gap-4" aria-label={structured ? t('formTime') : t('formFree')}>
       <Field label={t('name')} error={errors.name?.message}>
         <Input autoComplete="name" {...register('name')} />
       </Field>
@@ -136,7 +136,8 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
       </Field>
 
       {failure && <Alert tone="danger">{failure}</Alert>}
-      <Button type="submit" disabled={formState.isSubmitting} className="self-stretch sm:self-start">
+      {/* aria-disabled, not disabled, while sending: a disabled button drops the keyboard focus to <body> (docs/public-scheduling.md "Keyboard and screen readers"). */}
+      <Button type="submit" aria-disabled={formState.isSubmitting} className="self-stretch aria-disabled:cursor-wait aria-disabled:opacity-50 sm:self-start">
         {formState.isSubmitting ? t('sending') : t('send')}
       </Button>
     </form>

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useLayoutEffect, useRef } from 'react';
 import { useTranslations } from 'next-intl';
 import { Card, CardContent } from '@/components/ui/card';
 import { MailCheck } from '@/components/ui/icons';
@@ -10,7 +10,8 @@ export function Submitted({ info, ownerName, booksInstantly = false }: { info: S
   const heading = useRef<HTMLHeadingElement>(null);
   const t = useTranslations('submitted');
   const next = booksInstantly ? 'instant' : 'review';
-  useEffect(() => heading.current?.focus(), []);
+  // Before the browser paints: the form that had focus is gone, and focus must not rest on <body> meanwhile.
+  useLayoutEffect(() => heading.current?.focus(), []);
   return (
     <Card role="status" aria-live="polite">
       <CardContent className="flex flex-col gap-3 pt-5 sm:pt-5">

@@ -15,9 +15,9 @@ export type Slot = { start: string; end: string };
  * (docs/public-scheduling.md "Keyboard and screen readers"): Tab reaches the chosen time (or
  * the first), the arrow keys move between times (left and right along the list, up and down
  * to the time above or below on screen, across days), Home and End go to the first and last.
- * Enter or Space picks it.
+ * Enter or Space picks it. `dayHeadings` false: no heading per day (the month view names the day).
  */
-export function TimeList(props: { tz: string | null; loading: boolean; failed: boolean; slots: Slot[]; selected: Slot | null; onSelect: (s: Slot) => void; link: string }) {
+export function TimeList(props: { tz: string | null; loading: boolean; failed: boolean; slots: Slot[]; selected: Slot | null; onSelect: (s: Slot) => void; link: string; dayHeadings?: boolean }) {
   const { tz, slots, selected } = props;
   const t = useTranslations('times');
   if (props.failed) return <Alert tone="danger">{t('failed')}</Alert>;
@@ -36,14 +36,14 @@ export function TimeList(props: { tz: string | null; loading: boolean; failed: b
       </Alert>
     );
   }
-  return <SlotGrid slots={slots} tz={tz} selected={selected} onSelect={props.onSelect} label={t('label')} attribute="data-start" />;
+  return <SlotGrid slots={slots} tz={tz} selected={selected} onSelect={props.onSelect} label={t('label')} attribute="data-start" dayHeadings={props.dayHeadings} />;
 }
 
 /**
  * Times grouped by day in `tz`, one Tab stop with arrow keys (see TimeList); `attribute` names
  * the data attribute carrying each time's start (what tests and the forms read).
  */
-export function SlotGrid(props: { slots: Slot[]; tz: string; selected: Slot | null; onSelect: (s: Slot) => void; label: string; attribute: 'data-start' | 'data-move-start' }) {
+export function SlotGrid(props: { slots: Slot[]; tz: string; selected: Slot | null; onSelect: (s: Slot) => void; label: string; attribute: 'data-start' | 'data-move-start'; dayHeadings?: boolean }) {
   const { slots, tz, selected } = props;
   const grid = useRef<HTMLDivElement>(null);
   const selectedIndex = selected ? slots.findIndex((s) => s.start === selected.start && s.end === selected.end) : -1;
@@ -77,7 +77,7 @@ export function SlotGrid(props: { slots: Slot[]; tz: string; selected: Slot | nu
       </p>
       {days.map(({ day, slots: daySlots }) => (
         <div key={day} role="group" aria-label={day}>
-          <h3 className="mb-2 text-sm font-semibold">{day}</h3>
+          {props.dayHeadings !== false && <h3 className="mb-2 text-sm font-semibold">{day}</h3>}
           <ul className="grid grid-cols-3 gap-2 sm:grid-cols-4">
             {daySlots.map(({ slot: s, index }) => {
               const on = index === selectedIndex;

@@ -13,7 +13,8 @@
  *   "28 Nov 2026, 23:32" (LocalTime's viewer-zone moments);
  * - the public pages write in the requester's own locale and zone, in the
  *   browser only: `formatLongDay` "Wednesday 2 December", `formatViewerClock`
- *   "2:30 PM" or "14:30", `formatViewerSlot`, `zoneName`.
+ *   "2:30 PM" or "14:30", `formatViewerSlot`, `zoneName`; the month view's calendar dates
+ *   (`formatMonthYear`, `formatDateLongDay`, `formatDayOfMonth`, `formatWeekdayName`).
  * Zone arithmetic the pages need (wall-clock minutes, a datetime-local value
  * and back) lives here too: it is Intl formatting underneath.
  */
@@ -81,6 +82,26 @@ export function formatLongDay(iso: string, timeZone: string, locale?: string): s
 /** "Friday 4 December 2026" for a calendar date YYYY-MM-DD (a date, not an instant: no zone applies). */
 export function formatCalendarDate(date: string, locale?: string): string {
   return fmt(locale, 'UTC', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }).format(new Date(`${date}T12:00:00Z`));
+}
+
+/** The month view's words for calendar dates YYYY-MM-DD (no zone applies): "December 2026" for a month YYYY-MM. */
+export function formatMonthYear(month: string, locale?: string): string {
+  return fmt(locale, 'UTC', { month: 'long', year: 'numeric' }).format(new Date(`${month}-15T12:00:00Z`));
+}
+
+/** "Tuesday 1 December" for a calendar date. */
+export function formatDateLongDay(date: string, locale?: string): string {
+  return fmt(locale, 'UTC', { weekday: 'long', day: 'numeric', month: 'long' }).format(new Date(`${date}T12:00:00Z`));
+}
+
+/** "1", a calendar date's day of the month in the locale's digits. */
+export function formatDayOfMonth(date: string, locale?: string): string {
+  return fmt(locale, 'UTC', { day: 'numeric' }).format(new Date(`${date}T12:00:00Z`));
+}
+
+/** "Tue" or "Tuesday", a calendar date's weekday. */
+export function formatWeekdayName(date: string, width: 'short' | 'long', locale?: string): string {
+  return fmt(locale, 'UTC', { weekday: width }).format(new Date(`${date}T12:00:00Z`));
 }
 
 /** "2:30 PM" or "14:30", as the viewer's locale writes a time. */

@@ -41,13 +41,15 @@ export type ClaimFacts = {
   /** The claim's buffers in minutes (docs/arbitration.md "Buffers"). */
   buffer_before: number;
   buffer_after: number;
+  /** Its class's `on_preempted` (docs/arbitration.md "Bumped meetings rebooked"). */
+  on_preempted: 'hold_nearest' | null;
 };
 
 const ms = (column: string) => epochMs(`c.${column}`);
 const FACTS = `c.${c.id}, c.${c.kind}, c.${c.agentId} as agent_id, ${ms(c.startAt)} as start_ms, ${ms(c.endAt)} as end_ms, c.${c.holdScope} as hold_scope,
   c.${c.durationMinutes} as duration_minutes, ${ms(c.expiresAt)} as expires_ms, ${ms(c.createdAt)} as created_ms, c.${c.externalAccepted} as external_accepted,
   c.${c.source}, m.${m.priority}, m.${m.sacredMeetingAgeHours} as sacred_age, m.${m.name} as meeting_class, c.${c.coverage}, c.${c.partOfHoldId} as part_of_hold_id,
-  c.${c.groupId} as group_id, c.${c.bufferBeforeMinutes} as buffer_before, c.${c.bufferAfterMinutes} as buffer_after`;
+  c.${c.groupId} as group_id, c.${c.bufferBeforeMinutes} as buffer_before, c.${c.bufferAfterMinutes} as buffer_after, m.${m.onPreempted} as on_preempted`;
 const inRange = (a: string) => `${a}.${c.status} in ('active', 'confirmed') and tstzrange(${a}.${c.startAt}, ${a}.${c.endAt}, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)')`;
 const IN_RANGE = inRange('c');
 const FROM = `from claims c left join meeting_classes m on m.${m.id} = c.${c.meetingClassId}`;
@@ -99,7 +101,7 @@ export function byOwner(owner: OwnerRef, texts: OwnerForms): { text: string; fir
  * name and the group, which only a decision's answer and its notifications use. The collective
  * search reads these for up to 40 owners at once (server/domain/claims/groupFacts.ts).
  */
-export type SearchFacts = Omit<ClaimFacts, 'agent_id' | 'meeting_class' | 'group_id'>;
+export type SearchFacts = Omit<ClaimFacts, 'agent_id' | 'meeting_class' | 'group_id' | 'on_preempted'>;
 
 const SEARCH_FACTS = `c.${c.id}, c.${c.kind}, ${ms(c.startAt)} as start_ms, ${ms(c.endAt)} as end_ms, c.${c.holdScope} as hold_scope, c.${c.durationMinutes} as duration_minutes,
   ${ms(c.expiresAt)} as expires_ms, ${ms(c.createdAt)} as created_ms, c.${c.externalAccepted} as external_accepted, c.${c.source}, m.${m.priority},

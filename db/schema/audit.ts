@@ -37,6 +37,7 @@ export const AUDIT_ACTIONS = [
   'owner.invite',
   'schedule_rules.replace',
   'meeting_class.create',
+  'meeting_class.update',
   'approval_policy.create',
   'approval_policy.delete',
   'pool.create',

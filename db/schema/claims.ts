@@ -94,6 +94,8 @@ export const claims = pgTable(
     proposalId: uuid('proposal_id'),
     /** A group hold or booking: every member claim (one per owner) shares it (docs/groups.md). */
     groupId: uuid('group_id'),
+    /** An occurrence of a recurring series: every occurrence shares it (docs/arbitration.md "Recurring series"; migration 0040). */
+    seriesId: uuid('series_id'),
     // --- lifecycle
     preemptedByClaimId: uuid('preempted_by_claim_id'),
     statusReason: text('status_reason'),
@@ -108,6 +110,7 @@ export const claims = pgTable(
     index('claims_owner_start_idx').on(t.ownerId, t.startAt),
     index('claims_agent_idem_idx').on(t.agentId, t.idempotencyKey),
     index('claims_group_idx').on(t.groupId).where(sql`${t.groupId} is not null`),
+    index('claims_series_idx').on(t.seriesId, t.startAt).where(sql`${t.seriesId} is not null`),
     index('claims_part_of_hold_idx').on(t.partOfHoldId).where(sql`${t.partOfHoldId} is not null`),
     // The other self-references: deleting (or cascading to) a claim looks up the claims that
     // point at it; without these each deleted row scans the table (docs/benchmarks.md, "Deleting a customer").

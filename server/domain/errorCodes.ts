@@ -62,6 +62,7 @@ export const ERROR_CODES = {
   OWNER_NOT_FOUND: { status: 404, description: 'No such calendar owner for this customer' },
   OWNER_ALREADY_EXISTS: { status: 409, description: 'An owner with this email exists' },
   MEETING_CLASS_ALREADY_EXISTS: { status: 409, description: 'A meeting class of this name exists' },
+  MEETING_CLASS_NOT_FOUND: { status: 404, description: 'No meeting class of this name' },
   AGENT_NOT_FOUND: { status: 404, description: 'No such agent for this customer' },
   API_KEY_NOT_FOUND: { status: 404, description: 'No such API key for this customer' },
   INVALID_TIME_ZONE: { status: 400, description: 'Not an IANA time zone' },

@@ -15,6 +15,7 @@ export type MeetingClassView = {
   buffer_before_minutes: number;
   buffer_after_minutes: number;
   reminder_offsets_minutes: number[];
+  on_preempted: 'hold_nearest' | null;
 };
 
 export function meetingClassView(c: MeetingClassRow): MeetingClassView {
@@ -26,6 +27,7 @@ export function meetingClassView(c: MeetingClassRow): MeetingClassView {
     buffer_before_minutes: c.bufferBeforeMinutes,
     buffer_after_minutes: c.bufferAfterMinutes,
     reminder_offsets_minutes: c.reminderOffsetsMinutes,
+    on_preempted: c.onPreempted ?? null,
   };
 }
 
@@ -39,7 +41,12 @@ type MeetingClassInput = {
   buffer_after_minutes?: number;
   /** docs/reliability.md "Reminders" (validated by the schema; the database CHECKs them). */
   reminder_offsets_minutes?: number[];
+  /** docs/arbitration.md "Bumped meetings rebooked" (null or left out: nothing is held). */
+  on_preempted?: 'hold_nearest' | null;
 };
+
+/** A change of a class: any of its settings but its name (PATCH /v1/meeting-classes/{name}). */
+type MeetingClassChange = Partial<Omit<MeetingClassInput, 'name'>>;
 
 export async function createMeetingClass(db: Executor, customerId: string, input: MeetingClassInput, actor: AdminActor = null): Promise<MeetingClassRow> {
   return audited(
@@ -63,7 +70,8 @@ async function insertMeetingClass(db: Executor, customerId: string, input: Meeti
         sacredMeetingAgeHours: input.sacred_meeting_age_hours ?? 24,
         bufferBeforeMinutes: input.buffer_before_minutes ?? 0,
         bufferAfterMinutes: input.buffer_after_minutes ?? 0,
-        reminderOffsetsMinutes: [...new Set(input.reminder_offsets_minutes ?? [])].sort((a, b) => b - a),
+        reminderOffsetsMinutes: offsets(input.reminder_offsets_minutes ?? []),
+        onPreempted: input.on_preempted ?? null,
       })
       .returning();
     return row;
@@ -73,6 +81,49 @@ async function insertMeetingClass(db: Executor, customerId: string, input: Meeti
     }
     throw err;
   }
+}
+
+/** Reminder offsets as stored: distinct, largest first. */
+const offsets = (list: number[]) => [...new Set(list)].sort((a, b) => b - a);
+
+/**
+ * Change a class's settings (not its name), audited `meeting_class.update` with the settings
+ * before and after, as other administrative edits (a change that changes nothing writes none). What was decided with the old settings stays
+ * (a claim keeps its buffers and reminders; docs/arbitration.md "Buffers").
+ */
+export async function updateMeetingClass(db: Executor, customerId: string, name: string, change: MeetingClassChange, actor: AdminActor = null, now: Date = new Date()): Promise<MeetingClassRow> {
+  return audited(
+    db,
+    actor,
+    async (tx) => {
+      const before = await meetingClassNamed(tx, customerId, name);
+      const set = {
+        ...(change.priority !== undefined ? { priority: change.priority } : {}),
+        ...(change.preempt_policy !== undefined ? { preemptPolicy: change.preempt_policy } : {}),
+        ...(change.sacred_meeting_age_hours !== undefined ? { sacredMeetingAgeHours: change.sacred_meeting_age_hours } : {}),
+        ...(change.buffer_before_minutes !== undefined ? { bufferBeforeMinutes: change.buffer_before_minutes } : {}),
+        ...(change.buffer_after_minutes !== undefined ? { bufferAfterMinutes: change.buffer_after_minutes } : {}),
+        ...(change.reminder_offsets_minutes !== undefined ? { reminderOffsetsMinutes: offsets(change.reminder_offsets_minutes) } : {}),
+        ...(change.on_preempted !== undefined ? { onPreempted: change.on_preempted } : {}),
+      };
+      if (!Object.keys(set).length) return { before, after: before };
+      const [after] = await tx.update(meetingClasses).set(set).where(eq(meetingClasses.id, before.id)).returning();
+      return { before, after };
+    },
+    // Nothing changed (an empty patch, or the values it already has): no audit row.
+    ({ before, after }) => (JSON.stringify(meetingClassView(before)) === JSON.stringify(meetingClassView(after)) ? null : { action: 'meeting_class.update', customerId, meetingClass: after.name, details: { ...meetingClassView(after), before: meetingClassView(before) }, at: now }),
+  ).then((r) => r.after);
+}
+
+/** The customer's class with this name, or MEETING_CLASS_NOT_FOUND (a class addressed by its path: GET/PATCH /v1/meeting-classes/{name}). */
+export async function meetingClassNamed(db: Executor, customerId: string, name: string): Promise<MeetingClassRow> {
+  const [row] = await db
+    .select()
+    .from(meetingClasses)
+    .where(and(eq(meetingClasses.customerId, customerId), eq(meetingClasses.name, name)))
+    .limit(1);
+  if (!row) throw new DomainError('MEETING_CLASS_NOT_FOUND', `No meeting class named ${JSON.stringify(name)}`);
+  return row;
 }
 
 export async function listMeetingClasses(db: Executor, customerId: string): Promise<MeetingClassRow[]> {

@@ -20,7 +20,7 @@ const BOOKING_OFF: ReadonlySet<NotificationKind> = new Set(['booking.preempted',
 
 type NotificationDataOf = {
   'hold.expired': { hold_id: string; start: string; end: string; expired_at?: string };
-  'booking.preempted': { booking_id?: string; hold_id?: string; claim_kind: 'booking' | 'hold'; owner_email: string; start: string; end: string; preempted_by_meeting_class: string; reason: string; group_id?: string; members?: GroupMemberView[] };
+  'booking.preempted': { booking_id?: string; hold_id?: string; claim_kind: 'booking' | 'hold'; owner_email: string; start: string; end: string; preempted_by_meeting_class: string; reason: string; group_id?: string; members?: GroupMemberView[]; replacement_hold?: { id: string; start: string; end: string; expires_at: string } | null };
   'booking.cancelled': { booking_id: string; owner_email: string; start: string; end: string; start_local: string; end_local: string; reason: string | null; group_id?: string; cancelled_by?: 'requester' };
   'booking.rescheduled': {
     booking_id: string;

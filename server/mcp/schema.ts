@@ -108,7 +108,10 @@ function strictify(s: JsonSchema, optional: boolean): JsonSchema {
     if (s.const !== undefined) out.enum = [s.const];
     if (s.enum) out.enum = s.enum;
     if (type.includes('string')) {
-      if (s.format && STRICT_FORMATS.includes(s.format)) out.format = s.format;
+      // An email's field name says it (owner_emails, attendees' email; owner_email: FIELD_NOTES) and the server checks it.
+      if (s.format === 'email') {
+        // nothing: neither the format nor its pattern
+      } else if (s.format && STRICT_FORMATS.includes(s.format)) out.format = s.format;
       else if (typeof s.pattern === 'string') out.pattern = s.pattern; // a format says it: its long regex is left to the server
       if (s.format === 'date-time' && out.description && DEFAULT_DATE_TIME_DESCRIPTION.test(out.description)) delete out.description;
     }
@@ -165,10 +168,14 @@ const FIELD_NOTES: Record<string, { description?: string | null; format?: null }
   agent: { description: null },
   limit: { description: null },
   next_available_lookahead_hours: { description: 'default 72' },
-  max_per_day: { description: 'At most this many slots per owner-local day' },
+  max_per_day: { description: null }, // in the instructions
   ttl_seconds: { description: 'default 600' },
   title: { description: null },
   time_zone: { description: null }, // explained once in the instructions (server/mcp/tools.ts)
+  // A recurring series (create_booking, cancel_booking): explained once in the instructions.
+  recurrence: { description: null },
+  min_occurrences: { description: null },
+  scope: { description: null },
 };
 
 function withFieldNotes(schema: JsonSchema): JsonSchema {

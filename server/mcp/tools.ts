@@ -48,10 +48,11 @@ export const MCP_INSTRUCTIONS = [
   "- Times: inputs are RFC 3339 date-times with Z or an offset (e.g. 2030-01-07T14:00:00+01:00); answers give UTC (Z) plus start_local/end_local in the owner's time zone, and start_caller/end_caller in yours: time_zone (IANA) on any tool that answers times, default your key's or agent's display_time_zone. owner_email may be omitted by an agent scoped to one owner.",
   '- Optional arguments may be omitted or null. owner_email is an owner\'s email address.',
   '- list_my_bookings, list_my_holds: from/to keep the claims overlapping that span, agent (`me` or an agent id) only its claims, limit defaults to 50; pass next_cursor as cursor for the next page.',
-  '- Several people: search_availability takes owner_emails (2-20, all must be free) instead of owner_email, optional_owner_emails (slots ranked by how many are free: free_optional) and min_optional (a quorum).',
+  '- Several people: search_availability takes owner_emails (2-20, all must be free) instead of owner_email, optional_owner_emails (slots ranked by how many are free: free_optional) and min_optional (a quorum). max_per_day: at most that many slots per owner-local day.',
   '- A refusal is a tool error (isError) whose structured content has status, error.code (stable: switch on it), error.message and error.reason. ARBITRATION_REJECTED and NO_SLOTS_AVAILABLE carry alternatives (slots that would be accepted: offer or take one unchanged), next_available (the next slot that fits: search again from it) and conflicts (what the slot collided with: a hard block by its label, a booking by class, priority and sacredness, a hold, a calendar event; tell the person in those words). OUT_OF_OFFICE (the owner is away) carries out_of_office and next_available after it. INVALID_MEETING_CLASS carries valid_meeting_classes.',
   '- permission_denied:<permission> and owner_scope_denied: this key may not do it; do not retry, tell the person.',
   '- rate_limited: wait the number of seconds in retry_after_seconds (a field of the result), then retry the same call.',
+  '- A weekly meeting: create_booking with recurrence, an RRULE from start in the owner\'s zone (FREQ DAILY, WEEKLY or MONTHLY; INTERVAL; BYDAY; BYMONTHDAY; COUNT up to 52 or UNTIL up to a year; owner_email only). All occurrences or none, unless min_occurrences (book those accepted if at least that many); the booking answered is the first, series lists the rest and refused_occurrences each refusal. cancel_booking scope: occurrence (default), following or series.',
   '- Mutating tools take idempotency_key: pass your own and reuse it when retrying a call whose answer you lost, so the effect happens once.',
   '- Every refusal carries pending_notifications; call drain_notifications regularly and act on each item.',
 ].join('\n');
@@ -92,7 +93,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     op: createBookingOp,
     destructive: true,
     description:
-      "Book a slot without a hold (owner_emails: all or none); preempt displaces lower priorities. pending_approval: the owner decides; booking.approved or booking.declined follows.",
+      'Book without a hold (owner_emails: all or none); may preempt lower priorities. pending_approval: the owner decides (booking.approved or booking.declined follows).',
   },
   {
     name: 'evaluate_booking',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PERMISSIONS } from '@/db/schema';
+import { ON_PREEMPTED, PERMISSIONS } from '@/db/schema';
 import { MAX_DATE_OVERRIDES, MAX_HARD_BLOCKS, MAX_OUT_OF_OFFICE } from '@/server/domain/scheduling/limits';
 import { BufferMinutes, Email, ReminderOffsets, LocalTime, Timestamp, Warnings, Weekday } from './common';
 
@@ -80,15 +80,25 @@ export const Rules = z.object({
   warnings: Warnings,
 }).meta({ id: 'Rules' });
 
-export const MeetingClassCreateBody = z.strictObject({
-  name: z.string().min(1).max(100),
+/** docs/arbitration.md "Bumped meetings rebooked": what a booking of the class gets when it is preempted. */
+const OnPreempted = z
+  .enum(ON_PREEMPTED)
+  .nullable()
+  .describe('hold_nearest: a preempted booking gets a hold on the nearest acceptable slot; null: none')
+  .meta({ id: 'OnPreempted' });
+const MeetingClassSettings = {
   priority: z.int().min(-1000).max(1000),
   preempt_policy: z.enum(['preempt_lower', 'never']).optional(),
   sacred_meeting_age_hours: z.int().min(0).max(24 * 365).optional(),
   buffer_before_minutes: BufferMinutes.optional(),
   buffer_after_minutes: BufferMinutes.optional(),
   reminder_offsets_minutes: ReminderOffsets.optional(),
-});
+  on_preempted: OnPreempted.optional(),
+};
+export const MeetingClassCreateBody = z.strictObject({ name: z.string().min(1).max(100), ...MeetingClassSettings });
+/** Any setting but the name; what is left out stays. */
+export const MeetingClassPatchBody = z.strictObject({ ...MeetingClassSettings, priority: MeetingClassSettings.priority.optional() });
+export const MeetingClassParams = z.strictObject({ name: z.string().min(1).max(100) });
 export const MeetingClass = z.object({
   name: z.string(),
   priority: z.int(),
@@ -97,6 +107,7 @@ export const MeetingClass = z.object({
   buffer_before_minutes: z.int().describe('Minutes kept free before each meeting of the class'),
   buffer_after_minutes: z.int().describe('Minutes kept free after each meeting of the class'),
   reminder_offsets_minutes: z.array(z.int()).describe('Minutes before each meeting of the class at which it is reminded, largest first; [] none (docs/reliability.md "Reminders")'),
+  on_preempted: OnPreempted,
 }).meta({ id: 'MeetingClass' });
 
 export const MeetingClassList = z.object({

@@ -75,7 +75,8 @@ export const BufferMinutes = z
   .int()
   .min(0)
   .max(MAX_BUFFER_MINUTES)
-  .describe('Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other');
+  .describe('Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other')
+  .meta({ id: 'BufferMinutes' }); // one component: every class and meeting type body names it
 
 const VIDEO_PROVIDERS = ['google_meet', 'microsoft_teams', 'link'] as const;
 /** docs/calendars.md "Video links": made through the owner's connected Google or Microsoft calendar when booked, or a fixed link. */

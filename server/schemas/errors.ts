@@ -71,6 +71,12 @@ const RefusingOwners = z
   .array(z.object({ owner_email: z.string(), reason: z.string(), conflicts: z.array(Conflict).optional() }))
   .describe('Group claims (owner_emails): each owner that refused, with its reason; alternatives suit every owner');
 
+/** A refused occurrence of a recurring series (docs/arbitration.md "Recurring series"): the refusal a single booking of it gets, with its extras. */
+const RefusedOccurrence = z
+  .looseObject({ index: z.int(), start: Timestamp, end: Timestamp, start_local: LocalDateTime, end_local: LocalDateTime, code: z.string(), message: z.string(), reason: z.string().optional(), alternatives: z.array(Alternative).optional(), conflicts: z.array(Conflict).optional() })
+  .meta({ id: 'RefusedOccurrence', description: 'A refused occurrence of a series, with the refusal a single booking of it gets' });
+export const RefusedOccurrences = z.array(RefusedOccurrence);
+
 /** Top-level fields beside `error` that some codes add (docs/api.md "Errors"). */
 const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
   ARBITRATION_REJECTED: {
@@ -79,6 +85,7 @@ const CODE_EXTRAS: Partial<Record<ErrorCode, Record<string, z.ZodType>>> = {
     next_available: NextAvailable,
     warnings: Warnings,
     owners: RefusingOwners,
+    refused_occurrences: RefusedOccurrences,
   },
   OUT_OF_OFFICE: {
     out_of_office: z.object({ start: z.string(), end: z.string() }).describe('OUT_OF_OFFICE: the inclusive local dates the owner is away'),
@@ -145,6 +152,11 @@ const NOTIFICATION_ITEMS = [
       group_id: z.string().optional().describe('A group claim: the whole group gave way; one item names every member'),
       members: z.array(GroupMember).optional().describe('A group claim: every member released'),
       video: VideoLink.optional(),
+      replacement_hold: z
+        .object({ id: z.string(), start: Timestamp, end: Timestamp, expires_at: Timestamp })
+        .nullable()
+        .optional()
+        .describe('on_preempted hold_nearest: the hold placed for you, or null; absent otherwise'),
     }),
   ),
   notificationKind(
@@ -158,6 +170,7 @@ const NOTIFICATION_ITEMS = [
       ...LocalFields,
       reason: z.string().nullable(),
       group_id: z.string().optional().describe('A group booking: cancelled whole'),
+      series_id: z.string().optional().describe('An occurrence of a recurring series'),
       cancelled_by: z.enum(['requester']).optional().describe('The requester cancelled it on the public booking page'),
       video: VideoLink.optional(),
     }),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AUDIT_ACTIONS, AUDIT_ACTOR_KINDS } from '@/db/schema';
 import { CallerZoneQuery, Email, LocalFields, Pagination, NullableTimestamp, Timestamp, UtcDateTime, VideoLink, VideoSetting, VideoSettingBody, Warnings } from './common';
-import { Alternative, ArbitrationReason, Conflict, GroupMember, Notification } from './errors';
+import { Alternative, ArbitrationReason, Conflict, GroupMember, Notification, RefusedOccurrences } from './errors';
 import { PoolAssignment, PoolRef } from './pools';
 
 /** The query of a call whose answer carries start_local/end_local and takes nothing else there (docs/api.md "The caller's time zone"). */
@@ -126,6 +126,13 @@ export const BookingCreateBody = z.strictObject({
   end: UtcDateTime,
   ...BookingDetails,
   video: VideoSettingBody.optional(),
+  recurrence: z
+    .string()
+    .min(1)
+    .max(500)
+    .optional()
+    .describe('RRULE of a series from start, owner-local (FREQ DAILY/WEEKLY/MONTHLY, INTERVAL, BYDAY, BYMONTHDAY; COUNT<=52 or UNTIL<=1y); owner_email only'),
+  min_occurrences: z.int().optional().describe('With recurrence, 1 to the number of occurrences: book those accepted if at least this many (default: all or none)'),
 });
 export const BookingPatchBody = z
   .strictObject({
@@ -134,12 +141,26 @@ export const BookingPatchBody = z
     attendees: Attendees.optional(),
   })
   .refine((b) => b.title !== undefined || b.description !== undefined || b.attendees !== undefined, { message: 'give at least one of title, description and attendees', path: ['title'] });
-export const CancelBody = z.strictObject({ reason: z.string().max(1000).optional() });
+export const CancelBody = z.strictObject({
+  reason: z.string().max(1000).optional(),
+  scope: z.enum(['occurrence', 'following', 'series']).optional().describe('A series occurrence: it (default), it and later ones, or all'),
+});
 export const RescheduleBody = z.strictObject({
   start: UtcDateTime,
   end: UtcDateTime,
   reason: z.string().max(1000).optional(),
 });
+/** POST /v1/bookings with recurrence (docs/arbitration.md "Recurring series"): the series beside its first booked occurrence. */
+const BookingSeries = z
+  .object({
+    series_id: z.string(),
+    recurrence: z.string(),
+    occurrences_requested: z.int(),
+    min_occurrences: z.int(),
+    bookings: z.array(z.object({ index: z.int(), booking_id: z.string(), start: Timestamp, end: Timestamp, ...LocalFields })),
+    refused_occurrences: RefusedOccurrences,
+  })
+  .meta({ id: 'BookingSeries', description: 'POST /v1/bookings with recurrence: every occurrence booked and refused' });
 export const Booking = z.object({
   booking_id: z.string(),
   hold_id: z.string().nullable(),
@@ -159,8 +180,11 @@ export const Booking = z.object({
   warnings: Warnings,
   video: VideoLink.optional().describe('Its video link, when booked through a meeting type with one (docs/calendars.md "Video links")'),
   assignment: PoolAssignment.optional(),
+  series_id: z.string().optional().describe('An occurrence of a recurring series'),
+  series: BookingSeries.optional(),
   ...GroupFields,
 }).meta({ id: 'Booking' });
+
 
 /** POST /v1/bookings answered 202: an owner's approval policy holds the booking for their decision (docs/api.md "Approval policies"). */
 export const PendingApproval = z

@@ -119,7 +119,7 @@ export interface paths {
         patch: operations["updateBooking"];
     };
     "/v1/bookings/{id}/cancel": {
-        /** @description Cancel a booking. Requires permission `create_bookings`. Idempotency-Key makes retries safe. */
+        /** @description Cancel a booking (an occurrence of a series: it, it and the following ones, or the whole series: scope). Requires permission `create_bookings`. Idempotency-Key makes retries safe. */
         post: operations["cancelBooking"];
     };
     "/v1/bookings/{id}/confirm": {
@@ -169,6 +169,12 @@ export interface paths {
         get: operations["listMeetingClasses"];
         /** @description Register a meeting class (customer-scoped; higher priority wins). Requires permission `manage_customer`. Idempotency-Key makes retries safe. */
         post: operations["createMeetingClass"];
+    };
+    "/v1/meeting-classes/{name}": {
+        /** @description One meeting class. Requires permission `manage_customer` or `read_availability`. */
+        get: operations["getMeetingClass"];
+        /** @description Change a meeting class (not its name). Requires permission `manage_customer`. Idempotency-Key makes retries safe. */
+        patch: operations["updateMeetingClass"];
     };
     "/v1/notifications": {
         /** @description Drain this agent's notification queue (oldest first, up to 50); with since=<seq>, read the items after it, delivered or not. */
@@ -432,6 +438,9 @@ export interface components {
                 error: string | null;
             };
             assignment?: components["schemas"]["PoolAssignment"];
+            /** @description An occurrence of a recurring series */
+            series_id?: string;
+            series?: components["schemas"]["BookingSeries"];
             /** @description Group claims: shared by every member */
             group_id?: string;
             /** @description Group claims: one per owner */
@@ -442,6 +451,26 @@ export interface components {
                 status: string;
             }[];
         };
+        /** @description POST /v1/bookings with recurrence: every occurrence booked and refused */
+        BookingSeries: {
+            series_id: string;
+            recurrence: string;
+            occurrences_requested: number;
+            min_occurrences: number;
+            bookings: {
+                index: number;
+                booking_id: string;
+                start: components["schemas"]["Timestamp"];
+                end: components["schemas"]["Timestamp"];
+                start_local: components["schemas"]["LocalDateTime"];
+                start_caller?: components["schemas"]["CallerDateTime"];
+                end_caller?: components["schemas"]["CallerDateTime"];
+                end_local: components["schemas"]["LocalDateTime"];
+            }[];
+            refused_occurrences: components["schemas"]["RefusedOccurrence"][];
+        };
+        /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
+        BufferMinutes: number;
         Calendar: {
             /** Format: uuid */
             calendar_id: string;
@@ -664,6 +693,7 @@ export interface components {
                 reason: string;
                 conflicts?: components["schemas"]["Conflict"][];
             }[];
+            refused_occurrences?: components["schemas"]["RefusedOccurrence"][];
         };
         /** @description `BOOKING_NOT_ACTIVE`: The booking is already cancelled or preempted */
         Error_BOOKING_NOT_ACTIVE: {
@@ -828,6 +858,16 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "MEETING_CLASS_ALREADY_EXISTS";
+                message: string;
+                details?: components["schemas"]["ErrorDetails"];
+            };
+            pending_notifications: components["schemas"]["Notification"][];
+        };
+        /** @description `MEETING_CLASS_NOT_FOUND`: No meeting class of this name */
+        Error_MEETING_CLASS_NOT_FOUND: {
+            error: {
+                /** @enum {string} */
+                code: "MEETING_CLASS_NOT_FOUND";
                 message: string;
                 details?: components["schemas"]["ErrorDetails"];
             };
@@ -1484,6 +1524,7 @@ export interface components {
             buffer_after_minutes: number;
             /** @description Minutes before each meeting of the class at which it is reminded, largest first; [] none (docs/reliability.md "Reminders") */
             reminder_offsets_minutes: number[];
+            on_preempted: components["schemas"]["OnPreempted"];
         };
         MeetingType: {
             link_id: string;
@@ -1595,6 +1636,8 @@ export interface components {
                 reason: string | null;
                 /** @description A group booking: cancelled whole */
                 group_id?: string;
+                /** @description An occurrence of a recurring series */
+                series_id?: string;
                 /**
                  * @description The requester cancelled it on the public booking page
                  * @enum {string}
@@ -1668,6 +1711,13 @@ export interface components {
                     status: string;
                 }[];
                 video?: components["schemas"]["VideoLink"];
+                /** @description on_preempted hold_nearest: the hold placed for you, or null; absent otherwise */
+                replacement_hold?: {
+                    id: string;
+                    start: components["schemas"]["Timestamp"];
+                    end: components["schemas"]["Timestamp"];
+                    expires_at: components["schemas"]["Timestamp"];
+                } | null;
                 actor: components["schemas"]["EventActor"];
             };
         };
@@ -1846,6 +1896,11 @@ export interface components {
          * @description UTC ISO 8601 date-time, or null
          */
         NullableTimestamp: string | null;
+        /**
+         * @description hold_nearest: a preempted booking gets a hold on the nearest acceptable slot; null: none
+         * @enum {string|null}
+         */
+        OnPreempted: "hold_nearest" | null;
         /** @description Inclusive local date ranges the owner is away: claims there answer 409 OUT_OF_OFFICE, searches offer nothing */
         OutOfOffice: {
             /** @description First local day away */
@@ -1933,6 +1988,21 @@ export interface components {
             }[];
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
+        };
+        /** @description A refused occurrence of a series, with the refusal a single booking of it gets */
+        RefusedOccurrence: {
+            index: number;
+            start: components["schemas"]["Timestamp"];
+            end: components["schemas"]["Timestamp"];
+            start_local: components["schemas"]["LocalDateTime"];
+            end_local: components["schemas"]["LocalDateTime"];
+            code: string;
+            message: string;
+            reason?: string;
+            alternatives?: components["schemas"]["Alternative"][];
+            conflicts?: components["schemas"]["Conflict"][];
+        } & {
+            [key: string]: unknown;
         };
         Reminder: {
             /** @description Minutes before the start */
@@ -2639,6 +2709,15 @@ export interface components {
                 "application/json": components["schemas"]["Error_not_found"];
             };
         };
+        /** @description `MEETING_CLASS_NOT_FOUND` */
+        Error404_e7a85c08: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_MEETING_CLASS_NOT_FOUND"];
+            };
+        };
         /** @description `APPROVAL_POLICY_NOT_FOUND` */
         Error404_eb2263d1: {
             headers: {
@@ -2655,6 +2734,15 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error_POOL_NOT_FOUND"];
+            };
+        };
+        /** @description `MEETING_CLASS_NOT_FOUND` */
+        Error404_f16333d8: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_MEETING_CLASS_NOT_FOUND"];
             };
         };
         /** @description `CALENDAR_NOT_FOUND`, `OWNER_NOT_FOUND`, `POOL_NOT_FOUND` */
@@ -3809,7 +3897,7 @@ export interface operations {
                 /** @description denied: a request refused for a missing permission or outside the owner scope (action request.denied, reason the code) */
                 outcome?: "accept" | "reject" | "counter_propose" | "denied";
                 /** @description One action (docs/api.md "Audit log" lists who writes each) */
-                action?: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "booking.reschedule" | "booking.update" | "hold.extend" | "claim.preempt" | "booking.request" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "approval_policy.create" | "approval_policy.delete" | "pool.create" | "pool.update" | "pool.delete" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
+                action?: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "booking.reschedule" | "booking.update" | "hold.extend" | "claim.preempt" | "booking.request" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "meeting_class.update" | "approval_policy.create" | "approval_policy.delete" | "pool.create" | "pool.update" | "pool.delete" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
                 /** @description Only what this kind of actor did: agent, owner (in the dashboard), requester (public booking pages) or system */
                 actor_kind?: "agent" | "owner" | "requester" | "system";
                 /** @description `me` or an agent id: only what that agent did (its refusals included) */
@@ -3836,7 +3924,7 @@ export interface operations {
                             agent_id: string | null;
                             owner_email: string | null;
                             /** @enum {string} */
-                            action: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "booking.reschedule" | "booking.update" | "hold.extend" | "claim.preempt" | "booking.request" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "approval_policy.create" | "approval_policy.delete" | "pool.create" | "pool.update" | "pool.delete" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
+                            action: "hold.create" | "booking.confirm" | "booking.create" | "booking.cancel" | "booking.reschedule" | "booking.update" | "hold.extend" | "claim.preempt" | "booking.request" | "proposal.create" | "proposal.submit" | "proposal.contact_verify" | "proposal.withdraw" | "proposal.review" | "proposal.decline" | "proposal.expire" | "request.denied" | "owner.create" | "owner.invite" | "schedule_rules.replace" | "meeting_class.create" | "meeting_class.update" | "approval_policy.create" | "approval_policy.delete" | "pool.create" | "pool.update" | "pool.delete" | "agent.create" | "agent.update" | "api_key.mint" | "api_key.revoke" | "public_link.create" | "public_link.update" | "public_link.delete" | "public_meeting_type.create" | "public_meeting_type.update" | "domain.create" | "domain.verify" | "domain.delete" | "requester_identity.create" | "requester_credential.mint" | "requester_credential.revoke" | "audience.create" | "audience.update" | "audience.delete" | "allocation.create" | "allocation.delete";
                             outcome: string;
                             reason: string | null;
                             meeting_class: string | null;
@@ -4140,11 +4228,15 @@ export interface operations {
                         /** @description provider link only */
                         url?: string;
                     };
+                    /** @description RRULE of a series from start, owner-local (FREQ DAILY/WEEKLY/MONTHLY, INTERVAL, BYDAY, BYMONTHDAY; COUNT<=52 or UNTIL<=1y); owner_email only */
+                    recurrence?: string;
+                    /** @description With recurrence, 1 to the number of occurrences: book those accepted if at least this many (default: all or none) */
+                    min_occurrences?: number;
                 };
             };
         };
         responses: {
-            /** @description The booking */
+            /** @description The booking (with recurrence: the first occurrence booked, and series) */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4282,6 +4374,11 @@ export interface operations {
             content: {
                 "application/json": {
                     reason?: string;
+                    /**
+                     * @description A series occurrence: it (default), it and later ones, or all
+                     * @enum {string}
+                     */
+                    scope?: "occurrence" | "following" | "series";
                 };
             };
         };
@@ -4940,12 +5037,11 @@ export interface operations {
                     /** @enum {string} */
                     preempt_policy?: "preempt_lower" | "never";
                     sacred_meeting_age_hours?: number;
-                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
-                    buffer_before_minutes?: number;
-                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
-                    buffer_after_minutes?: number;
+                    buffer_before_minutes?: components["schemas"]["BufferMinutes"];
+                    buffer_after_minutes?: components["schemas"]["BufferMinutes"];
                     /** @description Minutes before each meeting at which its attendees are reminded by mail and its agent by a booking.reminder notification and webhook: at most 5 distinct offsets, each 5 to 10080 (7 days), e.g. [1440, 60] */
                     reminder_offsets_minutes?: number[];
+                    on_preempted?: components["schemas"]["OnPreempted"];
                 };
             };
         };
@@ -4964,6 +5060,89 @@ export interface operations {
             403: components["responses"]["Error403_9ec969d9"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Error409_62348548"];
+            413: components["responses"]["Error413_0a2a915a"];
+            415: components["responses"]["Error415_b9d9b9fd"];
+            422: components["responses"]["Error422_1b305491"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
+        };
+    };
+    getMeetingClass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The class */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeetingClass"];
+                };
+            };
+            400: components["responses"]["Error400_536264ab"];
+            401: components["responses"]["Error401_6d79ee82"];
+            403: components["responses"]["Error403_4b46c010"];
+            404: components["responses"]["Error404_e7a85c08"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["Error413_d9a31937"];
+            415: components["responses"]["Error415_96a06ab3"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
+        };
+    };
+    updateMeetingClass: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    priority?: number;
+                    /** @enum {string} */
+                    preempt_policy?: "preempt_lower" | "never";
+                    sacred_meeting_age_hours?: number;
+                    buffer_before_minutes?: components["schemas"]["BufferMinutes"];
+                    buffer_after_minutes?: components["schemas"]["BufferMinutes"];
+                    /** @description Minutes before each meeting at which its attendees are reminded by mail and its agent by a booking.reminder notification and webhook: at most 5 distinct offsets, each 5 to 10080 (7 days), e.g. [1440, 60] */
+                    reminder_offsets_minutes?: number[];
+                    on_preempted?: components["schemas"]["OnPreempted"];
+                };
+            };
+        };
+        responses: {
+            /** @description The class as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeetingClass"];
+                };
+            };
+            400: components["responses"]["Error400_efd66cd4"];
+            401: components["responses"]["Error401_71fa2dd0"];
+            403: components["responses"]["Error403_9ec969d9"];
+            404: components["responses"]["Error404_f16333d8"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Error409_262c09da"];
             413: components["responses"]["Error413_0a2a915a"];
             415: components["responses"]["Error415_b9d9b9fd"];
             422: components["responses"]["Error422_1b305491"];
@@ -6141,10 +6320,8 @@ export interface operations {
                     } | null;
                     /** @description No suggested time starts sooner than this many hours from now; default 0 (extension) */
                     min_notice_hours?: number;
-                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
-                    buffer_before_minutes?: number;
-                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
-                    buffer_after_minutes?: number;
+                    buffer_before_minutes?: components["schemas"]["BufferMinutes"];
+                    buffer_after_minutes?: components["schemas"]["BufferMinutes"];
                     /** @description Minutes before each meeting booked through the type at which its attendees are reminded (at most 5, 5-10080 each); null: the meeting class's list (docs/reliability.md "Reminders") */
                     reminder_offsets_minutes?: number[] | null;
                     /** @description After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension) */
@@ -6267,10 +6444,8 @@ export interface operations {
                     } | null;
                     /** @description No suggested time starts sooner than this many hours from now; default 0 (extension) */
                     min_notice_hours?: number;
-                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
-                    buffer_before_minutes?: number;
-                    /** @description Minutes kept free next to each meeting (0-240, default 0): no other meeting may start or end in them; buffers may overlap each other */
-                    buffer_after_minutes?: number;
+                    buffer_before_minutes?: components["schemas"]["BufferMinutes"];
+                    buffer_after_minutes?: components["schemas"]["BufferMinutes"];
                     /** @description Minutes before each meeting booked through the type at which its attendees are reminded (at most 5, 5-10080 each); null: the meeting class's list (docs/reliability.md "Reminders") */
                     reminder_offsets_minutes?: number[] | null;
                     /** @description After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension) */

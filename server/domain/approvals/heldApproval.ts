@@ -8,9 +8,8 @@ import { ownerQueueKey, runClaimOperation, type Answer } from '../claims/claimRu
 import { loadAround, lockOwner, resolveCalendar, type ClaimRow } from '../claims/claimTarget';
 import { holdStatus } from '../claims/views';
 import { DomainError } from '../errors';
-import { newId } from '../ids';
 import { enqueueNotification } from '../notificationService';
-import { approvalDecision, approvalTitle, preemptionReason, requireConfirmedPreemption } from '../publicScheduling/review/approvalRules';
+import { approvalDecision, approvalTitle, approvedClaim, preemptionReason, requireConfirmedPreemption } from '../publicScheduling/review/approvalRules';
 import { findOwnProposal } from '../publicScheduling/review/owner';
 import { heldSpan } from './heldDecline';
 import { proposalFacts } from '../publicScheduling/review/proposalAudit';
@@ -66,26 +65,7 @@ export async function approveHeld(db: Db, reviewer: OwnerActor, input: ApproveIn
       // The video link the agent asked for, made as a direct booking's (docs/calendars.md "Video links").
       video: p.video,
       now,
-      claim: {
-        id: newId(now.getTime()),
-        customerId: p.customerId,
-        ownerId: owner.id,
-        calendarId: calendar.id,
-        agentId: p.agentId,
-        meetingClassId: meetingClass.id,
-        kind: 'booking',
-        status: 'confirmed',
-        startAt: slot.start,
-        endAt: slot.end,
-        holdId: hold.id,
-        source: 'agent',
-        title,
-        description: p.message,
-        attendees,
-        proposalId: p.id,
-        createdAt: now,
-        updatedAt: now,
-      },
+      claim: approvedClaim(p, { ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, slot, title, attendees }, now, { holdId: hold.id, source: 'agent' }),
     });
     if (!outcome.ok) {
       const e = outcome.error;

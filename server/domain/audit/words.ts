@@ -28,6 +28,7 @@ export const AUDIT_ACTION_WORDS = {
   'owner.invite': 'Owner invited to the dashboard',
   'schedule_rules.replace': 'Schedule changed',
   'meeting_class.create': 'Meeting class added',
+  'meeting_class.update': 'Meeting class changed',
   'pool.create': 'Pool created',
   'pool.update': 'Pool changed',
   'pool.delete': 'Pool deleted',
@@ -102,6 +103,7 @@ const FIELD_WORDS: Record<string, string> = {
   host_emails: 'host emails',
   credential_skips_verification: 'credential skips verification',
   expires_at: 'expires',
+  on_preempted: 'when bumped',
 };
 /** Identifiers and bookkeeping: never shown as a change. */
 const NOT_A_CHANGE = new Set(['before', 'group_id', 'link_id', 'meeting_type_id', 'pool_id', 'agent_id', 'key_id', 'identity_id', 'credential_id', 'domain_id', 'audience_id', 'created_at']);

@@ -1,10 +1,11 @@
-import ICAL from 'ical.js';
 import { and, eq, gt, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { bookingInvitations, bookingProposals, bookingVideoLinks, claims, owners, publicMeetingTypes, type SentInvitation, type VideoProvider } from '@/db/schema';
-import { formatMailRange, sendMail, type MailMessage } from '../email';
+import { mailLocale } from '@/i18n/mail';
+import { sendMail } from '../email';
+import { invitationMail, requesterInvitationIcs } from './invitationMail';
 import { bookingUid } from './sync';
-import { videoProviderName } from './videoLinks';
+import { invitationIcs, UNTITLED, type InvitationInput } from './invitationIcs';
 
 /**
  * ICS invitations to a booking's attendees through the mailer
@@ -20,73 +21,6 @@ import { videoProviderName } from './videoLinks';
  * booking_invitations so each is sent once. Only bookings made in the last
  * 24 h are invited (older ones predate the feature or were already due).
  */
-export type InvitationInput = {
-  /** REQUEST and CANCEL are mailed; PUBLISH is the requester's "Add to calendar" file (docs/public-scheduling.md "Status page"). */
-  method: 'REQUEST' | 'CANCEL' | 'PUBLISH';
-  uid: string;
-  sequence: number;
-  /** Absent on the requester's PUBLISH file: public answers never carry the owner's email (docs/public-scheduling.md). */
-  organizer?: { email: string; name?: string | null };
-  attendees: { email: string; name?: string | null }[];
-  start: Date;
-  end: Date;
-  title: string;
-  location?: string | null;
-  /** The booking's video link once ready (docs/calendars.md "Video links"): URL, CONFERENCE (RFC 7986) and the provider's own property. */
-  video?: { provider: VideoProvider; url: string } | null;
-  /** CANCEL: why, in words (the booking's status reason: the owner's cancellation reason, or what replaced it); an update: why it moved. */
-  reason?: string | null;
-  /** A REQUEST that updates an invitation sent before (the booking moved or was edited). */
-  update?: boolean;
-  description?: string | null;
-  now: Date;
-};
-
-export function invitationIcs(i: InvitationInput): string {
-  const cal = new ICAL.Component(['vcalendar', [], []]);
-  cal.addPropertyWithValue('prodid', '-//agent-scheduler//EN');
-  cal.addPropertyWithValue('version', '2.0');
-  cal.addPropertyWithValue('method', i.method);
-  const ev = new ICAL.Component('vevent');
-  ev.addPropertyWithValue('uid', i.uid);
-  ev.addPropertyWithValue('sequence', i.sequence);
-  ev.addPropertyWithValue('dtstamp', ICAL.Time.fromJSDate(i.now, true));
-  ev.addPropertyWithValue('dtstart', ICAL.Time.fromJSDate(i.start, true));
-  ev.addPropertyWithValue('dtend', ICAL.Time.fromJSDate(i.end, true));
-  ev.addPropertyWithValue('summary', i.title);
-  const video = i.method === 'CANCEL' ? null : (i.video ?? null);
-  if (i.location || video) ev.addPropertyWithValue('location', i.location ?? video!.url);
-  if (video) addVideo(ev, video);
-  if (i.description) ev.addPropertyWithValue('description', i.description);
-  ev.addPropertyWithValue('status', i.method === 'CANCEL' ? 'CANCELLED' : 'CONFIRMED');
-  if (i.reason && i.method !== 'PUBLISH') ev.addPropertyWithValue('comment', i.reason);
-  if (i.organizer) {
-    const org = ev.addPropertyWithValue('organizer', `mailto:${i.organizer.email}`);
-    if (i.organizer.name) org.setParameter('cn', i.organizer.name);
-  }
-  for (const a of i.attendees) {
-    const p = ev.addPropertyWithValue('attendee', `mailto:${a.email}`);
-    if (a.name) p.setParameter('cn', a.name);
-    p.setParameter('role', 'REQ-PARTICIPANT');
-    p.setParameter('partstat', 'NEEDS-ACTION');
-    p.setParameter('rsvp', 'TRUE');
-  }
-  cal.addSubcomponent(ev);
-  return cal.toString() + '\r\n';
-}
-
-/** A video link as calendar clients read it: URL, CONFERENCE;FEATURE=VIDEO (RFC 7986), and Google's / Microsoft's own property. */
-function addVideo(ev: ICAL.Component, video: { provider: VideoProvider; url: string }): void {
-  ev.addPropertyWithValue('url', video.url);
-  const conf = new ICAL.Property('conference');
-  conf.setParameter('value', 'URI');
-  conf.setParameter('feature', 'VIDEO');
-  conf.setParameter('label', videoProviderName(video.provider));
-  conf.setValue(video.url);
-  ev.addProperty(conf);
-  if (video.provider === 'google_meet') ev.addPropertyWithValue('x-google-conference', video.url);
-  if (video.provider === 'microsoft_teams') ev.addPropertyWithValue('x-microsoft-skypeteamsmeetingurl', video.url);
-}
 
 /** How long a new booking's invitation waits for its video link to be made (then it goes without). */
 const VIDEO_WAIT_MS = 10 * 60_000;
@@ -107,58 +41,52 @@ type Due = {
   proposalId: string | null;
   /** The booking's revision (claims.sequence); on a sent invitation, the revision it was sent at. */
   sequence: number;
+  /** A public booking's meeting type title: the meeting as its requester knows it (the booking's own title names the requester, for the owner). */
+  typeTitle: string | null;
 };
 
 /**
  * Each attendee's zone for the mail's text (docs/calendars.md "Invitations"):
  * the public requester's from their booking pages, an owner's own zone when
- * the attendee is an owner of the customer, else the organizing owner's.
+ * the attendee is an owner of the customer, else the organizing owner's. And the public
+ * requester with the language of their request (docs/public-scheduling.md "Languages").
  */
-async function attendeeZones(db: Executor, b: Due): Promise<Map<string, string>> {
+async function attendeeZones(db: Executor, b: Due): Promise<{ zones: Map<string, string>; requester: { email: string; locale: string | null } | null }> {
   const zones = new Map<string, string>();
+  let requester: { email: string; locale: string | null } | null = null;
   const emails = b.attendees.map((a) => a.email.toLowerCase());
-  if (!emails.length) return zones;
+  if (!emails.length) return { zones, requester };
   const known = await db.select({ email: owners.email, tz: owners.timeZone }).from(owners).where(and(eq(owners.customerId, b.customerId), inArray(owners.email, emails)));
   for (const o of known) zones.set(o.email.toLowerCase(), o.tz);
   if (b.proposalId) {
-    const [p] = await db.select({ email: bookingProposals.requesterEmail, tz: bookingProposals.requesterTimeZone }).from(bookingProposals).where(eq(bookingProposals.id, b.proposalId));
+    const [p] = await db.select({ email: bookingProposals.requesterEmail, tz: bookingProposals.requesterTimeZone, locale: bookingProposals.requesterLocale }).from(bookingProposals).where(eq(bookingProposals.id, b.proposalId));
     if (p?.email && p.tz) zones.set(p.email.toLowerCase(), p.tz);
+    if (p?.email) requester = { email: p.email.toLowerCase(), locale: p.locale };
   }
-  return zones;
-}
-
-/** The place lines of a mail: the address, and the video link with its provider. */
-function where(i: InvitationInput): string[] {
-  return [...(i.location ? [`Where: ${i.location}`] : []), ...(i.video ? [`Join (${videoProviderName(i.video.provider)}): ${i.video.url}`] : [])];
-}
-
-/** The mail of an invitation or cancellation to one attendee: the time in their zone, named; the ICS attached. */
-function invitationMail(i: InvitationInput & { method: 'REQUEST' | 'CANCEL' }, to: string, timeZone: string, content = invitationIcs(i)): MailMessage {
-  const when = formatMailRange(i.start, i.end, timeZone);
-  const by = !i.organizer ? 'the organizer' : i.organizer.name ? `${i.organizer.name} (${i.organizer.email})` : i.organizer.email;
-  return {
-    to,
-    subject: i.method === 'CANCEL' ? `Cancelled: ${i.title}` : i.update ? `Updated: ${i.title}` : `Invitation: ${i.title}`,
-    text:
-      i.method === 'CANCEL'
-        ? `This meeting was cancelled: ${i.title}, ${when}.${i.reason ? `\nReason: ${i.reason}` : ''}`
-        : i.update
-          ? [`${by} updated this meeting: ${i.title}`, `When: ${when}`, ...where(i), ...(i.reason ? [`Reason: ${i.reason}`] : []), '', 'The attached update replaces the invitation in your calendar; please respond again.'].join('\n')
-          : [`You are invited by ${by}: ${i.title}`, `When: ${when}`, ...where(i), '', 'The attached invitation adds it to your calendar.'].join('\n'),
-    icalEvent: { method: i.method, content },
-  };
+  return { zones, requester };
 }
 
 async function mailAll(db: Executor, b: Due, i: InvitationInput & { method: 'REQUEST' | 'CANCEL' }, to: { email: string }[] = i.attendees): Promise<void> {
   if (!to.length) return;
   const content = invitationIcs(i);
-  const zones = await attendeeZones(db, b);
-  for (const a of to) await sendMail(invitationMail(i, a.email, zones.get(a.email.toLowerCase()) ?? b.ownerTimeZone, content));
+  const { zones, requester } = await attendeeZones(db, b);
+  for (const a of to) {
+    const zone = zones.get(a.email.toLowerCase()) ?? b.ownerTimeZone;
+    // The public requester reads theirs in the language of their request (docs/public-scheduling.md "Languages").
+    const locale = requester?.email === a.email.toLowerCase() ? mailLocale(requester.locale) : 'en';
+    if (locale === 'en') {
+      await sendMail(invitationMail(i, a.email, zone, content));
+      continue;
+    }
+    // Their copy names the meeting as their pages did (the type's title), same UID and SEQUENCE.
+    const theirs = { ...i, title: b.typeTitle ?? i.title };
+    await sendMail(invitationMail(theirs, a.email, zone, requesterInvitationIcs(theirs, zone, locale), locale));
+  }
 }
 
 /** What an invitation mail of `b` says now, kept in booking_invitations.sent. */
 function snapshot(b: Due & { location: string | null } & VideoCols): SentInvitation {
-  return { attendees: b.attendees.map((a) => a.email.toLowerCase()), start: b.startAt.toISOString(), end: b.endAt.toISOString(), title: b.title ?? 'Meeting', location: b.location, video: readyVideo(b)?.url ?? null };
+  return { attendees: b.attendees.map((a) => a.email.toLowerCase()), start: b.startAt.toISOString(), end: b.endAt.toISOString(), title: b.title ?? UNTITLED, location: b.location, video: readyVideo(b)?.url ?? null };
 }
 
 /**
@@ -200,6 +128,7 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100, c
     proposalId: claims.proposalId,
     reason: claims.statusReason,
     location: publicMeetingTypes.location,
+    typeTitle: publicMeetingTypes.title,
     videoProvider: bookingVideoLinks.provider,
     videoStatus: bookingVideoLinks.status,
     videoUrl: bookingVideoLinks.joinUrl,
@@ -222,7 +151,7 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100, c
     // Record first: a crash between the two loses one courtesy mail rather than sending it twice.
     const [claimed] = await db.insert(bookingInvitations).values({ claimId: b.id, uid, sequence: b.sequence, method: 'REQUEST', sentAt: now, sent: snapshot(b) }).onConflictDoNothing().returning();
     if (!claimed) continue;
-    await mailAll(db, b, { method: 'REQUEST', uid, sequence: b.sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, video: readyVideo(b), now });
+    await mailAll(db, b, { method: 'REQUEST', uid, sequence: b.sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? UNTITLED, location: b.location, video: readyVideo(b), now });
   }
   // Sent invitations that are due again: the booking ended (CANCEL, next SEQUENCE), or it was moved or edited since
   // (REQUEST again, same UID, the booking's revision as SEQUENCE, to whom it concerns: updatePlan).
@@ -246,7 +175,7 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100, c
       .where(and(eq(bookingInvitations.claimId, b.id), eq(bookingInvitations.method, 'REQUEST'), eq(bookingInvitations.sequence, b.sentSequence)))
       .returning();
     if (!claimed) continue;
-    const common = { uid: b.uid, sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? 'Meeting', location: b.location, video: readyVideo(b), now };
+    const common = { uid: b.uid, sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: b.attendees, start: b.startAt, end: b.endAt, title: b.title ?? UNTITLED, location: b.location, video: readyVideo(b), now };
     if (ended) {
       cancels++;
       // Only who was invited hears it is off (someone added since never got the invitation).
@@ -278,7 +207,7 @@ export async function mailRemovedAttendees(
   const invited = sent.sent ? new Set(sent.sent.attendees) : null;
   const to = invited ? removed.filter((a) => invited.has(a.email.toLowerCase())) : removed;
   if (!to.length) return;
-  const i = { method: 'CANCEL' as const, uid: sent.uid, sequence: b.row.sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: to, start: b.row.startAt, end: b.row.endAt, title: b.row.title ?? 'Meeting', reason: 'You were removed from this meeting', now };
+  const i = { method: 'CANCEL' as const, uid: sent.uid, sequence: b.row.sequence, organizer: { email: b.ownerEmail, name: b.ownerName }, attendees: to, start: b.row.startAt, end: b.row.endAt, title: b.row.title ?? UNTITLED, reason: 'You were removed from this meeting', now };
   const content = invitationIcs(i);
   for (const a of to) await sendMail(invitationMail(i, a.email, b.ownerTimeZone, content));
 }

@@ -16,6 +16,8 @@ export type CancelledBooking = {
   endAt: Date;
   timeZone: string;
   holdId?: string | null;
+  /** An occurrence of a recurring series: its audit row and notice carry the series_id. */
+  seriesId?: string | null;
 };
 
 /**
@@ -48,10 +50,10 @@ export function cancellationRecords(
     ...(b.holdId !== undefined ? { holdId: b.holdId } : {}),
     bookingId: b.id,
     idempotencyKey,
-    ...(groupId ? { details: { group_id: groupId } } : {}),
+    ...(groupId || b.seriesId ? { details: { ...(groupId ? { group_id: groupId } : {}), ...(b.seriesId ? { series_id: b.seriesId } : {}) } } : {}),
     at: now,
   };
-  const group = groupId ? { group_id: groupId } : {};
+  const group = { ...(groupId ? { group_id: groupId } : {}), ...(b.seriesId ? { series_id: b.seriesId } : {}) };
   // Cancelled by its own agent: an own event, for include_own readers only (docs/webhooks.md "Own events").
   const own = actor.kind === 'agent' && b.agentId === actor.agentId;
   const cause: EventCause = actor.kind === 'agent' ? { kind: 'agent', agentId: actor.agentId } : { kind: 'owner', email: actor.email };

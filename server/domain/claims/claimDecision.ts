@@ -19,6 +19,7 @@ import { writeAudit, type AuditAction, type AuditActor, type AuditEntry } from '
 import { claimRow, insertClaim, releaseHoldParts, type NewClaim } from './claimStore';
 import { ARBITRATION_MARGIN_MS, loadAround, loadClaims, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 import { preemptedSet } from './groupDecision';
+import { placeReplacementHolds, type ReplacementHold } from './replacementHold';
 import { loadGroupMembers } from './groupMembers';
 import { decisionError, rejectionAudit } from './rejection';
 import { metrics, recordArbitration } from '@/server/observability/metrics';
@@ -197,7 +198,7 @@ export async function runClaim(tx: Tx, request: ClaimRequest): Promise<ClaimResu
   if (!isHold && request.policy.reminderOffsetsMinutes?.length) {
     defer(tx, scheduleReminders(tx, { customerId: claim.customerId, bookingId: claim.id, startAt: claim.startAt, offsets: request.policy.reminderOffsetsMinutes, now }));
   }
-  const group = claim.groupId ? { group_id: claim.groupId } : {};
+  const group = { ...(claim.groupId ? { group_id: claim.groupId } : {}), ...(claim.seriesId ? { series_id: claim.seriesId } : {}) };
   const details = claim.groupId ? { ...request.auditDetails, ...group } : request.auditDetails;
   defer(tx, writeAudit(tx, { ...audit, outcome: 'accept', holdId: isHold ? claim.id : holdId, bookingId: isHold ? null : claim.id, preemptedBookingIds: preemptedIds, details }));
   // The agent's video link, recorded with the booking (after its insert in the pipeline) so its event carries it.
@@ -295,8 +296,10 @@ async function preempt(
     .set({ status: 'preempted', statusReason: reason, preemptedByClaimId: claim.id, updatedAt: now })
     .where(where.length > 1 ? or(...where) : where[0])
     .returning({ id: claims.id, ownerId: claims.ownerId, start: claims.startAt, end: claims.endAt, partOf: claims.partOfHoldId, kind: claims.kind });
-  // What the claim does not take goes to the waitlist (docs/arbitration.md "Waitlist").
+  // What the claim does not take goes to the waitlist before COMMIT (docs/arbitration.md "Waitlist"), after any replacement hold below.
   noteFreed(tx, now, freed.map((r) => ({ ownerId: r.ownerId, start: r.start, end: r.end, holdId: r.kind === 'hold' ? (r.partOf ?? r.id) : null })));
+  // A bumped meeting rebooked: its replacement hold, in this transaction (docs/arbitration.md "Bumped meetings rebooked").
+  const replacements = await placeReplacementHolds(tx, preempted, { claim, target, actor: by.actor, now });
   const here = new Set(ids);
   const elsewhere: LoadedClaim[] = members
     .filter((m) => !here.has(m.id))
@@ -321,7 +324,7 @@ async function preempt(
         end: new Date(p.end),
         holdId: p.kind === 'hold' ? p.id : null,
         bookingId: p.kind === 'booking' ? p.id : null,
-        details: { claim_kind: p.kind, preempted_by_claim_id: claim.id, preempted_agent_id: p.agentId, cause: by.cause, ...(p.groupId ? { group_id: p.groupId } : {}) },
+        details: { claim_kind: p.kind, preempted_by_claim_id: claim.id, preempted_agent_id: p.agentId, cause: by.cause, ...(p.groupId ? { group_id: p.groupId } : {}), ...replacementOf(replacements, p.id, 'replacement_hold_id') },
         at: now,
       }),
     );
@@ -350,9 +353,17 @@ async function preempt(
         preempted_by_meeting_class: target.meetingClass.name,
         reason,
         ...groupData,
+        ...replacementOf(replacements, p.id, 'replacement_hold'),
       },
       now,
       actor: by.actor,
     });
   }
+}
+
+/** What names a preempted booking's replacement (replacementHold.ts): the hold (or null: none could be placed), nothing when its class asks for none. */
+function replacementOf(replacements: Map<string, ReplacementHold>, id: string, key: 'replacement_hold' | 'replacement_hold_id'): Record<string, unknown> {
+  if (!replacements.has(id)) return {};
+  const hold = replacements.get(id)!;
+  return { [key]: key === 'replacement_hold' ? hold : (hold?.id ?? null) };
 }

@@ -6,8 +6,11 @@ import { bufferMs, isSacred, type Claim } from '../scheduling';
 
 export { claimRow, insertClaim, releaseHoldParts, type ClaimRow, type NewClaim, type OwnerRef } from '@/db/hot/claims';
 
+/** A hold's time to live when its request names none (POST /v1/holds `ttl_seconds`; a replacement hold's, docs/arbitration.md "Bumped meetings rebooked"). */
+export const DEFAULT_HOLD_TTL_SECONDS = 600;
+
 /** A claim as the pure core sees it, plus the agent to tell if it is preempted. */
-export type LoadedClaim = Claim & { agentId: string | null; groupId?: string | null };
+export type LoadedClaim = Claim & { agentId: string | null; groupId?: string | null; /** Its class asks for a replacement hold when preempted (docs/arbitration.md "Bumped meetings rebooked"). */ rebook?: boolean };
 
 /**
  * Active claims of an owner overlapping [from, to), as the pure core needs them: the
@@ -67,6 +70,7 @@ export function loadedClaims(rows: readonly ClaimFacts[], now: Date): LoadedClai
     loaded.meetingClass = row.meeting_class;
     // A member of a group hold or booking: preempting it preempts the whole group (docs/groups.md).
     loaded.groupId = row.group_id;
+    if (row.on_preempted === 'hold_nearest') loaded.rebook = true;
     out.push(loaded);
   }
   return out;

@@ -23,6 +23,7 @@ import { holdStatus, type BookingView, type HoldView } from './views';
 import { getHold, holdParts } from './holdService';
 import { assertSlotInHold, confirmClaim, getBooking, newBooking, type VideoSetting } from './bookingService';
 import type { PendingApprovalView } from '../approvals/heldRequest';
+import { seriesNamedBy, type CancelScope } from './seriesCancel';
 import { approvalForHold } from '../approvals/policyService';
 
 /**
@@ -163,10 +164,12 @@ async function cancelMembers(tx: Tx, actor: AgentActor | OwnerActor, live: reado
  * POST /v1/bookings/{id}/cancel: the booking the id names, of one member or a group's (a
  * member's id or the group_id): every confirmed member cancelled in one transaction, owners
  * locked in owner-id order; each member's agent hears of it when someone else cancelled; one
- * audit row per owner. Answers the booking named (a group's: with its members).
+ * audit row per owner. Answers the booking named (a group's: with its members). `scope` (an
+ * occurrence of a series): following or series cancels those occurrences still confirmed.
  */
-export async function cancelClaim(db: Db, actor: AgentActor, id: string, reason: string | undefined, now: Date, idempotencyKey: string | null): Promise<BookingView> {
-  const named = await claimNamedBy(db, actor, id, 'booking');
+export async function cancelClaim(db: Db, actor: AgentActor, id: string, reason: string | undefined, now: Date, idempotencyKey: string | null, scope: CancelScope = 'occurrence'): Promise<BookingView> {
+  // An occurrence of a series with scope following or series: those occurrences, as the members of one claim (docs/arbitration.md "Recurring series").
+  const named = scope === 'occurrence' ? await claimNamedBy(db, actor, id, 'booking') : await seriesNamedBy(db, actor, id, scope);
   if (!named) throw new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
   return onMembers(db, actor, named, 'booking', async (tx, members) => {
     const live = members.filter((m) => m.status === 'confirmed');

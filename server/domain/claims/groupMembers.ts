@@ -24,6 +24,8 @@ export type GroupMemberRow = {
   meetingClass: string | null;
   customerId: string;
   holdId: string | null;
+  /** An occurrence of a recurring series (docs/arbitration.md "Recurring series"). */
+  seriesId: string | null;
 };
 /** A member of a named claim: a group's (its group_id) or the one claim (none). */
 export type ClaimMemberRow = Omit<GroupMemberRow, 'groupId'> & { groupId: string | null };
@@ -61,6 +63,7 @@ async function selectMembers(db: Executor, which: SQL, kind?: 'hold' | 'booking'
       meetingClass: meetingClasses.name,
       customerId: claims.customerId,
       holdId: claims.holdId,
+      seriesId: claims.seriesId,
     })
     .from(claims)
     .innerJoin(owners, eq(owners.id, claims.ownerId))

@@ -8,7 +8,7 @@ import { isUuid } from '../ids';
 import { searchSlots } from '../scheduling';
 import { writeAudit } from '../audit';
 import { membersOf } from './groupMembers';
-import { claimMadeWithKey, claimRow } from './claimStore';
+import { claimMadeWithKey, claimRow, DEFAULT_HOLD_TTL_SECONDS } from './claimStore';
 import { loadClaimTarget, loadClaims, loadTarget, lockOwner, ownerRules, rulesWarnings, type ClaimRow } from './claimTarget';
 import { requestPolicy, runClaim } from './claimDecision';
 import { ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
@@ -16,7 +16,7 @@ import { refuseWithoutLock } from './earlyRefusal';
 import type { CalendarGate } from '../calendars/mirror';
 import { assertBookingSpan, noSlotsError, validateWindow } from './windows';
 import { holdView, type HoldRange, type HoldView } from './views';
-import { DEFAULT_HOLD_TTL_SECONDS, holdAuditBase, holdWindow, newHold } from './windowHold';
+import { holdAuditBase, holdWindow, newHold } from './windowHold';
 
 export type HoldInput = {
   ownerEmail: string;

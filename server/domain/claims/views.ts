@@ -50,6 +50,8 @@ export type BookingView = {
   warnings?: string[];
   /** Its video link (docs/calendars.md "Video links"), when its meeting type has one. */
   video?: VideoLinkView;
+  /** An occurrence of a recurring series (docs/arbitration.md "Recurring series"). */
+  series_id?: string;
 } & GroupFields;
 
 /** An active hold past its expiry reads as expired (the clock decides, not a job). */
@@ -149,5 +151,6 @@ export function bookingView(
     if (warning) view.warnings = [...(ctx.warnings ?? []), warning];
   }
   if (ctx.warnings?.length && !view.warnings) view.warnings = ctx.warnings;
+  if (row.seriesId) view.series_id = row.seriesId;
   return withGroup(view, row, ctx.members);
 }

@@ -15,7 +15,6 @@ import { decisionStamp } from './standingDecision';
  * and bookings"): a single owner's window hold is a group of one, and both take this path.
  */
 
-export const DEFAULT_HOLD_TTL_SECONDS = 600;
 /** The most free stretches one all_free window hold claims (the earliest ones). */
 const MAX_HELD_WINDOWS = 100;
 

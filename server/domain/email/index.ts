@@ -1,2 +1,3 @@
 export { sendMail, closeMailer, mailSetupNotice, type MailMessage, type MailResult } from './mailer';
-export { contactVerificationMessage, formatMailRange, hostBookedMessage, meetingMovedMessage, moveOutcomeMessage, moveToReviewMessage, ownerInvitationMessage, proposalOutcomeMessage, proposalToReviewMessage, reminderMessage, requesterCancelledMessage, signInLinkMessage, type MeetingSummary } from './messages';
+export { formatMailRange, hostBookedMessage, meetingMovedMessage, moveToReviewMessage, ownerInvitationMessage, proposalToReviewMessage, requesterCancelledMessage, signInLinkMessage, type MeetingSummary } from './messages';
+export { contactVerificationMessage, moveOutcomeMessage, proposalOutcomeMessage, reminderMessage, requesterMail, requesterRange } from './requesterMessages';

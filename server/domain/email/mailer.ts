@@ -10,6 +10,8 @@ export type MailMessage = {
   to: string;
   subject: string;
   text: string;
+  /** The same text as HTML, with its language and direction (a requester's mail in a language but English; docs/public-scheduling.md "Languages"). */
+  html?: string;
   /** A calendar invitation (iCalendar text, METHOD:REQUEST or CANCEL), sent as the text/calendar alternative. */
   icalEvent?: { method: 'REQUEST' | 'CANCEL'; content: string };
   /** A Message-ID of the caller's (a reminder's is derived from the reminder and reader, so a resend after a crash is recognisably the same mail). */
@@ -78,6 +80,7 @@ export async function sendMail(msg: MailMessage): Promise<MailResult> {
       to: msg.to,
       subject: msg.subject,
       text: msg.text,
+      ...(msg.html ? { html: msg.html } : {}),
       ...(msg.messageId ? { messageId: msg.messageId } : {}),
       // The invitation twice, as calendar clients expect: the text/calendar alternative (Outlook, Gmail's
       // inline card) and an invite.ics attachment (Apple Mail, clients that only import files).

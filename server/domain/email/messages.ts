@@ -12,20 +12,28 @@ export type MeetingSummary = {
 };
 
 /**
- * A time span as mail shows it: in the reader's zone, with the zone named
- * (abbreviation and IANA name), e.g. "Tuesday, December 1, 2026, 4:30 – 5:00 AM EST (America/New_York)".
- * Invalid zones fall back to UTC rather than failing a mail.
+ * A time span in the reader's zone and language (Intl), and the zone's IANA name; invalid
+ * zones fall back to UTC rather than failing a mail.
  */
-export function formatMailRange(start: Date, end: Date, timeZone: string): string {
+export function mailRange(start: Date, end: Date, timeZone: string, intlLocale = 'en-US'): { range: string; zone: string } {
   let tz = timeZone;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    new Intl.DateTimeFormat(intlLocale, { timeZone: tz });
   } catch {
     tz = 'UTC';
   }
-  const f = new Intl.DateTimeFormat('en-US', { timeZone: tz, weekday: 'long', year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+  const f = new Intl.DateTimeFormat(intlLocale, { timeZone: tz, weekday: 'long', year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
   // Plain spaces: ICU's narrow and thin spaces read badly in some mail clients' plain text.
-  return `${f.formatRange(start, end).replace(/[\u202f\u2009\u00a0]/g, ' ')} (${tz})`;
+  return { range: f.formatRange(start, end).replace(/[\u202f\u2009\u00a0]/g, ' '), zone: tz };
+}
+
+/**
+ * A time span as an owner's mail shows it: in the reader's zone, with the zone named
+ * (abbreviation and IANA name), e.g. "Tuesday, December 1, 2026, 4:30 – 5:00 AM EST (America/New_York)".
+ */
+export function formatMailRange(start: Date, end: Date, timeZone: string): string {
+  const { range, zone } = mailRange(start, end, timeZone);
+  return `${range} (${zone})`;
 }
 
 function describe(m: MeetingSummary): string {
@@ -33,52 +41,6 @@ function describe(m: MeetingSummary): string {
   const who = m.ownerName ? ` with ${m.ownerName}` : '';
   const when = m.start && m.end ? ` on ${formatMailRange(m.start, m.end, m.timeZone)}` : '';
   return `${what}${who}${when}`;
-}
-
-/** Contact verification: the confirm link, and the status link to keep. */
-export function contactVerificationMessage(to: string, m: MeetingSummary, urls: { verificationUrl: string; statusUrl: string }): MailMessage {
-  return {
-    to,
-    subject: 'Confirm your email to send your meeting request',
-    text: [
-      `You asked for ${describe(m)}.`,
-      '',
-      'Open this link and press "Confirm" so the request reaches the calendar owner (the link is valid for 24 hours):',
-      urls.verificationUrl,
-      '',
-      'Keep this link to check the status of your request or to withdraw it:',
-      urls.statusUrl,
-      '',
-      'If you did not ask for this meeting, ignore this message; nothing will be sent on.',
-    ].join('\n'),
-  };
-}
-
-/** The owner's decision. The status link is not repeated: only its hash is stored (see docs/public-scheduling.md). */
-export function proposalOutcomeMessage(to: string, m: MeetingSummary, outcome: { status: 'booked' | 'declined'; reason?: string | null; location?: string | null; video?: string | null }): MailMessage {
-  if (outcome.status === 'booked') {
-    return {
-      to,
-      subject: 'Your meeting request was accepted',
-      text: [
-        `Your request for ${describe(m)} was accepted and booked.`,
-        ...(outcome.location ? ['', `Where: ${outcome.location}`] : []),
-        ...(outcome.video ? ['', `Join: ${outcome.video}`] : []),
-        '',
-        'The status link from your first message now shows the meeting, with "Add to calendar" and "Cancel this meeting".',
-      ].join('\n'),
-    };
-  }
-  return {
-    to,
-    subject: 'Your meeting request was declined',
-    text: [
-      `Your request for ${describe(m)} was declined.`,
-      ...(outcome.reason ? ['', `Reason given: ${outcome.reason}`] : []),
-      '',
-      'The status link from your first message now shows "declined".',
-    ].join('\n'),
-  };
 }
 
 /** A one-time dashboard sign-in link for an owner. */
@@ -151,40 +113,6 @@ function languageName(tag: string): string {
 
 type Span = { start: Date; end: Date };
 
-/**
- * The owner's decision on a requester's request to move their booked meeting
- * (docs/public-scheduling.md "Asking to move"), in the requester's zone: moved (from the old
- * time to the new one) or declined (the meeting stays at its time).
- */
-export function moveOutcomeMessage(to: string, m: MeetingSummary, outcome: { status: 'booked' | 'declined'; reason?: string | null; from: Span }): MailMessage {
-  const what = `${m.title ? `"${m.title}"` : 'your meeting'}${m.ownerName ? ` with ${m.ownerName}` : ''}`;
-  const was = formatMailRange(outcome.from.start, outcome.from.end, m.timeZone);
-  if (outcome.status === 'booked') {
-    return {
-      to,
-      subject: 'Your meeting was moved',
-      text: [
-        `Your request to move ${what} was accepted.`,
-        '',
-        `New time: ${m.start && m.end ? formatMailRange(m.start, m.end, m.timeZone) : 'see the status page'}`,
-        `Was: ${was}`,
-        '',
-        'The status link of your meeting shows the new time; "Add to calendar" there gives the updated file.',
-      ].join('\n'),
-    };
-  }
-  return {
-    to,
-    subject: 'Your request to move the meeting was declined',
-    text: [
-      `Your request to move ${what}${m.start && m.end ? ` to ${formatMailRange(m.start, m.end, m.timeZone)}` : ''} was declined.`,
-      ...(outcome.reason ? ['', `Reason given: ${outcome.reason}`] : []),
-      '',
-      `The meeting stays at ${was}.`,
-    ].join('\n'),
-  };
-}
-
 /** The owner hears that a requester asks to move a booked meeting (times in the owner's zone): old and new time, the review page's link. */
 export function moveToReviewMessage(to: string, m: MeetingSummary & { requester: string; from: Span }, reviewUrl: string): MailMessage {
   return {
@@ -226,30 +154,5 @@ export function hostBookedMessage(to: string, m: MeetingSummary & { requester: s
     to,
     subject: `Booked with you: ${m.title ?? 'meeting'} (${m.requester})`,
     text: [`${m.approver} approved ${m.requester}'s request for ${describe({ ...m, ownerName: null })}.`, 'It is booked on your calendar too; nothing to do.'].join('\n'),
-  };
-}
-
-/** "1 hour", "24 hours", "30 minutes", "1 day 2 hours": a reminder's offset in words. */
-function offsetWords(minutes: number): string {
-  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
-  if (minutes < 60) return plural(minutes, 'minute');
-  if (minutes % 60 === 0 && minutes <= 48 * 60) return plural(minutes / 60, 'hour');
-  const days = Math.floor(minutes / 1440);
-  const hours = Math.floor((minutes % 1440) / 60);
-  const mins = minutes % 60;
-  return [days ? plural(days, 'day') : '', hours ? plural(hours, 'hour') : '', mins ? plural(mins, 'minute') : ''].filter(Boolean).join(' ');
-}
-
-/** A reminder to one attendee (docs/reliability.md "Reminders"): the meeting's time in their zone, named. */
-export function reminderMessage(to: string, m: MeetingSummary & { start: Date; end: Date; offsetMinutes: number; location?: string | null }): MailMessage {
-  const what = m.title ? `"${m.title}"` : 'Your meeting';
-  return {
-    to,
-    subject: `Reminder: ${m.title ?? 'meeting'} in ${offsetWords(m.offsetMinutes)}`,
-    text: [
-      `${what}${m.ownerName ? ` with ${m.ownerName}` : ''} starts in ${offsetWords(m.offsetMinutes)}:`,
-      formatMailRange(m.start, m.end, m.timeZone),
-      ...(m.location ? ['', `Where: ${m.location}`] : []),
-    ].join('\n'),
   };
 }

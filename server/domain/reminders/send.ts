@@ -4,6 +4,8 @@ import type { Db, Executor } from '@/db/client';
 import { runTransaction } from '@/db/hot/driver';
 import { finishReminder, retryReminderAt, type LeasedReminder } from '@/db/hot/reminders';
 import { bookingProposals, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
+import { mailLocale } from '@/i18n/mail';
+import type { Locale } from '@/i18n/locales';
 import { reminderMessage, sendMail } from '../email';
 import { enqueueNotification } from '../notificationService';
 import { localSpan } from '../scheduling';
@@ -23,6 +25,8 @@ type ReminderContext = {
   location: string | null;
   /** Reader -> IANA zone: the requester's from their booking pages, an owner's own; else the organizing owner's. */
   zones: Map<string, string>;
+  /** The public requester and the language of their request (docs/public-scheduling.md "Languages"); everyone else reads English. */
+  requester: { email: string; locale: Locale } | null;
   recipients: string[];
 };
 
@@ -33,7 +37,7 @@ async function contextOf(db: Executor, r: LeasedReminder): Promise<ReminderConte
   const [cls] = b.meetingClassId ? await db.select({ name: meetingClasses.name }).from(meetingClasses).where(eq(meetingClasses.id, b.meetingClassId)) : [];
   const [proposal] = b.proposalId
     ? await db
-        .select({ email: bookingProposals.requesterEmail, timeZone: bookingProposals.requesterTimeZone, typeTitle: publicMeetingTypes.title, location: publicMeetingTypes.location })
+        .select({ email: bookingProposals.requesterEmail, timeZone: bookingProposals.requesterTimeZone, locale: bookingProposals.requesterLocale, typeTitle: publicMeetingTypes.title, location: publicMeetingTypes.location })
         .from(bookingProposals)
         .leftJoin(publicMeetingTypes, eq(publicMeetingTypes.id, bookingProposals.meetingTypeId))
         .where(eq(bookingProposals.id, b.proposalId))
@@ -55,6 +59,7 @@ async function contextOf(db: Executor, r: LeasedReminder): Promise<ReminderConte
     title: proposal?.typeTitle ?? b.title ?? null,
     location: proposal?.location ?? null,
     zones,
+    requester: proposal?.email ? { email: proposal.email.toLowerCase(), locale: mailLocale(proposal.locale) } : null,
     recipients,
   };
 }
@@ -78,7 +83,7 @@ export async function sendReminder(db: Db, r: LeasedReminder, now: () => Date): 
   let failed = 0;
   for (const to of ctx.recipients) {
     const timeZone = ctx.zones.get(to) ?? ctx.ownerTimeZone;
-    const msg = reminderMessage(to, { title: ctx.title, ownerName: ctx.ownerName, start: b.startAt, end: b.endAt, timeZone, offsetMinutes: r.offsetMinutes, location: ctx.location });
+    const msg = reminderMessage(to, { title: ctx.title, ownerName: ctx.ownerName, start: b.startAt, end: b.endAt, timeZone, offsetMinutes: r.offsetMinutes, location: ctx.location }, ctx.requester?.email === to ? ctx.requester.locale : 'en');
     const res = await sendMail({ ...msg, messageId: `<reminder-${r.id}-${createHash('sha256').update(to).digest('hex').slice(0, 16)}@agent-scheduler>` });
     if (res.delivered === false) failed++;
   }

@@ -65,6 +65,7 @@ function findAlternatives(
   ctx: SchedulingContext,
   request: ArbitrationRequest,
   failedReason: RejectReason,
+  max = MAX_ALTERNATIVES,
 ): Alternative[] {
   const length = request.end - request.start;
   const from = Math.max(ctx.now, request.start - ALTERNATIVES_RADIUS_MS);
@@ -77,7 +78,7 @@ function findAlternatives(
   if (right < 0) right = grid.length;
   let left = right - 1;
   const found: number[] = [];
-  while (found.length < MAX_ALTERNATIVES && (left >= 0 || right < grid.length)) {
+  while (found.length < max && (left >= 0 || right < grid.length)) {
     let t: number;
     if (right >= grid.length || (left >= 0 && request.start - grid[left] <= grid[right] - request.start)) t = grid[left--];
     else t = grid[right++];
@@ -88,6 +89,18 @@ function findAlternatives(
   }
   const reason_code = REASON_CODES[failedReason];
   return found.sort((a, b) => a - b).map((start) => ({ start, end: start + length, reason_code }));
+}
+
+/**
+ * The nearest slot of the request's length that arbitrate() accepts for the same request, other
+ * than its own start: findAlternatives' search (same grid, radius and order), one slot. A
+ * preempted booking's replacement hold takes it (docs/arbitration.md "Bumped meetings rebooked").
+ */
+export function nearestAlternative(request: ArbitrationRequest, context: ArbitrationContext): { start: number; end: number } | null {
+  if (!(request.end > request.start)) throw new RangeError('request end must be after its start');
+  const ctx = new SchedulingContext(context.rules, context.claims, context.now, context.excludeClaimIds);
+  const [first] = findAlternatives(ctx, request, 'NO_CAPACITY', 1);
+  return first ? { start: first.start, end: first.end } : null;
 }
 
 function meetingConflict(c: Claim): MeetingConflict {

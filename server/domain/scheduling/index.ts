@@ -15,9 +15,11 @@ export { awayAt, outOfOfficeAt } from './timeRules';
 export { validateOwnerRules, storedHardBlocks, blocksWithCheckpoints, type RuleIssue } from './validate';
 export { canonicalTimeZone, closeTimeZones, supportedTimeZones, timeZoneName } from './timeZone';
 export { localIso, localSpan, type LocalSpan } from './localSpan';
+export { compatibleInstant } from './localTime';
+export { civilFromDays, daysFromCivil } from './civil';
 export { capPerDay, distinctSlots, localDay } from './spread';
 export * from './limits';
-export { arbitrate, warningsFor, ALTERNATIVES_RADIUS_MS, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
+export { arbitrate, nearestAlternative, warningsFor, ALTERNATIVES_RADIUS_MS, VERDICT_CLAIMS_MARGIN_MS } from './arbitrate';
 export { reachOf, bufferMs, MAX_BUFFER_MS } from './buffers';
 export { evaluateSlot } from './evaluate';
 export {

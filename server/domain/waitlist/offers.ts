@@ -5,7 +5,8 @@ import { assertOwnerInScope, hasPermission, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
 import { loadTarget } from '../claims/claimTarget';
-import { DEFAULT_HOLD_TTL_SECONDS, holdWindow } from '../claims/windowHold';
+import { DEFAULT_HOLD_TTL_SECONDS } from '../claims/claimStore';
+import { holdWindow } from '../claims/windowHold';
 import { takeFreed, type Freed } from './freed';
 
 /**

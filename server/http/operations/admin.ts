@@ -1,6 +1,6 @@
 import { agentView, createAgent, describeSelf, listAgents, mintApiKey, revokeApiKey, updateAgent } from '@/server/domain/agentService';
 import { RATE_LIMITS } from '@/server/rateLimit';
-import { createMeetingClass, listMeetingClasses, meetingClassView } from '@/server/domain/meetingClassService';
+import { createMeetingClass, listMeetingClasses, meetingClassNamed, meetingClassView, updateMeetingClass } from '@/server/domain/meetingClassService';
 import { createOwner, getOwner, ownersInScope, ownerView, putScheduleRules, rulesView } from '@/server/domain/ownerService';
 import { normalizeEmail } from '@/server/domain/access';
 import { DomainError } from '@/server/domain/errors';
@@ -109,6 +109,35 @@ export const listMeetingClassesOp = defineOperation({
     const [classes, inScope] = await Promise.all([listMeetingClasses(db, actor.customerId), ownersInScope(db, actor.customerId, actor.ownerScope)]);
     return { body: { meeting_classes: classes.map(meetingClassView), owners: inScope.owners, owners_truncated: inScope.truncated } };
   },
+});
+
+export const getMeetingClassOp = defineOperation({
+  operationId: 'getMeetingClass',
+  method: 'GET',
+  path: '/v1/meeting-classes/{name}',
+  summary: 'One meeting class',
+  tags: ['Administration'],
+  auth: 'api_key',
+  permission: ['manage_customer', 'read_availability'],
+  params: S.MeetingClassParams,
+  success: { status: 200, description: 'The class', schema: S.MeetingClass },
+  errors: ['MEETING_CLASS_NOT_FOUND'],
+  handler: async ({ db, actor, params }) => ({ body: meetingClassView(await meetingClassNamed(db, actor.customerId, params.name)) }),
+});
+
+export const updateMeetingClassOp = defineOperation({
+  operationId: 'updateMeetingClass',
+  method: 'PATCH',
+  path: '/v1/meeting-classes/{name}',
+  summary: 'Change a meeting class (not its name)',
+  tags: ['Administration'],
+  auth: 'api_key',
+  permission: 'manage_customer',
+  params: S.MeetingClassParams,
+  body: S.MeetingClassPatchBody,
+  success: { status: 200, description: 'The class as changed', schema: S.MeetingClass },
+  errors: ['MEETING_CLASS_NOT_FOUND'],
+  handler: async ({ db, actor, params, body, now }) => ({ body: meetingClassView(await updateMeetingClass(db, actor.customerId, params.name, body, actor, now)) }),
 });
 
 export const createAgentOp = defineOperation({

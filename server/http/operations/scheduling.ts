@@ -1,6 +1,7 @@
 import { searchAvailability, evaluateBooking } from '@/server/domain/claims/availabilityService';
 import { searchGroupAvailability } from '@/server/domain/claims/groupSearchService';
 import { bookingClaim, getBooking } from '@/server/domain/claims/bookingService';
+import { seriesBookingClaim } from '@/server/domain/claims/seriesService';
 import { groupBookingClaim, groupHoldClaim } from '@/server/domain/claims/groupService';
 import { cancelClaim, confirmAny, releaseClaim } from '@/server/domain/claims/groupLifecycle';
 import { getHold, holdClaim } from '@/server/domain/claims/holdService';
@@ -202,7 +203,7 @@ export const createBookingOp = defineOperation({
   query: S.CallerZone,
   success: {
     status: 201,
-    description: 'The booking',
+    description: 'The booking (with recurrence: the first occurrence booked, and series)',
     schema: S.Booking,
     also: { status: 202, description: "Held for the owner's approval: their approval policy covers this agent or class (docs/api.md \"Approval policies\")", schema: S.PendingApproval },
   },
@@ -212,6 +213,12 @@ export const createBookingOp = defineOperation({
   handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey, claimCall }) => {
     const ownerEmails = groupOwners(body);
     const input = { ...body, ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, start: date(body.start), end: date(body.end) };
+    if (body.min_occurrences !== undefined && body.recurrence === undefined) throw invalidField('min_occurrences', 'give it with recurrence');
+    if (body.recurrence !== undefined) {
+      if (ownerEmails || body.pool) throw invalidField('recurrence', 'a recurring series books one owner (owner_email); group and pool series are not supported yet');
+      const series = { ...input, recurrence: body.recurrence, minOccurrences: body.min_occurrences };
+      return { body: await runAnsweredClaim(db, seriesBookingClaim(actor, series, now, idempotencyKey), claimCall) };
+    }
     if (ownerEmails) {
       await refuseGroupUnderApproval(db, { customerId: actor.customerId, ownerEmails, agentId: actor.agentId, meetingClass: body.meeting_class });
       return { body: await runAnsweredClaim(db, groupBookingClaim(actor, { ...input, ownerEmails }, now, idempotencyKey), claimCall) };
@@ -258,7 +265,7 @@ export const cancelBookingOp = defineOperation({
   operationId: 'cancelBooking',
   method: 'POST',
   path: '/v1/bookings/{id}/cancel',
-  summary: 'Cancel a booking',
+  summary: 'Cancel a booking (an occurrence of a series: it, it and the following ones, or the whole series: scope)',
   tags: ['Scheduling'],
   auth: 'api_key',
   permission: 'create_bookings',
@@ -267,7 +274,7 @@ export const cancelBookingOp = defineOperation({
   query: S.CallerZone,
   success: { status: 200, description: 'The cancelled booking', schema: S.Booking },
   errors: ['BOOKING_NOT_FOUND', 'BOOKING_NOT_ACTIVE', 'owner_scope_denied'],
-  handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({ body: await cancelClaim(db, actor, params.id, body.reason, now, idempotencyKey) }),
+  handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({ body: await cancelClaim(db, actor, params.id, body.reason, now, idempotencyKey, body.scope) }),
 });
 
 export const rescheduleBookingOp = defineOperation({

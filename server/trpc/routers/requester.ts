@@ -14,6 +14,7 @@ import {
   resolveRequester,
   submitProposal,
   suggestedTimes,
+  freeDays,
   withdrawProposal,
   cancelBookedMeeting,
   moveSuggestions,
@@ -144,6 +145,27 @@ export const requesterRouter = router({
         );
         return { suggested_times: instants(r) };
       });
+    }),
+
+  /**
+   * The month view (docs/public-scheduling.md "Month view"): a month's days with free times in the
+   * requester's zone, how many, and each day's bounds to ask `suggestedTimes` with.
+   */
+  freeDays: perIp
+    .input(
+      z.strictObject({
+        link: Link,
+        slug: Slug,
+        duration_minutes: z.int().min(5).max(480).optional(),
+        month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/).optional(),
+        time_zone: S.RequesterTimeZone,
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const db = ctx.db;
+      return withCredential(ctx, async (bearer) =>
+        freeDays(db, await loadPublicType(db, input.link, input.slug, bearer), { durationMinutes: input.duration_minutes, month: input.month, timeZone: input.time_zone }, ctx.now()),
+      );
     }),
 
   /**

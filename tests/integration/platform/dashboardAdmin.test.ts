@@ -88,6 +88,20 @@ describe('admin console procedures', () => {
     expect(listed.keys[0].display_time_zone).toBe('Asia/Tokyo');
   });
 
+  it("changes a class's on_preempted (as PATCH /v1/meeting-classes/{name}), audited at the context clock; members are refused", async () => {
+    const caller = await callerAs(adminEmail, 'admin');
+    const name = `console-${crypto.randomUUID().slice(0, 8)}`;
+    expect((await caller.admin.meetingClasses.create({ name, priority: 20 })).on_preempted).toBeNull();
+    expect(await caller.admin.meetingClasses.update({ name, change: { on_preempted: 'hold_nearest' } })).toMatchObject({ name, priority: 20, on_preempted: 'hold_nearest' });
+    expect((await caller.admin.meetingClasses.list()).meeting_classes.find((c) => c.name === name)?.on_preempted).toBe('hold_nearest');
+    const audit = await api('GET', '/v1/audit-log?action=meeting_class.update&limit=5', { key: admin.key });
+    expect(audit.body.entries[0]).toMatchObject({ at: NOW.toISOString(), meeting_class: name, details: { on_preempted: 'hold_nearest', before: { on_preempted: null } } });
+    const missing = await caller.admin.meetingClasses.update({ name: 'no-such-class', change: { on_preempted: null } }).catch((e: unknown) => e);
+    expect((missing as TRPCError).cause).toMatchObject({ code: 'MEETING_CLASS_NOT_FOUND' });
+    const member = await callerAs(memberEmail, 'member');
+    expect(await refusal(member.admin.meetingClasses.update({ name, change: { on_preempted: null } }))).toBe('FORBIDDEN');
+  });
+
   it('checks aliases with the same rules and codes as creating a link', async () => {
     const caller = await callerAs(adminEmail, 'admin');
     expect(await caller.admin.publicScheduling.links.checkAlias({ alias: 'dashboard' })).toMatchObject({ available: false, code: 'invalid_alias' });

@@ -88,11 +88,11 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     const to = T(15);
     const expected = (
       await db
-        .select({ c: claims, priority: meetingClasses.priority, sacredAge: meetingClasses.sacredMeetingAgeHours, className: meetingClasses.name })
+        .select({ c: claims, priority: meetingClasses.priority, sacredAge: meetingClasses.sacredMeetingAgeHours, className: meetingClasses.name, onPreempted: meetingClasses.onPreempted })
         .from(claims)
         .leftJoin(meetingClasses, eq(meetingClasses.id, claims.meetingClassId))
         .where(and(eq(claims.ownerId, owner.id), inArray(claims.status, ['active', 'confirmed']), sql`tstzrange(${claims.startAt}, ${claims.endAt}, '[)') && tstzrange(${from.toISOString()}::timestamptz, ${to.toISOString()}::timestamptz, '[)')`))
-    ).map(({ c, priority, sacredAge, className }) => ({
+    ).map(({ c, priority, sacredAge, className, onPreempted }) => ({
       id: c.id,
       kind: c.kind,
       agent_id: c.agentId,
@@ -112,6 +112,7 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
       group_id: c.groupId,
       buffer_before: c.bufferBeforeMinutes,
       buffer_after: c.bufferAfterMinutes,
+      on_preempted: onPreempted,
     }));
     const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
     expect(expected.map((c) => c.id)).toContain(inRange.id);
@@ -124,7 +125,7 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     expect(await claimFactsAround(db, { customerId: newId(), holdId: held.id }, from, to)).toEqual([]);
   });
 
-  it('SEARCH_FACTS_OF_OWNERS: per owner, what AROUND reads less the agent, class name and group', async () => {
+  it('SEARCH_FACTS_OF_OWNERS: per owner, what AROUND reads less the agent, class name, group and on_preempted', async () => {
     const db = await getDb();
     const D = (h: number, m = 0) => new Date(Date.UTC(2032, 5, 9, h, m));
     const other = await createOwner(db, admin.customerId, { email: uniqueEmail(), time_zone: 'UTC' });
@@ -142,7 +143,7 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     const from = D(8);
     const to = D(18);
     const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
-    const searchOf = async (id: string) => (await claimFactsAround(db, id, from, to)).map(({ agent_id: _a, meeting_class: _m, group_id: _g, ...rest }) => rest).sort(byId);
+    const searchOf = async (id: string) => (await claimFactsAround(db, id, from, to)).map(({ agent_id: _a, meeting_class: _m, group_id: _g, on_preempted: _p, ...rest }) => rest).sort(byId);
     const got = await searchFactsOfOwners(db, [owner.id, other.id, empty.id], from, to);
     expect([...got.keys()]).toEqual([owner.id, other.id, empty.id]);
     const mine = got.get(owner.id)!.sort(byId);

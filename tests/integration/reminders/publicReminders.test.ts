@@ -12,7 +12,7 @@ import { call, freshIp, meetingType, nextWeekday, ownerCaller, pubUrl, publicOwn
 
 /**
  * Reminders of a public booking (docs/reliability.md "Reminders"): the meeting type's own offsets
- * replace its class's; the requester is reminded in the zone their booking pages used.
+ * replace its class's; the requester is reminded in the zone and language their booking pages used.
  */
 let smtp: TestSmtp;
 let admin: TestCustomer;
@@ -34,8 +34,8 @@ afterAll(async () => {
   await smtp.close();
 });
 
-function requester() {
-  const headers = new Headers({ 'x-forwarded-for': freshIp(), host: 'scheduler.test' });
+function requester(acceptLanguage = 'en') {
+  const headers = new Headers({ 'x-forwarded-for': freshIp(), host: 'scheduler.test', 'accept-language': acceptLanguage });
   const req = new Request('http://scheduler.test/api/trpc', { headers });
   return createCallerFactory(appRouter)({ req, headers, owner: null, resHeaders: new Headers(), db, now: () => new Date() }).requester;
 }
@@ -83,5 +83,35 @@ describe('a public meeting type', () => {
     // 10:30 in Berlin is 4:30 in New York.
     expect(mail.text).toMatch(/4:30 – 5:00 AM E[SD]T \(America\/New_York\)/);
     expect(mail.text).toContain('"Intro call" with Bea Berlin starts in 2 hours');
+  });
+
+  it('reminds a requester who booked in Japanese in Japanese (docs/public-scheduling.md "Languages")', async () => {
+    const kenji = uniqueEmail('kenji');
+    const later = { start: day.at('13:00'), end: day.at('13:30') };
+    await requester('ja').submit({
+      link: s.alias,
+      time_zone: 'Asia/Tokyo',
+      requester_contact: { email: kenji, name: 'Kenji' },
+      attendees: [],
+      public_meeting_type: 'intro',
+      duration_minutes: 30,
+      requested_window: later,
+    });
+    const verify = linksIn(await smtp.waitFor(kenji, { subject: /^ミーティングのリクエストを送信するには/ })).find((l) => l.includes('/contact-verifications/'))!;
+    expect((await pubUrl('POST', verify, { headers: { accept: 'application/json' } })).status).toBe(200);
+    const owner = await ownerCaller(s);
+    const pending = (await owner.proposals.listPending()).proposals.find((p) => p.requester?.email === kenji)!;
+    await owner.proposals.approve({ proposal_id: pending.proposal_id });
+    const clock = () => new Date(Date.parse(later.start) - 60 * 60_000);
+    let done!: () => void;
+    const sent = new Promise<void>((resolve) => (done = resolve));
+    const stop = startReminderWorker(getDb, { pollMs: 60_000, now: clock, customerId: admin.customerId, onOutcome: (o) => o === 'sent' && done() });
+    await sent;
+    stop();
+    const mail = await smtp.waitFor(kenji, { subject: /^リマインダー：2時間後にIntro call$/ });
+    expect(mail.text).toContain('Bea Berlinさんとの「Intro call」は2時間後に始まります：');
+    // 13:00 in Berlin is 20:00 or 21:00 in Tokyo (by the season), written by Intl in Japanese.
+    expect(mail.text).toMatch(/2[01]時00分～2[01]時30分/);
+    expect(mail.text).toContain('（Asia/Tokyo）');
   });
 });

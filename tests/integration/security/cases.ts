@@ -27,6 +27,8 @@ export const OWNER_SCOPE_CASES: Record<string, Case> = {
   putScheduleRules: (w) => ({ path: '/v1/schedule-rules', body: { owner_email: w.ownerEmail, working_hours: null } }),
   createMeetingClass: { exempt: 'meeting classes are customer-wide settings under manage_customer (docs/api.md), not an owner' },
   listMeetingClasses: { exempt: 'meeting classes are customer-wide settings (names and priorities), not an owner' },
+  getMeetingClass: { exempt: 'meeting classes are customer-wide settings (names and priorities), not an owner' },
+  updateMeetingClass: { exempt: 'meeting classes are customer-wide settings under manage_customer (docs/api.md), not an owner' },
   listTimeZones: { exempt: 'the IANA zone names this server accepts: reference data about no owner' },
   drainNotifications: { exempt: "the calling agent's own queue" },
   listCalendars: (w) => ({ path: `/v1/calendars?owner_email=${q(w.ownerEmail)}` }),
@@ -113,6 +115,8 @@ export const OWNER_SCOPE_CASES: Record<string, Case> = {
  */
 export const ISOLATION_CASES: Record<string, (a: World) => Probe> = {
   updateAgent: (a) => ({ path: `/v1/agents/${a.victimAgentId}`, body: { disabled: true } }),
+  getMeetingClass: (a) => ({ path: `/v1/meeting-classes/${a.className}` }),
+  updateMeetingClass: (a) => ({ path: `/v1/meeting-classes/${a.className}`, body: { on_preempted: 'hold_nearest' } }),
   updateCalendar: (a) => ({ path: `/v1/calendars/${a.calendarId}`, body: { owner_email: a.ownerEmail, check_conflicts: true } }),
   disconnectCalendar: (a) => ({ path: `/v1/calendars/${a.calendarId}?owner_email=${q(a.ownerEmail)}` }),
   getWebhook: (a) => ({ path: `/v1/webhooks/${a.webhookId}` }),

@@ -44,6 +44,8 @@ export type World = {
   poolId: string;
   /** An approval rule of the owner (a class nothing else books). */
   approvalPolicyId: string;
+  /** A meeting class only this customer has (by name: classes are customer-scoped). */
+  className: string;
   /** A webhook endpoint of the admin agent. */
   webhookId: string;
   /** Agent proposal (POST /v1/booking-proposals), when the endpoint answers 201. */
@@ -95,6 +97,8 @@ export async function buildWorld(ip: () => string, opts: { customer?: TestCustom
     );
   }
   for (const c of STANDARD_CLASSES) must(await call('POST', '/v1/meeting-classes', { key, body: c }), [201, 409], 'class');
+  const className = `world-${newId().slice(-8)}`;
+  must(await call('POST', '/v1/meeting-classes', { key, body: { name: className, priority: 5 } }), 201, 'own class');
 
   const day = nextWeekday('wed', 'UTC');
   const hold = must(
@@ -199,6 +203,7 @@ export async function buildWorld(ip: () => string, opts: { customer?: TestCustom
     calendarId: calendars.body.calendars[0].calendar_id,
     webhookId: webhook.body.id,
     approvalPolicyId: approval.body.policy_id,
+    className,
     proposalId: proposal.status === 201 ? proposal.body.proposal_id : null,
     statusToken,
     verificationToken,

@@ -158,6 +158,7 @@ describe('pseudo-locale: no hard-coded text on the requester pages', { timeout: 
     const { CancelMeetingForm } = await import('@/components/public/cancel-meeting-form');
     const { MoveRequestForm } = await import('@/components/public/move-request-form');
     const { TimeList } = await import('@/components/public/time-grid');
+    const { MonthView } = await import('@/components/public/month-view');
     const noop = () => undefined;
     const cases: ReactElement[] = [
       createElement(RequestForm, { link: 'ŝ', attendeeLimit: 3, structured: { slug: 'intro', duration: 30, slot: SLOTS[0] }, onDone: noop }),
@@ -170,6 +171,8 @@ describe('pseudo-locale: no hard-coded text on the requester pages', { timeout: 
       createElement(TimeList, { tz: ZONE, loading: false, failed: true, slots: [], selected: null, onSelect: noop, link: 'ŝ' }),
       createElement(TimeList, { tz: ZONE, loading: false, failed: false, slots: [], selected: null, onSelect: noop, link: 'ŝ' }),
       createElement(TimeList, { tz: null, loading: true, failed: false, slots: [], selected: null, onSelect: noop, link: 'ŝ' }),
+      createElement(MonthView, { month: '2026-12', firstMonth: '2026-11', lastMonth: '2027-02', counts: new Map([['2026-12-02', 2]]), selected: '2026-12-02', onMonth: noop, onPick: noop }),
+      createElement(MonthView, { month: '2026-12', firstMonth: '2026-12', lastMonth: '2026-12', counts: null, selected: null, onMonth: noop, onPick: noop }),
     ];
     for (const c of cases) expect(plainWords(html(c))).toEqual([]);
   });

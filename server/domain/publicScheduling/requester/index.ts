@@ -1,5 +1,6 @@
 export { resolveRequester, loadPublicLink, linkIdFor } from './access';
 export { publicSchedule, loadPublicType, suggestedTimes } from './schedule';
+export { freeDays } from './freeDays';
 export { submitProposal } from './submit';
 export { proposalStatus, proposalIdForToken, withdrawProposal } from './status';
 export { confirmContact, verificationIdForToken, verificationPage } from './verification';

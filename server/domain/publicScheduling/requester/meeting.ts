@@ -4,7 +4,9 @@ import { runTransaction } from '@/db/hot/driver';
 import { bookingProposals, claims, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
 import { writeAudit } from '../../audit';
 import { lockOwner } from '../../claims/claimTarget';
-import { invitationIcs } from '../../calendars/invitations';
+import { mailLocale, mailTranslations } from '@/i18n/mail';
+import type { Locale } from '@/i18n/locales';
+import { invitationIcs, UNTITLED } from '../../calendars/invitationIcs';
 import { bookingUid } from '../../calendars/sync';
 import { videoLinkOf } from '../../calendars/videoLinks';
 import { requesterCancelledMessage, sendMail } from '../../email';
@@ -44,15 +46,18 @@ export function requesterMayCancel(p: Pick<ProposalRow, 'status'>, booking: Pick
 
 /**
  * "Add to calendar": the booked meeting as an iCalendar file (METHOD:PUBLISH)
- * titled for the requester ("<meeting type> with <owner>"; the booking's own title names the
- * requester, written for the owner's calendar) and with the meeting type's location and
+ * titled for the requester ("<meeting type> with <owner>", in the language of their request,
+ * docs/public-scheduling.md "Languages"; the booking's own title names the requester, written
+ * for the owner's calendar) and with the meeting type's location and
  * description. Like every public answer it carries no internal id and no
  * owner email: no ORGANIZER or ATTENDEE, and a UID derived one-way from the
  * booking's (stable across downloads, so importing twice updates one event).
  * Anything but a confirmed booking: not_found (the page offers no file then).
  */
-function requesterTitle(what: string, ownerName: string | null): string {
-  return ownerName ? `${what} with ${ownerName}` : what;
+function requesterTitle(what: string | null, ownerName: string | null, locale: Locale): string {
+  const t = mailTranslations('mailIcs', locale);
+  const title = !what || what === UNTITLED ? t('meeting') : what;
+  return t('summary', { owned: ownerName ? 'yes' : 'no', owner: ownerName ?? '', title });
 }
 
 export async function bookedMeetingIcs(db: Db, token: string, now: Date): Promise<{ filename: string; content: string }> {
@@ -70,7 +75,7 @@ export async function bookedMeetingIcs(db: Db, token: string, now: Date): Promis
     attendees: [],
     start: booking.startAt,
     end: booking.endAt,
-    title: requesterTitle(type?.title ?? booking.title ?? 'Meeting', owner?.name ?? null),
+    title: requesterTitle(type?.title ?? booking.title, owner?.name ?? null, mailLocale(p.requesterLocale)),
     location: type?.location ?? null,
     description: type?.description ?? null,
     now,

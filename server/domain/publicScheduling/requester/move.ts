@@ -145,6 +145,8 @@ export async function requestMove(db: Db, token: string, input: MoveRequestInput
           requesterEmail: p.requesterEmail,
           requesterName: p.requesterName,
           requesterTimeZone: zone ?? p.requesterTimeZone,
+          // The meeting's language: the answer to this request is mailed in it (docs/public-scheduling.md "Languages").
+          requesterLocale: p.requesterLocale,
           attendees: p.attendees,
           durationMinutes: ctx.durationMinutes,
           requestedStart: input.start,

@@ -166,7 +166,7 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
       contactVerificationMessage(email, { title: type?.type.title ?? null, ownerName: host.name, start: window?.start, end: window?.end, timeZone: requesterTimeZone ?? host.timeZone }, {
         verificationUrl: result.contact_verification_url,
         statusUrl: result.status_url,
-      }),
+      }, opts.requesterLocale?.(link.link.defaultLanguage) ?? 'en'),
     );
   }
   else await afterPendingReview(db, proposalId, base, now);

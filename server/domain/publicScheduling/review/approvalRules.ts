@@ -1,9 +1,11 @@
 import { inArray, eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
+import type { NewClaim } from '@/db/hot/claims';
 import { claims, meetingClasses, type bookingProposals } from '@/db/schema';
 import { DomainError } from '../../errors';
+import { newId } from '../../ids';
 import { arbitrate, type RequestPolicy } from '../../scheduling';
-import { ownerRules, type LoadedClaim } from '../../claims/claimTarget';
+import { ownerRules, type ClaimRow, type LoadedClaim } from '../../claims/claimTarget';
 
 type ProposalRow = typeof bookingProposals.$inferSelect;
 
@@ -95,4 +97,36 @@ export async function requireConfirmedPreemption(db: Executor, ids: readonly str
 /** The reason a displaced meeting's agent and attendees are given, in words. */
 export function preemptionReason(newTitle: string, className: string, ownerName: string | null): string {
   return `${ownerName ?? 'The calendar owner'} approved "${newTitle}" (${className}, a higher priority) at this time, which replaces this meeting.`;
+}
+
+/**
+ * The booking an approval writes (a request's, or an agent's booking held for approval): the
+ * request's customer, agent, text and attendees at the approved slot on the owner's calendar,
+ * plus what differs by path (`more`: the source, the held hold, the attendees' answers).
+ */
+export function approvedClaim(
+  p: ProposalRow,
+  on: { ownerId: string; calendarId: string; meetingClassId: string; slot: { start: Date; end: Date }; title: string; attendees: ClaimRow['attendees'] },
+  now: Date,
+  more: Pick<ClaimRow, 'source'> & Partial<Pick<ClaimRow, 'holdId' | 'externalAccepted'>>,
+): NewClaim {
+  return {
+    id: newId(now.getTime()),
+    customerId: p.customerId,
+    ownerId: on.ownerId,
+    calendarId: on.calendarId,
+    agentId: p.agentId,
+    meetingClassId: on.meetingClassId,
+    kind: 'booking',
+    status: 'confirmed',
+    startAt: on.slot.start,
+    endAt: on.slot.end,
+    title: on.title,
+    description: p.message,
+    attendees: on.attendees,
+    proposalId: p.id,
+    createdAt: now,
+    updatedAt: now,
+    ...more,
+  };
 }

@@ -8,9 +8,10 @@ import { runClaim } from '../../claims/claimDecision';
 import { GateRefusal, ownerQueueKey, runClaimOperation, type Answer, type ClaimOperation } from '../../claims/claimRunner';
 import { bookingOwner, rescheduleClaim, type Mover } from '../../claims/rescheduleService';
 import { loadAround, lockOwner, resolveCalendar } from '../../claims/claimTarget';
+import { mailLocale } from '@/i18n/mail';
 import { moveOutcomeMessage, proposalOutcomeMessage, sendMail, type MailMessage } from '../../email';
 import { DomainError, invalidField } from '../../errors';
-import { isUuid, newId } from '../../ids';
+import { isUuid } from '../../ids';
 import { getMeetingClass, type MeetingClassRow } from '../../meetingClassService';
 import { enqueueNotification } from '../../notificationService';
 import { bufferMs, type RequestPolicy } from '../../scheduling';
@@ -18,7 +19,7 @@ import { audienceMembership, checkAllocation, effectivePreemptPolicy } from '../
 import { recordVideoLink, videoMailLine } from '../../calendars/videoLinks';
 import { findOwnProposal, inInbox, proposalNotFound, type ProposalRow, type Reviewer } from './owner';
 import { recordAssignment, type PoolAssignmentView } from '../../pools/poolScheduling';
-import { approvalDecision, approvalTitle, preemptionReason, requireConfirmedPreemption } from './approvalRules';
+import { approvalDecision, approvalTitle, approvedClaim, preemptionReason, requireConfirmedPreemption } from './approvalRules';
 import type { ClaimRow } from '../../claims/claimTarget';
 import { proposalFacts, writeProposalAudit } from './proposalAudit';
 import { releaseDeclinedHold } from '../../approvals/heldDecline';
@@ -122,7 +123,7 @@ export function attendeesOf(p: ProposalRow): AttendeeJson[] {
   return out;
 }
 
-/** The requester's mail about the decision, in the zone their booking pages used (else the owner's). */
+/** The requester's mail about the decision, in the zone their booking pages used (else the owner's) and the language of their request. */
 export async function mailFor(
   db: Executor,
   p: ProposalRow,
@@ -138,12 +139,14 @@ export async function mailFor(
       p.requesterEmail,
       { title: type?.title ?? null, ownerName: owner?.name ?? null, start: outcome.start ?? p.requestedStart, end: outcome.end ?? p.requestedEnd, timeZone },
       { ...outcome, from: moved.from },
+      mailLocale(p.requesterLocale),
     );
   }
   return proposalOutcomeMessage(
     p.requesterEmail,
     { title: type?.title ?? null, ownerName: owner?.name ?? null, start: outcome.start ?? p.requestedStart, end: outcome.end ?? p.requestedEnd, timeZone: p.requesterTimeZone ?? owner?.timeZone ?? 'UTC' },
     { ...outcome, location: outcome.status === 'booked' ? (type?.location ?? null) : null, video: outcome.status === 'booked' && type ? videoMailLine(type) : null },
+    mailLocale(p.requesterLocale),
   );
 }
 
@@ -235,26 +238,10 @@ export async function approveSingle(db: Db, reviewer: OwnerActor, input: Approve
       actor: { kind: 'owner', ownerId: reviewer.ownerId, email: reviewer.email },
       auditDetails: proposalFacts(p),
       now,
-      claim: {
-        id: newId(now.getTime()),
-        customerId: p.customerId,
-        ownerId: owner.id,
-        calendarId: calendar.id,
-        agentId: p.agentId,
-        meetingClassId: meetingClass.id,
-        kind: 'booking',
-        status: 'confirmed',
-        startAt: slot.start,
-        endAt: slot.end,
+      claim: approvedClaim(p, { ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, slot, title, attendees }, now, {
         source: p.origin === 'public' ? 'public' : 'agent',
-        title,
-        description: p.message,
-        attendees,
         externalAccepted: attendees.some((a) => a.external && a.response === 'accepted'),
-        proposalId: p.id,
-        createdAt: now,
-        updatedAt: now,
-      },
+      }),
     });
     if (!outcome.ok) return outcome;
     await tx.update(bookingProposals).set({ status: 'booked', bookingId: outcome.row.id, updatedAt: now }).where(eq(bookingProposals.id, p.id));
