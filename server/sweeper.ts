@@ -1,5 +1,6 @@
 import type { Db } from '@/db/client';
-import { expireDueHolds, nextHoldExpiry } from '@/server/domain/claims/claimTarget';
+import { nextHoldExpiry } from '@/server/domain/claims/claimTarget';
+import { sweepDueHolds } from '@/server/domain/waitlist/sweep';
 import { sweepExpiredProposals } from '@/server/domain/publicScheduling/review';
 import { sweepKeyRecords } from '@/db/hot/idempotency';
 import { sendDueInvitations } from '@/server/domain/calendars/invitations';
@@ -65,9 +66,9 @@ export function startSweeper(getDb: () => Promise<Db>, tasks: SweepTask[], inter
 
 const invitationsSent = (r: { requests: number; cancels: number; updates: number }) => r.requests + r.cancels + r.updates;
 
-/** What the server sweeps: holds (sending hold.expired), unverified proposals, idempotency keys, booking invitations, delivered webhook rows after 30 days. */
+/** What the server sweeps: holds (sending hold.expired; offering their time to the waitlist), unverified proposals, idempotency keys, booking invitations, delivered webhook rows after 30 days. */
 export const SWEEP_TASKS: SweepTask[] = [
-  { name: 'expire holds', run: (db, now) => db.transaction((tx) => expireDueHolds(tx, null, now)), nextDue: (db) => nextHoldExpiry(db) },
+  { name: 'expire holds', run: sweepDueHolds, nextDue: (db) => nextHoldExpiry(db) },
   { name: 'expire unverified proposals', run: (db, now) => sweepExpiredProposals(db, now) },
   { name: 'drop idempotency keys past retention', run: (db, now) => sweepKeyRecords(db, now) },
   { name: 'send booking invitations', run: (db, now) => sendDueInvitations(db, now).then(invitationsSent) },

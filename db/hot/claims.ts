@@ -134,7 +134,7 @@ export async function claimFactsAround(db: Executor, owner: OwnerRef, from: Date
   return (await queryRows(db, s.text, [s.first, from.toISOString(), to.toISOString(), ...s.rest])) as ClaimFacts[];
 }
 
-const EXPIRED_KEYS = ['id', 'customerId', 'agentId', 'startAt', 'endAt', 'expiresAt', 'partOfHoldId'] as const;
+const EXPIRED_KEYS = ['id', 'customerId', 'ownerId', 'agentId', 'startAt', 'endAt', 'expiresAt', 'partOfHoldId'] as const;
 /** What a hold expiry tells its agent. */
 export type ExpiredHold = Pick<ClaimRow, (typeof EXPIRED_KEYS)[number]>;
 const toExpired = pickMapper(claims, EXPIRED_KEYS);

@@ -22,3 +22,4 @@ export * from './ownerSessions';
 export * from './approvalPolicies';
 export * from './videoLinks';
 export * from './reminders';
+export * from './waitlist';

@@ -4,7 +4,7 @@ import { createdAt, idColumn, instant, oneOf } from './columns';
 import { agents } from './agents';
 import { customers } from './customers';
 
-export const NOTIFICATION_KINDS = ['hold.expired', 'booking.preempted', 'booking.cancelled', 'booking.rescheduled', 'booking.reminder', 'proposal.reviewed', 'booking.approved', 'booking.declined', 'webhook.disabled'] as const;
+export const NOTIFICATION_KINDS = ['hold.expired', 'booking.preempted', 'booking.cancelled', 'booking.rescheduled', 'booking.reminder', 'proposal.reviewed', 'booking.approved', 'booking.declined', 'webhook.disabled', 'waitlist.offered'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /**

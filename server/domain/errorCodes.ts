@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   SLOT_OUTSIDE_HOLD: { status: 422, description: 'The slot is not inside the held window (see held_window)' },
   BOOKING_NOT_FOUND: { status: 404, description: 'No such booking for this customer' },
   BOOKING_NOT_ACTIVE: { status: 409, description: 'The booking is already cancelled or preempted' },
+  WAITLIST_ENTRY_NOT_FOUND: { status: 404, description: 'No such waitlist entry of this agent' },
   PROPOSAL_NOT_FOUND: { status: 404, description: 'No such booking proposal for this customer' },
   PROPOSAL_NOT_PENDING: { status: 409, description: 'The proposal was already reviewed or withdrawn' },
   OUT_OF_OFFICE: { status: 409, description: 'The owner is out of office on a date the slot touches; see out_of_office and next_available (after the range)' },

@@ -48,6 +48,7 @@ type NotificationDataOf = {
   'proposal.reviewed': { proposal_id: string; status: 'booked' | 'declined'; owner_email: string; booking_id?: string; start?: string; end?: string; reason?: string | null };
   'booking.approved': ApprovalSpan & { booking_id: string; approved_by: { email: string } };
   'booking.declined': ApprovalSpan & { reason: string | null; declined_by: { email: string } };
+  'waitlist.offered': { waitlist_id: string; hold_id: string; owner_email: string; meeting_class: string; start: string; end: string; expires_at: string };
   'webhook.disabled': { webhook_id: string; url: string; consecutive_failures: number; reason: string };
 };
 /** What each kind carries; a kind about a booking also its `video`, when the booking has a link. */

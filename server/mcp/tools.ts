@@ -24,6 +24,7 @@ import {
   updateBookingOp,
 } from '@/server/http/operations/scheduling';
 import { notificationsOp } from '@/server/http/operations/feeds';
+import { getWaitlistOp, joinWaitlistOp, leaveWaitlistOp, listWaitlistOp } from '@/server/http/operations/waitlist';
 
 /**
  * The MCP tools (docs/agents.md "MCP"): each one is a REST operation, called
@@ -133,6 +134,28 @@ export const MCP_TOOLS: readonly McpTool[] = [
     op: releaseHoldOp,
     destructive: true,
     description: 'Release a hold (id: hold_id) you no longer need.',
+  },
+  {
+    name: 'join_waitlist',
+    op: joinWaitlistOp,
+    description: "Wait for duration_minutes of an owner's time between window_start and window_end (a single slot: a window of its duration). When time there frees up you get a hold on it (notification waitlist.offered); confirm it as any hold.",
+  },
+  {
+    name: 'list_waitlist',
+    op: listWaitlistOp,
+    description: 'Your waitlist entries and their status (offered: hold_id is yours).',
+  },
+  {
+    name: 'get_waitlist_entry',
+    op: getWaitlistOp,
+    description: 'Read a waitlist entry (id).',
+  },
+  {
+    name: 'leave_waitlist',
+    op: leaveWaitlistOp,
+    destructive: true,
+    idempotent: true,
+    description: 'Leave the waitlist (id); an offered hold stays yours.',
   },
   {
     name: 'get_booking',

@@ -238,6 +238,11 @@ const NOTIFICATION_ITEMS = [
     }),
   ),
   notificationKind(
+    'waitlist.offered',
+    'Time freed up for one of your waitlist entries: a hold on it is yours until expires_at; confirm it as any hold (POST /v1/bookings/{hold_id}/confirm) or release it',
+    z.object({ waitlist_id: z.string(), hold_id: z.string(), owner_email: z.string(), meeting_class: z.string(), start: Timestamp, end: Timestamp, expires_at: Timestamp }),
+  ),
+  notificationKind(
     'booking.declined',
     'The owner declined your booking that their approval policy held: the hold on the time was released',
     z.object({

@@ -292,6 +292,18 @@ export interface paths {
         /** @description The IANA time zone names this server accepts (an owner's time_zone). */
         get: operations["listTimeZones"];
     };
+    "/v1/waitlist": {
+        /** @description Your waitlist entries, newest first. Requires permission `create_holds`. */
+        get: operations["listWaitlist"];
+        /** @description Wait for an owner's time; freed time is offered to you as a hold. Requires permission `create_holds`. Rate limit policy: holds. Idempotency-Key makes retries safe. */
+        post: operations["joinWaitlist"];
+    };
+    "/v1/waitlist/{id}": {
+        /** @description One of your waitlist entries. Requires permission `create_holds`. */
+        get: operations["getWaitlistEntry"];
+        /** @description Leave the waitlist (an offered hold stays yours). Requires permission `create_holds`. Idempotency-Key makes retries safe. */
+        delete: operations["leaveWaitlist"];
+    };
     "/v1/webhooks": {
         /** @description List this agent's webhook endpoints. */
         get: operations["listWebhooks"];
@@ -551,7 +563,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "waitlist.offered" | "booking.created" | "booking.confirmed" | "proposal.created")[];
             include_own: boolean;
             /** @enum {string} */
             status: "active" | "disabled";
@@ -1006,6 +1018,16 @@ export interface components {
             held_windows?: components["schemas"]["Slot"][];
             /** @description SLOT_OUTSIDE_HOLD on a window hold: the held duration */
             duration_minutes?: number;
+        };
+        /** @description `WAITLIST_ENTRY_NOT_FOUND`: No such waitlist entry of this agent */
+        Error_WAITLIST_ENTRY_NOT_FOUND: {
+            error: {
+                /** @enum {string} */
+                code: "WAITLIST_ENTRY_NOT_FOUND";
+                message: string;
+                details?: components["schemas"]["ErrorDetails"];
+            };
+            pending_notifications: components["schemas"]["Notification"][];
         };
         /** @description `WEBHOOK_LIMIT_REACHED`: The agent has the most webhook endpoints allowed */
         Error_WEBHOOK_LIMIT_REACHED: {
@@ -1559,7 +1581,7 @@ export interface components {
             pending_notifications: components["schemas"]["Notification"][];
         };
         /** @description An agent notification; `data` depends on `kind` */
-        Notification: components["schemas"]["Notification_hold_expired"] | components["schemas"]["Notification_booking_preempted"] | components["schemas"]["Notification_booking_cancelled"] | components["schemas"]["Notification_booking_rescheduled"] | components["schemas"]["Notification_booking_reminder"] | components["schemas"]["Notification_proposal_reviewed"] | components["schemas"]["Notification_booking_approved"] | components["schemas"]["Notification_booking_declined"] | components["schemas"]["Notification_webhook_disabled"];
+        Notification: components["schemas"]["Notification_hold_expired"] | components["schemas"]["Notification_booking_preempted"] | components["schemas"]["Notification_booking_cancelled"] | components["schemas"]["Notification_booking_rescheduled"] | components["schemas"]["Notification_booking_reminder"] | components["schemas"]["Notification_proposal_reviewed"] | components["schemas"]["Notification_booking_approved"] | components["schemas"]["Notification_waitlist_offered"] | components["schemas"]["Notification_booking_declined"] | components["schemas"]["Notification_webhook_disabled"];
         /** @description The owner approved your booking that their approval policy held (POST /v1/bookings answered 202 pending_approval): the hold became this booking */
         Notification_booking_approved: {
             id: string;
@@ -1828,6 +1850,28 @@ export interface components {
                 actor: components["schemas"]["EventActor"];
             };
         };
+        /** @description Time freed up for one of your waitlist entries: a hold on it is yours until expires_at; confirm it as any hold (POST /v1/bookings/{hold_id}/confirm) or release it */
+        Notification_waitlist_offered: {
+            id: string;
+            /** @description Grows with every item; remember the last one and read GET /v1/notifications?since=<seq> to recover any you missed */
+            seq: number;
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "waitlist.offered";
+            data: {
+                waitlist_id: string;
+                hold_id: string;
+                owner_email: string;
+                meeting_class: string;
+                start: components["schemas"]["Timestamp"];
+                end: components["schemas"]["Timestamp"];
+                expires_at: components["schemas"]["Timestamp"];
+                actor: components["schemas"]["EventActor"];
+            };
+        };
         /** @description One of your webhook endpoints was disabled after too many consecutive failed deliveries (re-enable it with PATCH /v1/webhooks/{id}) */
         Notification_webhook_disabled: {
             id: string;
@@ -2031,11 +2075,51 @@ export interface components {
             join_url: string | null;
             error: string | null;
         };
+        WaitlistEntry: {
+            id: string;
+            /**
+             * @description offered: hold_id is yours; fulfilled: confirmed; lapsed: the hold ended
+             * @enum {string}
+             */
+            status: "waiting" | "offered" | "fulfilled" | "lapsed" | "cancelled" | "expired";
+            owner_email: string;
+            meeting_class: string;
+            calendar_type: string | null;
+            duration_minutes: number;
+            window_start: components["schemas"]["Timestamp"];
+            window_end: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["NullableTimestamp"];
+            hold_id: string | null;
+            offered_at: components["schemas"]["NullableTimestamp"];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        WaitlistJoin: {
+            /** Format: email */
+            owner_email?: string;
+            /** @description Its priority orders the waitlist */
+            meeting_class: string;
+            calendar_type?: string;
+            duration_minutes: number;
+            window_start: components["schemas"]["DateTimeInput"];
+            /**
+             * Format: date-time
+             * @description A single slot: window_start plus duration_minutes
+             */
+            window_end: string;
+            /**
+             * Format: date-time
+             * @description Stop waiting then
+             */
+            expires_at?: string;
+        };
+        WaitlistList: {
+            data: components["schemas"]["WaitlistEntry"][];
+        };
         Webhook: {
             id: string;
             url: string;
             description: string | null;
-            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "waitlist.offered" | "booking.created" | "booking.confirmed" | "proposal.created")[];
             include_own: boolean;
             /** @enum {string} */
             status: "active" | "disabled";
@@ -2049,7 +2133,7 @@ export interface components {
             id: string;
             event_id: string;
             /** @enum {string} */
-            kind: "hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created" | "webhook.test";
+            kind: "hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "waitlist.offered" | "booking.created" | "booking.confirmed" | "proposal.created" | "webhook.test";
             /** @enum {string} */
             status: "pending" | "delivered";
             attempts: number;
@@ -2364,6 +2448,15 @@ export interface components {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.manage_customer"];
             };
         };
+        /** @description `owner_scope_denied`, `permission_denied:create_holds` */
+        Error403_d67dcb3a: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.create_holds"];
+            };
+        };
         /** @description `owner_scope_denied`, `permission_denied:manage_customer` */
         Error403_e77dd195: {
             headers: {
@@ -2398,6 +2491,15 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error_owner_scope_denied"] | components["schemas"]["Error_permission_denied.create_bookings"] | components["schemas"]["Error_permission_denied.manage_customer"];
+            };
+        };
+        /** @description `permission_denied:create_holds` */
+        Error403_f700a361: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_permission_denied.create_holds"];
             };
         };
         /** @description `POOL_NOT_FOUND`, `not_found` */
@@ -2578,6 +2680,24 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error_CALENDAR_NOT_FOUND"] | components["schemas"]["Error_OWNER_NOT_FOUND"];
+            };
+        };
+        /** @description `WAITLIST_ENTRY_NOT_FOUND` */
+        Error404_dd566e4e: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_WAITLIST_ENTRY_NOT_FOUND"];
+            };
+        };
+        /** @description `WAITLIST_ENTRY_NOT_FOUND` */
+        Error404_e318f508: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error_WAITLIST_ENTRY_NOT_FOUND"];
             };
         };
         /** @description `not_found` */
@@ -6711,6 +6831,146 @@ export interface operations {
             503: components["responses"]["Error503_462efdea"];
         };
     };
+    listWaitlist: {
+        parameters: {
+            query?: {
+                /** @description Only entries stored with this status */
+                status?: "waiting" | "offered" | "lapsed" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitlistList"];
+                };
+            };
+            400: components["responses"]["Error400_536264ab"];
+            401: components["responses"]["Error401_6d79ee82"];
+            403: components["responses"]["Error403_f700a361"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["Error413_d9a31937"];
+            415: components["responses"]["Error415_96a06ab3"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
+        };
+    };
+    joinWaitlist: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WaitlistJoin"];
+            };
+        };
+        responses: {
+            /** @description The entry, waiting */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitlistEntry"];
+                };
+            };
+            400: components["responses"]["Error400_3b060eba"];
+            401: components["responses"]["Error401_71fa2dd0"];
+            403: components["responses"]["Error403_51440919"];
+            404: components["responses"]["Error404_1c1237e8"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Error409_262c09da"];
+            413: components["responses"]["Error413_0a2a915a"];
+            415: components["responses"]["Error415_b9d9b9fd"];
+            422: components["responses"]["Error422_13f5dad5"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
+        };
+    };
+    getWaitlistEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitlistEntry"];
+                };
+            };
+            400: components["responses"]["Error400_536264ab"];
+            401: components["responses"]["Error401_6d79ee82"];
+            403: components["responses"]["Error403_d67dcb3a"];
+            404: components["responses"]["Error404_e318f508"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["Error413_d9a31937"];
+            415: components["responses"]["Error415_96a06ab3"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
+        };
+    };
+    leaveWaitlist: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitlistEntry"];
+                };
+            };
+            400: components["responses"]["Error400_efd66cd4"];
+            401: components["responses"]["Error401_71fa2dd0"];
+            403: components["responses"]["Error403_51440919"];
+            404: components["responses"]["Error404_dd566e4e"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Error409_262c09da"];
+            413: components["responses"]["Error413_0a2a915a"];
+            415: components["responses"]["Error415_b9d9b9fd"];
+            422: components["responses"]["Error422_1b305491"];
+            429: components["responses"]["Error429_92546fde"];
+            500: components["responses"]["Error500_928362ff"];
+            503: components["responses"]["Error503_462efdea"];
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: never;
@@ -6757,7 +7017,7 @@ export interface operations {
                     /** @description http(s) URL that receives the signed POSTs (docs/webhooks.md) */
                     url: string;
                     /** @description Event kinds this endpoint receives */
-                    events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+                    events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "waitlist.offered" | "booking.created" | "booking.confirmed" | "proposal.created")[];
                     description?: string | null;
                     /** @description Also the events of this agent's own changes (its own reschedule or cancel; docs/webhooks.md "Own events"); default false */
                     include_own?: boolean;
@@ -6875,7 +7135,7 @@ export interface operations {
                     /** @description http(s) URL that receives the signed POSTs (docs/webhooks.md) */
                     url?: string;
                     /** @description Event kinds this endpoint receives */
-                    events?: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+                    events?: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "waitlist.offered" | "booking.created" | "booking.confirmed" | "proposal.created")[];
                     description?: string | null;
                     /** @description Also the events of this agent's own changes (its own reschedule or cancel; docs/webhooks.md "Own events"); default false */
                     include_own?: boolean;

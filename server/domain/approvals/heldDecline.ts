@@ -5,6 +5,7 @@ import type { OwnerActor } from '../adminAudit';
 import type { ClaimRow } from '../claims/claimTarget';
 import { enqueueNotification } from '../notificationService';
 import { localSpan } from '../scheduling';
+import { noteFreed } from '../waitlist/freed';
 
 type ProposalRow = typeof bookingProposals.$inferSelect;
 
@@ -24,6 +25,8 @@ export async function releaseDeclinedHold(tx: Executor, p: ProposalRow, reviewer
     .set({ status: 'released', statusReason: reason ? `declined by the owner: ${reason}` : 'declined by the owner', updatedAt: now })
     .where(and(eq(claims.id, p.holdId), eq(claims.status, 'active')))
     .returning();
+  // Run by the claim runner: the released time goes to the waitlist before COMMIT (docs/arbitration.md "Waitlist").
+  if (hold) noteFreed(tx, now, [{ ownerId: hold.ownerId, start: hold.startAt, end: hold.endAt, holdId: hold.id }]);
   const [row] = hold ? [hold] : await tx.select().from(claims).where(eq(claims.id, p.holdId));
   if (!p.agentId || !row) return;
   const [mc] = await tx.select({ name: meetingClasses.name }).from(meetingClasses).where(eq(meetingClasses.id, row.meetingClassId!));

@@ -14,6 +14,7 @@ import { recordWebhookEvent } from '../webhooks/outbox';
 import { recordVideoLink, videoLinkView, type VideoRequest } from '../calendars/videoLinks';
 import { arbitrate, bufferMs, localSpan, warningsFor, type Decision, type RequestPolicy } from '../scheduling';
 import { MINUTE } from '../scheduling/localTime';
+import { noteFreed } from '../waitlist/freed';
 import { writeAudit, type AuditAction, type AuditActor, type AuditEntry } from '../audit';
 import { claimRow, insertClaim, releaseHoldParts, type NewClaim } from './claimStore';
 import { ARBITRATION_MARGIN_MS, loadAround, loadClaims, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
@@ -230,6 +231,8 @@ async function moveBooking(tx: Tx, request: ClaimRequest, actor: AuditActor, aud
   // Deferred to COMMIT as a new claim's insert is (db/hot/move.ts): `from` was read locked, so the row it becomes is known.
   const move = { startAt: claim.startAt, endAt: claim.endAt, attendees, externalAccepted, statusReason: reason, updatedAt: now };
   defer(tx, moveBookingRow(tx, from.id, move));
+  // The time it leaves goes to the waitlist (docs/arbitration.md "Waitlist").
+  noteFreed(tx, now, [{ ownerId: from.ownerId, start: from.startAt, end: from.endAt }]);
   const row = movedRow(from, move);
   const was = localSpan(from.startAt, from.endAt, timeZone);
   const is = localSpan(row.startAt, row.endAt, timeZone);
@@ -288,10 +291,13 @@ async function preempt(
   const all = preemptedSet(ids, preempted.map((p) => ({ id: p.id, groupId: p.groupId ?? null })), byGroup).preempt;
   for (const id of all) soFar?.add(id);
   const where = [inArray(claims.id, all), ...(groups.length ? [inArray(claims.partOfHoldId, groups)] : []), ...(groupIds.length ? [and(inArray(claims.groupId, groupIds), inArray(claims.status, ['active', 'confirmed']))!] : [])];
-  await tx
+  const freed = await tx
     .update(claims)
     .set({ status: 'preempted', statusReason: reason, preemptedByClaimId: claim.id, updatedAt: now })
-    .where(where.length > 1 ? or(...where) : where[0]);
+    .where(where.length > 1 ? or(...where) : where[0])
+    .returning({ id: claims.id, ownerId: claims.ownerId, start: claims.startAt, end: claims.endAt, partOf: claims.partOfHoldId, kind: claims.kind });
+  // What the claim does not take goes to the waitlist before COMMIT (docs/arbitration.md "Waitlist"), after any replacement hold below.
+  noteFreed(tx, now, freed.map((r) => ({ ownerId: r.ownerId, start: r.start, end: r.end, holdId: r.kind === 'hold' ? (r.partOf ?? r.id) : null })));
   // A bumped meeting rebooked: its replacement hold, in this transaction (docs/arbitration.md "Bumped meetings rebooked").
   const replacements = await placeReplacementHolds(tx, preempted, { claim, target, actor: by.actor, now });
   const here = new Set(ids);

@@ -5,6 +5,7 @@ import { isConstraintViolation, PG_DEADLOCK, PG_EXCLUSION_VIOLATION, PG_SERIALIZ
 import { runTransaction } from '@/db/hot/driver';
 import { calendarGate, CalendarGateNeeded, ensureCalendarsUsable, type CalendarGate, type NamedOwner } from '../calendars/mirror';
 import { DomainError } from '../errors';
+import { offerFreed } from '../waitlist/offers';
 import { metrics, recordDecision, secondsSince, trackTransaction } from '@/server/observability/metrics';
 
 /**
@@ -160,14 +161,14 @@ async function decide<T>(db: Db, operation: ClaimOperation<T>, gate: CalendarGat
   const traced = tracingEnabled();
   const answer = await runClaimTransaction(
     db,
-    onAccept || traced
-      ? async (tx) => {
-          const a = await operation.run(tx, gate);
-          if (a.ok) onAccept?.(tx, a.value);
-          if (traced) setSpanAttributes(a.ok ? { outcome: 'accepted' } : { outcome: 'refused', reason: a.error.reason ?? a.error.code });
-          return a;
-        }
-      : (tx) => operation.run(tx, gate),
+    async (tx) => {
+      const a = await operation.run(tx, gate);
+      // Time the operation freed goes to the waitlist in this transaction (docs/arbitration.md "Waitlist").
+      await offerFreed(tx);
+      if (a.ok) onAccept?.(tx, a.value);
+      if (traced) setSpanAttributes(a.ok ? { outcome: 'accepted' } : { outcome: 'refused', reason: a.error.reason ?? a.error.code });
+      return a;
+    },
     operation.queueKeys ?? operation.queueKey,
     operation.slot,
   );

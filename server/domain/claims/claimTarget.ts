@@ -12,6 +12,7 @@ import { normalizeEmail } from '../access';
 import { ALTERNATIVES_RADIUS_MS, blocksWithCheckpoints, VERDICT_CLAIMS_MARGIN_MS, type OwnerRules } from '../scheduling';
 
 import { loadProviderBusy, type CalendarGate } from '../calendars/mirror';
+import { noteFreed } from '../waitlist/freed';
 import { loadClaims as loadOwnClaims, loadedClaims, type LoadedClaim } from './claimStore';
 
 export type { ClaimRow, LoadedClaim } from './claimStore';
@@ -145,6 +146,8 @@ export function nextHoldExpiry(db: Executor): Promise<Date | null> {
  */
 export async function expireDueHolds(db: Executor, owner: OwnerRef | null, now: Date): Promise<number> {
   const expired = await expireHolds(db, owner, now);
+  // Their time goes to the waitlist before this transaction commits (docs/arbitration.md "Waitlist").
+  noteFreed(db, now, expired.map((h) => ({ ownerId: h.ownerId, start: h.startAt, end: h.endAt, holdId: h.partOfHoldId ?? h.id })));
   for (const hold of expired) {
     // A further range of an all_free hold expires with its hold, which alone is announced.
     if (!hold.agentId || hold.partOfHoldId) continue;

@@ -10,6 +10,7 @@ import { isUuid } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { writeAudit } from '../audit';
+import { noteFreed } from '../waitlist/freed';
 import { cancellationRecords } from './cancellation';
 import { applyBookings, groupBookingView, groupRunnerFields, lockOwnersInOrder, MAX_GROUP_OWNERS } from './groupService';
 import { decideMembers, type MemberPlan } from './groupVerdict';
@@ -150,6 +151,7 @@ async function cancelMembers(tx: Tx, actor: AgentActor | OwnerActor, live: reado
     .update(claims)
     .set({ status: 'cancelled', statusReason: reason ?? null, updatedAt: now })
     .where(inArray(claims.id, live.map((m) => m.id)));
+  noteFreed(tx, now, live.map((m) => ({ ownerId: m.ownerId, start: m.startAt, end: m.endAt })));
   for (const m of live) {
     // A single booking's row names its hold; a group's names its group (docs/groups.md).
     const { audit, notice } = cancellationRecords(actor, m.groupId ? { ...m, holdId: undefined } : m, reason, idempotencyKey, now, m.groupId ?? undefined);
@@ -216,10 +218,12 @@ export async function releaseClaim(db: Db, actor: AgentActor, id: string, now: D
     if (members.some((m) => status(m) === 'expired')) throw new DomainError('HOLD_EXPIRED', `${subject} expired before it was released`);
     if (members.some((m) => status(m) === 'preempted')) throw new DomainError('HOLD_NOT_ACTIVE', `${subject} was preempted by a higher-priority meeting`);
     const ids = members.map((m) => m.id);
-    await tx
+    const released = await tx
       .update(claims)
       .set({ status: 'released', statusReason: 'released by agent', updatedAt: now })
-      .where(and(eq(claims.kind, 'hold'), eq(claims.status, 'active'), or(inArray(claims.id, ids), inArray(claims.partOfHoldId, ids))));
+      .where(and(eq(claims.kind, 'hold'), eq(claims.status, 'active'), or(inArray(claims.id, ids), inArray(claims.partOfHoldId, ids))))
+      .returning({ id: claims.id, ownerId: claims.ownerId, start: claims.startAt, end: claims.endAt, partOf: claims.partOfHoldId });
+    noteFreed(tx, now, released.map((r) => ({ ownerId: r.ownerId, start: r.start, end: r.end, holdId: r.partOf ?? r.id })));
     return { ok: true, value: await getHold(tx, actor, first.id, now) };
   });
 }

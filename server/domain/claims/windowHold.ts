@@ -7,7 +7,6 @@ import { findHoldStretches, type Interval, type RequestPolicy } from '../schedul
 import { writeAudit } from '../audit';
 import { insertClaim, type NewClaim } from './claimStore';
 import { requestPolicy } from './claimDecision';
-import type { Answer } from './claimRunner';
 import { ARBITRATION_MARGIN_MS, loadAround, ownerRules, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 import { decisionStamp } from './standingDecision';
 
@@ -110,13 +109,18 @@ export type WindowHoldSpec = {
   /** The decision stamp a single hold's confirm checks (docs/arbitration.md "Confirm: when the hold's decision stands"). */
   stamped?: boolean;
   auditDetails?: Record<string, unknown>;
+  /** Hold only `durationMinutes` at the start of the earliest stretch (a waitlist offer, docs/arbitration.md "Waitlist"), not the whole stretch. */
+  durationOnly?: boolean;
 };
 
 /** What a refused window hold weighs for its answer: each member's free stretches, claims around and (free-time) policy. */
 export type WindowFacts = { perOwner: Interval[][]; arounds: LoadedClaim[][]; policies: RequestPolicy[] };
 
 /** A member's held window: its hold row and the further ranges of an all_free hold. */
-export type HeldWindow = { target: SchedulingTarget; claim: NewClaim; parts: NewClaim[] };
+type HeldWindow = { target: SchedulingTarget; claim: NewClaim; parts: NewClaim[] };
+
+/** The claim runner's Answer of held windows, spelt out: the waitlist's offer (run by the runner) places holds here. */
+type WindowAnswer = { ok: true; value: HeldWindow[] } | { ok: false; error: DomainError };
 
 /**
  * Take the stretches of the window free for EVERY member (genuinely free time only, never
@@ -125,7 +129,7 @@ export type HeldWindow = { target: SchedulingTarget; claim: NewClaim; parts: New
  * per member, written in owner-id order. None: `refuse` answers (and audits) the refusal. The
  * members come back in the order named.
  */
-export async function holdWindow(tx: Tx, spec: WindowHoldSpec, refuse: (facts: WindowFacts) => Promise<DomainError>): Promise<Answer<HeldWindow[]>> {
+export async function holdWindow(tx: Tx, spec: WindowHoldSpec, refuse: (facts: WindowFacts) => Promise<DomainError>): Promise<WindowAnswer> {
   const { actor, targets, window, durationMinutes, coverage, now } = spec;
   const arounds = await Promise.all(targets.map((t) => loadAround(tx, t.owner.id, window.start, window.end, now, ARBITRATION_MARGIN_MS)));
   const policies = targets.map((t) => freeTimeOnly(requestPolicy(actor, t)));
@@ -134,7 +138,10 @@ export async function holdWindow(tx: Tx, spec: WindowHoldSpec, refuse: (facts: W
   const perOwner = targets.map((t, i) =>
     findHoldStretches({ rules: ownerRules(t.owner), claims: arounds[i], now: now.getTime(), durationMinutes, request: policies[i], window: { start: window.start.getTime(), end: window.end.getTime() } }, targets.length === 1 ? most : Infinity),
   );
-  const common = commonStretches(perOwner, durationMinutes * 60_000).slice(0, most);
+  const lengthMs = durationMinutes * 60_000;
+  const common = commonStretches(perOwner, lengthMs)
+    .slice(0, most)
+    .map((r) => (spec.durationOnly ? { start: r.start, end: r.start + lengthMs } : r));
   if (!common.length) return { ok: false, error: await refuse({ perOwner, arounds, policies }) };
   const hold = (target: SchedulingTarget, r: Interval, range: HoldRangeSpec) =>
     newHold({ actor, target, scope: 'window', ttlMs: spec.ttlMs, now, idempotencyKey: spec.idempotencyKey, groupId: spec.groupId, stamped: spec.stamped }, new Date(r.start), new Date(r.end), durationMinutes, range);

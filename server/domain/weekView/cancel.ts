@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
+import { runTransaction } from '@/db/hot/driver';
 import { claims, meetingClasses, owners } from '@/db/schema';
 import type { OwnerActor } from '../adminAudit';
 import { writeAudit } from '../audit';
@@ -9,6 +10,8 @@ import { DomainError, invalidField } from '../errors';
 import { isUuid } from '../ids';
 import { enqueueNotification } from '../notificationService';
 import { localSpan } from '../scheduling/localSpan';
+import { noteFreed } from '../waitlist/freed';
+import { offerFreed } from '../waitlist/offers';
 import { claimDetails, type ClaimDetails } from './details';
 
 /**
@@ -36,7 +39,8 @@ export async function cancelOwnBooking(db: Db, reviewer: OwnerActor, input: { bo
     await ownerCancelGroup(db, reviewer, named.groupId, reason, now);
     return claimDetails(db, reviewer, id, now);
   }
-  await db.transaction(async (tx) => {
+  // runTransaction: the waitlist's offer places its hold with deferred statements (docs/arbitration.md "Waitlist").
+  await runTransaction(db, async (tx) => {
     await lockOwner(tx, reviewer.ownerId);
     const [found] = await tx
       .select({ c: claims, className: meetingClasses.name, ownerEmail: owners.email, timeZone: owners.timeZone })
@@ -75,6 +79,8 @@ export async function cancelOwnBooking(db: Db, reviewer: OwnerActor, input: { bo
         actor: { kind: 'owner', email: found.ownerEmail },
       });
     }
+    noteFreed(tx, now, [{ ownerId: c.ownerId, start: c.startAt, end: c.endAt }]);
+    await offerFreed(tx);
   });
   return claimDetails(db, reviewer, id, now);
 }

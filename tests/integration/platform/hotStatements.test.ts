@@ -165,7 +165,7 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     await insertClaim(db, notDue);
     const pick = async (id: string) => {
       const r = await drizzleClaim(db, id);
-      return { id: r.id, customerId: r.customerId, agentId: r.agentId, startAt: r.startAt, endAt: r.endAt, expiresAt: r.expiresAt, partOfHoldId: r.partOfHoldId };
+      return { id: r.id, customerId: r.customerId, ownerId: r.ownerId, agentId: r.agentId, startAt: r.startAt, endAt: r.endAt, expiresAt: r.expiresAt, partOfHoldId: r.partOfHoldId };
     };
     expect(await db.transaction((tx) => expireHolds(tx, owner.id, now))).toEqual([await pick(byId.id)]);
     expect(await drizzleClaim(db, byId.id)).toMatchObject({ status: 'expired', statusReason: 'ttl_elapsed', updatedAt: now });

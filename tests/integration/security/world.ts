@@ -21,6 +21,8 @@ export type World = {
   day: ReturnType<typeof nextWeekday>;
   holdId: string;
   bookingId: string;
+  /** The admin agent's waitlist entry for the owner (docs/api.md "Waitlist"). */
+  waitlistId: string;
   victimAgentId: string;
   victimKeyId: string;
   /** The victim agent's key (plaintext). */
@@ -107,6 +109,11 @@ export async function buildWorld(ip: () => string, opts: { customer?: TestCustom
     200,
     'hold',
   );
+  const waitlist = must(
+    await call('POST', '/v1/waitlist', { key, body: { owner_email: ownerEmail, meeting_class: 'internal', duration_minutes: 30, window_start: day.at('09:00'), window_end: day.at('12:00') } }),
+    201,
+    'waitlist entry',
+  );
   const booking = must(
     await call('POST', '/v1/bookings', { key, body: { owner_email: ownerEmail, meeting_class: 'external', start: day.at('10:00'), end: day.at('10:30'), title: 'World' } }),
     201,
@@ -178,6 +185,7 @@ export async function buildWorld(ip: () => string, opts: { customer?: TestCustom
     day,
     holdId: hold.body.hold_id,
     bookingId: booking.body.booking_id,
+    waitlistId: waitlist.body.id,
     victimAgentId: agent.body.agent_id,
     victimKeyId: minted.body.key_id,
     victimKey: minted.body.api_key,

@@ -186,6 +186,10 @@ describe('tool annotations follow what each operation does', () => {
     update_booking: 'write-idempotent', // the same edit again changes nothing
     extend_hold: 'write', // again: a later expiry
     release_hold: 'destroy-idempotent',
+    join_waitlist: 'write',
+    list_waitlist: 'read',
+    get_waitlist_entry: 'read',
+    leave_waitlist: 'destroy-idempotent', // leaving twice answers the entry again
   };
 
   it('every tool is classified, and its annotations match', () => {

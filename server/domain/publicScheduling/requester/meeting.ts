@@ -1,5 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
+import { runTransaction } from '@/db/hot/driver';
 import { bookingProposals, claims, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
 import { writeAudit } from '../../audit';
 import { lockOwner } from '../../claims/claimTarget';
@@ -13,6 +14,8 @@ import { DomainError } from '../../errors';
 import { sha256Hex } from '../../ids';
 import { enqueueNotification } from '../../notificationService';
 import { localSpan } from '../../scheduling/localSpan';
+import { noteFreed } from '../../waitlist/freed';
+import { offerFreed } from '../../waitlist/offers';
 import { expireLapsed } from '../review/expiry';
 import { proposalRowByToken } from './status';
 
@@ -93,7 +96,8 @@ export async function bookedMeetingIcs(db: Db, token: string, now: Date): Promis
  */
 export async function cancelBookedMeeting(db: Db, token: string, reason: string | null, now: Date): Promise<void> {
   const why = reason?.trim() || null;
-  const out = await db.transaction(async (tx) => {
+  // runTransaction: the waitlist's offer places its hold with deferred statements (docs/arbitration.md "Waitlist").
+  const out = await runTransaction(db, async (tx) => {
     const first = await proposalRowByToken(tx, token);
     // A collective type's meeting (docs/public-scheduling.md "Several hosts"): every host's booking
     // goes, their rows locked in owner-id order as a group claim locks them.
@@ -148,6 +152,8 @@ export async function cancelBookedMeeting(db: Db, token: string, reason: string 
         });
       }
     }
+    noteFreed(tx, now, members.map((m) => ({ ownerId: m.ownerId, start: m.startAt, end: m.endAt })));
+    await offerFreed(tx);
     return { told, booking, p };
   });
   for (const owner of out.told) {

@@ -1,0 +1,4 @@
+import { getWaitlistOp, leaveWaitlistOp } from '@/server/http/operations/waitlist';
+import { routes } from '@/server/http/handler';
+
+export const { GET, POST, PUT, PATCH, DELETE } = routes({ GET: getWaitlistOp, DELETE: leaveWaitlistOp });
