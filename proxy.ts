@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { getConfig } from '@/server/config';
 import { pageRequestId } from '@/server/http/requestId';
-import { publicBaseUrl } from '@/server/request';
+import { publicBaseUrl, requestOrigin } from '@/server/request';
 import { frameAncestorsFor, linkDefaultLanguageFor } from '@/server/http/frameAncestors';
 import { EMBED_DOMAINS_HEADER } from '@/server/http/embedHeader';
 import { EMBEDDABLE_PAGE_HEADERS, newNonce, PAGE_HEADERS, pageContentSecurityPolicy } from '@/server/http/securityHeaders';
@@ -46,7 +46,7 @@ export async function proxy(req: NextRequest) {
   requestHeaders.set('content-security-policy', policy);
   requestHeaders.delete(EMBED_DOMAINS_HEADER);
   if (framers) requestHeaders.set(EMBED_DOMAINS_HEADER, framers.domains.join(','));
-  const withLocale = applyRequesterLocale(req, requestHeaders, await linkDefaultLanguageFor(pathname));
+  const withLocale = applyRequesterLocale(req, requestHeaders, await linkDefaultLanguageFor(pathname), requestOrigin(req).startsWith('https:'));
   const res = NextResponse.next({ request: { headers: requestHeaders } });
   withLocale(res);
   res.headers.set('content-security-policy', policy);

@@ -1,5 +1,4 @@
 import type { NextRequest, NextResponse } from 'next/server';
-import { requestOrigin } from '@/server/request';
 import { isRequesterPath, LOCALE_COOKIE, LOCALE_HEADER, localeCookies, matchLocale, resolveLocale } from './locales';
 
 /**
@@ -8,10 +7,10 @@ import { isRequesterPath, LOCALE_COOKIE, LOCALE_HEADER, localeCookies, matchLoca
  * i18n/request.ts); `linkDefault` is the default language of the link the page shows (proxy.ts
  * reads it from its cached look-up, server/http/frameAncestors.ts), weaker than the request's own
  * choice. A valid `?lang=` is also remembered in the cookie, like the switcher's choice, so the
- * pages it leads to keep the language (over https a cookie that also works in a frame, i18n/locales.ts
- * localeCookies). Other pages get no header (English).
+ * pages it leads to keep the language (`secure`: the request came over https, as proxy.ts reads it, so
+ * the cookie also works in a frame, i18n/locales.ts localeCookies). Other pages get no header (English).
  */
-export function applyRequesterLocale(req: NextRequest, requestHeaders: Headers, linkDefault: string | null = null): (res: NextResponse) => void {
+export function applyRequesterLocale(req: NextRequest, requestHeaders: Headers, linkDefault: string | null, secure: boolean): (res: NextResponse) => void {
   if (!isRequesterPath(req.nextUrl.pathname)) {
     requestHeaders.delete(LOCALE_HEADER); // never the client's own
     return () => undefined;
@@ -24,6 +23,6 @@ export function applyRequesterLocale(req: NextRequest, requestHeaders: Headers, 
     res.headers.set('content-language', locale);
     res.headers.append('vary', 'Accept-Language, Cookie');
     if (!matchLocale(query) || cookie === locale) return;
-    for (const c of localeCookies(locale, requestOrigin(req).startsWith('https:'))) res.headers.append('set-cookie', c);
+    for (const c of localeCookies(locale, secure)) res.headers.append('set-cookie', c);
   };
 }

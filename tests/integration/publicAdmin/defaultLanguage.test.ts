@@ -31,7 +31,7 @@ const patch = (linkId: string, body: Record<string, unknown>, key = admin.key) =
 async function pageLocale(path: string, headers: Record<string, string> = {}) {
   const req = new NextRequest(new URL(path, 'http://scheduler.test'), { headers });
   const forward = new Headers(req.headers);
-  applyRequesterLocale(req, forward, await linkDefaultLanguageFor(req.nextUrl.pathname))(NextResponse.next());
+  applyRequesterLocale(req, forward, await linkDefaultLanguageFor(req.nextUrl.pathname), false)(NextResponse.next());
   return forward.get(LOCALE_HEADER);
 }
 

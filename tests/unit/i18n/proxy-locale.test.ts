@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { NextRequest, NextResponse } from 'next/server';
 import { applyRequesterLocale } from '@/i18n/proxyLocale';
 import { LOCALE_COOKIE, LOCALE_HEADER } from '@/i18n/locales';
+import { requestOrigin } from '@/server/request';
 
 /** proxy.ts's share of the languages (i18n/proxyLocale.ts; docs/public-scheduling.md "Languages"). */
 function run(url: string, headers: Record<string, string> = {}, linkDefault: string | null = null) {
   const req = new NextRequest(new URL(url, 'http://127.0.0.1'), { headers });
   const forward = new Headers(req.headers);
-  const finish = applyRequesterLocale(req, forward, linkDefault);
+  // https as proxy.ts reads it (the request's origin, X-Forwarded-Proto behind a TLS-terminating proxy)
+  const finish = applyRequesterLocale(req, forward, linkDefault, requestOrigin(req).startsWith('https:'));
   const res = NextResponse.next();
   finish(res);
   return { locale: forward.get(LOCALE_HEADER), res };
