@@ -36,9 +36,27 @@ function byDay(starts: string[]): Map<string, string[]> {
   return out;
 }
 
-async function pageTimes(page: Page): Promise<Map<string, string[]>> {
-  await expect(page.locator('button[data-start]').first()).toBeVisible();
-  return byDay(await page.locator('button[data-start]').evaluateAll((els) => els.map((e) => e.getAttribute('data-start')!)));
+/**
+ * The times the public page offers on `date` (Berlin `HH:MM`), or undefined when its month view
+ * marks the day as having none (docs/public-scheduling.md "Month view"): the month shown is turned
+ * to the date's, the day picked, and its times read once they are that day's.
+ */
+async function dayTimes(page: Page, date: Temporal.PlainDate): Promise<string[] | undefined> {
+  const grid = page.getByRole('grid');
+  const cell = page.locator(`button[data-date="${date}"]`);
+  for (let turns = 0; turns < 3 && !(await cell.count()); turns++) {
+    await expect(grid).toHaveAttribute('aria-busy', 'false');
+    const first = (await page.locator('button[data-date]').first().getAttribute('data-date'))!;
+    await page.getByRole('button', { name: date.toString() < first ? 'Previous month' : 'Next month' }).click();
+  }
+  await expect(cell).toBeVisible();
+  await expect(grid).toHaveAttribute('aria-busy', 'false');
+  if ((await cell.getAttribute('data-free')) === null) return undefined;
+  await cell.click();
+  await expect(page.locator('[role="gridcell"][aria-selected="true"] button')).toHaveAttribute('data-date', date.toString());
+  const read = async () => byDay(await page.locator('button[data-start]').evaluateAll((els) => els.map((e) => e.getAttribute('data-start')!))).get(date.toString());
+  await expect.poll(read).toBeDefined();
+  return read();
 }
 
 test.describe('issue 39: buffers, date overrides and out of office, from the dashboard to the public page', () => {
@@ -140,11 +158,10 @@ test.describe('issue 39: buffers, date overrides and out of office, from the das
       const requester = await browser.newContext({ viewport, timezoneId: TZ, locale: 'en-GB', baseURL: owner.base });
       const rp = await requester.newPage();
       await rp.goto(`/${alias}/intro`);
-      const times = await pageTimes(rp);
-      expect(times.get(off.toString()), 'day off').toBeUndefined();
-      expect(times.get(away.toString()), 'day away').toBeUndefined();
-      expect(times.get(other.toString()), 'changed day').toEqual(['14:00']);
-      const plainTimes = times.get(plain.toString()) ?? [];
+      expect(await dayTimes(rp, off), 'day off').toBeUndefined();
+      expect(await dayTimes(rp, away), 'day away').toBeUndefined();
+      expect(await dayTimes(rp, other), 'changed day').toEqual(['14:00']);
+      const plainTimes = (await dayTimes(rp, plain)) ?? [];
       expect(plainTimes).toEqual(expect.arrayContaining(['09:00', '11:30', '13:00']));
       for (const t of ['09:30', '10:00', '10:30', '11:00']) expect(plainTimes, `plain day ${t}`).not.toContain(t);
       await snap(rp, info, `03-public-times-${name}`);
