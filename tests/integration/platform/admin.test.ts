@@ -127,7 +127,7 @@ describe('meeting classes', () => {
   it('creates with defaults, lists only the customer\'s own, refuses duplicates', async () => {
     const res = await api('POST', '/v1/meeting-classes', { key: admin.key, body: { name: 'board', priority: 90 } });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ name: 'board', priority: 90, preempt_policy: 'preempt_lower', sacred_meeting_age_hours: 24, buffer_before_minutes: 0, buffer_after_minutes: 0, reminder_offsets_minutes: [] });
+    expect(res.body).toEqual({ name: 'board', priority: 90, preempt_policy: 'preempt_lower', sacred_meeting_age_hours: 24, buffer_before_minutes: 0, buffer_after_minutes: 0, reminder_offsets_minutes: [], on_preempted: null });
     const buffered = await api('POST', '/v1/meeting-classes', { key: admin.key, body: { name: 'buffered', priority: 50, buffer_before_minutes: 10, buffer_after_minutes: 240 } });
     expect(buffered.body).toMatchObject({ name: 'buffered', buffer_before_minutes: 10, buffer_after_minutes: 240 });
     expectEnvelope(await api('POST', '/v1/meeting-classes', { key: admin.key, body: { name: 'too-long', priority: 50, buffer_after_minutes: 241 } }), 400, 'invalid_request');

@@ -94,7 +94,7 @@ describe('OpenAPI document', () => {
     expect(envelope('/v1/holds/{id}', 'get', 404).properties.error.properties.reason).toBeUndefined();
 
     expect(schemas.Notification.discriminator.propertyName).toBe('kind');
-    expect(Object.keys(schemas.Notification.discriminator.mapping).sort()).toEqual(['booking.approved', 'booking.cancelled', 'booking.declined', 'booking.preempted', 'booking.reminder', 'booking.rescheduled', 'hold.expired', 'proposal.reviewed', 'webhook.disabled']);
+    expect(Object.keys(schemas.Notification.discriminator.mapping).sort()).toEqual(['booking.approved', 'booking.cancelled', 'booking.declined', 'booking.preempted', 'booking.reminder', 'booking.rescheduled', 'hold.expired', 'proposal.reviewed', 'waitlist.offered', 'webhook.disabled']);
     expect(doc.paths['/v1/notifications'].get.responses['200'].content['application/json'].schema.properties.notifications.items).toEqual({ $ref: '#/components/schemas/Notification' });
     expect(booking409.properties.pending_notifications.items).toEqual({ $ref: '#/components/schemas/Notification' });
   });
