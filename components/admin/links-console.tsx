@@ -16,9 +16,8 @@ import { EmptyState } from './empty-state';
 import { MeetingTypeDialog, type HostChoices, type MeetingTypeRow } from './meeting-type-dialog';
 import { showServerError } from '@/components/ui/server-error';
 import { ShareUrl } from './share-url';
-import { AwayRedirectForm } from './away-redirect-form';
+import { AwayRedirectForm, DefaultLanguageForm } from './link-choice-form';
 import { EmbedSnippet } from './embed-snippet';
-import { DefaultLanguageForm } from './default-language-form';
 import { LanguageOptions } from './language-options';
 
 type TypeAllocation = { allocation_id: string; audience: string | null; limit: number; period: 'day' | 'week' | 'month'; usage: { used: number } | null };
