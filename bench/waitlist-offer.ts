@@ -14,11 +14,11 @@
  * the answer); also from sending the cancel. Target: p99 <= 1 s from the free.
  * Options: --count=N (default 200) --db=... --app-dir=DIR --quick --docs/--no-docs
  */
-import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { writeBenchSection, type Figure } from './lib/benchDoc';
 import { api, benchDbs, daysAhead, iso, newOwner, startClaimServer, type BenchDb } from './lib/claimBench';
 import { fmt, loadAvg, log, machineLine, markdownTable, stats, type Stats } from './lib/measure';
+import { loopbackReceiver } from './lib/httpClient';
 import { argv, flag, opt } from './booking/options';
 
 const QUICK = flag('quick');
@@ -33,24 +33,18 @@ const now = () => performance.timeOrigin + performance.now();
 async function receiver() {
   const arrived = new Map<string, number>();
   const waiting = new Map<string, (at: number) => void>();
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
-    req.on('end', () => {
-      const at = now();
-      res.writeHead(204).end();
-      const ev = JSON.parse(body) as { type: string; data: { waitlist_id?: string } };
-      const id = ev.data.waitlist_id;
-      if (ev.type !== 'waitlist.offered' || !id || arrived.has(id)) return;
-      arrived.set(id, at);
-      waiting.get(id)?.(at);
-    });
+  const rx = await loopbackReceiver((_req, body, res) => {
+    const at = now();
+    res.writeHead(204).end();
+    const ev = JSON.parse(body) as { type: string; data: { waitlist_id?: string } };
+    const id = ev.data.waitlist_id;
+    if (ev.type !== 'waitlist.offered' || !id || arrived.has(id)) return;
+    arrived.set(id, at);
+    waiting.get(id)?.(at);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
   return {
-    url: `http://127.0.0.1:${port}/hook`,
+    url: rx.url,
+    close: rx.close,
     /** The time the entry's webhook was read, or null after GIVE_UP_MS. */
     arrival(id: string): Promise<number | null> {
       if (arrived.has(id)) return Promise.resolve(arrived.get(id)!);
@@ -62,7 +56,6 @@ async function receiver() {
         });
       });
     },
-    close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }),
   };
 }
 
