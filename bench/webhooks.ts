@@ -44,6 +44,7 @@ import { DEFAULT_MAX_IN_FLIGHT, startWebhookWorker } from '@/server/domain/webho
 import { getConfig } from '@/server/config';
 import { writeBenchSection, type Figure } from './lib/benchDoc';
 import { fmt, loadAvg, log, machineLine, markdownTable, stats } from './lib/measure';
+import { loopbackReceiver } from './lib/httpClient';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: number) => Number(argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? dflt);
@@ -64,21 +65,14 @@ type Receipt = { webhookId: string; eventId: string; endpoint: number; seq: numb
 
 async function receiver(failRate: number) {
   const receipts: Receipt[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
-    req.on('end', () => {
-      const at = now();
-      const status = Math.random() < failRate ? 500 : 204;
-      const ev = JSON.parse(body) as { id: string; data: { endpoint: number; seq: number } };
-      receipts.push({ webhookId: String(req.headers['webhook-id']), eventId: ev.id, endpoint: ev.data.endpoint, seq: ev.data.seq, at, status });
-      res.writeHead(status).end();
-    });
+  const rx = await loopbackReceiver((req, body, res) => {
+    const at = now();
+    const status = Math.random() < failRate ? 500 : 204;
+    const ev = JSON.parse(body) as { id: string; data: { endpoint: number; seq: number } };
+    receipts.push({ webhookId: String(req.headers['webhook-id']), eventId: ev.id, endpoint: ev.data.endpoint, seq: ev.data.seq, at, status });
+    res.writeHead(status).end();
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}/hook`, receipts, close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }) };
+  return { ...rx, receipts };
 }
 
 /** A receiver that reads each request and never answers (its connections stay open until closed). */

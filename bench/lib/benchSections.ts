@@ -23,6 +23,8 @@ export const BENCH_SECTIONS = [
   { name: 'abuse', title: 'Abuse: bounded work per request', source: 'bench/abuse.ts', generated: true },
   { name: 'webhooks', title: 'Webhooks', source: 'bench/webhooks.ts', generated: true },
   { name: 'reminders', title: 'Reminders', source: 'bench/reminders.ts', generated: true },
+  { name: 'series', title: 'Recurring series', source: 'bench/series.ts', generated: true },
+  { name: 'waitlist-offer', title: 'Waitlist offers', source: 'bench/waitlist-offer.ts', generated: true },
   { name: 'idle', title: 'Idle server', source: 'bench/idle.ts', generated: true },
   { name: 'pages', title: 'Browser pages', source: 'bench/pages.ts', generated: true },
   { name: 'calendars', title: 'Connected calendars', source: 'bench/calendars.ts', generated: false },

@@ -69,3 +69,23 @@ export function sendText(agent: http.Agent, port: number, method: string, path: 
     req.end(payload);
   });
 }
+
+/** An HTTP receiver on a free loopback port (a bench's webhook endpoint): `onRequest` gets each request with its whole body as text. */
+export async function loopbackReceiver(onRequest: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => onRequest(req, body, res));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}
