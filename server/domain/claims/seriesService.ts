@@ -27,7 +27,7 @@ import { assertBookingSpan } from './windows';
  * refused occurrence with its reason and alternatives.
  */
 
-export type SeriesKind = 'booking' | 'hold';
+type SeriesKind = 'booking' | 'hold';
 /** A series' first occurrence (`start`, `end`), its rule and minimum; a hold series' TTL. */
 export type SeriesInput = BookingInput & { recurrence: string; minOccurrences?: number; ttlSeconds?: number };
 
