@@ -170,3 +170,44 @@ describe('reschedule of a series booking with scope', () => {
     expect(ids.map((id) => after.find((c) => c.id === id)!.startAt.toISOString())).toEqual([1, 2, 3].map((d) => onDate(day.date.add({ days: d }).toString(), 'UTC').at('09:00')));
   });
 });
+
+describe('scoped acts under races', () => {
+  it('eight confirms of the same series at once: one books every occurrence, the others are refused, no hold is booked twice', async () => {
+    const owner = await setupOwner(admin);
+    const day = nextWeekday('thu', 'UTC');
+    const r = await hold(owner, { hold_scope: 'candidate', candidate: { start: day.at('13:00'), end: day.at('13:30') }, recurrence: 'FREQ=WEEKLY;COUNT=3' });
+    expect(r.status, r.text).toBe(200);
+    const holds = r.body.series.holds as (Item & { end: string })[];
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => call('POST', `/v1/bookings/${holds[i % 3].hold_id}/confirm`, { key: admin.key, idempotencyKey: `race-${i}`, body: { start: holds[i % 3].start, end: holds[i % 3].end, scope: 'series' } })),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    for (const a of answers.filter((x) => x.status !== 200)) expect(['HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE']).toContain(a.body.error.code);
+    const rows = await claimsOf(admin, owner);
+    expect(rows.filter((c) => c.kind === 'booking' && c.status === 'confirmed')).toHaveLength(3);
+    expect(await statuses(owner, holds.map((h) => h.hold_id!))).toEqual(['promoted', 'promoted', 'promoted']);
+  });
+
+  it('a series moved while another booking takes one of its new times: the series moves whole or not at all', async () => {
+    const owner = await setupOwner(admin);
+    const day = nextWeekday('mon', 'UTC');
+    const r = await book(owner, { start: day.at('15:00'), end: day.at('15:30'), recurrence: 'FREQ=DAILY;COUNT=3' });
+    expect(r.status, r.text).toBe(201);
+    const ids = (r.body.series.bookings as Item[]).map((b) => b.booking_id!);
+    const at = (d: number) => onDate(day.date.add({ days: d }).toString(), 'UTC');
+    const [moved, rival] = await Promise.all([
+      call('POST', `/v1/bookings/${ids[0]}/reschedule`, { key: admin.key, body: { start: at(0).at('16:00'), end: at(0).at('16:30'), scope: 'series' } }),
+      book(owner, { start: at(2).at('16:00'), end: at(2).at('16:30') }),
+    ]);
+    const rows = await claimsOf(admin, owner);
+    const hours = ids.map((id) => rows.find((c) => c.id === id)!.startAt.toISOString().slice(11, 16));
+    if (moved.status === 200) {
+      expect(hours).toEqual(['16:00', '16:00', '16:00']);
+      expect(rival.status).toBe(409);
+    } else {
+      expect(moved.status, moved.text).toBe(409);
+      expect(rival.status, rival.text).toBe(201);
+      expect(hours).toEqual(['15:00', '15:00', '15:00']);
+    }
+  });
+});
