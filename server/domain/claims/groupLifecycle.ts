@@ -204,7 +204,8 @@ export async function ownerCancelGroup(db: Db, actor: OwnerActor, groupId: strin
 /**
  * DELETE /v1/holds/{id}: the hold the id names, of one member or a group's (a member's id or the
  * group_id): every active member, and every further range of an all_free member, released
- * together. Releasing twice answers the released hold again.
+ * together. Releasing twice answers the released hold again. `scope` (a hold of a series):
+ * following or series releases those holds of the series still active, with the one named.
  */
 export async function releaseClaim(db: Db, actor: AgentActor, id: string, now: Date, scope: CancelScope = 'occurrence'): Promise<HoldView> {
   // A series' hold with scope following or series: those occurrences' holds still active, and the one named (docs/arbitration.md "Recurring series").
