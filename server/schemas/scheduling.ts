@@ -64,6 +64,20 @@ const GroupFields = {
   members: z.array(GroupMember).optional().describe('Group claims: one per owner'),
 };
 
+/** A recurring series (docs/arbitration.md "Recurring series"): POST /v1/bookings and POST /v1/holds (a candidate hold). */
+const SeriesFields = {
+  recurrence: z
+    .string()
+    .min(1)
+    .max(500)
+    .optional()
+    .meta({ id: 'Recurrence', description: 'RRULE of a series from start, owner-local (FREQ DAILY/WEEKLY/MONTHLY, INTERVAL, BYDAY, BYMONTHDAY; COUNT<=52 or UNTIL<=1y); owner_email only' }),
+  min_occurrences: z.int().optional().meta({ id: 'MinOccurrences', description: 'With recurrence: claim those accepted if at least this many (default: all or none)' }),
+};
+/** An act on an occurrence of a series: it alone (default), it and the later ones, or all of them. */
+const Scope = z.enum(['occurrence', 'following', 'series']).optional().meta({ id: 'SeriesScope', description: 'A series occurrence: it (default), it and later ones, or all' });
+export const ReleaseQuery = z.strictObject({ ...CallerZoneQuery, scope: Scope });
+
 const TtlSeconds = z.int().min(10).max(3600);
 export const HoldExtendBody = z.strictObject({ ttl_seconds: TtlSeconds.describe('New time to live, counted from now') });
 const HoldCommon = {
@@ -73,6 +87,7 @@ const HoldCommon = {
   calendar_type: CalendarType.optional(),
   meeting_class: MeetingClassName,
   ttl_seconds: TtlSeconds.optional().describe('Default 600'),
+  ...SeriesFields,
 };
 export const HoldCreateBody = z.discriminatedUnion('hold_scope', [
   z.strictObject({ ...HoldCommon, hold_scope: z.literal('candidate'), candidate: Interval }),
@@ -84,6 +99,24 @@ export const HoldCreateBody = z.discriminatedUnion('hold_scope', [
     coverage: z.enum(['first_fit', 'all_free']).optional(),
   }),
 ]);
+/**
+ * A series made (POST /v1/bookings or /v1/holds with recurrence), confirmed or moved with a scope:
+ * its occurrences claimed and refused. recurrence, occurrences_requested, min_occurrences and each
+ * occurrence's index come on creation only (docs/api.md "Recurring series").
+ */
+function seriesOf<L extends 'bookings' | 'holds'>(list: L, id: L extends 'holds' ? 'hold_id' : 'booking_id') {
+  const item = z.object({ index: z.int().optional(), [id]: z.string(), start: Timestamp, end: Timestamp, ...LocalFields });
+  return z
+    .object({
+      series_id: z.string(),
+      recurrence: z.string().optional(),
+      occurrences_requested: z.int().optional(),
+      min_occurrences: z.int().optional(),
+      [list]: z.array(item),
+      refused_occurrences: RefusedOccurrences,
+    } as { series_id: z.ZodString; recurrence: z.ZodOptional<z.ZodString>; occurrences_requested: z.ZodOptional<z.ZodInt>; min_occurrences: z.ZodOptional<z.ZodInt>; refused_occurrences: typeof RefusedOccurrences } & Record<L, z.ZodArray<typeof item>>)
+    .meta({ id: list === 'holds' ? 'HoldSeries' : 'BookingSeries' });
+}
 export const Hold = z.object({
   hold_id: z.string(),
   hold_scope: z.enum(['candidate', 'window']),
@@ -101,6 +134,8 @@ export const Hold = z.object({
   booking_id: z.string().nullable(),
   warnings: Warnings,
   assignment: PoolAssignment.optional(),
+  series_id: z.string().optional(),
+  series: seriesOf('holds', 'hold_id').optional(),
   ...GroupFields,
 }).meta({ id: 'Hold' });
 
@@ -115,6 +150,7 @@ export const ConfirmBody = z.strictObject({
   meeting_class: MeetingClassName.optional().describe("Defaults to the hold's class"),
   ...BookingDetails,
   video: VideoSettingBody.optional(),
+  scope: Scope,
 });
 export const BookingCreateBody = z.strictObject({
   owner_email: Email.optional(),
@@ -126,13 +162,7 @@ export const BookingCreateBody = z.strictObject({
   end: UtcDateTime,
   ...BookingDetails,
   video: VideoSettingBody.optional(),
-  recurrence: z
-    .string()
-    .min(1)
-    .max(500)
-    .optional()
-    .describe('RRULE of a series from start, owner-local (FREQ DAILY/WEEKLY/MONTHLY, INTERVAL, BYDAY, BYMONTHDAY; COUNT<=52 or UNTIL<=1y); owner_email only'),
-  min_occurrences: z.int().optional().describe('With recurrence, 1 to the number of occurrences: book those accepted if at least this many (default: all or none)'),
+  ...SeriesFields,
 });
 export const BookingPatchBody = z
   .strictObject({
@@ -143,24 +173,14 @@ export const BookingPatchBody = z
   .refine((b) => b.title !== undefined || b.description !== undefined || b.attendees !== undefined, { message: 'give at least one of title, description and attendees', path: ['title'] });
 export const CancelBody = z.strictObject({
   reason: z.string().max(1000).optional(),
-  scope: z.enum(['occurrence', 'following', 'series']).optional().describe('A series occurrence: it (default), it and later ones, or all'),
+  scope: Scope,
 });
 export const RescheduleBody = z.strictObject({
   start: UtcDateTime,
   end: UtcDateTime,
   reason: z.string().max(1000).optional(),
+  scope: Scope,
 });
-/** POST /v1/bookings with recurrence (docs/arbitration.md "Recurring series"): the series beside its first booked occurrence. */
-const BookingSeries = z
-  .object({
-    series_id: z.string(),
-    recurrence: z.string(),
-    occurrences_requested: z.int(),
-    min_occurrences: z.int(),
-    bookings: z.array(z.object({ index: z.int(), booking_id: z.string(), start: Timestamp, end: Timestamp, ...LocalFields })),
-    refused_occurrences: RefusedOccurrences,
-  })
-  .meta({ id: 'BookingSeries', description: 'POST /v1/bookings with recurrence: every occurrence booked and refused' });
 export const Booking = z.object({
   booking_id: z.string(),
   hold_id: z.string().nullable(),
@@ -181,7 +201,7 @@ export const Booking = z.object({
   video: VideoLink.optional().describe('Its video link, when booked through a meeting type with one (docs/calendars.md "Video links")'),
   assignment: PoolAssignment.optional(),
   series_id: z.string().optional().describe('An occurrence of a recurring series'),
-  series: BookingSeries.optional(),
+  series: seriesOf('bookings', 'booking_id').optional(),
   ...GroupFields,
 }).meta({ id: 'Booking' });
 

@@ -123,7 +123,7 @@ export interface paths {
         post: operations["cancelBooking"];
     };
     "/v1/bookings/{id}/confirm": {
-        /** @description Confirm a hold into a booking (`id` is the hold_id). Requires permission `create_bookings`. Rate limit policy: confirm. Idempotency-Key makes retries safe. */
+        /** @description Confirm a hold into a booking (`id` is the hold_id; a series occurrence: scope). Requires permission `create_bookings`. Rate limit policy: confirm. Idempotency-Key makes retries safe. */
         post: operations["confirmHold"];
     };
     "/v1/bookings/{id}/reminders": {
@@ -131,7 +131,7 @@ export interface paths {
         get: operations["getBookingReminders"];
     };
     "/v1/bookings/{id}/reschedule": {
-        /** @description Move a booking to a new time in place (same booking_id), arbitrated as a new booking. Requires permission `create_bookings`. Rate limit policy: bookings. Idempotency-Key makes retries safe. */
+        /** @description Move a booking to a new time in place (same booking_id), arbitrated as a new booking (a series occurrence: scope). Requires permission `create_bookings`. Rate limit policy: bookings. Idempotency-Key makes retries safe. */
         post: operations["rescheduleBooking"];
     };
     "/v1/calendars": {
@@ -157,7 +157,7 @@ export interface paths {
     "/v1/holds/{id}": {
         /** @description Read a hold and its status (active, promoted, expired, released, preempted). Requires permission `create_holds` or `read_availability`. */
         get: operations["getHold"];
-        /** @description Release a hold before it expires. Requires permission `create_holds`. Idempotency-Key makes retries safe. */
+        /** @description Release a hold before it expires (a series occurrence: it, it and the following ones, or the whole series: scope). Requires permission `create_holds`. Idempotency-Key makes retries safe. */
         delete: operations["releaseHold"];
     };
     "/v1/holds/{id}/extend": {
@@ -451,14 +451,13 @@ export interface components {
                 status: string;
             }[];
         };
-        /** @description POST /v1/bookings with recurrence: every occurrence booked and refused */
         BookingSeries: {
             series_id: string;
-            recurrence: string;
-            occurrences_requested: number;
-            min_occurrences: number;
+            recurrence?: string;
+            occurrences_requested?: number;
+            min_occurrences?: number;
             bookings: {
-                index: number;
+                index?: number;
                 booking_id: string;
                 start: components["schemas"]["Timestamp"];
                 end: components["schemas"]["Timestamp"];
@@ -1475,6 +1474,8 @@ export interface components {
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
             assignment?: components["schemas"]["PoolAssignment"];
+            series_id?: string;
+            series?: components["schemas"]["HoldSeries"];
             /** @description Group claims: shared by every member */
             group_id?: string;
             /** @description Group claims: one per owner */
@@ -1484,6 +1485,23 @@ export interface components {
                 booking_id?: string;
                 status: string;
             }[];
+        };
+        HoldSeries: {
+            series_id: string;
+            recurrence?: string;
+            occurrences_requested?: number;
+            min_occurrences?: number;
+            holds: {
+                index?: number;
+                hold_id: string;
+                start: components["schemas"]["Timestamp"];
+                end: components["schemas"]["Timestamp"];
+                start_local: components["schemas"]["LocalDateTime"];
+                start_caller?: components["schemas"]["CallerDateTime"];
+                end_caller?: components["schemas"]["CallerDateTime"];
+                end_local: components["schemas"]["LocalDateTime"];
+            }[];
+            refused_occurrences: components["schemas"]["RefusedOccurrence"][];
         };
         /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */
         IdempotencyKey: string;
@@ -1580,6 +1598,8 @@ export interface components {
             };
             pending_notifications: components["schemas"]["Notification"][];
         };
+        /** @description With recurrence: claim those accepted if at least this many (default: all or none) */
+        MinOccurrences: number;
         /** @description An agent notification; `data` depends on `kind` */
         Notification: components["schemas"]["Notification_hold_expired"] | components["schemas"]["Notification_booking_preempted"] | components["schemas"]["Notification_booking_cancelled"] | components["schemas"]["Notification_booking_rescheduled"] | components["schemas"]["Notification_booking_reminder"] | components["schemas"]["Notification_proposal_reviewed"] | components["schemas"]["Notification_booking_approved"] | components["schemas"]["Notification_waitlist_offered"] | components["schemas"]["Notification_booking_declined"] | components["schemas"]["Notification_webhook_disabled"];
         /** @description The owner approved your booking that their approval policy held (POST /v1/bookings answered 202 pending_approval): the hold became this booking */
@@ -1989,6 +2009,8 @@ export interface components {
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
         };
+        /** @description RRULE of a series from start, owner-local (FREQ DAILY/WEEKLY/MONTHLY, INTERVAL, BYDAY, BYMONTHDAY; COUNT<=52 or UNTIL<=1y); owner_email only */
+        Recurrence: string;
         /** @description A refused occurrence of a series, with the refusal a single booking of it gets */
         RefusedOccurrence: {
             index: number;
@@ -2046,6 +2068,11 @@ export interface components {
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
         };
+        /**
+         * @description A series occurrence: it (default), it and later ones, or all
+         * @enum {string}
+         */
+        SeriesScope: "occurrence" | "following" | "series";
         Slot: {
             start: components["schemas"]["Timestamp"];
             end: components["schemas"]["Timestamp"];
@@ -4228,10 +4255,8 @@ export interface operations {
                         /** @description provider link only */
                         url?: string;
                     };
-                    /** @description RRULE of a series from start, owner-local (FREQ DAILY/WEEKLY/MONTHLY, INTERVAL, BYDAY, BYMONTHDAY; COUNT<=52 or UNTIL<=1y); owner_email only */
-                    recurrence?: string;
-                    /** @description With recurrence, 1 to the number of occurrences: book those accepted if at least this many (default: all or none) */
-                    min_occurrences?: number;
+                    recurrence?: components["schemas"]["Recurrence"];
+                    min_occurrences?: components["schemas"]["MinOccurrences"];
                 };
             };
         };
@@ -4374,11 +4399,7 @@ export interface operations {
             content: {
                 "application/json": {
                     reason?: string;
-                    /**
-                     * @description A series occurrence: it (default), it and later ones, or all
-                     * @enum {string}
-                     */
-                    scope?: "occurrence" | "following" | "series";
+                    scope?: components["schemas"]["SeriesScope"];
                 };
             };
         };
@@ -4441,6 +4462,7 @@ export interface operations {
                         /** @description provider link only */
                         url?: string;
                     };
+                    scope?: components["schemas"]["SeriesScope"];
                 };
             };
         };
@@ -4535,6 +4557,7 @@ export interface operations {
                     start: components["schemas"]["DateTimeInput"];
                     end: components["schemas"]["DateTimeInput"];
                     reason?: string;
+                    scope?: components["schemas"]["SeriesScope"];
                 };
             };
         };
@@ -4809,6 +4832,8 @@ export interface operations {
                     meeting_class: string;
                     /** @description Default 600 */
                     ttl_seconds?: number;
+                    recurrence?: components["schemas"]["Recurrence"];
+                    min_occurrences?: components["schemas"]["MinOccurrences"];
                     /** @enum {string} */
                     hold_scope: "candidate";
                     candidate: {
@@ -4824,6 +4849,8 @@ export interface operations {
                     meeting_class: string;
                     /** @description Default 600 */
                     ttl_seconds?: number;
+                    recurrence?: components["schemas"]["Recurrence"];
+                    min_occurrences?: components["schemas"]["MinOccurrences"];
                     /** @enum {string} */
                     hold_scope: "window";
                     duration_minutes: number;
@@ -4837,7 +4864,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The hold */
+            /** @description The hold (with recurrence: the first occurrence held, and series) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4900,6 +4927,8 @@ export interface operations {
             query?: {
                 /** @description IANA zone for start_caller/end_caller beside the owner's start_local/end_local; default: the key's or agent's display_time_zone */
                 time_zone?: components["parameters"]["CallerTimeZone"];
+                /** @description A series occurrence: it (default), it and later ones, or all */
+                scope?: components["schemas"]["SeriesScope"];
             };
             header?: {
                 /** @description 1 to 255 visible ASCII characters; a retry with the same key and request answers the stored response (`Idempotent-Replayed: true`) */

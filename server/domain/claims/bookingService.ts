@@ -11,7 +11,7 @@ import { isUuid, newId } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { membersOf } from './groupMembers';
 import { claimMadeWithKey } from './claimStore';
-import { loadAround, loadClaimTarget, loadConfirmAround, rulesWarnings, type ClaimRow, type LoadedClaim } from './claimTarget';
+import { loadAround, loadClaimTarget, loadConfirmAround, rulesWarnings, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 import { lockHoldForConfirm, type LockedHold } from '@/db/hot/holds';
 import { requestPolicy, runClaim } from './claimDecision';
 import { ClaimRedirect, ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
@@ -197,21 +197,13 @@ async function confirmLocked(
       value: bookingView(made, { ownerEmail: owner.email, timeZone: owner.timeZone, meetingClass: locked.holdClassName, calendarType: calendar.type, preemptedIds: await preemptedBy(tx, made.id), warnings: rulesWarnings(owner), video: await videoLinkOf(tx, made.id) }),
     };
   }
-  if (status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'This hold was already confirmed into a booking', { extra: { booking_id: row.promotedBookingId } });
-  if (status === 'expired') throw new DomainError('HOLD_EXPIRED', 'The hold expired before it was confirmed');
-  if (status !== 'active') throw new DomainError('HOLD_NOT_ACTIVE', status === 'preempted' ? 'The hold was preempted by a higher-priority meeting' : 'The hold was released');
-  // An all_free window hold: the slot may lie in any of its ranges; the others are released with the promotion.
-  const parts = await holdParts(tx, row);
-  assertSlotInHold(row, input.start, input.end, owner.timeZone, parts);
-  if (calendar.status === 'reauth_required') throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${calendar.type} calendar of ${owner.email} needs to be re-authorised`);
-  if (calendar.status === 'disconnected') throw new DomainError('CALENDAR_NOT_FOUND', `The ${calendar.type} calendar of ${owner.email} was disconnected`);
-  // A named class that does not exist: getMeetingClass throws its error.
-  const meetingClass = locked.meetingClass ?? (await getMeetingClass(tx, actor.customerId, input.meetingClass!));
-  const target = { owner, calendar, meetingClass };
+  const { target, parts } = await confirmTarget(tx, actor, locked, input, now);
+  const { meetingClass } = target;
   // An owner's approval policy covers it (or the hold already waits for the owner): the hold waits instead of becoming a booking.
   const held = await approval;
   if (held?.required || held?.proposalId) return { ok: true, value: await requestApprovalOnHold(tx, { actor, target, hold: row, input, now, idempotencyKey, filed: held.proposalId }) };
-  const claim = newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: row.id }, input);
+  // A series' hold becomes an occurrence of the series (docs/arbitration.md "Recurring series").
+  const claim = { ...newBooking({ actor, ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: row.id }, input), seriesId: row.seriesId };
   // The hold's decision stands when nothing it was taken on has changed since (the versions
   // came with the locks above; docs/arbitration.md "Confirm: when the hold's decision stands"):
   // promoted as decided. Otherwise arbitration re-runs on the claims around (due holds expired)
@@ -225,6 +217,27 @@ async function confirmLocked(
   const r = await runClaim(tx, { action: 'booking.confirm', target, policy: requestPolicy(actor, target), claim, now, around: claimsAround, releaseHoldParts: parts.length > 0, decisionStands, video: input.video });
   if (!r.ok) return r;
   return { ok: true, value: bookingView(r.row, { ownerEmail: owner.email, timeZone: owner.timeZone, meetingClass: meetingClass.name, calendarType: calendar.type, preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, warnings: r.warnings, video: r.video }) };
+}
+
+/**
+ * A locked hold a confirm may promote, and what its booking takes: refused unless active (its
+ * status's error), the slot inside the hold, its calendar usable, the class the confirm names
+ * (or the hold's). `parts`: an all_free window hold's further ranges.
+ */
+export async function confirmTarget(tx: Tx, actor: AgentActor, locked: LockedHold, input: ConfirmInput, now: Date): Promise<{ target: SchedulingTarget; parts: HoldRange[] }> {
+  const { owner, hold: row, calendar } = locked;
+  const status = holdStatus(row, now);
+  if (status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'This hold was already confirmed into a booking', { extra: { booking_id: row.promotedBookingId } });
+  if (status === 'expired') throw new DomainError('HOLD_EXPIRED', 'The hold expired before it was confirmed');
+  if (status !== 'active') throw new DomainError('HOLD_NOT_ACTIVE', status === 'preempted' ? 'The hold was preempted by a higher-priority meeting' : 'The hold was released');
+  // An all_free window hold: the slot may lie in any of its ranges; the others are released with the promotion.
+  const parts = await holdParts(tx, row);
+  assertSlotInHold(row, input.start, input.end, owner.timeZone, parts);
+  if (calendar.status === 'reauth_required') throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${calendar.type} calendar of ${owner.email} needs to be re-authorised`);
+  if (calendar.status === 'disconnected') throw new DomainError('CALENDAR_NOT_FOUND', `The ${calendar.type} calendar of ${owner.email} was disconnected`);
+  // A named class that does not exist: getMeetingClass throws its error.
+  const meetingClass = locked.meetingClass ?? (await getMeetingClass(tx, actor.customerId, input.meetingClass!));
+  return { target: { owner, calendar, meetingClass }, parts };
 }
 
 export function assertSlotInHold(hold: ClaimRow, start: Date, end: Date, timeZone: string, parts: readonly HoldRange[] = []) {

@@ -204,15 +204,18 @@ export async function ownerCancelGroup(db: Db, actor: OwnerActor, groupId: strin
 /**
  * DELETE /v1/holds/{id}: the hold the id names, of one member or a group's (a member's id or the
  * group_id): every active member, and every further range of an all_free member, released
- * together. Releasing twice answers the released hold again.
+ * together. Releasing twice answers the released hold again. `scope` (a hold of a series):
+ * following or series releases those holds of the series still active, with the one named.
  */
-export async function releaseClaim(db: Db, actor: AgentActor, id: string, now: Date): Promise<HoldView> {
-  const named = await claimNamedBy(db, actor, id, 'hold');
+export async function releaseClaim(db: Db, actor: AgentActor, id: string, now: Date, scope: CancelScope = 'occurrence'): Promise<HoldView> {
+  // A series' hold with scope following or series: those occurrences' holds still active, and the one named (docs/arbitration.md "Recurring series").
+  const named = scope === 'occurrence' ? await claimNamedBy(db, actor, id, 'hold') : await seriesNamedBy(db, actor, id, scope, 'hold');
   if (!named) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
   const subject = named.groupId ? 'The group hold' : 'The hold';
-  return onMembers(db, actor, named, 'hold', async (tx, members) => {
-    const first = members.find((m) => m.id === id) ?? members[0];
+  return onMembers(db, actor, named, 'hold', async (tx, all) => {
     const status = (m: ClaimMemberRow) => memberView(m, now).status;
+    const members = scope === 'occurrence' ? all : all.filter((m) => m.id === id || status(m) === 'active');
+    const first = members.find((m) => m.id === id) ?? members[0];
     if (members.every((m) => status(m) === 'released')) return { ok: true, value: await getHold(tx, actor, first.id, now) };
     if (members.some((m) => status(m) === 'promoted')) throw new DomainError('HOLD_ALREADY_PROMOTED', `${subject} was already confirmed into ${named.groupId ? 'bookings' : 'a booking'}; cancel the booking instead`);
     if (members.some((m) => status(m) === 'expired')) throw new DomainError('HOLD_EXPIRED', `${subject} expired before it was released`);

@@ -56,7 +56,7 @@ export async function bookingOwner(db: Executor, mover: Mover, bookingId: string
  * calendar, in one statement (db/hot/move.ts LOCK_MOVE): the booking must be confirmed, the
  * mover allowed to move it, its class and calendar usable. Refusals come in that order.
  */
-async function lockBooking(tx: Executor, mover: Mover, owner: BookingOwner, bookingId: string): Promise<{ row: ClaimRow; target: SchedulingTarget }> {
+export async function lockBooking(tx: Executor, mover: Mover, owner: BookingOwner, bookingId: string): Promise<{ row: ClaimRow; target: SchedulingTarget }> {
   const asked = process.hrtime.bigint();
   // The owner row lock a claim decision waits for (its span, docs/operations.md "Traces").
   const locked = await withSpan('claim.lock_wait', { 'customer.id': owner.customerId }, () => lockMove(tx, owner.ownerId, bookingId.toLowerCase(), owner.customerId));

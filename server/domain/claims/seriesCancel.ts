@@ -6,29 +6,31 @@ import { invalidField } from '../errors';
 import { isUuid } from '../ids';
 import type { NamedClaim } from './groupMembers';
 
-/** What a cancel of an occurrence of a series takes (docs/arbitration.md "Recurring series"). */
+/** What a cancel, confirm, release or reschedule of an occurrence of a series takes (docs/arbitration.md "Recurring series"). */
 export type CancelScope = 'occurrence' | 'following' | 'series';
+export type SeriesScope = CancelScope;
 
 /**
- * The occurrences a cancel with scope `following` or `series` names, as one claim of N members
- * (cancelClaim acts on each through the claim runner): the booking's series from the booking on,
- * or all of it. Null when the id names no booking; a booking outside a series is a 400 on scope.
+ * The occurrences a cancel, release, confirm or reschedule with scope `following` or `series`
+ * names, as one claim of N members (acted on together through the claim runner): the booking's
+ * (or hold's) series from it on, or all of it. Null when the id names no claim of that kind; one
+ * outside a series is a 400 on scope.
  */
-export async function seriesNamedBy(db: Executor, actor: AgentActor, id: string, scope: Exclude<CancelScope, 'occurrence'>): Promise<NamedClaim | null> {
+export async function seriesNamedBy(db: Executor, actor: AgentActor, id: string, scope: Exclude<CancelScope, 'occurrence'>, kind: 'hold' | 'booking' = 'booking'): Promise<NamedClaim | null> {
   if (!isUuid(id)) return null;
   const [named] = await db
     .select({ seriesId: claims.seriesId, startAt: claims.startAt, ownerEmail: owners.email })
     .from(claims)
     .innerJoin(owners, eq(owners.id, claims.ownerId))
-    .where(and(eq(claims.id, id), eq(claims.customerId, actor.customerId), eq(claims.kind, 'booking')));
+    .where(and(eq(claims.id, id), eq(claims.customerId, actor.customerId), eq(claims.kind, kind)));
   if (!named) return null;
   assertOwnerInScope(actor, named.ownerEmail);
-  if (!named.seriesId) throw invalidField('scope', 'the booking is not an occurrence of a recurring series: cancel it without scope');
+  if (!named.seriesId) throw invalidField('scope', `the ${kind} is not an occurrence of a recurring series: leave scope out`);
   const rows = await db
     .select({ id: claims.id, ownerEmail: owners.email })
     .from(claims)
     .innerJoin(owners, eq(owners.id, claims.ownerId))
-    .where(and(eq(claims.seriesId, named.seriesId), eq(claims.customerId, actor.customerId), scope === 'following' ? gte(claims.startAt, named.startAt) : undefined))
+    .where(and(eq(claims.seriesId, named.seriesId), eq(claims.customerId, actor.customerId), eq(claims.kind, kind), scope === 'following' ? gte(claims.startAt, named.startAt) : undefined))
     .orderBy(asc(claims.startAt));
   for (const r of rows) assertOwnerInScope(actor, r.ownerEmail);
   return { groupId: null, members: rows };

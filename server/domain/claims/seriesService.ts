@@ -1,60 +1,44 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Executor, Tx } from '@/db/client';
-import { defer } from '@/db/hot/driver';
 import { claims } from '@/db/schema';
 import type { AgentActor } from '../access';
-import { writeAudit } from '../audit';
 import { DomainError, invalidField } from '../errors';
 import { newId } from '../ids';
 import { approvalRequired } from '../approvals/policyService';
-import { arbitrate, localSpan, type Decision, type LocalSpan, type RequestPolicy } from '../scheduling';
+import { localSpan } from '../scheduling';
 import { expandSeries, SeriesError, type SeriesOccurrence } from '../scheduling/series';
 import { requestPolicy, runClaim } from './claimDecision';
 import { ownerQueueKey, type Answer, type ClaimOperation } from './claimRunner';
-import { claimMadeWithKey } from './claimStore';
-import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, ownerRules, rulesWarnings, type LoadedClaim, type SchedulingTarget } from './claimTarget';
+import { claimMadeWithKey, DEFAULT_HOLD_TTL_SECONDS, type NewClaim } from './claimStore';
+import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTarget, rulesWarnings, type ClaimRow, type SchedulingTarget } from './claimTarget';
 import { newBooking, type BookingInput } from './bookingService';
-import { decisionError, rejectionAudit } from './rejection';
-import { bookingView, type BookingView } from './views';
+import { decideAll, inconsistentSeries, occurrenceClaim, refusedOccurrences, seriesItem, seriesRefusal, type RefusedOccurrence, type SeriesItem } from './seriesDecision';
+import { bookingView, holdView, type BookingView, type HoldView } from './views';
+import { newHold } from './windowHold';
 import { assertBookingSpan } from './windows';
 
 /**
- * A recurring series booked directly (docs/arbitration.md "Recurring series"): a claim of N
- * occurrences on the one claim path. The owner's queue and lock, one transaction: every
- * occurrence arbitrated by the same arbiter as a single booking (each seeing the occurrences
+ * A recurring series made directly (docs/arbitration.md "Recurring series"): a claim of N
+ * occurrences on the one claim path, of bookings (POST /v1/bookings) or of candidate holds
+ * (POST /v1/holds), one function for both. The owner's queue and lock, one transaction: every
+ * occurrence arbitrated by the same arbiter as a single claim (each seeing the occurrences
  * accepted before it), then either as many committed as allowed (all of them, or with
  * `min_occurrences` at least that many) through runClaim, or nothing and one refusal naming each
  * refused occurrence with its reason and alternatives.
  */
 
-export type SeriesBookingInput = BookingInput & { recurrence: string; minOccurrences?: number };
+type SeriesKind = 'booking' | 'hold';
+/** A series' first occurrence (`start`, `end`), its rule and minimum; a hold series' TTL. */
+export type SeriesInput = BookingInput & { recurrence: string; minOccurrences?: number; ttlSeconds?: number };
 
-/** A refused occurrence: its place in the series and the refusal a single booking of it gets. */
-type RefusedOccurrence = {
-  index: number;
-  start: string;
-  end: string;
-  start_local: string;
-  end_local: string;
-  code: string;
-  message: string;
-  reason?: string;
-} & Record<string, unknown>;
-
-/** The series beside its first booked occurrence (the answer is that occurrence's booking). */
-export type SeriesView = BookingView & {
-  series: {
-    series_id: string;
-    recurrence: string;
-    occurrences_requested: number;
-    min_occurrences: number;
-    bookings: ({ index: number; booking_id: string } & LocalSpan)[];
-    refused_occurrences: RefusedOccurrence[];
-  };
-};
+/** The series beside its first occurrence (the answer is that occurrence's booking or hold). */
+type SeriesSummary = { series_id: string; recurrence: string; occurrences_requested: number; min_occurrences: number; refused_occurrences: RefusedOccurrence[] };
+export type SeriesView = BookingView & { series: SeriesSummary & { bookings: SeriesItem[] } };
+export type HoldSeriesView = HoldView & { series: SeriesSummary & { holds: SeriesItem[] } };
+type ViewOf<K extends SeriesKind> = K extends 'booking' ? SeriesView : HoldSeriesView;
 
 /** The occurrences of the rule from start in `timeZone`; a rule outside the subset is a 400 on `recurrence`. */
-function occurrencesOf(input: SeriesBookingInput, timeZone: string): SeriesOccurrence[] {
+function occurrencesOf(input: SeriesInput, timeZone: string): SeriesOccurrence[] {
   try {
     return expandSeries({ rrule: input.recurrence, start: input.start.getTime(), end: input.end.getTime(), timeZone });
   } catch (err) {
@@ -64,136 +48,108 @@ function occurrencesOf(input: SeriesBookingInput, timeZone: string): SeriesOccur
 }
 
 /** min_occurrences checked against the number of occurrences (default: all of them). */
-function minimumOf(input: SeriesBookingInput, n: number): number {
+function minimumOf(input: SeriesInput, n: number): number {
   const min = input.minOccurrences ?? n;
   if (min < 1 || min > n) throw invalidField('min_occurrences', `must be between 1 and the series' ${n} occurrences`);
   return min;
 }
 
-/** An accepted occurrence as the claims around the next ones see it (its minutes count toward its day). */
-function asLoaded(o: SeriesOccurrence, id: string, policy: RequestPolicy, agentId: string, meetingClass: string): LoadedClaim {
-  return { id, kind: 'booking', start: o.start, end: o.end, countedMinutes: (o.end - o.start) / 60_000, priority: policy.priority, sacred: false, meetingClass, agentId, bufferBeforeMs: policy.bufferBeforeMs, bufferAfterMs: policy.bufferAfterMs };
-}
-
-type Verdict = { occurrence: SeriesOccurrence; around: LoadedClaim[]; decision: Decision };
-
-/**
- * The pure pass: each occurrence arbitrated on the claims around it, less what earlier
- * occurrences pushed aside, plus the earlier occurrences accepted (ids of the claims to insert).
- */
-function decideAll(occurrences: SeriesOccurrence[], arounds: LoadedClaim[][], policy: RequestPolicy, ctx: { target: SchedulingTarget; now: Date; ids: string[]; agentId: string }): Verdict[] {
-  const rules = ownerRules(ctx.target.owner);
-  const gone = new Set<string>();
-  const accepted: LoadedClaim[] = [];
-  return occurrences.map((occurrence, i) => {
-    const around = [...arounds[i].filter((c) => !gone.has(c.id) && !gone.has(c.group ?? c.id)), ...accepted];
-    const decision = arbitrate({ start: occurrence.start, end: occurrence.end, ...policy }, { now: ctx.now.getTime(), rules, claims: around });
-    if (decision.outcome === 'accept') {
-      for (const id of decision.preempt) gone.add(id);
-      accepted.push(asLoaded(occurrence, ctx.ids[i], policy, ctx.agentId, ctx.target.meetingClass.name));
-    }
-    return { occurrence, around, decision };
-  });
-}
-
 /** POST /v1/bookings with `recurrence` (one owner): the series' claim operation. */
-export function seriesBookingClaim(actor: AgentActor, input: SeriesBookingInput, now: Date, idempotencyKey: string | null): ClaimOperation<SeriesView> {
-  assertBookingSpan(input.start, input.end);
+export function seriesBookingClaim(actor: AgentActor, input: SeriesInput, now: Date, idempotencyKey: string | null): ClaimOperation<SeriesView> {
+  return seriesClaim('booking', actor, input, now, idempotencyKey);
+}
+
+/** POST /v1/holds with `recurrence` (a candidate hold of one owner): every occurrence a hold with the same series_id and TTL. */
+export function seriesHoldClaim(actor: AgentActor, input: SeriesInput, now: Date, idempotencyKey: string | null): ClaimOperation<HoldSeriesView> {
+  return seriesClaim('hold', actor, input, now, idempotencyKey);
+}
+
+function seriesClaim<K extends SeriesKind>(kind: K, actor: AgentActor, input: SeriesInput, now: Date, idempotencyKey: string | null): ClaimOperation<ViewOf<K>> {
+  assertBookingSpan(input.start, input.end, kind === 'hold' ? 'candidate' : undefined, kind === 'hold' ? 'candidate' : undefined);
   // The rule is expanded, and checked, in the owner's zone, read under the lock (runSeries).
   return {
     queueKey: ownerQueueKey(actor.customerId, input.ownerEmail),
-    action: 'booking.create',
-    run: (tx) => runSeries(tx, actor, input, now, idempotencyKey),
+    action: `${kind}.create`,
+    run: (tx) => runSeries(tx, kind, actor, input, now, idempotencyKey) as Promise<Answer<ViewOf<K>>>,
   };
 }
 
-async function runSeries(tx: Tx, actor: AgentActor, input: SeriesBookingInput, now: Date, idempotencyKey: string | null): Promise<Answer<SeriesView>> {
+async function runSeries(tx: Tx, kind: SeriesKind, actor: AgentActor, input: SeriesInput, now: Date, idempotencyKey: string | null): Promise<Answer<SeriesView | HoldSeriesView>> {
   const owner = { customerId: actor.customerId, email: input.ownerEmail.trim().toLowerCase() };
-  // One pipeline: the owner lock first, then under it the due holds expired, a claim made with this key, the approval rules.
+  // One pipeline: the owner lock first, then under it the due holds expired, a claim made with this key, the approval rules (a booking's).
   const [target, , made, held] = await Promise.all([
     loadTarget(tx, actor.customerId, input, true),
     expireDueHolds(tx, owner, now),
-    claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now),
-    approvalRequired(tx, { customerId: actor.customerId, ownerEmail: input.ownerEmail, agentId: actor.agentId, meetingClass: input.meetingClass }),
+    claimMadeWithKey(tx, actor.agentId, idempotencyKey, kind, now),
+    kind === 'booking' ? approvalRequired(tx, { customerId: actor.customerId, ownerEmail: input.ownerEmail, agentId: actor.agentId, meetingClass: input.meetingClass }) : false,
   ]);
   const occurrences = occurrencesOf(input, target.owner.timeZone);
   const min = minimumOf(input, occurrences.length);
-  const view = (row: typeof claims.$inferSelect, extra?: Pick<Parameters<typeof bookingView>[1], 'preemptedIds' | 'preemptedClaims' | 'warnings' | 'video'>) =>
-    bookingView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, warnings: rulesWarnings(target.owner), ...extra });
-  const answer = (seriesId: string, bookings: { index: number; view: BookingView }[], refused: RefusedOccurrence[]): SeriesView => ({
-    ...bookings[0].view,
+  const view = viewer(kind, target, now);
+  const answer = (seriesId: string, done: { index: number; view: BookingView | HoldView; row: ClaimRow }[], refused: RefusedOccurrence[]) => ({
+    ...done[0].view,
     series: {
       series_id: seriesId,
       recurrence: input.recurrence,
       occurrences_requested: occurrences.length,
       min_occurrences: min,
-      bookings: bookings.map(({ index, view: b }) => ({ index, booking_id: b.booking_id, start: b.start, end: b.end, start_local: b.start_local, end_local: b.end_local })),
+      [kind === 'hold' ? 'holds' : 'bookings']: done.map(({ index, row }) => seriesItem(kind, row.id, localSpan(row.startAt, row.endAt, target.owner.timeZone), index)),
       refused_occurrences: refused,
     },
   });
   // The same key again after the effect committed: the series as it stands (docs/api.md "Idempotency").
   if (made?.seriesId) {
-    const rows = await seriesRows(tx, made.seriesId);
+    const rows = await seriesRows(tx, made.seriesId, kind);
     const indexOf = new Map(occurrences.map((o) => [o.start, o.index]));
-    return { ok: true, value: answer(made.seriesId, rows.map((r, i) => ({ index: indexOf.get(r.startAt.getTime()) ?? i, view: view(r) })), []) };
+    return { ok: true, value: answer(made.seriesId, rows.map((row, i) => ({ index: indexOf.get(row.startAt.getTime()) ?? i, view: view(row), row })), []) as SeriesView };
   }
   if (held) throw new DomainError('APPROVAL_REQUIRED', `${target.owner.email} requires approval for this booking, and a recurring series cannot wait for it yet: book the occurrences one by one`);
   const arounds = await Promise.all(occurrences.map((o) => loadClaims(tx, target.owner.id, new Date(o.start - ARBITRATION_MARGIN_MS), new Date(o.end + ARBITRATION_MARGIN_MS), now)));
   const policy = requestPolicy(actor, target);
   const seriesId = newId(now.getTime());
-  const ids = occurrences.map(() => newId(now.getTime()));
-  const verdicts = decideAll(occurrences, arounds, policy, { target, now, ids, agentId: actor.agentId });
-  const first = verdicts[0].decision;
-  // The series starts in the past: refused as a single booking is (every later occurrence follows it).
-  if (first.outcome === 'past_time') return { ok: false, error: new DomainError('PAST_TIME', 'The requested start is in the past') };
-  const audit = (o: SeriesOccurrence) => ({
-    customerId: actor.customerId,
-    agentId: actor.agentId,
-    actor: { kind: 'agent' as const, agentId: actor.agentId },
-    ownerId: target.owner.id,
-    ownerEmail: target.owner.email,
-    action: 'booking.create' as const,
-    meetingClass: target.meetingClass.name,
-    start: new Date(o.start),
-    end: new Date(o.end),
-    holdId: null,
-    idempotencyKey,
-    at: now,
-  });
-  const refusedOnes = verdicts.filter((v) => v.decision.outcome !== 'accept');
-  const refused = refusedOnes.map((v) => {
-    const d = v.decision as Exclude<Decision, { outcome: 'accept' }>;
-    const row = rejectionAudit(audit(v.occurrence), d);
-    row.details = { ...row.details, series_id: seriesId, occurrence: v.occurrence.index };
-    defer(tx, writeAudit(tx, row));
-    return refusedOccurrence(v, decisionError(d, v.around, { target, policy, start: v.occurrence.start, end: v.occurrence.end, now: now.getTime() }), target.owner.timeZone);
-  });
+  const ttlMs = (input.ttlSeconds ?? DEFAULT_HOLD_TTL_SECONDS) * 1000;
+  const claimOf = (o: SeriesOccurrence): NewClaim => {
+    const start = new Date(o.start);
+    const end = new Date(o.end);
+    const base =
+      kind === 'hold'
+        ? newHold({ actor, target, scope: 'candidate', ttlMs, now, idempotencyKey, stamped: true }, start, end, (o.end - o.start) / 60_000)
+        : newBooking({ actor, ownerId: target.owner.id, calendarId: target.calendar.id, meetingClassId: target.meetingClass.id, start, end, now, idempotencyKey }, input);
+    return { ...base, seriesId };
+  };
+  const planned = occurrences.map(claimOf);
+  const verdicts = decideAll(occurrences, arounds, policy, { target, now, accepted: (o, i) => occurrenceClaim(o, planned[i].id, kind, policy, actor.agentId, target.meetingClass.name) });
+  // The series starts in the past: refused as a single claim is (every later occurrence follows it).
+  if (verdicts[0].decision.outcome === 'past_time') return { ok: false, error: new DomainError('PAST_TIME', 'The requested start is in the past') };
+  const action = kind === 'hold' ? 'hold.create' : 'booking.create';
+  const refused = refusedOccurrences(tx, verdicts, { actor, target, policy, now, action, seriesId, idempotencyKey });
   if (occurrences.length - refused.length < min) {
-    const reason = refused[0].reason ?? refused[0].code;
-    const message = `${refused.length} of ${occurrences.length} occurrences of the series were refused and at least ${min} must be booked: nothing was booked (see refused_occurrences)`;
-    return { ok: false, error: new DomainError('ARBITRATION_REJECTED', message, { reason, extra: { alternatives: [], conflicts: [], refused_occurrences: refused } }) };
+    const message = `${refused.length} of ${occurrences.length} occurrences of the series were refused and at least ${min} must be ${kind === 'hold' ? 'held' : 'booked'}: nothing was ${kind === 'hold' ? 'held' : 'booked'} (see refused_occurrences)`;
+    return { ok: false, error: seriesRefusal(refused, message) };
   }
   const preemptedSoFar = new Set<string>();
-  const bookings: { index: number; view: BookingView }[] = [];
+  const done: { index: number; view: BookingView | HoldView; row: ClaimRow }[] = [];
   for (const [i, v] of verdicts.entries()) {
     if (v.decision.outcome !== 'accept') continue;
-    const claim = { ...newBooking({ actor, ownerId: target.owner.id, calendarId: target.calendar.id, meetingClassId: target.meetingClass.id, start: new Date(v.occurrence.start), end: new Date(v.occurrence.end), now, idempotencyKey }, input), id: ids[i], seriesId };
     const auditDetails = { series_id: seriesId, occurrence: v.occurrence.index };
-    const r = await runClaim(tx, { action: 'booking.create', target, policy, claim, now, around: v.around, auditDetails, preemptedSoFar, video: input.video });
+    const r = await runClaim(tx, { action, target, policy, claim: planned[i], now, around: v.around, auditDetails, preemptedSoFar, video: kind === 'booking' ? input.video : undefined });
     // The pure pass and the decision saw the same claims; a difference rolls the whole series back rather than commit part of it.
-    if (!r.ok) throw new DomainError('ARBITRATION_REJECTED', 'The series could not be decided consistently; nothing was booked, try again', { reason: 'NO_CAPACITY', extra: { alternatives: [] } });
-    bookings.push({ index: v.occurrence.index, view: view(r.row, { preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, warnings: r.warnings, video: r.video }) });
+    if (!r.ok) throw inconsistentSeries();
+    done.push({ index: v.occurrence.index, row: r.row, view: view(r.row, { preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, warnings: r.warnings, video: r.video }) });
   }
-  return { ok: true, value: answer(seriesId, bookings, refused) };
+  return { ok: true, value: answer(seriesId, done, refused) as SeriesView };
 }
 
-/** A refused occurrence as answered: where it lies and the refusal's code, message, reason and extras (alternatives, conflicts, next_available). */
-function refusedOccurrence(v: Verdict, error: DomainError, timeZone: string): RefusedOccurrence {
-  const span = localSpan(new Date(v.occurrence.start), new Date(v.occurrence.end), timeZone);
-  return { index: v.occurrence.index, ...span, code: error.code, message: error.message, ...(error.reason ? { reason: error.reason } : {}), ...error.extra };
+type Extra = Pick<Parameters<typeof bookingView>[1], 'preemptedIds' | 'preemptedClaims' | 'warnings' | 'video'>;
+
+/** An occurrence's answer: its booking, or its hold. */
+function viewer(kind: SeriesKind, target: SchedulingTarget, now: Date) {
+  const common = { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type };
+  return (row: ClaimRow, extra?: Extra): BookingView | HoldView =>
+    kind === 'hold' ? holdView(row, { ...common, now, warnings: extra?.warnings ?? rulesWarnings(target.owner) }) : bookingView(row, { ...common, warnings: rulesWarnings(target.owner), ...extra });
 }
 
-/** The occurrences of a series, in start order. */
-function seriesRows(db: Executor, seriesId: string) {
-  return db.select().from(claims).where(eq(claims.seriesId, seriesId)).orderBy(asc(claims.startAt));
+/** The occurrences of a series (its holds, or its bookings), in start order. */
+function seriesRows(db: Executor, seriesId: string, kind: SeriesKind) {
+  return db.select().from(claims).where(and(eq(claims.seriesId, seriesId), eq(claims.kind, kind), isNull(claims.partOfHoldId))).orderBy(asc(claims.startAt));
 }

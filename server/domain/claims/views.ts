@@ -28,6 +28,8 @@ export type HoldView = {
   status: HoldStatus;
   booking_id: string | null;
   warnings?: string[];
+  /** An occurrence of a recurring series (docs/arbitration.md "Recurring series"). */
+  series_id?: string;
 } & GroupFields;
 
 export type BookingView = {
@@ -104,6 +106,7 @@ export function holdView(
     booking_id: row.promotedBookingId,
   };
   if (ctx.warnings?.length) view.warnings = ctx.warnings;
+  if (row.seriesId) view.series_id = row.seriesId;
   return withGroup(view, row, ctx.members);
 }
 

@@ -15,7 +15,7 @@
  *   and engines disagree on it. The start counts toward COUNT.
  * Pure: no clock, no database.
  */
-import { MINUTE, DAY, utcOffsetAt } from './localTime';
+import { MINUTE, DAY, compatibleInstant, utcOffsetAt } from './localTime';
 import { civilFromDays, daysInMonth, weekdayIndex } from './civil';
 import { parseRRule, expandRRuleRange, RRuleError, type ParsedRRule } from './rrule';
 import type { Interval } from './types';
@@ -99,4 +99,22 @@ export function expandSeries(input: SeriesInput): SeriesOccurrence[] {
   if (rule.count !== null && intervals.length < rule.count) throw new SeriesError(`this recurrence runs beyond ${SERIES_MAX_SPAN_DAYS} days after the first occurrence; a series spans at most a year`);
   if (intervals.length > SERIES_MAX_OCCURRENCES) throw new SeriesError(`this recurrence makes ${intervals.length} occurrences; a series has at most ${SERIES_MAX_OCCURRENCES}`);
   return intervals.map((i, index) => ({ ...i, index }));
+}
+
+/**
+ * A series moved by one of its occurrences (reschedule with scope, docs/arbitration.md "Recurring
+ * series"): `moved` went from `from` to `to`; every occurrence in `spans` moves by the same
+ * wall-clock shift in the owner's zone (days and local time, DST-correct: a weekly 10:00 moved to
+ * 11:00 stays at 11:00 local across a change) and takes `to`'s real duration. Pure.
+ */
+export function shiftSeries(timeZone: string, moved: { from: number; to: Interval }, spans: readonly Interval[]): Interval[] {
+  const local = (instant: number) => instant + utcOffsetAt(timeZone, instant);
+  const shift = local(moved.to.start) - local(moved.from);
+  const duration = moved.to.end - moved.to.start;
+  return spans.map((s) => {
+    const target = local(s.start) + shift;
+    const epochDay = Math.floor(target / DAY);
+    const start = compatibleInstant(timeZone, epochDay, Math.round((target - epochDay * DAY) / 1000));
+    return { start, end: start + duration };
+  });
 }

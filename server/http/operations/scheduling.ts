@@ -1,7 +1,8 @@
 import { searchAvailability, evaluateBooking } from '@/server/domain/claims/availabilityService';
 import { searchGroupAvailability } from '@/server/domain/claims/groupSearchService';
 import { bookingClaim, getBooking } from '@/server/domain/claims/bookingService';
-import { seriesBookingClaim } from '@/server/domain/claims/seriesService';
+import { seriesBookingClaim, seriesHoldClaim } from '@/server/domain/claims/seriesService';
+import { seriesConfirmClaim, seriesRescheduleClaim } from '@/server/domain/claims/seriesLifecycle';
 import { groupBookingClaim, groupHoldClaim } from '@/server/domain/claims/groupService';
 import { cancelClaim, confirmAny, releaseClaim } from '@/server/domain/claims/groupLifecycle';
 import { getHold, holdClaim } from '@/server/domain/claims/holdService';
@@ -39,6 +40,13 @@ function groupOwners(body: { owner_email?: string; owner_emails?: string[]; pool
   if (body.owner_emails && body.owner_email !== undefined) throw invalidField('owner_emails', 'give owner_email or owner_emails, not both');
   if (body.owner_emails && body.pool !== undefined) throw invalidField('pool', 'give owner_emails or pool, not both');
   return body.owner_emails;
+}
+
+/** A series (recurrence, min_occurrences) claims for one owner (owner_email). */
+function seriesOnly(body: { recurrence?: string; min_occurrences?: number; pool?: string }, ownerEmails: string[] | undefined) {
+  if (body.recurrence === undefined) throw invalidField('min_occurrences', 'give it with recurrence');
+  if (ownerEmails || body.pool) throw invalidField('recurrence', 'a recurring series claims one owner (owner_email); group and pool series are not supported yet');
+  return { recurrence: body.recurrence, minOccurrences: body.min_occurrences };
 }
 
 export const searchAvailabilityOp = defineOperation({
@@ -100,7 +108,7 @@ export const createHoldOp = defineOperation({
   body: S.HoldCreateBody,
   scope: { of: ({ body }) => claimScope(body), gate: 'claim' },
   query: S.CallerZone,
-  success: { status: 200, description: 'The hold', schema: S.Hold },
+  success: { status: 200, description: 'The hold (with recurrence: the first occurrence held, and series)', schema: S.Hold },
   errors: [...ARBITRATION, 'WINDOW_TOO_NARROW', 'NO_SLOTS_AVAILABLE', ...TARGET, ...POOL],
   handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey, claimCall }) => {
     const common = { ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, ttlSeconds: body.ttl_seconds };
@@ -109,6 +117,12 @@ export const createHoldOp = defineOperation({
         ? { ...common, scope: 'candidate' as const, candidate: { start: date(body.candidate.start), end: date(body.candidate.end) } }
         : { ...common, scope: 'window' as const, window: { start: date(body.window.start), end: date(body.window.end) }, durationMinutes: body.duration_minutes, coverage: body.coverage };
     const ownerEmails = groupOwners(body);
+    if (body.recurrence !== undefined || body.min_occurrences !== undefined) {
+      const series = seriesOnly(body, ownerEmails);
+      // A window hold takes the earliest free stretch of its window: the occurrences of a series would not be at one local time.
+      if (input.scope === 'window') throw invalidField('recurrence', 'a series holds candidate slots (hold_scope candidate): a window hold with recurrence is not supported');
+      return { body: await runAnsweredClaim(db, seriesHoldClaim(actor, { ...input, ...input.candidate, ...series }, now, idempotencyKey), claimCall) };
+    }
     if (ownerEmails) return { body: await runAnsweredClaim(db, groupHoldClaim(actor, { ...input, ownerEmails }, now, idempotencyKey), claimCall) };
     if (!body.pool) return { body: await runAnsweredClaim(db, holdClaim(actor, input, now, idempotencyKey), claimCall) };
     const request = { pool: body.pool, ownerEmail: body.owner_email, meetingClass: body.meeting_class, calendarType: body.calendar_type, slot: input.scope === 'candidate' ? input.candidate : undefined };
@@ -136,15 +150,15 @@ export const releaseHoldOp = defineOperation({
   operationId: 'releaseHold',
   method: 'DELETE',
   path: '/v1/holds/{id}',
-  summary: 'Release a hold before it expires',
+  summary: 'Release a hold before it expires (a series occurrence: it, it and the following ones, or the whole series: scope)',
   tags: ['Scheduling'],
   auth: 'api_key',
   permission: 'create_holds',
   params: IdParams,
-  query: S.CallerZone,
+  query: S.ReleaseQuery,
   success: { status: 200, description: 'The released hold', schema: S.Hold },
   errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'owner_scope_denied'],
-  handler: async ({ db, actor, params, now }) => ({ body: await releaseClaim(db, actor, params.id, now) }),
+  handler: async ({ db, actor, params, query, now }) => ({ body: await releaseClaim(db, actor, params.id, now, query.scope) }),
 });
 
 export const extendHoldOp = defineOperation({
@@ -167,7 +181,7 @@ export const confirmHoldOp = defineOperation({
   operationId: 'confirmHold',
   method: 'POST',
   path: '/v1/bookings/{id}/confirm',
-  summary: 'Confirm a hold into a booking (`id` is the hold_id)',
+  summary: 'Confirm a hold into a booking (`id` is the hold_id; a series occurrence: scope)',
   tags: ['Scheduling'],
   auth: 'api_key',
   permission: 'create_bookings',
@@ -185,6 +199,7 @@ export const confirmHoldOp = defineOperation({
   answerStatus: (value) => (value.status === 'pending_approval' ? 202 : 200),
   handler: async ({ db, actor, params, body, now, idempotencyKey, claimCall }) => {
     const input = { ...body, start: date(body.start), end: date(body.end), meetingClass: body.meeting_class };
+    if (body.scope && body.scope !== 'occurrence') return { body: await runAnsweredClaim(db, await seriesConfirmClaim(db, actor, params.id, body.scope, input, now, idempotencyKey), claimCall) };
     return { body: await confirmAny(db, actor, params.id, input, now, idempotencyKey, (op) => runAnsweredClaim(db, op, claimCall)) };
   },
 });
@@ -213,11 +228,8 @@ export const createBookingOp = defineOperation({
   handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey, claimCall }) => {
     const ownerEmails = groupOwners(body);
     const input = { ...body, ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, start: date(body.start), end: date(body.end) };
-    if (body.min_occurrences !== undefined && body.recurrence === undefined) throw invalidField('min_occurrences', 'give it with recurrence');
-    if (body.recurrence !== undefined) {
-      if (ownerEmails || body.pool) throw invalidField('recurrence', 'a recurring series books one owner (owner_email); group and pool series are not supported yet');
-      const series = { ...input, recurrence: body.recurrence, minOccurrences: body.min_occurrences };
-      return { body: await runAnsweredClaim(db, seriesBookingClaim(actor, series, now, idempotencyKey), claimCall) };
+    if (body.recurrence !== undefined || body.min_occurrences !== undefined) {
+      return { body: await runAnsweredClaim(db, seriesBookingClaim(actor, { ...input, ...seriesOnly(body, ownerEmails) }, now, idempotencyKey), claimCall) };
     }
     if (ownerEmails) {
       await refuseGroupUnderApproval(db, { customerId: actor.customerId, ownerEmails, agentId: actor.agentId, meetingClass: body.meeting_class });
@@ -281,7 +293,7 @@ export const rescheduleBookingOp = defineOperation({
   operationId: 'rescheduleBooking',
   method: 'POST',
   path: '/v1/bookings/{id}/reschedule',
-  summary: 'Move a booking to a new time in place (same booking_id), arbitrated as a new booking',
+  summary: 'Move a booking to a new time in place (same booking_id), arbitrated as a new booking (a series occurrence: scope)',
   tags: ['Scheduling'],
   auth: 'api_key',
   permission: 'create_bookings',
@@ -294,7 +306,9 @@ export const rescheduleBookingOp = defineOperation({
   handler: async ({ db, actor, params, body, now, idempotencyKey, claimCall }) => {
     const mover = { kind: 'agent' as const, actor };
     const owner = await bookingOwner(db, mover, params.id);
-    const op = rescheduleClaim(mover, owner, params.id, { start: date(body.start), end: date(body.end), reason: body.reason }, now, idempotencyKey);
+    const input = { start: date(body.start), end: date(body.end), reason: body.reason };
+    const scoped = body.scope && body.scope !== 'occurrence';
+    const op = scoped ? await seriesRescheduleClaim(db, mover, owner, params.id, body.scope as 'following' | 'series', input, now, idempotencyKey) : rescheduleClaim(mover, owner, params.id, input, now, idempotencyKey);
     // The call names a booking, not an owner: the gate is its owner's, read first.
     return { body: await runAnsweredClaim(db, op, { ...claimCall, gate: { owner: { customerId: owner.customerId, email: owner.email }, now } }) };
   },

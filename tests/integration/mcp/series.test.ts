@@ -50,4 +50,24 @@ describe('MCP: recurring series', () => {
     expect(cancelled.isError, JSON.stringify(cancelled.data)).toBe(false);
     for (const b of info.bookings) expect((await call('GET', `/v1/bookings/${b.booking_id}`, { key: admin.key })).body).toMatchObject({ status: 'cancelled', series_id: info.series_id });
   });
+
+  it('create_hold with recurrence holds the series; confirm_hold with scope following books it; reschedule_booking and release_hold take scope', async () => {
+    const owner = await setupOwner(admin);
+    const client = await connect(admin.key);
+    const day = nextWeekday('tue', 'UTC');
+    const held = await callTool(client, 'create_hold', { owner_email: owner, meeting_class: 'internal', hold_scope: 'candidate', candidate: { start: day.at('10:00'), end: day.at('10:30') }, recurrence: 'FREQ=WEEKLY;COUNT=3' });
+    expect(held.isError, JSON.stringify(held.data)).toBe(false);
+    const holds = (held.data.series as { holds: { hold_id: string; start: string; end: string }[] }).holds;
+    expect(holds).toHaveLength(3);
+    const released = await callTool(client, 'release_hold', { id: holds[0].hold_id, scope: 'occurrence' });
+    expect(released.isError, JSON.stringify(released.data)).toBe(false);
+    const confirmed = await callTool(client, 'confirm_hold', { id: holds[1].hold_id, start: holds[1].start, end: holds[1].end, scope: 'following' });
+    expect(confirmed.isError, JSON.stringify(confirmed.data)).toBe(false);
+    const bookings = (confirmed.data.series as { bookings: { booking_id: string }[] }).bookings;
+    expect(bookings).toHaveLength(2);
+    const later = nextWeekday('tue', 'UTC', 2);
+    const moved = await callTool(client, 'reschedule_booking', { id: bookings[0].booking_id, start: later.at('11:00'), end: later.at('11:30'), scope: 'series' });
+    expect(moved.isError, JSON.stringify(moved.data)).toBe(false);
+    for (const b of bookings) expect((await call('GET', `/v1/bookings/${b.booking_id}`, { key: admin.key })).body.start_local.slice(11, 16)).toBe('11:00');
+  });
 });

@@ -17,8 +17,9 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 it('/v1/openapi.json is at most 300 kB for 68 operations, plus 3 kB per operation since, as served, and references its shared pieces', () => {
   const doc = buildOpenApiDocument(operations, 'http://localhost:3000');
   const served = JSON.stringify(doc); // Response.json: compact
-  // Plus 3 kB, as for one operation, for the recurring series (issue 40): fields and answers added to existing operations.
-  expect(Buffer.byteLength(served)).toBeLessThanOrEqual(300_000 + Math.max(0, operations.length - 68) * 3_000 + 3_000);
+  // Plus 3 kB, as for one operation, for the recurring series (issue 40): fields and answers added to existing operations;
+  // and 1 kB for series holds (HoldSeries) and scope on confirm, release and reschedule (shared pieces are components).
+  expect(Buffer.byteLength(served)).toBeLessThanOrEqual(300_000 + Math.max(0, operations.length - 68) * 3_000 + 4_000);
   const plain = JSON.parse(served) as { paths: Record<string, Record<string, { responses: Record<string, { $ref?: string }> }>> };
   for (const [p, item] of Object.entries(plain.paths))
     for (const [m, op] of Object.entries(item))

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import ICAL from 'ical.js';
 import { Temporal } from 'temporal-polyfill';
-import { expandSeries, SeriesError, SERIES_MAX_OCCURRENCES } from '@/server/domain/scheduling/series';
+import { expandSeries, SeriesError, SERIES_MAX_OCCURRENCES, shiftSeries } from '@/server/domain/scheduling/series';
 
 const ZONES = ['Europe/Berlin', 'America/New_York', 'Australia/Sydney', 'Australia/Lord_Howe', 'America/Santiago', 'America/Havana', 'Asia/Kathmandu', 'UTC'];
 const MIN = 60_000;
@@ -129,4 +129,30 @@ describe('expandSeries', () => {
       { numRuns: 200 },
     );
   }, 60_000);
+});
+
+describe('shiftSeries', () => {
+  it('moves every occurrence to the new local time across the spring-forward, with the new duration', () => {
+    const zone = 'Europe/Berlin';
+    const spans = ['2027-03-23T10:00', '2027-03-30T10:00', '2027-04-06T10:00'].map((l) => ({ start: at(zone, l), end: at(zone, l) + 60 * MIN }));
+    const moved = shiftSeries(zone, { from: spans[0].start, to: { start: at(zone, '2027-03-24T11:30'), end: at(zone, '2027-03-24T12:15') } }, spans);
+    expect(moved.map((s) => localOf(zone, s.start))).toEqual(['2027-03-24T11:30', '2027-03-31T11:30', '2027-04-07T11:30']);
+    expect(moved.map((s) => (s.end - s.start) / MIN)).toEqual([45, 45, 45]);
+  });
+
+  it('matches Temporal wall-clock arithmetic (days and minutes added to each local start) in every zone of the DST matrix', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ZONES), fc.integer({ min: 0, max: 364 }), fc.integer({ min: 8 * 4, max: 18 * 4 }), fc.integer({ min: -3, max: 3 }), fc.integer({ min: -16, max: 16 }), (zone, dayOffset, quarter, days, quarters) => {
+        const first = Temporal.PlainDate.from('2026-12-01').add({ days: dayOffset }).toPlainDateTime({ hour: Math.floor(quarter / 4), minute: (quarter % 4) * 15 });
+        const locals = [0, 1, 2, 3].map((w) => first.add({ weeks: w }));
+        const spans = locals.map((l) => ({ start: at(zone, l.toString()), end: at(zone, l.toString()) + 30 * MIN }));
+        const shift = (l: Temporal.PlainDateTime) => l.add({ days }).add({ minutes: quarters * 15 });
+        const to = at(zone, shift(locals[0]).toString());
+        const moved = shiftSeries(zone, { from: spans[0].start, to: { start: to, end: to + 45 * MIN } }, spans);
+        // Local starts read back from the instants (a start in a gap reads as the zone moves it, in both).
+        expect(moved.map((s) => localOf(zone, s.start))).toEqual(locals.map((l) => localOf(zone, at(zone, shift(l).toString()))));
+      }),
+      { numRuns: 200 },
+    );
+  });
 });
