@@ -1,11 +1,12 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Executor, Tx } from '@/db/client';
 import { defer } from '@/db/hot/driver';
-import { claims } from '@/db/schema';
+import { claims, claimSeries } from '@/db/schema';
 import type { AgentActor } from '../access';
 import { writeAudit } from '../audit';
 import { DomainError, invalidField } from '../errors';
 import { newId } from '../ids';
+import { recordWebhookEvent } from '../webhooks/outbox';
 import { approvalRequired } from '../approvals/policyService';
 import { arbitrate, localSpan, type Decision, type LocalSpan, type RequestPolicy } from '../scheduling';
 import { expandSeries, SeriesError, type SeriesOccurrence } from '../scheduling/series';
@@ -184,6 +185,20 @@ async function runSeries(tx: Tx, actor: AgentActor, input: SeriesBookingInput, n
     if (!r.ok) throw new DomainError('ARBITRATION_REJECTED', 'The series could not be decided consistently; nothing was booked, try again', { reason: 'NO_CAPACITY', extra: { alternatives: [] } });
     bookings.push({ index: v.occurrence.index, view: view(r.row, { preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, warnings: r.warnings, video: r.video }) });
   }
+  // The series as booked, for its one invitation (docs/calendars.md "Series invitations"), and series.created beside each occurrence's booking.created.
+  const rule = input.recurrence.trim().replace(/^RRULE:/i, '');
+  defer(tx, tx.insert(claimSeries).values({ id: seriesId, customerId: actor.customerId, recurrence: rule, timeZone: target.owner.timeZone, firstStart: new Date(occurrences[0].start), firstEnd: new Date(occurrences[0].end), createdAt: now }));
+  const created = {
+    series_id: seriesId,
+    owner_email: target.owner.email,
+    meeting_class: target.meetingClass.name,
+    recurrence: rule,
+    occurrences_requested: occurrences.length,
+    min_occurrences: min,
+    booking_ids: bookings.map((b) => b.view.booking_id),
+    refused_occurrences: refused.map((r) => ({ index: r.index, start: r.start, end: r.end, code: r.code, ...(r.reason ? { reason: r.reason } : {}) })),
+  };
+  defer(tx, recordWebhookEvent(tx, { agentId: actor.agentId, kind: 'series.created', data: created, now, actor: { kind: 'agent', agentId: actor.agentId } }));
   return { ok: true, value: answer(seriesId, bookings, refused) };
 }
 
