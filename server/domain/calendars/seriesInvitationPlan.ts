@@ -31,8 +31,10 @@ export function planSeriesUpdate(sent: SentSeriesInvitation, now: SeriesOccurren
   const known = now.filter((o) => sent.occurrences[o.id]);
   const ridOf = (o: SeriesOccurrenceNow) => sent.occurrences[o.id].rid;
   const excluded = new Set(sent.exdates);
+  // Told already: an EXDATE, or past the rule's UNTIL.
+  const told = (rid: string) => excluded.has(rid) || (sent.until !== null && rid > sent.until);
   const live = known.filter((o) => o.status === 'confirmed');
-  const gone = known.filter((o) => o.status !== 'confirmed' && !excluded.has(ridOf(o)));
+  const gone = known.filter((o) => o.status !== 'confirmed' && !told(ridOf(o)));
   const moved = live.filter((o) => o.start.toISOString() !== sent.occurrences[o.id].start || o.end.toISOString() !== sent.occurrences[o.id].end);
   if (!gone.length && !moved.length) return null;
   const occurrences = { ...sent.occurrences };

@@ -155,6 +155,9 @@ describe('what a series invitation says next', () => {
     const plan = planSeriesUpdate(sent, now((i) => (i >= 2 ? 'cancelled' : 'confirmed')), HOUR)!;
     expect(plan).toMatchObject({ cancelSeries: false, updateSeries: true, cancelOccurrence: null });
     expect(plan.next).toMatchObject({ until: rids[1], exdates: [] });
+    expect(planSeriesUpdate(plan.next, now((i) => (i >= 2 ? 'cancelled' : 'confirmed')), HOUR)).toBeNull();
+    // Then the rest: the whole series.
+    expect(planSeriesUpdate(plan.next, now(() => 'cancelled'), HOUR)).toMatchObject({ cancelSeries: true });
   });
 
   it('two apart cancelled at once: a REQUEST update with both as EXDATEs, the rule unchanged', () => {
