@@ -12,6 +12,8 @@ import { utcOffsetAt } from '../scheduling/localTime';
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
+/** How far apart the offset is sampled: no zone changes its offset twice within a week. */
+const STEP = 7 * DAY;
 
 const two = (n: number) => String(n).padStart(2, '0');
 
@@ -45,7 +47,7 @@ function transitions(timeZone: string, from: number, to: number): { at: number; 
   let t = from;
   let offset = utcOffsetAt(timeZone, t);
   while (t < to) {
-    const next = t + DAY;
+    const next = t + STEP;
     const nextOffset = utcOffsetAt(timeZone, next);
     if (nextOffset !== offset) {
       // The first minute with the new offset.

@@ -129,7 +129,7 @@ describe('series ICS: RRULE, EXDATE, VTIMEZONE', () => {
       ),
       { numRuns: 60 },
     );
-  });
+  }, 60_000); // 120 files written and expanded: seconds on a shared 2-core machine
 });
 
 describe('what a series invitation says next', () => {
