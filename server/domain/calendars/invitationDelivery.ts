@@ -1,6 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { bookingProposals, owners } from '@/db/schema';
+import { bookingProposals, claims, owners } from '@/db/schema';
 import { mailLocale } from '@/i18n/mail';
 import { sendMail } from '../email';
 import { invitationMail, requesterInvitationIcs } from './invitationMail';
@@ -11,6 +11,23 @@ import { invitationIcs, type InvitationInput } from './invitationIcs';
  * its attendees, each in their zone and the public requester in their language
  * (docs/calendars.md "Invitations").
  */
+
+/** The columns of a Due booking read from claims joined with its owner (the meeting type's title aside). */
+export const dueColumns = {
+  id: claims.id,
+  customerId: claims.customerId,
+  startAt: claims.startAt,
+  endAt: claims.endAt,
+  title: claims.title,
+  attendees: claims.attendees,
+  ownerEmail: owners.email,
+  ownerName: owners.name,
+  ownerTimeZone: owners.timeZone,
+  proposalId: claims.proposalId,
+  reason: claims.statusReason,
+  sequence: claims.sequence,
+  status: claims.status,
+};
 
 export type Due = {
   id: string;

@@ -5,7 +5,7 @@ import { sendMail } from '../email';
 import { invitationMail } from './invitationMail';
 import { bookingUid } from './sync';
 import { invitationIcs, UNTITLED } from './invitationIcs';
-import { mailAll, type Due } from './invitationDelivery';
+import { dueColumns, mailAll, type Due } from './invitationDelivery';
 import { sendDueSeriesInvitations } from './seriesInvitations';
 
 /**
@@ -61,24 +61,12 @@ function updatePlan(b: Due & { location: string | null } & VideoCols, sent: Sent
 export async function sendDueInvitations(db: Executor, now: Date, limit = 100, customerId?: string): Promise<{ requests: number; cancels: number; updates: number }> {
   const ofCustomer = customerId ? eq(claims.customerId, customerId) : undefined;
   const cols = {
-    id: claims.id,
-    customerId: claims.customerId,
-    startAt: claims.startAt,
-    endAt: claims.endAt,
-    title: claims.title,
-    attendees: claims.attendees,
-    ownerEmail: owners.email,
-    ownerName: owners.name,
-    ownerTimeZone: owners.timeZone,
-    proposalId: claims.proposalId,
-    reason: claims.statusReason,
+    ...dueColumns,
     location: publicMeetingTypes.location,
     typeTitle: publicMeetingTypes.title,
     videoProvider: bookingVideoLinks.provider,
     videoStatus: bookingVideoLinks.status,
     videoUrl: bookingVideoLinks.joinUrl,
-    sequence: claims.sequence,
-    status: claims.status,
   };
   const newBookings: (Due & { location: string | null } & VideoCols)[] = await db
     .select(cols)

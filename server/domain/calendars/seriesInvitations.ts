@@ -3,7 +3,7 @@ import { and, asc, eq, exists, gt, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { claims, claimSeries, owners, seriesInvitations, type SentSeriesInvitation } from '@/db/schema';
 import { expandSeries } from '../scheduling/series';
-import { mailAll, type Due } from './invitationDelivery';
+import { dueColumns, mailAll, type Due } from './invitationDelivery';
 import { invitationIcs, UNTITLED, type InvitationInput } from './invitationIcs';
 import { planSeriesUpdate, type SeriesPlan } from './seriesInvitationPlan';
 import { bookingUid } from './sync';
@@ -20,7 +20,7 @@ import { bookingUid } from './sync';
  */
 
 type SeriesRow = typeof claimSeries.$inferSelect;
-type Occurrence = Due & { status: string; updatedAt: Date };
+type Occurrence = Due & { status: string };
 
 /** How long after its last mail a series' occurrences are looked at for changes (a claim's transaction commits well within it). */
 const CHANGE_WINDOW_MS = 5 * 60_000;
@@ -28,23 +28,7 @@ const CHANGE_WINDOW_MS = 5 * 60_000;
 /** The series' occurrences with their owner, in start order. */
 function occurrencesOf(db: Executor, seriesId: string): Promise<Occurrence[]> {
   return db
-    .select({
-      id: claims.id,
-      customerId: claims.customerId,
-      startAt: claims.startAt,
-      endAt: claims.endAt,
-      title: claims.title,
-      attendees: claims.attendees,
-      ownerEmail: owners.email,
-      ownerName: owners.name,
-      ownerTimeZone: owners.timeZone,
-      reason: claims.statusReason,
-      proposalId: claims.proposalId,
-      sequence: claims.sequence,
-      typeTitle: sql<string | null>`null`,
-      status: claims.status,
-      updatedAt: claims.updatedAt,
-    })
+    .select({ ...dueColumns, typeTitle: sql<string | null>`null` })
     .from(claims)
     .innerJoin(owners, eq(owners.id, claims.ownerId))
     .where(and(eq(claims.seriesId, seriesId), eq(claims.kind, 'booking')))

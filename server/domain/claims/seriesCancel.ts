@@ -38,13 +38,15 @@ export async function seriesNamedBy(db: Executor, actor: AgentActor, id: string,
 /**
  * `series.cancelled` (docs/webhooks.md, docs/api.md 8e): one event per series a cancel touched,
  * beside each occurrence's `booking.cancelled`, to the series' agent: the scope asked, the
- * occurrences it cancelled, the reason. Like booking.cancelled, the agent's own cancel is an own
+ * occurrences it cancelled (in start order), the reason. Like booking.cancelled, the agent's own cancel is an own
  * event (endpoints with include_own). Call inside the cancel's transaction.
  */
 export function recordSeriesCancelled(tx: Executor, actor: AgentActor, cancelled: readonly ClaimMemberRow[], scope: CancelScope, reason: string | undefined, now: Date): Promise<void>[] {
   const bySeries = new Map<string, ClaimMemberRow[]>();
   for (const m of cancelled) if (m.seriesId && m.agentId) bySeries.set(m.seriesId, [...(bySeries.get(m.seriesId) ?? []), m]);
-  return [...bySeries].map(([seriesId, ms]) => {
+  return [...bySeries].map(([seriesId, members]) => {
+    // In the occurrences' order (the cancel locked them in its own).
+    const ms = [...members].sort((a, b) => a.startAt.getTime() - b.startAt.getTime());
     const data = { series_id: seriesId, owner_email: ms[0].ownerEmail, scope, booking_ids: ms.map((m) => m.id), reason: reason ?? null };
     return recordWebhookEvent(tx, { agentId: ms[0].agentId!, kind: 'series.cancelled', data, now, actor: { kind: 'agent', agentId: actor.agentId }, own: ms[0].agentId === actor.agentId });
   });

@@ -1,7 +1,7 @@
 import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Temporal } from 'temporal-polyfill';
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { getDb } from '@/server/db';
 import { webhookDeliveries } from '@/db/schema';
 import { closeMailer } from '@/server/domain/email';
@@ -70,7 +70,7 @@ const sweep = async () => {
 };
 const mailsTo = (to: string) => smtp.messages.filter((m) => m.to.includes(to));
 const outbox = async (endpointId: string) =>
-  (await (await getDb()).select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId))).map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> });
+  (await (await getDb()).select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).orderBy(asc(webhookDeliveries.seq))).map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> });
 
 describe('series invitations', () => {
   it('one invitation per attendee for the series (RRULE, EXDATE of the refused occurrence), then one mail per cancel, move and the series cancel', async () => {
