@@ -28,6 +28,8 @@ const EVENT_HELP: [string, string][] = [
   ['hold.expired', 'A hold of the agent expired unconfirmed'],
   ['booking.preempted', 'A booking of the agent gave way to a higher-priority one'],
   ['booking.cancelled', 'A booking of the agent was cancelled'],
+  ['series.created', 'The agent booked a recurring series (one event for the series, beside each occurrence\'s booking.created)'],
+  ['series.cancelled', 'Occurrences of a recurring series of the agent were cancelled (one event per cancel, with the scope)'],
   ['webhook.disabled', 'Another endpoint of the agent was disabled after failing'],
 ];
 

@@ -23,3 +23,4 @@ export * from './approvalPolicies';
 export * from './videoLinks';
 export * from './reminders';
 export * from './waitlist';
+export * from './series';

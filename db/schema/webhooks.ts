@@ -8,7 +8,7 @@ import { NOTIFICATION_KINDS } from './notifications';
 /** What an endpoint can subscribe to: the notification kinds plus the agent's own effects (docs/webhooks.md). */
 /** `disabled_reason` of an endpoint turned off through the API or the dashboard (the worker's own reason names the failures). */
 export const WEBHOOK_MANUAL_DISABLE_REASON = 'disabled manually';
-export const WEBHOOK_EVENT_KINDS = [...NOTIFICATION_KINDS, 'booking.created', 'booking.confirmed', 'proposal.created'] as const;
+export const WEBHOOK_EVENT_KINDS = [...NOTIFICATION_KINDS, 'booking.created', 'booking.confirmed', 'proposal.created', 'series.created', 'series.cancelled'] as const;
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
 /** Kinds a delivery row may carry: the subscribable ones plus the test-send. */
 export const WEBHOOK_DELIVERY_KINDS = [...WEBHOOK_EVENT_KINDS, 'webhook.test'] as const;

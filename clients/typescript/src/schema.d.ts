@@ -562,7 +562,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "waitlist.offered" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "waitlist.offered" | "booking.created" | "booking.confirmed" | "proposal.created" | "series.created" | "series.cancelled")[];
             include_own: boolean;
             /** @enum {string} */
             status: "active" | "disabled";
@@ -2146,7 +2146,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "waitlist.offered" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+            events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "waitlist.offered" | "booking.created" | "booking.confirmed" | "proposal.created" | "series.created" | "series.cancelled")[];
             include_own: boolean;
             /** @enum {string} */
             status: "active" | "disabled";
@@ -2160,7 +2160,7 @@ export interface components {
             id: string;
             event_id: string;
             /** @enum {string} */
-            kind: "hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "waitlist.offered" | "booking.created" | "booking.confirmed" | "proposal.created" | "webhook.test";
+            kind: "hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "waitlist.offered" | "booking.created" | "booking.confirmed" | "proposal.created" | "series.created" | "series.cancelled" | "webhook.test";
             /** @enum {string} */
             status: "pending" | "delivered";
             attempts: number;
@@ -7046,7 +7046,7 @@ export interface operations {
                     /** @description http(s) URL that receives the signed POSTs (docs/webhooks.md) */
                     url: string;
                     /** @description Event kinds this endpoint receives */
-                    events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "waitlist.offered" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+                    events: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "waitlist.offered" | "booking.created" | "booking.confirmed" | "proposal.created" | "series.created" | "series.cancelled")[];
                     description?: string | null;
                     /** @description Also the events of this agent's own changes (its own reschedule or cancel; docs/webhooks.md "Own events"); default false */
                     include_own?: boolean;
@@ -7164,7 +7164,7 @@ export interface operations {
                     /** @description http(s) URL that receives the signed POSTs (docs/webhooks.md) */
                     url?: string;
                     /** @description Event kinds this endpoint receives */
-                    events?: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "waitlist.offered" | "booking.created" | "booking.confirmed" | "proposal.created")[];
+                    events?: ("hold.expired" | "booking.preempted" | "booking.cancelled" | "booking.rescheduled" | "booking.reminder" | "proposal.reviewed" | "booking.approved" | "booking.declined" | "webhook.disabled" | "waitlist.offered" | "booking.created" | "booking.confirmed" | "proposal.created" | "series.created" | "series.cancelled")[];
                     description?: string | null;
                     /** @description Also the events of this agent's own changes (its own reschedule or cancel; docs/webhooks.md "Own events"); default false */
                     include_own?: boolean;

@@ -1,6 +1,7 @@
 import ICAL from 'ical.js';
 import type { VideoProvider } from '@/db/schema';
 import { videoProviderName } from './videoLinks';
+import { vtimezone, zonedProperty } from './zoneIcs';
 
 /** A booking's SUMMARY when it has no title (a requester's copy says it in their language: invitationMail.ts). */
 export const UNTITLED = 'Meeting';
@@ -26,6 +27,13 @@ export type InvitationInput = {
   update?: boolean;
   description?: string | null;
   now: Date;
+  /**
+   * A recurring series' invitation (docs/calendars.md "Series invitations"): times written in the
+   * owner's zone (TZID, with its VTIMEZONE over `span`), the series' RRULE and its EXDATEs on the
+   * series' own VEVENT, or RECURRENCE-ID on one occurrence's. `occurrences`: what the mail's
+   * text says of the series (how many are booked, the last one).
+   */
+  series?: { timeZone: string; span: { from: number; to: number }; rrule?: string; exdates?: Date[]; recurrenceId?: Date; occurrences?: { count: number; last: Date } };
 };
 
 export function invitationIcs(i: InvitationInput): string {
@@ -37,8 +45,11 @@ export function invitationIcs(i: InvitationInput): string {
   ev.addPropertyWithValue('uid', i.uid);
   ev.addPropertyWithValue('sequence', i.sequence);
   ev.addPropertyWithValue('dtstamp', ICAL.Time.fromJSDate(i.now, true));
-  ev.addPropertyWithValue('dtstart', ICAL.Time.fromJSDate(i.start, true));
-  ev.addPropertyWithValue('dtend', ICAL.Time.fromJSDate(i.end, true));
+  if (i.series) addSeries(cal, ev, i as InvitationInput & { series: NonNullable<InvitationInput['series']> });
+  else {
+    ev.addPropertyWithValue('dtstart', ICAL.Time.fromJSDate(i.start, true));
+    ev.addPropertyWithValue('dtend', ICAL.Time.fromJSDate(i.end, true));
+  }
   ev.addPropertyWithValue('summary', i.title);
   const video = i.method === 'CANCEL' ? null : (i.video ?? null);
   if (i.location || video) ev.addPropertyWithValue('location', i.location ?? video!.url);
@@ -59,6 +70,17 @@ export function invitationIcs(i: InvitationInput): string {
   }
   cal.addSubcomponent(ev);
   return cal.toString() + '\r\n';
+}
+
+/** A series' zoned times, RRULE, EXDATEs or RECURRENCE-ID, and the VTIMEZONE they need (added to the calendar before the event). */
+function addSeries(cal: ICAL.Component, ev: ICAL.Component, i: InvitationInput & { series: NonNullable<InvitationInput['series']> }): void {
+  const { timeZone, span, rrule, exdates, recurrenceId } = i.series;
+  cal.addSubcomponent(vtimezone(timeZone, span.from, span.to));
+  if (recurrenceId) ev.addProperty(zonedProperty('recurrence-id', recurrenceId.getTime(), timeZone));
+  ev.addProperty(zonedProperty('dtstart', i.start.getTime(), timeZone));
+  ev.addProperty(zonedProperty('dtend', i.end.getTime(), timeZone));
+  if (rrule) ev.addPropertyWithValue('rrule', ICAL.Recur.fromString(rrule));
+  for (const x of exdates ?? []) ev.addProperty(zonedProperty('exdate', x.getTime(), timeZone));
 }
 
 /** A video link as calendar clients read it: URL, CONFERENCE;FEATURE=VIDEO (RFC 7986), and Google's / Microsoft's own property. */

@@ -1,4 +1,4 @@
-import { mailTranslations } from '@/i18n/mail';
+import { mailIntlLocale, mailTranslations } from '@/i18n/mail';
 import type { Locale } from '@/i18n/locales';
 import { requesterMail, requesterRange, type MailMessage } from '../email';
 import { invitationIcs, UNTITLED, type InvitationInput } from './invitationIcs';
@@ -25,12 +25,16 @@ export function invitationMail(mailed: Mailed, to: string, timeZone: string, con
   const where = [...(i.location ? [t('where', { location: i.location })] : []), ...(i.video ? [t('join', { provider: videoProviderName(i.video.provider), url: i.video.url })] : [])];
   const reason = i.reason ? [t('reason', { reason: i.reason })] : [];
   const kind = i.method === 'CANCEL' ? 'cancel' : i.update ? 'update' : 'invite';
+  // A series' own invitation (docs/calendars.md "Series invitations"): how often, from when to when; its cancel is the whole series'.
+  const series = i.series;
+  const day = (d: Date) => new Intl.DateTimeFormat(mailIntlLocale(locale), { dateStyle: 'medium', timeZone }).format(d);
+  const repeats = series?.rrule && series.occurrences ? [t('repeats', { count: series.occurrences.count, first: day(i.start), last: day(series.occurrences.last) })] : [];
   const lines =
     kind === 'cancel'
-      ? [t('cancelled', { title: i.title, when }), ...reason]
+      ? [series && !series.recurrenceId ? t('seriesCancelled', { title: i.title }) : t('cancelled', { title: i.title, when }), ...reason]
       : kind === 'update'
-        ? [t('updated', { by, title: i.title }), t('when', { when }), ...where, ...reason, '', t('replaces')]
-        : [t('invited', { by, title: i.title }), t('when', { when }), ...where, '', t('adds')];
+        ? [t('updated', { by, title: i.title }), t('when', { when }), ...repeats, ...where, ...reason, '', t('replaces')]
+        : [t('invited', { by, title: i.title }), t('when', { when }), ...repeats, ...where, '', t('adds')];
   return { ...requesterMail(to, t('subject', { kind, title: i.title }), lines, locale), icalEvent: { method: i.method, content } };
 }
 
@@ -39,10 +43,10 @@ export function invitationMail(mailed: Mailed, to: string, timeZone: string, con
  * meeting as their booking pages do ("Intro call mit Bea Berlin"), its DESCRIPTION the time in
  * their language and zone; same UID and SEQUENCE as everyone's. English keeps the shared file.
  */
-export function requesterInvitationIcs(i: Mailed, timeZone: string, locale: Locale): string {
+export function requesterInvitationIcs(i: Mailed, timeZone: string, locale: Locale, build: (i: InvitationInput) => string = invitationIcs): string {
   const t = mailTranslations('mailIcs', locale);
   const owner = i.organizer?.name ?? '';
   const title = t('summary', { owned: owner ? 'yes' : 'no', owner, title: titleIn(i, locale) });
   const description = t('description', { cancelled: i.method === 'CANCEL' ? 'yes' : 'no', when: requesterRange(i, timeZone, locale) });
-  return invitationIcs({ ...i, title, description });
+  return build({ ...i, title, description });
 }

@@ -1,11 +1,12 @@
 import { and, eq, gt, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { bookingInvitations, bookingProposals, bookingVideoLinks, claims, owners, publicMeetingTypes, type SentInvitation, type VideoProvider } from '@/db/schema';
-import { mailLocale } from '@/i18n/mail';
 import { sendMail } from '../email';
-import { invitationMail, requesterInvitationIcs } from './invitationMail';
+import { invitationMail } from './invitationMail';
 import { bookingUid } from './sync';
-import { invitationIcs, UNTITLED, type InvitationInput } from './invitationIcs';
+import { invitationIcs, UNTITLED } from './invitationIcs';
+import { dueColumns, mailAll, type Due } from './invitationDelivery';
+import { sendDueSeriesInvitations } from './seriesInvitations';
 
 /**
  * ICS invitations to a booking's attendees through the mailer
@@ -16,6 +17,7 @@ import { invitationIcs, UNTITLED, type InvitationInput } from './invitationIcs';
  * booking's revision as SEQUENCE (claims.sequence) once it was moved or its details edited,
  * to whom it concerns (updatePlan: people added are invited, people kept hear of a change of
  * time, title, place or video link, the reason as COMMENT with its move only; docs/api.md "Reschedule").
+ * An occurrence of a recurring series is invited as part of its series (seriesInvitations.ts).
  * Sent by a sweep task after the
  * booking committed (mail never holds a claim transaction), recorded in
  * booking_invitations so each is sent once. Only bookings made in the last
@@ -26,63 +28,6 @@ import { invitationIcs, UNTITLED, type InvitationInput } from './invitationIcs';
 const VIDEO_WAIT_MS = 10 * 60_000;
 type VideoCols = { videoProvider: VideoProvider | null; videoStatus: string | null; videoUrl: string | null };
 const readyVideo = (b: VideoCols) => (b.videoProvider && b.videoStatus === 'ready' && b.videoUrl ? { provider: b.videoProvider, url: b.videoUrl } : null);
-
-type Due = {
-  id: string;
-  customerId: string;
-  startAt: Date;
-  endAt: Date;
-  title: string | null;
-  attendees: { email: string; name?: string | null }[];
-  ownerEmail: string;
-  ownerName: string | null;
-  ownerTimeZone: string;
-  reason: string | null;
-  proposalId: string | null;
-  /** The booking's revision (claims.sequence); on a sent invitation, the revision it was sent at. */
-  sequence: number;
-  /** A public booking's meeting type title: the meeting as its requester knows it (the booking's own title names the requester, for the owner). */
-  typeTitle: string | null;
-};
-
-/**
- * Each attendee's zone for the mail's text (docs/calendars.md "Invitations"):
- * the public requester's from their booking pages, an owner's own zone when
- * the attendee is an owner of the customer, else the organizing owner's. And the public
- * requester with the language of their request (docs/public-scheduling.md "Languages").
- */
-async function attendeeZones(db: Executor, b: Due): Promise<{ zones: Map<string, string>; requester: { email: string; locale: string | null } | null }> {
-  const zones = new Map<string, string>();
-  let requester: { email: string; locale: string | null } | null = null;
-  const emails = b.attendees.map((a) => a.email.toLowerCase());
-  if (!emails.length) return { zones, requester };
-  const known = await db.select({ email: owners.email, tz: owners.timeZone }).from(owners).where(and(eq(owners.customerId, b.customerId), inArray(owners.email, emails)));
-  for (const o of known) zones.set(o.email.toLowerCase(), o.tz);
-  if (b.proposalId) {
-    const [p] = await db.select({ email: bookingProposals.requesterEmail, tz: bookingProposals.requesterTimeZone, locale: bookingProposals.requesterLocale }).from(bookingProposals).where(eq(bookingProposals.id, b.proposalId));
-    if (p?.email && p.tz) zones.set(p.email.toLowerCase(), p.tz);
-    if (p?.email) requester = { email: p.email.toLowerCase(), locale: p.locale };
-  }
-  return { zones, requester };
-}
-
-async function mailAll(db: Executor, b: Due, i: InvitationInput & { method: 'REQUEST' | 'CANCEL' }, to: { email: string }[] = i.attendees): Promise<void> {
-  if (!to.length) return;
-  const content = invitationIcs(i);
-  const { zones, requester } = await attendeeZones(db, b);
-  for (const a of to) {
-    const zone = zones.get(a.email.toLowerCase()) ?? b.ownerTimeZone;
-    // The public requester reads theirs in the language of their request (docs/public-scheduling.md "Languages").
-    const locale = requester?.email === a.email.toLowerCase() ? mailLocale(requester.locale) : 'en';
-    if (locale === 'en') {
-      await sendMail(invitationMail(i, a.email, zone, content));
-      continue;
-    }
-    // Their copy names the meeting as their pages did (the type's title), same UID and SEQUENCE.
-    const theirs = { ...i, title: b.typeTitle ?? i.title };
-    await sendMail(invitationMail(theirs, a.email, zone, requesterInvitationIcs(theirs, zone, locale), locale));
-  }
-}
 
 /** What an invitation mail of `b` says now, kept in booking_invitations.sent. */
 function snapshot(b: Due & { location: string | null } & VideoCols): SentInvitation {
@@ -116,24 +61,12 @@ function updatePlan(b: Due & { location: string | null } & VideoCols, sent: Sent
 export async function sendDueInvitations(db: Executor, now: Date, limit = 100, customerId?: string): Promise<{ requests: number; cancels: number; updates: number }> {
   const ofCustomer = customerId ? eq(claims.customerId, customerId) : undefined;
   const cols = {
-    id: claims.id,
-    customerId: claims.customerId,
-    startAt: claims.startAt,
-    endAt: claims.endAt,
-    title: claims.title,
-    attendees: claims.attendees,
-    ownerEmail: owners.email,
-    ownerName: owners.name,
-    ownerTimeZone: owners.timeZone,
-    proposalId: claims.proposalId,
-    reason: claims.statusReason,
+    ...dueColumns,
     location: publicMeetingTypes.location,
     typeTitle: publicMeetingTypes.title,
     videoProvider: bookingVideoLinks.provider,
     videoStatus: bookingVideoLinks.status,
     videoUrl: bookingVideoLinks.joinUrl,
-    sequence: claims.sequence,
-    status: claims.status,
   };
   const newBookings: (Due & { location: string | null } & VideoCols)[] = await db
     .select(cols)
@@ -144,7 +77,7 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100, c
     .leftJoin(bookingInvitations, eq(bookingInvitations.claimId, claims.id))
     .leftJoin(bookingVideoLinks, eq(bookingVideoLinks.claimId, claims.id))
     // A video link still being made holds the invitation up to VIDEO_WAIT_MS, so the mail carries it (docs/calendars.md "Video links").
-    .where(and(ofCustomer, eq(claims.kind, 'booking'), eq(claims.status, 'confirmed'), gt(claims.endAt, now), gt(claims.createdAt, new Date(now.getTime() - 86_400_000)), isNull(bookingInvitations.claimId), sql`jsonb_array_length(${claims.attendees}) > 0`, or(isNull(bookingVideoLinks.claimId), ne(bookingVideoLinks.status, 'pending'), lt(bookingVideoLinks.createdAt, new Date(now.getTime() - VIDEO_WAIT_MS)))))
+    .where(and(ofCustomer, eq(claims.kind, 'booking'), isNull(claims.seriesId), eq(claims.status, 'confirmed'), gt(claims.endAt, now), gt(claims.createdAt, new Date(now.getTime() - 86_400_000)), isNull(bookingInvitations.claimId), sql`jsonb_array_length(${claims.attendees}) > 0`, or(isNull(bookingVideoLinks.claimId), ne(bookingVideoLinks.status, 'pending'), lt(bookingVideoLinks.createdAt, new Date(now.getTime() - VIDEO_WAIT_MS)))))
     .limit(limit);
   for (const b of newBookings) {
     const uid = bookingUid(b.id);
@@ -187,7 +120,9 @@ export async function sendDueInvitations(db: Executor, now: Date, limit = 100, c
     await mailAll(db, b, { method: 'REQUEST', ...common }, plan.invite);
     await mailAll(db, b, { method: 'REQUEST', update: true, ...common, reason: plan.moved ? b.reason : null }, plan.update);
   }
-  return { requests: newBookings.length, cancels, updates: due.length - cancels };
+  // A series' occurrences are invited as one series (seriesInvitations.ts), never one by one.
+  const series = await sendDueSeriesInvitations(db, now, limit, customerId);
+  return { requests: newBookings.length + series.requests, cancels: cancels + series.cancels, updates: due.length - cancels + series.updates };
 }
 
 /**

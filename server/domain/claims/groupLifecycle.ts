@@ -23,7 +23,7 @@ import { holdStatus, type BookingView, type HoldView } from './views';
 import { getHold, holdParts } from './holdService';
 import { assertSlotInHold, confirmClaim, getBooking, newBooking, type VideoSetting } from './bookingService';
 import type { PendingApprovalView } from '../approvals/heldRequest';
-import { seriesNamedBy, type CancelScope } from './seriesCancel';
+import { recordSeriesCancelled, seriesNamedBy, type CancelScope } from './seriesCancel';
 import { approvalForHold } from '../approvals/policyService';
 
 /**
@@ -175,6 +175,7 @@ export async function cancelClaim(db: Db, actor: AgentActor, id: string, reason:
     const live = members.filter((m) => m.status === 'confirmed');
     if (!live.length) throw new DomainError('BOOKING_NOT_ACTIVE', `The ${named.groupId ? 'group booking' : 'booking'} is already ${members[0]?.status ?? 'gone'}`);
     await cancelMembers(tx, actor, live, reason, idempotencyKey, now);
+    for (const event of recordSeriesCancelled(tx, actor, live, scope, reason, now)) defer(tx, event);
     const first = members.find((m) => m.id === id) ?? members[0];
     return { ok: true, value: await getBooking(tx, actor, first.id, now) };
   });

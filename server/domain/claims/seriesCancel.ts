@@ -4,7 +4,8 @@ import { claims, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
 import { invalidField } from '../errors';
 import { isUuid } from '../ids';
-import type { NamedClaim } from './groupMembers';
+import { recordWebhookEvent } from '../webhooks/outbox';
+import type { ClaimMemberRow, NamedClaim } from './groupMembers';
 
 /** What a cancel, confirm, release or reschedule of an occurrence of a series takes (docs/arbitration.md "Recurring series"). */
 export type CancelScope = 'occurrence' | 'following' | 'series';
@@ -34,4 +35,21 @@ export async function seriesNamedBy(db: Executor, actor: AgentActor, id: string,
     .orderBy(asc(claims.startAt));
   for (const r of rows) assertOwnerInScope(actor, r.ownerEmail);
   return { groupId: null, members: rows };
+}
+
+/**
+ * `series.cancelled` (docs/webhooks.md, docs/api.md 8e): one event per series a cancel touched,
+ * beside each occurrence's `booking.cancelled`, to the series' agent: the scope asked, the
+ * occurrences it cancelled (in start order), the reason. Like booking.cancelled, the agent's own cancel is an own
+ * event (endpoints with include_own). Call inside the cancel's transaction.
+ */
+export function recordSeriesCancelled(tx: Executor, actor: AgentActor, cancelled: readonly ClaimMemberRow[], scope: CancelScope, reason: string | undefined, now: Date): Promise<void>[] {
+  const bySeries = new Map<string, ClaimMemberRow[]>();
+  for (const m of cancelled) if (m.seriesId && m.agentId) bySeries.set(m.seriesId, [...(bySeries.get(m.seriesId) ?? []), m]);
+  return [...bySeries].map(([seriesId, members]) => {
+    // In the occurrences' order (the cancel locked them in its own).
+    const ms = [...members].sort((a, b) => a.startAt.getTime() - b.startAt.getTime());
+    const data = { series_id: seriesId, owner_email: ms[0].ownerEmail, scope, booking_ids: ms.map((m) => m.id), reason: reason ?? null };
+    return recordWebhookEvent(tx, { agentId: ms[0].agentId!, kind: 'series.cancelled', data, now, actor: { kind: 'agent', agentId: actor.agentId }, own: ms[0].agentId === actor.agentId });
+  });
 }

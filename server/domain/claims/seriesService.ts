@@ -1,9 +1,11 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Executor, Tx } from '@/db/client';
-import { claims } from '@/db/schema';
+import { defer } from '@/db/hot/driver';
+import { claims, claimSeries } from '@/db/schema';
 import type { AgentActor } from '../access';
 import { DomainError, invalidField } from '../errors';
 import { newId } from '../ids';
+import { recordWebhookEvent } from '../webhooks/outbox';
 import { approvalRequired } from '../approvals/policyService';
 import { localSpan } from '../scheduling';
 import { expandSeries, SeriesError, type SeriesOccurrence } from '../scheduling/series';
@@ -136,6 +138,22 @@ async function runSeries(tx: Tx, kind: SeriesKind, actor: AgentActor, input: Ser
     // The pure pass and the decision saw the same claims; a difference rolls the whole series back rather than commit part of it.
     if (!r.ok) throw inconsistentSeries();
     done.push({ index: v.occurrence.index, row: r.row, view: view(r.row, { preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, warnings: r.warnings, video: r.video }) });
+  }
+  // The series as asked, kept for its one invitation once booked (docs/calendars.md "Series invitations"); a booked series also announces series.created beside each occurrence's booking.created.
+  const rule = input.recurrence.trim().replace(/^RRULE:/i, '');
+  defer(tx, tx.insert(claimSeries).values({ id: seriesId, customerId: actor.customerId, recurrence: rule, timeZone: target.owner.timeZone, firstStart: new Date(occurrences[0].start), firstEnd: new Date(occurrences[0].end), createdAt: now }));
+  if (kind === 'booking') {
+    const created = {
+      series_id: seriesId,
+      owner_email: target.owner.email,
+      meeting_class: target.meetingClass.name,
+      recurrence: rule,
+      occurrences_requested: occurrences.length,
+      min_occurrences: min,
+      booking_ids: done.map((b) => b.row.id),
+      refused_occurrences: refused.map((r) => ({ index: r.index, start: r.start, end: r.end, code: r.code, ...(r.reason ? { reason: r.reason } : {}) })),
+    };
+    defer(tx, recordWebhookEvent(tx, { agentId: actor.agentId, kind: 'series.created', data: created, now, actor: { kind: 'agent', agentId: actor.agentId } }));
   }
   return { ok: true, value: answer(seriesId, done, refused) as SeriesView };
 }

@@ -69,6 +69,23 @@ describe('a German requester', () => {
     expect(cev.getFirstPropertyValue('summary')).toBe('Termin mit Bea Berlin');
     expect(cev.getFirstPropertyValue('description')).toMatch(/^Dieser Termin wurde abgesagt: /);
   });
+  it("gets a series' one invitation in German (how often, from when to when) and the series' cancel, the ICS the series' own (RRULE, TZID)", () => {
+    const series = { timeZone: 'Europe/Berlin', span: { from: m.start.getTime(), to: new Date('2027-01-06T14:00:00Z').getTime() }, rrule: 'FREQ=WEEKLY;COUNT=6', occurrences: { count: 6, last: new Date('2027-01-06T13:30:00Z') } };
+    const i = { ...invite, series };
+    const mail = invitationMail(i, 'rhea@example.com', 'Europe/Berlin', requesterInvitationIcs(i, 'Europe/Berlin', 'de'), 'de');
+    expect(mail.subject).toBe('Einladung: Intro call');
+    expect(mail.text).toContain('Wiederholung: 6 Termine, vom 02.12.2026 bis 06.01.2027.');
+    const ev = new ICAL.Component(ICAL.parse(mail.icalEvent!.content)).getFirstSubcomponent('vevent')!;
+    expect(String(ev.getFirstPropertyValue('rrule'))).toBe('FREQ=WEEKLY;COUNT=6');
+    expect(ev.getFirstProperty('dtstart')!.getParameter('tzid')).toBe('Europe/Berlin');
+    expect(ev.getFirstPropertyValue('summary')).toBe('Intro call mit Bea Berlin');
+    const all = invitationMail({ ...i, method: 'CANCEL' }, 'rhea@example.com', 'Europe/Berlin', undefined, 'de');
+    expect(all.subject).toBe('Abgesagt: Intro call');
+    expect(all.text).toContain('Die ganze Serie wurde abgesagt: Intro call.');
+    const one = invitationMail({ ...i, method: 'CANCEL', series: { ...series, rrule: undefined, recurrenceId: m.start } }, 'rhea@example.com', 'Europe/Berlin', undefined, 'de');
+    expect(one.text).not.toContain('Serie');
+    expect(one.text).toContain(`${de} 2026, 14:30–15:00`);
+  });
 });
 
 describe('a Japanese requester', () => {
