@@ -164,7 +164,7 @@ async function runSeries(tx: Tx, actor: AgentActor, input: SeriesBookingInput, n
   const refused = refusedOnes.map((v) => {
     const d = v.decision as Exclude<Decision, { outcome: 'accept' }>;
     const row = rejectionAudit(audit(v.occurrence), d);
-    row.details = { ...row.details, series_id: seriesId, occurrence: v.occurrence.index };
+    row.details = { ...row.details, series_id: seriesId, occurrence: v.occurrence.index, recurrence: input.recurrence };
     defer(tx, writeAudit(tx, row));
     return refusedOccurrence(v, decisionError(d, v.around, { target, policy, start: v.occurrence.start, end: v.occurrence.end, now: now.getTime() }), target.owner.timeZone);
   });
@@ -178,7 +178,8 @@ async function runSeries(tx: Tx, actor: AgentActor, input: SeriesBookingInput, n
   for (const [i, v] of verdicts.entries()) {
     if (v.decision.outcome !== 'accept') continue;
     const claim = { ...newBooking({ actor, ownerId: target.owner.id, calendarId: target.calendar.id, meetingClassId: target.meetingClass.id, start: new Date(v.occurrence.start), end: new Date(v.occurrence.end), now, idempotencyKey }, input), id: ids[i], seriesId };
-    const auditDetails = { series_id: seriesId, occurrence: v.occurrence.index };
+    // The rule rides on every occurrence's audit row: the dashboard tells the series in words from it (weekView/series.ts).
+    const auditDetails = { series_id: seriesId, occurrence: v.occurrence.index, recurrence: input.recurrence };
     const r = await runClaim(tx, { action: 'booking.create', target, policy, claim, now, around: v.around, auditDetails, preemptedSoFar, video: input.video });
     // The pure pass and the decision saw the same claims; a difference rolls the whole series back rather than commit part of it.
     if (!r.ok) throw new DomainError('ARBITRATION_REJECTED', 'The series could not be decided consistently; nothing was booked, try again', { reason: 'NO_CAPACITY', extra: { alternatives: [] } });
