@@ -1,12 +1,6 @@
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { expect, test, type Page } from './test';
-import { berlin, berlinDate, dashboardOwner, expectAccessible, signInWithPassword, snap } from './dashboard';
-import { PROJECT_ROOT } from './servers';
-
-async function docShot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(PROJECT_ROOT, 'docs', 'images', `${name}.png`), fullPage: false });
-}
+import { expect, test } from './test';
+import { berlin, berlinDate, dashboardOwner, expectAccessible, signInWithPassword, snap, docShot } from './dashboard';
 
 /**
  * Issue 40, "an owner sees a series and cancels one occurrence" (docs/dashboard.md "Recurring
