@@ -109,13 +109,14 @@ export default async function SeriesPage({ params }: { params: Promise<{ id: str
                   <span className="w-6 shrink-0 text-right text-muted tabular-nums" aria-hidden>
                     {i + 1}.
                   </span>
-                  <span className="flex min-w-0 flex-1 flex-col">
+                  {/* At least 11rem: on a phone the date stays on one line and the actions wrap under it. */}
+                  <span className="flex min-w-[11rem] flex-1 flex-col">
                     <span className={o.status === 'confirmed' ? 'font-medium' : 'font-medium text-muted line-through decoration-1'}>{when}</span>
                     {o.reason && <span className="text-xs text-muted">{o.status === 'refused' ? `Refused: ${o.reason}` : o.reason}</span>}
                   </span>
                   <Badge tone={status.tone}>{status.words}</Badge>
                   {o.booking_id && (
-                    <span className="flex flex-wrap items-center gap-2">
+                    <span className="ml-auto flex flex-wrap items-center gap-2">
                       <Button asChild variant="ghost" size="sm">
                         <Link href={`/dashboard/calendar?week=${o.date}&booking=${o.booking_id}`}>
                           Open<span className="sr-only"> the meeting of {when}</span>
