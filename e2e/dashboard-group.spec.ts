@@ -1,11 +1,6 @@
-import path from 'node:path';
-import { expect, test, type Page } from './test';
-import { berlin, berlinDate, dashboardOwner, expectAccessible, signInWithPassword, snap, TZ } from './dashboard';
-import { PROJECT_ROOT, usesPostgres } from './servers';
-
-async function docShot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(PROJECT_ROOT, 'docs', 'images', `${name}.png`), fullPage: false });
-}
+import { expect, test } from './test';
+import { berlin, berlinDate, dashboardOwner, expectAccessible, signInWithPassword, snap, TZ, docShot } from './dashboard';
+import { usesPostgres } from './servers';
 
 /**
  * Issue 25 item 6 and "cancel cancels all" (docs/groups.md, docs/dashboard.md "Calendar"): a

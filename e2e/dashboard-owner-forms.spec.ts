@@ -1,14 +1,9 @@
-import path from 'node:path';
-import { expect, test, type Page } from './test';
+import { expect, test } from './test';
 import postgres from 'postgres';
-import { berlin, berlinDate, dashboardOwner, expectAccessible, signInWithPassword, snap } from './dashboard';
-import { databaseUrl, PROJECT_ROOT, usesPostgres } from './servers';
+import { berlin, berlinDate, dashboardOwner, expectAccessible, signInWithPassword, snap, docShot } from './dashboard';
+import { databaseUrl, usesPostgres } from './servers';
 
 /** Screenshots the docs show (docs/dashboard.md). */
-async function docShot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(PROJECT_ROOT, 'docs', 'images', `${name}.png`), fullPage: false });
-}
-
 test.describe('issue 23 items 2, 4 and 9: the schedule page says what the server refuses; plain words; cancel from a booking', () => {
   test.skip(!usesPostgres, 'needs E2E_DATABASE_URL: the CLI sets the password on the database the server uses');
   test.setTimeout(150_000);

@@ -1,15 +1,10 @@
 import fs from 'node:fs';
-import path from 'node:path';
-import { expect, test, type Page } from './test';
-import { berlin, berlinDate, dashboardOwner, expectAccessible, signInWithPassword, snap } from './dashboard';
+import { expect, test } from './test';
+import { berlin, berlinDate, dashboardOwner, expectAccessible, signInWithPassword, snap, docShot } from './dashboard';
 import { waitForMail } from './mailbox';
-import { PROJECT_ROOT, usesPostgres } from './servers';
+import { usesPostgres } from './servers';
 
 /** Screenshots the docs show (docs/dashboard.md). */
-async function docShot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(PROJECT_ROOT, 'docs', 'images', `${name}.png`), fullPage: false });
-}
-
 test.describe('issue 23 items 1 and 5: no silent preemption; approved meetings keep their title', () => {
   test.skip(!usesPostgres, 'needs E2E_DATABASE_URL: the CLI sets the password on the database the server uses');
   test.setTimeout(150_000);

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import AxeBuilder from '@axe-core/playwright';
@@ -85,4 +86,9 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
 /** A full-page screenshot in this test's output folder. */
 export async function snap(page: Page, info: TestInfo, name: string): Promise<void> {
   await page.screenshot({ path: info.outputPath(`${name}.png`), fullPage: true });
+}
+
+/** A screenshot for the docs (docs/images/<name>.png, the viewport), taken by the journeys that show a page the docs describe. */
+export async function docShot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(PROJECT_ROOT, 'docs', 'images', `${name}.png`), fullPage: false });
 }

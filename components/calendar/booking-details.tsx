@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import { Lock, Users } from 'lucide-react';
+import { Lock, Repeat, Users } from 'lucide-react';
 import { CancelBooking } from './cancel-booking';
 import { MoveBooking } from './move-booking';
 import type { ClaimDetails } from '@/server/domain/weekView';
@@ -24,6 +24,11 @@ export function BookingDetails({ claim, timeZone, admin = false }: { claim: Clai
       <div className="flex flex-wrap items-center gap-2">
         <Badge tone={STATUS_TONE[claim.status as keyof typeof STATUS_TONE] ?? 'neutral'}>{claim.status}</Badge>
         {claim.kind === 'hold' && <Badge tone="accent">hold</Badge>}
+        {claim.series && (
+          <Badge tone="accent">
+            <Repeat aria-hidden /> recurring series
+          </Badge>
+        )}
         {claim.sacred && (
           <Badge tone="warn">
             <Lock aria-hidden /> sacred
@@ -35,6 +40,16 @@ export function BookingDetails({ claim, timeZone, admin = false }: { claim: Clai
         <dd>
           {formatSlot(claim.start, claim.end, timeZone)} <span className="text-muted">({timeZone})</span>
         </dd>
+        {claim.series && (
+          <>
+            <dt className="text-muted">Series</dt>
+            <dd data-testid="claim-series">
+              {claim.series.rule_words ?? 'A recurring series'} · meeting {claim.series.position} of {claim.series.total}
+              <br />
+              <Link href={`/dashboard/series/${claim.series.series_id}`}>See all its meetings</Link>
+            </dd>
+          </>
+        )}
         <dt className="text-muted">Class</dt>
         <dd>
           {claim.meeting_class ? (
@@ -142,7 +157,12 @@ export function BookingDetails({ claim, timeZone, admin = false }: { claim: Clai
       {claim.kind === 'booking' && claim.status === 'confirmed' && (
         <div className="flex flex-wrap gap-2">
           <MoveBooking bookingId={claim.id} title={claim.title ?? 'this booking'} start={claim.start} end={claim.end} timeZone={timeZone} />
-          <CancelBooking bookingId={claim.id} title={claim.title ?? 'this booking'} coHosts={claim.group?.co_hosts.map((h) => h.name ?? h.email)} />
+          <CancelBooking
+            bookingId={claim.id}
+            title={claim.title ?? 'this booking'}
+            coHosts={claim.group?.co_hosts.map((h) => h.name ?? h.email)}
+            series={claim.series ? { when: formatSlot(claim.start, claim.end, timeZone), following: claim.series.booked_from_here, all: claim.series.booked } : undefined}
+          />
         </div>
       )}
       <section aria-labelledby="history-heading">

@@ -1,6 +1,6 @@
 'use client';
 
-import { Lock, Users } from 'lucide-react';
+import { Lock, Repeat, Users } from 'lucide-react';
 import type { CSSProperties } from 'react';
 import { MOVE_KEYS_ID } from './drag-math';
 
@@ -8,9 +8,10 @@ import { MOVE_KEYS_ID } from './drag-math';
  * One placed booking or hold of a day column, as the server computed it (layout only):
  * [id, title, detail, top px, height px, lane, lanes, classes (colour, hold, ended, selected), sacred,
  * with: a group's other hosts in words ("with Lee Chen, Sam Park"), '' for one owner's,
- * move: a booking the owner can move on the week, its start and end in epoch minutes ("29431260/29431320"), else ''].
+ * move: a booking the owner can move on the week, its start and end in epoch minutes ("29431260/29431320"), else '',
+ * series: 1 for an occurrence of a recurring series (a repeat icon, "recurring series" read aloud), else 0].
  */
-export type PlacedEvent = [id: string, title: string, detail: string, top: number, height: number, lane: number, lanes: number, classes: string, sacred: 0 | 1, withHosts: string, move: string];
+export type PlacedEvent = [id: string, title: string, detail: string, top: number, height: number, lane: number, lanes: number, classes: string, sacred: 0 | 1, withHosts: string, move: string, series: 0 | 1];
 
 /** A block's text lines (globals.css .week-event: 13 px a line, 1 px of padding above and below). */
 const LINE_PX = 13;
@@ -27,7 +28,7 @@ const LINE_PX = 13;
  * drag its length by.
  */
 export function DayEvents({ events, linkBase }: { events: PlacedEvent[]; linkBase?: string }) {
-  return events.map(([id, title, detail, top, height, lane, lanes, classes, sacred, withHosts, move]) => {
+  return events.map(([id, title, detail, top, height, lane, lanes, classes, sacred, withHosts, move, series]) => {
     // The title wraps over the lines the block has, less one for the time (and one for a group's hosts):
     // a 30-minute block shows its title and its time, a longer one a long title whole.
     const lines = Math.floor((height - 2) / LINE_PX);
@@ -35,17 +36,20 @@ export function DayEvents({ events, linkBase }: { events: PlacedEvent[]; linkBas
     // The visible text is the accessible name; what colour and icons say is added for screen readers.
     // A group's block: a people icon before the title and its other hosts on a third line
     // (a short block shows the icon; the name read aloud says all, the details list the hosts).
+    // An occurrence of a series: a repeat icon before the title, "recurring series" read aloud (its details open the series).
     const body = (
       <>
         <span style={titleLines > 1 ? ({ '--title-lines': titleLines } as CSSProperties) : undefined}>
           {sacred ? <Lock className="size-3 shrink-0" aria-hidden /> : null}
           {withHosts ? <Users className="size-3 shrink-0" aria-hidden /> : null}
+          {series ? <Repeat className="size-3 shrink-0" aria-hidden data-series /> : null}
           {title}
         </span>
         <span>
           <span className="sr-only">, </span>
           {detail}
           {sacred ? <span className="sr-only"> · sacred</span> : null}
+          {series ? <span className="sr-only"> · recurring series</span> : null}
         </span>
         {withHosts ? (
           <span>

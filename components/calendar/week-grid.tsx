@@ -33,7 +33,7 @@ type Timed = { start: string; end: string; s: number; e: number };
  * The week as a time grid, rendered on the server: one column per owner-local
  * day, off-hours shaded, hard blocks hatched, bookings and holds coloured by
  * meeting class (sacred ones carry a lock, a group's a people icon and "with" its
- * other hosts), cancelled and preempted ones
+ * other hosts, a series' occurrence a repeat icon), cancelled and preempted ones
  * faded and struck through, a proposal's candidates as markers on a rail at
  * each day's right edge with the chosen one outlined over the day (red when
  * they run into something; components/calendar/candidate-layer.tsx). Scrolls sideways on a narrow screen.
@@ -184,7 +184,7 @@ function placed(pl: WeekEvent & Timed & Piece & { label: string; lane: number; l
   const detail = `${pl.label}${pl.meeting_class ? ` · ${pl.meeting_class}` : ''}${pl.kind === 'hold' ? ' · hold' : ''}${ended ? ` · ${pl.status}` : ''}`;
   const classes = cn(classColour(pl.meeting_class), pl.kind === 'hold' && 'hold', ended && 'ended', pl.id === selectedId && 'selected');
   const px = (v: number) => Math.round(v * 10) / 10; // "7.3", not "7.333333333333333", in each row
-  return [pl.id, title, detail, px(y(pl.top)), px(Math.max(18, y(pl.bottom) - y(pl.top) - 1)), pl.lane, pl.lanes, classes, pl.sacred ? 1 : 0, withHosts(pl), movable && pl.kind === 'booking' && pl.status === 'confirmed' ? `${pl.s / 60_000}/${pl.e / 60_000}` : ''];
+  return [pl.id, title, detail, px(y(pl.top)), px(Math.max(18, y(pl.bottom) - y(pl.top) - 1)), pl.lane, pl.lanes, classes, pl.sacred ? 1 : 0, withHosts(pl), movable && pl.kind === 'booking' && pl.status === 'confirmed' ? `${pl.s / 60_000}/${pl.e / 60_000}` : '', pl.series_id ? 1 : 0];
 }
 
 /** A group's block: "with Lee Chen, sam@example.com" (a host whose copy ended where this one did not says so); '' for one owner's. */

@@ -8,7 +8,7 @@ import { cn } from '@/components/ui/cn';
 
 const LINKS = [
   { href: '/dashboard', label: 'Inbox', icon: Inbox, match: (p: string) => p === '/dashboard' || p.startsWith('/dashboard/proposals') },
-  { href: '/dashboard/calendar', label: 'Calendar', icon: CalendarDays, match: (p: string) => p.startsWith('/dashboard/calendar') },
+  { href: '/dashboard/calendar', label: 'Calendar', icon: CalendarDays, match: (p: string) => p.startsWith('/dashboard/calendar') || p.startsWith('/dashboard/series') },
   { href: '/dashboard/connections', label: 'Connections', icon: Plug, match: (p: string) => p.startsWith('/dashboard/connections') },
   { href: '/dashboard/schedule', label: 'My schedule', icon: Clock, match: (p: string) => p.startsWith('/dashboard/schedule') },
   { href: '/dashboard/approvals', label: 'Approvals', icon: ShieldCheck, match: (p: string) => p.startsWith('/dashboard/approvals') },

@@ -30,6 +30,7 @@ export type WeekClaimRow = {
   coverage: string | null;
   partOfHoldId: string | null;
   groupId: string | null;
+  seriesId: string | null;
   attendeeCount: number;
   className: string | null;
   priority: number | null;
@@ -58,6 +59,7 @@ const FIELDS = [
   `c.${c.coverage}`,
   `c.${c.partOfHoldId}`,
   `c.${c.groupId}`,
+  `c.${c.seriesId}`,
   `jsonb_array_length(c.${c.attendees})`,
   `m.${m.name}`,
   `m.${m.priority}`,
@@ -86,12 +88,12 @@ export async function nextMeetingStart(db: Executor, ownerId: string, now: Date)
   return row?.start ? new Date(row.start as string | Date) : null;
 }
 
-type Tuple = [string, WeekClaimRow['kind'], string, number, number, string | null, WeekClaimRow['source'], number, boolean, string | null, number | null, string | null, string | null, string | null, number, string | null, number | null, number | null, string | null];
+type Tuple = [string, WeekClaimRow['kind'], string, number, number, string | null, WeekClaimRow['source'], number, boolean, string | null, number | null, string | null, string | null, string | null, string | null, number, string | null, number | null, number | null, string | null];
 
 export async function weekClaims(db: Executor, ownerId: string, from: Date, to: Date, now: Date): Promise<WeekClaimRow[]> {
   const [row] = await queryRows(db, WEEK_CLAIMS, [ownerId, from.toISOString(), to.toISOString(), now.toISOString()]);
   const tuples = JSON.parse(row.rows as string) as Tuple[];
-  return tuples.map(([id, kind, status, start, end, title, source, createdAt, externalAccepted, holdScope, durationMinutes, coverage, partOfHoldId, groupId, attendeeCount, className, priority, sacredAge, agentName]) => ({
+  return tuples.map(([id, kind, status, start, end, title, source, createdAt, externalAccepted, holdScope, durationMinutes, coverage, partOfHoldId, groupId, seriesId, attendeeCount, className, priority, sacredAge, agentName]) => ({
     id,
     kind,
     status,
@@ -106,6 +108,7 @@ export async function weekClaims(db: Executor, ownerId: string, from: Date, to: 
     coverage,
     partOfHoldId,
     groupId,
+    seriesId,
     attendeeCount,
     className,
     priority,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { UtcDateTime } from '@/server/schemas/common';
+import { CancelBody } from '@/server/schemas/scheduling';
 
 /** Inputs of the dashboard's proposal procedures; the review page's forms validate with the same schemas. */
 export const ApproveProposalInput = z.strictObject({
@@ -44,4 +45,6 @@ export const MoveBookingInput = z.strictObject({
 export const CancelBookingInput = z.strictObject({
   booking_id: z.string().min(1).max(64),
   reason: z.string().trim().min(1, 'Say why, so the attendees know').max(1000, 'Keep the reason under 1000 characters'),
+  /** An occurrence of a recurring series: it (default), it and the later ones, or all (as on POST /v1/bookings/{id}/cancel). */
+  scope: CancelBody.shape.scope,
 });

@@ -37,6 +37,7 @@ function week(events: Partial<WeekView['events'][number]>[], configured = true):
       attendees: 0,
       group_id: null,
       co_hosts: [],
+      series_id: null,
       ...e,
     })),
   };

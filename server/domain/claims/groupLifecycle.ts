@@ -203,6 +203,25 @@ export async function ownerCancelGroup(db: Db, actor: OwnerActor, groupId: strin
 }
 
 /**
+ * An owner cancels, from the dashboard, an occurrence of a recurring series (docs/dashboard.md
+ * "Recurring series"): it alone, it and the later ones, or the whole series, as an agent's cancel
+ * with `scope` does (cancelClaim): the occurrences still confirmed cancelled in one transaction
+ * through the claim runner, one `booking.cancel` audit row each naming the owner and the
+ * series_id, and the series' agent told of each. The named occurrence must still be confirmed
+ * for scope occurrence; for the others, at least one of those named (BOOKING_NOT_ACTIVE otherwise).
+ */
+export async function ownerCancelSeries(db: Db, actor: OwnerActor, id: string, scope: CancelScope, reason: string, now: Date): Promise<void> {
+  const named = await seriesNamedBy(db, actor, id, scope);
+  if (!named) throw new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
+  await onMembers(db, actor, named, 'booking', async (tx, members) => {
+    const live = members.filter((m) => m.status === 'confirmed');
+    if (!live.length) throw new DomainError('BOOKING_NOT_ACTIVE', scope === 'occurrence' ? `The booking is already ${members[0]?.status ?? 'gone'}` : 'No occurrence of these is still booked');
+    await cancelMembers(tx, actor, live, reason, null, now);
+    return { ok: true, value: undefined };
+  });
+}
+
+/**
  * DELETE /v1/holds/{id}: the hold the id names, of one member or a group's (a member's id or the
  * group_id): every active member, and every further range of an all_free member, released
  * together. Releasing twice answers the released hold again. `scope` (a hold of a series):

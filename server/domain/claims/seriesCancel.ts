@@ -2,6 +2,7 @@ import { and, asc, eq, gte } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { claims, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
+import type { OwnerActor } from '../adminAudit';
 import { invalidField } from '../errors';
 import { isUuid } from '../ids';
 import { recordWebhookEvent } from '../webhooks/outbox';
@@ -12,28 +13,32 @@ export type CancelScope = 'occurrence' | 'following' | 'series';
 export type SeriesScope = CancelScope;
 
 /**
- * The occurrences a cancel, release, confirm or reschedule with scope `following` or `series`
- * names, as one claim of N members (acted on together through the claim runner): the booking's
- * (or hold's) series from it on, or all of it. Null when the id names no claim of that kind; one
- * outside a series is a 400 on scope.
+ * The occurrences a cancel, release, confirm or reschedule with a scope names, as one claim of N
+ * members (acted on together through the claim runner): the booking's (or hold's) series from it
+ * on (`following`), all of it (`series`), or, for the owner's dashboard, the booking alone
+ * (`occurrence`). Null when the id names no claim of that kind; one outside a series is a 400 on
+ * scope. An agent's owner scope covers each; an owner (the dashboard) names only their own.
  */
-export async function seriesNamedBy(db: Executor, actor: AgentActor, id: string, scope: Exclude<CancelScope, 'occurrence'>, kind: 'hold' | 'booking' = 'booking'): Promise<NamedClaim | null> {
+export async function seriesNamedBy(db: Executor, actor: AgentActor | OwnerActor, id: string, scope: CancelScope, kind: 'hold' | 'booking' = 'booking'): Promise<NamedClaim | null> {
   if (!isUuid(id)) return null;
+  const own = actor.kind === 'owner' ? eq(claims.ownerId, actor.ownerId) : undefined;
+  const inScope = (email: string) => (actor.kind === 'agent' ? assertOwnerInScope(actor, email) : undefined);
   const [named] = await db
     .select({ seriesId: claims.seriesId, startAt: claims.startAt, ownerEmail: owners.email })
     .from(claims)
     .innerJoin(owners, eq(owners.id, claims.ownerId))
-    .where(and(eq(claims.id, id), eq(claims.customerId, actor.customerId), eq(claims.kind, kind)));
+    .where(and(eq(claims.id, id), eq(claims.customerId, actor.customerId), eq(claims.kind, kind), own));
   if (!named) return null;
-  assertOwnerInScope(actor, named.ownerEmail);
+  inScope(named.ownerEmail);
   if (!named.seriesId) throw invalidField('scope', `the ${kind} is not an occurrence of a recurring series: leave scope out`);
+  const which = scope === 'occurrence' ? eq(claims.id, id) : scope === 'following' ? gte(claims.startAt, named.startAt) : undefined;
   const rows = await db
     .select({ id: claims.id, ownerEmail: owners.email })
     .from(claims)
     .innerJoin(owners, eq(owners.id, claims.ownerId))
-    .where(and(eq(claims.seriesId, named.seriesId), eq(claims.customerId, actor.customerId), eq(claims.kind, kind), scope === 'following' ? gte(claims.startAt, named.startAt) : undefined))
+    .where(and(eq(claims.seriesId, named.seriesId), eq(claims.customerId, actor.customerId), eq(claims.kind, kind), own, which))
     .orderBy(asc(claims.startAt));
-  for (const r of rows) assertOwnerInScope(actor, r.ownerEmail);
+  for (const r of rows) inScope(r.ownerEmail);
   return { groupId: null, members: rows };
 }
 

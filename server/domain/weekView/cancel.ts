@@ -5,7 +5,8 @@ import { claims, meetingClasses, owners } from '@/db/schema';
 import type { OwnerActor } from '../adminAudit';
 import { writeAudit } from '../audit';
 import { lockOwner } from '../claims/claimTarget';
-import { ownerCancelGroup } from '../claims/groupLifecycle';
+import { ownerCancelGroup, ownerCancelSeries } from '../claims/groupLifecycle';
+import type { CancelScope } from '../claims/seriesCancel';
 import { DomainError, invalidField } from '../errors';
 import { isUuid } from '../ids';
 import { enqueueNotification } from '../notificationService';
@@ -23,18 +24,25 @@ import { claimDetails, type ClaimDetails } from './details';
  * again at once. Audited as booking.cancel by the owner (no agent).
  *
  * A booking of a group (docs/groups.md) is cancelled for every host: cancel cancels all
- * (ownerCancelGroup), whoever cancels it.
+ * (ownerCancelGroup), whoever cancels it. An occurrence of a recurring series is cancelled as an
+ * agent's cancel with `scope` cancels it (ownerCancelSeries): it alone (the default), it and the
+ * later ones, or the whole series; `scope` on a booking outside a series is a 400 on scope.
  */
-export async function cancelOwnBooking(db: Db, reviewer: OwnerActor, input: { bookingId: string; reason: string }, now: Date): Promise<ClaimDetails> {
+export async function cancelOwnBooking(db: Db, reviewer: OwnerActor, input: { bookingId: string; reason: string; scope?: CancelScope }, now: Date): Promise<ClaimDetails> {
   const reason = input.reason.trim();
   if (!reason) throw invalidField('reason', 'say why, so the attendees know');
   if (!isUuid(input.bookingId)) throw new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
   const id = input.bookingId.toLowerCase();
   const [named] = await db
-    .select({ groupId: claims.groupId })
+    .select({ groupId: claims.groupId, seriesId: claims.seriesId })
     .from(claims)
     .where(and(eq(claims.id, id), eq(claims.customerId, reviewer.customerId), eq(claims.ownerId, reviewer.ownerId), eq(claims.kind, 'booking')));
   if (!named) throw new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
+  if (named.seriesId) {
+    await ownerCancelSeries(db, reviewer, id, input.scope ?? 'occurrence', reason, now);
+    return claimDetails(db, reviewer, id, now);
+  }
+  if (input.scope && input.scope !== 'occurrence') throw invalidField('scope', 'the booking is not an occurrence of a recurring series: cancel it without scope');
   if (named.groupId) {
     await ownerCancelGroup(db, reviewer, named.groupId, reason, now);
     return claimDetails(db, reviewer, id, now);

@@ -9,6 +9,7 @@ import { coHosts, type CoHost } from './hosts';
 import { auditHistory, type HistoryEntry } from './history';
 import { videoLinkOf, videoLinkView, type VideoLinkView } from '../calendars/videoLinks';
 import { remindersOfClaim, type ReminderView } from '../reminders/views';
+import { seriesSummary, type SeriesSummary } from './series';
 
 
 export type ClaimDetails = {
@@ -32,6 +33,8 @@ export type ClaimDetails = {
    * copy (cancel cancels all), so the cancel dialog names them. Null for a single owner's.
    */
   group: { group_id: string; co_hosts: CoHost[] } | null;
+  /** An occurrence of a recurring series: the rule in words and its place in it (series.ts); null outside one. */
+  series: SeriesSummary | null;
   /** Its video link (docs/calendars.md "Video links"), or null. */
   video: VideoLinkView | null;
   /** A booking's reminders, earliest due first (docs/reliability.md "Reminders"); [] for a hold. */
@@ -127,6 +130,7 @@ export async function claimDetails(db: Executor, reviewer: Reviewer, claimId: st
     attendees: c.attendees.map((a) => ({ email: a.email, name: a.name ?? null, response: a.response ?? null })),
     expires_at: c.expiresAt?.toISOString() ?? null,
     group,
+    series: await seriesSummary(db, reviewer, c.id, c.seriesId),
     video: await videoLinkOf(db, c.id).then((v) => (v ? videoLinkView(v, c.status === 'confirmed') : null)),
     reminders: c.kind === 'booking' ? await remindersOfClaim(db, reviewer.customerId, c.id) : [],
     history,

@@ -3,3 +3,4 @@ export { claimDetails, type ClaimDetails } from './details';
 export { cancelOwnBooking } from './cancel';
 export { overlayCandidates, type CandidateOverlay } from './overlay';
 export { moveOwnBooking } from './move';
+export { seriesDetails, type SeriesOccurrenceView } from './series';

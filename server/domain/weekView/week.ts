@@ -38,6 +38,8 @@ export type WeekEvent = {
   group_id: string | null;
   /** The group's other hosts (name, email, their member's status); empty for a single owner's. */
   co_hosts: CoHost[];
+  /** An occurrence of a recurring series (docs/dashboard.md "Recurring series"): the series' id, else null. */
+  series_id: string | null;
 };
 
 type WeekDay = {
@@ -139,6 +141,7 @@ export async function ownerWeek(db: Executor, reviewer: Reviewer, weekOf: string
     attendees: c.attendeeCount,
     group_id: c.groupId,
     co_hosts: hostsOf(c.groupId, c.kind),
+    series_id: c.seriesId,
   }));
   // The daily limit counts active claims only, as arbitration does (a window hold counts its duration).
   const counted: Claim[] = rows

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cancelOwnBooking, claimDetails, moveOwnBooking, ownerWeek } from '@/server/domain/weekView';
+import { cancelOwnBooking, claimDetails, moveOwnBooking, ownerWeek, seriesDetails } from '@/server/domain/weekView';
 import { CancelBookingInput, MoveBookingInput } from '../schemas';
 import { ownerProcedure, router } from '../init';
 import { upcomingReminders } from '@/server/domain/reminders/views';
@@ -28,8 +28,11 @@ export const calendarRouter = router({
       moveOwnBooking(ctx.db, ctx.actor, { bookingId: input.booking_id, start: new Date(input.start), end: new Date(input.end), reason: input.reason, confirmPreemption: input.confirm_preemption }, ctx.now()),
     ),
 
-  /** The owner cancels a confirmed booking with a reason (its agent and attendees are told, with the reason); a group booking for every host. */
+  /** The owner cancels a confirmed booking with a reason (its agent and attendees are told, with the reason); a group booking for every host; a series occurrence with `scope`. */
   cancel: ownerProcedure
     .input(CancelBookingInput)
-    .mutation(async ({ ctx, input }) => cancelOwnBooking(ctx.db, ctx.actor, { bookingId: input.booking_id, reason: input.reason }, ctx.now())),
+    .mutation(async ({ ctx, input }) => cancelOwnBooking(ctx.db, ctx.actor, { bookingId: input.booking_id, reason: input.reason, scope: input.scope }, ctx.now())),
+
+  /** A recurring series as one meeting (docs/dashboard.md "Recurring series"): the rule in words, its agent, every occurrence with its status; by series_id or an occurrence's id. */
+  series: ownerProcedure.input(z.strictObject({ id: z.string().min(1).max(64) })).query(async ({ ctx, input }) => seriesDetails(ctx.db, ctx.owner, input.id)),
 });
