@@ -71,7 +71,7 @@ export function UnavailableWeeks({ weeks, tz, onPickAnother }: { weeks: Week[]; 
       <p className="font-medium">{t('weeksNotFree', { count: weeks.length })}</p>
       <ul className="my-2 list-disc ps-5">
         {weeks.map((w) => (
-          <li key={w.start}>{tz ? formatViewerSlot(w.start, w.end, tz, locale) : w.start}</li>
+          <li key={w.start} data-start={w.start}>{tz ? formatViewerSlot(w.start, w.end, tz, locale) : w.start}</li>
         ))}
       </ul>
       <p>{t('weeksNotFreeNext')}</p>

@@ -173,7 +173,7 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
               </h3>
               <ol className="list-decimal ps-6" data-testid="weeks">
                 {view.weeks.map((w) => (
-                  <li key={w.start} className={w.cancelled ? 'text-muted line-through' : undefined}>
+                  <li key={w.start} data-start={w.start} className={w.cancelled ? 'text-muted line-through' : undefined}>
                     {formatViewerSlot(w.start, w.end, tz, locale)}
                     {w.cancelled && ` (${t('weekCancelled')})`}
                   </li>
