@@ -8,9 +8,8 @@ import { invalidField } from '../errors';
  * (scheduling/series.ts, DST-correct). Pure: no clock, no database.
  */
 
-/** The fewest and most weeks a type may offer, and a requester ask for. */
-export const REPEAT_MIN_WEEKS = 2;
-export const REPEAT_MAX_WEEKS = 52;
+/** The fewest weeks a requester may ask for (a type offers 2 to 52: server/schemas/publicAdmin.ts, migration 0044). */
+const REPEAT_MIN_WEEKS = 2;
 
 /** The series' rule for N weeks. */
 export function weeklyRule(weeks: number): string {

@@ -5,7 +5,7 @@ import { weeklySlots } from '../repeatWeekly';
 import { acceptableSlots, type Interval, type PublicTypeContext } from './schedule';
 
 /** A week of the series that is not free now: its place (0 = the time picked) and its time, UTC and in the host's zone. */
-export type UnavailableWeek = LocalSpan & { index: number };
+type UnavailableWeek = LocalSpan & { index: number };
 
 /**
  * "Repeat weekly for N weeks" at submission (docs/public-scheduling.md "Repeating weekly"): the
