@@ -4,11 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookingProposals, claims } from '@/db/schema';
 import { getDb, type Db } from '@/server/db';
 import { closeMailer } from '@/server/domain/email';
-import { createCallerFactory } from '@/server/trpc/init';
-import { appRouter } from '@/server/trpc/router';
 import { newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
 import type { TestSmtp } from '../../helpers/smtp';
-import { call, confirm, expectNoLeaks, freshIp, meetingType, nextWeekday, ownerCaller, proposalRow, publicOwner, recorded, useSmtp, type PublicSetup } from './fixtures';
+import { call, confirm, expectNoLeaks, meetingType, nextWeekday, ownerCaller, proposalRow, publicOwner, requesterCaller, useSmtp, type PublicSetup } from './fixtures';
 
 /**
  * docs/public-scheduling.md "Repeating weekly": a public meeting type may offer "repeat weekly
@@ -35,21 +33,16 @@ afterAll(async () => {
   await smtp.close();
 });
 
-/** A browser's caller of the requester procedures (its answers recorded for the leak scan). */
+/** The requester procedures as the pages call them (answers recorded for the leak scan). */
 function browser() {
-  const headers = new Headers({ 'x-forwarded-for': freshIp(), host: 'scheduler.test' });
-  const req = new Request('http://scheduler.test/api/trpc', { headers });
-  const r = createCallerFactory(appRouter)({ req, headers, owner: null, resHeaders: new Headers(), db, now: () => new Date() }).requester;
-  const record = <T>(name: string, v: T): T => {
-    recorded.push({ method: 'TRPC', path: name, status: 200, contentType: 'application/json', text: JSON.stringify(v) });
-    return v;
-  };
+  const caller = requesterCaller();
   return {
-    meetingType: async (slug: string) => record('meetingType', await r.meetingType({ link: s.alias, slug })),
-    submit: async (input: Omit<Parameters<typeof r.submit>[0], 'link'>) => record('submit', await r.submit({ link: s.alias, time_zone: ZONE, ...input })),
-    status: async (token: string) => record('status', await r.status({ token })),
+    meetingType: async (slug: string) => caller.then(({ requester, record }) => requester.meetingType({ link: s.alias, slug }).then((v) => record('meetingType', v))),
+    submit: async (input: SubmitInput) => caller.then(({ requester, record }) => requester.submit({ link: s.alias, time_zone: ZONE, ...input }).then((v) => record('submit', v))),
+    status: async (token: string) => caller.then(({ requester, record }) => requester.status({ token }).then((v) => record('status', v))),
   };
 }
+type SubmitInput = ReturnType<typeof body>;
 
 const body = (slug: string, slot: { start: string; end: string }, email: string, repeat_weeks?: number) => ({
   requester_contact: { email, name: 'Rory Repeat' },
