@@ -40,6 +40,7 @@ function browser() {
     meetingType: async (slug: string) => caller.then(({ requester, record }) => requester.meetingType({ link: s.alias, slug }).then((v) => record('meetingType', v))),
     submit: async (input: SubmitInput) => caller.then(({ requester, record }) => requester.submit({ link: s.alias, time_zone: ZONE, ...input }).then((v) => record('submit', v))),
     status: async (token: string) => caller.then(({ requester, record }) => requester.status({ token }).then((v) => record('status', v))),
+    cancelMeeting: async (token: string) => caller.then(({ requester, record }) => requester.cancelMeeting({ token }).then((v) => record('cancelMeeting', v))),
   };
 }
 type SubmitInput = ReturnType<typeof body>;
@@ -173,5 +174,10 @@ describe('repeat weekly on public meeting types', () => {
     const series = await seriesOf(first.seriesId!);
     expect(series.map((c) => berlinClock(c.startAt))).toEqual(['14:00', '14:00', '14:00']);
     expect((await browser().status(token)).weeks).toHaveLength(3);
+    // The requester's "Cancel this meeting" cancels every week of it.
+    const cancelled = await browser().cancelMeeting(token);
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.weeks!.map((w) => w.cancelled)).toEqual([true, true, true]);
+    expect((await seriesOf(first.seriesId!)).map((c) => c.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
   });
 });
