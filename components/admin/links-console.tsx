@@ -183,6 +183,7 @@ function LinkCard({ link, classNames, hostChoices, allLinks, verifiedDomains }: 
                     {t.min_notice_hours ? ` · ${t.min_notice_hours} h notice` : ''}
                     {t.buffer_before_minutes || t.buffer_after_minutes ? ` · ${t.buffer_before_minutes ?? 0}/${t.buffer_after_minutes ?? 0} min kept free before/after` : ''}
                     {t.book_instantly ? ' · books instantly' : ''}
+                    {t.repeat_weekly_max_weeks ? ` · repeats weekly, up to ${t.repeat_weekly_max_weeks} weeks` : ''}
                     {t.host_mode === 'collective' ? ` · hosts: ${t.host_emails?.join(', ')}` : t.host_mode === 'pool' ? ' · one host from a pool' : ''}
                     {t.location ? ' · has a location' : ''}
                     {t.video ? ` · video: ${t.video.provider === 'google_meet' ? 'Google Meet' : t.video.provider === 'microsoft_teams' ? 'Microsoft Teams' : 'a fixed link'}` : ''}

@@ -34,6 +34,7 @@ export type MeetingTypeRow = {
   buffer_after_minutes?: number;
   reminder_offsets_minutes?: number[] | null;
   book_instantly: boolean;
+  repeat_weekly_max_weeks?: number | null;
   host_mode?: 'single' | 'collective' | 'pool';
   host_emails?: string[];
   pool_id?: string | null;
@@ -46,6 +47,9 @@ function offsetsOrNull(text: unknown): number[] | null {
   const parts = String(text ?? '').split(/[\s,]+/).filter(Boolean);
   return parts.length ? parts.map(Number) : null;
 }
+
+/** An empty number box is null (repetition not offered); anything else a number for the schema to check. */
+const numberOrNull = (v: unknown) => (v === '' || v === null || v === undefined ? null : Number(v));
 
 /** An empty text box clears the field (the schema's `null`), not an empty string it would refuse. */
 const textOrNull = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? null : v);
@@ -107,6 +111,7 @@ export function MeetingTypeDialog({ linkId, alias, classNames, hostChoices, exis
         buffer_after_minutes: existing.buffer_after_minutes ?? 0,
         reminder_offsets_minutes: existing.reminder_offsets_minutes ?? null,
         book_instantly: existing.book_instantly,
+        repeat_weekly_max_weeks: existing.repeat_weekly_max_weeks ?? null,
         host_mode: existing.host_mode ?? 'single',
         host_emails: existing.host_emails?.length ? existing.host_emails : null,
         pool: existing.pool_id ?? null,
@@ -128,6 +133,7 @@ export function MeetingTypeDialog({ linkId, alias, classNames, hostChoices, exis
         buffer_after_minutes: 0,
         reminder_offsets_minutes: null,
         book_instantly: false,
+        repeat_weekly_max_weeks: null,
         host_mode: 'single' as const,
         host_emails: null,
         pool: null,
@@ -301,6 +307,13 @@ export function MeetingTypeDialog({ linkId, alias, classNames, hostChoices, exis
               </span>
             </span>
           </label>
+          <Field
+            label="Repeat weekly for up to (weeks)"
+            hint="Requesters may ask for the meeting every week at the same time, for 2 up to this many weeks (at most 52), booked all together or not at all. Empty: not offered."
+            error={formState.errors.repeat_weekly_max_weeks?.message}
+          >
+            <Input type="number" min="2" max="52" step="1" inputMode="numeric" {...register('repeat_weekly_max_weeks', { setValueAs: numberOrNull })} />
+          </Field>
           <div className="flex flex-wrap gap-4 text-sm">
             <label className="flex items-center gap-2">
               <input type="checkbox" className="size-4" {...register('enabled')} /> Enabled

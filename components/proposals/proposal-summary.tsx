@@ -32,6 +32,7 @@ export function ProposalFacts({ p, timeZone, showCandidates = true }: { p: Pendi
         )}
         {p.meeting_class && <Badge>{p.meeting_class}</Badge>}
         {p.duration_minutes && <Badge>{p.duration_minutes} min</Badge>}
+        {p.repeat_weeks && <Badge tone="accent">Weekly · {p.repeat_weeks} meetings, all or none</Badge>}
       </div>
       <dl className="grid grid-cols-[6.5rem_1fr] gap-x-3 gap-y-1.5">
         <dt className="text-muted">Requester</dt>

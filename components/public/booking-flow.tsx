@@ -27,6 +27,8 @@ type Props = {
   ownerName: string | null;
   /** The type books at once when the time is still free (docs/public-scheduling.md "Booking instantly"): the next step says so. */
   booksInstantly: boolean;
+  /** "Repeat weekly for N weeks" is offered, up to this many (docs/public-scheduling.md "Repeating weekly"); null: not offered. */
+  repeatMaxWeeks: number | null;
   /** Suggestions for the first length, rendered with the page: the first day's times when they hold all of it (saves a round trip). */
   initialTimes?: Slot[];
 };
@@ -36,7 +38,7 @@ type Props = {
  * (the days with free times in the requester's zone) and the picked day's
  * times, then the request form for the chosen time, then the next step.
  */
-export function BookingFlow({ link, slug, title, durations, attendeeLimit, ownerName, booksInstantly, initialTimes }: Props) {
+export function BookingFlow({ link, slug, title, durations, attendeeLimit, ownerName, booksInstantly, repeatMaxWeeks, initialTimes }: Props) {
   const [tz, setTz] = useTimeZone();
   const [duration, setDuration] = useState(durations[0]);
   const [slot, setSlot] = useState<Slot | null>(null);
@@ -225,6 +227,14 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
             attendeeLimit={attendeeLimit}
             structured={{ slug, duration, slot }}
             onDone={setDone}
+            repeatMaxWeeks={repeatMaxWeeks}
+            tz={tz}
+            onPickAnother={() => {
+              setSlot(null);
+              setFresh(false);
+              times.refetch();
+              days.refetch();
+            }}
             onTimeTaken={() => {
               setSlot(null);
               setNotice(t('taken'));

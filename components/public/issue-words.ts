@@ -11,6 +11,8 @@ import type { IssueWords } from '@/components/ui/form';
 export function useIssueWords(): IssueWords {
   const t = useTranslations('errors');
   return (issue, input) => {
+    // A message the form wrote itself in the page's language (e.g. the weeks of "Repeat weekly").
+    if (issue.code === 'custom' && issue.message) return issue.message;
     const empty = input === undefined || input === null || (typeof input === 'string' && input.trim() === '');
     if (issue.code === 'too_small' && issue.origin === 'string') return issue.path[0] === 'message' ? t('aboutWhat') : t('required');
     if (issue.code === 'too_big' && issue.origin === 'string') return t('tooLong', { max: Number(issue.maximum) });

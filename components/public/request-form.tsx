@@ -15,6 +15,7 @@ import { Plus, Trash2 } from '@/components/ui/icons';
 import { currentTimeZone } from '@/components/public/time-zone';
 import { readServerError } from '@/components/ui/server-error';
 import { useIssueWords } from './issue-words';
+import { REPEAT_SHAPE, RepeatWeeklyField, unavailableWeeksOf, UnavailableWeeks, weeksCheck, type Week } from './repeat-weekly';
 
 /**
  * The request form: the fields of the /public submission body, validated in
@@ -28,6 +29,7 @@ const FormSchema = z.object({
   email: Contact.email,
   attendees: z.array(z.object({ email: Contact.email })),
   message: ProposalSubmitBody.shape.message,
+  ...REPEAT_SHAPE,
 });
 
 import type { SubmittedInfo } from './submitted';
@@ -43,17 +45,27 @@ type Props = {
   onTimeTaken?: () => void;
   /** Put the keyboard focus in the first field once shown (the form opened on request). */
   focusFirst?: boolean;
+  /** The type offers "Repeat weekly for N weeks", up to this many (docs/public-scheduling.md "Repeating weekly"); null or absent: not offered. */
+  repeatMaxWeeks?: number | null;
+  /** The zone the page shows times in (the weeks that are not free are listed in it). */
+  tz?: string;
+  /** Back to the times, to pick another one (some weeks of a weekly request were not free). */
+  onPickAnother?: () => void;
 };
 
-export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTaken, focusFirst }: Props) {
+export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTaken, focusFirst, repeatMaxWeeks, tz, onPickAnother }: Props) {
   const [failure, setFailure] = useState<string | null>(null);
+  const [notFree, setNotFree] = useState<Week[] | null>(null);
   const t = useTranslations('form');
+  const repeatMax = structured && repeatMaxWeeks ? repeatMaxWeeks : null;
   const form = useZodForm(
-    structured ? FormSchema : FormSchema.extend({ message: z.string().trim().min(1).max(5000) }),
-    { defaultValues: { name: '', email: '', attendees: [], message: '' } },
+    structured
+      ? FormSchema.superRefine(weeksCheck(repeatMax, t('repeatRange', { max: repeatMax ?? 0 })))
+      : FormSchema.extend({ message: z.string().trim().min(1).max(5000) }),
+    { defaultValues: { name: '', email: '', attendees: [], message: '', repeat: false, weeks: Math.min(4, repeatMax ?? 4) } },
     useIssueWords(),
   );
-  const { register, handleSubmit, formState, control, setError } = form;
+  const { register, handleSubmit, formState, control, setError, watch } = form;
   const attendees = useFieldArray({ control, name: 'attendees' });
   // Without a limit of the type's own, only the API's 50 `attendees` items apply (the requester is not one of them).
   const maxGuests = attendeeLimit === null ? MAX_LISTED_ATTENDEES : Math.max(0, attendeeLimit - 1);
@@ -65,7 +77,9 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
 
   const onSubmit = handleSubmit(async (v) => {
     setFailure(null);
-    const values = v as z.output<typeof FormSchema>;
+    setNotFree(null);
+    const values = v as z.output<typeof FormSchema> & { repeat?: boolean; weeks?: number };
+    const weeks = repeatMax && values.repeat ? values.weeks : undefined;
     try {
       const { requester } = await requesterApi();
       const out = await requester.submit.mutate({
@@ -75,13 +89,18 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
         attendees: values.attendees.map((a) => ({ email: a.email })),
         ...(values.message?.trim() ? { message: values.message.trim() } : {}),
         ...(structured ? { public_meeting_type: structured.slug, duration_minutes: structured.duration, requested_window: structured.slot } : {}),
+        ...(weeks ? { repeat_weeks: weeks } : {}),
       });
-      onDone({ email: values.email, statusUrl: out.status_url });
+      onDone({ email: values.email, statusUrl: out.status_url, weeks });
       // The host page of an embed, if any (docs/public-scheduling.md "Embedding").
       void emitEmbedEvent('booking.proposed', tokenOf(out.status_url), { link, ...(structured ? { meeting_type: structured.slug } : {}) });
     } catch (err) {
-      const code = readServerError(err).code;
-      if (code === 'time_unavailable' && onTimeTaken) onTimeTaken();
+      const e = readServerError(err);
+      const code = e.code;
+      const weeksNotFree = unavailableWeeksOf(e.extra);
+      // Some weeks of a weekly request are not free: say which, and let the requester pick another time or fewer weeks.
+      if (weeksNotFree) setNotFree(weeksNotFree);
+      else if (code === 'time_unavailable' && onTimeTaken) onTimeTaken();
       else if (code === 'attendee_limit_exceeded') setError('attendees', { message: attendeeLimit === null ? t('tooManyOthers', { max: MAX_LISTED_ATTENDEES }) : t('tooMany', { max: attendeeLimit }) });
       else if (code === 'rate_limited') setFailure(t('rateLimited'));
       else if (code === 'not_found') setFailure(t('gone'));
@@ -135,6 +154,9 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
         <Textarea rows={4} {...register('message')} />
       </Field>
 
+      {repeatMax && <RepeatWeeklyField max={repeatMax} on={Boolean(watch('repeat'))} checkbox={register('repeat')} weeks={register('weeks', { valueAsNumber: true })} error={errors.weeks?.message} />}
+
+      {notFree && <UnavailableWeeks weeks={notFree} tz={tz} onPickAnother={onPickAnother} />}
       {failure && <Alert tone="danger">{failure}</Alert>}
       {/* aria-disabled, not disabled, while sending: a disabled button drops the keyboard focus to <body> (docs/public-scheduling.md "Keyboard and screen readers"). */}
       <Button type="submit" aria-disabled={formState.isSubmitting} className="self-stretch aria-disabled:cursor-wait aria-disabled:opacity-50 sm:self-start">

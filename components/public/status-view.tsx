@@ -166,6 +166,21 @@ export function StatusView({ token, initial }: { token: string; initial: PublicP
               </>
             )}
           </dl>
+          {view.weeks && tz && (
+            <section aria-labelledby="weeks-heading" className="flex flex-col gap-1 text-sm">
+              <h3 id="weeks-heading" className="font-medium">
+                {t('weeks', { count: view.weeks.length })}
+              </h3>
+              <ol className="list-decimal ps-6" data-testid="weeks">
+                {view.weeks.map((w) => (
+                  <li key={w.start} data-start={w.start} className={w.cancelled ? 'text-muted line-through' : undefined}>
+                    {formatViewerSlot(w.start, w.end, tz, locale)}
+                    {w.cancelled && ` (${t('weekCancelled')})`}
+                  </li>
+                ))}
+              </ol>
+            </section>
+          )}
           {view.move_request && tz && <MoveRequestNote request={view.move_request} owner={owner} tz={tz} />}
           {pending && (
             <p className="flex items-center gap-1.5 text-xs text-muted">

@@ -3,7 +3,8 @@ import { useTranslations } from 'next-intl';
 import { Card, CardContent } from '@/components/ui/card';
 import { MailCheck } from '@/components/ui/icons';
 
-export type SubmittedInfo = { email: string; statusUrl: string };
+/** `weeks`: a weekly request's number of meetings (docs/public-scheduling.md "Repeating weekly"). */
+export type SubmittedInfo = { email: string; statusUrl: string; weeks?: number };
 
 /** After a submission: the next step, in plain words. Focus moves to its heading, so a keyboard or screen-reader user goes on from here (not from the page's top). */
 export function Submitted({ info, ownerName, booksInstantly = false }: { info: SubmittedInfo; ownerName: string | null; booksInstantly?: boolean }) {
@@ -24,6 +25,7 @@ export function Submitted({ info, ownerName, booksInstantly = false }: { info: S
             ? t.rich('sent', { email: info.email, owner: ownerName, next, strong: (c) => <strong>{c}</strong> })
             : t.rich('sentAnon', { email: info.email, next, strong: (c) => <strong>{c}</strong> })}
         </p>
+        {info.weeks && <p>{t('weekly', { count: info.weeks })}</p>}
         <p className="text-sm text-muted">{t('valid', { hours: 24 })}</p>
         <p>
           <a href={info.statusUrl}>{t('status')}</a>

@@ -55,6 +55,8 @@ export const bookingProposals = pgTable(
      * names it too). Foreign key and indexes: migration 0022_proposal_moves.
      */
     movesBookingId: uuid('moves_booking_id'),
+    /** A public type's "repeat weekly for N weeks" (docs/public-scheduling.md "Repeating weekly"): the weeks asked for; approval books the series. Null: one meeting (migration 0044). */
+    repeatWeeks: integer('repeat_weeks'),
     /**
      * An agent's booking held for the owner's approval (docs/api.md "Approval policies"): the hold
      * on the requested time. Approving promotes it through the claim runner; declining releases it.
@@ -87,6 +89,7 @@ export const bookingProposals = pgTable(
     foreignKey({ name: 'booking_proposals_meeting_class_fk', columns: [t.customerId, t.meetingClassId], foreignColumns: [meetingClasses.customerId, meetingClasses.id] }).onDelete('restrict'),
     uniqueIndex('booking_proposals_hold_key').on(t.holdId).where(sql`${t.holdId} is not null`),
     // Only an agent's booking waits for approval on a hold.
+    check('booking_proposals_repeat_weeks_check', sql`${t.repeatWeeks} is null or ${t.repeatWeeks} between 2 and 52`),
     check('booking_proposals_hold_origin', sql`${t.holdId} is null or ${t.origin} = 'agent'`),
     oneOf('booking_proposals_origin_check', t.origin, PROPOSAL_ORIGINS),
     oneOf('booking_proposals_status_check', t.status, PROPOSAL_STATUSES),

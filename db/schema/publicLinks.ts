@@ -82,6 +82,8 @@ export const publicMeetingTypes = pgTable(
     reminderOffsetsMinutes: integer('reminder_offsets_minutes').array(),
     /** After the requester verifies their email, a time the arbiter accepts (without preemption) is booked at once. */
     bookInstantly: boolean('book_instantly').notNull().default(false),
+    /** A requester may ask for the meeting weekly, for 2 up to this many weeks (docs/public-scheduling.md "Repeating weekly"); null: not offered (migration 0044). */
+    repeatWeeklyMaxWeeks: integer('repeat_weekly_max_weeks'),
     /** single: the link's owner; collective: every owner of hostOwnerIds; pool: one member of poolId (migration 0021). */
     hostMode: text('host_mode', { enum: HOST_MODES }).notNull().default('single'),
     /** collective: the hosts, in the order named (2 to 20 owners of the customer). */
@@ -105,6 +107,7 @@ export const publicMeetingTypes = pgTable(
       'public_meeting_types_reminder_offsets_check',
       sql`${t.reminderOffsetsMinutes} is null or (cardinality(${t.reminderOffsetsMinutes}) <= 5 and 5 <= all(${t.reminderOffsetsMinutes}) and 10080 >= all(${t.reminderOffsetsMinutes}))`,
     ),
+    check('public_meeting_types_repeat_weekly_max_weeks_check', sql`${t.repeatWeeklyMaxWeeks} is null or ${t.repeatWeeklyMaxWeeks} between 2 and 52`),
     check('public_meeting_types_buffers_check', sql`${t.bufferBeforeMinutes} between 0 and 240 and ${t.bufferAfterMinutes} between 0 and 240`),
   ],
 );

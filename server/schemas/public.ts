@@ -65,6 +65,14 @@ export const ProposalSubmitBody = z.strictObject({
     .describe('Structured request: exactly one of the suggested times (start and end; any RFC 3339 offset)'),
   reason: z.string().max(1000).optional(),
   message: z.string().max(5000).optional().describe('Free-text request (no public_meeting_type): required'),
+  repeat_weeks: z
+    .int()
+    .min(2)
+    .max(52)
+    .optional()
+    .describe(
+      'Structured request on a type that offers it (repeat_weekly_max_weeks): the meeting every week at the same local time, this many meetings in all, booked together or not at all. Every week must be free now, else 409 time_unavailable with unavailable_occurrences (extension, docs/public-scheduling.md "Repeating weekly")',
+    ),
 });
 export const ProposalCreated = z.object({
   status: z.enum(['pending_requester_verification', 'pending_review']),

@@ -81,6 +81,12 @@ const MeetingTypeFields = {
   buffer_after_minutes: BufferMinutes,
   reminder_offsets_minutes: ReminderOffsets.nullable().describe('Minutes before each meeting booked through the type at which its attendees are reminded (at most 5, 5-10080 each); null: the meeting class\'s list (docs/reliability.md "Reminders")'),
   book_instantly: z.boolean().describe('After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension)'),
+  repeat_weekly_max_weeks: z
+    .int()
+    .min(2)
+    .max(52)
+    .nullable()
+    .describe('The requester may ask for the meeting weekly for 2 up to this many weeks, booked as one series, all or nothing (docs/public-scheduling.md "Repeating weekly"); null (default): not offered (extension)'),
   host_mode: HostMode.describe("Who hosts: single (default, the link's owner), collective (every owner of host_emails) or pool (one member of pool, picked at submission)"),
   host_emails: z.array(Email).min(2).max(20).nullable().describe('collective: 2 to 20 distinct owners of the customer, all required; the first one\'s zone lays the grid of times'),
   pool: z.string().min(1).max(200).nullable().describe("pool: the pool's id or name"),
@@ -105,6 +111,7 @@ export const MeetingTypeCreateBody = z.strictObject({
   buffer_after_minutes: MeetingTypeFields.buffer_after_minutes.optional(),
   reminder_offsets_minutes: MeetingTypeFields.reminder_offsets_minutes.optional(),
   book_instantly: MeetingTypeFields.book_instantly.optional(),
+  repeat_weekly_max_weeks: MeetingTypeFields.repeat_weekly_max_weeks.optional(),
   host_mode: MeetingTypeFields.host_mode.optional(),
   host_emails: MeetingTypeFields.host_emails.optional(),
   pool: MeetingTypeFields.pool.optional(),
@@ -132,6 +139,7 @@ export const MeetingType = z.object({
   buffer_after_minutes: z.int().describe('Minutes kept free after each meeting booked through the type'),
   reminder_offsets_minutes: z.array(z.int()).nullable().describe("The type's reminder offsets, largest first; null: the meeting class's"),
   book_instantly: z.boolean(),
+  repeat_weekly_max_weeks: z.int().nullable().describe('At most this many weeks a requester may ask for; null: repetition not offered'),
   host_mode: HostMode,
   host_emails: z.array(z.string()).describe('collective: the hosts, in order; otherwise empty'),
   pool_id: z.string().nullable().describe('pool: the pool the host is picked from; otherwise null'),

@@ -1580,6 +1580,8 @@ export interface components {
             /** @description The type's reminder offsets, largest first; null: the meeting class's */
             reminder_offsets_minutes: number[] | null;
             book_instantly: boolean;
+            /** @description At most this many weeks a requester may ask for; null: repetition not offered */
+            repeat_weekly_max_weeks: number | null;
             /** @enum {string} */
             host_mode: "single" | "collective" | "pool";
             /** @description collective: the hosts, in order; otherwise empty */
@@ -3367,6 +3369,8 @@ export interface operations {
                     reason?: string;
                     /** @description Free-text request (no public_meeting_type): required */
                     message?: string;
+                    /** @description Structured request on a type that offers it (repeat_weekly_max_weeks): the meeting every week at the same local time, this many meetings in all, booked together or not at all. Every week must be free now, else 409 time_unavailable with unavailable_occurrences (extension, docs/public-scheduling.md "Repeating weekly") */
+                    repeat_weeks?: number;
                 };
             };
         };
@@ -6355,6 +6359,8 @@ export interface operations {
                     reminder_offsets_minutes?: number[] | null;
                     /** @description After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension) */
                     book_instantly?: boolean;
+                    /** @description The requester may ask for the meeting weekly for 2 up to this many weeks, booked as one series, all or nothing (docs/public-scheduling.md "Repeating weekly"); null (default): not offered (extension) */
+                    repeat_weekly_max_weeks?: number | null;
                     /**
                      * @description Who hosts: single (default, the link's owner), collective (every owner of host_emails) or pool (one member of pool, picked at submission)
                      * @enum {string}
@@ -6479,6 +6485,8 @@ export interface operations {
                     reminder_offsets_minutes?: number[] | null;
                     /** @description After contact verification, a time arbitration accepts without preemption is booked at once; else it waits for review. Default false (extension) */
                     book_instantly?: boolean;
+                    /** @description The requester may ask for the meeting weekly for 2 up to this many weeks, booked as one series, all or nothing (docs/public-scheduling.md "Repeating weekly"); null (default): not offered (extension) */
+                    repeat_weekly_max_weeks?: number | null;
                     /**
                      * @description Who hosts: single (default, the link's owner), collective (every owner of host_emails) or pool (one member of pool, picked at submission)
                      * @enum {string}

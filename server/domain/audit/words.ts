@@ -99,6 +99,7 @@ const FIELD_WORDS: Record<string, string> = {
   attendee_limit: 'attendee limit',
   public_preempt_policy: 'may bump meetings',
   book_instantly: 'book instantly',
+  repeat_weekly_max_weeks: 'repeat weekly (most weeks)',
   host_mode: 'hosts',
   host_emails: 'host emails',
   credential_skips_verification: 'credential skips verification',

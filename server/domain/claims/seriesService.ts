@@ -141,7 +141,7 @@ async function runSeries(tx: Tx, kind: SeriesKind, actor: AgentActor, input: Ser
   }
   // The series as asked, kept for its one invitation once booked (docs/calendars.md "Series invitations"); a booked series also announces series.created beside each occurrence's booking.created.
   const rule = input.recurrence.trim().replace(/^RRULE:/i, '');
-  defer(tx, tx.insert(claimSeries).values({ id: seriesId, customerId: actor.customerId, recurrence: rule, timeZone: target.owner.timeZone, firstStart: new Date(occurrences[0].start), firstEnd: new Date(occurrences[0].end), createdAt: now }));
+  keepSeries(tx, { id: seriesId, customerId: actor.customerId, rule, timeZone: target.owner.timeZone, first: { start: new Date(occurrences[0].start), end: new Date(occurrences[0].end) }, now });
   if (kind === 'booking') {
     const created = {
       series_id: seriesId,
@@ -170,4 +170,13 @@ function viewer(kind: SeriesKind, target: SchedulingTarget, now: Date) {
 /** The occurrences of a series (its holds, or its bookings), in start order. */
 function seriesRows(db: Executor, seriesId: string, kind: SeriesKind) {
   return db.select().from(claims).where(and(eq(claims.seriesId, seriesId), eq(claims.kind, kind), isNull(claims.partOfHoldId))).orderBy(asc(claims.startAt));
+}
+
+/**
+ * The series as asked, kept beside its occurrences in the transaction that claims them
+ * (claim_series): its one invitation (docs/calendars.md "Series invitations") and the dashboard's
+ * words for it read the rule from there. Every path that books a series calls it.
+ */
+export function keepSeries(tx: Executor, s: { id: string; customerId: string; rule: string; timeZone: string; first: { start: Date; end: Date }; now: Date }): void {
+  defer(tx, tx.insert(claimSeries).values({ id: s.id, customerId: s.customerId, recurrence: s.rule, timeZone: s.timeZone, firstStart: s.first.start, firstEnd: s.first.end, createdAt: s.now }));
 }

@@ -9,6 +9,8 @@ export type MeetingSummary = {
   end?: Date | null;
   /** The reader's IANA zone (docs/public-scheduling.md "Mail": the requester's, the owner's, the attendee's; else the owner's). */
   timeZone: string;
+  /** A weekly series (docs/public-scheduling.md "Repeating weekly"): every meeting of it, the first included; else absent. */
+  weeks?: { start: Date; end: Date }[] | null;
 };
 
 /**

@@ -27,6 +27,13 @@ function titled(m: Pick<MeetingSummary, 'title' | 'ownerName'>): { titled: strin
   return { titled: m.title ? 'yes' : 'no', title: m.title ?? '', owned: m.ownerName ? 'yes' : 'no', owner: m.ownerName ?? '' };
 }
 
+/** A weekly series' meetings, one line each after a heading ("Every week, 6 meetings:"); nothing for one meeting. */
+function weekLines(m: MeetingSummary, locale: Locale): string[] {
+  if (!m.weeks?.length) return [];
+  const t = mailTranslations('mailCommon', locale);
+  return ['', t('weekly', { count: m.weeks.length }), ...m.weeks.map((w) => `- ${requesterRange(w, m.timeZone, locale)}`)];
+}
+
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /**
@@ -54,7 +61,7 @@ export function contactVerificationMessage(to: string, m: MeetingSummary, urls: 
   return requesterMail(
     to,
     t('subject'),
-    [t('asked', { meeting: meetingWords(m, locale) }), '', t('open', { hours: VERIFICATION_HOURS }), urls.verificationUrl, '', t('keep'), urls.statusUrl, '', t('ignore')],
+    [t('asked', { meeting: meetingWords(m, locale) }), ...weekLines(m, locale), '', t('open', { hours: VERIFICATION_HOURS }), urls.verificationUrl, '', t('keep'), urls.statusUrl, '', t('ignore')],
     locale,
   );
 }
@@ -74,6 +81,7 @@ export function proposalOutcomeMessage(
       t('bookedSubject'),
       [
         t('booked', { meeting }),
+        ...weekLines(m, locale),
         ...(outcome.location ? ['', t('where', { location: outcome.location })] : []),
         ...(outcome.video ? ['', t('join', { video: outcome.video })] : []),
         '',

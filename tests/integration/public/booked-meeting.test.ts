@@ -137,6 +137,7 @@ describe('a booked public meeting', () => {
       movable: true,
       move_request: null,
       books_instantly: false,
+      weeks: null,
     });
 
     // "Add to calendar": the booking's own UID, published, with the location and an absolute start.

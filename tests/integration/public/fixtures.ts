@@ -169,3 +169,18 @@ export async function proposalRow(token: string) {
 export async function confirm(created: { contact_verification_url?: string }) {
   return pubUrl('POST', created.contact_verification_url!, { headers: { accept: 'application/json' } });
 }
+
+/**
+ * A browser's caller of the requester procedures (the pages' tRPC, server/trpc/routers/requester.ts):
+ * a fresh client address, no cookie; `record` keeps an answer for the leak scan.
+ */
+export async function requesterCaller() {
+  const headers = new Headers({ 'x-forwarded-for': freshIp(), host: 'scheduler.test' });
+  const req = new Request('http://scheduler.test/api/trpc', { headers });
+  const requester = createCallerFactory(appRouter)({ req, headers, owner: null, resHeaders: new Headers(), db: await getDb(), now: () => new Date() }).requester;
+  const record = <T>(name: string, v: T): T => {
+    recorded.push({ method: 'TRPC', path: name, status: 200, contentType: 'application/json', text: JSON.stringify(v) });
+    return v;
+  };
+  return { requester, record };
+}

@@ -133,6 +133,7 @@ describe('public page procedures', () => {
       attendee_limit: 3,
       description: null,
       books_instantly: false,
+      repeat_weekly_max_weeks: null,
       several_hosts: false,
       credential_rejected: false,
     });
@@ -216,6 +217,7 @@ describe('public page procedures', () => {
       movable: false,
       move_request: null,
       books_instantly: false,
+      weeks: null,
     });
     const verify = linksIn(await smtp.waitFor(email)).find((l) => l.includes('/contact-verifications/'))!;
     expect((await pubUrl('POST', verify)).status).toBe(200);

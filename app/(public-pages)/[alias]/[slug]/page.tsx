@@ -75,7 +75,7 @@ export default async function MeetingTypePage({ params }: Params) {
         {owner ? t('howTo', { owner, next }) : t('howToAnon', { next })}
       </p>
       <MeetingTypeJsonLd alias={p.alias} type={data} />
-      <BookingFlow link={p.alias} slug={data.slug} title={data.title} durations={data.duration_minutes} attendeeLimit={data.attendee_limit} ownerName={data.owner_name} booksInstantly={data.books_instantly} initialTimes={data.suggested_times} />
+      <BookingFlow link={p.alias} slug={data.slug} title={data.title} durations={data.duration_minutes} attendeeLimit={data.attendee_limit} ownerName={data.owner_name} booksInstantly={data.books_instantly} repeatMaxWeeks={data.repeat_weekly_max_weeks} initialTimes={data.suggested_times} />
     </div>
   );
 }

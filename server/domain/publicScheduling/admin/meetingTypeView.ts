@@ -37,6 +37,7 @@ export type MeetingTypeView = {
   buffer_after_minutes: number;
   reminder_offsets_minutes: number[] | null;
   book_instantly: boolean;
+  repeat_weekly_max_weeks: number | null;
   host_mode: HostMode;
   host_emails: string[];
   pool_id: string | null;
@@ -78,6 +79,7 @@ export function meetingTypeView(r: MeetingTypeRecord): MeetingTypeView {
     buffer_after_minutes: t.bufferAfterMinutes,
     reminder_offsets_minutes: t.reminderOffsetsMinutes,
     book_instantly: t.bookInstantly,
+    repeat_weekly_max_weeks: t.repeatWeeklyMaxWeeks,
     host_mode: t.hostMode,
     host_emails: r.hostEmails,
     pool_id: t.poolId,

@@ -40,6 +40,8 @@ export type MeetingTypeInput = {
   /** docs/reliability.md "Reminders": minutes before the start; null: the meeting class's. */
   reminder_offsets_minutes?: number[] | null;
   book_instantly?: boolean;
+  /** docs/public-scheduling.md "Repeating weekly": 2 to 52; null: not offered. */
+  repeat_weekly_max_weeks?: number | null;
   /** single (default): the link's owner; collective: every owner of host_emails; pool: one member of `pool`. */
   host_mode?: HostMode;
   host_emails?: string[] | null;
@@ -91,6 +93,8 @@ async function resolveType(db: Executor, customerId: string, actor: Actor, merge
   }
   const durations = [...new Set(merged.duration_minutes)].sort((a, b) => a - b);
   const hosts = await resolveHosts(db, customerId, actor, merged);
+  // docs/public-scheduling.md "Repeating weekly": one host's series only.
+  if (merged.repeat_weekly_max_weeks != null && hosts.mode !== 'single') throw invalidRequest('repeat_weekly_max_weeks', 'only a meeting type with a single host may offer repeating weekly');
   return {
     meetingClass,
     audienceName: audience?.name ?? null,
@@ -116,6 +120,7 @@ async function resolveType(db: Executor, customerId: string, actor: Actor, merge
       bufferAfterMinutes: merged.buffer_after_minutes ?? 0,
       reminderOffsetsMinutes: merged.reminder_offsets_minutes ? [...new Set(merged.reminder_offsets_minutes)].sort((a, b) => b - a) : null,
       bookInstantly: merged.book_instantly ?? false,
+      repeatWeeklyMaxWeeks: merged.repeat_weekly_max_weeks ?? null,
       hostMode: hosts.mode,
       hostOwnerIds: hosts.hostOwnerIds,
       poolId: hosts.poolId,
@@ -248,6 +253,7 @@ async function changeMeetingType(
     buffer_after_minutes: patch.buffer_after_minutes ?? t.bufferAfterMinutes,
     reminder_offsets_minutes: patch.reminder_offsets_minutes !== undefined ? patch.reminder_offsets_minutes : t.reminderOffsetsMinutes,
     book_instantly: patch.book_instantly ?? t.bookInstantly,
+    repeat_weekly_max_weeks: patch.repeat_weekly_max_weeks !== undefined ? patch.repeat_weekly_max_weeks : t.repeatWeeklyMaxWeeks,
     host_mode: patch.host_mode ?? t.hostMode,
     // Leaving a mode drops its hosts; staying keeps them unless replaced.
     host_emails: patch.host_emails !== undefined ? patch.host_emails : (patch.host_mode ?? t.hostMode) === 'collective' ? current.hostEmails : null,

@@ -110,9 +110,12 @@ export async function cancelBookedMeeting(db: Db, token: string, reason: string 
     const p = await expireLapsed(tx, await proposalRowByToken(tx, token, true), now);
     const booking = await bookingOf(tx, p, true);
     if (!requesterMayCancel(p, booking, now) || !booking) throw notCancellable('Only a booked meeting that has not started can be cancelled');
+    // A weekly series (docs/public-scheduling.md "Repeating weekly"): every week still booked goes with the first.
     const members = booking.groupId
       ? await tx.select().from(claims).where(and(eq(claims.groupId, booking.groupId), eq(claims.kind, 'booking'), eq(claims.status, 'confirmed'))).for('update')
-      : [booking];
+      : booking.seriesId
+        ? await tx.select().from(claims).where(and(eq(claims.seriesId, booking.seriesId), eq(claims.kind, 'booking'), eq(claims.status, 'confirmed'))).for('update')
+        : [booking];
     await tx.update(claims).set({ status: 'cancelled', statusReason: why ?? 'Cancelled by the requester', updatedAt: now }).where(inArray(claims.id, members.map((m) => m.id)));
     await tx.update(bookingProposals).set({ status: 'cancelled', updatedAt: now }).where(eq(bookingProposals.id, p.id));
     // A request to move it that still waits goes with it (docs/public-scheduling.md "Asking to move").
@@ -124,7 +127,8 @@ export async function cancelBookedMeeting(db: Db, token: string, reason: string 
     const told: { email: string; name: string | null; timeZone: string }[] = [];
     for (const member of members) {
       const owner = hosts.get(member.ownerId) ?? (await lockOwner(tx, member.ownerId));
-      told.push({ email: owner.email, name: owner.name, timeZone: owner.timeZone });
+      // Each host is mailed once (a series' weeks are one owner's).
+      if (!told.some((t) => t.email === owner.email)) told.push({ email: owner.email, name: owner.name, timeZone: owner.timeZone });
       await writeAudit(tx, {
         customerId: member.customerId,
         agentId: null,
@@ -138,7 +142,7 @@ export async function cancelBookedMeeting(db: Db, token: string, reason: string 
         end: member.endAt,
         holdId: member.holdId,
         bookingId: member.id,
-        details: member.groupId ? { by: 'requester', group_id: member.groupId } : { by: 'requester' },
+        details: { by: 'requester', ...(member.groupId ? { group_id: member.groupId } : {}), ...(member.seriesId ? { series_id: member.seriesId } : {}) },
         at: now,
       });
       if (member.agentId) {
@@ -146,7 +150,7 @@ export async function cancelBookedMeeting(db: Db, token: string, reason: string 
           customerId: member.customerId,
           agentId: member.agentId,
           kind: 'booking.cancelled',
-          data: { booking_id: member.id, owner_email: owner.email, ...localSpan(member.startAt, member.endAt, owner.timeZone), reason: why ?? null, cancelled_by: 'requester', ...(member.groupId ? { group_id: member.groupId } : {}) },
+          data: { booking_id: member.id, owner_email: owner.email, ...localSpan(member.startAt, member.endAt, owner.timeZone), reason: why ?? null, cancelled_by: 'requester', ...(member.groupId ? { group_id: member.groupId } : {}), ...(member.seriesId ? { series_id: member.seriesId } : {}) },
           now,
           ...(p.requesterEmail ? { actor: { kind: 'requester' as const, email: p.requesterEmail } } : {}),
         });

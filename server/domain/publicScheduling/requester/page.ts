@@ -1,4 +1,4 @@
-import { eq, inArray } from 'drizzle-orm';
+import { asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { claims, owners, publicMeetingTypes, type ProposalStatus } from '@/db/schema';
 import { proposalRowByToken, PENDING_STATUSES, statusView, type PublicStatusView } from './status';
@@ -7,6 +7,7 @@ import type { PublicTypeContext } from './schedule';
 import { requesterMayCancel } from './meeting';
 import { latestMoveRequest, moveRequestView, type MoveRequestView } from './move';
 import { videoLinkOf, videoLinkView, type VideoLinkView } from '../../calendars/videoLinks';
+import { weeklySlots } from '../repeatWeekly';
 
 /**
  * What the public booking pages show beyond the JSON API's bodies: the
@@ -37,12 +38,28 @@ export type PublicProposalPage = PublicStatusView & {
   move_request: MoveRequestView | null;
   /** Its meeting type books at once when the time is free (docs/public-scheduling.md "Booking instantly"): the page speaks of a booking, not of an owner accepting. */
   books_instantly: boolean;
+  /**
+   * "Repeat weekly" (docs/public-scheduling.md "Repeating weekly"): every meeting of the series,
+   * oldest first: once booked the series' bookings (`cancelled` when that one is off), before
+   * that the weeks asked for. Null: one meeting.
+   */
+  weeks: { start: string; end: string; cancelled: boolean }[] | null;
 };
+
+/** The meetings of a weekly request: its series' bookings once booked, else the weeks it asks for (in the host's zone). */
+async function weeksOf(db: Db, p: { repeatWeeks: number | null; requestedStart: Date | null; requestedEnd: Date | null }, seriesId: string | null, timeZone: string | undefined): Promise<PublicProposalPage['weeks']> {
+  if (seriesId) {
+    const rows = await db.select({ start: claims.startAt, end: claims.endAt, status: claims.status }).from(claims).where(eq(claims.seriesId, seriesId)).orderBy(asc(claims.startAt));
+    return rows.map((r) => ({ start: r.start.toISOString(), end: r.end.toISOString(), cancelled: r.status !== 'confirmed' }));
+  }
+  if (!p.repeatWeeks || !p.requestedStart || !p.requestedEnd || !timeZone) return null;
+  return weeklySlots({ start: p.requestedStart, end: p.requestedEnd }, p.repeatWeeks, timeZone).map((w) => ({ start: w.start.toISOString(), end: w.end.toISOString(), cancelled: false }));
+}
 
 /** The status page of a proposal token (a lapsed unverified proposal reads, and becomes, expired). */
 export async function proposalStatusPage(db: Db, token: string, now: Date): Promise<PublicProposalPage> {
   const p = await expireLapsed(db, await proposalRowByToken(db, token), now);
-  const [owner] = await db.select({ name: owners.name }).from(owners).where(eq(owners.id, p.ownerId));
+  const [owner] = await db.select({ name: owners.name, timeZone: owners.timeZone }).from(owners).where(eq(owners.id, p.ownerId));
   // A collective request: every host by name (docs/public-scheduling.md "Several hosts").
   const hosts = p.hostOwnerIds?.length ? await db.select({ id: owners.id, name: owners.name }).from(owners).where(inArray(owners.id, p.hostOwnerIds)) : [];
   const hostNames = p.hostOwnerIds?.flatMap((id) => hosts.find((h) => h.id === id)?.name ?? []) ?? [];
@@ -51,7 +68,7 @@ export async function proposalStatusPage(db: Db, token: string, now: Date): Prom
     : [];
   let start = p.requestedStart;
   let end = p.requestedEnd;
-  const [booking] = (p.status === 'booked' || p.status === 'cancelled') && p.bookingId ? await db.select({ start: claims.startAt, end: claims.endAt, status: claims.status }).from(claims).where(eq(claims.id, p.bookingId)) : [];
+  const [booking] = (p.status === 'booked' || p.status === 'cancelled') && p.bookingId ? await db.select({ start: claims.startAt, end: claims.endAt, status: claims.status, seriesId: claims.seriesId }).from(claims).where(eq(claims.id, p.bookingId)) : [];
   if (booking) ({ start, end } = booking);
   const on = p.status === 'booked' && booking?.status === 'confirmed';
   const cancellable = on && booking ? requesterMayCancel(p, { status: booking.status, startAt: booking.start }, now) : false;
@@ -72,6 +89,7 @@ export async function proposalStatusPage(db: Db, token: string, now: Date): Prom
     movable: cancellable && Boolean(type?.enabled && type.published) && move?.status !== 'pending_review',
     move_request: move ? moveRequestView(move) : null,
     books_instantly: type?.bookInstantly ?? false,
+    weeks: await weeksOf(db, p, booking?.seriesId ?? null, owner?.timeZone),
   };
 }
 
@@ -88,6 +106,8 @@ export type PublicMeetingTypePage = {
   description: string | null;
   /** A free time is booked once the requester confirms their email, without the owner's review (docs/public-scheduling.md "Booking instantly"). */
   books_instantly: boolean;
+  /** "Repeat weekly for N weeks" is offered, up to this many weeks (docs/public-scheduling.md "Repeating weekly"); null: not offered. */
+  repeat_weekly_max_weeks: number | null;
   /** A collective type: every named host meets the requester, and any one of them decides (docs/public-scheduling.md "Several hosts"). */
   several_hosts: boolean;
 };
@@ -121,6 +141,7 @@ export function meetingTypePage(ctx: PublicTypeContext): PublicMeetingTypePage {
     attendee_limit: t.attendeeLimit,
     description: t.description,
     books_instantly: t.bookInstantly,
+    repeat_weekly_max_weeks: t.hostMode === 'single' ? t.repeatWeeklyMaxWeeks : null,
     several_hosts: t.hostMode === 'collective',
   };
 }

@@ -11,6 +11,8 @@ import { loadHosts, poolChoice } from './hosts';
 import { afterPendingReview } from '../review/instant';
 import { canonicalTimeZone } from '../../scheduling';
 import { writeProposalAudit } from '../review/proposalAudit';
+import { checkRepeatWeeks } from '../repeatWeekly';
+import { assertWeeksFree } from './repeat';
 import type { Locale } from '@/i18n/locales';
 
 const HOUR = 3_600_000;
@@ -28,6 +30,8 @@ export type SubmitInput = {
   requested_window?: { start: string; end: string };
   reason?: string;
   message?: string;
+  /** docs/public-scheduling.md "Repeating weekly": the meeting every week at this time, this many meetings in all. */
+  repeat_weeks?: number;
 };
 export type SubmitResult = { status: Extract<ProposalStatus, 'pending_requester_verification' | 'pending_review'>; status_url: string; contact_verification_url?: string };
 
@@ -78,6 +82,8 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
   let type: MeetingTypeRecord | null = null;
   let window: { start: Date; end: Date } | null = null;
   let duration: number | null = input.duration_minutes ?? null;
+  let repeatWeeks: number | null = null;
+  let weeks: { start: Date; end: Date }[] | null = null;
   if (input.public_meeting_type !== undefined) {
     type = await findMeetingType(db, link.link.id, input.public_meeting_type);
     if (!type || !(await typeReachable(db, type, requester))) throw publicNotFound('Public meeting type not found');
@@ -85,7 +91,9 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
     if (!input.requested_window) throw invalid('requested_window', 'required with public_meeting_type');
     if (!type.type.durationMinutes.includes(duration)) throw invalid('duration_minutes', `must be one of ${type.type.durationMinutes.join(', ')}`);
     window = { start: new Date(input.requested_window.start), end: new Date(input.requested_window.end) };
+    repeatWeeks = checkRepeatWeeks(type.type, input.repeat_weeks);
   } else {
+    if (input.repeat_weeks !== undefined) throw invalid('repeat_weeks', 'only with public_meeting_type (a type that offers repeating weekly)');
     if (!input.message?.trim()) throw invalid('message', 'required for a free-text request (without public_meeting_type)');
     if (input.requested_window) {
       window = { start: new Date(input.requested_window.start), end: new Date(input.requested_window.end) };
@@ -113,6 +121,8 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
       if (hosts.mode === 'collective') hostOwnerIds = hosts.hosts.map((h) => h.target.owner.id);
       if (chosen) poolAssignment = chosen.assignment;
     }
+    // Every later week free too, or the request is refused naming the weeks that are not (nothing is claimed yet).
+    if (repeatWeeks) weeks = await assertWeeksFree(db, { link, type, requester }, duration!, window, repeatWeeks, now);
   }
 
   const skipsVerification = Boolean(requester && type?.type.credentialSkipsVerification && requester.email === email);
@@ -144,6 +154,7 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
       durationMinutes: duration,
       requestedStart: window?.start ?? null,
       requestedEnd: window?.end ?? null,
+      repeatWeeks,
       reason: input.reason ?? null,
       message: input.message ?? null,
       accessTokenHash: accessToken.hash,
@@ -163,7 +174,7 @@ export async function submitProposal(db: Db, idOrAlias: string, bearer: string |
   if (verification) {
     result.contact_verification_url = `${base}/public/contact-verifications/${verification.secret}/confirm`;
     await sendMail(
-      contactVerificationMessage(email, { title: type?.type.title ?? null, ownerName: host.name, start: window?.start, end: window?.end, timeZone: requesterTimeZone ?? host.timeZone }, {
+      contactVerificationMessage(email, { title: type?.type.title ?? null, ownerName: host.name, start: window?.start, end: window?.end, timeZone: requesterTimeZone ?? host.timeZone, weeks }, {
         verificationUrl: result.contact_verification_url,
         statusUrl: result.status_url,
       }, opts.requesterLocale?.(link.link.defaultLanguage) ?? 'en'),

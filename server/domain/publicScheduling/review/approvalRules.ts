@@ -51,10 +51,11 @@ function displacedIds(around: readonly LoadedClaim[], preempt: readonly string[]
 
 type Owner = Parameters<typeof ownerRules>[0];
 
-/** What arbitration would decide for [start, end) on these claims: accepted free, accepted by preempting (ids), or refused. */
-export function approvalDecision(owner: Owner, policy: RequestPolicy, slot: { start: Date; end: Date }, around: readonly LoadedClaim[], now: Date): { verdict: ApprovalVerdict['verdict']; ids: string[] } {
+/** What arbitration would decide for [start, end) on these claims: accepted free, accepted by preempting (ids), or refused (and why). */
+export function approvalDecision(owner: Owner, policy: RequestPolicy, slot: { start: Date; end: Date }, around: readonly LoadedClaim[], now: Date): { verdict: ApprovalVerdict['verdict']; ids: string[]; reason?: string } {
   const decision = arbitrate({ start: slot.start.getTime(), end: slot.end.getTime(), ...policy }, { now: now.getTime(), rules: ownerRules(owner), claims: [...around] });
-  if (decision.outcome !== 'accept') return { verdict: 'refused', ids: [] };
+  if (decision.outcome === 'past_time') return { verdict: 'refused', ids: [], reason: 'PAST_TIME' };
+  if (decision.outcome !== 'accept') return { verdict: 'refused', ids: [], reason: decision.failedReason };
   const ids = displacedIds(around, decision.preempt);
   return { verdict: ids.length ? 'preempts' : 'free', ids };
 }

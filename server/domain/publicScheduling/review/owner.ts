@@ -65,6 +65,8 @@ export type PendingProposalView = {
   moves: { booking_id: string; title: string | null; start: string; end: string } | null;
   /** An agent's booking an approval policy held (docs/api.md "Approval policies"): the hold on its time; approving books exactly it. */
   hold_id: string | null;
+  /** "Repeat weekly" (docs/public-scheduling.md "Repeating weekly"): approving books this many weekly meetings from the time, all or none; null: one meeting. */
+  repeat_weeks: number | null;
 };
 
 function reviewQuery(db: Executor) {
@@ -123,6 +125,7 @@ function toView({ p, typeSlug, typeTitle, className, agentName, moving }: Review
     message: p.message,
     title: moving?.title ?? approvalTitle(p, typeTitle, className),
     hold_id: p.holdId,
+    repeat_weeks: p.repeatWeeks,
     moves: moving ? { booking_id: moving.id, title: moving.title, start: iso(moving.start), end: iso(moving.end) } : null,
   };
 }

@@ -4,7 +4,7 @@ import { allocations, bookingProposals, claims as claimsTable, meetingClasses, o
 import { normalizeEmail } from '../../access';
 import type { OwnerActor } from '../../adminAudit';
 import type { CalendarGate } from '../../calendars/mirror';
-import { runClaim } from '../../claims/claimDecision';
+import { runClaim, type ClaimRequest, type ClaimResult } from '../../claims/claimDecision';
 import { GateRefusal, ownerQueueKey, runClaimOperation, type Answer, type ClaimOperation } from '../../claims/claimRunner';
 import { bookingOwner, rescheduleClaim, type Mover } from '../../claims/rescheduleService';
 import { loadAround, lockOwner, resolveCalendar } from '../../claims/claimTarget';
@@ -23,6 +23,8 @@ import { approvalDecision, approvalTitle, approvedClaim, preemptionReason, requi
 import type { ClaimRow } from '../../claims/claimTarget';
 import { proposalFacts, writeProposalAudit } from './proposalAudit';
 import { releaseDeclinedHold } from '../../approvals/heldDecline';
+import { bookWeeklySeries } from './seriesApproval';
+import type { NewClaim } from '@/db/hot/claims';
 
 export type TypeRow = typeof publicMeetingTypes.$inferSelect;
 
@@ -127,7 +129,7 @@ export function attendeesOf(p: ProposalRow): AttendeeJson[] {
 export async function mailFor(
   db: Executor,
   p: ProposalRow,
-  outcome: { status: 'booked' | 'declined'; reason?: string | null; start?: Date; end?: Date },
+  outcome: { status: 'booked' | 'declined'; reason?: string | null; start?: Date; end?: Date; weeks?: { start: Date; end: Date }[] },
   moved?: { from: { start: Date; end: Date } },
 ): Promise<MailMessage | null> {
   if (p.origin !== 'public' || !p.requesterEmail) return null;
@@ -144,7 +146,7 @@ export async function mailFor(
   }
   return proposalOutcomeMessage(
     p.requesterEmail,
-    { title: type?.title ?? null, ownerName: owner?.name ?? null, start: outcome.start ?? p.requestedStart, end: outcome.end ?? p.requestedEnd, timeZone: p.requesterTimeZone ?? owner?.timeZone ?? 'UTC' },
+    { title: type?.title ?? null, ownerName: owner?.name ?? null, start: outcome.start ?? p.requestedStart, end: outcome.end ?? p.requestedEnd, timeZone: p.requesterTimeZone ?? owner?.timeZone ?? 'UTC', weeks: outcome.weeks },
     { ...outcome, location: outcome.status === 'booked' ? (type?.location ?? null) : null, video: outcome.status === 'booked' && type ? videoMailLine(type) : null },
     mailLocale(p.requesterLocale),
   );
@@ -212,24 +214,22 @@ export async function approveSingle(db: Db, reviewer: OwnerActor, input: Approve
     const meetingClass = await approvalClass(tx, reviewer, p, input.meetingClass);
     const [type]: (TypeRow | undefined)[] = p.meetingTypeId ? await tx.select().from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
     const calendar = await resolveCalendar(tx, owner, undefined);
-    if (type) {
-      await checkAllocation(tx, {
-        meetingTypeId: type.id,
-        audienceIds: await requesterAudiences(tx, type.id, p),
-        ownerTimeZone: owner.timeZone,
-        at: slot.start,
-        now,
-      });
-    }
+    const audienceIds = type ? await requesterAudiences(tx, type.id, p) : [];
+    const allocationCheck = async (at: Date) => {
+      if (type) await checkAllocation(tx, { meetingTypeId: type.id, audienceIds, ownerTimeZone: owner.timeZone, at, now });
+    };
+    // A weekly request checks each meeting's allocation as it is claimed (bookWeeklySeries).
+    if (!p.repeatWeeks) await allocationCheck(slot.start);
     const target = { owner, calendar, meetingClass };
     const attendees = attendeesOf(p);
     const policy: RequestPolicy = input.noPreemption ? { ...approvalPolicy(meetingClass, type), preemptPolicy: 'never', agentCanPreempt: false } : approvalPolicy(meetingClass, type);
     const title = approvalTitle(p, type?.title, meetingClass.name);
-    // No meeting is moved aside unless the owner confirmed exactly it (a stale page is refused).
-    // The claims around, read with the calendar gate (claimRunner.ts), as runClaim would read them.
-    const around = await loadAround(tx, owner.id, slot.start, slot.end, now, undefined, gate);
-    await requireConfirmedPreemption(tx, approvalDecision(owner, policy, slot, around, now).ids, input.confirmPreemption);
-    const outcome = await runClaim(tx, {
+    const claimAt = (at: { start: Date; end: Date }): NewClaim =>
+      approvedClaim(p, { ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, slot: at, title, attendees }, now, {
+        source: p.origin === 'public' ? 'public' : 'agent',
+        externalAccepted: attendees.some((a) => a.external && a.response === 'accepted'),
+      });
+    const request = (claim: NewClaim, around: ClaimRequest['around']): ClaimRequest => ({
       action: 'proposal.review',
       target,
       policy,
@@ -238,15 +238,27 @@ export async function approveSingle(db: Db, reviewer: OwnerActor, input: Approve
       actor: { kind: 'owner', ownerId: reviewer.ownerId, email: reviewer.email },
       auditDetails: proposalFacts(p),
       now,
-      claim: approvedClaim(p, { ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, slot, title, attendees }, now, {
-        source: p.origin === 'public' ? 'public' : 'agent',
-        externalAccepted: attendees.some((a) => a.external && a.response === 'accepted'),
-      }),
+      claim,
     });
-    if (!outcome.ok) return outcome;
+    let booked: Extract<ClaimResult, { ok: true }>[];
+    if (p.repeatWeeks) {
+      // "Repeat weekly" (docs/public-scheduling.md "Repeating weekly"): the series, all or nothing, on the same claim path.
+      const series = await bookWeeklySeries(tx, { target, policy, first: slot, weeks: p.repeatWeeks, now, gate, confirmPreemption: input.confirmPreemption }, claimAt, request, (at) => allocationCheck(at.start));
+      if (!series.ok) return series;
+      booked = series.results;
+    } else {
+      // No meeting is moved aside unless the owner confirmed exactly it (a stale page is refused).
+      // The claims around, read with the calendar gate (claimRunner.ts), as runClaim would read them.
+      const around = await loadAround(tx, owner.id, slot.start, slot.end, now, undefined, gate);
+      await requireConfirmedPreemption(tx, approvalDecision(owner, policy, slot, around, now).ids, input.confirmPreemption);
+      const one = await runClaim(tx, request(claimAt(slot), around));
+      if (!one.ok) return one;
+      booked = [one];
+    }
+    const outcome = booked[0];
     await tx.update(bookingProposals).set({ status: 'booked', bookingId: outcome.row.id, updatedAt: now }).where(eq(bookingProposals.id, p.id));
-    // The meeting type's video link (docs/calendars.md "Video links"): recorded with the booking; made by the calendar's sync.
-    await recordVideoLink(tx, { claimId: outcome.row.id, ownerId: owner.id, calendarId: calendar.id, meetingTypeId: p.meetingTypeId }, now);
+    // The meeting type's video link (docs/calendars.md "Video links"): recorded with each booking; made by the calendar's sync.
+    for (const b of booked) await recordVideoLink(tx, { claimId: b.row.id, ownerId: owner.id, calendarId: calendar.id, meetingTypeId: p.meetingTypeId }, now);
     // A pool type's host: the booking counts toward the pool's loads (docs/groups.md "Pools").
     const a = p.poolAssignment;
     if (a) await recordAssignment(tx, { claimId: outcome.row.id, customerId: p.customerId, poolId: a.pool_id, ownerId: owner.id, assignment: { ...a, reason: a.reason as PoolAssignmentView['reason'] }, now });
@@ -257,10 +269,11 @@ export async function approveSingle(db: Db, reviewer: OwnerActor, input: Approve
       booking_id: outcome.row.id,
       start: slot.start.toISOString(),
       end: slot.end.toISOString(),
-      preempted_booking_ids: outcome.preemptedIds,
+      preempted_booking_ids: [...new Set(booked.flatMap((b) => b.preemptedIds))],
     };
     if (outcome.warnings.length) result.warnings = outcome.warnings;
-    return { ok: true, value: { result, mail: await mailFor(tx, p, { status: 'booked', start: slot.start, end: slot.end }) } };
+    const weeks = p.repeatWeeks ? booked.map((b) => ({ start: b.row.startAt, end: b.row.endAt })) : undefined;
+    return { ok: true, value: { result, mail: await mailFor(tx, p, { status: 'booked', start: slot.start, end: slot.end, weeks }) } };
   };
   const out = await runClaimOperation(db, { queueKey: ownerQueueKey(named.customerId, named.email), action: 'proposal.approve', gatesCalendars: true, run: approval }, { owner: named, now }).catch(gateRefusalAnswered);
   if (out.mail) await sendMail(out.mail);
