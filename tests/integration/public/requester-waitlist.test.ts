@@ -174,7 +174,7 @@ describe('a requester on the waitlist', () => {
   });
 
   it('the database holds an entry to exactly one of an agent and a requester', async () => {
-    const [row] = await db.select().from(waitlistEntries).where(eq(waitlistEntries.requesterEmail, (await db.select().from(waitlistEntries).limit(1))[0].requesterEmail!));
+    const [row] = await db.select().from(waitlistEntries).where(eq(waitlistEntries.linkId, s.linkId)).limit(1);
     await expect(db.update(waitlistEntries).set({ agentId: admin.agentId }).where(eq(waitlistEntries.id, row.id))).rejects.toThrow();
     await expect(db.update(waitlistEntries).set({ requesterEmail: null }).where(eq(waitlistEntries.id, row.id))).rejects.toThrow();
   });
