@@ -23,6 +23,7 @@ function berlin(date: string, hhmm: string): string {
 }
 
 test('a requester waits for a full day, is offered freed time by mail and confirms it', async ({ page }, testInfo) => {
+  test.setTimeout(240_000); // a journey of several pages, mails and axe runs
   const link = await publicLink(page.request, 'wl');
   const headers = { Authorization: `Bearer ${link.key}` };
   const base = baseUrls[0];
@@ -41,16 +42,17 @@ test('a requester waits for a full day, is offered freed time by mail and confir
   await page.goto(`/${link.alias}/${link.slug}`);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(link.typeTitle);
   await page.getByRole('button', { name: 'Join the waitlist' }).click();
-  await page.getByLabel('Day').fill(date);
+  await page.getByRole('textbox', { name: 'Day', exact: true }).or(page.locator('input[type="date"]')).first().fill(date);
   await page.getByLabel('Only between these times').check();
-  await page.getByLabel('From').fill('10:00');
-  await page.getByLabel('Until').fill('11:00');
+  await page.getByLabel('From', { exact: true }).fill('10:00');
+  await page.getByLabel('Until', { exact: true }).fill('11:00');
   const email = `wanda-${randomBytes(4).toString('hex')}@e2e.example`;
-  await page.getByLabel('Your name').fill('Wanda Waiter');
-  await page.getByLabel('Your email').fill(email);
+  const wait = page.getByRole('region', { name: 'Join the waitlist' });
+  await wait.getByLabel('Your name').fill('Wanda Waiter');
+  await wait.getByLabel('Your email').fill(email);
   await expectAccessible(page, 'waitlist form');
   await screenshot(page, testInfo, 'waitlist-01-form');
-  await page.getByRole('button', { name: 'Join the waitlist' }).click();
+  await wait.getByRole('button', { name: 'Join the waitlist' }).click();
   await expect(page.getByText(`You are on the waitlist. We sent an email to ${email}`)).toBeVisible();
   await screenshot(page, testInfo, 'waitlist-02-joined');
 
