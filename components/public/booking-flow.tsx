@@ -15,6 +15,7 @@ import { TimeList, type Slot } from './time-grid';
 import { TimeZonePicker } from './time-zone-picker';
 import { MonthView } from './month-view';
 import { useFreeDays, useSuggestedTimes, type FreeDay } from './times-data';
+import { WaitlistJoin } from './waitlist-join';
 
 /** The API's page size of suggestions (server/domain/publicScheduling/requester MAX_SUGGESTED_TIMES). */
 const MAX_SHOWN = 50;
@@ -200,6 +201,8 @@ export function BookingFlow({ link, slug, title, durations, attendeeLimit, owner
               )}
             </div>
           )}
+          {/* The time wanted is taken, or the day is full: wait for it (docs/public-scheduling.md "Waitlist"). Keyed by day and length: a new pick starts afresh. */}
+          {tz && view && <WaitlistJoin key={`${dayInfo?.date ?? ''}-${duration}`} link={link} slug={slug} duration={duration} tz={tz} day={dayInfo?.date ?? null} />}
         </section>
       )}
 

@@ -88,9 +88,9 @@ export const bookingProposals = pgTable(
     foreignKey({ name: 'booking_proposals_owner_fk', columns: [t.customerId, t.ownerId], foreignColumns: [owners.customerId, owners.id] }).onDelete('cascade'),
     foreignKey({ name: 'booking_proposals_meeting_class_fk', columns: [t.customerId, t.meetingClassId], foreignColumns: [meetingClasses.customerId, meetingClasses.id] }).onDelete('restrict'),
     uniqueIndex('booking_proposals_hold_key').on(t.holdId).where(sql`${t.holdId} is not null`),
-    // Only an agent's booking waits for approval on a hold.
     check('booking_proposals_repeat_weeks_check', sql`${t.repeatWeeks} is null or ${t.repeatWeeks} between 2 and 52`),
-    check('booking_proposals_hold_origin', sql`${t.holdId} is null or ${t.origin} = 'agent'`),
+    // An agent's booking waits for approval on a hold; so does a requester's confirmed waitlist offer (migration 0045).
+    check('booking_proposals_hold_origin', sql`${t.holdId} is null or ${t.origin} in ('agent', 'public')`),
     oneOf('booking_proposals_origin_check', t.origin, PROPOSAL_ORIGINS),
     oneOf('booking_proposals_status_check', t.status, PROPOSAL_STATUSES),
   ],

@@ -26,7 +26,13 @@ export function parseOwnerScope(scope: string): { kind: 'org' } | { kind: 'user'
   return m ? { kind: 'user', email: normalizeEmail(m[1]) } : null;
 }
 
-export function hasPermission(actor: AgentActor, permission: Permission): boolean {
+/**
+ * Who a hold is placed for: an agent, or nobody's key (a requester's waitlist offer,
+ * docs/public-scheduling.md "Waitlist": `agentId` null, no permissions, free time only).
+ */
+export type HoldActor = Pick<AgentActor, 'customerId' | 'permissions'> & { agentId: string | null };
+
+export function hasPermission(actor: Pick<AgentActor, 'permissions'>, permission: Permission): boolean {
   return actor.permissions.includes(permission);
 }
 

@@ -96,6 +96,8 @@ export const ERROR_CODES = {
   not_cancellable: { status: 409, description: 'Only a booked meeting that has not started can be cancelled by its requester' },
   not_movable: { status: 409, description: 'Only a booked meeting that has not started, of a meeting type still offered, can be asked to move' },
   move_pending: { status: 409, description: 'A request to move this meeting is already waiting for review' },
+  waitlist_full: { status: 409, description: 'This email already waits in the most waitlist entries one link allows (5)' },
+  offer_not_open: { status: 409, description: 'The waitlist offer is no longer held for you (it lapsed, was declined or was confirmed already)' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** A code of the catalogue (`permission_denied` stands for its family). */

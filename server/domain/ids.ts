@@ -50,6 +50,7 @@ export const SECRET_PREFIX = {
   proposalToken: 'pt_',
   verificationToken: 'cv_',
   webhookSecret: 'whsec_',
+  waitlistToken: 'wl_',
 } as const;
 export type SecretKind = keyof typeof SECRET_PREFIX;
 

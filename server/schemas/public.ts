@@ -104,3 +104,21 @@ export const AgentProposal = z.object({
   booking_id: z.string().optional().describe('Present once booked'),
   warnings: z.array(z.string()).optional(),
 }).meta({ id: 'AgentProposal' });
+
+const LocalTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM');
+
+/**
+ * A public page's "Join the waitlist" (docs/public-scheduling.md "Waitlist"): one of the type's
+ * lengths, a day in the requester's zone, optionally the hours of it (both or neither), name and email.
+ */
+export const WaitlistJoinForm = z
+  .strictObject({
+    duration_minutes: Duration,
+    date: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'must be YYYY-MM-DD'),
+    from: LocalTime.optional(),
+    to: LocalTime.optional(),
+    name: Name.optional(),
+    email: Email,
+  })
+  .refine((v) => (v.from === undefined) === (v.to === undefined), { path: ['to'], message: 'give both times, or neither' })
+  .refine((v) => v.from === undefined || v.to === undefined || v.to > v.from, { path: ['to'], message: 'must be after from' });

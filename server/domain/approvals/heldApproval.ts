@@ -13,7 +13,8 @@ import { approvalDecision, approvalTitle, approvedClaim, preemptionReason, requi
 import { findOwnProposal } from '../publicScheduling/review/owner';
 import { heldSpan } from './heldDecline';
 import { proposalFacts } from '../publicScheduling/review/proposalAudit';
-import { approvalPolicy, attendeesOf, gateRefusalAnswered, invalid, notPending, type ApproveInput, type ReviewResult } from '../publicScheduling/review/reviewDecision';
+import { approvalPolicy, attendeesOf, gateRefusalAnswered, invalid, mailFor, notPending, type ApproveInput, type ReviewResult } from '../publicScheduling/review/reviewDecision';
+import { sendMail, type MailMessage } from '../email';
 
 /**
  * The owner approves an agent's booking that their approval policy held (docs/api.md "Approval
@@ -25,10 +26,12 @@ import { approvalPolicy, attendeesOf, gateRefusalAnswered, invalid, notPending, 
  * hold. Accepted: the hold is promoted, the booking inserted with the request's title,
  * description, attendees and video link, the request marked booked, and the agent told booking.approved
  * (notification and webhook), all in one transaction; the audit row (proposal.review) names the
- * approving owner as actor.
+ * approving owner as actor. A requester's confirmed waitlist offer (docs/public-scheduling.md
+ * "Waitlist", a public proposal on the offered hold) is approved the same way; the requester is
+ * mailed the outcome as for any public request.
  */
 export async function approveHeld(db: Db, reviewer: OwnerActor, input: ApproveInput, named: { customerId: string; email: string }, now: Date): Promise<ReviewResult> {
-  const approval = async (tx: Tx, gate?: CalendarGate): Promise<Answer<ReviewResult>> => {
+  const approval = async (tx: Tx, gate?: CalendarGate): Promise<Answer<{ result: ReviewResult; mail: MailMessage | null }>> => {
     const owner = await lockOwner(tx, reviewer.ownerId);
     const p = await findOwnProposal(tx, reviewer, input.proposalId, true);
     if (p.status !== 'pending_review') throw notPending(p);
@@ -65,7 +68,7 @@ export async function approveHeld(db: Db, reviewer: OwnerActor, input: ApproveIn
       // The video link the agent asked for, made as a direct booking's (docs/calendars.md "Video links").
       video: p.video,
       now,
-      claim: approvedClaim(p, { ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, slot, title, attendees }, now, { holdId: hold.id, source: 'agent' }),
+      claim: approvedClaim(p, { ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, slot, title, attendees }, now, { holdId: hold.id, source: p.origin === 'public' ? 'public' : 'agent' }),
     });
     if (!outcome.ok) {
       const e = outcome.error;
@@ -79,8 +82,10 @@ export async function approveHeld(db: Db, reviewer: OwnerActor, input: ApproveIn
     }
     const result: ReviewResult = { proposal_id: p.id, status: 'booked', booking_id: outcome.row.id, start: slot.start.toISOString(), end: slot.end.toISOString(), preempted_booking_ids: outcome.preemptedIds };
     if (outcome.warnings.length) result.warnings = outcome.warnings;
-    return { ok: true, value: result };
+    return { ok: true, value: { result, mail: await mailFor(tx, p, { status: 'booked', start: slot.start, end: slot.end }) } };
   };
   const op = { queueKey: ownerQueueKey(named.customerId, named.email), action: 'proposal.approve', gatesCalendars: true, run: approval };
-  return runClaimOperation(db, op, { owner: named, now }).catch(gateRefusalAnswered);
+  const out = await runClaimOperation(db, op, { owner: named, now }).catch(gateRefusalAnswered);
+  if (out.mail) await sendMail(out.mail);
+  return out.result;
 }

@@ -34,7 +34,7 @@ import { metrics, recordArbitration } from '@/server/observability/metrics';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function requestPolicy(actor: AgentActor, target: SchedulingTarget, policyOverride?: 'never' | 'preempt_lower'): RequestPolicy {
+export function requestPolicy(actor: Pick<AgentActor, 'permissions'>, target: SchedulingTarget, policyOverride?: 'never' | 'preempt_lower'): RequestPolicy {
   return {
     priority: target.meetingClass.priority,
     preemptPolicy: policyOverride ?? target.meetingClass.preemptPolicy,

@@ -6,6 +6,7 @@ import { runTransaction } from '@/db/hot/driver';
 import { calendarGate, CalendarGateNeeded, ensureCalendarsUsable, type CalendarGate, type NamedOwner } from '../calendars/mirror';
 import { DomainError } from '../errors';
 import { offerFreed } from '../waitlist/offers';
+import { mailOffers } from '../waitlist/offerMail';
 import { metrics, recordDecision, secondsSince, trackTransaction } from '@/server/observability/metrics';
 
 /**
@@ -159,12 +160,13 @@ async function runGate(db: Db, { owner, now }: GateOwner): Promise<void> {
 async function decide<T>(db: Db, operation: ClaimOperation<T>, gate: CalendarGate | undefined, onAccept: ((tx: Tx, value: T) => void) | undefined): Promise<T> {
   await refuseEarly(db, operation, gate);
   const traced = tracingEnabled();
+  let mailDue = false;
   const answer = await runClaimTransaction(
     db,
     async (tx) => {
       const a = await operation.run(tx, gate);
       // Time the operation freed goes to the waitlist in this transaction (docs/arbitration.md "Waitlist").
-      await offerFreed(tx);
+      mailDue = await offerFreed(tx);
       if (a.ok) onAccept?.(tx, a.value);
       if (traced) setSpanAttributes(a.ok ? { outcome: 'accepted' } : { outcome: 'refused', reason: a.error.reason ?? a.error.code });
       return a;
@@ -172,6 +174,8 @@ async function decide<T>(db: Db, operation: ClaimOperation<T>, gate: CalendarGat
     operation.queueKeys ?? operation.queueKey,
     operation.slot,
   );
+  // A requester offered time hears of it once the offer committed (waitlist/offerMail.ts).
+  if (mailDue) await mailOffers(db);
   if (!answer.ok) throw answer.error;
   return answer.value;
 }

@@ -1,6 +1,6 @@
 import type { Tx } from '@/db/client';
 import { defer } from '@/db/hot/driver';
-import type { AgentActor } from '../access';
+import type { HoldActor } from '../access';
 import type { DomainError } from '../errors';
 import { newId } from '../ids';
 import { findHoldStretches, type Interval, type RequestPolicy } from '../scheduling';
@@ -31,7 +31,7 @@ export type HoldRangeSpec = { coverage: 'first_fit' | 'all_free'; partOf?: strin
 
 /** A new hold row of `target` (with `groupId`: a member of a group hold, docs/groups.md). */
 export function newHold(
-  base: { actor: AgentActor; target: SchedulingTarget; scope: 'candidate' | 'window'; ttlMs: number; now: Date; idempotencyKey: string | null; groupId?: string; stamped?: boolean },
+  base: { actor: HoldActor; target: SchedulingTarget; scope: 'candidate' | 'window'; ttlMs: number; now: Date; idempotencyKey: string | null; groupId?: string; stamped?: boolean },
   start: Date,
   end: Date,
   durationMinutes: number,
@@ -90,13 +90,13 @@ export function inOwnerOrder<P extends { target: SchedulingTarget }>(plans: read
 }
 
 /** What every hold.create audit row of a member names: who asked, the owner, the class, the key. */
-export function holdAuditBase(actor: AgentActor, target: SchedulingTarget, idempotencyKey: string | null, now: Date) {
+export function holdAuditBase(actor: HoldActor, target: SchedulingTarget, idempotencyKey: string | null, now: Date) {
   return { customerId: actor.customerId, agentId: actor.agentId, ownerId: target.owner.id, ownerEmail: target.owner.email, action: 'hold.create' as const, meetingClass: target.meetingClass.name, idempotencyKey, at: now };
 }
 
 /** A window hold of N >= 1 owners (their targets locked by the caller, in the order named). */
 export type WindowHoldSpec = {
-  actor: AgentActor;
+  actor: HoldActor;
   targets: readonly SchedulingTarget[];
   window: { start: Date; end: Date };
   durationMinutes: number;

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { agents, meetingClasses, owners, waitlistEntries } from '@/db/schema';
-import { assertOwnerInScope, hasPermission, type AgentActor } from '../access';
+import { assertOwnerInScope, hasPermission, type AgentActor, type HoldActor } from '../access';
 import { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
 import { loadTarget } from '../claims/claimTarget';
@@ -59,11 +59,13 @@ function merged(freed: readonly Freed[]): Map<string, Interval[]> {
  * window and duration fit it, in order of meeting-class priority, then time joined: each gets a
  * window hold on the earliest free stretch of its duration there, arbitrated as any hold for
  * its agent, until the stretch is used up. An entry its agent can no longer hold for (disabled,
- * permission or scope gone, class or calendar gone) or whose hold is refused stays waiting.
+ * permission or scope gone, class or calendar gone) or whose hold is refused stays waiting. A
+ * requester's entry (docs/public-scheduling.md "Waitlist") gets the same hold, for no agent;
+ * its mail goes out after COMMIT (offerMail.ts `mailOffers`). Answers whether such a mail is due.
  */
-export async function offerFreed(tx: Tx): Promise<void> {
+export async function offerFreed(tx: Tx): Promise<boolean> {
   const noted = takeFreed(tx);
-  if (!noted) return;
+  if (!noted) return false;
   const { now, freed } = noted;
   const holdIds = [...new Set(freed.flatMap((f) => (f.holdId ? [f.holdId] : [])))];
   if (holdIds.length) {
@@ -73,15 +75,18 @@ export async function offerFreed(tx: Tx): Promise<void> {
       .where(and(inArray(waitlistEntries.holdId, holdIds), eq(waitlistEntries.status, 'offered')));
   }
   const byOwner = merged(freed);
+  let mailDue = false;
   for (const ownerId of [...byOwner.keys()].sort()) {
     for (const stretch of byOwner.get(ownerId)!) {
       const from = Math.max(stretch.start, now.getTime());
-      if (stretch.end > from) await offerStretch(tx, ownerId, { start: from, end: stretch.end }, now);
+      if (stretch.end > from && (await offerStretch(tx, ownerId, { start: from, end: stretch.end }, now))) mailDue = true;
     }
   }
+  return mailDue;
 }
 
-async function offerStretch(tx: Tx, ownerId: string, stretch: Interval, now: Date): Promise<void> {
+/** Offer one freed stretch; true when a requester was offered (a mail is due). */
+async function offerStretch(tx: Tx, ownerId: string, stretch: Interval, now: Date): Promise<boolean> {
   const start = new Date(stretch.start);
   const end = new Date(stretch.end);
   const fits = sql`least(${waitlistEntries.windowEnd}, ${end.toISOString()}::timestamptz) - greatest(${waitlistEntries.windowStart}, ${start.toISOString()}::timestamptz) >= make_interval(mins => ${waitlistEntries.durationMinutes})`;
@@ -90,7 +95,7 @@ async function offerStretch(tx: Tx, ownerId: string, stretch: Interval, now: Dat
     .from(waitlistEntries)
     .innerJoin(owners, eq(owners.id, waitlistEntries.ownerId))
     .innerJoin(meetingClasses, eq(meetingClasses.id, waitlistEntries.meetingClassId))
-    .innerJoin(agents, eq(agents.id, waitlistEntries.agentId))
+    .leftJoin(agents, eq(agents.id, waitlistEntries.agentId))
     .where(
       and(
         eq(waitlistEntries.ownerId, ownerId),
@@ -106,6 +111,7 @@ async function offerStretch(tx: Tx, ownerId: string, stretch: Interval, now: Dat
     // An agent leaving at the same moment waits for this offer, or this offer for it.
     .for('update', { of: waitlistEntries });
   let free: Interval[] = [stretch];
+  let mailDue = false;
   for (const w of waiting) {
     const e = w.entry;
     const lengthMs = e.durationMinutes * MINUTE;
@@ -113,27 +119,31 @@ async function offerStretch(tx: Tx, ownerId: string, stretch: Interval, now: Dat
       .map((f) => ({ start: Math.max(f.start, e.windowStart.getTime()), end: Math.min(f.end, e.windowEnd.getTime()) }))
       .find((r) => r.end - r.start >= lengthMs);
     if (!room) continue;
-    const actor = actorOf(w.agent);
-    if (!actor || !canHold(actor, w.ownerEmail)) continue;
+    // A requester's entry: a hold for no agent (free time only, as every offer); an agent's: for it, as it may now.
+    const actor: HoldActor | null = w.agent ? holdingAgent(w.agent, w.ownerEmail) : { customerId: e.customerId, agentId: null, permissions: [] };
+    if (!actor) continue;
     const held = await offerHold(tx, actor, { ownerEmail: w.ownerEmail, meetingClass: w.meetingClass, calendarType: e.calendarType ?? undefined }, e.id, e.durationMinutes, room, now);
     if (!held) continue;
     await tx.update(waitlistEntries).set({ status: 'offered', holdId: held.id, offeredAt: now, updatedAt: now }).where(eq(waitlistEntries.id, e.id));
-    await enqueueNotification(tx, {
+    if (e.agentId) await enqueueNotification(tx, {
       customerId: e.customerId,
       agentId: e.agentId,
       kind: 'waitlist.offered',
       data: { waitlist_id: e.id, hold_id: held.id, owner_email: w.ownerEmail, meeting_class: w.meetingClass, start: held.start.toISOString(), end: held.end.toISOString(), expires_at: held.expiresAt.toISOString() },
       now,
     });
+    else mailDue = true;
     free = minus(free, { start: held.start.getTime(), end: held.end.getTime() });
-    if (!free.some((f) => f.end - f.start >= MINUTE)) return;
+    if (!free.some((f) => f.end - f.start >= MINUTE)) return mailDue;
   }
+  return mailDue;
 }
 
-/** The entry's agent as the actor of its offer (its permissions and scope as they are now), or null when disabled. */
-function actorOf(a: typeof agents.$inferSelect): AgentActor | null {
+/** The entry's agent as the actor of its offer (its permissions and scope as they are now), or null when disabled or it may not hold now. */
+function holdingAgent(a: typeof agents.$inferSelect, ownerEmail: string): AgentActor | null {
   if (a.disabled) return null;
-  return { kind: 'agent', agentId: a.id, customerId: a.customerId, keyId: '', ownerScope: a.ownerScope, permissions: a.permissions, displayTimeZone: a.displayTimeZone };
+  const actor: AgentActor = { kind: 'agent', agentId: a.id, customerId: a.customerId, keyId: '', ownerScope: a.ownerScope, permissions: a.permissions, displayTimeZone: a.displayTimeZone };
+  return canHold(actor, ownerEmail) ? actor : null;
 }
 
 function canHold(actor: AgentActor, ownerEmail: string): boolean {
@@ -149,7 +159,7 @@ function canHold(actor: AgentActor, ownerEmail: string): boolean {
 /** The offer's hold: a first_fit window hold over `room` for the entry's agent, with the house's hold TTL; null when refused. */
 async function offerHold(
   tx: Tx,
-  actor: AgentActor,
+  actor: HoldActor,
   named: { ownerEmail: string; meetingClass: string; calendarType?: string },
   entryId: string,
   durationMinutes: number,

@@ -4,6 +4,7 @@ import { runTransaction } from '@/db/hot/driver';
 import { claims, waitlistEntries } from '@/db/schema';
 import { expireDueHolds, lockOwner } from '../claims/claimTarget';
 import { offerFreed } from './offers';
+import { mailOffers } from './offerMail';
 
 /** How many owners with a waitlist one sweep expires holds of, owner by owner. */
 const MAX_OWNERS_PER_SWEEP = 100;
@@ -33,5 +34,7 @@ export async function sweepDueHolds(db: Db, now: Date): Promise<number> {
       return n;
     });
   }
+  // Requesters offered time (here, or by an operation whose mail did not go out) hear of it after COMMIT.
+  await mailOffers(db, now);
   return expired + (await db.transaction((tx) => expireDueHolds(tx, null, now)));
 }

@@ -13,6 +13,7 @@ import { enqueueNotification } from '../notificationService';
 import { localSpan } from '../scheduling/localSpan';
 import { noteFreed } from '../waitlist/freed';
 import { offerFreed } from '../waitlist/offers';
+import { mailOffers } from '../waitlist/offerMail';
 import { claimDetails, type ClaimDetails } from './details';
 
 /**
@@ -48,7 +49,7 @@ export async function cancelOwnBooking(db: Db, reviewer: OwnerActor, input: { bo
     return claimDetails(db, reviewer, id, now);
   }
   // runTransaction: the waitlist's offer places its hold with deferred statements (docs/arbitration.md "Waitlist").
-  await runTransaction(db, async (tx) => {
+  const mailDue = await runTransaction(db, async (tx) => {
     await lockOwner(tx, reviewer.ownerId);
     const [found] = await tx
       .select({ c: claims, className: meetingClasses.name, ownerEmail: owners.email, timeZone: owners.timeZone })
@@ -88,7 +89,9 @@ export async function cancelOwnBooking(db: Db, reviewer: OwnerActor, input: { bo
       });
     }
     noteFreed(tx, now, [{ ownerId: c.ownerId, start: c.startAt, end: c.endAt }]);
-    await offerFreed(tx);
+    return offerFreed(tx);
   });
+  // A requester offered the time hears of it once the offer committed (waitlist/offerMail.ts).
+  if (mailDue) await mailOffers(db);
   return claimDetails(db, reviewer, id, now);
 }

@@ -28,6 +28,8 @@ import { publicProcedure, router, type TrpcContext } from '../init';
 import { clearCredentialCookie, credentialCookie, credentialFromCookies } from './requesterCookie';
 import { rateLimitKeys } from '@/server/rateLimit/keys';
 import { requestLocale } from '@/i18n/server';
+import { entryIdForToken, joinPublicWaitlist, publicWaitlistPage } from '@/server/domain/waitlist/requesterEntries';
+import { confirmWaitlistOffer, leaveWaitlistByToken } from '@/server/domain/waitlist/requesterOffer';
 
 /**
  * The public booking pages' procedures (docs/public-scheduling.md "Booking
@@ -69,6 +71,13 @@ async function perProposal<R>({ ctx, input, next }: { ctx: TrpcContext; input: {
   return next();
 }
 const perToken = perIp.input(z.strictObject({ token: Token })).use(perProposal);
+
+/** A waitlist entry's page and its actions: the per-proposal budget, keyed by the entry (made-up tokens add no keys). */
+const perEntry = perIp.input(z.strictObject({ token: Token })).use(async ({ ctx, input, next }) => {
+  const id = await entryIdForToken(ctx.db, input.token);
+  if (id) await limit(RATE_LIMITS.publicProposalToken, rateLimitKeys.proposal(id));
+  return next();
+});
 
 /** The booking page shows times on the requester's own clock: it takes the instants only. */
 const instants = (r: { suggested_times: { start: string; end: string }[] }) => r.suggested_times.map(({ start, end }) => ({ start, end }));
@@ -185,6 +194,40 @@ export const requesterRouter = router({
       const out = await withCredential(ctx, (bearer) => submitProposal(db, link, bearer, body, baseUrl, ctx.now(), { requesterTimeZone: time_zone, requesterLocale: (linkDefault) => requestLocale(ctx.req, linkDefault) }));
       return { status: out.status, status_url: out.status_url, credential_rejected: out.credential_rejected };
     }),
+
+  /**
+   * "Join the waitlist" on a meeting type's page (docs/public-scheduling.md "Waitlist"): the request
+   * form's budget (per address and link), the pages' language for the mails, the page's zone for
+   * the day. The join mail carries the entry's page; the answer never does.
+   */
+  joinWaitlist: perIp
+    .input(z.strictObject({ link: Link, slug: Slug, time_zone: S.RequesterTimeZone, form: S.WaitlistJoinForm }))
+    .mutation(async ({ ctx, input }) => {
+      const db = ctx.db;
+      const linkId = await linkIdFor(db, input.link);
+      if (linkId) await limit(RATE_LIMITS.publicProposalSubmit, rateLimitKeys.submit(ipOf(ctx), linkId));
+      const baseUrl = publicBaseUrl(ctx.req, getConfig().publicBaseUrl);
+      const link = await loadPublicLink(db, input.link);
+      const f = input.form;
+      return withCredential(ctx, (bearer) =>
+        joinPublicWaitlist(
+          db,
+          input.link,
+          bearer,
+          { slug: input.slug, durationMinutes: f.duration_minutes, date: f.date, from: f.from, to: f.to, timeZone: input.time_zone, name: f.name, email: f.email },
+          { baseUrl, locale: requestLocale(ctx.req, link.link.defaultLanguage), now: ctx.now() },
+        ),
+      );
+    }),
+
+  /** A waitlist entry's page: what it waits for, and the held time while offered. */
+  waitlist: perEntry.query(async ({ ctx, input }) => publicWaitlistPage(ctx.db, input.token, ctx.now())),
+
+  /** Confirm the offered time (409 offer_not_open once it lapsed): booked or sent for review as the type says. */
+  confirmWaitlistOffer: perEntry.mutation(async ({ ctx, input }) => confirmWaitlistOffer(ctx.db, input.token, ctx.now())),
+
+  /** Decline the offered time, or leave the waitlist while waiting. */
+  leaveWaitlist: perEntry.mutation(async ({ ctx, input }) => leaveWaitlistByToken(ctx.db, input.token, ctx.now())),
 
   /** The status page: the request in words, refreshed by the page while pending. */
   status: perToken.query(async ({ ctx, input }) => proposalStatusPage(ctx.db, input.token, ctx.now())),

@@ -75,7 +75,7 @@ describe('waitlist races on PostgreSQL', () => {
 
     // Round two: every offer released at once; each released time goes to the next entries, once.
     const keyOf = new Map(waiters.map((w) => [w.agentId, w.key]));
-    const released = await Promise.all(offered.map((e) => call('DELETE', `/v1/holds/${e.holdId}`, { key: keyOf.get(e.agentId)! })));
+    const released = await Promise.all(offered.map((e) => call('DELETE', `/v1/holds/${e.holdId}`, { key: keyOf.get(e.agentId!)! })));
     no5xx(released);
     expect(released.map((r) => r.status)).toEqual(offered.map(() => 200));
     const after = await (await getDb()).select().from(waitlistEntries).where(eq(waitlistEntries.ownerId, live[0].ownerId));

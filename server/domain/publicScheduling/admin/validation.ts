@@ -22,6 +22,8 @@ export const RESERVED_ALIASES: ReadonlySet<string> = new Set([
   'logout', 'signin', 'signout', 'signup', 'register', 'account', 'accounts', 'auth', 'oauth', 'sso', 'billing',
   'help', 'support', 'about', 'contact', 'terms', 'privacy', 'security', 'www', 'mail', 'email', 'cdn',
   'root', 'system', 'null', 'undefined', 'new', 'edit', 'delete', 'me', 'self', 'favicon', 'robots',
+  // requester pages beside the links (docs/public-scheduling.md "Waitlist")
+  'waitlist',
 ]);
 
 const ALIAS_RE = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;

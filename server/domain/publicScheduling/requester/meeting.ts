@@ -16,6 +16,7 @@ import { enqueueNotification } from '../../notificationService';
 import { localSpan } from '../../scheduling/localSpan';
 import { noteFreed } from '../../waitlist/freed';
 import { offerFreed } from '../../waitlist/offers';
+import { mailOffers } from '../../waitlist/offerMail';
 import { expireLapsed } from '../review/expiry';
 import { proposalRowByToken } from './status';
 
@@ -157,9 +158,11 @@ export async function cancelBookedMeeting(db: Db, token: string, reason: string 
       }
     }
     noteFreed(tx, now, members.map((m) => ({ ownerId: m.ownerId, start: m.startAt, end: m.endAt })));
-    await offerFreed(tx);
-    return { told, booking, p };
+    const mailDue = await offerFreed(tx);
+    return { told, booking, p, mailDue };
   });
+  // A requester offered the time hears of it once the offer committed (waitlist/offerMail.ts).
+  if (out.mailDue) await mailOffers(db);
   for (const owner of out.told) {
     await sendMail(
       requesterCancelledMessage(

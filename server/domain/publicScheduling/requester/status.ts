@@ -1,6 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
-import { bookingProposals, contactVerifications, type ProposalStatus } from '@/db/schema';
+import { runTransaction } from '@/db/hot/driver';
+import { bookingProposals, claims, contactVerifications, type ProposalStatus } from '@/db/schema';
+import { lockOwner } from '../../claims/claimTarget';
+import { noteFreed } from '../../waitlist/freed';
+import { offerFreed } from '../../waitlist/offers';
+import { mailOffers } from '../../waitlist/offerMail';
 import { DomainError } from '../../errors';
 import { hashSecret, SECRET_PREFIX } from '../../ids';
 import { expireLapsed } from '../review/expiry';
@@ -51,17 +56,32 @@ export async function proposalStatus(db: Db, token: string, bearer: string | nul
 /** The states a requester may still withdraw from. */
 export const PENDING_STATUSES: readonly ProposalStatus[] = ['pending_requester_verification', 'pending_review'];
 
-/** POST .../withdraw: a pending proposal becomes withdrawn; anything else (booked included) is 409 not_pending. */
+/**
+ * POST .../withdraw: a pending proposal becomes withdrawn; anything else (booked included) is 409 not_pending.
+ * A request on a held waitlist offer (docs/public-scheduling.md "Waitlist") releases its hold, the
+ * owner locked first, and the time goes to the next entry in the same transaction.
+ */
 export async function withdrawProposal(db: Db, token: string, bearer: string | null, now: Date): Promise<PublicStatusView> {
   await resolveRequester(db, bearer);
-  const out = await db.transaction(async (tx) => {
+  const first = await byToken(db, token, false);
+  // runTransaction: the waitlist's offer places its hold with deferred statements.
+  const out = await runTransaction(db, async (tx) => {
+    if (first.holdId) await lockOwner(tx, first.ownerId);
     const row = await expireLapsed(tx, await byToken(tx, token, true), now);
     if (!PENDING_STATUSES.includes(row.status)) return { error: row.status };
     const [updated] = await tx.update(bookingProposals).set({ status: 'withdrawn', updatedAt: now, expiresAt: null }).where(eq(bookingProposals.id, row.id)).returning();
     await tx.update(contactVerifications).set({ status: 'expired' }).where(and(eq(contactVerifications.proposalId, row.id), eq(contactVerifications.status, 'pending')));
     await writeProposalAudit(tx, updated, { action: 'proposal.withdraw', actor: requesterActor(updated), at: now });
-    return { row: updated };
+    if (!row.holdId) return { row: updated, mailDue: false };
+    const [hold] = await tx
+      .update(claims)
+      .set({ status: 'released', statusReason: 'withdrawn by the requester', updatedAt: now })
+      .where(and(eq(claims.id, row.holdId), eq(claims.status, 'active')))
+      .returning();
+    if (hold) noteFreed(tx, now, [{ ownerId: hold.ownerId, start: hold.startAt, end: hold.endAt, holdId: hold.id }]);
+    return { row: updated, mailDue: await offerFreed(tx) };
   });
+  if (out.mailDue) await mailOffers(db);
   // Thrown after commit, so a lazy expiry flip above stays.
   if (out.error) throw new DomainError('not_pending', `The proposal is ${out.error} and can no longer be withdrawn`);
   return statusView(out.row!);
