@@ -107,10 +107,19 @@ $TRACE_HAPROXY_GLOBAL
 defaults
   mode tcp
 $TRACE_HAPROXY_DEFAULTS
-  timeout connect 2s
+  timeout connect 250ms
   timeout client 30m
   timeout server 30m
   timeout check 1s
+  # A refused connection is retried every 250 ms (the turn-around is min(timeout connect, 1 s)),
+  # each retry balanced again (redispatch) to whichever node passes /primary by then: during a
+  # switchover PgBouncer's login reaches the old primary (shutting down, but passing /primary
+  # until Patroni releases the leader key), and with one retry a second to the same node it sat
+  # there until PgBouncer's server_connect_timeout (2 s) while the new primary was already up.
+  # Eight retries hold a login about as long as that timeout instead of failing it, so PgBouncer
+  # answers fewer clients "server login has been failing" (docs/benchmarks/history/2026-11-29-switchover-window.md).
+  retries 8
+  option redispatch 1
 listen stats
   mode http
   bind 127.0.0.1:$STATS
