@@ -16,8 +16,8 @@ type Acked = {
   cancels: number;
 };
 
-/** `successes`: [sent, answered] times (ms) of every 2xx; `attempts`: [sent, answered, status (0: no answer)] of every attempt (--attempts). */
-export type LoadStats = { byStatus: Map<number, number>; successes: [number, number][]; attempts: [number, number, number][]; acked: Acked; networkErrors: number; unanswered: number; gaveUp: number };
+/** `successes`: [sent, answered] times (ms) of every 2xx; `attempts`: [sent, answered, status (0: no answer)] of every attempt (--attempts); `unanswered`: [sent, given up] of the requests left unanswered. */
+export type LoadStats = { byStatus: Map<number, number>; successes: [number, number][]; attempts: [number, number, number][]; acked: Acked; networkErrors: number; unanswered: [number, number][]; gaveUp: number };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const DAY_MS = 86_400_000;
@@ -26,7 +26,7 @@ const RETRY_MS = 200;
 const ANSWER_TIMEOUT_MS = 30_000;
 
 export function newStats(): LoadStats {
-  return { byStatus: new Map(), successes: [], attempts: [], acked: { bookings: new Map(), holds: new Set(), confirms: 0, cancels: 0 }, networkErrors: 0, unanswered: 0, gaveUp: 0 };
+  return { byStatus: new Map(), successes: [], attempts: [], acked: { bookings: new Map(), holds: new Set(), confirms: 0, cancels: 0 }, networkErrors: 0, unanswered: [], gaveUp: 0 };
 }
 
 /** A request with its Idempotency-Key, retried (same key) while the answer says "not now"; the final answer, or null when it never came. */
@@ -40,7 +40,7 @@ async function keyed(stats: LoadStats, bases: string[], pick: () => number, path
       res = await requestJson(bases[pick() % bases.length], 'POST', path, { authorization: `Bearer ${apiKey}`, 'idempotency-key': idem }, body, ANSWER_TIMEOUT_MS);
     } catch (err) {
       stats.attempts.push([sent, Date.now(), 0]);
-      if ((err as { code?: string }).code === 'BENCH_TIMEOUT') stats.unanswered++;
+      if ((err as { code?: string }).code === 'BENCH_TIMEOUT') stats.unanswered.push([sent, Date.now()]);
       else stats.networkErrors++;
       await sleep(300);
       continue;
