@@ -4,19 +4,20 @@
  * HAProxy on Patroni's /primary check, PgBouncer in transaction pooling, three app instances on
  * Redis) under bench/failover/load.ts's agents, while rounds of faults happen: kill -9 of the
  * primary node (Patroni and PostgreSQL), the killed node rejoining as a replica (pg_rewind), and
- * a planned switchover. Measures per round the unavailability window (last success before the
- * fault to the first after), and over the run the answers by status; then on the final primary:
+ * a planned switchover. Measures per round the unavailability window (the longest a client went
+ * without a success after the fault command: bench/failover/load.ts windowAround), and over the run the answers by status; then on the final primary:
  * the exclusion constraint re-checked on a copy of the active claims plus an independent overlap
  * query (double bookings, must be 0), every acknowledged booking, hold, confirm and cancel present
  * (lost, must be 0), and every committed webhook delivered to the loopback receiver, duplicates
  * and order per endpoint counted.
  *
- *   APP_DIR=<built checkout> npx tsx bench/failover.ts [--rounds kill,rejoin,switchover,...] [--agents 8] [--docs]
+ *   APP_DIR=<built checkout> npx tsx bench/failover.ts [--rounds kill,rejoin,switchover,...] [--agents 8] [--attempts <file.json>] [--docs]
  *
  * Without APP_DIR the checkout is staged and built (bench/lib/nextServer.ts). Needs patroni,
  * etcd, haproxy, pgbouncer and PostgreSQL 15; says which are missing and exits 2.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,6 +38,8 @@ const arg = (name: string) => {
 const ROUNDS = (arg('rounds') ?? 'kill,rejoin,switchover,kill,rejoin,switchover,kill,rejoin,switchover').split(',');
 const AGENTS = Number(arg('agents') ?? 8);
 const DOCS = process.argv.includes('--docs');
+/** A file to write every attempt's [sent, answered, status] and the rounds' fault times to (the client's side of a time-line). */
+const ATTEMPTS = arg('attempts');
 const HA = path.join(ROOT, 'scripts', 'ha', 'ha.sh');
 const B = Number(process.env.HA_PORT_BASE || 3620);
 const PRIMARY_URL = `postgres://postgres@127.0.0.1:${B + 6}/scheduler`;
@@ -46,6 +49,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function ha(...args: string[]): string {
   return execFileSync(HA, args, { encoding: 'utf8', env: { ...process.env, APP_DIR: process.env.APP_DIR_BUILT } }).trim();
+}
+
+/**
+ * ha.sh while the load runs: asynchronous, so the agents keep sending and answers are timed when
+ * they arrive. (execFileSync blocked the event loop for as long as the command ran: patronictl
+ * switchover returns only once the new leader holds the key, polled once a second, so the
+ * agents stood still for its Python start-up and the whole switchover, and that counted as outage.)
+ */
+function haLive(...args: string[]): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(HA, args, { encoding: 'utf8', env: { ...process.env, APP_DIR: process.env.APP_DIR_BUILT } }, (err, out) => (err ? reject(err) : resolve(out.trim()))),
+  );
 }
 
 function missingTools(): string[] {
@@ -103,6 +118,8 @@ async function main() {
   }
 }
 
+type Round = { kind: string; windowMs: number | null; leaderBefore: string; leaderAfter: string; at: number; end: number };
+
 async function run(rx: ReturnType<typeof receiver>) {
   const bases = APP_PORTS.map((p) => `http://127.0.0.1:${p}`);
   const handle = await openPostgres(PRIMARY_URL, 2, path.join(ROOT, 'db', 'migrations'));
@@ -131,35 +148,40 @@ async function run(rx: ReturnType<typeof receiver>) {
   const stats = newStats();
   let stopping = false;
   const load = runLoad({ bases, keys, owners, meetingClass: 'internal', dayOffset: 3, paceMs: 150 }, stats, () => stopping);
-  const rounds: { kind: string; windowMs: number | null; leaderBefore: string; leaderAfter: string }[] = [];
+  const rounds: Round[] = [];
   let killed: string | null = null;
+  const faultTimes: [string, number][] = [];
   await sleep(8000);
   for (const kind of ROUNDS) {
     // synchronous_mode promotes only the synchronous standby: a fault waits until there is one (after a rejoin, once it caught up).
-    if (kind !== 'rejoin') for (let i = 0; i < 240 && ha('sync') === 'none'; i++) await sleep(500);
-    const leaderBefore = ha('leader');
+    if (kind !== 'rejoin') for (let i = 0; i < 240 && (await haLive('sync')) === 'none'; i++) await sleep(500);
+    const leaderBefore = await haLive('leader');
     const at = Date.now();
+    faultTimes.push([kind, at]);
     if (kind === 'kill') {
       killed = leaderBefore;
-      log(ha('kill-leader'));
+      log(await haLive('kill-leader'));
     } else if (kind === 'rejoin') {
       if (!killed) throw new Error('rejoin needs a kill round before it');
-      log(ha('start-node', killed.replace('node', '')));
+      log(await haLive('start-node', killed.replace('node', '')));
       for (let i = 0; i < 120 && (await requestJson(`http://127.0.0.1:${B + 3 + Number(killed.replace('node', ''))}`, 'GET', '/replica', {}).catch(() => ({ status: 0 }))).status !== 200; i++) await sleep(500);
       killed = null;
     } else {
-      log(ha('switchover'));
+      // Returns once the candidate holds the leader key.
+      log(await haLive('switchover'));
     }
-    // Wait for a primary and for the service to answer again (a success of a request sent after the fault), then let it settle.
-    for (let i = 0; i < 240 && (ha('leader') === 'none' || !stats.successes.some(([sent]) => sent > at)); i++) await sleep(250);
+    // Wait for a primary and for the service to answer again (a success of a request sent now), then let it settle.
+    const after = Date.now();
+    for (let i = 0; i < 240 && ((await haLive('leader')) === 'none' || !stats.successes.some(([sent]) => sent > after)); i++) await sleep(250);
     await sleep(5000);
-    const windowMs = windowAround(stats.successes, at);
-    rounds.push({ kind, windowMs, leaderBefore, leaderAfter: ha('leader') });
+    const windowMs = windowAround(stats.successes, at, Date.now());
+    rounds.push({ kind, windowMs, leaderBefore, leaderAfter: await haLive('leader'), at, end: Date.now() });
     log(`  round ${rounds.length} ${kind}: ${leaderBefore} -> ${rounds.at(-1)!.leaderAfter}, window ${windowMs === null ? 'n/a' : (windowMs / 1000).toFixed(2) + ' s'}`);
     await sleep(4000);
   }
   stopping = true;
   await load;
+  if (ATTEMPTS) fs.writeFileSync(ATTEMPTS, JSON.stringify({ faults: faultTimes, attempts: stats.attempts }));
   const checks = await verify(endpoints, stats, rx);
   report(rounds, stats, checks);
 }
@@ -209,18 +231,19 @@ async function verify(endpointIds: string[], stats: ReturnType<typeof newStats>,
   }
 }
 
-function report(rounds: { kind: string; windowMs: number | null; leaderBefore: string; leaderAfter: string }[], stats: ReturnType<typeof newStats>, c: Awaited<ReturnType<typeof verify>>) {
+function report(rounds: Round[], stats: ReturnType<typeof newStats>, c: Awaited<ReturnType<typeof verify>>) {
   const statusLine = [...stats.byStatus.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(', ');
   const fiveXx = [...stats.byStatus.entries()].filter(([s]) => s >= 500);
   const five00 = stats.byStatus.get(500) ?? 0;
   const worst = (kind: string) => Math.max(...rounds.filter((r) => r.kind === kind).map((r) => r.windowMs ?? Infinity));
   const kinds = [...new Set(rounds.map((r) => r.kind))];
-  log(`answers by status: ${statusLine}; network errors ${stats.networkErrors}; gave up ${stats.gaveUp}`);
+  log(`answers by status: ${statusLine}; network errors ${stats.networkErrors}; unanswered ${stats.unanswered.length}; gave up ${stats.gaveUp}`);
   log(`checks: ${JSON.stringify(c)}`);
   const figures = [
     { figure: 'double bookings (exclusion re-check; overlap query)', target: '0', latest: `${c.exclusionViolations}; ${c.overlaps}`, met: c.exclusionViolations === 0 && c.overlaps === 0 },
     { figure: 'acknowledged work lost (bookings + confirms + cancels; holds)', target: '0', latest: `${c.lostBookings}; ${c.lostHolds} (of ${stats.acked.bookings.size} bookings, ${stats.acked.confirms} confirms, ${stats.acked.cancels} cancels, ${stats.acked.holds.size} holds)`, met: c.lostBookings === 0 && c.lostHolds === 0 },
     { figure: 'answers 500', target: '0', latest: String(five00), met: five00 === 0 },
+    { figure: 'requests left unanswered for 30 s (then retried with the same key)', target: '0', latest: String(stats.unanswered.length), met: stats.unanswered.length === 0 },
     { figure: 'webhook deliveries: undelivered; out of order per endpoint', target: '0; 0', latest: `${c.undelivered + c.pending}; ${c.outOfOrder} (of ${c.deliveries} committed)`, met: c.deliveries > 0 && c.undelivered + c.pending === 0 && c.outOfOrder === 0 },
     { figure: 'deliveries the receiver saw twice (same Webhook-Id; deduplicated there)', latest: String(c.duplicates) },
     ...(kinds.includes('kill') ? [{ figure: 'unavailability window, kill -9 of the primary (p100)', target: '<= 15 s', latest: `${fmt(worst('kill') / 1000)} s`, met: worst('kill') <= 15_000 }] : []),
@@ -228,16 +251,21 @@ function report(rounds: { kind: string; windowMs: number | null; leaderBefore: s
     ...(kinds.includes('rejoin') ? [{ figure: 'unavailability window, old primary rejoining (p100)', latest: `${fmt(worst('rejoin') / 1000)} s` }] : []),
     { figure: 'answers by status (every attempt, retries included)', latest: statusLine + (fiveXx.length ? '' : '') },
   ];
-  const roundsLine = rounds.map((r, i) => `${i + 1}. ${r.kind} ${r.leaderBefore}->${r.leaderAfter} ${r.windowMs === null ? 'n/a' : (r.windowMs / 1000).toFixed(2) + ' s'}`).join('; ');
+  // A request left unanswered holds its agent for 30 s: a round it overlaps has fewer agents sending, and its window says so.
+  const hung = (r: Round) => stats.unanswered.filter(([sent, gaveUp]) => sent < r.end && gaveUp > r.at).length;
+  const roundsLine = rounds.map((r, i) => `${i + 1}. ${r.kind} ${r.leaderBefore}->${r.leaderAfter} ${r.windowMs === null ? 'n/a' : (r.windowMs / 1000).toFixed(2) + ' s'}${hung(r) ? ` (${hung(r)} unanswered requests in the round)` : ''}`).join('; ');
   log(`rounds: ${roundsLine}`);
   if (!DOCS) return;
   writeBenchSection('failover', {
-    measures: `${AGENTS} agents book, hold and confirm, and cancel what they booked, through three app instances on PgBouncer (transaction pooling, DATABASE_PREPARE=0) in front of HAProxy and two PostgreSQL 15 under Patroni (synchronous_mode), retrying with the same Idempotency-Key on 503, while rounds of faults happen: kill -9 of the primary's Patroni and PostgreSQL, the old primary rejoining as a replica, a planned switchover. The window of a round runs from the last success before the fault to the first after it; the checks run on the final primary.`,
+    measures: `${AGENTS} agents book, hold and confirm, and cancel what they booked, through three app instances on PgBouncer (transaction pooling, DATABASE_PREPARE=0) in front of HAProxy and two PostgreSQL 15 under Patroni (synchronous_mode), retrying with the same Idempotency-Key on 503, while rounds of faults happen: kill -9 of the primary's Patroni and PostgreSQL, the old primary rejoining as a replica, a planned switchover. The window of a round is the longest a client went without a success after the fault command: for each success, from the last success answered before its request was sent to its answer (bench/failover/load.ts windowAround); the fault commands run without stopping the agents. The checks run on the final primary.`,
     command: 'APP_DIR=<built checkout> npx tsx bench/failover.ts --docs',
     run: `npx tsx bench/failover.ts ${process.argv.slice(2).join(' ')}`,
     host: machineLine(),
     figures,
-    notes: [`Rounds: ${roundsLine}.`, 'Network errors and 503s are retried by the client with the same key; 409 and 422 answers are races lost to another agent (the slot was taken), not failures.'],
+    notes: [
+      `Rounds: ${roundsLine}.`,
+      ...(stats.unanswered.length ? ['A request left unanswered holds its agent for 30 s (then it is retried with the same key): a round it overlaps has fewer agents sending, and a longer window (the open defect of docs/benchmarks/history/2026-11-29-switchover-window.md, "Not fixed").'] : []),
+      'Network errors and 503s are retried by the client with the same key; 409 and 422 answers are races lost to another agent (the slot was taken), not failures.'],
   });
 }
 

@@ -16,15 +16,17 @@ type Acked = {
   cancels: number;
 };
 
-/** `successes`: [sent, answered] times (ms) of every 2xx. */
-export type LoadStats = { byStatus: Map<number, number>; successes: [number, number][]; acked: Acked; networkErrors: number; gaveUp: number };
+/** `successes`: [sent, answered] times (ms) of every 2xx; `attempts`: [sent, answered, status (0: no answer)] of every attempt (--attempts); `unanswered`: [sent, given up] of the requests left unanswered. */
+export type LoadStats = { byStatus: Map<number, number>; successes: [number, number][]; attempts: [number, number, number][]; acked: Acked; networkErrors: number; unanswered: [number, number][]; gaveUp: number };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const DAY_MS = 86_400_000;
 const RETRY_MS = 200;
+/** A request the service has not answered in this long is given up (counted as unanswered) and retried with its key. */
+const ANSWER_TIMEOUT_MS = 30_000;
 
 export function newStats(): LoadStats {
-  return { byStatus: new Map(), successes: [], acked: { bookings: new Map(), holds: new Set(), confirms: 0, cancels: 0 }, networkErrors: 0, gaveUp: 0 };
+  return { byStatus: new Map(), successes: [], attempts: [], acked: { bookings: new Map(), holds: new Set(), confirms: 0, cancels: 0 }, networkErrors: 0, unanswered: [], gaveUp: 0 };
 }
 
 /** A request with its Idempotency-Key, retried (same key) while the answer says "not now"; the final answer, or null when it never came. */
@@ -35,13 +37,16 @@ async function keyed(stats: LoadStats, bases: string[], pick: () => number, path
     let res: JsonAnswer;
     const sent = Date.now();
     try {
-      res = await requestJson(bases[pick() % bases.length], 'POST', path, { authorization: `Bearer ${apiKey}`, 'idempotency-key': idem }, body);
-    } catch {
-      stats.networkErrors++;
+      res = await requestJson(bases[pick() % bases.length], 'POST', path, { authorization: `Bearer ${apiKey}`, 'idempotency-key': idem }, body, ANSWER_TIMEOUT_MS);
+    } catch (err) {
+      stats.attempts.push([sent, Date.now(), 0]);
+      if ((err as { code?: string }).code === 'BENCH_TIMEOUT') stats.unanswered.push([sent, Date.now()]);
+      else stats.networkErrors++;
       await sleep(300);
       continue;
     }
     stats.byStatus.set(res.status, (stats.byStatus.get(res.status) ?? 0) + 1);
+    stats.attempts.push([sent, Date.now(), res.status]);
     const busy = res.status === 503 || res.status === 429 || (res.status === 409 && res.body?.error?.code === 'IDEMPOTENCY_IN_FLIGHT');
     if (!busy) {
       if (res.status < 300) stats.successes.push([sent, Date.now()]);
@@ -102,16 +107,31 @@ export async function runLoad(plan: LoadPlan, stats: LoadStats, stop: () => bool
 }
 
 /**
- * The unavailability window around a fault at `at`: from the last success answered before it to
- * the first success of a request sent after it (ms); a request already past its commit when the
- * fault came does not end the window.
+ * The unavailability window of a fault at `at`: the longest time a client went without a success.
+ * For each success answered after `at` (up to `until`), the time from the last success answered
+ * before its request was sent to its answer; the window is the longest of these. It does not need
+ * to know when the outage began (a planned switchover takes effect a while after the command:
+ * Patroni checks the candidate and runs a CHECKPOINT first), a request held through the outage
+ * (waiting in PgBouncer's queue) counts with its whole wait, and a request already past its
+ * commit when the fault came spans only its own latency, so it cannot hide the outage.
  */
-export function windowAround(successes: [number, number][], at: number): number | null {
-  let before = -Infinity;
-  let next = Infinity;
-  for (const [sent, answered] of successes) {
-    if (answered <= at && answered > before) before = answered;
-    if (sent > at && answered < next) next = answered;
+export function windowAround(successes: [number, number][], at: number, until = Infinity): number | null {
+  const answered = successes.map(([, a]) => a).sort((x, y) => x - y);
+  const lastBefore = (t: number) => {
+    let lo = 0;
+    let hi = answered.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (answered[mid] <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo ? answered[lo - 1] : null;
+  };
+  let longest: number | null = null;
+  for (const [sent, done] of successes) {
+    if (done <= at || done > until) continue;
+    const before = lastBefore(sent);
+    if (before !== null && (longest === null || done - before > longest)) longest = done - before;
   }
-  return Number.isFinite(before) && Number.isFinite(next) ? next - before : null;
+  return longest;
 }

@@ -11,8 +11,8 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSoc
 
 export type JsonAnswer = { status: number; body: any; ms: number };
 
-/** Send `body` as JSON (none for GET) and parse the JSON answer; `ms` is the time to the last byte. */
-export function requestJson(baseUrl: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<JsonAnswer> {
+/** Send `body` as JSON (none for GET) and parse the JSON answer; `ms` is the time to the last byte. With `timeoutMs`, no answer by then rejects with code 'BENCH_TIMEOUT'. */
+export function requestJson(baseUrl: string, method: string, path: string, headers: Record<string, string>, body?: unknown, timeoutMs?: number): Promise<JsonAnswer> {
   const t0 = performance.now();
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   const url = new URL(path, baseUrl);
@@ -41,6 +41,7 @@ export function requestJson(baseUrl: string, method: string, path: string, heade
       },
     );
     req.on('error', reject);
+    if (timeoutMs) req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error(`${method} ${path}: no answer in ${timeoutMs} ms`), { code: 'BENCH_TIMEOUT' })));
     req.end(payload);
   });
 }

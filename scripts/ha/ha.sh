@@ -32,6 +32,15 @@ AS_PG=(); [ "$(id -u)" = 0 ] && AS_PG=(runuser -u postgres --)
 wait_port() { for _ in $(seq 1 "${2:-100}"); do (echo > /dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0; sleep 0.2; done; echo "port $1 did not open" >&2; return 1; }
 api() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/$2" || true; }
 
+# HA_TRACE=1 (scripts/ha/timeline.py): PostgreSQL logs to <data>/log with millisecond stamps, HAProxy
+# logs its checks and state changes to UDP 127.0.0.1:HA_PORT_BASE+10.
+TRACE_PG=""; TRACE_HAPROXY_GLOBAL=""; TRACE_HAPROXY_DEFAULTS=""
+if [ -n "${HA_TRACE:-}" ]; then
+  TRACE_PG=", logging_collector: 'on', log_line_prefix: '%m [%p] ', log_checkpoints: 'on'"
+  TRACE_HAPROXY_GLOBAL="  log 127.0.0.1:$((B+10)) local0"
+  TRACE_HAPROXY_DEFAULTS=$'  log global\n  option log-health-checks'
+fi
+
 patroni_yml() { # name pgport apiport
   cat <<YML
 scope: h43ha
@@ -64,7 +73,7 @@ postgresql:
     superuser: { username: postgres, password: postgres }
     replication: { username: replicator, password: replicator }
     rewind: { username: postgres, password: postgres }
-  parameters: { unix_socket_directories: '$HA_DIR/$1' }
+  parameters: { unix_socket_directories: '$HA_DIR/$1'$TRACE_PG }
   pg_hba:
     - local all all trust
     - host replication all 127.0.0.1/32 trust
@@ -94,12 +103,23 @@ start() {
   cat > "$HA_DIR/haproxy.cfg" <<CFG
 global
   maxconn 2000
+$TRACE_HAPROXY_GLOBAL
 defaults
   mode tcp
-  timeout connect 2s
+$TRACE_HAPROXY_DEFAULTS
+  timeout connect 250ms
   timeout client 30m
   timeout server 30m
   timeout check 1s
+  # A refused connection is retried every 250 ms (the turn-around is min(timeout connect, 1 s)),
+  # each retry balanced again (redispatch) to whichever node passes /primary by then: during a
+  # switchover PgBouncer's login reaches the old primary (shutting down, but passing /primary
+  # until Patroni releases the leader key), and with one retry a second to the same node it sat
+  # there until PgBouncer's server_connect_timeout (2 s) while the new primary was already up.
+  # Eight retries hold a login about as long as that timeout instead of failing it, so PgBouncer
+  # answers fewer clients "server login has been failing" (docs/benchmarks/history/2026-11-29-switchover-window.md).
+  retries 8
+  option redispatch 1
 listen stats
   mode http
   bind 127.0.0.1:$STATS
@@ -185,6 +205,10 @@ stop() {
   for n in 1 2; do [ -f "$HA_DIR/node$n/data/postmaster.pid" ] && kill -9 "$(head -1 "$HA_DIR/node$n/data/postmaster.pid")" 2>/dev/null || true; done
   stop_pidfile "$HA_DIR/etcd.pid"
   sleep 1
+  if [ -n "${HA_KEEP_LOGS:-}" ]; then # a directory to keep the logs in (the time-line of a run)
+    mkdir -p "$HA_KEEP_LOGS"; cp "$HA_DIR"/*.log "$HA_DIR"/pgbouncer/*.log "$HA_KEEP_LOGS"/ 2>/dev/null || true
+    for n in 1 2; do [ -d "$HA_DIR/node$n/data/log" ] && cp -r "$HA_DIR/node$n/data/log" "$HA_KEEP_LOGS/node$n-postgresql"; done
+  fi
   rm -rf "$HA_DIR"
   echo stopped
 }
