@@ -5,4 +5,7 @@
  */
 export const HOT_STATEMENT = Symbol.for('agent-scheduler.hot-statement');
 
-export type HotStatement = (text: string, params: readonly (string | number | boolean | null)[]) => Promise<Record<string, unknown>[]>;
+/** `planEachTime`: parse and plan the statement for its values at every execution (no cached generic plan). */
+export type HotStatementOptions = { planEachTime?: boolean };
+
+export type HotStatement = (text: string, params: readonly (string | number | boolean | null)[], opts?: HotStatementOptions) => Promise<Record<string, unknown>[]>;

@@ -115,8 +115,8 @@ function traced<C extends QueryClient>(client: C, prepared: Prepared, hot = prep
         };
       }
       if (prop === HOT_STATEMENT) {
-        return (text: string, params: Parameters<typeof hot>[1]) => {
-          const issue = () => hot(text, params);
+        return (text: string, params: Parameters<typeof hot>[1], opts: Parameters<typeof hot>[2]) => {
+          const issue = () => hot(text, params, opts);
           return statementTracer ? statementTracer(text, issue) : issue();
         };
       }

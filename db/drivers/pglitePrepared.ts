@@ -8,11 +8,13 @@ import type { HotStatement } from './hotStatement';
  * executed, all in one batch of protocol messages (Parse on first use, Bind, Describe, Execute,
  * Sync). PGlite's own `query` sends six batches per statement (Parse, Describe, Bind, Describe,
  * Execute, Sync, each through its protocol code) and parses, analyses and plans the text every
- * time; for the webhook lease that was 1.7-2.9 ms of CPU against 0.15-0.23 ms here
- * (docs/benchmarks/history/2026-11-29-webhooks-embedded-cpu.md). PostgreSQL's path already
+ * time (docs/benchmarks/history/2026-11-29-webhooks-embedded-cpu.md). PostgreSQL's path already
  * prepares every statement (postgres.js, db/drivers/preparedStatements.ts): both databases now
  * plan a hot statement the same way (the plan cache: custom plans first, a generic one when it
- * costs no more).
+ * costs no more). A statement marked `planEachTime` runs as the unnamed statement, parsed and
+ * planned for its values at every execution: the webhook lease, whose generic plan cost PGlite
+ * about 20 ms of CPU per execution that leased a row, against 1-2.5 ms planned each time (the
+ * same plan shape; measured in bench/webhooks.ts).
  *
  * What stays as PGlite's `query` does it: one statement at a time under the same locks (outside
  * a transaction the transaction lock too, so it never runs inside someone else's), the file
@@ -53,10 +55,10 @@ export function pglitePrepared(client: PGlite): { root: HotStatement; forTransac
     return types.parseType(value as string, type, client.parsers);
   };
 
-  const run = async (text: string, params: readonly (string | number | boolean | null)[], inTransaction: boolean): Promise<Record<string, unknown>[]> => {
-    let name = prepared.get(text);
-    const parse = name === undefined;
-    if (parse) name = named < MAX_PREPARED ? `hot_${named}` : '';
+  const run = async (text: string, params: readonly (string | number | boolean | null)[], inTransaction: boolean, planEachTime = false): Promise<Record<string, unknown>[]> => {
+    let name = planEachTime ? '' : prepared.get(text);
+    const parse = name === undefined || name === '';
+    if (name === undefined) name = named < MAX_PREPARED ? `hot_${named}` : '';
     const values = params.map((p) => (p === null || p === undefined ? null : String(p)));
     const batch = concat([
       ...(parse ? [protocol.serialize.parse({ name, text })] : []),
@@ -88,13 +90,13 @@ export function pglitePrepared(client: PGlite): { root: HotStatement; forTransac
   };
 
   // As PGlite's `query`: outside a transaction, wait for any transaction to end, then for the statement before.
-  const root: HotStatement = async (text, params) => {
+  const root: HotStatement = async (text, params, opts) => {
     await client._checkReady();
-    return client._runExclusiveTransaction(() => client._runExclusiveQuery(() => run(text, params, false)));
+    return client._runExclusiveTransaction(() => client._runExclusiveQuery(() => run(text, params, false, opts?.planEachTime)));
   };
-  const forTransaction = (tx: Transaction): HotStatement => async (text, params) => {
+  const forTransaction = (tx: Transaction): HotStatement => async (text, params, opts) => {
     if (tx.closed) throw new Error('Transaction is closed');
-    return client._runExclusiveQuery(() => run(text, params, true));
+    return client._runExclusiveQuery(() => run(text, params, true, opts?.planEachTime));
   };
   return { root, forTransaction };
 }

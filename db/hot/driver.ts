@@ -2,7 +2,7 @@ import { is } from 'drizzle-orm';
 import { PostgresJsSession } from 'drizzle-orm/postgres-js/session';
 import type { Db, Executor, Tx } from '../client';
 import { pgErrorInfo } from '../errors';
-import { HOT_STATEMENT, type HotStatement } from '../drivers/hotStatement';
+import { HOT_STATEMENT, type HotStatement, type HotStatementOptions } from '../drivers/hotStatement';
 
 /**
  * How the hand-written statements of db/hot run (docs/architecture.md, "Where SQL lives").
@@ -32,12 +32,13 @@ export type Param = string | number | boolean | null;
 
 type PostgresJsClient = { unsafe(text: string, params: Param[], options: { prepare: boolean }): { execute(): PromiseLike<RawRow[]> } };
 
-export async function queryRows(db: Executor, sqlText: string, params: Param[]): Promise<RawRow[]> {
+/** `opts.planEachTime`: on PGlite, plan it for its values at every execution (db/drivers/pglitePrepared.ts); PostgreSQL prepares it as any other. */
+export async function queryRows(db: Executor, sqlText: string, params: Param[], opts?: HotStatementOptions): Promise<RawRow[]> {
   const session = db._.session;
   if (is(session, PostgresJsSession)) return (session.client as unknown as PostgresJsClient).unsafe(sqlText, params, { prepare: true }).execute();
   // PgliteSession keeps its client (our traced PGlite or transaction, db/drivers/pglite.ts) in a field of that name.
   const hot = (session as unknown as { client?: { [HOT_STATEMENT]?: HotStatement } }).client?.[HOT_STATEMENT];
-  if (hot) return hot(sqlText, params);
+  if (hot) return hot(sqlText, params, opts);
   const result = (await session.prepareQuery({ sql: sqlText, params }, undefined, undefined, false).execute()) as { rows: RawRow[] };
   return result.rows;
 }
