@@ -23,7 +23,11 @@
  *
  * Database: BENCH_DATABASE_URL (PostgreSQL, pool of 10), else the embedded PGlite: on disk in a fresh
  * temporary directory (the README's default, a persisted database), or in memory with --memory.
- * Options: --duration=S --rate=N --endpoints=N --hanging=N --memory --poll-only --quick --docs/--no-docs
+ * CPU per event: this process's CPU time (process.cpuUsage: producer, database when embedded, worker and
+ * receiver) from a phase's first event to its drained outbox, over the events produced; unlike the lag,
+ * it hardly moves with the host's load. --phases-out=FILE writes each phase's window (process.hrtime, µs)
+ * for `bench/cpuprofile-summary.ts --phases=FILE --phase=NAME` on a `node --cpu-prof` run.
+ * Options: --duration=S --rate=N --endpoints=N --hanging=N --memory --poll-only --quick --docs/--no-docs --phases-out=FILE
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -43,7 +47,7 @@ import { createWebhook } from '@/server/domain/webhooks/endpoints';
 import { DEFAULT_MAX_IN_FLIGHT, startWebhookWorker } from '@/server/domain/webhooks/worker';
 import { getConfig } from '@/server/config';
 import { writeBenchSection, type Figure } from './lib/benchDoc';
-import { fmt, loadAvg, log, machineLine, markdownTable, stats } from './lib/measure';
+import { fmt, loadAvg, log, machineLine, markdownTable, selfCpuMs, stats } from './lib/measure';
 import { loopbackReceiver } from './lib/httpClient';
 
 const argv = process.argv.slice(2);
@@ -60,6 +64,9 @@ const WRITE_DOCS = argv.includes('--docs') || (!QUICK && !argv.includes('--no-do
 const ROOT = path.resolve(import.meta.dirname, '..');
 const now = () => performance.timeOrigin + performance.now();
 const ms = (v: number) => `${v >= 1000 ? Math.round(v).toLocaleString('en-US') : fmt(v)} ms`;
+
+/** Each phase's start and end (process.hrtime, microseconds): --phases-out writes them for bench/cpuprofile-summary.ts --phases. */
+const phaseWindows: { name: string; from: number; to: number }[] = [];
 
 type Receipt = { webhookId: string; eventId: string; endpoint: number; seq: number; at: number; status: number };
 
@@ -120,6 +127,9 @@ async function phase(handle: DbHandle, name: string, failRate: number, retryBase
   const chains: Promise<unknown>[] = new Array(all).fill(Promise.resolve());
   const total = DURATION_S * RATE;
   const started = now();
+  // This process's CPU (producer, database, worker and receiver alike) from the first event to the drained outbox.
+  const cpu0 = selfCpuMs();
+  const mark0 = process.hrtime.bigint() / 1000n;
   let inFlight = 0;
   let n = 0;
   log(`${name}: ${total} events at ${RATE}/s over ${ENDPOINTS} endpoints (+${hanging} hanging), receiver failing ${failRate * 100} %`);
@@ -160,6 +170,8 @@ async function phase(handle: DbHandle, name: string, failRate: number, retryBase
     if (pending.length === 0 || now() > drainDeadline) break;
     await new Promise((r) => setTimeout(r, 200));
   }
+  const cpuMs = selfCpuMs() - cpu0;
+  phaseWindows.push({ name, from: Number(mark0), to: Number(process.hrtime.bigint() / 1000n) });
   stop();
   await new Promise((r) => setTimeout(r, 500));
   await rx.close();
@@ -185,7 +197,7 @@ async function phase(handle: DbHandle, name: string, failRate: number, retryBase
   const failures = rx.receipts.filter((r) => r.status >= 300).length;
   const redelivered = rx.receipts.filter((r) => r.status < 300).length - okReceipts.length;
   await db.delete(customers).where(eq(customers.id, boot.customer_id));
-  return { name, failRate, hanging, hangingRequests, total, committed: committed.size, delivered: okReceipts.length, missing, twice, outOfOrder, failures, redelivered, requests: rx.receipts.length, lag: stats(lags), producedMs };
+  return { name, failRate, hanging, hangingRequests, total, committed: committed.size, delivered: okReceipts.length, missing, twice, outOfOrder, failures, redelivered, requests: rx.receipts.length, lag: stats(lags), producedMs, cpuMs };
 }
 
 async function main() {
@@ -199,6 +211,8 @@ async function main() {
   const hung = await phase(handle, `healthy receiver beside ${HANGING} hanging endpoints`, 0, 100, HANGING);
   const flaky = await phase(handle, 'receiver failing 20 %', 0.2, 100);
   await handle.close();
+  const phasesOut = argv.find((a) => a.startsWith('--phases-out='))?.slice('--phases-out='.length);
+  if (phasesOut) fs.writeFileSync(phasesOut, JSON.stringify(phaseWindows));
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 
   const rows = [healthy, hung, flaky].map((p) => [
@@ -210,8 +224,9 @@ async function main() {
     String(p.missing),
     String(p.twice),
     String(p.outOfOrder),
+    fmt(p.cpuMs / p.total),
   ]);
-  const table = markdownTable(['Phase', 'Events committed', 'Delivered (distinct)', 'Lag commit->receipt p50 / p99 / max (ms)', 'Failed attempts', 'Missing', 'Seen twice', 'Out of order'], rows);
+  const table = markdownTable(['Phase', 'Events committed', 'Delivered (distinct)', 'Lag commit->receipt p50 / p99 / max (ms)', 'Failed attempts', 'Missing', 'Seen twice', 'Out of order', 'CPU per event (ms)'], rows);
   const healthyMet = healthy.lag.p99 <= 250 && healthy.lag.p50 <= 20;
   const verdict = healthyMet ? 'met' : 'not met';
   const hungVerdict = hung.lag.p99 <= 1000 && hung.missing === 0 ? 'met' : 'not met';

@@ -9,6 +9,8 @@ import * as schema from '../schema';
 import type { Db, DbHandle } from '../types';
 import { statementTracer } from '../tracing';
 import { isPgliteLockedError, PgliteLockedError, type PgliteLockHolder } from './pgliteLocked';
+import { HOT_STATEMENT } from './hotStatement';
+import { pglitePrepared } from './pglitePrepared';
 
 /**
  * The embedded default. btree_gist must be loaded on every open (the
@@ -30,7 +32,7 @@ export async function openPglite(dataDir: string | undefined, migrationsFolder: 
     const client = await PGlite.create({ dataDir, extensions: { btree_gist }, loadDataDir });
     try {
       // No `schema`: no relational queries are used (see drivers/postgres.ts).
-      const db = drizzle(traced(client)) as unknown as Db;
+      const db = drizzle(traced(client, pglitePrepared(client))) as unknown as Db;
       await migrate(drizzle(client, { schema }), { migrationsFolder });
       return {
         db,
@@ -97,10 +99,13 @@ function readTemplate(file: string): Blob | undefined {
 
 /**
  * The client drizzle is handed: every statement it sends (`query`, also inside `transaction`)
- * passes the statement hook (../tracing.ts), one branch while tracing is off.
+ * passes the statement hook (../tracing.ts), one branch while tracing is off; the client and
+ * each transaction also offer the prepared path of db/hot statements under HOT_STATEMENT
+ * (./pglitePrepared.ts), which passes the same hook.
  */
 type QueryClient = Pick<PGlite, 'query'> & Partial<Pick<PGlite, 'transaction'>>;
-function traced<C extends QueryClient>(client: C): C {
+type Prepared = ReturnType<typeof pglitePrepared>;
+function traced<C extends QueryClient>(client: C, prepared: Prepared, hot = prepared.root): C {
   return new Proxy(client, {
     get(target, prop) {
       if (prop === 'query') {
@@ -109,8 +114,14 @@ function traced<C extends QueryClient>(client: C): C {
           return statementTracer ? statementTracer(text, issue) : issue();
         };
       }
+      if (prop === HOT_STATEMENT) {
+        return (text: string, params: Parameters<typeof hot>[1], opts: Parameters<typeof hot>[2]) => {
+          const issue = () => hot(text, params, opts);
+          return statementTracer ? statementTracer(text, issue) : issue();
+        };
+      }
       if (prop === 'transaction' && target.transaction) {
-        return (fn: (tx: QueryClient) => Promise<unknown>) => target.transaction!((tx) => fn(traced(tx)));
+        return (fn: (tx: QueryClient) => Promise<unknown>) => target.transaction!((tx) => fn(traced(tx, prepared, prepared.forTransaction(tx))));
       }
       const value = Reflect.get(target, prop, target) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;

@@ -2,6 +2,7 @@ import { is } from 'drizzle-orm';
 import { PostgresJsSession } from 'drizzle-orm/postgres-js/session';
 import type { Db, Executor, Tx } from '../client';
 import { pgErrorInfo } from '../errors';
+import { HOT_STATEMENT, type HotStatement, type HotStatementOptions } from '../drivers/hotStatement';
 
 /**
  * How the hand-written statements of db/hot run (docs/architecture.md, "Where SQL lives").
@@ -14,8 +15,11 @@ import { pgErrorInfo } from '../errors';
  *   pool, or the transaction's connection, wrapped by db/drivers/preparedStatements.ts), as a
  *   named prepared statement (one round trip from its second use), queued at once with
  *   `execute()`, so statements issued without awaiting in between are pipelined;
- * - PGlite: the session's `prepareQuery(...).execute()`, the path drizzle's own `execute`
- *   takes (its client is not public there; in process, there is nothing to pipeline).
+ * - PGlite: the prepared path its client (or transaction) offers under HOT_STATEMENT
+ *   (db/drivers/pglitePrepared.ts): a named prepared statement, bound and executed in one batch
+ *   of protocol messages (in process, there is nothing to pipeline); a client without it (a
+ *   drizzle database made elsewhere) goes through the session's `prepareQuery(...).execute()`,
+ *   the path drizzle's own `execute` takes.
  * Failures arrive as the driver's error (postgres.js) or wrapped (PGlite: DrizzleQueryError);
  * db/errors.ts reads the code through both. Rows come back as the driver gives them
  * (timestamps as text, as drizzle configures both drivers; jsonb parsed); db/hot/columns.ts
@@ -28,9 +32,13 @@ export type Param = string | number | boolean | null;
 
 type PostgresJsClient = { unsafe(text: string, params: Param[], options: { prepare: boolean }): { execute(): PromiseLike<RawRow[]> } };
 
-export async function queryRows(db: Executor, sqlText: string, params: Param[]): Promise<RawRow[]> {
+/** `opts.planEachTime`: on PGlite, plan it for its values at every execution (db/drivers/pglitePrepared.ts); PostgreSQL prepares it as any other. */
+export async function queryRows(db: Executor, sqlText: string, params: Param[], opts?: HotStatementOptions): Promise<RawRow[]> {
   const session = db._.session;
   if (is(session, PostgresJsSession)) return (session.client as unknown as PostgresJsClient).unsafe(sqlText, params, { prepare: true }).execute();
+  // PgliteSession keeps its client (our traced PGlite or transaction, db/drivers/pglite.ts) in a field of that name.
+  const hot = (session as unknown as { client?: { [HOT_STATEMENT]?: HotStatement } }).client?.[HOT_STATEMENT];
+  if (hot) return hot(sqlText, params, opts);
   const result = (await session.prepareQuery({ sql: sqlText, params }, undefined, undefined, false).execute()) as { rows: RawRow[] };
   return result.rows;
 }

@@ -1,4 +1,4 @@
-import { webhookDeliveries, webhookEndpoints } from '../schema';
+import { notifications, webhookDeliveries, webhookEndpoints } from '../schema';
 import type { Executor } from '../client';
 import { columnList, names, rowMapper } from './columns';
 import { queryRows } from './driver';
@@ -19,11 +19,30 @@ from "webhook_endpoints" e
 where e."${e.agentId}" = $2::uuid and e."${e.status}" = 'active' and $3 = any(e."${e.events}") and (not $6::boolean or e."${e.includeOwn}")
 on conflict ("${d.id}") do nothing`;
 
+const n = names(notifications);
+/**
+ * A notification and the outbox rows of the same event (same id, $1) in one statement: the
+ * notification is a data-modifying CTE ($7 customer, $8 its data as JSON; an own event, $6, is
+ * stored delivered), the outbox rows as INSERT_WEBHOOK_EVENT writes them.
+ */
+const INSERT_NOTIFICATION_WITH_EVENT = `with "notification" as (
+  insert into "notifications" ("${n.id}", "${n.customerId}", "${n.agentId}", "${n.kind}", "${n.data}", "${n.createdAt}", "${n.deliveredAt}", "${n.own}")
+  values ($1::uuid, $7::uuid, $2::uuid, $3, $8::jsonb, $5::timestamptz, case when $6::boolean then $5::timestamptz end, $6::boolean)
+)
+${INSERT_WEBHOOK_EVENT}`;
+
 /** `own`: an event of the agent's own change, for the endpoints that asked for those (include_own). */
 export type WebhookEventRow = { eventId: string; agentId: string; kind: string; body: string; at: Date; own?: boolean };
 
+const eventParams = (ev: WebhookEventRow) => [ev.eventId, ev.agentId, ev.kind, ev.body, ev.at.toISOString(), ev.own === true];
+
 export async function insertWebhookEvent(db: Executor, ev: WebhookEventRow): Promise<void> {
-  await queryRows(db, INSERT_WEBHOOK_EVENT, [ev.eventId, ev.agentId, ev.kind, ev.body, ev.at.toISOString(), ev.own === true]);
+  await queryRows(db, INSERT_WEBHOOK_EVENT, eventParams(ev));
+}
+
+/** The notification of an event (its id is the event's) and the event's outbox rows, one statement. */
+export async function insertNotificationWithEvent(db: Executor, ev: WebhookEventRow, notification: { customerId: string; data: Record<string, unknown> }): Promise<void> {
+  await queryRows(db, INSERT_NOTIFICATION_WITH_EVENT, [...eventParams(ev), notification.customerId, JSON.stringify(notification.data)]);
 }
 
 /**
@@ -61,7 +80,8 @@ export type LeasedDelivery = typeof webhookDeliveries.$inferSelect & { url: stri
 
 /** `customerId`: only that customer's endpoints (a drain of one customer; the worker passes none). */
 export async function leaseDueDeliveries(db: Executor, now: Date, limit: number, leaseUntil: Date, customerId: string | null = null): Promise<LeasedDelivery[]> {
-  const rows = await queryRows(db, LEASE_DUE_DELIVERIES, [now.toISOString(), limit, leaseUntil.toISOString(), customerId]);
+  // Planned at every execution on PGlite: its generic plan cost 20 ms of CPU there (db/drivers/pglitePrepared.ts).
+  const rows = await queryRows(db, LEASE_DUE_DELIVERIES, [now.toISOString(), limit, leaseUntil.toISOString(), customerId], { planEachTime: true });
   return rows.map((r) => ({ ...mapDelivery(r), url: String(r.w_url), secret: String(r.w_secret), more: r.w_more === true || r.w_more === 't' }));
 }
 

@@ -1,10 +1,11 @@
 import { and, asc, eq, gt, gte } from 'drizzle-orm';
 import { drainNotificationRows } from '@/db/hot/access';
+import { insertNotificationWithEvent } from '@/db/hot/webhooks';
 import type { Executor } from '@/db/client';
 import { notifications, type NotificationKind } from '@/db/schema';
 import { videoLinkOf, videoLinkView, type VideoLinkView } from './calendars/videoLinks';
 import { isUuid, newId } from './ids';
-import { eventActor, recordWebhookEvent, type EventCause } from './webhooks/outbox';
+import { webhookEventRow, type EventCause } from './webhooks/outbox';
 
 /** A member of a group claim as answers and notifications show it (docs/groups.md). */
 export type GroupMemberView = { owner_email: string; hold_id?: string; booking_id?: string; status: string };
@@ -75,10 +76,11 @@ export async function enqueueNotification(
   const createdAt = n.now ?? new Date();
   const actor = n.actor ?? { kind: 'system' as const }; // what no one did: an expiry, a disabled endpoint
   const booked = await withVideo(db, n.kind, n.data);
-  const data = { ...booked, actor: eventActor(actor) };
-  // An own event is kept delivered: never in the pending queue, read with include_own (docs/webhooks.md "Own events").
-  await db.insert(notifications).values({ id, customerId: n.customerId, agentId: n.agentId, kind: n.kind, data, createdAt, ...(n.own ? { own: true, deliveredAt: createdAt } : {}) });
-  await recordWebhookEvent(db, { eventId: id, agentId: n.agentId, kind: n.kind, data: booked, now: createdAt, actor, own: n.own });
+  // One statement (db/hot/webhooks.ts): the notification, its data with `actor` as the webhook body
+  // carries it; an own event is kept delivered, never in the pending queue, read with include_own
+  // (docs/webhooks.md "Own events").
+  const event = webhookEventRow({ eventId: id, agentId: n.agentId, kind: n.kind, data: booked, now: createdAt, actor, own: n.own });
+  await insertNotificationWithEvent(db, event.row, { customerId: n.customerId, data: event.data });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, exists, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
+import { selectVideoLink } from '@/db/hot/videoLinks';
 import { bookingInvitations, bookingVideoLinks, calendarBookingEvents, calendars, claims, publicMeetingTypes, type BookingVideoLinkRow, type VideoProvider } from '@/db/schema';
 import { newId } from '../ids';
 import type { CalendarProvider, ConferenceResult } from './provider';
@@ -107,8 +108,7 @@ export async function recordVideoLink(
 
 /** A booking's video link (or null). */
 export async function videoLinkOf(db: Executor, claimId: string): Promise<BookingVideoLinkRow | null> {
-  const [row] = await db.select().from(bookingVideoLinks).where(eq(bookingVideoLinks.claimId, claimId));
-  return row ?? null;
+  return selectVideoLink(db, claimId);
 }
 
 /** Several bookings' video links, by claim id. */

@@ -1,6 +1,6 @@
 import type { Executor } from '@/db/client';
 import type { WebhookDeliveryKind } from '@/db/schema';
-import { insertWebhookEvent } from '@/db/hot/webhooks';
+import { insertWebhookEvent, type WebhookEventRow } from '@/db/hot/webhooks';
 import { newId } from '../ids';
 
 /** The JSON body every endpoint receives for an event (docs/webhooks.md "Payload"). */
@@ -22,17 +22,22 @@ export function eventActor(cause: EventCause): Record<string, string> {
   return { kind: cause.kind, email: cause.email };
 }
 
+type EventInput = { agentId: string; kind: WebhookDeliveryKind; data: Record<string, unknown>; now: Date; actor?: EventCause; own?: boolean; eventId?: string };
+
+/** The outbox row of an event as db/hot/webhooks.ts writes it, and the event's data (with `actor`). */
+export function webhookEventRow(ev: EventInput): { row: WebhookEventRow; data: Record<string, unknown> } {
+  const eventId = ev.eventId ?? newId(ev.now.getTime());
+  const data = { ...ev.data, actor: eventActor(ev.actor ?? { kind: 'system' }) };
+  return { row: { eventId, agentId: ev.agentId, kind: ev.kind, body: eventBody(eventId, ev.kind, data, ev.now), at: ev.now, own: ev.own }, data };
+}
+
 /**
  * Write the outbox rows of an event for the agent's subscribed endpoints (`own`: an event of the
  * agent's own change, only for the endpoints with include_own), with `actor` in its data. Call it
  * inside the transaction of the effect (the rows commit or roll back with it); one statement,
- * and no round trip of its own when deferred (db/hot/driver.ts defer).
+ * and no round trip of its own when deferred (db/hot/driver.ts defer). A notification writes
+ * its event's rows in its own statement (notificationService.ts enqueueNotification).
  */
-export function recordWebhookEvent(
-  db: Executor,
-  ev: { agentId: string; kind: WebhookDeliveryKind; data: Record<string, unknown>; now: Date; actor?: EventCause; own?: boolean; eventId?: string },
-): Promise<void> {
-  const eventId = ev.eventId ?? newId(ev.now.getTime());
-  const data = { ...ev.data, actor: eventActor(ev.actor ?? { kind: 'system' }) };
-  return insertWebhookEvent(db, { eventId, agentId: ev.agentId, kind: ev.kind, body: eventBody(eventId, ev.kind, data, ev.now), at: ev.now, own: ev.own });
+export function recordWebhookEvent(db: Executor, ev: EventInput): Promise<void> {
+  return insertWebhookEvent(db, webhookEventRow(ev).row);
 }
