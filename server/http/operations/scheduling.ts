@@ -3,7 +3,8 @@ import { searchGroupAvailability } from '@/server/domain/claims/groupSearchServi
 import { bookingClaim, getBooking } from '@/server/domain/claims/bookingService';
 import { seriesBookingClaim } from '@/server/domain/claims/seriesService';
 import { groupBookingClaim, groupHoldClaim } from '@/server/domain/claims/groupService';
-import { cancelClaim, confirmAny, releaseClaim } from '@/server/domain/claims/groupLifecycle';
+import { cancelClaim, releaseClaim } from '@/server/domain/claims/groupLifecycle';
+import { confirmClaim } from '@/server/domain/claims/holdConfirm';
 import { getHold, holdClaim } from '@/server/domain/claims/holdService';
 import { invalidField } from '@/server/domain/errors';
 import { refuseGroupUnderApproval } from '@/server/domain/approvals/policyService';
@@ -185,7 +186,8 @@ export const confirmHoldOp = defineOperation({
   answerStatus: (value) => (value.status === 'pending_approval' ? 202 : 200),
   handler: async ({ db, actor, params, body, now, idempotencyKey, claimCall }) => {
     const input = { ...body, start: date(body.start), end: date(body.end), meetingClass: body.meeting_class };
-    return { body: await confirmAny(db, actor, params.id, input, now, idempotencyKey, (op) => runAnsweredClaim(db, op, claimCall)) };
+    // One operation for a hold of N >= 1 members: the id names a single hold or a group hold (server/domain/claims/holdConfirm.ts).
+    return { body: await runAnsweredClaim(db, confirmClaim(actor, params.id, input, now, idempotencyKey), claimCall) };
   },
 });
 
