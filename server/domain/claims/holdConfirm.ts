@@ -175,7 +175,7 @@ async function confirmGroup(tx: Tx, actor: AgentActor, id: string, locked: Locke
   return applyBookings(tx, plans, claimsByOwner, 'booking.confirm', now, named, withParts, {}, input.video ? { setting: input.video, organizer } : null);
 }
 
-export function assertSlotInHold(hold: ClaimRow, start: Date, end: Date, timeZone: string, parts: readonly HoldRange[] = []) {
+function assertSlotInHold(hold: ClaimRow, start: Date, end: Date, timeZone: string, parts: readonly HoldRange[] = []) {
   const s = start.getTime();
   const e = end.getTime();
   if (hold.holdScope === 'candidate') {
