@@ -11,8 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Db } from '@/db/client';
 import { searchAvailability } from '@/server/domain/claims/availabilityService';
-import { loadClaims, loadTarget, ownerRules } from '@/server/domain/claims/claimTarget';
-import { requestPolicy } from '@/server/domain/claims/claimDecision';
+import { loadClaims, loadTarget, ownerRules, requestPolicy } from '@/server/domain/claims/claimTarget';
 import { searchSlots } from '@/server/domain/scheduling';
 import { busyBetween, cpuMark, fmt, log, stats, type Stats } from '../lib/measure';
 import type { Figure } from '../lib/benchDoc';

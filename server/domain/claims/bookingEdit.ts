@@ -7,7 +7,7 @@ import { DomainError } from '../errors';
 import { isUuid } from '../ids';
 import { writeAudit } from '../audit';
 import { lockOwner } from './claimTarget';
-import { assertMayChange } from './rescheduleService';
+import { assertMayChange } from './moveRules';
 import { bookingView, type BookingView } from './views';
 
 /** What PATCH /v1/bookings/{id} may change: the details, never the time (that is a reschedule). */

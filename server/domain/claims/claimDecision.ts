@@ -6,13 +6,12 @@ import { defer } from '@/db/hot/driver';
 import { movedRow, moveBookingRow } from '@/db/hot/move';
 import { scheduleReminders } from '@/db/hot/reminders';
 import { claims, type BookingVideoLinkRow } from '@/db/schema';
-import { hasPermission, type AgentActor } from '../access';
 import type { DomainError } from '../errors';
 import { enqueueNotification } from '../notificationService';
 import type { CalendarGate } from '../calendars/mirror';
 import { recordWebhookEvent } from '../webhooks/outbox';
 import { recordVideoLink, videoLinkView, type VideoRequest } from '../calendars/videoLinks';
-import { arbitrate, bufferMs, localSpan, warningsFor, type Decision, type RequestPolicy } from '../scheduling';
+import { arbitrate, localSpan, warningsFor, type Decision, type RequestPolicy } from '../scheduling';
 import { MINUTE } from '../scheduling/localTime';
 import { noteFreed } from '../waitlist/freed';
 import { writeAudit, type AuditAction, type AuditActor, type AuditEntry } from '../audit';
@@ -33,18 +32,6 @@ import { metrics, recordArbitration } from '@/server/observability/metrics';
  */
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-export function requestPolicy(actor: Pick<AgentActor, 'permissions'>, target: SchedulingTarget, policyOverride?: 'never' | 'preempt_lower'): RequestPolicy {
-  return {
-    priority: target.meetingClass.priority,
-    preemptPolicy: policyOverride ?? target.meetingClass.preemptPolicy,
-    agentCanPreempt: hasPermission(actor, 'preempt'),
-    // The class's buffers (docs/arbitration.md "Buffers").
-    ...bufferMs(target.meetingClass.bufferBeforeMinutes, target.meetingClass.bufferAfterMinutes),
-    // What the booking schedules when accepted (docs/reliability.md "Reminders").
-    reminderOffsetsMinutes: target.meetingClass.reminderOffsetsMinutes,
-  };
-}
 
 /**
  * The claim to store, with the buffers its decision used (docs/arbitration.md "Buffers"): the

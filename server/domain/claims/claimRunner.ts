@@ -83,13 +83,6 @@ async function refuseEarly(db: Db, operation: ClaimOperation<unknown>, gate?: Ca
   if (second) throw second;
 }
 
-/**
- * Thrown by an operation's core when it finds it is not the operation to run (a confirm whose
- * id names a group hold: groupLifecycle.ts confirmAny): its transaction rolls back, nothing is
- * counted as a decision, and the caller runs the right operation instead.
- */
-export class ClaimRedirect extends Error {}
-
 /** The `slot` of a claim operation: its start and end. */
 export const slotKey = (start: Date, end: Date): string => `${start.getTime()}|${end.getTime()}`;
 
@@ -124,7 +117,6 @@ export async function runClaimOperation<T>(db: Db, operation: ClaimOperation<T>,
     recordDecision(action, 'accept', 'none');
     return value;
   } catch (err) {
-    if (err instanceof ClaimRedirect) throw err;
     // Counted after the transaction: a decision the exclusion retry ran twice counts once.
     const refusal = err instanceof GateRefusal ? err.refusal : err;
     if (refusal instanceof DomainError) recordDecision(action, 'reject', refusal.reason ?? refusal.code);

@@ -8,8 +8,8 @@ import { DomainError } from '../errors';
 import { metrics, secondsSince } from '@/server/observability/metrics';
 import { getMeetingClass, type MeetingClassRow } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
-import { normalizeEmail } from '../access';
-import { ALTERNATIVES_RADIUS_MS, blocksWithCheckpoints, VERDICT_CLAIMS_MARGIN_MS, type OwnerRules } from '../scheduling';
+import { hasPermission, normalizeEmail, type AgentActor } from '../access';
+import { ALTERNATIVES_RADIUS_MS, blocksWithCheckpoints, bufferMs, VERDICT_CLAIMS_MARGIN_MS, type OwnerRules, type RequestPolicy } from '../scheduling';
 
 import { loadProviderBusy, type CalendarGate } from '../calendars/mirror';
 import { noteFreed } from '../waitlist/freed';
@@ -211,4 +211,17 @@ export async function loadClaimTarget(
   const owner = { customerId, email: normalizeEmail(input.ownerEmail) };
   const [target, around] = await Promise.all([loadTarget(tx, customerId, input, true), loadAround(tx, owner, start, end, now, VERDICT_CLAIMS_MARGIN_MS, gate)]);
   return { target, around };
+}
+
+/** The policy a request of this actor on this target is arbitrated with: the class's priority, preemption and buffers, the agent's right to preempt. */
+export function requestPolicy(actor: Pick<AgentActor, 'permissions'>, target: SchedulingTarget, policyOverride?: 'never' | 'preempt_lower'): RequestPolicy {
+  return {
+    priority: target.meetingClass.priority,
+    preemptPolicy: policyOverride ?? target.meetingClass.preemptPolicy,
+    agentCanPreempt: hasPermission(actor, 'preempt'),
+    // The class's buffers (docs/arbitration.md "Buffers").
+    ...bufferMs(target.meetingClass.bufferBeforeMinutes, target.meetingClass.bufferAfterMinutes),
+    // What the booking schedules when accepted (docs/reliability.md "Reminders").
+    reminderOffsetsMinutes: target.meetingClass.reminderOffsetsMinutes,
+  };
 }

@@ -4,10 +4,9 @@ import { normalizeEmail, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { arbitrate, type Decision, type RejectReason, type RequestPolicy } from '../scheduling';
 import { writeAuditGrouped, type AuditAction } from '../audit';
-import { requestPolicy } from './claimDecision';
 import { decisionError, rejectionAudit } from './rejection';
 import type { CalendarGate } from '../calendars/mirror';
-import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules, type LoadedClaim, type SchedulingTarget } from './claimTarget';
+import { ARBITRATION_MARGIN_MS, loadClaims, loadTarget, ownerRules, requestPolicy, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 
 /**
  * Refusals a plain read can settle: the slot is taken by a claim of higher or equal

@@ -1,30 +1,21 @@
 import { and, eq, inArray, isNull, or } from 'drizzle-orm';
 import type { Db, Executor, Tx } from '@/db/client';
 import { defer } from '@/db/hot/driver';
-import { lockHoldForConfirm, type LockedHold } from '@/db/hot/holds';
 import { claims, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
 import type { OwnerActor } from '../adminAudit';
 import { DomainError } from '../errors';
 import { isUuid } from '../ids';
-import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { writeAudit } from '../audit';
 import { noteFreed } from '../waitlist/freed';
 import { cancellationRecords } from './cancellation';
-import { applyBookings, groupBookingView, groupRunnerFields, lockOwnersInOrder, MAX_GROUP_OWNERS } from './groupService';
-import { decideMembers, type MemberPlan } from './groupVerdict';
-import { claimMadeWithKey, type NewClaim } from './claimStore';
-import { requestPolicy } from './claimDecision';
-import { ClaimRedirect, runClaimOperation, type Answer, type ClaimOperation } from './claimRunner';
-import { loadAround } from './claimTarget';
-import { loadGroupMembers, loadMembers, memberView, type ClaimMemberRow, type GroupMemberRow, type NamedClaim } from './groupMembers';
-import { holdStatus, type BookingView, type HoldView } from './views';
-import { getHold, holdParts } from './holdService';
-import { assertSlotInHold, confirmClaim, getBooking, newBooking, type VideoSetting } from './bookingService';
-import type { PendingApprovalView } from '../approvals/heldRequest';
+import { runClaimOperation, type Answer } from './claimRunner';
+import { groupRunnerFields, loadGroupMembers, loadMembers, lockOwnersInOrder, MAX_GROUP_OWNERS, memberView, type ClaimMemberRow, type GroupMemberRow, type NamedClaim } from './groupMembers';
+import type { BookingView, HoldView } from './views';
+import { getHold } from './holdService';
+import { getBooking } from './bookingService';
 import { recordSeriesCancelled, seriesNamedBy, type CancelScope } from './seriesCancel';
-import { approvalForHold } from '../approvals/policyService';
 
 /**
  * After a group's claim (docs/groups.md, "Confirm, cancel, release"): finding the group a
@@ -51,82 +42,6 @@ async function claimNamedBy(db: Executor, actor: AgentActor, id: string, kind: '
       { groupId, members: rows.length === 1 && rows[0].id === id ? (await loadGroupMembers(db, [groupId], kind)).map((m) => ({ id: m.id, ownerEmail: m.ownerEmail })) : rows.filter((r) => r.groupId === groupId) };
   if (named) for (const m of named.members) assertOwnerInScope(actor, m.ownerEmail);
   return named;
-}
-
-/** The id is a group's (or a member's of one): the group, else null. */
-async function groupNamedBy(db: Executor, actor: AgentActor, id: string, kind: 'hold' | 'booking'): Promise<{ groupId: string; members: { id: string; ownerEmail: string }[] } | null> {
-  const named = await claimNamedBy(db, actor, id, kind);
-  return named?.groupId ? { groupId: named.groupId, members: named.members } : null;
-}
-
-type ConfirmInput = { start: Date; end: Date; meetingClass?: string; attendees?: { email: string; name?: string }[]; title?: string; description?: string; video?: VideoSetting | null };
-
-/**
- * POST /v1/bookings/{id}/confirm on a group hold (a member's id or the group_id): every member
- * hold promoted to a booking (sharing the group's id), all or none. With `video`, the organizer
- * whose calendar makes a Meet or Teams link is the owner of the member hold the id names (the
- * group hold's `hold_id`: the first owner named), with the group_id the group's first member as
- * its answers list them (docs/calendars.md "Video links").
- */
-function groupConfirmClaim(
-  actor: AgentActor,
-  id: string,
-  group: { groupId: string; members: { id: string; ownerEmail: string }[] },
-  input: ConfirmInput,
-  now: Date,
-  idempotencyKey: string | null,
-): ClaimOperation<BookingView> {
-  const emails = [...new Set(group.members.map((m) => m.ownerEmail))];
-  return {
-    ...groupRunnerFields(actor, emails),
-    gateOwners: undefined,
-    run: async (tx) => {
-      await lockOwnersInOrder(tx, actor.customerId, emails);
-      const holds = await loadGroupMembers(tx, [group.groupId], 'hold');
-      const locked: LockedHold[] = [];
-      for (const h of holds) {
-        const l = await lockHoldForConfirm(tx, h.id, actor.customerId, input.meetingClass);
-        if (!l) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
-        assertOwnerInScope(actor, l.owner.email);
-        locked.push(l);
-      }
-      if (!locked.length) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
-      const statuses = locked.map((l) => holdStatus(l.hold, now));
-      if (statuses.every((s) => s === 'promoted')) {
-        const made = await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'booking', now);
-        if (made && made.groupId === group.groupId) return { ok: true, value: await groupBookingView(tx, actor, made.id, now) };
-        throw new DomainError('HOLD_ALREADY_PROMOTED', 'This group hold was already confirmed into bookings', { extra: { booking_id: locked[0].hold.promotedBookingId } });
-      }
-      for (const s of statuses) {
-        if (s === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'A member of this group hold was already confirmed');
-        if (s === 'expired') throw new DomainError('HOLD_EXPIRED', 'The group hold expired before it was confirmed');
-        if (s !== 'active') throw new DomainError('HOLD_NOT_ACTIVE', s === 'preempted' ? 'The group hold was preempted by a higher-priority meeting' : 'The group hold was released');
-      }
-      const plans: MemberPlan[] = [];
-      const claimsByOwner = new Map<string, NewClaim>();
-      const withParts = new Set<string>();
-      for (const l of locked) {
-        const parts = await holdParts(tx, l.hold);
-        if (parts.length) withParts.add(l.hold.id);
-        assertSlotInHold(l.hold, input.start, input.end, l.owner.timeZone, parts);
-        if (l.calendar.status === 'reauth_required') throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${l.calendar.type} calendar of ${l.owner.email} needs to be re-authorised`);
-        if (l.calendar.status === 'disconnected') throw new DomainError('CALENDAR_NOT_FOUND', `The ${l.calendar.type} calendar of ${l.owner.email} was disconnected`);
-        const meetingClass = l.meetingClass ?? (await getMeetingClass(tx, actor.customerId, input.meetingClass!));
-        const target = { owner: l.owner, calendar: l.calendar, meetingClass };
-        const around = await loadAround(tx, l.owner.id, input.start, input.end, now);
-        plans.push({ target, policy: requestPolicy(actor, target), around, excludeClaimIds: [l.hold.id] });
-        claimsByOwner.set(l.owner.id, {
-          ...newBooking({ actor, ownerId: l.owner.id, calendarId: l.calendar.id, meetingClassId: meetingClass.id, start: input.start, end: input.end, now, idempotencyKey, holdId: l.hold.id }, input),
-          groupId: group.groupId,
-        });
-      }
-      const refused = await decideMembers(tx, actor, 'booking.confirm', group.groupId, plans, input, idempotencyKey, now);
-      if (refused) return { ok: false, error: refused };
-      const named = plans.map((p) => p.target);
-      const organizer = named[Math.max(0, locked.findIndex((l) => l.hold.id === id))];
-      return applyBookings(tx, plans, claimsByOwner, 'booking.confirm', now, named, withParts, {}, input.video ? { setting: input.video, organizer } : null);
-    },
-  };
 }
 
 /**
@@ -249,42 +164,4 @@ export async function releaseClaim(db: Db, actor: AgentActor, id: string, now: D
     noteFreed(tx, now, released.map((r) => ({ ownerId: r.ownerId, start: r.start, end: r.end, holdId: r.partOf ?? r.id })));
     return { ok: true, value: await getHold(tx, actor, first.id, now) };
   });
-}
-
-/**
- * POST /v1/bookings/{id}/confirm, run through `claim` (the REST wrapper's): a single hold's
- * confirm first, whose locking read also tells whether the id names a group hold (a member's
- * id, or no hold's id: perhaps a group_id); only then is the group looked up and confirmed, or,
- * when the id names no group either, the single confirm answers it (HOLD_NOT_FOUND). A single
- * hold's confirm, by far the usual one, so pays no look-up of its own before its transaction
- * (docs/benchmarks/history/2026-11-26-hold-confirm-cpu.md).
- */
-export async function confirmAny(
-  db: Executor,
-  actor: AgentActor,
-  id: string,
-  input: ConfirmInput,
-  now: Date,
-  idempotencyKey: string | null,
-  claim: <T>(operation: ClaimOperation<T>) => Promise<T>,
-): Promise<BookingView | PendingApprovalView> {
-  try {
-    return await claim(confirmClaim(actor, id, input, now, idempotencyKey, { groupsUnchecked: true }));
-  } catch (err) {
-    if (!(err instanceof ClaimRedirect)) throw err;
-  }
-  const group = await groupNamedBy(db, actor, id, 'hold');
-  if (group) await refuseHeldGroupConfirm(db, actor, group, input.meetingClass);
-  return claim(group ? groupConfirmClaim(actor, id, group, input, now, idempotencyKey) : confirmClaim(actor, id, input, now, idempotencyKey));
-}
-
-/**
- * A group hold cannot wait for approval (docs/api.md "Approval policies"): its confirm is refused
- * with APPROVAL_REQUIRED when a rule of one member's owner covers this agent and class.
- */
-async function refuseHeldGroupConfirm(db: Executor, actor: AgentActor, group: { members: { id: string; ownerEmail: string }[] }, meetingClass?: string): Promise<void> {
-  for (const m of group.members) {
-    const { required } = await approvalForHold(db, { customerId: actor.customerId, holdId: m.id, agentId: actor.agentId, meetingClass });
-    if (required) throw new DomainError('APPROVAL_REQUIRED', `${m.ownerEmail} requires approval for this booking, and a group booking cannot wait for it: book ${m.ownerEmail} alone`);
-  }
 }

@@ -2,7 +2,34 @@ import { and, asc, eq, inArray, isNull, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { claims, meetingClasses, owners } from '@/db/schema';
 import type { GroupMemberView } from '../notificationService';
+import { assertOwnerInScope, normalizeEmail, type AgentActor } from '../access';
+import { invalidField } from '../errors';
+import { ownerQueueKey } from './claimRunner';
 import { holdStatus } from './views';
+
+/** How many owners a group names (docs/groups.md). */
+const MIN_GROUP_OWNERS = 2;
+export const MAX_GROUP_OWNERS = 20;
+
+/** The owners a group call names, normalised and distinct, each in the agent's owner scope. */
+export function groupOwnerEmails(actor: AgentActor, emails: readonly string[]): string[] {
+  const out = [...new Set(emails.map(normalizeEmail))];
+  if (out.length < MIN_GROUP_OWNERS || out.length > MAX_GROUP_OWNERS) {
+    throw invalidField('owner_emails', `give ${MIN_GROUP_OWNERS} to ${MAX_GROUP_OWNERS} distinct owners`);
+  }
+  for (const email of out) assertOwnerInScope(actor, email);
+  return out;
+}
+
+/** The queue keys and calendar gates of a group claim (the runner's part). */
+export function groupRunnerFields(actor: { customerId: string }, emails: readonly string[]) {
+  return { queueKey: ownerQueueKey(actor.customerId, emails[0]), queueKeys: emails.map((e) => ownerQueueKey(actor.customerId, e)), gateOwners: emails.map((email) => ({ customerId: actor.customerId, email })) };
+}
+
+/** Lock the owners' rows in owner-id order (one order for every group: no deadlock between groups sharing owners). */
+export async function lockOwnersInOrder(tx: Executor, customerId: string, emails: readonly string[]): Promise<void> {
+  await tx.select({ id: owners.id }).from(owners).where(and(eq(owners.customerId, customerId), inArray(owners.email, [...emails]))).orderBy(asc(owners.id)).for('update');
+}
 
 /**
  * The members of group holds and bookings (docs/groups.md): one claim per owner sharing a

@@ -20,17 +20,16 @@ import {
   type NoSlotsReason,
   type RequestPolicy,
 } from '../scheduling';
-import { requestPolicy } from './claimDecision';
-import { loadTargets, ownerRules, rulesWarnings, type SchedulingTarget } from './claimTarget';
+import { loadTargets, ownerRules, requestPolicy, rulesWarnings, type SchedulingTarget } from './claimTarget';
 import { loadGroupClaims, loadGroupClaimsGated } from './groupFacts';
 import { timed, type SearchClock } from './searchClock';
 import type { AvailabilityInput } from './availabilityService';
+import { MAX_GROUP_OWNERS } from './groupMembers';
 import { BEYOND_LOOKAHEAD_MS, DEFAULT_LOOKAHEAD_HOURS, MAX_LOOKAHEAD_HOURS, validateWindow } from './windows';
 
 const HOUR = 3_600_000;
 /** A local day and the longest buffer (docs/arbitration.md "Buffers"): a slot's verdict reads no claim further out (lastStartOnFacts). */
 const DAY_MARGIN = 26 * HOUR + MAX_BUFFER_MS;
-const MAX_GROUP_OWNERS = 20;
 
 export type GroupAvailabilityInput = Omit<AvailabilityInput, 'ownerEmail'> & {
   /** 2 to 20 required owners: a slot is one every one of them accepts. */

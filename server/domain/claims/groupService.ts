@@ -1,15 +1,14 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Executor, Tx } from '@/db/client';
-import { owners } from '@/db/schema';
-import { assertOwnerInScope, normalizeEmail, type AgentActor } from '../access';
-import { DomainError, invalidField } from '../errors';
+import type { AgentActor } from '../access';
+import { DomainError } from '../errors';
 import { newId } from '../ids';
 import { type GroupMemberView } from '../notificationService';
 import type { AuditAction, AuditActor } from '../audit';
 import { claimMadeWithKey, claimRow, DEFAULT_HOLD_TTL_SECONDS, type NewClaim } from './claimStore';
-import { requestPolicy, runClaim } from './claimDecision';
-import { ownerQueueKey, slotKey, type Answer, type ClaimOperation } from './claimRunner';
-import { loadAround, loadTargets, rulesWarnings, type ClaimRow, type SchedulingTarget } from './claimTarget';
+import { runClaim } from './claimDecision';
+import { slotKey, type Answer, type ClaimOperation } from './claimRunner';
+import { groupOwnerEmails, groupRunnerFields } from './groupMembers';
+import { loadAround, loadTargets, requestPolicy, rulesWarnings, type ClaimRow, type SchedulingTarget } from './claimTarget';
 import { bookingView, holdView, type BookingView, type HoldView } from './views';
 import { assertBookingSpan, validateWindow } from './windows';
 import { getHold } from './holdService';
@@ -28,29 +27,6 @@ import { auditGroupRefusal, decideMembers, refuseGroupWithoutLock, type GroupTar
  * member goes through runClaim like a single claim (preemptions, audit row, webhook event);
  * refused, the answer names each refusing owner and offers alternatives that suit them all.
  */
-
-const MIN_GROUP_OWNERS = 2;
-export const MAX_GROUP_OWNERS = 20;
-
-/** The owners a group call names, normalised and distinct, each in the agent's owner scope. */
-function groupOwnerEmails(actor: AgentActor, emails: readonly string[]): string[] {
-  const out = [...new Set(emails.map(normalizeEmail))];
-  if (out.length < MIN_GROUP_OWNERS || out.length > MAX_GROUP_OWNERS) {
-    throw invalidField('owner_emails', `give ${MIN_GROUP_OWNERS} to ${MAX_GROUP_OWNERS} distinct owners`);
-  }
-  for (const email of out) assertOwnerInScope(actor, email);
-  return out;
-}
-
-/** The queue keys and calendar gates of a group claim (the runner's part). */
-export function groupRunnerFields(actor: { customerId: string }, emails: readonly string[]) {
-  return { queueKey: ownerQueueKey(actor.customerId, emails[0]), queueKeys: emails.map((e) => ownerQueueKey(actor.customerId, e)), gateOwners: emails.map((email) => ({ customerId: actor.customerId, email })) };
-}
-
-/** Lock the owners' rows in owner-id order (one order for every group: no deadlock between groups sharing owners). */
-export async function lockOwnersInOrder(tx: Executor, customerId: string, emails: readonly string[]): Promise<void> {
-  await tx.select({ id: owners.id }).from(owners).where(and(eq(owners.customerId, customerId), inArray(owners.email, [...emails]))).orderBy(asc(owners.id)).for('update');
-}
 
 export type GroupHoldInput = GroupTargetInput & { ttlSeconds?: number } & (
     | { scope: 'candidate'; candidate: { start: Date; end: Date } }

@@ -5,7 +5,7 @@ import { hasPermission, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { bufferMs, type RequestPolicy } from '../scheduling';
 import type { AuditActor } from '../audit';
-import { requestPolicy } from './claimDecision';
+import { requestPolicy } from './claimTarget';
 import type { ClaimRow, LoadedClaim, SchedulingTarget } from './claimTarget';
 
 /**

@@ -9,12 +9,11 @@ import { ownerQueueKey, slotKey, type Answer, type ClaimOperation } from './clai
 import { loadAround, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 import { groupRescheduleClaim, type GroupBookingOwner } from './groupReschedule';
 import { assertMovable, moverActor, moverPolicy, moveTarget, notFound, type BookingOwner, type Mover, type RescheduleInput } from './moveRules';
-import { loadGroupMembers } from './groupMembers';
-import { MAX_GROUP_OWNERS } from './groupService';
+import { loadGroupMembers, MAX_GROUP_OWNERS } from './groupMembers';
 import { bookingView, type BookingView } from './views';
 import { assertBookingSpan } from './windows';
 
-export { assertMayChange, type BookingOwner, type Mover, type RescheduleInput } from './moveRules';
+export type { BookingOwner, Mover, RescheduleInput } from './moveRules';
 
 /**
  * Reschedule: a confirmed booking moves to a new time in place (docs/api.md "Reschedule").

@@ -1,16 +1,17 @@
 import { asc, inArray } from 'drizzle-orm';
 import type { Executor, Tx } from '@/db/client';
-import { lockHoldForConfirm } from '@/db/hot/holds';
+import { lockHoldsForConfirm } from '@/db/hot/holds';
 import { claims } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
 import { approvalForHold } from '../approvals/policyService';
 import { DomainError } from '../errors';
 import { localSpan } from '../scheduling';
 import { shiftSeries, type SeriesOccurrence } from '../scheduling/series';
-import { requestPolicy, runClaim } from './claimDecision';
+import { runClaim } from './claimDecision';
 import { ownerQueueKey, type ClaimOperation } from './claimRunner';
-import { ARBITRATION_MARGIN_MS, loadClaims, rulesWarnings, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
-import { confirmTarget, newBooking, type ConfirmInput } from './bookingService';
+import { ARBITRATION_MARGIN_MS, loadClaims, requestPolicy, rulesWarnings, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
+import { newBooking } from './bookingService';
+import { confirmTarget, type ConfirmInput } from './holdConfirm';
 import { assertMovable, moverActor, moverPolicy, type BookingOwner, type Mover, type RescheduleInput } from './moveRules';
 import { lockBooking } from './rescheduleService';
 import { seriesNamedBy, type SeriesScope } from './seriesCancel';
@@ -55,7 +56,7 @@ export async function seriesConfirmClaim(db: Executor, actor: AgentActor, holdId
     queueKey: ownerQueueKey(actor.customerId, named.members[0].ownerEmail),
     action: 'hold.confirm',
     run: async (tx) => {
-      const locked = await lockHoldForConfirm(tx, holdId, actor.customerId, input.meetingClass);
+      const [locked] = await lockHoldsForConfirm(tx, holdId, actor.customerId, input.meetingClass);
       if (!locked) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
       assertOwnerInScope(actor, locked.owner.email);
       const { target } = await confirmTarget(tx, actor, locked, input, now);

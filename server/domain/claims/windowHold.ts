@@ -6,8 +6,7 @@ import { newId } from '../ids';
 import { findHoldStretches, type Interval, type RequestPolicy } from '../scheduling';
 import { writeAudit } from '../audit';
 import { insertClaim, type NewClaim } from './claimStore';
-import { requestPolicy } from './claimDecision';
-import { ARBITRATION_MARGIN_MS, loadAround, ownerRules, type LoadedClaim, type SchedulingTarget } from './claimTarget';
+import { ARBITRATION_MARGIN_MS, loadAround, ownerRules, requestPolicy, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 import { decisionStamp } from './standingDecision';
 
 /**

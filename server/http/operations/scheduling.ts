@@ -4,7 +4,8 @@ import { bookingClaim, getBooking } from '@/server/domain/claims/bookingService'
 import { seriesBookingClaim, seriesHoldClaim } from '@/server/domain/claims/seriesService';
 import { seriesConfirmClaim, seriesRescheduleClaim } from '@/server/domain/claims/seriesLifecycle';
 import { groupBookingClaim, groupHoldClaim } from '@/server/domain/claims/groupService';
-import { cancelClaim, confirmAny, releaseClaim } from '@/server/domain/claims/groupLifecycle';
+import { cancelClaim, releaseClaim } from '@/server/domain/claims/groupLifecycle';
+import { confirmClaim } from '@/server/domain/claims/holdConfirm';
 import { getHold, holdClaim } from '@/server/domain/claims/holdService';
 import { invalidField } from '@/server/domain/errors';
 import { refuseGroupUnderApproval } from '@/server/domain/approvals/policyService';
@@ -200,7 +201,8 @@ export const confirmHoldOp = defineOperation({
   handler: async ({ db, actor, params, body, now, idempotencyKey, claimCall }) => {
     const input = { ...body, start: date(body.start), end: date(body.end), meetingClass: body.meeting_class };
     if (body.scope && body.scope !== 'occurrence') return { body: await runAnsweredClaim(db, await seriesConfirmClaim(db, actor, params.id, body.scope, input, now, idempotencyKey), claimCall) };
-    return { body: await confirmAny(db, actor, params.id, input, now, idempotencyKey, (op) => runAnsweredClaim(db, op, claimCall)) };
+    // One operation for a hold of N >= 1 members: the id names a single hold or a group hold (server/domain/claims/holdConfirm.ts).
+    return { body: await runAnsweredClaim(db, confirmClaim(actor, params.id, input, now, idempotencyKey), claimCall) };
   },
 });
 

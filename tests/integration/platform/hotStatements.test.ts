@@ -7,7 +7,7 @@ import { completeKeyRecord, IDEMPOTENCY_RETENTION_MS, insertKeyRecord } from '@/
 import { providerBusyFacts } from '@/db/hot/mirror';
 import { loadTargetRow, pickCalendar } from '@/db/hot/target';
 import { apiKeyByHash, drainNotificationRows, providerCalendarRows } from '@/db/hot/access';
-import { lockHoldForConfirm } from '@/db/hot/holds';
+import { lockHoldsForConfirm } from '@/db/hot/holds';
 import { agents, apiKeys, auditLog, calendarEvents, calendars, claims, idempotencyRecords, meetingClasses, notifications, owners } from '@/db/schema';
 import { hashSecret, newId } from '@/server/domain/ids';
 import { createOwner } from '@/server/domain/ownerService';
@@ -426,16 +426,26 @@ describe('hand-written statements equal their Drizzle equivalents', () => {
     expect(await drainNotificationRows(db, admin.agentId, at, 50)).toEqual([]);
   });
 
-  it('LOCK_HOLD_OWNER and LOCK_HOLD: a confirm reads the hold, its owner, calendar and classes as Drizzle does', async () => {
+  it('LOCK_HOLD_OWNERS and LOCK_HOLDS: a confirm reads the holds an id names, their owner, calendar and classes as Drizzle does', async () => {
     const db = await getDb();
     const target = await loadTargetRow(db, admin.customerId, { email: owner.email, meetingClass: CLASS }, false);
     const hold = claim({ kind: 'hold', status: 'active', startAt: T(20), endAt: T(21), holdScope: 'candidate', expiresAt: T(23), calendarId: target!.calendar!.id, meetingClassId: classId });
     await insertClaim(db, hold);
-    const locked = await db.transaction((tx) => lockHoldForConfirm(tx, hold.id, admin.customerId, undefined));
-    expect(locked).toEqual({ owner: target!.owner, hold: await drizzleClaim(db, hold.id), calendar: target!.calendar, holdClassName: CLASS, meetingClass: target!.meetingClass });
-    const named = await db.transaction((tx) => lockHoldForConfirm(tx, hold.id, admin.customerId, 'no-such-class'));
-    expect(named?.meetingClass).toBeNull();
-    expect(await db.transaction((tx) => lockHoldForConfirm(tx, newId(), admin.customerId, undefined))).toBeUndefined();
+    const locked = await db.transaction((tx) => lockHoldsForConfirm(tx, hold.id, admin.customerId, undefined));
+    expect(locked).toEqual([{ owner: target!.owner, hold: await drizzleClaim(db, hold.id), calendar: target!.calendar, holdClassName: CLASS, meetingClass: target!.meetingClass }]);
+    const named = await db.transaction((tx) => lockHoldsForConfirm(tx, hold.id, admin.customerId, 'no-such-class'));
+    expect(named.map((l) => l.meetingClass)).toEqual([null]);
+    expect(await db.transaction((tx) => lockHoldsForConfirm(tx, newId(), admin.customerId, undefined))).toEqual([]);
+    // A group hold: named by its group_id (no claim row has it) or by a member's id, every member; a further range only by its own id.
+    const groupId = newId();
+    const members = [T(30), T(32)].map((at, i) => claim({ kind: 'hold', status: 'active', startAt: at, endAt: T(31 + 2 * i), holdScope: 'candidate', expiresAt: T(40), calendarId: target!.calendar!.id, meetingClassId: classId, groupId }));
+    for (const m of members) await insertClaim(db, m);
+    const part = claim({ kind: 'hold', status: 'active', startAt: T(34), endAt: T(35), holdScope: 'window', expiresAt: T(40), calendarId: target!.calendar!.id, meetingClassId: classId, groupId, partOfHoldId: members[0].id });
+    await insertClaim(db, part);
+    const ids = (l: { hold: { id: string } }[]) => l.map((x) => x.hold.id).sort();
+    expect(ids(await db.transaction((tx) => lockHoldsForConfirm(tx, groupId, admin.customerId, undefined)))).toEqual(members.map((m) => m.id).sort());
+    expect(ids(await db.transaction((tx) => lockHoldsForConfirm(tx, members[1].id, admin.customerId, undefined)))).toEqual(members.map((m) => m.id).sort());
+    expect(ids(await db.transaction((tx) => lockHoldsForConfirm(tx, part.id, admin.customerId, undefined)))).toEqual([part.id]);
   });
 
   it('insertAuditRows: several rows in one statement read back as written', async () => {

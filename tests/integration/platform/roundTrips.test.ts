@@ -8,7 +8,7 @@ import { getDb } from '@/server/db';
 import { preparedStatements } from '@/db/drivers/preparedStatements';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
 import { bookingClaim } from '@/server/domain/claims/bookingService';
-import { confirmAny } from '@/server/domain/claims/groupLifecycle';
+import { confirmClaim } from '@/server/domain/claims/holdConfirm';
 import { holdClaim } from '@/server/domain/claims/holdService';
 import { beginIdempotent, requestFingerprint } from '@/server/http/idempotency';
 import { runAnsweredClaim } from '@/server/domain/answeredClaim';
@@ -104,8 +104,8 @@ describe('round trips', () => {
       const slot = { start: new Date(day.at(hhmm)), end: new Date(day.at(endHhmm)) };
       const hold = await runAnsweredClaim(db, holdClaim(actor, { ownerEmail, meetingClass: 'external', scope: 'candidate', candidate: slot }, now, `h-${hhmm}`), { answer: null });
       reset();
-      // As the REST wrapper confirms (server/http/operations/scheduling.ts): the id could name a group hold.
-      const value = await confirmAny(db, actor, hold.hold_id, slot, now, `c-${hhmm}`, (op) => runAnsweredClaim(db, op, { answer: null }));
+      // As the REST wrapper confirms (server/http/operations/scheduling.ts): one operation, whether the id names a single or a group hold.
+      const value = await runAnsweredClaim(db, confirmClaim(actor, hold.hold_id, slot, now, `c-${hhmm}`), { answer: null });
       expect(value.status).toBe('confirmed');
       return trips();
     };

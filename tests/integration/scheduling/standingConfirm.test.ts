@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { getDb } from '@/server/db';
 import { auditLog, calendarEvents, calendars, claims, meetingClasses, owners } from '@/db/schema';
 import type { AgentActor } from '@/server/domain/access';
-import { confirmHold } from '@/server/domain/claims/bookingService';
+import { confirmHold } from '@/server/domain/claims/holdConfirm';
 import { createHold } from '@/server/domain/claims/holdService';
 import { DomainError } from '@/server/domain/errors';
 import { newId } from '@/server/domain/ids';
