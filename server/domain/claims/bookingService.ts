@@ -22,7 +22,7 @@ import { recordConfirm } from '@/server/observability/metrics';
 import { bookingView, holdStatus, type BookingView, type HoldRange } from './views';
 import { assertBookingSpan } from './windows';
 import { approvalForHold, approvalRequired } from '../approvals/policyService';
-import { holdForApproval, requestApprovalOnHold, type PendingApprovalView } from '../approvals/heldRequest';
+import { holdForApproval, requestApprovalOnHold, type PendingApprovalView } from './heldRequest';
 
 export type BookingDetails = {
   attendees?: { email: string; name?: string }[];

@@ -22,7 +22,7 @@ import { loadGroupMembers, loadMembers, memberView, type ClaimMemberRow, type Gr
 import { holdStatus, type BookingView, type HoldView } from './views';
 import { getHold, holdParts } from './holdService';
 import { assertSlotInHold, confirmClaim, getBooking, newBooking, type VideoSetting } from './bookingService';
-import type { PendingApprovalView } from '../approvals/heldRequest';
+import type { PendingApprovalView } from './heldRequest';
 import { recordSeriesCancelled, seriesNamedBy, type CancelScope } from './seriesCancel';
 import { approvalForHold } from '../approvals/policyService';
 
