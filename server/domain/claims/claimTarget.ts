@@ -12,7 +12,7 @@ import { normalizeEmail } from '../access';
 import { ALTERNATIVES_RADIUS_MS, blocksWithCheckpoints, VERDICT_CLAIMS_MARGIN_MS, type OwnerRules } from '../scheduling';
 
 import { loadProviderBusy, type CalendarGate } from '../calendars/mirror';
-import { noteFreed } from '../waitlist/freed';
+import { noteFreed } from './freed';
 import { loadClaims as loadOwnClaims, loadedClaims, type LoadedClaim } from './claimStore';
 
 export type { ClaimRow, LoadedClaim } from './claimStore';

@@ -10,7 +10,7 @@ import { isUuid } from '../ids';
 import { getMeetingClass } from '../meetingClassService';
 import { enqueueNotification } from '../notificationService';
 import { writeAudit } from '../audit';
-import { noteFreed } from '../waitlist/freed';
+import { noteFreed } from './freed';
 import { cancellationRecords } from './cancellation';
 import { applyBookings, groupBookingView, groupRunnerFields, lockOwnersInOrder, MAX_GROUP_OWNERS } from './groupService';
 import { decideMembers, type MemberPlan } from './groupVerdict';

@@ -8,8 +8,8 @@ import { lockOwner } from '../claims/claimTarget';
 import { holdStatus } from '../claims/views';
 import { afterPendingReview } from '../publicScheduling/review/instant';
 import { writeProposalAudit } from '../publicScheduling/review/proposalAudit';
-import { noteFreed } from './freed';
-import { offerProposalToken } from './entryToken';
+import { noteFreed } from '../claims/freed';
+import { offerProposalToken } from '../claims/waitlist/entryToken';
 import { entryByToken, publicWaitlistPage, type EntryRow, type PublicWaitlistPage } from './requesterEntries';
 
 /**

@@ -5,7 +5,7 @@ import type { OwnerActor } from '../../adminAudit';
 import type { ClaimRow } from '../../claims/claimTarget';
 import { enqueueNotification } from '../../notificationService';
 import { localSpan } from '../../scheduling';
-import { noteFreed } from '../../waitlist/freed';
+import { noteFreed } from '../../claims/freed';
 
 type ProposalRow = typeof bookingProposals.$inferSelect;
 
