@@ -54,7 +54,7 @@ export const waitlistEntries = pgTable(
     tokenSealed: text('token_sealed'),
     /** The pages' base URL when the requester joined: the links in the mails. */
     baseUrl: text('base_url'),
-    /** When the offer's mail went out (null while it is due: waitlist/offerMail.ts). */
+    /** When the offer's mail went out (null while it is due: claims/waitlist/offerMail.ts). */
     offerMailedAt: instant('offer_mailed_at'),
     /** The request filed when the requester confirmed the offered hold. */
     proposalId: uuid('proposal_id').references(() => bookingProposals.id, { onDelete: 'set null' }),

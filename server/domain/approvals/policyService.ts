@@ -12,7 +12,7 @@ import { getMeetingClass } from '../meetingClassService';
  * An owner's approval policy for agent writes (docs/api.md "Approval policies"): rules on one
  * owner, each naming an agent, a meeting class, or both. An agent booking on that owner that a
  * rule matches (the rule's agent is the booking's agent, or the rule names none; likewise the
- * class) waits for the owner's approval on a hold (approvals/heldRequest.ts). Set by the owner in
+ * class) waits for the owner's approval on a hold (claims/heldRequest.ts). Set by the owner in
  * the dashboard (their own calendar) or by an admin agent (`manage_customer`) for any owner.
  */
 

@@ -15,7 +15,7 @@ import { refuseWithoutLock } from './earlyRefusal';
 import { bookingView, type BookingView } from './views';
 import { assertBookingSpan } from './windows';
 import { approvalRequired } from '../approvals/policyService';
-import { holdForApproval, type PendingApprovalView } from '../approvals/heldRequest';
+import { holdForApproval, type PendingApprovalView } from './heldRequest';
 
 export type BookingDetails = {
   attendees?: { email: string; name?: string }[];

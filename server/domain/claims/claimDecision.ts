@@ -13,7 +13,7 @@ import { recordWebhookEvent } from '../webhooks/outbox';
 import { recordVideoLink, videoLinkView, type VideoRequest } from '../calendars/videoLinks';
 import { arbitrate, localSpan, warningsFor, type Decision, type RequestPolicy } from '../scheduling';
 import { MINUTE } from '../scheduling/localTime';
-import { noteFreed } from '../waitlist/freed';
+import { noteFreed } from './freed';
 import { writeAudit, type AuditAction, type AuditActor, type AuditEntry } from '../audit';
 import { claimRow, insertClaim, releaseHoldParts, type NewClaim } from './claimStore';
 import { ARBITRATION_MARGIN_MS, loadAround, loadClaims, ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';

@@ -5,8 +5,8 @@ import { isConstraintViolation, PG_DEADLOCK, PG_EXCLUSION_VIOLATION, PG_SERIALIZ
 import { runTransaction } from '@/db/hot/driver';
 import { calendarGate, CalendarGateNeeded, ensureCalendarsUsable, type CalendarGate, type NamedOwner } from '../calendars/mirror';
 import { DomainError } from '../errors';
-import { offerFreed } from '../waitlist/offers';
-import { mailOffers } from '../waitlist/offerMail';
+import { offerFreed } from './waitlist/offers';
+import { mailOffers } from './waitlist/offerMail';
 import { metrics, recordDecision, secondsSince, trackTransaction } from '@/server/observability/metrics';
 
 /**
@@ -166,7 +166,7 @@ async function decide<T>(db: Db, operation: ClaimOperation<T>, gate: CalendarGat
     operation.queueKeys ?? operation.queueKey,
     operation.slot,
   );
-  // A requester offered time hears of it once the offer committed (waitlist/offerMail.ts).
+  // A requester offered time hears of it once the offer committed (claims/waitlist/offerMail.ts).
   if (mailDue) await mailOffers(db);
   if (!answer.ok) throw answer.error;
   return answer.value;

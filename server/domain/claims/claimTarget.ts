@@ -12,7 +12,7 @@ import { hasPermission, normalizeEmail, type AgentActor } from '../access';
 import { ALTERNATIVES_RADIUS_MS, blocksWithCheckpoints, bufferMs, VERDICT_CLAIMS_MARGIN_MS, type OwnerRules, type RequestPolicy } from '../scheduling';
 
 import { loadProviderBusy, type CalendarGate } from '../calendars/mirror';
-import { noteFreed } from '../waitlist/freed';
+import { noteFreed } from './freed';
 import { loadClaims as loadOwnClaims, loadedClaims, type LoadedClaim } from './claimStore';
 
 export type { ClaimRow, LoadedClaim } from './claimStore';

@@ -8,7 +8,7 @@ import { DomainError } from '../errors';
 import { isUuid } from '../ids';
 import { enqueueNotification } from '../notificationService';
 import { writeAudit } from '../audit';
-import { noteFreed } from '../waitlist/freed';
+import { noteFreed } from './freed';
 import { cancellationRecords } from './cancellation';
 import { runClaimOperation, type Answer } from './claimRunner';
 import { groupRunnerFields, loadGroupMembers, loadMembers, lockOwnersInOrder, MAX_GROUP_OWNERS, memberView, type ClaimMemberRow, type GroupMemberRow, type NamedClaim } from './groupMembers';

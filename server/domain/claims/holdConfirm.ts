@@ -19,7 +19,7 @@ import { newBooking, preemptedBy, type BookingDetails, type VideoSetting } from 
 import { applyBookings, groupBookingView } from './groupService';
 import { decideMembers, type MemberPlan } from './groupVerdict';
 import { approvalForHold } from '../approvals/policyService';
-import { requestApprovalOnHold, type PendingApprovalView } from '../approvals/heldRequest';
+import { requestApprovalOnHold, type PendingApprovalView } from './heldRequest';
 
 /** A hold's confirm: the slot, the class and the booking's details. */
 export type ConfirmInput = BookingDetails & { start: Date; end: Date; meetingClass?: string; video?: VideoSetting | null };

@@ -9,7 +9,7 @@ import { validateWindow } from '../claims/windows';
 
 /**
  * The waitlist, an agent's side (docs/api.md "Waitlist"): join, list, read, leave. Offering
- * freed time to an entry is offers.ts's, in the transaction that frees it.
+ * freed time to an entry is claims/waitlist/offers.ts's, in the transaction that frees it.
  */
 
 export type WaitlistInput = { ownerEmail?: string; meetingClass: string; calendarType?: string; durationMinutes: number; window: { start: Date; end: Date }; expiresAt?: Date };
@@ -91,7 +91,7 @@ async function findEntry(db: Executor, actor: AgentActor, id: string): Promise<E
 /**
  * POST /v1/waitlist: wait for `durationMinutes` of the owner's time inside the window (a single
  * slot: a window of its duration), for a meeting class; until `expiresAt` (default: until the
- * window has passed). Nothing is held now: freed time is offered later (offers.ts).
+ * window has passed). Nothing is held now: freed time is offered later (claims/waitlist/offers.ts).
  */
 export async function joinWaitlist(db: Db, actor: AgentActor, input: WaitlistInput, now: Date): Promise<WaitlistView> {
   const ownerEmail = resolveOwnerEmail(actor, input.ownerEmail);

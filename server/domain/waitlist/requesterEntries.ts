@@ -6,7 +6,7 @@ import { mailLocale } from '@/i18n/mail';
 import { normalizeEmail } from '../access';
 import { DomainError, invalidField } from '../errors';
 import { hashSecret, newId } from '../ids';
-import { entryPageUrl, newEntryToken, offerProposalToken } from './entryToken';
+import { entryPageUrl, newEntryToken, offerProposalToken } from '../claims/waitlist/entryToken';
 import { canonicalTimeZone, compatibleInstant, daysFromCivil } from '../scheduling';
 import { sendMail } from '../email';
 import { waitlistJoinedMessage } from '../email/waitlistMessages';
@@ -18,8 +18,8 @@ import { loadPublicType } from '../publicScheduling/requester/schedule';
  * The waitlist, a requester's side (docs/public-scheduling.md "Waitlist"): on a public meeting
  * type's page a requester joins for a day, or some hours of it, with their name and email. The
  * entry waits in the same table and order as an agent's (meeting-class priority, then time
- * joined); the transaction that frees time offers it a hold (offers.ts), its mail goes out after
- * COMMIT (offerMail.ts), and the requester confirms or declines on the entry's page
+ * joined); the transaction that frees time offers it a hold (claims/waitlist/offers.ts), its mail goes out after
+ * COMMIT (claims/waitlist/offerMail.ts), and the requester confirms or declines on the entry's page
  * (requesterOffer.ts), addressed by an unguessable token that the join mail carries.
  */
 

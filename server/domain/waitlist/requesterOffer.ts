@@ -8,8 +8,8 @@ import { lockOwner } from '../claims/claimTarget';
 import { holdStatus } from '../claims/views';
 import { afterPendingReview } from '../publicScheduling/review/instant';
 import { writeProposalAudit } from '../publicScheduling/review/proposalAudit';
-import { noteFreed } from './freed';
-import { offerProposalToken } from './entryToken';
+import { noteFreed } from '../claims/freed';
+import { offerProposalToken } from '../claims/waitlist/entryToken';
 import { entryByToken, publicWaitlistPage, type EntryRow, type PublicWaitlistPage } from './requesterEntries';
 
 /**
@@ -18,10 +18,10 @@ import { entryByToken, publicWaitlistPage, type EntryRow, type PublicWaitlistPag
  * owner locked, the time a decline frees offered to the next entry before COMMIT).
  *
  * Confirm files the requester's request on the offered hold, as an agent's held booking waits
- * for approval (approvals/heldRequest.ts): a public proposal naming the hold, the hold kept until
+ * for approval (claims/heldRequest.ts): a public proposal naming the hold, the hold kept until
  * the meeting's start. Then the type decides as for any public request (review/instant.ts): a
  * type that books instantly approves it at once (the hold promoted through the claim runner,
- * approvals/heldApproval.ts), any other waits for the owner's review with its time held.
+ * publicScheduling/review/heldApproval.ts), any other waits for the owner's review with its time held.
  */
 
 const notOpen = () => new DomainError('offer_not_open', 'The waitlist offer is no longer held for you');

@@ -3,8 +3,8 @@ import type { Db } from '@/db/client';
 import { runTransaction } from '@/db/hot/driver';
 import { claims, waitlistEntries } from '@/db/schema';
 import { expireDueHolds, lockOwner } from '../claims/claimTarget';
-import { offerFreed } from './offers';
-import { mailOffers } from './offerMail';
+import { offerFreed } from '../claims/waitlist/offers';
+import { mailOffers } from '../claims/waitlist/offerMail';
 
 /** How many owners with a waitlist one sweep expires holds of, owner by owner. */
 const MAX_OWNERS_PER_SWEEP = 100;

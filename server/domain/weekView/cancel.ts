@@ -11,9 +11,9 @@ import { DomainError, invalidField } from '../errors';
 import { isUuid } from '../ids';
 import { enqueueNotification } from '../notificationService';
 import { localSpan } from '../scheduling/localSpan';
-import { noteFreed } from '../waitlist/freed';
-import { offerFreed } from '../waitlist/offers';
-import { mailOffers } from '../waitlist/offerMail';
+import { noteFreed } from '../claims/freed';
+import { offerFreed } from '../claims/waitlist/offers';
+import { mailOffers } from '../claims/waitlist/offerMail';
 import { claimDetails, type ClaimDetails } from './details';
 
 /**
@@ -91,7 +91,7 @@ export async function cancelOwnBooking(db: Db, reviewer: OwnerActor, input: { bo
     noteFreed(tx, now, [{ ownerId: c.ownerId, start: c.startAt, end: c.endAt }]);
     return offerFreed(tx);
   });
-  // A requester offered the time hears of it once the offer committed (waitlist/offerMail.ts).
+  // A requester offered the time hears of it once the offer committed (claims/waitlist/offerMail.ts).
   if (mailDue) await mailOffers(db);
   return claimDetails(db, reviewer, id, now);
 }

@@ -14,9 +14,9 @@ import { DomainError } from '../../errors';
 import { sha256Hex } from '../../ids';
 import { enqueueNotification } from '../../notificationService';
 import { localSpan } from '../../scheduling/localSpan';
-import { noteFreed } from '../../waitlist/freed';
-import { offerFreed } from '../../waitlist/offers';
-import { mailOffers } from '../../waitlist/offerMail';
+import { noteFreed } from '../../claims/freed';
+import { offerFreed } from '../../claims/waitlist/offers';
+import { mailOffers } from '../../claims/waitlist/offerMail';
 import { expireLapsed } from '../review/expiry';
 import { proposalRowByToken } from './status';
 
@@ -161,7 +161,7 @@ export async function cancelBookedMeeting(db: Db, token: string, reason: string 
     const mailDue = await offerFreed(tx);
     return { told, booking, p, mailDue };
   });
-  // A requester offered the time hears of it once the offer committed (waitlist/offerMail.ts).
+  // A requester offered the time hears of it once the offer committed (claims/waitlist/offerMail.ts).
   if (out.mailDue) await mailOffers(db);
   for (const owner of out.told) {
     await sendMail(

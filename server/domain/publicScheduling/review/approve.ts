@@ -1,14 +1,14 @@
 import type { Db } from '@/db/client';
 import type { OwnerActor } from '../../adminAudit';
 import { approveCollective } from './collectiveApproval';
-import { approveHeld } from '../../approvals/heldApproval';
+import { approveHeld } from './heldApproval';
 import { approveMove, approveSingle, proposalOwner, type ApproveInput, type ReviewResult } from './reviewDecision';
 
 /**
  * The owner approves a proposal (docs/public-scheduling.md "Review"): a request to move a booked
  * meeting moves it in place ("Asking to move"), a collective type's proposal books every host at
  * once through the group claim path ("Several hosts"), an agent's booking an approval policy held promotes
- * its hold (approvals/heldApproval.ts, docs/api.md "Approval policies"), anything else books the owner
+ * its hold (heldApproval.ts, docs/api.md "Approval policies"), anything else books the owner
  * (reviewDecision.ts approveSingle). Apart from reviewDecision.ts so that collectiveApproval.ts,
  * which builds on its helpers, is not imported by it.
  */

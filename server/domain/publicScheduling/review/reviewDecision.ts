@@ -22,7 +22,7 @@ import { recordAssignment, type PoolAssignmentView } from '../../pools/poolSched
 import { approvalDecision, approvalTitle, approvedClaim, preemptionReason, requireConfirmedPreemption } from './approvalRules';
 import type { ClaimRow } from '../../claims/claimTarget';
 import { proposalFacts, writeProposalAudit } from './proposalAudit';
-import { releaseDeclinedHold } from '../../approvals/heldDecline';
+import { releaseDeclinedHold } from './heldDecline';
 import { bookWeeklySeries } from './seriesApproval';
 import type { NewClaim } from '@/db/hot/claims';
 

@@ -1,5 +1,5 @@
-import { derivedSecret, newSecret } from '../ids';
-import { openSecret, sealSecret, type SealedSecret } from '../sealing';
+import { derivedSecret, newSecret } from '../../ids';
+import { openSecret, sealSecret, type SealedSecret } from '../../sealing';
 
 /**
  * A requester's waitlist entry is addressed by an unguessable token (`wl_` and 32 random bytes,

@@ -3,8 +3,8 @@ import type { Db } from '@/db/client';
 import { claims, owners, publicMeetingTypes, waitlistEntries } from '@/db/schema';
 import { mailLocale } from '@/i18n/mail';
 import { log } from '@/server/log';
-import { sendMail } from '../email';
-import { waitlistOfferMessage } from '../email/waitlistMessages';
+import { sendMail } from '../../email';
+import { waitlistOfferMessage } from '../../email/waitlistMessages';
 import { entryPageUrl, openEntryToken } from './entryToken';
 
 /** How many offers' mails one call sends at most (the sweeper sends the rest). */

@@ -1,9 +1,10 @@
 import type { Executor } from '@/db/client';
 
 /**
- * Time a transaction freed, kept until it is offered to the waitlist before COMMIT (offers.ts;
- * docs/arbitration.md "Waitlist"). Apart so that the frees (claims/) note what they free without
- * importing the offer, which places holds through claims/.
+ * Time a transaction freed, kept until it is offered to the waitlist before COMMIT (waitlist/offers.ts;
+ * docs/arbitration.md "Waitlist"). Apart so that the frees (claimTarget.ts, claimDecision.ts, and
+ * the frees above claims/) note what they free without importing the offer, which places holds
+ * through claimTarget.ts and windowHold.ts.
  */
 
 /** A stretch of an owner's time a transaction freed; `holdId`: the hold whose end freed it (its offer, if any, lapses). */
@@ -21,7 +22,7 @@ export function noteFreed(tx: Executor, now: Date, freed: readonly Freed[]): voi
   } else freedOf.set(tx, { now, freed: [...freed] });
 }
 
-/** What this transaction freed, forgotten once taken (offers.ts). */
+/** What this transaction freed, forgotten once taken (waitlist/offers.ts). */
 export function takeFreed(tx: Executor): { now: Date; freed: Freed[] } | undefined {
   const noted = freedOf.get(tx);
   freedOf.delete(tx);

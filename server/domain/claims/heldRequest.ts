@@ -6,11 +6,10 @@ import { writeAudit } from '../audit';
 import { normalizeEmail, type AgentActor } from '../access';
 import { newId } from '../ids';
 import { localSpan } from '../scheduling';
-import { requestPolicy } from '../claims/claimTarget';
-import { runClaim } from '../claims/claimDecision';
-import type { Answer } from '../claims/claimRunner';
-import type { ClaimRow, LoadedClaim, SchedulingTarget } from '../claims/claimTarget';
-import { newHold } from '../claims/windowHold';
+import { requestPolicy, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
+import { runClaim } from './claimDecision';
+import type { Answer } from './claimRunner';
+import { newHold } from './windowHold';
 
 type VideoSetting = { provider: VideoProvider; url?: string | null };
 
@@ -20,7 +19,7 @@ type VideoSetting = { provider: VideoProvider; url?: string | null };
  * decided as the booking would be (the same arbitration, on the one claim path, in the claim's
  * own transaction) and lasts until the meeting's start; the request is a booking proposal of
  * origin agent naming the hold (`booking_proposals.hold_id`), so the owner reviews it as any
- * proposal and approving promotes the hold (heldApproval.ts). The agent is answered 202 with
+ * proposal and approving promotes the hold (publicScheduling/review/heldApproval.ts). The agent is answered 202 with
  * `status: "pending_approval"`, and later hears booking.approved or booking.declined. The
  * agent's `video` waits with the request and is the approved booking's (docs/calendars.md "Video links").
  */

@@ -1,20 +1,20 @@
 import { eq } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { bookingProposals, calendars, claims, meetingClasses } from '@/db/schema';
-import type { OwnerActor } from '../adminAudit';
-import type { CalendarGate } from '../calendars/mirror';
-import { runClaim } from '../claims/claimDecision';
-import { ownerQueueKey, runClaimOperation, type Answer } from '../claims/claimRunner';
-import { loadAround, lockOwner, resolveCalendar, type ClaimRow } from '../claims/claimTarget';
-import { holdStatus } from '../claims/views';
-import { DomainError } from '../errors';
-import { enqueueNotification } from '../notificationService';
-import { approvalDecision, approvalTitle, approvedClaim, preemptionReason, requireConfirmedPreemption } from '../publicScheduling/review/approvalRules';
-import { findOwnProposal } from '../publicScheduling/review/owner';
+import type { OwnerActor } from '../../adminAudit';
+import type { CalendarGate } from '../../calendars/mirror';
+import { runClaim } from '../../claims/claimDecision';
+import { ownerQueueKey, runClaimOperation, type Answer } from '../../claims/claimRunner';
+import { loadAround, lockOwner, resolveCalendar, type ClaimRow } from '../../claims/claimTarget';
+import { holdStatus } from '../../claims/views';
+import { DomainError } from '../../errors';
+import { enqueueNotification } from '../../notificationService';
+import { approvalDecision, approvalTitle, approvedClaim, preemptionReason, requireConfirmedPreemption } from './approvalRules';
+import { findOwnProposal } from './owner';
 import { heldSpan } from './heldDecline';
-import { proposalFacts } from '../publicScheduling/review/proposalAudit';
-import { approvalPolicy, attendeesOf, gateRefusalAnswered, invalid, mailFor, notPending, type ApproveInput, type ReviewResult } from '../publicScheduling/review/reviewDecision';
-import { sendMail, type MailMessage } from '../email';
+import { proposalFacts } from './proposalAudit';
+import { approvalPolicy, attendeesOf, gateRefusalAnswered, invalid, mailFor, notPending, type ApproveInput, type ReviewResult } from './reviewDecision';
+import { sendMail, type MailMessage } from '../../email';
 
 /**
  * The owner approves an agent's booking that their approval policy held (docs/api.md "Approval

@@ -1,13 +1,13 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { agents, meetingClasses, owners, waitlistEntries } from '@/db/schema';
-import { assertOwnerInScope, hasPermission, type AgentActor, type HoldActor } from '../access';
-import { DomainError } from '../errors';
-import { enqueueNotification } from '../notificationService';
-import { loadTarget } from '../claims/claimTarget';
-import { DEFAULT_HOLD_TTL_SECONDS } from '../claims/claimStore';
-import { holdWindow } from '../claims/windowHold';
-import { takeFreed, type Freed } from './freed';
+import { assertOwnerInScope, hasPermission, type AgentActor, type HoldActor } from '../../access';
+import { DomainError } from '../../errors';
+import { enqueueNotification } from '../../notificationService';
+import { loadTarget } from '../claimTarget';
+import { DEFAULT_HOLD_TTL_SECONDS } from '../claimStore';
+import { holdWindow } from '../windowHold';
+import { takeFreed, type Freed } from '../freed';
 
 /**
  * Freed time offered to the waitlist (docs/arbitration.md "Waitlist"), in the transaction that

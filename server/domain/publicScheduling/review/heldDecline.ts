@@ -1,11 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { claims, meetingClasses, type bookingProposals } from '@/db/schema';
-import type { OwnerActor } from '../adminAudit';
-import type { ClaimRow } from '../claims/claimTarget';
-import { enqueueNotification } from '../notificationService';
-import { localSpan } from '../scheduling';
-import { noteFreed } from '../waitlist/freed';
+import type { OwnerActor } from '../../adminAudit';
+import type { ClaimRow } from '../../claims/claimTarget';
+import { enqueueNotification } from '../../notificationService';
+import { localSpan } from '../../scheduling';
+import { noteFreed } from '../../claims/freed';
 
 type ProposalRow = typeof bookingProposals.$inferSelect;
 
