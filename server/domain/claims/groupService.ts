@@ -33,7 +33,7 @@ const MIN_GROUP_OWNERS = 2;
 export const MAX_GROUP_OWNERS = 20;
 
 /** The owners a group call names, normalised and distinct, each in the agent's owner scope. */
-function groupOwnerEmails(actor: AgentActor, emails: readonly string[]): string[] {
+export function groupOwnerEmails(actor: AgentActor, emails: readonly string[]): string[] {
   const out = [...new Set(emails.map(normalizeEmail))];
   if (out.length < MIN_GROUP_OWNERS || out.length > MAX_GROUP_OWNERS) {
     throw invalidField('owner_emails', `give ${MIN_GROUP_OWNERS} to ${MAX_GROUP_OWNERS} distinct owners`);

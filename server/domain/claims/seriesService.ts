@@ -34,13 +34,13 @@ type SeriesKind = 'booking' | 'hold';
 export type SeriesInput = BookingInput & { recurrence: string; minOccurrences?: number; ttlSeconds?: number };
 
 /** The series beside its first occurrence (the answer is that occurrence's booking or hold). */
-type SeriesSummary = { series_id: string; recurrence: string; occurrences_requested: number; min_occurrences: number; refused_occurrences: RefusedOccurrence[] };
+export type SeriesSummary = { series_id: string; recurrence: string; occurrences_requested: number; min_occurrences: number; refused_occurrences: RefusedOccurrence[] };
 export type SeriesView = BookingView & { series: SeriesSummary & { bookings: SeriesItem[] } };
 export type HoldSeriesView = HoldView & { series: SeriesSummary & { holds: SeriesItem[] } };
 type ViewOf<K extends SeriesKind> = K extends 'booking' ? SeriesView : HoldSeriesView;
 
 /** The occurrences of the rule from start in `timeZone`; a rule outside the subset is a 400 on `recurrence`. */
-function occurrencesOf(input: SeriesInput, timeZone: string): SeriesOccurrence[] {
+export function occurrencesOf(input: Pick<SeriesInput, 'recurrence' | 'start' | 'end'>, timeZone: string): SeriesOccurrence[] {
   try {
     return expandSeries({ rrule: input.recurrence, start: input.start.getTime(), end: input.end.getTime(), timeZone });
   } catch (err) {
@@ -50,7 +50,7 @@ function occurrencesOf(input: SeriesInput, timeZone: string): SeriesOccurrence[]
 }
 
 /** min_occurrences checked against the number of occurrences (default: all of them). */
-function minimumOf(input: SeriesInput, n: number): number {
+export function minimumOf(input: Pick<SeriesInput, 'minOccurrences'>, n: number): number {
   const min = input.minOccurrences ?? n;
   if (min < 1 || min > n) throw invalidField('min_occurrences', `must be between 1 and the series' ${n} occurrences`);
   return min;
