@@ -71,9 +71,8 @@ const SeriesFields = {
     .min(1)
     .max(500)
     .optional()
-    .meta({ id: 'Recurrence', description: 'RRULE of a series from start, owner-local (FREQ DAILY/WEEKLY/MONTHLY, INTERVAL, BYDAY, BYMONTHDAY; COUNT<=52 or UNTIL<=1y); owner_email, owner_emails (a group series, bookings) or pool' }),
+    .meta({ id: 'Recurrence', description: 'RRULE of a series from start, owner-local (FREQ DAILY/WEEKLY/MONTHLY, INTERVAL, BYDAY, BYMONTHDAY; COUNT<=52 or UNTIL<=1y); bookings: also owner_emails or pool' }),
   min_occurrences: z.int().optional().meta({ id: 'MinOccurrences', description: 'With recurrence: claim those accepted if at least this many (default: all or none)' }),
-  pool_member: z.enum(['same', 'per_occurrence']).optional().meta({ id: 'PoolMember', description: 'With recurrence and pool: one member for every occurrence (same, default) or the pool picks per occurrence' }),
 };
 /** An act on an occurrence of a series: it alone (default), it and the later ones, or all of them. */
 const Scope = z.enum(['occurrence', 'following', 'series']).optional().meta({ id: 'SeriesScope', description: 'A series occurrence: it (default), it and later ones, or all' });
@@ -164,6 +163,7 @@ export const BookingCreateBody = z.strictObject({
   ...BookingDetails,
   video: VideoSettingBody.optional(),
   ...SeriesFields,
+  pool_member: z.enum(['same', 'per_occurrence']).optional().describe('With pool: one member (default) or each time'),
 });
 export const BookingPatchBody = z
   .strictObject({

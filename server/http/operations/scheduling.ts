@@ -45,7 +45,7 @@ function groupOwners(body: { owner_email?: string; owner_emails?: string[]; pool
 }
 
 /** A series (recurrence, min_occurrences; pool_member with a pool). */
-function seriesOf(body: { recurrence?: string; min_occurrences?: number; pool?: string; pool_member?: string }) {
+function seriesOf(body: { recurrence?: string; min_occurrences?: number }) {
   if (body.recurrence === undefined) throw invalidField('min_occurrences', 'give it with recurrence');
   return { recurrence: body.recurrence, minOccurrences: body.min_occurrences };
 }
@@ -118,7 +118,6 @@ export const createHoldOp = defineOperation({
         ? { ...common, scope: 'candidate' as const, candidate: { start: date(body.candidate.start), end: date(body.candidate.end) } }
         : { ...common, scope: 'window' as const, window: { start: date(body.window.start), end: date(body.window.end) }, durationMinutes: body.duration_minutes, coverage: body.coverage };
     const ownerEmails = groupOwners(body);
-    if (body.pool_member !== undefined && (body.recurrence === undefined || !body.pool)) throw invalidField('pool_member', 'give it with recurrence and pool');
     if (body.recurrence !== undefined || body.min_occurrences !== undefined) {
       const series = seriesOf(body);
       if (ownerEmails || body.pool) throw invalidField('recurrence', 'a hold series claims one owner (owner_email): book a group or pool series with POST /v1/bookings');

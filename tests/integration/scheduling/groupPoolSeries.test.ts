@@ -20,7 +20,7 @@ beforeAll(async () => {
 
 const book = (body: Record<string, unknown>) => call('POST', '/v1/bookings', { key: admin.key, body: { meeting_class: 'internal', ...body } });
 const live = async (owner: string) => (await claimsOf(admin, owner)).filter((c) => c.status === 'confirmed');
-const weekAfter = (date: string, weeks: number) => onDate(Temporal.PlainDate.from(date).add({ days: 7 * weeks }).toString(), 'UTC');
+const weekAfter = (date: Temporal.PlainDate | string, weeks: number) => onDate(Temporal.PlainDate.from(date).add({ days: 7 * weeks }).toString(), 'UTC');
 
 describe('group series: POST /v1/bookings with owner_emails and recurrence', () => {
   it('one owner busy on one week: all or nothing refuses naming that owner; min_occurrences books the rest for both; every member carries series_id and its group_id', async () => {
