@@ -1,11 +1,9 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
-import { defer } from '@/db/hot/driver';
 import { claims } from '@/db/schema';
 import type { AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { newId } from '../ids';
-import { recordWebhookEvent } from '../webhooks/outbox';
 import { localSpan } from '../scheduling';
 import { requestPolicy } from './claimDecision';
 import { type Answer, type ClaimOperation } from './claimRunner';
@@ -14,7 +12,7 @@ import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTargets, type Sc
 import { newBooking } from './bookingService';
 import { applyBookings, groupBookingView, groupOwnerEmails, groupRunnerFields, type GroupBookingInput } from './groupService';
 import { decideAll, inconsistentSeries, occurrenceClaim, refusedOccurrences, seriesItem, seriesRefusal, type RefusedOccurrence, type SeriesItem, type Verdict } from './seriesDecision';
-import { keepSeries, minimumOf, occurrencesOf, type SeriesView } from './seriesService';
+import { announceSeries, minimumOf, occurrencesOf, type SeriesView } from './seriesService';
 import type { BookingView } from './views';
 import { assertBookingSpan } from './windows';
 
@@ -120,19 +118,7 @@ async function runGroupSeries(tx: Tx, actor: AgentActor, input: GroupSeriesInput
       throw err;
     }
   }
-  const rule = input.recurrence.trim().replace(/^RRULE:/i, '');
-  keepSeries(tx, { id: seriesId, customerId: actor.customerId, rule, timeZone: lead.owner.timeZone, first: { start: new Date(occurrences[0].start), end: new Date(occurrences[0].end) }, now });
-  const created = {
-    series_id: seriesId,
-    owner_email: lead.owner.email,
-    meeting_class: lead.meetingClass.name,
-    recurrence: rule,
-    occurrences_requested: occurrences.length,
-    min_occurrences: min,
-    booking_ids: firsts.map((b) => b.booking_id),
-    refused_occurrences: refused.map((r) => ({ index: r.index, start: r.start, end: r.end, code: r.code, ...(r.reason ? { reason: r.reason } : {}) })),
-  };
-  defer(tx, recordWebhookEvent(tx, { agentId: actor.agentId, kind: 'series.created', data: created, now, actor: { kind: 'agent', agentId: actor.agentId } }));
+  announceSeries(tx, actor, { id: seriesId, customerId: actor.customerId, recurrence: input.recurrence, timeZone: lead.owner.timeZone, first: occurrences[0], now }, { ownerEmail: lead.owner.email, meetingClass: lead.meetingClass.name, requested: occurrences.length, min, bookingIds: firsts.map((b) => b.booking_id), refused });
   return { ok: true, value: { ...firsts[0], series: summary(seriesId, firsts, refused, kept.map((i) => occurrences[i].index)) } };
 }
 

@@ -6,7 +6,6 @@ import type { AgentActor } from '../access';
 import { runAnsweredClaim, type KeyAnswer } from '../answeredClaim';
 import { DomainError } from '../errors';
 import { newId } from '../ids';
-import { recordWebhookEvent } from '../webhooks/outbox';
 import { arbitrate, localSpan } from '../scheduling';
 import { requestPolicy, runClaim } from '../claims/claimDecision';
 import { ownerQueueKey, type Answer, type ClaimOperation } from '../claims/claimRunner';
@@ -14,7 +13,7 @@ import { claimMadeWithKey } from '../claims/claimStore';
 import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTargets, ownerRules, rulesWarnings, type LoadedClaim } from '../claims/claimTarget';
 import { getBooking, newBooking, type BookingInput } from '../claims/bookingService';
 import { inconsistentSeries, occurrenceClaim, refusedOccurrences, seriesItem, seriesRefusal, type RefusedOccurrence, type Verdict } from '../claims/seriesDecision';
-import { keepSeries, minimumOf, occurrencesOf, seriesBookingClaim, type SeriesView } from '../claims/seriesService';
+import { announceSeries, minimumOf, occurrencesOf, seriesBookingClaim, type SeriesView } from '../claims/seriesService';
 import { bookingView, type BookingView } from '../claims/views';
 import { assertBookingSpan } from '../claims/windows';
 import { assignmentOrder, assignmentReason, type MemberLoad } from './assignment';
@@ -132,18 +131,6 @@ async function perOccurrence(tx: Tx, actor: AgentActor, input: PoolSeriesInput, 
     const view = bookingView(r.row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, warnings: rulesWarnings(target.owner), preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, video: r.video });
     done.push({ index: a.index, row: r.row, email: a.email, view, assignment: a.assignment });
   }
-  const rule = input.recurrence.trim().replace(/^RRULE:/i, '');
-  keepSeries(tx, { id: seriesId, customerId: actor.customerId, rule, timeZone: lead.owner.timeZone, first: { start: new Date(occurrences[0].start), end: new Date(occurrences[0].end) }, now });
-  const created = {
-    series_id: seriesId,
-    owner_email: done[0].email,
-    meeting_class: lead.meetingClass.name,
-    recurrence: rule,
-    occurrences_requested: occurrences.length,
-    min_occurrences: min,
-    booking_ids: done.map((d) => d.row.id),
-    refused_occurrences: refused.map((r) => ({ index: r.index, start: r.start, end: r.end, code: r.code, ...(r.reason ? { reason: r.reason } : {}) })),
-  };
-  defer(tx, recordWebhookEvent(tx, { agentId: actor.agentId, kind: 'series.created', data: created, now, actor: { kind: 'agent', agentId: actor.agentId } }));
+  announceSeries(tx, actor, { id: seriesId, customerId: actor.customerId, recurrence: input.recurrence, timeZone: lead.owner.timeZone, first: occurrences[0], now }, { ownerEmail: done[0].email, meetingClass: lead.meetingClass.name, requested: occurrences.length, min, bookingIds: done.map((d) => d.row.id), refused });
   return { ok: true, value: { ...done[0].view, owner_email: done[0].email, assignment: done[0].assignment, series: summary(seriesId, done, refused) } };
 }
