@@ -175,6 +175,7 @@ const FIELD_NOTES: Record<string, { description?: string | null; format?: null }
   // A recurring series (create_booking, cancel_booking): explained once in the instructions.
   recurrence: { description: null },
   min_occurrences: { description: null },
+  pool_member: { description: null },
   scope: { description: null },
 };
 

@@ -52,7 +52,7 @@ export const MCP_INSTRUCTIONS = [
   '- A refusal is a tool error (isError) whose structured content has status, error.code (stable: switch on it), error.message and error.reason. ARBITRATION_REJECTED and NO_SLOTS_AVAILABLE carry alternatives (slots that would be accepted: offer or take one unchanged), next_available (the next slot that fits: search again from it) and conflicts (what the slot collided with: a hard block by its label, a booking by class, priority and sacredness, a hold, a calendar event; tell the person in those words). OUT_OF_OFFICE (the owner is away) carries out_of_office and next_available after it. INVALID_MEETING_CLASS carries valid_meeting_classes.',
   '- permission_denied:<permission> and owner_scope_denied: this key may not do it; do not retry, tell the person.',
   '- rate_limited: wait the number of seconds in retry_after_seconds (a field of the result), then retry the same call.',
-  '- A weekly meeting: create_booking (or create_hold, candidate only) with recurrence, an RRULE from start in the owner\'s zone (FREQ DAILY, WEEKLY or MONTHLY; INTERVAL; BYDAY; BYMONTHDAY; COUNT up to 52 or UNTIL up to a year; owner_email only). All occurrences or none, unless min_occurrences (claim those accepted if at least that many); the claim answered is the first, series lists the rest and refused_occurrences each refusal. scope on cancel_booking, confirm_hold, release_hold and reschedule_booking (moves each occurrence by the same local shift): occurrence (default), following or series; all or none.',
+  '- A weekly meeting: create_booking (or create_hold, candidate only) with recurrence, an RRULE from start in the owner\'s zone (FREQ DAILY, WEEKLY or MONTHLY; INTERVAL; BYDAY; BYMONTHDAY; COUNT up to 52 or UNTIL up to a year). create_booking also takes owner_emails (a group each time) or pool (pool_member: same member, default, or per_occurrence). All occurrences or none, unless min_occurrences (claim those accepted if at least that many); the claim answered is the first, series lists the rest and refused_occurrences each refusal. scope on cancel_booking, confirm_hold, release_hold and reschedule_booking (moves each occurrence by the same local shift): occurrence (default), following or series; all or none.',
   '- Mutating tools take idempotency_key: pass your own and reuse it when retrying a call whose answer you lost, so the effect happens once.',
   '- Every refusal carries pending_notifications; call drain_notifications regularly and act on each item.',
 ].join('\n');
@@ -247,7 +247,8 @@ export function splitArguments(op: AnyOperation, args: Record<string, unknown>) 
  * it was set for, plus 600 bytes for each tool added since (pools, reschedule, edit, extend, time zones), so
  * a new tool pays its way and the listing cannot drift back towards its old 39 KB; plus 200 bytes
  * for the series fields added to existing tools (issue 40: recurrence on create_hold, scope on
- * confirm_hold, release_hold and reschedule_booking; their meaning is said once, in the instructions).
+ * confirm_hold, release_hold and reschedule_booking; their meaning is said once, in the instructions),
+ * and 100 for pool_member on create_booking (group and pool series).
  */
-const SERIES_FIELDS_BYTES = 200;
+const SERIES_FIELDS_BYTES = 300;
 export const TOOLS_LIST_BUDGET_BYTES = 12 * 1024 + Math.max(0, MCP_TOOLS.length - 17) * 600 + SERIES_FIELDS_BYTES;

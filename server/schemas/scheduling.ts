@@ -71,7 +71,7 @@ const SeriesFields = {
     .min(1)
     .max(500)
     .optional()
-    .meta({ id: 'Recurrence', description: 'RRULE of a series from start, owner-local (FREQ DAILY/WEEKLY/MONTHLY, INTERVAL, BYDAY, BYMONTHDAY; COUNT<=52 or UNTIL<=1y); owner_email only' }),
+    .meta({ id: 'Recurrence', description: 'RRULE of a series from start, owner-local (FREQ DAILY/WEEKLY/MONTHLY, INTERVAL, BYDAY, BYMONTHDAY; COUNT<=52 or UNTIL<=1y); bookings: also owner_emails or pool' }),
   min_occurrences: z.int().optional().meta({ id: 'MinOccurrences', description: 'With recurrence: claim those accepted if at least this many (default: all or none)' }),
 };
 /** An act on an occurrence of a series: it alone (default), it and the later ones, or all of them. */
@@ -105,7 +105,7 @@ export const HoldCreateBody = z.discriminatedUnion('hold_scope', [
  * occurrence's index come on creation only (docs/api.md "Recurring series").
  */
 function seriesOf<L extends 'bookings' | 'holds'>(list: L, id: L extends 'holds' ? 'hold_id' : 'booking_id') {
-  const item = z.object({ index: z.int().optional(), [id]: z.string(), start: Timestamp, end: Timestamp, ...LocalFields });
+  const item = z.object({ index: z.int().optional(), [id]: z.string(), owner_email: z.string().optional(), start: Timestamp, end: Timestamp, ...LocalFields });
   return z
     .object({
       series_id: z.string(),
@@ -163,6 +163,7 @@ export const BookingCreateBody = z.strictObject({
   ...BookingDetails,
   video: VideoSettingBody.optional(),
   ...SeriesFields,
+  pool_member: z.enum(['same', 'per_occurrence']).optional().describe('With pool: one member (default) or each time'),
 });
 export const BookingPatchBody = z
   .strictObject({

@@ -459,6 +459,7 @@ export interface components {
             bookings: {
                 index?: number;
                 booking_id: string;
+                owner_email?: string;
                 start: components["schemas"]["Timestamp"];
                 end: components["schemas"]["Timestamp"];
                 start_local: components["schemas"]["LocalDateTime"];
@@ -1494,6 +1495,7 @@ export interface components {
             holds: {
                 index?: number;
                 hold_id: string;
+                owner_email?: string;
                 start: components["schemas"]["Timestamp"];
                 end: components["schemas"]["Timestamp"];
                 start_local: components["schemas"]["LocalDateTime"];
@@ -2011,7 +2013,7 @@ export interface components {
             /** @description e.g. WORKING_HOURS_NOT_CONFIGURED */
             warnings?: string[];
         };
-        /** @description RRULE of a series from start, owner-local (FREQ DAILY/WEEKLY/MONTHLY, INTERVAL, BYDAY, BYMONTHDAY; COUNT<=52 or UNTIL<=1y); owner_email only */
+        /** @description RRULE of a series from start, owner-local (FREQ DAILY/WEEKLY/MONTHLY, INTERVAL, BYDAY, BYMONTHDAY; COUNT<=52 or UNTIL<=1y); bookings: also owner_emails or pool */
         Recurrence: string;
         /** @description A refused occurrence of a series, with the refusal a single booking of it gets */
         RefusedOccurrence: {
@@ -4261,6 +4263,11 @@ export interface operations {
                     };
                     recurrence?: components["schemas"]["Recurrence"];
                     min_occurrences?: components["schemas"]["MinOccurrences"];
+                    /**
+                     * @description With pool: one member (default) or each time
+                     * @enum {string}
+                     */
+                    pool_member?: "same" | "per_occurrence";
                 };
             };
         };

@@ -40,7 +40,7 @@ export type HoldSeriesView = HoldView & { series: SeriesSummary & { holds: Serie
 type ViewOf<K extends SeriesKind> = K extends 'booking' ? SeriesView : HoldSeriesView;
 
 /** The occurrences of the rule from start in `timeZone`; a rule outside the subset is a 400 on `recurrence`. */
-function occurrencesOf(input: SeriesInput, timeZone: string): SeriesOccurrence[] {
+export function occurrencesOf(input: Pick<SeriesInput, 'recurrence' | 'start' | 'end'>, timeZone: string): SeriesOccurrence[] {
   try {
     return expandSeries({ rrule: input.recurrence, start: input.start.getTime(), end: input.end.getTime(), timeZone });
   } catch (err) {
@@ -50,7 +50,7 @@ function occurrencesOf(input: SeriesInput, timeZone: string): SeriesOccurrence[]
 }
 
 /** min_occurrences checked against the number of occurrences (default: all of them). */
-function minimumOf(input: SeriesInput, n: number): number {
+export function minimumOf(input: Pick<SeriesInput, 'minOccurrences'>, n: number): number {
   const min = input.minOccurrences ?? n;
   if (min < 1 || min > n) throw invalidField('min_occurrences', `must be between 1 and the series' ${n} occurrences`);
   return min;
@@ -140,21 +140,9 @@ async function runSeries(tx: Tx, kind: SeriesKind, actor: AgentActor, input: Ser
     done.push({ index: v.occurrence.index, row: r.row, view: view(r.row, { preemptedIds: r.preemptedIds, preemptedClaims: r.preemptedClaims, warnings: r.warnings, video: r.video }) });
   }
   // The series as asked, kept for its one invitation once booked (docs/calendars.md "Series invitations"); a booked series also announces series.created beside each occurrence's booking.created.
-  const rule = input.recurrence.trim().replace(/^RRULE:/i, '');
-  keepSeries(tx, { id: seriesId, customerId: actor.customerId, rule, timeZone: target.owner.timeZone, first: { start: new Date(occurrences[0].start), end: new Date(occurrences[0].end) }, now });
-  if (kind === 'booking') {
-    const created = {
-      series_id: seriesId,
-      owner_email: target.owner.email,
-      meeting_class: target.meetingClass.name,
-      recurrence: rule,
-      occurrences_requested: occurrences.length,
-      min_occurrences: min,
-      booking_ids: done.map((b) => b.row.id),
-      refused_occurrences: refused.map((r) => ({ index: r.index, start: r.start, end: r.end, code: r.code, ...(r.reason ? { reason: r.reason } : {}) })),
-    };
-    defer(tx, recordWebhookEvent(tx, { agentId: actor.agentId, kind: 'series.created', data: created, now, actor: { kind: 'agent', agentId: actor.agentId } }));
-  }
+  const kept = { id: seriesId, customerId: actor.customerId, recurrence: input.recurrence, timeZone: target.owner.timeZone, first: occurrences[0], now };
+  if (kind === 'booking') announceSeries(tx, actor, kept, { ownerEmail: target.owner.email, meetingClass: target.meetingClass.name, requested: occurrences.length, min, bookingIds: done.map((b) => b.row.id), refused });
+  else keepSeries(tx, { ...kept, rule: ruleOf(input.recurrence), first: { start: new Date(occurrences[0].start), end: new Date(occurrences[0].end) } });
   return { ok: true, value: answer(seriesId, done, refused) as SeriesView };
 }
 
@@ -179,4 +167,33 @@ function seriesRows(db: Executor, seriesId: string, kind: SeriesKind) {
  */
 export function keepSeries(tx: Executor, s: { id: string; customerId: string; rule: string; timeZone: string; first: { start: Date; end: Date }; now: Date }): void {
   defer(tx, tx.insert(claimSeries).values({ id: s.id, customerId: s.customerId, recurrence: s.rule, timeZone: s.timeZone, firstStart: s.first.start, firstEnd: s.first.end, createdAt: s.now }));
+}
+
+/** The rule as kept and announced: without an RRULE: prefix. */
+const ruleOf = (recurrence: string) => recurrence.trim().replace(/^RRULE:/i, '');
+
+/**
+ * A booked series kept (keepSeries) and announced: `series.created` to its agent beside each
+ * occurrence's booking.created (docs/webhooks.md). Every path that books a series calls it: one
+ * owner (here), a group (groupSeries.ts), a pool (pools/poolSeries.ts).
+ */
+export function announceSeries(
+  tx: Executor,
+  actor: AgentActor,
+  s: { id: string; customerId: string; recurrence: string; timeZone: string; first: { start: number; end: number }; now: Date },
+  booked: { ownerEmail: string; meetingClass: string; requested: number; min: number; bookingIds: string[]; refused: readonly RefusedOccurrence[] },
+): void {
+  const rule = ruleOf(s.recurrence);
+  keepSeries(tx, { id: s.id, customerId: s.customerId, rule, timeZone: s.timeZone, first: { start: new Date(s.first.start), end: new Date(s.first.end) }, now: s.now });
+  const created = {
+    series_id: s.id,
+    owner_email: booked.ownerEmail,
+    meeting_class: booked.meetingClass,
+    recurrence: rule,
+    occurrences_requested: booked.requested,
+    min_occurrences: booked.min,
+    booking_ids: booked.bookingIds,
+    refused_occurrences: booked.refused.map((r) => ({ index: r.index, start: r.start, end: r.end, code: r.code, ...(r.reason ? { reason: r.reason } : {}) })),
+  };
+  defer(tx, recordWebhookEvent(tx, { agentId: actor.agentId, kind: 'series.created', data: created, now: s.now, actor: { kind: 'agent', agentId: actor.agentId } }));
 }

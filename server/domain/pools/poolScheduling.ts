@@ -218,9 +218,10 @@ function withAssignment<T>(operation: ClaimOperation<T>, actor: AgentActor, pool
     run: async (tx, gate) => {
       const answer = await operation.run(tx, gate);
       if (answer.ok) {
-        const value = answer.value as { hold_id?: string; booking_id?: string };
-        const claimId = value.booking_id ?? value.hold_id;
-        if (claimId) defer(tx, recordAssignment(tx, { claimId, customerId: actor.customerId, poolId: pool.id, ownerId: member.ownerId, assignment, now }));
+        const value = answer.value as { hold_id?: string; booking_id?: string; series?: { bookings?: { booking_id: string }[] } };
+        // A series on one member (poolSeries.ts): every occurrence is assigned.
+        const claimIds = value.series?.bookings?.map((b) => b.booking_id) ?? [value.booking_id ?? value.hold_id];
+        for (const claimId of claimIds) if (claimId) defer(tx, recordAssignment(tx, { claimId, customerId: actor.customerId, poolId: pool.id, ownerId: member.ownerId, assignment, now }));
         return { ok: true, value: { ...answer.value, owner_email: member.email, assignment } };
       }
       return answer;

@@ -4,6 +4,8 @@ import { bookingClaim, getBooking } from '@/server/domain/claims/bookingService'
 import { seriesBookingClaim, seriesHoldClaim } from '@/server/domain/claims/seriesService';
 import { seriesConfirmClaim, seriesRescheduleClaim } from '@/server/domain/claims/seriesLifecycle';
 import { groupBookingClaim, groupHoldClaim } from '@/server/domain/claims/groupService';
+import { groupSeriesBookingClaim } from '@/server/domain/claims/groupSeries';
+import { poolSeriesBooking } from '@/server/domain/pools/poolSeries';
 import { cancelClaim, releaseClaim } from '@/server/domain/claims/groupLifecycle';
 import { confirmClaim } from '@/server/domain/claims/holdConfirm';
 import { getHold, holdClaim } from '@/server/domain/claims/holdService';
@@ -43,10 +45,9 @@ function groupOwners(body: { owner_email?: string; owner_emails?: string[]; pool
   return body.owner_emails;
 }
 
-/** A series (recurrence, min_occurrences) claims for one owner (owner_email). */
-function seriesOnly(body: { recurrence?: string; min_occurrences?: number; pool?: string }, ownerEmails: string[] | undefined) {
+/** A series (recurrence, min_occurrences; pool_member with a pool). */
+function seriesOf(body: { recurrence?: string; min_occurrences?: number }) {
   if (body.recurrence === undefined) throw invalidField('min_occurrences', 'give it with recurrence');
-  if (ownerEmails || body.pool) throw invalidField('recurrence', 'a recurring series claims one owner (owner_email); group and pool series are not supported yet');
   return { recurrence: body.recurrence, minOccurrences: body.min_occurrences };
 }
 
@@ -119,7 +120,8 @@ export const createHoldOp = defineOperation({
         : { ...common, scope: 'window' as const, window: { start: date(body.window.start), end: date(body.window.end) }, durationMinutes: body.duration_minutes, coverage: body.coverage };
     const ownerEmails = groupOwners(body);
     if (body.recurrence !== undefined || body.min_occurrences !== undefined) {
-      const series = seriesOnly(body, ownerEmails);
+      const series = seriesOf(body);
+      if (ownerEmails || body.pool) throw invalidField('recurrence', 'a hold series claims one owner (owner_email): book a group or pool series with POST /v1/bookings');
       // A window hold takes the earliest free stretch of its window: the occurrences of a series would not be at one local time.
       if (input.scope === 'window') throw invalidField('recurrence', 'a series holds candidate slots (hold_scope candidate): a window hold with recurrence is not supported');
       return { body: await runAnsweredClaim(db, seriesHoldClaim(actor, { ...input, ...input.candidate, ...series }, now, idempotencyKey), claimCall) };
@@ -230,8 +232,15 @@ export const createBookingOp = defineOperation({
   handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey, claimCall }) => {
     const ownerEmails = groupOwners(body);
     const input = { ...body, ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, start: date(body.start), end: date(body.end) };
+    if (body.pool_member !== undefined && (body.recurrence === undefined || !body.pool)) throw invalidField('pool_member', 'give it with recurrence and pool');
     if (body.recurrence !== undefined || body.min_occurrences !== undefined) {
-      return { body: await runAnsweredClaim(db, seriesBookingClaim(actor, { ...input, ...seriesOnly(body, ownerEmails) }, now, idempotencyKey), claimCall) };
+      const series = seriesOf(body);
+      if (ownerEmails) {
+        await refuseGroupUnderApproval(db, { customerId: actor.customerId, ownerEmails, agentId: actor.agentId, meetingClass: body.meeting_class });
+        return { body: await runAnsweredClaim(db, groupSeriesBookingClaim(actor, { ...input, ownerEmails, ...series }, now, idempotencyKey), claimCall) };
+      }
+      if (body.pool) return { body: await poolSeriesBooking(db, actor, { ...input, ...series, pool: body.pool, ownerEmail: body.owner_email, poolMember: body.pool_member ?? 'same' }, now, idempotencyKey, claimCall.answer) };
+      return { body: await runAnsweredClaim(db, seriesBookingClaim(actor, { ...input, ...series }, now, idempotencyKey), claimCall) };
     }
     if (ownerEmails) {
       await refuseGroupUnderApproval(db, { customerId: actor.customerId, ownerEmails, agentId: actor.agentId, meetingClass: body.meeting_class });

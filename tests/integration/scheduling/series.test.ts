@@ -98,14 +98,13 @@ describe('recurring series over POST /v1/bookings', () => {
     expect(await live(owner)).toHaveLength(5);
   });
 
-  it('refuses what this slice does not take: a group or pool series, min_occurrences alone or above the count, a rule outside the subset', async () => {
+  it('refuses what a series does not take: pool_member without a pool, min_occurrences alone or above the count, a rule outside the subset', async () => {
     const owner = await setupOwner(admin);
-    const other = await setupOwner(admin);
     const day = nextWeekday('thu', 'UTC');
     const slot = { start: day.at('10:00'), end: day.at('11:00') };
-    const group = await call('POST', '/v1/bookings', { key: admin.key, body: { owner_emails: [owner, other], meeting_class: 'internal', ...slot, recurrence: 'FREQ=WEEKLY;COUNT=2' } });
-    expect(group.status, group.text).toBe(400);
-    expect(group.body.error.message).toMatch(/not supported yet/);
+    const stray = await book(owner, { ...slot, recurrence: 'FREQ=WEEKLY;COUNT=2', pool_member: 'same' });
+    expect(stray.status, stray.text).toBe(400);
+    expect(stray.body.error.message).toMatch(/pool/);
     for (const body of [{ ...slot, min_occurrences: 1 }, { ...slot, recurrence: 'FREQ=WEEKLY;COUNT=2', min_occurrences: 3 }, { ...slot, recurrence: 'FREQ=WEEKLY' }, { ...slot, recurrence: 'FREQ=HOURLY;COUNT=2' }]) {
       const r = await book(owner, body);
       expect(r.status, r.text).toBe(400);
