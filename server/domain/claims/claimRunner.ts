@@ -255,6 +255,11 @@ export function ownerQueueKey(customerId: string, ownerEmail: string): string {
   return `owner:${customerId}:${ownerEmail.trim().toLowerCase()}`;
 }
 
+/** The queue keys and calendar gates of a group claim: every owner's, the first named leading. */
+export function groupRunnerFields(actor: { customerId: string }, emails: readonly string[]) {
+  return { queueKey: ownerQueueKey(actor.customerId, emails[0]), queueKeys: emails.map((e) => ownerQueueKey(actor.customerId, e)), gateOwners: emails.map((email) => ({ customerId: actor.customerId, email })) };
+}
+
 /**
  * Run claim decisions with the same key (an owner, a hold) one at a time in
  * this process. Correctness comes from the owner row lock; this only keeps a

@@ -4,7 +4,6 @@ import { claims, meetingClasses, owners } from '@/db/schema';
 import type { GroupMemberView } from '../notificationService';
 import { assertOwnerInScope, normalizeEmail, type AgentActor } from '../access';
 import { invalidField } from '../errors';
-import { ownerQueueKey } from './claimRunner';
 import { holdStatus } from './views';
 
 /** How many owners a group names (docs/groups.md). */
@@ -19,11 +18,6 @@ export function groupOwnerEmails(actor: AgentActor, emails: readonly string[]): 
   }
   for (const email of out) assertOwnerInScope(actor, email);
   return out;
-}
-
-/** The queue keys and calendar gates of a group claim (the runner's part). */
-export function groupRunnerFields(actor: { customerId: string }, emails: readonly string[]) {
-  return { queueKey: ownerQueueKey(actor.customerId, emails[0]), queueKeys: emails.map((e) => ownerQueueKey(actor.customerId, e)), gateOwners: emails.map((email) => ({ customerId: actor.customerId, email })) };
 }
 
 /** Lock the owners' rows in owner-id order (one order for every group: no deadlock between groups sharing owners). */
