@@ -6,7 +6,7 @@ import { isConnectionGone } from '../errors';
  * being unavailable (503): the pool's own connect timeout is 30 s, and a request waiting this long
  * for a free connection is lost to its client anyway.
  */
-export const RESERVE_WAIT_MS = 10_000;
+const RESERVE_WAIT_MS = 10_000;
 
 /**
  * The part of postgres.js 3.4.9's connection object this uses, as the driver hands it to a
