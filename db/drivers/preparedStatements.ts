@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
-import { isConnectionGone } from '../errors';
 import { statementTracer } from '../tracing';
+import { reserveConnection, type Reservation } from './reservedConnection';
 
 type AnySql = postgres.Sql | postgres.TransactionSql | postgres.ReservedSql;
 type Callback = (sql: AnySql) => unknown;
@@ -32,7 +32,9 @@ export function preparedStatements<T extends AnySql>(sql: T, prepare = true, tx?
       if (prop === 'unsafe') {
         return (text: string, params?: unknown[], options?: Record<string, unknown>) => {
           if (tx?.commit) throw new Error('statement sent after the transaction committed (runTransaction in db/hot/driver.ts)');
-          const issue = () => (target.unsafe as (t: string, p?: unknown[], o?: Record<string, unknown>) => PromiseLike<unknown>)(text, params, { ...options, prepare });
+          tx?.connection.check(); // its connection closed: nothing is written to it (./reservedConnection.ts)
+          const opts = { ...options, prepare };
+          const issue = () => (target.unsafe as (t: string, p?: unknown[], o?: Record<string, unknown>) => PromiseLike<unknown>)(text, params, tx ? tx.connection.track(opts) : opts);
           // Every statement drizzle and db/hot send passes here: its span when tracing is on (../tracing.ts).
           return statementTracer ? statementTracer(text, issue) : issue();
         };
@@ -40,13 +42,13 @@ export function preparedStatements<T extends AnySql>(sql: T, prepare = true, tx?
       if (prop === 'commitEarly' && tx) {
         return () => {
           if (tx.commit) return;
-          const commit: Promise<unknown> = (target as postgres.ReservedSql).unsafe('commit').execute();
+          const commit: Promise<unknown> = send(tx, 'commit');
           commit.catch(() => {}); // awaited by pipelinedBegin
           tx.commit = commit;
         };
       }
       if (prop === 'savepoint' && tx) {
-        return (...args: unknown[]) => pipelinedSavepoint(target as postgres.ReservedSql, tx, receiver as AnySql, args.pop() as Callback);
+        return (...args: unknown[]) => pipelinedSavepoint(tx, receiver as AnySql, args.pop() as Callback);
       }
       if (prop === 'begin' && 'reserve' in target) {
         return (...args: unknown[]) => {
@@ -67,7 +69,18 @@ export function preparedStatements<T extends AnySql>(sql: T, prepare = true, tx?
 }
 
 /** A transaction of pipelinedBegin: its COMMIT once sent early (see runTransaction in db/hot/driver.ts). */
-type PipelinedTransaction = { commit: Promise<unknown> | null; savepoints: number };
+type PipelinedTransaction = { commit: Promise<unknown> | null; savepoints: number; connection: Reservation };
+
+/** A statement of the transaction's own on its connection; rejects (never writes) once the connection closed. */
+function send(tx: PipelinedTransaction, text: string): Promise<unknown> {
+  const c = tx.connection;
+  try {
+    c.check();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return Promise.race([c.sql.unsafe(text, [], c.track({})).execute(), c.closed]);
+}
 
 /**
  * A transaction whose BEGIN goes out with its first statements instead of
@@ -82,29 +95,26 @@ type PipelinedTransaction = { commit: Promise<unknown> | null; savepoints: numbe
  * A nested drizzle transaction is a savepoint (pipelinedSavepoint).
  */
 async function pipelinedBegin(sql: postgres.Sql, fn: Callback, prepare: boolean): Promise<unknown> {
-  const reserved = await sql.reserve();
-  const tx: PipelinedTransaction = { commit: null, savepoints: 0 };
-  let released = false;
-  const began = reserved.unsafe('begin').execute();
+  const connection = await reserveConnection(sql);
+  const tx: PipelinedTransaction = { commit: null, savepoints: 0, connection };
+  const began = send(tx, 'begin');
   began.catch(() => {}); // awaited below; this only keeps an early failure from counting as unhandled
+  let failure: unknown;
   try {
-    const result = await fn(preparedStatements(reserved, prepare, tx));
+    // Raced with the connection's close: statements queued behind a full pipeline then are never answered.
+    const result = await Promise.race([fn(preparedStatements(connection.sql, prepare, tx)), connection.closed]);
     await began;
-    await (tx.commit ?? reserved.unsafe('commit'));
+    await (tx.commit ?? send(tx, 'commit'));
     return result;
   } catch (err) {
-    // A connection that closed (the primary went away) takes nothing more (isConnectionGone in
-    // ../errors.ts), and is not handed back: postgres.js 3.4's release() would put the closed
-    // connection among its open ones, where later queries wait on it forever; left alone, the
-    // pool reconnects it for the next query.
-    if (isConnectionGone(err)) {
-      released = true;
-      throw err;
-    }
-    await reserved.unsafe('rollback').catch(() => {});
+    failure = err;
+    // A connection that closed (the primary went away, PgBouncer dropped it) takes nothing more,
+    // whatever the error the transaction failed with; the server rolled it back with the session.
+    if (!connection.isGone(err)) await send(tx, 'rollback').catch(() => {});
     throw err;
   } finally {
-    if (!released) reserved.release();
+    // Handed back only if still open (./reservedConnection.ts); a closed one the pool reconnects.
+    connection.release(failure);
   }
 }
 
@@ -114,15 +124,15 @@ async function pipelinedBegin(sql: postgres.Sql, fn: Callback, prepare: boolean)
  * on the same connection, RELEASE; on failure ROLLBACK TO the savepoint, so
  * the outer transaction can go on, and the error reaches the caller.
  */
-async function pipelinedSavepoint(reserved: postgres.ReservedSql, tx: PipelinedTransaction, sql: AnySql, fn: Callback): Promise<unknown> {
+async function pipelinedSavepoint(tx: PipelinedTransaction, sql: AnySql, fn: Callback): Promise<unknown> {
   const name = `s${++tx.savepoints}`;
-  await reserved.unsafe(`savepoint ${name}`);
+  await send(tx, `savepoint ${name}`);
   try {
     const result = await fn(sql);
-    await reserved.unsafe(`release savepoint ${name}`);
+    await send(tx, `release savepoint ${name}`);
     return result;
   } catch (err) {
-    if (!isConnectionGone(err)) await reserved.unsafe(`rollback to savepoint ${name}`).catch(() => {});
+    if (!tx.connection.isGone(err)) await send(tx, `rollback to savepoint ${name}`).catch(() => {});
     throw err;
   }
 }
