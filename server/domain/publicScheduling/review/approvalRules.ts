@@ -5,7 +5,8 @@ import { claims, meetingClasses, type bookingProposals } from '@/db/schema';
 import { DomainError } from '../../errors';
 import { newId } from '../../ids';
 import { arbitrate, type RequestPolicy } from '../../scheduling';
-import { ownerRules, type ClaimRow, type LoadedClaim } from '../../claims/claimTarget';
+import { ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from '../../claims/claimTarget';
+import type { ClaimRequest } from '../../claims/claimDecision';
 
 type ProposalRow = typeof bookingProposals.$inferSelect;
 
@@ -129,5 +130,25 @@ export function approvedClaim(
     createdAt: now,
     updatedAt: now,
     ...more,
+  };
+}
+
+/**
+ * The owner's approval as a claim request (`proposal.review`): the owner acting, and the
+ * preemption reason naming the approved meeting. The caller adds what its path needs (video,
+ * announce).
+ */
+export function reviewRequest(r: { target: SchedulingTarget; policy: RequestPolicy; around: ClaimRequest['around']; title: string; reviewer: { ownerId: string; email: string }; auditDetails: Record<string, unknown>; now: Date; claim: NewClaim }): ClaimRequest {
+  const { target, title, reviewer } = r;
+  return {
+    action: 'proposal.review',
+    target,
+    policy: r.policy,
+    around: r.around,
+    preemptionReason: preemptionReason(title, target.meetingClass.name, target.owner.name),
+    actor: { kind: 'owner', ownerId: reviewer.ownerId, email: reviewer.email },
+    auditDetails: r.auditDetails,
+    now: r.now,
+    claim: r.claim,
   };
 }

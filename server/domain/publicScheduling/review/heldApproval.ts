@@ -9,7 +9,7 @@ import { loadAround, lockOwner, resolveCalendar, type ClaimRow } from '../../cla
 import { holdStatus } from '../../claims/views';
 import { DomainError } from '../../errors';
 import { enqueueNotification } from '../../notificationService';
-import { approvalDecision, approvalTitle, approvedClaim, preemptionReason, requireConfirmedPreemption } from './approvalRules';
+import { approvalDecision, approvalTitle, approvedClaim, requireConfirmedPreemption, reviewRequest } from './approvalRules';
 import { findOwnProposal } from './owner';
 import { heldSpan } from './heldDecline';
 import { proposalFacts } from './proposalAudit';
@@ -56,19 +56,12 @@ export async function approveHeld(db: Db, reviewer: OwnerActor, input: ApproveIn
     const others = around.filter((c) => c.id !== hold.id);
     await requireConfirmedPreemption(tx, approvalDecision(owner, policy, slot, others, now).ids, input.confirmPreemption);
     const attendees = attendeesOf(p);
+    const claim = approvedClaim(p, { ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, slot, title, attendees }, now, { holdId: hold.id, source: p.origin === 'public' ? 'public' : 'agent' });
     const outcome = await runClaim(tx, {
-      action: 'proposal.review',
-      target,
-      policy,
-      around,
-      preemptionReason: preemptionReason(title, meetingClass.name, owner.name),
-      actor: { kind: 'owner', ownerId: reviewer.ownerId, email: reviewer.email },
-      auditDetails: { ...proposalFacts(p), approval: 'held', hold_id: hold.id },
+      ...reviewRequest({ target, policy, around, title, reviewer, auditDetails: { ...proposalFacts(p), approval: 'held', hold_id: hold.id }, now, claim }),
       announce: false,
       // The video link the agent asked for, made as a direct booking's (docs/calendars.md "Video links").
       video: p.video,
-      now,
-      claim: approvedClaim(p, { ownerId: owner.id, calendarId: calendar.id, meetingClassId: meetingClass.id, slot, title, attendees }, now, { holdId: hold.id, source: p.origin === 'public' ? 'public' : 'agent' }),
     });
     if (!outcome.ok) {
       const e = outcome.error;

@@ -19,7 +19,7 @@ import { audienceMembership, checkAllocation, effectivePreemptPolicy } from '../
 import { recordVideoLink, videoMailLine } from '../../calendars/videoLinks';
 import { findOwnProposal, inInbox, proposalNotFound, type ProposalRow, type Reviewer } from './owner';
 import { recordAssignment, type PoolAssignmentView } from '../../pools/poolScheduling';
-import { approvalDecision, approvalTitle, approvedClaim, preemptionReason, requireConfirmedPreemption } from './approvalRules';
+import { approvalDecision, approvalTitle, approvedClaim, requireConfirmedPreemption, reviewRequest } from './approvalRules';
 import type { ClaimRow } from '../../claims/claimTarget';
 import { proposalFacts, writeProposalAudit } from './proposalAudit';
 import { releaseDeclinedHold } from './heldDecline';
@@ -229,17 +229,7 @@ export async function approveSingle(db: Db, reviewer: OwnerActor, input: Approve
         source: p.origin === 'public' ? 'public' : 'agent',
         externalAccepted: attendees.some((a) => a.external && a.response === 'accepted'),
       });
-    const request = (claim: NewClaim, around: ClaimRequest['around']): ClaimRequest => ({
-      action: 'proposal.review',
-      target,
-      policy,
-      around,
-      preemptionReason: preemptionReason(title, meetingClass.name, owner.name),
-      actor: { kind: 'owner', ownerId: reviewer.ownerId, email: reviewer.email },
-      auditDetails: proposalFacts(p),
-      now,
-      claim,
-    });
+    const request = (claim: NewClaim, around: ClaimRequest['around']): ClaimRequest => reviewRequest({ target, policy, around, title, reviewer, auditDetails: proposalFacts(p), now, claim });
     let booked: Extract<ClaimResult, { ok: true }>[];
     if (p.repeatWeeks) {
       // "Repeat weekly" (docs/public-scheduling.md "Repeating weekly"): the series, all or nothing, on the same claim path.
