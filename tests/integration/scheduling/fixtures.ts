@@ -128,3 +128,13 @@ export function everyDay(start = '09:00', end = '17:00') {
   const r = [{ start, end }];
   return { mon: r, tue: r, wed: r, thu: r, fri: r, sat: r, sun: r };
 }
+
+/** A Tuesday five days before the first EU spring-forward (last Sunday of March) at least two weeks ahead, in Berlin. */
+export function tuesdayBeforeSpringForward() {
+  const today = Temporal.Now.plainDateISO('Europe/Berlin');
+  for (let year = today.year; ; year++) {
+    const end = Temporal.PlainDate.from({ year, month: 3, day: 31 });
+    const lastSunday = end.subtract({ days: end.dayOfWeek % 7 });
+    if (Temporal.PlainDate.compare(lastSunday, today.add({ days: 14 })) > 0) return onDate(lastSunday.subtract({ days: 5 }).toString(), 'Europe/Berlin');
+  }
+}

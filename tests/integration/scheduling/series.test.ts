@@ -6,7 +6,7 @@ import { getDb } from '@/server/db';
 import { webhookDeliveries } from '@/db/schema';
 import { newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
 import { allowLoopbackOutbound } from '../../helpers/outbound';
-import { call, claimsOf, nextWeekday, onDate, setupOwner } from './fixtures';
+import { call, claimsOf, nextWeekday, onDate, setupOwner, tuesdayBeforeSpringForward } from './fixtures';
 
 /**
  * Recurring series booked directly (docs/arbitration.md "Recurring series"): a claim of N
@@ -20,16 +20,6 @@ beforeAll(async () => {
 });
 
 const BERLIN = 'Europe/Berlin';
-
-/** A Tuesday five days before the first EU spring-forward (last Sunday of March) at least two weeks ahead. */
-function tuesdayBeforeSpringForward() {
-  const today = Temporal.Now.plainDateISO(BERLIN);
-  for (let year = today.year; ; year++) {
-    const end = Temporal.PlainDate.from({ year, month: 3, day: 31 });
-    const lastSunday = end.subtract({ days: end.dayOfWeek % 7 });
-    if (Temporal.PlainDate.compare(lastSunday, today.add({ days: 14 })) > 0) return onDate(lastSunday.subtract({ days: 5 }).toString(), BERLIN);
-  }
-}
 
 const book = (owner: string, body: Record<string, unknown>, key = admin.key) => call('POST', '/v1/bookings', { key, body: { owner_email: owner, meeting_class: 'internal', ...body } });
 const outbox = async (endpointId: string) =>

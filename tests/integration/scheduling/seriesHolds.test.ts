@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Temporal } from 'temporal-polyfill';
 import { newCustomer, type TestCustomer } from '../../helpers/app';
-import { call, claimsOf, nextWeekday, onDate, setupOwner } from './fixtures';
+import { call, claimsOf, nextWeekday, onDate, setupOwner, tuesdayBeforeSpringForward } from './fixtures';
 
 /**
  * Series holds, and confirm, release and reschedule with a scope (docs/arbitration.md "Recurring
@@ -18,16 +18,6 @@ beforeAll(async () => {
 const BERLIN = 'Europe/Berlin';
 const NINE_TO_FIVE = [{ start: '09:00', end: '17:00' }];
 const WEEKDAYS = { mon: NINE_TO_FIVE, tue: NINE_TO_FIVE, wed: NINE_TO_FIVE, thu: NINE_TO_FIVE, fri: NINE_TO_FIVE };
-
-/** A Tuesday five days before the first EU spring-forward (last Sunday of March) at least two weeks ahead. */
-function tuesdayBeforeSpringForward() {
-  const today = Temporal.Now.plainDateISO(BERLIN);
-  for (let year = today.year; ; year++) {
-    const end = Temporal.PlainDate.from({ year, month: 3, day: 31 });
-    const lastSunday = end.subtract({ days: end.dayOfWeek % 7 });
-    if (Temporal.PlainDate.compare(lastSunday, today.add({ days: 14 })) > 0) return onDate(lastSunday.subtract({ days: 5 }).toString(), BERLIN);
-  }
-}
 
 type Item = { index?: number; hold_id?: string; booking_id?: string; start: string; start_local: string };
 const hold = (owner: string, body: Record<string, unknown>, key = admin.key) => call('POST', '/v1/holds', { key, body: { owner_email: owner, meeting_class: 'internal', ...body } });
