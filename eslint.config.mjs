@@ -46,6 +46,21 @@ const config = [
     rules: { 'local/no-raw-datetime-formatting': 'error' },
   },
   {
+    // A form a script handles is the kit's <Form> (docs/dashboard.md "Forms"): its controls wait for
+    // hydration, so nothing typed early is lost and nothing is submitted natively.
+    files: ['components/**/*.tsx', 'app/**/*.tsx'],
+    ignores: ['components/ui/hydrated-form.tsx'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'JSXOpeningElement[name.name="form"]:not(:has(JSXAttribute[name.name="method"]))',
+          message: "Use <Form> from components/ui (docs/dashboard.md 'Forms'); a plain <form method=\"get\"> that works without a script may stay.",
+        },
+      ],
+    },
+  },
+  {
     // Node scripts (plain ESM): CommonJS-style globals are not in play, console is their output.
     files: ['scripts/**/*.mjs', '*.config.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },

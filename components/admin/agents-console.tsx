@@ -7,7 +7,7 @@ import Link from 'next/link';
 import { KeyRound, Plus, Webhook } from 'lucide-react';
 import { Controller } from 'react-hook-form';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input, LocalTime, Select } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input, LocalTime, Select, Form } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { AgentCreateBody } from '@/server/schemas/admin';
 import { ConfirmButton } from '@/components/ui/confirm-button';
@@ -96,7 +96,7 @@ function CreateAgentDialog({ open, onOpenChange, ownerEmails }: { open: boolean;
         </Button>
       </DialogTrigger>
       <DialogContent title="New agent" description="An agent is one program acting for you. Give it only what it needs.">
-        <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
+        <Form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
           <Field label="Name" error={formState.errors.name?.message}>
             <Input autoComplete="off" {...register('name')} />
           </Field>
@@ -138,7 +138,7 @@ function CreateAgentDialog({ open, onOpenChange, ownerEmails }: { open: boolean;
               Create agent
             </Button>
           </div>
-        </form>
+        </Form>
       </DialogContent>
     </Dialog>
   );
@@ -238,7 +238,7 @@ function MintKey({ agentId, agentName }: { agentId: string; agentName: string })
   const [error, setError] = useState<string | null>(null);
   return (
     <>
-      <form
+      <Form
         className="flex flex-wrap items-end gap-2"
         onSubmit={async (e) => {
           e.preventDefault();
@@ -258,7 +258,7 @@ function MintKey({ agentId, agentName }: { agentId: string; agentName: string })
         <Button type="submit" variant="secondary" disabled={mint.isPending}>
           <KeyRound aria-hidden /> Mint key
         </Button>
-      </form>
+      </Form>
       <SecretOnceDialog
         title="Your new API key"
         secret={key}
@@ -281,7 +281,7 @@ function DisplayZone({ agent }: { agent: AgentRow }) {
   const [zone, setZone] = useState(agent.display_time_zone ?? '');
   const [error, setError] = useState<string | null>(null);
   return (
-    <form
+    <Form
       className="flex flex-wrap items-end gap-2"
       onSubmit={async (e) => {
         e.preventDefault();
@@ -301,6 +301,6 @@ function DisplayZone({ agent }: { agent: AgentRow }) {
       <Button type="submit" variant="secondary" disabled={update.isPending}>
         Save zone
       </Button>
-    </form>
+    </Form>
   );
 }

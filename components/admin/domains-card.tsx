@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, Form } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { DomainCreateBody } from '@/server/schemas/publicAdmin';
 import { ConfirmButton } from '@/components/ui/confirm-button';
@@ -43,14 +43,14 @@ export function DomainsCard({ domains }: { domains: DomainRow[] }) {
             ))}
           </ul>
         )}
-        <form onSubmit={onSubmit} noValidate className="flex flex-wrap items-end gap-2">
+        <Form onSubmit={onSubmit} noValidate className="flex flex-wrap items-end gap-2">
           <Field label="Domain" className="min-w-48 flex-1" error={formState.errors.domain?.message}>
             <Input autoComplete="off" spellCheck={false} placeholder="example.com" {...register('domain')} />
           </Field>
           <Button type="submit" variant="secondary" disabled={formState.isSubmitting}>
             Add domain
           </Button>
-        </form>
+        </Form>
       </CardContent>
     </Card>
   );

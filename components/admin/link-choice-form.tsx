@@ -4,7 +4,7 @@ import { useState, type ReactNode } from 'react';
 import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Button, Field, Select } from '@/components/ui';
+import { Alert, Button, Field, Select, Form } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { showServerError } from '@/components/ui/server-error';
 import { LinkPatchBody } from '@/server/schemas/publicAdmin';
@@ -45,7 +45,7 @@ function LinkChoiceForm({ link, field, initial, text, children }: ChoiceFormProp
     }
   });
   return (
-    <form onSubmit={onSubmit} noValidate className="flex flex-wrap items-end gap-2" aria-label={`${text.form} of /${link.alias}`}>
+    <Form onSubmit={onSubmit} noValidate className="flex flex-wrap items-end gap-2" aria-label={`${text.form} of /${link.alias}`}>
       <Field label={text.label} hint={text.hint} error={formState.errors[field]?.message} className="min-w-60 flex-1">
         <Select {...register(field, { setValueAs: (v: string | null) => v || null, onChange: () => setSaved(false) })}>{children}</Select>
       </Field>
@@ -56,7 +56,7 @@ function LinkChoiceForm({ link, field, initial, text, children }: ChoiceFormProp
       <p className="min-h-5 w-full text-sm text-ok" role="status">
         {saved ? 'Saved' : ''}
       </p>
-    </form>
+    </Form>
   );
 }
 

@@ -7,7 +7,7 @@ import { useMutation, useQuery, useQueryClient, skipToken } from '@tanstack/reac
 import { Check, Plus, X } from 'lucide-react';
 import { Controller, useWatch } from 'react-hook-form';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, Select } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, Select, Form } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { Email } from '@/server/schemas/common';
 import { LinkCreateBody } from '@/server/schemas/publicAdmin';
@@ -86,7 +86,7 @@ function NewLinkCard({ ownerEmails }: { ownerEmails: string[] }) {
         <CardTitle>New link</CardTitle>
       </CardHeader>
       <CardContent>
-        <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
+        <Form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
           <Field label="Owner" error={formState.errors.owner_email?.message}>
             <Controller
               control={control}
@@ -131,7 +131,7 @@ function NewLinkCard({ ownerEmails }: { ownerEmails: string[] }) {
               <Plus aria-hidden /> Create link
             </Button>
           </div>
-        </form>
+        </Form>
       </CardContent>
     </Card>
   );

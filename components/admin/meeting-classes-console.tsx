@@ -4,7 +4,7 @@ import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
 import { Controller } from 'react-hook-form';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Button, Card, CardContent, CardHeader, CardTitle, Field, Input, Select } from '@/components/ui';
+import { Alert, Button, Card, CardContent, CardHeader, CardTitle, Field, Input, Select, Form } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { MeetingClassCreateBody } from '@/server/schemas/admin';
 import { EmptyState } from './empty-state';
@@ -130,7 +130,7 @@ export function MeetingClassesConsole({ classes }: { classes: MeetingClassRow[] 
           <CardTitle>New class</CardTitle>
         </CardHeader>
         <CardContent>
-          <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
+          <Form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
             <Field label="Name" error={formState.errors.name?.message}>
               <Input autoComplete="off" {...register('name')} />
             </Field>
@@ -174,7 +174,7 @@ export function MeetingClassesConsole({ classes }: { classes: MeetingClassRow[] 
                 Create class
               </Button>
             </div>
-          </form>
+          </Form>
         </CardContent>
       </Card>
     </div>

@@ -6,7 +6,7 @@ import { useMutation } from '@tanstack/react-query';
 import { Pencil, Plus } from 'lucide-react';
 import { Controller } from 'react-hook-form';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input, Select, Textarea } from '@/components/ui';
+import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input, Select, Textarea, Form } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { MeetingTypeCreateBody } from '@/server/schemas/publicAdmin';
 import { showServerError } from '@/components/ui/server-error';
@@ -182,7 +182,7 @@ export function MeetingTypeDialog({ linkId, alias, classNames, hostChoices, exis
         title={existing ? `Edit ${existing.title} on /${alias}` : `New meeting type on /${alias}`}
         description={existing ? 'Every field can change; the same rules as when it was created.' : 'What requesters can propose through this link.'}
       >
-        <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
+        <Form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
           <div className="grid gap-4 sm:grid-cols-2">
             <Field label="Title" error={formState.errors.title?.message}>
               <Input autoComplete="off" {...titleField} />
@@ -328,7 +328,7 @@ export function MeetingTypeDialog({ linkId, alias, classNames, hostChoices, exis
               {existing ? 'Save changes' : 'Add meeting type'}
             </Button>
           </div>
-        </form>
+        </Form>
       </DialogContent>
     </Dialog>
   );

@@ -4,7 +4,7 @@ import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
 import { Controller } from 'react-hook-form';
 import { useTRPC } from '@/components/trpc-provider';
-import { Button, Field, Select } from '@/components/ui';
+import { Button, Field, Select, Form } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { showServerError } from '@/components/ui/server-error';
 import { MeetingClassPatchBody } from '@/server/schemas/admin';
@@ -43,13 +43,13 @@ export function OnPreemptedControl({ name, value }: { name: string; value: 'hold
     }
   });
   return (
-    <form onSubmit={onSubmit} noValidate className="flex items-end gap-2">
+    <Form onSubmit={onSubmit} noValidate className="flex items-end gap-2">
       <Field label={`When a ${name} meeting is bumped`} error={formState.errors.on_preempted?.message ?? formState.errors.root?.message}>
         <Controller control={control} name="on_preempted" render={({ field }) => <OnPreemptedSelect value={field.value} onChange={field.onChange} onBlur={field.onBlur} name={field.name} />} />
       </Field>
       <Button type="submit" variant="secondary" disabled={formState.isSubmitting || !formState.isDirty}>
         Save
       </Button>
-    </form>
+    </Form>
   );
 }

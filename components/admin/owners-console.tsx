@@ -6,7 +6,7 @@ import { MailCheck, Send } from 'lucide-react';
 import { useMutation } from '@tanstack/react-query';
 import { z } from 'zod';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Badge, Button, Card, CardContent, CardHeader, CardTitle, Field, Input, LocalTime } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardContent, CardHeader, CardTitle, Field, Input, LocalTime, Form } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { browserTimeZone } from '@/components/ui/time-format';
 import { OwnerCreateBody } from '@/server/schemas/admin';
@@ -156,7 +156,7 @@ export function OwnersConsole({ owners, timeZones }: { owners: OwnerRow[]; timeZ
           <CardTitle>Add or invite an owner</CardTitle>
         </CardHeader>
         <CardContent>
-          <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
+          <Form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
             <Field label="Email" error={formState.errors.email?.message}>
               <Input type="email" autoComplete="off" {...register('email')} />
             </Field>
@@ -212,7 +212,7 @@ export function OwnersConsole({ owners, timeZones }: { owners: OwnerRow[]; timeZ
                 {inviting ? 'Add and invite' : 'Add owner'}
               </Button>
             </div>
-          </form>
+          </Form>
         </CardContent>
       </Card>
     </div>

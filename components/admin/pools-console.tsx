@@ -5,7 +5,7 @@ import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
 import { Pencil, Plus } from 'lucide-react';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input, Form } from '@/components/ui';
 import { ConfirmButton } from '@/components/ui/confirm-button';
 import { EmptyState } from './empty-state';
 import { readServerError } from '@/components/ui/server-error';
@@ -233,7 +233,7 @@ function PoolForm({
     }
   };
   return (
-    <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+    <Form onSubmit={submit} noValidate className="flex flex-col gap-4">
       <Field label="Name">
         <Input autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
       </Field>
@@ -281,6 +281,6 @@ function PoolForm({
           {resetAfter && <Plus aria-hidden />} {submitLabel}
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

@@ -6,7 +6,7 @@ import { useMutation } from '@tanstack/react-query';
 import { KeyRound } from 'lucide-react';
 import { z } from 'zod';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, LocalTime, Select, Textarea } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Field, Input, LocalTime, Select, Textarea, Form } from '@/components/ui';
 import { formatDayMonth } from '@/components/ui/time-format';
 import { useZodForm } from '@/components/ui/form';
 import { AllocationCreateBody, AudienceCreateBody, IdentityCreateBody } from '@/server/schemas/publicAdmin';
@@ -145,14 +145,14 @@ function IdentitiesCard({ identities, credentials }: { identities: Identity[]; c
           </ul>
         )}
         {error && <Alert tone="danger">{error}</Alert>}
-        <form onSubmit={onSubmit} noValidate className="flex flex-wrap items-end gap-2">
+        <Form onSubmit={onSubmit} noValidate className="flex flex-wrap items-end gap-2">
           <Field label="Requester email" className="min-w-48 flex-1" error={form.formState.errors.email?.message}>
             <Input type="email" autoComplete="off" {...form.register('email')} />
           </Field>
           <Button type="submit" variant="secondary" disabled={form.formState.isSubmitting}>
             Add identity
           </Button>
-        </form>
+        </Form>
         <SecretOnceDialog
           title="The requester's credential"
           secret={secret}
@@ -227,7 +227,7 @@ function AudiencesCard({ audiences }: { audiences: Audience[] }) {
             ))}
           </ul>
         )}
-        <form onSubmit={onSubmit} noValidate className="flex flex-col gap-3">
+        <Form onSubmit={onSubmit} noValidate className="flex flex-col gap-3">
           <Field label="Audience name" error={form.formState.errors.name?.message}>
             <Input autoComplete="off" {...form.register('name')} />
           </Field>
@@ -239,7 +239,7 @@ function AudiencesCard({ audiences }: { audiences: Audience[] }) {
               Create audience
             </Button>
           </div>
-        </form>
+        </Form>
       </CardContent>
     </Card>
   );
@@ -306,7 +306,7 @@ function AllocationsCard({ allocations, audiences, types }: { allocations: Alloc
         {types.length === 0 ? (
           <p className="text-sm text-muted">Create a link and a meeting type first.</p>
         ) : (
-          <form onSubmit={onSubmit} noValidate className="grid gap-3 sm:grid-cols-2">
+          <Form onSubmit={onSubmit} noValidate className="grid gap-3 sm:grid-cols-2">
             <Field label="Meeting type" error={form.formState.errors.type?.message}>
               <Select {...form.register('type')}>
                 {types.map((t) => (
@@ -342,7 +342,7 @@ function AllocationsCard({ allocations, audiences, types }: { allocations: Alloc
                 Add allocation
               </Button>
             </div>
-          </form>
+          </Form>
         )}
       </CardContent>
     </Card>

@@ -5,7 +5,7 @@ import { useRouter } from 'next/navigation';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Pencil, Plus, Power, Send, ShieldAlert } from 'lucide-react';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input, LocalTime } from '@/components/ui';
+import { Alert, Badge, Button, Card, CardContent, CardDescription, CardHeader, CardTitle, Dialog, DialogContent, DialogTrigger, Field, Input, LocalTime, Form } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { WEBHOOK_MANUAL_DISABLE_REASON } from '@/db/schema';
 import type { DeliveryView, WebhookView } from '@/server/domain/webhooks/endpoints';
@@ -99,7 +99,7 @@ function EndpointForm({ agentId, existing, onCreated, onSaved }: { agentId: stri
     }
   });
   return (
-    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
+    <Form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
       <Field label="URL" error={formState.errors.url?.message}>
         <Input type="url" autoComplete="off" spellCheck={false} placeholder="https://example.com/webhooks/scheduler" {...register('url')} />
       </Field>
@@ -131,7 +131,7 @@ function EndpointForm({ agentId, existing, onCreated, onSaved }: { agentId: stri
           )}
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }
 

@@ -4,7 +4,7 @@ import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
 import { Controller } from 'react-hook-form';
 import { useTRPC } from '@/components/trpc-provider';
-import { Alert, Button, Card, CardContent, CardHeader, CardTitle, Field, Select } from '@/components/ui';
+import { Alert, Button, Card, CardContent, CardHeader, CardTitle, Field, Select, Form } from '@/components/ui';
 import { ConfirmButton } from '@/components/ui/confirm-button';
 import { useZodForm } from '@/components/ui/form';
 import { showServerError } from '@/components/ui/server-error';
@@ -84,7 +84,7 @@ export function ApprovalRules({ rules, agents, meetingClasses }: Props) {
           <CardTitle>Require approval</CardTitle>
         </CardHeader>
         <CardContent>
-          <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
+          <Form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
             <Field label="Agent" hint="Its bookings on your calendar wait for you." error={formState.errors.agent_id?.message}>
               <Controller
                 control={control}
@@ -123,7 +123,7 @@ export function ApprovalRules({ rules, agents, meetingClasses }: Props) {
                 Require approval
               </Button>
             </div>
-          </form>
+          </Form>
         </CardContent>
       </Card>
     </div>

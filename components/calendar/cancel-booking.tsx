@@ -6,7 +6,7 @@ import { useMutation } from '@tanstack/react-query';
 import { CalendarX2 } from 'lucide-react';
 import { useTRPC } from '@/components/trpc-provider';
 import { CancelBookingInput } from '@/server/trpc/schemas';
-import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, RadioCard, RadioGroup, Textarea } from '@/components/ui';
+import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, RadioCard, RadioGroup, Textarea, Form } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { showServerError } from '@/components/ui/server-error';
 
@@ -63,7 +63,7 @@ export function CancelBooking({ bookingId, title, coHosts, series, compact = fal
               : 'The time becomes free again. Its agent and attendees are told it was cancelled, with your reason.'
         }
       >
-        <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+        <Form onSubmit={submit} noValidate className="flex flex-col gap-4">
           {series && (
             <fieldset className="flex flex-col gap-2">
               <legend className="mb-2 text-sm font-semibold">Which meetings</legend>
@@ -92,7 +92,7 @@ export function CancelBooking({ bookingId, title, coHosts, series, compact = fal
               {cancel.isPending ? 'Cancelling…' : label}
             </Button>
           </div>
-        </form>
+        </Form>
       </DialogContent>
     </Dialog>
   );

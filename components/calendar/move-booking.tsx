@@ -6,7 +6,7 @@ import { useMutation } from '@tanstack/react-query';
 import { CalendarClock } from 'lucide-react';
 import { useTRPC } from '@/components/trpc-provider';
 import { firstClause, readServerError } from '@/components/ui/server-error';
-import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input, Textarea } from '@/components/ui';
+import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input, Textarea, Form } from '@/components/ui';
 import { formatSlot, wallTime, zonedWallTimeToIso } from '@/components/ui/time-format';
 import { BumpWarning, type Displaced } from './bump-warning';
 
@@ -56,7 +56,7 @@ export function MoveBooking({ bookingId, title, start, end, timeZone }: { bookin
         </Button>
       </DialogTrigger>
       <DialogContent title={`Move “${title}”`} description={`Same booking, same length (${minutes} minutes). Its agent and attendees are told the new time.`}>
-        <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+        <Form onSubmit={submit} noValidate className="flex flex-col gap-4">
           <Field label={`New start (${timeZone})`}>
             <Input type="datetime-local" value={local} onChange={(e) => setLocal(e.target.value)} required />
           </Field>
@@ -95,7 +95,7 @@ export function MoveBooking({ bookingId, title, start, end, timeZone }: { bookin
               </Button>
             </div>
           )}
-        </form>
+        </Form>
       </DialogContent>
     </Dialog>
   );

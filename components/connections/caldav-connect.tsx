@@ -5,7 +5,7 @@ import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc-provider';
 import { readServerError, showServerError } from '@/components/ui/server-error';
-import { Alert, Button, Field, FieldError, Input } from '@/components/ui';
+import { Alert, Button, Field, FieldError, Input, Form } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { CaldavAccountInput } from '@/server/schemas/calendars';
 
@@ -106,7 +106,7 @@ export function CaldavConnect() {
     );
 
   return (
-    <form onSubmit={onDiscover} noValidate className="flex flex-col gap-4">
+    <Form onSubmit={onDiscover} noValidate className="flex flex-col gap-4">
       {done && <Alert tone="ok">{done}</Alert>}
       <Field label="Server URL" hint="The CalDAV address your provider gives, e.g. https://caldav.fastmail.com/" error={formState.errors.server_url?.message}>
         <Input type="url" autoComplete="url" spellCheck={false} {...register('server_url')} />
@@ -125,6 +125,6 @@ export function CaldavConnect() {
           {formState.isSubmitting ? 'Looking for calendars…' : 'Find calendars'}
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

@@ -5,7 +5,7 @@ import { useRouter } from 'next/navigation';
 import { useMutation } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc-provider';
 import { showServerError } from '@/components/ui/server-error';
-import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input } from '@/components/ui';
+import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input, Form } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { CaldavReconnectInput } from '@/server/schemas/calendars';
 
@@ -38,7 +38,7 @@ export function ReconnectCaldav({ calendarId, name }: { calendarId: string; name
         </Button>
       </DialogTrigger>
       <DialogContent title={`Reconnect ${name}`} description="Enter the account's current password or app password. The server, user name and calendar stay as they are.">
-        <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
+        <Form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
           <Field label="Password or app password" error={formState.errors.password?.message}>
             <Input type="password" autoComplete="current-password" {...register('password')} />
           </Field>
@@ -48,7 +48,7 @@ export function ReconnectCaldav({ calendarId, name }: { calendarId: string; name
               {formState.isSubmitting ? 'Reconnecting…' : 'Reconnect'}
             </Button>
           </div>
-        </form>
+        </Form>
       </DialogContent>
     </Dialog>
   );

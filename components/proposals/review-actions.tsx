@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { AlertTriangle, Check, Search, X } from 'lucide-react';
 import { useTRPC } from '@/components/trpc-provider';
 import { ApprovalTimesQuery, DeclineProposalInput } from '@/server/trpc/schemas';
-import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input, RadioCard, RadioGroup, Select, Textarea } from '@/components/ui';
+import { Alert, Button, Dialog, DialogContent, DialogTrigger, Field, Input, RadioCard, RadioGroup, Select, Textarea, Form } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { firstClause, readServerError } from '@/components/ui/server-error';
 import { formatSlot, zonedWallTimeToIso } from '@/components/ui/time-format';
@@ -289,7 +289,7 @@ function DeclineDialog({ proposalId }: { proposalId: string }) {
         </Button>
       </DialogTrigger>
       <DialogContent title="Decline this request?" description="The requester is told it was declined, with your reason if you give one.">
-        <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+        <Form onSubmit={submit} noValidate className="flex flex-col gap-4">
           <Field label="Reason (optional)" error={form.formState.errors.reason?.message}>
             <Textarea rows={3} {...form.register('reason')} />
           </Field>
@@ -302,7 +302,7 @@ function DeclineDialog({ proposalId }: { proposalId: string }) {
               {decline.isPending ? 'Declining…' : 'Decline request'}
             </Button>
           </div>
-        </form>
+        </Form>
       </DialogContent>
     </Dialog>
   );

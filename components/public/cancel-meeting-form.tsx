@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { useTranslations } from 'next-intl';
 import type { PublicProposalPage } from '@/server/domain/publicScheduling/requester';
 import { Alert } from '@/components/ui/alert';
+import { Form } from '@/components/ui/hydrated-form';
 import { buttonClasses } from '@/components/ui/button-classes';
 import { Field } from '@/components/ui/field';
 import { Textarea } from '@/components/ui/input';
@@ -46,7 +47,7 @@ export function CancelMeetingForm({ token, owner, onDone, onKeep }: Props) {
   });
 
   return (
-    <form
+    <Form
       onSubmit={onSubmit}
       noValidate
       aria-labelledby="cancel-q"
@@ -71,6 +72,6 @@ export function CancelMeetingForm({ token, owner, onDone, onKeep }: Props) {
           {t('keep')}
         </button>
       </div>
-    </form>
+    </Form>
   );
 }

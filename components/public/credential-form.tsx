@@ -4,6 +4,7 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { useTranslations } from 'next-intl';
 import { Alert } from '@/components/ui/alert';
+import { Form } from '@/components/ui/hydrated-form';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
@@ -51,7 +52,7 @@ export function CredentialForm({ link, saved, rejected }: { link: string; saved:
       )}
       <details className="group text-sm">
         <summary className="cursor-pointer text-muted">{t('have')}</summary>
-        <form
+        <Form
           className="mt-3 flex flex-col gap-3 sm:flex-row sm:items-end"
           onSubmit={async (e) => {
             e.preventDefault();
@@ -74,7 +75,7 @@ export function CredentialForm({ link, saved, rejected }: { link: string; saved:
           <Button type="submit" variant="secondary" disabled={sending || !value.trim()}>
             {t('use')}
           </Button>
-        </form>
+        </Form>
       </details>
     </div>
   );

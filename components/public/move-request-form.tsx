@@ -5,6 +5,7 @@ import { useTranslations } from 'next-intl';
 import { useFormatLocale } from './format-locale';
 import type { PublicProposalPage } from '@/server/domain/publicScheduling/requester';
 import { Alert } from '@/components/ui/alert';
+import { Form } from '@/components/ui/hydrated-form';
 import { buttonClasses } from '@/components/ui/button-classes';
 import { Field } from '@/components/ui/field';
 import { Textarea } from '@/components/ui/input';
@@ -90,7 +91,7 @@ export function MoveRequestForm({ token, owner, tz, onDone, onKeep }: Props) {
 
 
   return (
-    <form
+    <Form
       onSubmit={onSubmit}
       noValidate
       aria-labelledby="move-q"
@@ -139,6 +140,6 @@ export function MoveRequestForm({ token, owner, tz, onDone, onKeep }: Props) {
           {t('keep')}
         </button>
       </div>
-    </form>
+    </Form>
   );
 }

@@ -5,6 +5,7 @@ import { useFieldArray } from 'react-hook-form';
 import { useTranslations } from 'next-intl';
 import { z } from 'zod';
 import { Alert } from '@/components/ui/alert';
+import { Form } from '@/components/ui/hydrated-form';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Input, Textarea } from '@/components/ui/input';
@@ -110,7 +111,7 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
   });
 
   return (
-    <form onSubmit={(e) => (formState.isSubmitting ? e.preventDefault() : onSubmit(e))} noValidate className="flex flex-col gap-4" aria-label={structured ? t('formTime') : t('formFree')}>
+    <Form onSubmit={(e) => (formState.isSubmitting ? e.preventDefault() : onSubmit(e))} noValidate className="flex flex-col gap-4" aria-label={structured ? t('formTime') : t('formFree')}>
       <Field label={t('name')} error={errors.name?.message}>
         <Input autoComplete="name" {...register('name')} />
       </Field>
@@ -162,6 +163,6 @@ export function RequestForm({ link, attendeeLimit, structured, onDone, onTimeTak
       <Button type="submit" aria-disabled={formState.isSubmitting} className="self-stretch aria-disabled:cursor-wait aria-disabled:opacity-50 sm:self-start">
         {formState.isSubmitting ? t('sending') : t('send')}
       </Button>
-    </form>
+    </Form>
   );
 }

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { useTranslations } from 'next-intl';
 import { z } from 'zod';
 import { Alert } from '@/components/ui/alert';
+import { Form } from '@/components/ui/hydrated-form';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
@@ -77,7 +78,7 @@ export function WaitlistJoin({ link, slug, duration, tz, day }: Props) {
         {t('heading')}
       </h3>
       <p className="text-sm text-muted">{t('intro')}</p>
-      <form onSubmit={(e) => (formState.isSubmitting ? e.preventDefault() : onSubmit(e))} noValidate className="flex flex-col gap-4" aria-labelledby="waitlist-heading">
+      <Form onSubmit={(e) => (formState.isSubmitting ? e.preventDefault() : onSubmit(e))} noValidate className="flex flex-col gap-4" aria-labelledby="waitlist-heading">
         <Field label={t('day')} error={errors.date?.message}>
           <Input type="date" {...register('date')} />
         </Field>
@@ -117,7 +118,7 @@ export function WaitlistJoin({ link, slug, duration, tz, day }: Props) {
             {t('cancel')}
           </Button>
         </div>
-      </form>
+      </Form>
     </section>
   );
 }

@@ -7,7 +7,7 @@ import { Plus, Trash2 } from 'lucide-react';
 import type { z } from 'zod';
 import { useTRPC } from '@/components/trpc-provider';
 import { readServerError, showServerError } from '@/components/ui/server-error';
-import { Alert, Button, Field, FieldError, Input } from '@/components/ui';
+import { Alert, Button, Field, FieldError, Input, Form } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { RulesPutBody } from '@/server/schemas/admin';
 import { WeekPreview, type PreviewDay } from './week-preview';
@@ -99,7 +99,7 @@ export function ScheduleForm({ initial, initialPreview, timeZones }: { initial: 
   });
 
   return (
-    <form onSubmit={onSubmit} noValidate className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+    <Form onSubmit={onSubmit} noValidate className="grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
       <div className="flex flex-col gap-6">
         {initial.working_hours === null && (
           <Alert tone="warn">Working hours are not configured yet, so agents can be offered any time. The hours below apply once you save.</Alert>
@@ -161,7 +161,7 @@ export function ScheduleForm({ initial, initialPreview, timeZones }: { initial: 
           {!parsed.success && <p className="mt-2 text-xs text-muted">The preview waits until the form is valid.</p>}
         </div>
       </aside>
-    </form>
+    </Form>
   );
 }
 

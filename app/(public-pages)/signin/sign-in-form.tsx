@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { signIn } from 'next-auth/react';
 import { KeyRound, Mail, MailCheck } from 'lucide-react';
-import { Alert, Button, Field, Input, Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui';
+import { Alert, Button, Field, Input, Tabs, TabsContent, TabsList, TabsTrigger, Form } from '@/components/ui';
 import { useZodForm } from '@/components/ui/form';
 import { LinkSignIn, PasswordSignIn } from '@/server/auth/schemas';
 
@@ -50,7 +50,7 @@ function PasswordForm({ callbackUrl, onError }: { callbackUrl: string; onError: 
     window.location.assign(callbackUrl);
   });
   return (
-    <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+    <Form onSubmit={submit} noValidate className="flex flex-col gap-4">
       <Field label="Email" error={errors.email?.message}>
         <Input type="email" autoComplete="username" {...form.register('email')} />
       </Field>
@@ -61,7 +61,7 @@ function PasswordForm({ callbackUrl, onError }: { callbackUrl: string; onError: 
         <KeyRound aria-hidden />
         {isSubmitting ? 'Signing in…' : 'Sign in'}
       </Button>
-    </form>
+    </Form>
   );
 }
 
@@ -87,7 +87,7 @@ function LinkForm({ callbackUrl, onError }: { callbackUrl: string; onError: (m?:
     );
   }
   return (
-    <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+    <Form onSubmit={submit} noValidate className="flex flex-col gap-4">
       <Field label="Email" error={errors.email?.message} hint="We email you a link that signs you in once.">
         <Input type="email" autoComplete="email" {...form.register('email')} />
       </Field>
@@ -95,6 +95,6 @@ function LinkForm({ callbackUrl, onError }: { callbackUrl: string; onError: (m?:
         <Mail aria-hidden />
         {isSubmitting ? 'Sending…' : 'Email me a sign-in link'}
       </Button>
-    </form>
+    </Form>
   );
 }
