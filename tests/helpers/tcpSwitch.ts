@@ -22,8 +22,8 @@ export async function tcpSwitch(target: { host: string; port: number }) {
     // The server's side is forwarded message by message (PostgreSQL's wire protocol: a type byte
     // and a length), so that one COMMIT's answer can be held back.
     let marked = false;
-    let clientTail = Buffer.alloc(0);
-    let pending = Buffer.alloc(0);
+    let clientTail: Buffer = Buffer.alloc(0);
+    let pending: Buffer = Buffer.alloc(0);
     client.on('data', (chunk: Buffer) => {
       if (!commitLoss || marked) return;
       const seen = Buffer.concat([clientTail, chunk]);
