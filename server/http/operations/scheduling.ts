@@ -177,7 +177,7 @@ export const extendHoldOp = defineOperation({
   query: S.CallerZone,
   success: { status: 200, description: 'The hold with its new expiry', schema: S.Hold },
   errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'owner_scope_denied'],
-  handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({ body: await extendHold(db, actor, params.id, body.ttl_seconds, now, idempotencyKey) }),
+  handler: async ({ db, actor, params, body, now, idempotencyKey, claimCall }) => ({ body: await extendHold(db, actor, params.id, body.ttl_seconds, now, idempotencyKey, claimCall.answer) }),
 });
 
 export const confirmHoldOp = defineOperation({

@@ -87,6 +87,30 @@ describe('a keyed request whose COMMIT answer was lost (PostgreSQL)', () => {
     expect(n).toBe(1);
   }, 60_000);
 
+  it('a hold extension answered 503 after its commit replays 200 to the retry with its key, and extends once', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    const day = nextWeekday('fri', 'UTC');
+    const held = await call('POST', '/v1/holds', { key: admin.key, idempotencyKey: `cal-hold-${Date.now()}`, body: { owner_email: owner, meeting_class: 'internal', hold_scope: 'candidate', candidate: { start: day.at('10:00'), end: day.at('10:30') } } });
+    expect(held.status, held.text).toBe(200);
+    const id = held.body.hold_id as string;
+
+    // The key itself is the marker: the extension's audit row names it.
+    const key = `cal-extend-${Date.now()}`;
+    const lost = sw!.loseCommitAnswer(key);
+    const extend = () => call('POST', `/v1/holds/${id}/extend`, { key: admin.key, idempotencyKey: key, body: { ttl_seconds: 900 } });
+    const first = await extend();
+    await lost;
+    expect(first.status, first.text).toBe(503);
+    const extensions = async () => (await direct!`select count(*)::int as n from audit_log where hold_id = ${id} and action = 'hold.extend'`)[0].n;
+    expect(await extensions()).toBe(1);
+
+    const again = await retried(extend);
+    expect(again.status, again.text).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toMatchObject({ hold_id: id, status: 'active' });
+    expect(await extensions()).toBe(1);
+  }, 60_000);
+
   it('a booking answered 503 after its commit replays 201 to the retry with its key, and books once', async (ctx) => {
     if (skipReason) ctx.skip(skipReason);
     const day = nextWeekday('thu', 'UTC');
