@@ -210,7 +210,11 @@ async function verify(endpointIds: string[], stats: ReturnType<typeof newStats>,
     const bookingIds = [...stats.acked.bookings.keys()];
     const rows = bookingIds.length ? await sql`select id::text, status from claims where id = any(${bookingIds}::uuid[])` : [];
     const found = new Map(rows.map((r) => [r.id as string, r.status as string]));
-    const lostBookings = bookingIds.filter((id) => found.get(id) !== stats.acked.bookings.get(id)).length;
+    // Each booking whose status differs from the one the client was last told, with the final answer to its cancel, if one was refused.
+    const mismatches = bookingIds
+      .filter((id) => found.get(id) !== stats.acked.bookings.get(id))
+      .map((id) => ({ id, told: stats.acked.bookings.get(id), found: found.get(id) ?? 'missing', cancel: stats.acked.cancelsRefused.get(id) ?? null }));
+    const lostBookings = mismatches.length;
     const holdIds = [...stats.acked.holds];
     const holdRows = holdIds.length ? await sql`select count(*)::int as n from claims where id = any(${holdIds}::uuid[])` : [{ n: 0 }];
     const lostHolds = holdIds.length - holdRows[0].n;
@@ -225,7 +229,7 @@ async function verify(endpointIds: string[], stats: ReturnType<typeof newStats>,
       const arrival = rx.order.filter((id) => mine.has(id));
       outOfOrder += arrival.filter((id, i) => id !== bySeq[i]).length;
     }
-    return { exclusionViolations, overlaps, lostBookings, lostHolds, deliveries: deliveries.length, pending, undelivered, duplicates, outOfOrder };
+    return { exclusionViolations, overlaps, lostBookings, mismatches, lostHolds, deliveries: deliveries.length, pending, undelivered, duplicates, outOfOrder };
   } finally {
     await sql.end({ timeout: 2 });
   }
@@ -239,6 +243,9 @@ function report(rounds: Round[], stats: ReturnType<typeof newStats>, c: Awaited<
   const kinds = [...new Set(rounds.map((r) => r.kind))];
   log(`answers by status: ${statusLine}; network errors ${stats.networkErrors}; unanswered ${stats.unanswered.length}; gave up ${stats.gaveUp}`);
   log(`checks: ${JSON.stringify(c)}`);
+  const refused = new Map<string, number>();
+  for (const answer of stats.acked.cancelsRefused.values()) refused.set(answer, (refused.get(answer) ?? 0) + 1);
+  log(`cancels not answered 200: ${[...refused].map(([a, n]) => `${a}: ${n}`).join(', ') || 'none'}`);
   const figures = [
     { figure: 'double bookings (exclusion re-check; overlap query)', target: '0', latest: `${c.exclusionViolations}; ${c.overlaps}`, met: c.exclusionViolations === 0 && c.overlaps === 0 },
     { figure: 'acknowledged work lost (bookings + confirms + cancels; holds)', target: '0', latest: `${c.lostBookings}; ${c.lostHolds} (of ${stats.acked.bookings.size} bookings, ${stats.acked.confirms} confirms, ${stats.acked.cancels} cancels, ${stats.acked.holds.size} holds)`, met: c.lostBookings === 0 && c.lostHolds === 0 },

@@ -14,6 +14,8 @@ type Acked = {
   holds: Set<string>;
   confirms: number;
   cancels: number;
+  /** booking id -> the final answer to a cancel of it that was not 200 ("409 BOOKING_NOT_ACTIVE", "gave up"), to explain a booking found cancelled that the client was not told of. */
+  cancelsRefused: Map<string, string>;
 };
 
 /** `successes`: [sent, answered] times (ms) of every 2xx; `attempts`: [sent, answered, status (0: no answer)] of every attempt (--attempts); `unanswered`: [sent, given up] of the requests left unanswered. */
@@ -26,7 +28,7 @@ const RETRY_MS = 200;
 const ANSWER_TIMEOUT_MS = 30_000;
 
 export function newStats(): LoadStats {
-  return { byStatus: new Map(), successes: [], attempts: [], acked: { bookings: new Map(), holds: new Set(), confirms: 0, cancels: 0 }, networkErrors: 0, unanswered: [], gaveUp: 0 };
+  return { byStatus: new Map(), successes: [], attempts: [], acked: { bookings: new Map(), holds: new Set(), confirms: 0, cancels: 0, cancelsRefused: new Map() }, networkErrors: 0, unanswered: [], gaveUp: 0 };
 }
 
 /** A request with its Idempotency-Key, retried (same key) while the answer says "not now"; the final answer, or null when it never came. */
@@ -81,7 +83,7 @@ export async function runLoad(plan: LoadPlan, stats: LoadStats, stop: () => bool
           if (res && res.status === 200) {
             stats.acked.bookings.set(id, 'cancelled');
             stats.acked.cancels++;
-          }
+          } else stats.acked.cancelsRefused.set(id, res ? `${res.status} ${res.body?.error?.code ?? ''}`.trim() : 'gave up');
         } else if (r < 0.55) {
           const hold = await keyed(stats, plan.bases, pick, '/v1/holds', { owner_email: owner, meeting_class: plan.meetingClass, hold_scope: 'candidate', candidate: { start, end } }, apiKey);
           if (hold && hold.status < 300 && hold.body?.hold_id) {

@@ -1,4 +1,4 @@
-import type { Db } from '@/db/client';
+import type { Db, Tx } from '@/db/client';
 import { defer } from '@/db/hot/driver';
 import { completeKeyRecord } from '@/db/hot/idempotency';
 import { withCallerTimes } from './callerZone';
@@ -52,15 +52,41 @@ export async function runAnsweredClaim<T>(db: Db, operation: ClaimOperation<T>, 
   if (!answer) return runClaimOperation(db, operation, call.gate);
   let answered: KeyAnswer['answered'];
   const value = await runClaimOperation(db, operation, call.gate, (tx, raw) => {
-    const shown = answer.zone ? withCallerTimes(raw, answer.zone) : raw;
-    const text = JSON.stringify(shown);
-    const status = answer.status(shown);
-    defer(tx, completeKeyRecord(tx, answer.recordId, status, answer.redact.length ? JSON.stringify(redact(shown, answer.redact)) : text));
-    answered = { status, text };
+    const stored = storedAnswer(answer, raw);
+    defer(tx, completeKeyRecord(tx, answer.recordId, stored.status, stored.stored));
+    answered = { status: stored.status, text: stored.text };
   });
   // Only once committed: an accept whose transaction failed (and ran again) leaves nothing behind.
   answer.answered = answered;
   return value;
+}
+
+/**
+ * A keyed write that runs in a transaction of its own (not a claim: extending a hold): `fn`'s
+ * value is stored as the key's answer as the transaction's last statement, as runAnsweredClaim
+ * does, so a retry after a COMMIT whose answer was lost replays it (docs/operations.md "High
+ * availability"). Without a key, just the transaction.
+ */
+export async function runAnsweredTransaction<T>(db: Db, answer: KeyAnswer | null, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  let answered: KeyAnswer['answered'];
+  const value = await db.transaction(async (tx) => {
+    const raw = await fn(tx);
+    if (answer) {
+      const stored = storedAnswer(answer, raw);
+      await completeKeyRecord(tx, answer.recordId, stored.status, stored.stored);
+      answered = { status: stored.status, text: stored.text };
+    }
+    return raw;
+  });
+  if (answer) answer.answered = answered;
+  return value;
+}
+
+/** A value as a key stores it: as answered (the caller's twins), its status, and the text stored (less redacted fields). */
+function storedAnswer(answer: KeyAnswer, raw: unknown): { status: number; text: string; stored: string } {
+  const shown = answer.zone ? withCallerTimes(raw, answer.zone) : raw;
+  const text = JSON.stringify(shown);
+  return { status: answer.status(shown), text, stored: answer.redact.length ? JSON.stringify(redact(shown, answer.redact)) : text };
 }
 
 /** A response body less fields never stored (secrets shown once); a replay answers them as null. */

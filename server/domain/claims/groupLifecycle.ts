@@ -4,6 +4,7 @@ import { defer } from '@/db/hot/driver';
 import { claims, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
 import type { OwnerActor } from '../adminAudit';
+import { runAnsweredClaim, type KeyAnswer } from '../answeredClaim';
 import { DomainError } from '../errors';
 import { isUuid } from '../ids';
 import { enqueueNotification } from '../notificationService';
@@ -46,18 +47,22 @@ async function claimNamedBy(db: Executor, actor: AgentActor, id: string, kind: '
 
 /**
  * Act on every member of a named claim (cancel, release) through the claim runner: every
- * owner's queue, the owner rows locked in owner-id order, then `fn` with the members.
+ * owner's queue, the owner rows locked in owner-id order, then `fn` with the members. With a
+ * request's Idempotency-Key record (`answer`), the accepted answer is stored in the same
+ * transaction (runAnsweredClaim), so a retry after a COMMIT whose answer was lost replays it
+ * instead of running again (docs/operations.md "High availability").
  */
-function onMembers<T>(db: Db, actor: { customerId: string }, named: NamedClaim, kind: 'hold' | 'booking', fn: (tx: Tx, members: ClaimMemberRow[]) => Promise<Answer<T>>): Promise<T> {
+function onMembers<T>(db: Db, actor: { customerId: string }, named: NamedClaim, kind: 'hold' | 'booking', fn: (tx: Tx, members: ClaimMemberRow[]) => Promise<Answer<T>>, answer: KeyAnswer | null = null): Promise<T> {
   const emails = [...new Set(named.members.map((m) => m.ownerEmail))];
-  return runClaimOperation(db, {
+  const operation = {
     ...groupRunnerFields(actor, emails),
     gateOwners: undefined,
-    run: async (tx) => {
+    run: async (tx: Tx) => {
       await lockOwnersInOrder(tx, actor.customerId, emails);
       return fn(tx, await loadMembers(tx, named, kind));
     },
-  });
+  };
+  return answer ? runAnsweredClaim(db, operation, { answer }) : runClaimOperation(db, operation);
 }
 
 /** Cancel every confirmed member, one audit row and (when someone else cancels) one notice each; a group's name its group_id. */
@@ -81,8 +86,11 @@ async function cancelMembers(tx: Tx, actor: AgentActor | OwnerActor, live: reado
  * locked in owner-id order; each member's agent hears of it when someone else cancelled; one
  * audit row per owner. Answers the booking named (a group's: with its members). `scope` (an
  * occurrence of a series): following or series cancels those occurrences still confirmed.
+ * `answer`: the request's Idempotency-Key record, where the cancel's transaction stores its
+ * answer (a retry whose first COMMIT's answer was lost replays it: cancelling again would answer
+ * BOOKING_NOT_ACTIVE).
  */
-export async function cancelClaim(db: Db, actor: AgentActor, id: string, reason: string | undefined, now: Date, idempotencyKey: string | null, scope: CancelScope = 'occurrence'): Promise<BookingView> {
+export async function cancelClaim(db: Db, actor: AgentActor, id: string, reason: string | undefined, now: Date, idempotencyKey: string | null, scope: CancelScope = 'occurrence', answer: KeyAnswer | null = null): Promise<BookingView> {
   // An occurrence of a series with scope following or series: those occurrences, as the members of one claim (docs/arbitration.md "Recurring series").
   const named = scope === 'occurrence' ? await claimNamedBy(db, actor, id, 'booking') : await seriesNamedBy(db, actor, id, scope);
   if (!named) throw new DomainError('BOOKING_NOT_FOUND', 'Booking not found');
@@ -93,7 +101,7 @@ export async function cancelClaim(db: Db, actor: AgentActor, id: string, reason:
     for (const event of recordSeriesCancelled(tx, actor, live, scope, reason, now)) defer(tx, event);
     const first = members.find((m) => m.id === id) ?? members[0];
     return { ok: true, value: await getBooking(tx, actor, first.id, now) };
-  });
+  }, answer);
 }
 
 /**
@@ -141,8 +149,9 @@ export async function ownerCancelSeries(db: Db, actor: OwnerActor, id: string, s
  * group_id): every active member, and every further range of an all_free member, released
  * together. Releasing twice answers the released hold again. `scope` (a hold of a series):
  * following or series releases those holds of the series still active, with the one named.
+ * `answer`: the request's Idempotency-Key record, stored in the release's transaction.
  */
-export async function releaseClaim(db: Db, actor: AgentActor, id: string, now: Date, scope: CancelScope = 'occurrence'): Promise<HoldView> {
+export async function releaseClaim(db: Db, actor: AgentActor, id: string, now: Date, scope: CancelScope = 'occurrence', answer: KeyAnswer | null = null): Promise<HoldView> {
   // A series' hold with scope following or series: those occurrences' holds still active, and the one named (docs/arbitration.md "Recurring series").
   const named = scope === 'occurrence' ? await claimNamedBy(db, actor, id, 'hold') : await seriesNamedBy(db, actor, id, scope, 'hold');
   if (!named) throw new DomainError('HOLD_NOT_FOUND', 'Hold not found');
@@ -163,5 +172,5 @@ export async function releaseClaim(db: Db, actor: AgentActor, id: string, now: D
       .returning({ id: claims.id, ownerId: claims.ownerId, start: claims.startAt, end: claims.endAt, partOf: claims.partOfHoldId });
     noteFreed(tx, now, released.map((r) => ({ ownerId: r.ownerId, start: r.start, end: r.end, holdId: r.partOf ?? r.id })));
     return { ok: true, value: await getHold(tx, actor, first.id, now) };
-  });
+  }, answer);
 }

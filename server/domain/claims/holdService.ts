@@ -7,6 +7,7 @@ import { DomainError } from '../errors';
 import { isUuid } from '../ids';
 import { searchSlots } from '../scheduling';
 import { writeAudit } from '../audit';
+import { runAnsweredTransaction, type KeyAnswer } from '../answeredClaim';
 import { membersOf } from './groupMembers';
 import { claimMadeWithKey, claimRow, DEFAULT_HOLD_TTL_SECONDS } from './claimStore';
 import { loadClaims, loadClaimTarget, loadTarget, lockOwner, ownerRules, requestPolicy, rulesWarnings, type ClaimRow } from './claimTarget';
@@ -154,9 +155,10 @@ export async function getHold(db: Executor, actor: AgentActor, holdId: string, n
  * all_free window hold with it. No new decision: the time it holds is unchanged. Refused
  * once it expired (410 HOLD_EXPIRED; the clock decides, swept or not), was promoted (409
  * HOLD_ALREADY_PROMOTED), released or preempted (409 HOLD_NOT_ACTIVE). Audited as hold.extend.
+ * `answer`: the request's Idempotency-Key record, stored in the same transaction.
  */
-export async function extendHold(db: Db, actor: AgentActor, holdId: string, ttlSeconds: number, now: Date, idempotencyKey: string | null): Promise<HoldView> {
-  return db.transaction(async (tx) => {
+export async function extendHold(db: Db, actor: AgentActor, holdId: string, ttlSeconds: number, now: Date, idempotencyKey: string | null, answer: KeyAnswer | null = null): Promise<HoldView> {
+  return runAnsweredTransaction(db, answer, async (tx) => {
     const first = await findHold(tx, actor, holdId);
     await lockOwner(tx, first.row.ownerId);
     const h = await findHold(tx, actor, holdId, true);

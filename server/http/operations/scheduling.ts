@@ -161,7 +161,7 @@ export const releaseHoldOp = defineOperation({
   query: S.ReleaseQuery,
   success: { status: 200, description: 'The released hold', schema: S.Hold },
   errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'owner_scope_denied'],
-  handler: async ({ db, actor, params, query, now }) => ({ body: await releaseClaim(db, actor, params.id, now, query.scope) }),
+  handler: async ({ db, actor, params, query, now, claimCall }) => ({ body: await releaseClaim(db, actor, params.id, now, query.scope, claimCall.answer) }),
 });
 
 export const extendHoldOp = defineOperation({
@@ -177,7 +177,7 @@ export const extendHoldOp = defineOperation({
   query: S.CallerZone,
   success: { status: 200, description: 'The hold with its new expiry', schema: S.Hold },
   errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'owner_scope_denied'],
-  handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({ body: await extendHold(db, actor, params.id, body.ttl_seconds, now, idempotencyKey) }),
+  handler: async ({ db, actor, params, body, now, idempotencyKey, claimCall }) => ({ body: await extendHold(db, actor, params.id, body.ttl_seconds, now, idempotencyKey, claimCall.answer) }),
 });
 
 export const confirmHoldOp = defineOperation({
@@ -297,7 +297,7 @@ export const cancelBookingOp = defineOperation({
   query: S.CallerZone,
   success: { status: 200, description: 'The cancelled booking', schema: S.Booking },
   errors: ['BOOKING_NOT_FOUND', 'BOOKING_NOT_ACTIVE', 'owner_scope_denied'],
-  handler: async ({ db, actor, params, body, now, idempotencyKey }) => ({ body: await cancelClaim(db, actor, params.id, body.reason, now, idempotencyKey, body.scope) }),
+  handler: async ({ db, actor, params, body, now, idempotencyKey, claimCall }) => ({ body: await cancelClaim(db, actor, params.id, body.reason, now, idempotencyKey, body.scope, claimCall.answer) }),
 });
 
 export const rescheduleBookingOp = defineOperation({
