@@ -10,6 +10,8 @@ import { attemptLeased, leaseMs, type DeliveryOptions } from './delivery';
 export const DEFAULT_MAX_IN_FLIGHT = 64;
 /** How often the worker looks while its notification subscription is down (or it has none and `pollMs` is longer). */
 const UNLISTENED_POLL_MS = 1_000;
+/** Statements the worker runs at once (records, leases, a sweep). */
+const MAX_STATEMENTS = 8;
 /** A subscription that could not be made is tried again this much later. */
 const RESUBSCRIBE_MS = 5_000;
 
@@ -43,7 +45,7 @@ export type WorkerOptions = DeliveryOptions & {
  * database's time per event (docs/benchmarks/history/2026-11-29-webhooks-one-endpoint-lease.md).
  * It sweeps every active endpoint (LEASE_DUE_DELIVERIES) only at start, when the listener comes
  * (back), after a sweep that filled every free place (once places free up), and otherwise every
- * `pollMs` as a fallback (a row another instance left behind). One statement runs at a time.
+ * `pollMs` as a fallback (a row another instance left behind). Up to MAX_STATEMENTS run at once.
  * Each leased row is sent on its own: nothing waits for a batch, so a receiver that hangs holds
  * one place (up to its timeout) and never delays another endpoint's delivery; at most
  * `maxInFlight` rows are leased and not yet recorded. Per-endpoint order holds because only an
@@ -58,20 +60,23 @@ export function startWebhookWorker(getDb: () => Promise<Db>, opts: WorkerOptions
   let listening = false;
   const fallbackMs = () => (listening ? opts.pollMs : Math.min(opts.pollMs, UNLISTENED_POLL_MS));
 
-  // Places taken: rows leased here and not yet recorded. A delivered row keeps its place until it
-  // is recorded, and hands it to its endpoint's next row when the record leases one.
+  // Places taken: rows leased here and not yet recorded, and places reserved by a lease statement
+  // under way. A delivered row keeps its place until it is recorded, and hands it to its
+  // endpoint's next row when the record leases one.
   let inFlight = 0;
-  // Endpoints with a row in flight here; `recheck`: told of a new row since the last statement
-  // that looked at the endpoint was issued. `leasingNow`: the endpoint whose head is being leased.
-  const inFlightEndpoints = new Map<string, { recheck: boolean }>();
-  let leasingNow: { endpointId: string; entry: { recheck: boolean } } | null = null;
+  // Endpoints with a row in flight here, and those whose head a statement is leasing; `recheck`:
+  // told of a new row since the last statement that looked at the endpoint was issued.
+  type Entry = { recheck: boolean };
+  const inFlightEndpoints = new Map<string, Entry>();
+  const leasing = new Map<string, Entry>();
   // Endpoints whose head to lease when a place is free.
   const wanted = new Set<string>();
-  // Delivered rows waiting for their record (statements run one at a time).
+  // Delivered rows waiting for their record.
   const delivered: { record: DeliveredRecord; endpointId: string }[] = [];
-  // A sweep of every endpoint is due (at start: rows left from before a restart).
+  // A sweep of every endpoint is due (at start: rows left from before a restart); one at a time.
   let sweepDue = true;
-  let running = false;
+  let sweeping = false;
+  let statements = 0;
 
   // One timer, set to the earliest moment something is known to be due: a retry this process
   // scheduled (one per endpoint: only its head is ever attempted) or the fallback sweep.
@@ -101,7 +106,7 @@ export function startWebhookWorker(getDb: () => Promise<Db>, opts: WorkerOptions
         sweepDue = true;
       }
       arm();
-      void pump();
+      pump();
     }, Math.max(0, at - Date.now()));
     timer.unref?.();
   };
@@ -113,7 +118,7 @@ export function startWebhookWorker(getDb: () => Promise<Db>, opts: WorkerOptions
   const release = (endpointId: string) => {
     inFlight--;
     inFlightEndpoints.delete(endpointId);
-    if (wanted.size || sweepDue) void pump();
+    if (wanted.size || sweepDue) pump();
   };
 
   /** Send a leased row; its place is taken (counted) by the caller. */
@@ -123,7 +128,7 @@ export function startWebhookWorker(getDb: () => Promise<Db>, opts: WorkerOptions
       (outcome) => {
         if (outcome.delivered) {
           delivered.push({ record: outcome.delivered, endpointId: d.endpointId });
-          void pump();
+          pump();
           return;
         }
         // Failed and rescheduled: look again when it is due (a few ms late, so it is due by the database's comparison).
@@ -143,7 +148,7 @@ export function startWebhookWorker(getDb: () => Promise<Db>, opts: WorkerOptions
   const takeWanted = (): string | undefined => {
     for (const endpointId of wanted) {
       wanted.delete(endpointId);
-      const here = inFlightEndpoints.get(endpointId);
+      const here = inFlightEndpoints.get(endpointId) ?? leasing.get(endpointId);
       if (!here) return endpointId;
       here.recheck = true;
     }
@@ -175,74 +180,86 @@ export function startWebhookWorker(getDb: () => Promise<Db>, opts: WorkerOptions
     }
   };
 
-  /** Lease the head of an endpoint with nothing in flight here. */
-  const leaseHead = async (db: Db, endpointId: string) => {
-    const entry = { recheck: false };
-    leasingNow = { endpointId, entry };
-    let head: LeasedDelivery | null;
+  /** Lease the head of an endpoint with nothing in flight here, into the place reserved for it. */
+  const leaseHead = async (db: Db, endpointId: string, entry: Entry) => {
+    let head: LeasedDelivery | null = null;
     try {
       const now = new Date();
       head = await leaseEndpointHead(db, endpointId, now, leaseEnd(now), customerId);
     } finally {
-      leasingNow = null;
+      leasing.delete(endpointId);
+      if (!head) inFlight--;
     }
-    if (head) {
-      inFlight++;
-      start(db, head);
-    } else if (entry.recheck) wanted.add(endpointId);
+    if (head) start(db, head);
+    else if (entry.recheck) wanted.add(endpointId);
   };
 
-  /** Lease the due heads of every active endpoint, up to `free`. */
-  const sweep = async (db: Db, free: number) => {
-    sweepDue = false;
-    const now = new Date();
-    const leased = await leaseDueDeliveries(db, now, free, leaseEnd(now), customerId);
-    for (const d of leased) {
-      inFlight++;
-      start(db, d);
-    }
-    // A full sweep may have left due rows behind: sweep again once places are free.
-    if (leased.length === free) sweepDue = true;
-    pollAt = Date.now() + fallbackMs();
-    arm();
-  };
-
-  /** Run statements, one at a time, while there is work a free place (or a record) allows. */
-  const pump = async () => {
-    if (running) return; // the running loop looks at the state again after its statement
-    running = true;
-    workerBeat('webhooks');
+  /** Lease the due heads of every active endpoint, up to the `reserved` places. */
+  const sweep = async (db: Db, reserved: number) => {
+    let leased: LeasedDelivery[] = [];
     try {
-      const db = await getDb();
-      for (;;) {
-        const free = stopped ? 0 : max - inFlight;
-        const done = delivered.shift();
-        if (done) await record(db, done);
-        else if (sweepDue && free > 0) await sweep(db, free);
-        else {
-          const endpointId = free > 0 ? takeWanted() : undefined;
-          if (endpointId === undefined) break;
-          await leaseHead(db, endpointId);
-        }
-      }
-    } catch (err) {
-      log.warn('webhook delivery pass failed', { err });
-      pollSoon();
+      const now = new Date();
+      leased = await leaseDueDeliveries(db, now, reserved, leaseEnd(now), customerId);
     } finally {
-      running = false;
+      sweeping = false;
+      inFlight -= reserved - leased.length;
+      pollAt = Date.now() + fallbackMs();
+      arm();
+    }
+    for (const d of leased) start(db, d);
+    // A full sweep may have left due rows behind: sweep again once places are free.
+    if (leased.length === reserved) sweepDue = true;
+  };
+
+  /**
+   * Start the statements there is work for, up to MAX_STATEMENTS at once (PostgreSQL runs them
+   * side by side on its pool; PGlite one after another): records first, then a due sweep, then
+   * the wanted endpoints' heads, the leases only into free places (reserved before the statement).
+   */
+  const pump = () => {
+    workerBeat('webhooks');
+    while (statements < MAX_STATEMENTS) {
+      let task: (db: Db) => Promise<void>;
+      const done = delivered.shift();
+      const free = stopped ? 0 : max - inFlight;
+      if (done) task = (db) => record(db, done);
+      else if (sweepDue && !sweeping && free > 0) {
+        sweepDue = false;
+        sweeping = true;
+        inFlight += free;
+        task = (db) => sweep(db, free);
+      } else {
+        const endpointId = free > 0 ? takeWanted() : undefined;
+        if (endpointId === undefined) return;
+        const entry = { recheck: false };
+        leasing.set(endpointId, entry);
+        inFlight++;
+        task = (db) => leaseHead(db, endpointId, entry);
+      }
+      statements++;
+      getDb()
+        .then(task)
+        .catch((err: unknown) => {
+          log.warn('webhook delivery pass failed', { err });
+          pollSoon();
+        })
+        .finally(() => {
+          statements--;
+          pump();
+        });
     }
   };
 
   /** A NOTIFY from the outbox (payload: the endpoint's id). */
   const announced = (endpointId: string) => {
     if (stopped) return;
-    const here = inFlightEndpoints.get(endpointId) ?? (leasingNow?.endpointId === endpointId ? leasingNow.entry : undefined);
+    const here = inFlightEndpoints.get(endpointId) ?? leasing.get(endpointId);
     if (here) {
       here.recheck = true; // its head is in flight (or being leased): looked at again when that is done
       return;
     }
     wanted.add(endpointId);
-    void pump();
+    pump();
   };
 
   // Subscribe; when that fails (the database unreachable at start), poll every second and try again.
@@ -257,7 +274,7 @@ export function startWebhookWorker(getDb: () => Promise<Db>, opts: WorkerOptions
           // Back (or first) on the channel: rows committed while it was down were not announced.
           if (live) {
             sweepDue = true;
-            void pump();
+            pump();
           } else pollSoon();
         },
         // Said once, not at every retry.
@@ -266,7 +283,7 @@ export function startWebhookWorker(getDb: () => Promise<Db>, opts: WorkerOptions
       RESUBSCRIBE_MS,
     );
   // Rows left from before a restart (or committed before the subscription) go out at once.
-  void pump();
+  pump();
   workerStarted('webhooks', Math.max(60_000, opts.pollMs * 3));
   return () => {
     stopped = true;
