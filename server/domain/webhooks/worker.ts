@@ -158,11 +158,13 @@ export function startWebhookWorker(getDb: () => Promise<Db>, opts: WorkerOptions
   const leaseEnd = (now: Date) => new Date(now.getTime() + leaseMs(opts));
 
   /** Record a delivered row and lease its endpoint's next due row in the same statement: the place passes to that row. */
-  const record = async (db: Db, done: { record: DeliveredRecord; endpointId: string }) => {
+  const record = async (done: { record: DeliveredRecord; endpointId: string }) => {
     const entry = inFlightEndpoints.get(done.endpointId)!;
     entry.recheck = false;
+    let db: Db;
     let next: LeasedDelivery | null;
     try {
+      db = await getDb();
       const now = new Date();
       next = await recordDelivered(db, done.record, stopped ? null : { now, leaseUntil: leaseEnd(now) });
     } catch (err) {
@@ -181,23 +183,27 @@ export function startWebhookWorker(getDb: () => Promise<Db>, opts: WorkerOptions
   };
 
   /** Lease the head of an endpoint with nothing in flight here, into the place reserved for it. */
-  const leaseHead = async (db: Db, endpointId: string, entry: Entry) => {
+  const leaseHead = async (endpointId: string, entry: Entry) => {
+    let db: Db | undefined;
     let head: LeasedDelivery | null = null;
     try {
+      db = await getDb();
       const now = new Date();
       head = await leaseEndpointHead(db, endpointId, now, leaseEnd(now), customerId);
     } finally {
       leasing.delete(endpointId);
       if (!head) inFlight--;
     }
-    if (head) start(db, head);
+    if (head) start(db!, head);
     else if (entry.recheck) wanted.add(endpointId);
   };
 
   /** Lease the due heads of every active endpoint, up to the `reserved` places. */
-  const sweep = async (db: Db, reserved: number) => {
+  const sweep = async (reserved: number) => {
+    let db: Db | undefined;
     let leased: LeasedDelivery[] = [];
     try {
+      db = await getDb();
       const now = new Date();
       leased = await leaseDueDeliveries(db, now, reserved, leaseEnd(now), customerId);
     } finally {
@@ -206,7 +212,7 @@ export function startWebhookWorker(getDb: () => Promise<Db>, opts: WorkerOptions
       pollAt = Date.now() + fallbackMs();
       arm();
     }
-    for (const d of leased) start(db, d);
+    for (const d of leased) start(db!, d);
     // A full sweep may have left due rows behind: sweep again once places are free.
     if (leased.length === reserved) sweepDue = true;
   };
@@ -219,26 +225,26 @@ export function startWebhookWorker(getDb: () => Promise<Db>, opts: WorkerOptions
   const pump = () => {
     workerBeat('webhooks');
     while (statements < MAX_STATEMENTS) {
-      let task: (db: Db) => Promise<void>;
+      // Each task undoes its own reservation when it fails (the database unreachable included).
+      let task: () => Promise<void>;
       const done = delivered.shift();
       const free = stopped ? 0 : max - inFlight;
-      if (done) task = (db) => record(db, done);
+      if (done) task = () => record(done);
       else if (sweepDue && !sweeping && free > 0) {
         sweepDue = false;
         sweeping = true;
         inFlight += free;
-        task = (db) => sweep(db, free);
+        task = () => sweep(free);
       } else {
         const endpointId = free > 0 ? takeWanted() : undefined;
         if (endpointId === undefined) return;
         const entry = { recheck: false };
         leasing.set(endpointId, entry);
         inFlight++;
-        task = (db) => leaseHead(db, endpointId, entry);
+        task = () => leaseHead(endpointId, entry);
       }
       statements++;
-      getDb()
-        .then(task)
+      task()
         .catch((err: unknown) => {
           log.warn('webhook delivery pass failed', { err });
           pollSoon();
