@@ -265,7 +265,7 @@ async function main() {
       figures,
       notes: [
         ...(DURATION_S < 60 ? [`${DURATION_S} s per phase (a full run takes 60).`] : []),
-        "The worker is woken on commit (NOTIFY). On the embedded database the producer, PGlite, the worker and the receiver share this process's one thread, about 11 ms of CPU per event: at 100 events/s on a loaded host events queue and the lag is the queue's (docs/benchmarks/history/2026-11-29-webhooks-woken-on-commit.md). Compare the lag with the host's load.",
+        "The worker is woken on commit (NOTIFY) and leases only the endpoint it was told of, or the next row of the endpoint whose delivery it records. On the embedded database the producer, PGlite, the worker and the receiver share this process's one thread, 4-5 ms of CPU per event: at 100 events/s on a loaded host events queue and the lag is the queue's (docs/benchmarks/history/2026-11-29-webhooks-one-endpoint-lease.md). Compare the lag with the host's load.",
       ],
     });
   }

@@ -1,7 +1,7 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
 import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
-import { leaseDueDeliveries, recordDelivered, type LeasedDelivery } from '@/db/hot/webhooks';
+import { leaseDueDeliveries, recordDelivered, type DeliveredRecord, type LeasedDelivery } from '@/db/hot/webhooks';
 import { outboundFetch, OutboundRefusedError, type OutboundOptions } from '../outbound/guard';
 import { withSpan } from '@/server/observability/tracing';
 import { openWebhookSecret } from './secretStore';
@@ -89,15 +89,10 @@ async function attemptDelivery(d: LeasedDelivery, opts: Pick<DeliveryOptions, 'a
 }
 
 /**
- * Record one attempt: delivered, or rescheduled with backoff (and the endpoint disabled after too
- * many failures). Returns when the row is due again (null once delivered).
+ * Record a failed attempt: rescheduled with backoff, and the endpoint disabled after too many
+ * failures in a row. Returns when the row is due again.
  */
-async function recordAttempt(db: Db, d: LeasedDelivery, result: AttemptResult, opts: DeliveryOptions, now: Date): Promise<Date | null> {
-  if (result.ok) {
-    // One statement, no transaction: the row and its endpoint's failure count (db/hot/webhooks.ts).
-    await recordDelivered(db, d.id, now, result.status);
-    return null;
-  }
+async function recordFailure(db: Db, d: LeasedDelivery, result: AttemptResult, opts: DeliveryOptions, now: Date): Promise<Date> {
   const next = new Date(now.getTime() + retryDelayMs(d.attempts, opts.retryBaseMs, opts.random));
   await db.transaction(async (tx) => {
     await tx
@@ -130,19 +125,33 @@ async function recordAttempt(db: Db, d: LeasedDelivery, result: AttemptResult, o
   return next;
 }
 
-/** Attempt one leased row and record the outcome. Resolves to when the row is due again (null once delivered). */
-export async function deliverLeased(db: Db, d: LeasedDelivery, opts: DeliveryOptions, clock: () => Date = () => new Date()): Promise<Date | null> {
+/** What an attempt came to: delivered (the record to write, unless it is written already) or failed: recorded, due again at `next`. */
+export type AttemptOutcome = { delivered: DeliveredRecord; next: null } | { delivered: null; next: Date };
+
+/**
+ * Attempt one leased row. A failure is recorded here (rescheduled, maybe the endpoint disabled);
+ * a success is recorded here too unless `recordSuccess` is false: the server's worker records
+ * its delivered rows itself, each with the lease of its endpoint's next row (./worker.ts).
+ */
+export async function attemptLeased(db: Db, d: LeasedDelivery, opts: DeliveryOptions, clock: () => Date = () => new Date(), recordSuccess = true): Promise<AttemptOutcome> {
   // Its span (docs/operations.md "Traces"): the attempt's request and the statements recording it.
-  return withSpan('webhook.deliver', { 'webhook.delivery_id': d.id, 'webhook.endpoint_id': d.endpointId, 'webhook.kind': d.kind, 'webhook.attempt': d.attempts }, async (span) => {
+  return withSpan('webhook.deliver', { 'webhook.delivery_id': d.id, 'webhook.endpoint_id': d.endpointId, 'webhook.kind': d.kind, 'webhook.attempt': d.attempts }, async (span): Promise<AttemptOutcome> => {
     const result = await attemptDelivery(d, opts, clock());
     span.setAttributes({ outcome: result.ok ? 'delivered' : 'failed', ...(result.status !== null ? { 'http.response.status_code': result.status } : {}) });
     const now = clock();
-    const next = await recordAttempt(db, d, result, opts, now);
+    if (!result.ok) {
+      const next = await recordFailure(db, d, result, opts, now);
+      metrics().webhookDeliveries.inc({ outcome: 'failed' });
+      return { delivered: null, next };
+    }
+    const delivered = { id: d.id, status: result.status, at: now };
+    // One statement, no transaction: the row and its endpoint's failure count (db/hot/webhooks.ts).
+    if (recordSuccess) await recordDelivered(db, delivered);
     const m = metrics();
-    m.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' });
+    m.webhookDeliveries.inc({ outcome: 'delivered' });
     // Lag: from the event entering the outbox to its delivery, retries included.
-    if (result.ok) m.webhookLag.observe(Math.max(0, now.getTime() - d.createdAt.getTime()) / 1000);
-    return next;
+    m.webhookLag.observe(Math.max(0, now.getTime() - d.createdAt.getTime()) / 1000);
+    return { delivered, next: null };
   });
 }
 
@@ -155,7 +164,7 @@ export async function deliverLeased(db: Db, d: LeasedDelivery, opts: DeliveryOpt
 export async function deliverDueWebhooks(db: Db, opts: DeliveryOptions, clock: () => Date = () => new Date()): Promise<number> {
   const now = clock();
   const leased = await leaseDueDeliveries(db, now, opts.batch ?? 50, new Date(now.getTime() + leaseMs(opts)), opts.customerId ?? null);
-  await Promise.all(leased.map((d) => deliverLeased(db, d, opts, clock)));
+  await Promise.all(leased.map((d) => attemptLeased(db, d, opts, clock)));
   return leased.length;
 }
 

@@ -6,7 +6,7 @@ import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import { deliverDueWebhooks, DELIVERED_RETENTION_MS, sweepDeliveredWebhooks, type DeliveryOptions } from '@/server/domain/webhooks/delivery';
 import { enqueueNotification } from '@/server/domain/notificationService';
 import { startWebhookWorker, type WorkerOptions } from '@/server/domain/webhooks/worker';
-import { WEBHOOK_OUTBOX_CHANNEL } from '@/db/hot/webhooks';
+import { leaseEndpointHead, recordDelivered, WEBHOOK_OUTBOX_CHANNEL } from '@/db/hot/webhooks';
 import { recordWebhookEvent } from '@/server/domain/webhooks/outbox';
 import { newId } from '@/server/domain/ids';
 import { expectEnvelope, newAgent, newCustomer, type TestCustomer } from '../../helpers/app';
@@ -230,6 +230,40 @@ describe('retries, order, disable', () => {
     const counts = await Promise.all([pass(0), pass(0), pass(0)]);
     expect(counts.reduce((a, b) => a + b, 0)).toBe(1);
     expect(r.received).toHaveLength(1);
+  });
+
+  it("the worker's one-endpoint statements: the head leased once, in order, only while active; a delivered row's record leases the next", async () => {
+    const ep = await register(admin.key, 'http://127.0.0.1:9/hook', ['booking.created']);
+    const other = await register(admin.key, 'http://127.0.0.1:9/hook', ['booking.created']);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await call('POST', `/v1/webhooks/${ep.id}/test`, { key: admin.key })).body.delivery_id);
+    await call('POST', `/v1/webhooks/${other.id}/test`, { key: admin.key });
+    const db = await getDb();
+    const now = new Date();
+    const until = new Date(now.getTime() + HOUR);
+    const lease = () => leaseEndpointHead(db, ep.id, now, until, admin.customerId);
+
+    expect(await leaseEndpointHead(db, ep.id, now, until, newId())).toBeNull(); // another customer's worker
+    expect(await lease()).toMatchObject({ id: ids[0], attempts: 1, url: 'http://127.0.0.1:9/hook' });
+    expect(await lease()).toBeNull(); // leased: never twice, and nothing behind it goes first
+    // Recorded with the next row leased in the same statement, then recorded alone.
+    expect(await recordDelivered(db, { id: ids[0], status: 204, at: now }, { now, leaseUntil: until })).toMatchObject({ id: ids[1], attempts: 1 });
+    expect(await recordDelivered(db, { id: ids[1], status: 204, at: now })).toBeNull();
+    expect(await lease()).toMatchObject({ id: ids[2] });
+    // Paused while ids[2] is in flight: its record leases nothing, and neither does a lease of the endpoint.
+    expect((await call('PATCH', `/v1/webhooks/${ep.id}`, { key: admin.key, body: { enabled: false } })).status).toBe(200);
+    expect(await recordDelivered(db, { id: ids[2], status: 200, at: now }, { now, leaseUntil: until })).toBeNull();
+    expect(await lease()).toBeNull();
+    expect((await call('PATCH', `/v1/webhooks/${ep.id}`, { key: admin.key, body: { enabled: true } })).status).toBe(200);
+    expect(await lease()).toMatchObject({ id: ids[3] });
+
+    expect((await rowsOf(ep.id)).map((x) => [x.status, x.lastStatus, x.leaseUntil === null])).toEqual([
+      ['delivered', 204, true],
+      ['delivered', 204, true],
+      ['delivered', 200, true],
+      ['pending', null, false],
+    ]);
+    expect(await rowsOf(other.id)).toMatchObject([{ status: 'pending', attempts: 0, leaseUntil: null }]);
   });
 
   it('after consecutive failures the endpoint is disabled, stops receiving, and the agent is told; re-enabling resumes', async () => {
