@@ -41,6 +41,8 @@ function browser() {
     submit: async (input: SubmitInput) => caller.then(({ requester, record }) => requester.submit({ link: s.alias, time_zone: ZONE, ...input }).then((v) => record('submit', v))),
     status: async (token: string) => caller.then(({ requester, record }) => requester.status({ token }).then((v) => record('status', v))),
     cancelMeeting: async (token: string) => caller.then(({ requester, record }) => requester.cancelMeeting({ token }).then((v) => record('cancelMeeting', v))),
+    moveTimes: async (token: string) => caller.then(({ requester, record }) => requester.moveTimes({ token }).then((v) => record('moveTimes', v))),
+    requestMove: async (token: string, slot: { start: string; end: string }) => caller.then(({ requester, record }) => requester.requestMove({ token, ...slot }).then((v) => record('requestMove', v))),
   };
 }
 type SubmitInput = ReturnType<typeof body>;
@@ -179,5 +181,43 @@ describe('repeat weekly on public meeting types', () => {
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.weeks!.map((w) => w.cancelled)).toEqual([true, true, true]);
     expect((await seriesOf(first.seriesId!)).map((c) => c.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+  });
+
+  it('once the first week is past, the status page acts on the next week: "Ask to move" moves that week alone, "Cancel" cancels the weeks not started', async () => {
+    const slug = await meetingType(s, { slug: 'weekly-later', duration_minutes: [30], book_instantly: true, repeat_weekly_max_weeks: 4 });
+    const day = nextWeekday('fri', ZONE);
+    const email = uniqueEmail('later');
+    const sent = await browser().submit(body(slug, { start: day.at('09:00'), end: day.at('09:30') }, email, 3));
+    const token = tokenOf(sent.status_url);
+    const asked = await smtp.waitFor(email, { subject: /Confirm/ });
+    expect((await confirm({ contact_verification_url: asked.text.match(/https?:\/\/\S+\/confirm/)![0] })).body).toEqual({ status: 'booked' });
+    const row = await proposalRow(token);
+    const [first] = await db.select().from(claims).where(eq(claims.id, row.bookingId!));
+    // The first week happened: its meeting lies in the past now.
+    const past = new Date(Date.now() - 2 * 3_600_000);
+    await db.update(claims).set({ startAt: past, endAt: new Date(past.getTime() + 30 * 60_000) }).where(eq(claims.id, first.id));
+    const [, second, third] = await seriesOf(first.seriesId!);
+
+    const page = await browser().status(token);
+    expect(page).toMatchObject({ status: 'booked', cancellable: true, movable: true, start: second.startAt.toISOString(), end: second.endAt.toISOString() });
+    expect(page.weeks).toHaveLength(3);
+
+    // "Ask to move": the suggestions are for the second week's length and leave its time out; a book-instantly type moves it at once.
+    const times = await browser().moveTimes(token);
+    expect(times.duration_minutes).toBe(30);
+    const target = times.suggested_times.find((t) => t.start !== second.startAt.toISOString())!;
+    expect(target).toBeDefined();
+    await browser().requestMove(token, target);
+    const moved = await seriesOf(first.seriesId!);
+    const byId = new Map(moved.map((c) => [c.id, c]));
+    expect(byId.get(second.id)).toMatchObject({ status: 'confirmed', startAt: new Date(target.start), endAt: new Date(target.end) });
+    expect(byId.get(first.id)).toMatchObject({ status: 'confirmed', startAt: past });
+    expect(byId.get(third.id)).toMatchObject({ status: 'confirmed', startAt: third.startAt, endAt: third.endAt });
+
+    // "Cancel this meeting": the weeks not started go, the past one stays as it happened.
+    const cancelled = await browser().cancelMeeting(token);
+    expect(cancelled.status).toBe('cancelled');
+    const after = new Map((await seriesOf(first.seriesId!)).map((c) => [c.id, c.status]));
+    expect([after.get(first.id), after.get(second.id), after.get(third.id)]).toEqual(['confirmed', 'cancelled', 'cancelled']);
   });
 });

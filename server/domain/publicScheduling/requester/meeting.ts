@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import type { Db, Executor } from '@/db/client';
 import { runTransaction } from '@/db/hot/driver';
 import { bookingProposals, claims, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
@@ -38,6 +38,25 @@ async function bookingOf(db: Executor, p: ProposalRow, lock: boolean): Promise<C
   const q = db.select().from(claims).where(eq(claims.id, p.bookingId)).limit(1);
   const [row] = lock ? await q.for('update') : await q;
   return row ?? null;
+}
+
+/**
+ * The booking a status token's actions act on (docs/public-scheduling.md "Repeating weekly"):
+ * the proposal's booking; for a weekly series, its next week that is still booked and has not
+ * started, so the page still offers "Cancel" and "Ask to move" once the first week is past (the
+ * first week when none is left).
+ */
+export async function actingBooking(db: Executor, p: ProposalRow, now: Date, lock = false): Promise<ClaimRow | null> {
+  const booking = await bookingOf(db, p, lock);
+  if (!booking?.seriesId) return booking;
+  const q = db
+    .select()
+    .from(claims)
+    .where(and(eq(claims.seriesId, booking.seriesId), eq(claims.kind, 'booking'), eq(claims.status, 'confirmed'), gt(claims.startAt, now)))
+    .orderBy(asc(claims.startAt))
+    .limit(1);
+  const [next] = lock ? await q.for('update') : await q;
+  return next ?? booking;
 }
 
 /** Whether the requester may still cancel: booked, the booking confirmed, and not yet started. */
@@ -109,13 +128,13 @@ export async function cancelBookedMeeting(db: Db, token: string, reason: string 
       if (o) hosts.set(id, o);
     }
     const p = await expireLapsed(tx, await proposalRowByToken(tx, token, true), now);
-    const booking = await bookingOf(tx, p, true);
+    const booking = await actingBooking(tx, p, now, true);
     if (!requesterMayCancel(p, booking, now) || !booking) throw notCancellable('Only a booked meeting that has not started can be cancelled');
-    // A weekly series (docs/public-scheduling.md "Repeating weekly"): every week still booked goes with the first.
+    // A weekly series (docs/public-scheduling.md "Repeating weekly"): every week still booked and not started goes; past weeks stay.
     const members = booking.groupId
       ? await tx.select().from(claims).where(and(eq(claims.groupId, booking.groupId), eq(claims.kind, 'booking'), eq(claims.status, 'confirmed'))).for('update')
       : booking.seriesId
-        ? await tx.select().from(claims).where(and(eq(claims.seriesId, booking.seriesId), eq(claims.kind, 'booking'), eq(claims.status, 'confirmed'))).for('update')
+        ? await tx.select().from(claims).where(and(eq(claims.seriesId, booking.seriesId), eq(claims.kind, 'booking'), eq(claims.status, 'confirmed'), gt(claims.startAt, now))).for('update')
         : [booking];
     await tx.update(claims).set({ status: 'cancelled', statusReason: why ?? 'Cancelled by the requester', updatedAt: now }).where(inArray(claims.id, members.map((m) => m.id)));
     await tx.update(bookingProposals).set({ status: 'cancelled', updatedAt: now }).where(eq(bookingProposals.id, p.id));
@@ -123,7 +142,7 @@ export async function cancelBookedMeeting(db: Db, token: string, reason: string 
     await tx
       .update(bookingProposals)
       .set({ status: 'withdrawn', updatedAt: now })
-      .where(and(eq(bookingProposals.movesBookingId, booking.id), eq(bookingProposals.status, 'pending_review')));
+      .where(and(inArray(bookingProposals.movesBookingId, members.map((m) => m.id)), eq(bookingProposals.status, 'pending_review')));
     const [cls] = booking.meetingClassId ? await tx.select({ name: meetingClasses.name }).from(meetingClasses).where(eq(meetingClasses.id, booking.meetingClassId)) : [];
     const told: { email: string; name: string | null; timeZone: string }[] = [];
     for (const member of members) {

@@ -10,6 +10,7 @@ import { afterPendingReview } from '../review/instant';
 import { writeProposalAudit } from '../review/proposalAudit';
 import { acceptableSlots, DEFAULT_SUGGESTION_DAYS, MAX_SUGGESTED_TIMES, MAX_SUGGESTION_DAYS, type PublicTypeContext } from './schedule';
 import { proposalRowByToken } from './status';
+import { actingBooking } from './meeting';
 import { expireLapsed } from '../review/expiry';
 
 /**
@@ -52,8 +53,9 @@ function requesterMayMove(p: Pick<ProposalRow, 'status'>, booking: Pick<ClaimRow
  * token holder booked it). Anything else is 409 not_movable.
  */
 async function moveContext(db: Executor, p: ProposalRow, now: Date): Promise<MoveContext> {
-  const [booking] = p.status === 'booked' && p.bookingId ? await db.select().from(claims).where(eq(claims.id, p.bookingId)).limit(1) : [];
-  if (!requesterMayMove(p, booking ?? null, now)) throw notMovable('Only a booked meeting that has not started can be asked to move');
+  // A weekly series: its next week not started (docs/public-scheduling.md "Repeating weekly").
+  const booking = await actingBooking(db, p, now);
+  if (!requesterMayMove(p, booking, now) || !booking) throw notMovable('Only a booked meeting that has not started can be asked to move');
   const [typeRow] = p.meetingTypeId && p.linkId ? await db.select({ slug: publicMeetingTypes.slug }).from(publicMeetingTypes).where(eq(publicMeetingTypes.id, p.meetingTypeId)) : [];
   const link = typeRow && p.linkId ? await findLinkByIdOrAlias(db, p.linkId) : null;
   const type = link && typeRow ? await findMeetingType(db, link.link.id, typeRow.slug) : null;
@@ -122,8 +124,8 @@ export async function requestMove(db: Db, token: string, input: MoveRequestInput
   try {
     await db.transaction(async (tx) => {
       const p = await proposalRowByToken(tx, token, true);
-      const [booking] = p.bookingId ? await tx.select().from(claims).where(eq(claims.id, p.bookingId)).limit(1) : [];
-      if (!requesterMayMove(p, booking ?? null, now) || booking.id !== ctx.booking.id) throw notMovable('Only a booked meeting that has not started can be asked to move');
+      const booking = await actingBooking(tx, p, now);
+      if (!requesterMayMove(p, booking, now) || !booking || booking.id !== ctx.booking.id) throw notMovable('Only a booked meeting that has not started can be asked to move');
       const [waiting] = await tx
         .select({ id: bookingProposals.id })
         .from(bookingProposals)

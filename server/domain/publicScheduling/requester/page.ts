@@ -4,7 +4,7 @@ import { claims, owners, publicMeetingTypes, type ProposalStatus } from '@/db/sc
 import { proposalRowByToken, PENDING_STATUSES, statusView, type PublicStatusView } from './status';
 import { expireLapsed } from '../review/expiry';
 import type { PublicTypeContext } from './schedule';
-import { requesterMayCancel } from './meeting';
+import { actingBooking, requesterMayCancel } from './meeting';
 import { latestMoveRequest, moveRequestView, type MoveRequestView } from './move';
 import { videoLinkOf, videoLinkView, type VideoLinkView } from '../../calendars/videoLinks';
 import { weeklySlots } from '../repeatWeekly';
@@ -68,12 +68,18 @@ export async function proposalStatusPage(db: Db, token: string, now: Date): Prom
     : [];
   let start = p.requestedStart;
   let end = p.requestedEnd;
-  const [booking] = (p.status === 'booked' || p.status === 'cancelled') && p.bookingId ? await db.select({ start: claims.startAt, end: claims.endAt, status: claims.status, seriesId: claims.seriesId }).from(claims).where(eq(claims.id, p.bookingId)) : [];
+  // The meeting the page shows and acts on: for a weekly series, its next week (actingBooking).
+  const acting = p.status === 'booked' ? await actingBooking(db, p, now) : null;
+  const [booking] = acting
+    ? [{ id: acting.id, start: acting.startAt, end: acting.endAt, status: acting.status, seriesId: acting.seriesId }]
+    : p.status === 'cancelled' && p.bookingId
+      ? await db.select({ id: claims.id, start: claims.startAt, end: claims.endAt, status: claims.status, seriesId: claims.seriesId }).from(claims).where(eq(claims.id, p.bookingId))
+      : [];
   if (booking) ({ start, end } = booking);
   const on = p.status === 'booked' && booking?.status === 'confirmed';
   const cancellable = on && booking ? requesterMayCancel(p, { status: booking.status, startAt: booking.start }, now) : false;
-  const move = on && p.bookingId ? await latestMoveRequest(db, p.bookingId) : null;
-  const link = booking && p.bookingId ? await videoLinkOf(db, p.bookingId) : null;
+  const move = on && booking ? await latestMoveRequest(db, booking.id) : null;
+  const link = booking ? await videoLinkOf(db, booking.id) : null;
   return {
     ...statusView(p),
     title: type?.title ?? null,
