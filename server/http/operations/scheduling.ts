@@ -3,7 +3,7 @@ import { searchGroupAvailability } from '@/server/domain/claims/groupSearchServi
 import { bookingClaim, getBooking } from '@/server/domain/claims/bookingService';
 import { seriesBookingClaim, seriesHoldClaim } from '@/server/domain/claims/seriesService';
 import { seriesConfirmClaim, seriesRescheduleClaim } from '@/server/domain/claims/seriesLifecycle';
-import { groupBookingClaim, groupHoldClaim } from '@/server/domain/claims/groupService';
+import { groupBookingClaim } from '@/server/domain/claims/groupService';
 import { groupSeriesBookingClaim } from '@/server/domain/claims/groupSeries';
 import { poolSeriesBooking } from '@/server/domain/pools/poolSeries';
 import { cancelClaim, releaseClaim } from '@/server/domain/claims/groupLifecycle';
@@ -126,7 +126,8 @@ export const createHoldOp = defineOperation({
       if (input.scope === 'window') throw invalidField('recurrence', 'a series holds candidate slots (hold_scope candidate): a window hold with recurrence is not supported');
       return { body: await runAnsweredClaim(db, seriesHoldClaim(actor, { ...input, ...input.candidate, ...series }, now, idempotencyKey), claimCall) };
     }
-    if (ownerEmails) return { body: await runAnsweredClaim(db, groupHoldClaim(actor, { ...input, ownerEmails }, now, idempotencyKey), claimCall) };
+    // One hold claim of one owner or a group's (docs/groups.md "Group holds and bookings").
+    if (ownerEmails) return { body: await runAnsweredClaim(db, holdClaim(actor, { ...input, ownerEmail: undefined, ownerEmails }, now, idempotencyKey), claimCall) };
     if (!body.pool) return { body: await runAnsweredClaim(db, holdClaim(actor, input, now, idempotencyKey), claimCall) };
     const request = { pool: body.pool, ownerEmail: body.owner_email, meetingClass: body.meeting_class, calendarType: body.calendar_type, slot: input.scope === 'candidate' ? input.candidate : undefined };
     const member = (email: string, details: Record<string, unknown>) => holdClaim(actor, { ...input, ownerEmail: email }, now, idempotencyKey, details);
