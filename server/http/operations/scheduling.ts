@@ -1,21 +1,31 @@
-import { searchAvailability, evaluateBooking } from '@/server/domain/claims/availabilityService';
-import { searchGroupAvailability } from '@/server/domain/claims/groupSearchService';
-import { bookingClaim, getBooking } from '@/server/domain/claims/bookingService';
-import { seriesBookingClaim, seriesHoldClaim } from '@/server/domain/claims/seriesService';
-import { seriesConfirmClaim, seriesRescheduleClaim } from '@/server/domain/claims/seriesLifecycle';
-import { groupBookingClaim } from '@/server/domain/claims/groupService';
-import { groupSeriesBookingClaim } from '@/server/domain/claims/groupSeries';
+import {
+  bookingClaim,
+  bookingOwner,
+  cancelClaim,
+  confirmClaim,
+  evaluateBooking,
+  extendHold,
+  getBooking,
+  getHold,
+  groupBookingClaim,
+  groupSeriesBookingClaim,
+  holdClaim,
+  listBookings,
+  listHolds,
+  releaseClaim,
+  rescheduleClaim,
+  searchAvailability,
+  searchGroupAvailability,
+  seriesBookingClaim,
+  seriesConfirmClaim,
+  seriesHoldClaim,
+  seriesRescheduleClaim,
+  updateBooking,
+} from '@/server/domain/claims';
 import { poolSeriesBooking } from '@/server/domain/pools/poolSeries';
-import { cancelClaim, releaseClaim } from '@/server/domain/claims/groupLifecycle';
-import { confirmClaim } from '@/server/domain/claims/holdConfirm';
-import { getHold, holdClaim } from '@/server/domain/claims/holdService';
 import { invalidField } from '@/server/domain/errors';
 import { refuseGroupUnderApproval } from '@/server/domain/approvals/policyService';
-import { listBookings, listHolds } from '@/server/domain/claims/readBack';
 import { claimThroughPool, searchPoolAvailability } from '@/server/domain/pools/poolScheduling';
-import { extendHold } from '@/server/domain/claims/holdService';
-import { bookingOwner, rescheduleClaim } from '@/server/domain/claims/rescheduleService';
-import { updateBooking } from '@/server/domain/claims/bookingEdit';
 import { defineOperation, groupCall, ownerCall, POOL_CALL } from '../operation';
 import { runAnsweredClaim } from '@/server/domain/answeredClaim';
 import { IdParams } from '@/server/schemas/common';
