@@ -7,7 +7,7 @@ import { DomainError } from '../errors';
 import { isUuid, newId } from '../ids';
 import { searchSlots } from '../scheduling';
 import { writeAudit } from '../audit';
-import { runAnsweredTransaction, type KeyAnswer } from '../answeredClaim';
+import { runAnsweredTransaction, type KeyAnswer } from './answeredClaim';
 import type { GroupMemberView } from '../notificationService';
 import { groupOwnerEmails, membersOf } from './groupMembers';
 import { claimMadeWithKey, claimRow, DEFAULT_HOLD_TTL_SECONDS, type NewClaim } from './claimStore';

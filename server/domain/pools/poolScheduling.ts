@@ -3,8 +3,16 @@ import { defer } from '@/db/hot/driver';
 import { poolAssignments, type PoolAssignmentReason } from '@/db/schema';
 import type { AgentActor } from '../access';
 import { ensureCalendarsUsable } from '../calendars/mirror';
-import { evaluateBooking, GateRefusal, searchAvailability, type AvailabilityInput, type AvailabilityResult, type ClaimOperation } from '../claims';
-import { runAnsweredClaim, type KeyAnswer } from '../answeredClaim';
+import {
+  evaluateBooking,
+  GateRefusal,
+  runAnsweredClaim,
+  searchAvailability,
+  type AvailabilityInput,
+  type AvailabilityResult,
+  type ClaimOperation,
+  type KeyAnswer,
+} from '../claims';
 import { DomainError, invalidField } from '../errors';
 import { distinctSlots, localSpan, timeZoneName } from '../scheduling';
 import { assignmentOrder, assignmentReason, type MemberLoad } from './assignment';

@@ -3,10 +3,6 @@ import type { Db, Tx } from '@/db/client';
 import { defer } from '@/db/hot/driver';
 import { claims } from '@/db/schema';
 import type { AgentActor } from '../access';
-import { runAnsweredClaim, type KeyAnswer } from '../answeredClaim';
-import { DomainError } from '../errors';
-import { newId } from '../ids';
-import { arbitrate, localSpan } from '../scheduling';
 import {
   announceSeries,
   ARBITRATION_MARGIN_MS,
@@ -27,6 +23,7 @@ import {
   refusedOccurrences,
   requestPolicy,
   rulesWarnings,
+  runAnsweredClaim,
   runClaim,
   seriesBookingClaim,
   seriesItem,
@@ -35,11 +32,15 @@ import {
   type BookingInput,
   type BookingView,
   type ClaimOperation,
+  type KeyAnswer,
   type LoadedClaim,
   type RefusedOccurrence,
   type SeriesView,
   type Verdict,
 } from '../claims';
+import { DomainError } from '../errors';
+import { newId } from '../ids';
+import { arbitrate, localSpan } from '../scheduling';
 import { assignmentOrder, assignmentReason, type MemberLoad } from './assignment';
 import { memberLoads, resolvePool } from './poolService';
 import { claimThroughPool, recordAssignment, type PoolAssignmentView } from './poolScheduling';

@@ -14,6 +14,7 @@ import {
   listHolds,
   releaseClaim,
   rescheduleClaim,
+  runAnsweredClaim,
   searchAvailability,
   searchGroupAvailability,
   seriesBookingClaim,
@@ -27,7 +28,6 @@ import { invalidField } from '@/server/domain/errors';
 import { refuseGroupUnderApproval } from '@/server/domain/approvals/policyService';
 import { claimThroughPool, searchPoolAvailability } from '@/server/domain/pools/poolScheduling';
 import { defineOperation, groupCall, ownerCall, POOL_CALL } from '../operation';
-import { runAnsweredClaim } from '@/server/domain/answeredClaim';
 import { IdParams } from '@/server/schemas/common';
 import * as S from '@/server/schemas/scheduling';
 import { PoolAvailabilityResult } from '@/server/schemas/pools';
