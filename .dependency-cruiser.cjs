@@ -70,6 +70,13 @@ module.exports = {
       to: { path: '^server/domain/notificationService\\.ts$' },
     },
     {
+      name: 'claims-through-its-index',
+      severity: 'error',
+      comment: 'claims/ has one public entry (server/domain/claims/index.ts; docs/architecture.md "Claims"): code outside the folder imports from it, never from a file inside.',
+      from: { pathNot: '^server/domain/claims/' },
+      to: { path: '^server/domain/claims/', pathNot: '^server/domain/claims/index\\.ts$' },
+    },
+    {
       name: 'outbound-through-the-guard',
       severity: 'error',
       comment: 'Requests made on a user\'s behalf go through the one outbound guard (server/domain/outbound/guard.ts; docs/reliability.md "Outbound requests"): nothing else in the domain opens HTTP connections.',

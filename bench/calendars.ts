@@ -48,7 +48,7 @@ async function main() {
   const { createMeetingClass } = await import('@/server/domain/meetingClassService');
   const { sealSecret } = await import('@/server/domain/sealing');
   const { syncCalendar } = await import('@/server/domain/calendars/sync');
-  const { searchAvailability } = await import('@/server/domain/claims/availabilityService');
+  const { searchAvailability } = await import('@/server/domain/claims');
   const { calendarEvents, calendars, claims } = await import('@/db/schema');
   const { newId } = await import('@/server/domain/ids');
 

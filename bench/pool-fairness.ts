@@ -16,7 +16,7 @@ import { openPglite } from '@/db/drivers/pglite';
 import { openPostgres } from '@/db/drivers/postgres';
 import type { Db } from '@/db/client';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
-import { bookingClaim } from '@/server/domain/claims/bookingService';
+import { bookingClaim } from '@/server/domain/claims';
 import { bootstrapCustomer } from '@/server/domain/customerService';
 import { createMeetingClass } from '@/server/domain/meetingClassService';
 import { createOwner } from '@/server/domain/ownerService';

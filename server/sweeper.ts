@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { nextHoldExpiry } from '@/server/domain/claims/claimTarget';
+import { nextHoldExpiry } from '@/server/domain/claims';
 import { sweepDueHolds } from '@/server/domain/waitlist/sweep';
 import { sweepExpiredProposals } from '@/server/domain/publicScheduling/review';
 import { sweepKeyRecords } from '@/db/hot/idempotency';

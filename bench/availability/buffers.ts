@@ -10,8 +10,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Db } from '@/db/client';
-import { searchAvailability } from '@/server/domain/claims/availabilityService';
-import { loadClaims, loadTarget, ownerRules, requestPolicy } from '@/server/domain/claims/claimTarget';
+import { loadClaims, loadTarget, ownerRules, requestPolicy, searchAvailability } from '@/server/domain/claims';
 import { searchSlots } from '@/server/domain/scheduling';
 import { busyBetween, cpuMark, fmt, log, stats, type Stats } from '../lib/measure';
 import type { Figure } from '../lib/benchDoc';

@@ -4,7 +4,7 @@
  */
 import type { Db } from '@/db/client';
 import { mintApiKey } from '@/server/domain/agentService';
-import { searchAvailability } from '@/server/domain/claims/availabilityService';
+import { searchAvailability } from '@/server/domain/claims';
 import { busyBetween, cpuMark, fmt, log, processCpuMs, stats } from '../lib/measure';
 import { prepareApp as prepareBuild } from '../lib/nextServer';
 import { IN_PLACE, iterationsOf, KEY_BUDGET, NO_BUILD, REUSE_BUILD, ROOT, searchInput, STAGE_DIR, warmupOf, WINDOW_NAMES } from './options';

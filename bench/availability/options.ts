@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Temporal } from 'temporal-polyfill';
 import type { HardBlockJson, WorkingHoursJson } from '@/db/schema';
-import type { AvailabilityInput } from '@/server/domain/claims/availabilityService';
+import type { AvailabilityInput } from '@/server/domain/claims';
 
 // ---------------------------------------------------------------------------------------------
 // Command line

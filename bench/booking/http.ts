@@ -12,7 +12,7 @@ import { BENCH_DB_URL, CLASS, DURATION_S, flag, HTTP_CONNECTIONS, HTTP_WARMUP_S,
 import type { Row } from './sampler';
 import { claimsAround, mintKeys, seedOwners, type Seeded } from './seed';
 import { tracingComparison, tracingConfigs } from './tracing';
-import { createBooking } from '@/server/domain/claims/bookingService';
+import { createBooking } from '@/server/domain/claims';
 
 /**
  * POST /v1/bookings/{id}/reschedule requests (docs/api.md "Reschedule"): bookings made before the

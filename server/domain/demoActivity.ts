@@ -3,7 +3,7 @@ import type { Db } from '@/db/client';
 import { PERMISSIONS } from '@/db/schema';
 import type { AgentActor } from './access';
 import { createAgent } from './agentService';
-import { createBooking } from './claims/bookingService';
+import { createBooking } from './claims';
 import { createAgentProposal } from './publicScheduling/review';
 
 /**

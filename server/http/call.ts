@@ -1,6 +1,6 @@
 import type { Db } from '@/server/db';
 import type { AgentActor } from '@/server/domain/access';
-import type { KeyAnswer } from '@/server/domain/answeredClaim';
+import type { KeyAnswer } from '@/server/domain/claims';
 import { withCallerTimes } from '@/server/domain/callerZone';
 import { drainNotifications, type NotificationItem } from '@/server/domain/notificationService';
 import { getConfig, type Config } from '@/server/config';

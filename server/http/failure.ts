@@ -1,9 +1,8 @@
 import type { Db } from '@/server/db';
 import type { AgentActor } from '@/server/domain/access';
 import { writeDeniedAudit } from '@/server/domain/audit';
-import { GateRefusal } from '@/server/domain/claims/claimRunner';
+import { GateRefusal, type KeyAnswer } from '@/server/domain/claims';
 import type { DomainError } from '@/server/domain/errors';
-import type { KeyAnswer } from '@/server/domain/answeredClaim';
 import { log } from '@/server/log';
 import { metrics } from '@/server/observability/metrics';
 import { setSpanAttributes } from '@/server/observability/tracing';

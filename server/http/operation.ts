@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import type { AgentActor, PermissionRequirement } from '@/server/domain/access';
-import type { ClaimCall } from '@/server/domain/answeredClaim';
+import type { ClaimCall } from '@/server/domain/claims';
 import type { ErrorCode, PermissionDeniedCode } from '@/server/domain/errorCodes';
 import type { RateLimitName } from './limits';
 

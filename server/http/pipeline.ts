@@ -1,6 +1,6 @@
 import { getDb, type Db } from '@/server/db';
 import { requirePermission } from '@/server/domain/access';
-import { redact } from '@/server/domain/answeredClaim';
+import { redact } from '@/server/domain/claims';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
 import { DomainError } from '@/server/domain/errors';
 import { logContext } from '@/server/log';

@@ -1,6 +1,6 @@
 import type { Db } from '@/server/db';
 import { resolveOwnerEmail, resolveOwnerEmails, type AgentActor } from '@/server/domain/access';
-import type { GateOwner } from '@/server/domain/claims/claimRunner';
+import type { GateOwner } from '@/server/domain/claims';
 import { ensureCalendarsUsable } from '@/server/domain/calendars/mirror';
 import type { ParsedInput } from './input';
 import type { AnyOperation } from './operation';

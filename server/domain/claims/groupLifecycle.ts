@@ -4,7 +4,7 @@ import { defer } from '@/db/hot/driver';
 import { claims, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
 import type { OwnerActor } from '../adminAudit';
-import { runAnsweredClaim, type KeyAnswer } from '../answeredClaim';
+import { runAnsweredClaim, type KeyAnswer } from './answeredClaim';
 import { DomainError } from '../errors';
 import { isUuid } from '../ids';
 import { enqueueNotification } from '../notificationService';

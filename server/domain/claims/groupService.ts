@@ -1,101 +1,29 @@
 import type { Executor, Tx } from '@/db/client';
 import type { AgentActor } from '../access';
-import { DomainError } from '../errors';
 import { newId } from '../ids';
 import { type GroupMemberView } from '../notificationService';
 import type { AuditAction, AuditActor } from '../audit';
-import { claimMadeWithKey, claimRow, DEFAULT_HOLD_TTL_SECONDS, type NewClaim } from './claimStore';
+import { claimMadeWithKey, type NewClaim } from './claimStore';
 import { runClaim } from './claimDecision';
 import { groupRunnerFields, slotKey, type Answer, type ClaimOperation } from './claimRunner';
 import { groupOwnerEmails } from './groupMembers';
-import { loadAround, loadTargets, requestPolicy, rulesWarnings, type ClaimRow, type SchedulingTarget } from './claimTarget';
-import { bookingView, holdView, type BookingView, type HoldView } from './views';
-import { assertBookingSpan, validateWindow } from './windows';
-import { getHold } from './holdService';
-import { freeTimeOnly, holdWindow, inOwnerOrder, newHold } from './windowHold';
+import { loadAround, loadTargets, requestPolicy, type SchedulingTarget } from './claimTarget';
+import { bookingView, type BookingView } from './views';
+import { assertBookingSpan } from './windows';
+import { inOwnerOrder } from './windowHold';
 import { getBooking, newBooking, type VideoSetting } from './bookingService';
 import { memberVideoRequest } from '../calendars/videoLinks';
-import { groupWindowNextAvailable } from './groupSearchService';
-import { auditGroupRefusal, decideMembers, refuseGroupWithoutLock, type GroupTargetInput, type MemberPlan } from './groupVerdict';
+import { decideMembers, refuseGroupWithoutLock, type GroupTargetInput, type MemberPlan } from './groupVerdict';
 
 /**
- * Group holds and bookings (docs/groups.md, "Group holds and bookings"): one meeting of 2 to
- * 20 owners, one claim per owner sharing a `group_id`, committed in one transaction or not at
- * all. The claim runner takes every owner's queue in one order (claimRunner.ts, queueKeys);
- * the core locks the owner rows in owner-id order, arbitrates each owner with its own rules
+ * Group bookings (docs/groups.md, "Group holds and bookings"): one meeting of 2 to 20
+ * owners, one claim per owner sharing a `group_id`, committed in one transaction or not at
+ * all (a group's hold is holdService.ts's holdClaim, the one hold claim of N >= 1 owners).
+ * The claim runner takes every owner's queue in one order (claimRunner.ts, queueKeys); the core locks the owner rows in owner-id order, arbitrates each owner with its own rules
  * in the agent's class, and decides the group with the pure groupDecision.ts. Accepted, each
  * member goes through runClaim like a single claim (preemptions, audit row, webhook event);
  * refused, the answer names each refusing owner and offers alternatives that suit them all.
  */
-
-export type GroupHoldInput = GroupTargetInput & { ttlSeconds?: number } & (
-    | { scope: 'candidate'; candidate: { start: Date; end: Date } }
-    | { scope: 'window'; window: { start: Date; end: Date }; durationMinutes: number; coverage?: 'first_fit' | 'all_free' }
-  );
-
-/** POST /v1/holds with owner_emails: one hold per owner, all or none. */
-export function groupHoldClaim(actor: AgentActor, input: GroupHoldInput, now: Date, idempotencyKey: string | null): ClaimOperation<HoldView> {
-  if (input.scope === 'candidate') assertBookingSpan(input.candidate.start, input.candidate.end, 'candidate', 'candidate');
-  else validateWindow(input.window, input.durationMinutes, now);
-  const emails = groupOwnerEmails(actor, input.ownerEmails);
-  const normalized = { ...input, ownerEmails: emails };
-  const candidate = input.scope === 'candidate' ? input.candidate : undefined;
-  return {
-    ...groupRunnerFields(actor, emails),
-    slot: candidate && slotKey(candidate.start, candidate.end),
-    refuseWithoutLock: candidate && ((db) => refuseGroupWithoutLock(db, actor, normalized, candidate, 'hold.create', 'hold', idempotencyKey)),
-    run: (tx) => groupHoldInTransaction(tx, actor, normalized, now, idempotencyKey),
-  };
-}
-
-async function groupHoldInTransaction(tx: Tx, actor: AgentActor, input: GroupHoldInput, now: Date, idempotencyKey: string | null): Promise<Answer<HoldView>> {
-  const made = await claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now);
-  if (made?.groupId) return { ok: true, value: await groupHoldView(tx, actor, made.id, now) };
-  const targets = await loadTargets(tx, actor.customerId, input, true);
-  const groupId = newId(now.getTime());
-  const ttl = (input.ttlSeconds ?? DEFAULT_HOLD_TTL_SECONDS) * 1000;
-  const views: HoldView[] = [];
-  const memberViews: GroupMemberView[] = [];
-  const view = (target: SchedulingTarget, row: ClaimRow, warnings: string[], parts?: NewClaim[]) =>
-    holdView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings, parts, members: memberViews });
-
-  if (input.scope === 'candidate') {
-    const { start, end } = input.candidate;
-    const arounds = await Promise.all(targets.map((t) => loadAround(tx, t.owner.id, start, end, now)));
-    const plans = targets.map((target, i) => ({ target, policy: requestPolicy(actor, target), around: arounds[i] }));
-    const refused = await decideMembers(tx, actor, 'hold.create', groupId, plans, input.candidate, idempotencyKey, now);
-    if (refused) return { ok: false, error: refused };
-    const soFar = new Set<string>();
-    for (const p of inOwnerOrder(plans)) {
-      const claim = newHold({ actor, target: p.target, scope: 'candidate', ttlMs: ttl, now, idempotencyKey, groupId }, start, end, (end.getTime() - start.getTime()) / 60_000);
-      const r = await runClaim(tx, { action: 'hold.create', target: p.target, policy: p.policy, claim, now, around: p.around, preemptedSoFar: soFar });
-      // The same facts decided above: a refusal here means they changed under the lock; roll back all.
-      if (!r.ok) throw r.error;
-      views[targets.indexOf(p.target)] = view(p.target, r.row, r.warnings);
-      memberViews[targets.indexOf(p.target)] = { owner_email: p.target.owner.email, hold_id: r.row.id, status: 'active' };
-    }
-    return { ok: true, value: views[0] };
-  }
-
-  // A window hold: the one window-hold path of every claim (windowHold.ts), here of N owners.
-  const { window, durationMinutes } = input;
-  const held = await holdWindow(tx, { actor, targets, window, durationMinutes, coverage: input.coverage ?? 'first_fit', ttlMs: ttl, now, idempotencyKey, groupId }, async ({ perOwner }) => {
-    const refusing = targets.filter((_, i) => !perOwner[i].length);
-    const reasons = new Map(refusing.map((t) => [t.owner.email, 'NO_FREE_SLOTS']));
-    auditGroupRefusal(tx, actor, 'hold.create', groupId, targets, new Set(reasons.keys()), window, reasons, idempotencyKey, now);
-    // The next slot that suits every owner (the collective search), free time only as this hold.
-    const next = await groupWindowNextAvailable(tx, actor, targets, { window, durationMinutes }, now, freeTimeOnly);
-    return new DomainError('NO_SLOTS_AVAILABLE', refusing.length ? `No free slots in the window for ${refusing.map((t) => t.owner.email).join(', ')}` : 'No stretch of the window is free for every owner', {
-      extra: { reason_code: 'NO_FREE_SLOTS', ...next, owners: (refusing.length ? refusing : targets).map((t) => ({ owner_email: t.owner.email, reason: refusing.length ? 'NO_FREE_SLOTS' : 'NO_COMMON_FREE_TIME' })) },
-    });
-  });
-  if (!held.ok) return held;
-  held.value.forEach(({ target, claim, parts }, i) => {
-    views[i] = view(target, claimRow(claim), rulesWarnings(target.owner), parts);
-    memberViews[i] = { owner_email: target.owner.email, hold_id: claim.id, status: 'active' };
-  });
-  return { ok: true, value: views[0] };
-}
 
 export type GroupBookingInput = GroupTargetInput & { start: Date; end: Date; attendees?: { email: string; name?: string }[]; title?: string; description?: string; video?: VideoSetting | null };
 
@@ -171,7 +99,5 @@ export async function applyBookings(
   return { ok: true, value: views[0] };
 }
 
-/** A group member's hold read back with the group (its members). */
-const groupHoldView = (db: Executor, actor: AgentActor, holdId: string, now: Date): Promise<HoldView> => getHold(db, actor, holdId, now);
 /** A group member's booking read back with the group (its members). */
 export const groupBookingView = (db: Executor, actor: AgentActor, bookingId: string, now: Date): Promise<BookingView> => getBooking(db, actor, bookingId, now);

@@ -4,35 +4,48 @@ import { defer } from '@/db/hot/driver';
 import { calendars, claims, meetingClasses, owners } from '@/db/schema';
 import { assertOwnerInScope, type AgentActor } from '../access';
 import { DomainError } from '../errors';
-import { isUuid } from '../ids';
+import { isUuid, newId } from '../ids';
 import { searchSlots } from '../scheduling';
 import { writeAudit } from '../audit';
-import { runAnsweredTransaction, type KeyAnswer } from '../answeredClaim';
-import { membersOf } from './groupMembers';
-import { claimMadeWithKey, claimRow, DEFAULT_HOLD_TTL_SECONDS } from './claimStore';
-import { loadClaims, loadClaimTarget, loadTarget, lockOwner, ownerRules, requestPolicy, rulesWarnings, type ClaimRow } from './claimTarget';
+import { runAnsweredTransaction, type KeyAnswer } from './answeredClaim';
+import type { GroupMemberView } from '../notificationService';
+import { groupOwnerEmails, membersOf } from './groupMembers';
+import { claimMadeWithKey, claimRow, DEFAULT_HOLD_TTL_SECONDS, type NewClaim } from './claimStore';
+import { loadAround, loadClaims, loadClaimTarget, loadTargets, lockOwner, ownerRules, requestPolicy, rulesWarnings, type ClaimRow, type SchedulingTarget } from './claimTarget';
 import { runClaim } from './claimDecision';
-import { ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
+import { groupRunnerFields, ownerQueueKey, runClaimOperation, slotKey, type Answer, type ClaimOperation } from './claimRunner';
 import { refuseWithoutLock } from './earlyRefusal';
 import type { CalendarGate } from '../calendars/mirror';
 import { assertBookingSpan, noSlotsError, validateWindow } from './windows';
 import { holdView, type HoldRange, type HoldView } from './views';
-import { holdAuditBase, holdWindow, newHold } from './windowHold';
+import { freeTimeOnly, holdAuditBase, holdWindow, inOwnerOrder, newHold, type WindowFacts } from './windowHold';
+import { auditGroupRefusal, decideMembers, refuseGroupWithoutLock } from './groupVerdict';
+import { groupWindowNextAvailable } from './groupSearchService';
 
-export type HoldInput = {
-  ownerEmail: string;
-  calendarType?: string;
-  meetingClass: string;
-  ttlSeconds?: number;
-} & (
+/**
+ * Whom a hold names: one owner (`ownerEmail`), or a group of 2 to 20 (`ownerEmails`, one hold
+ * per owner sharing a `group_id`, all or none: docs/groups.md "Group holds and bookings").
+ */
+type HoldOwners = { ownerEmail: string; ownerEmails?: undefined } | { ownerEmails: string[]; ownerEmail?: undefined };
+
+/** What a hold asks for, whoever it names. */
+type HoldAsk = { calendarType?: string; meetingClass: string; ttlSeconds?: number } & (
   | { scope: 'candidate'; candidate: { start: Date; end: Date } }
   | { scope: 'window'; window: { start: Date; end: Date }; durationMinutes: number; coverage?: 'first_fit' | 'all_free' }
 );
 
+export type HoldInput = HoldOwners & HoldAsk;
+
+/** A hold's members resolved: every owner named (in the order named), and whether they make a group. */
+type MembersInput = HoldAsk & { ownerEmails: string[]; group: boolean };
+
 /**
- * Create a candidate hold (exactly `candidate`) or a window hold: the earliest free stretch of
- * the window that fits (`first_fit`), or every one (`all_free`: one claim range each, the first
- * on the hold's own row, the others as rows naming it in part_of_hold_id).
+ * The one hold claim of N >= 1 owners (a single hold is a group of one): a candidate hold
+ * (exactly `candidate`) or a window hold, the earliest free stretch of the window that fits for
+ * every owner (`first_fit`), or every one (`all_free`: one claim range each, the first on the
+ * hold's own row, the others as rows naming it in part_of_hold_id). A window hold takes one path
+ * whatever the number of owners (windowHold.ts); only its refusal's words differ. A candidate
+ * hold of one owner is decided by runClaim with its alternatives, a group's by decideMembers.
  */
 export function holdClaim(actor: AgentActor, input: HoldInput, now: Date, idempotencyKey: string | null, auditDetails?: Record<string, unknown>): ClaimOperation<HoldView> {
   if (input.scope === 'candidate') {
@@ -40,16 +53,26 @@ export function holdClaim(actor: AgentActor, input: HoldInput, now: Date, idempo
   } else {
     validateWindow(input.window, input.durationMinutes, now);
   }
+  const group = input.ownerEmails !== undefined;
+  const emails = group ? groupOwnerEmails(actor, input.ownerEmails) : [input.ownerEmail];
+  const members: MembersInput = { ...input, ownerEmails: emails, group };
   const candidate = input.scope === 'candidate' ? input.candidate : undefined;
+  const owner = { ownerEmail: emails[0], calendarType: input.calendarType, meetingClass: input.meetingClass };
+  // A window hold looks for a free stretch instead of one slot: it always goes the locked way.
+  const early =
+    candidate &&
+    (group
+      ? (db: Db) => refuseGroupWithoutLock(db, actor, members, candidate, 'hold.create', 'hold', idempotencyKey)
+      : (db: Db, gate?: CalendarGate) => refuseWithoutLock(db, { action: 'hold.create', kind: 'hold', actor, input: owner, start: candidate.start, end: candidate.end, now, idempotencyKey }, gate));
+  // One owner's candidate hold checks its calendar gate in its pipeline; other holds' gates run first (a group's: every owner's).
+  const gated = !!candidate && !group;
   return {
-    queueKey: ownerQueueKey(actor.customerId, input.ownerEmail),
+    ...(group ? groupRunnerFields(actor, emails) : { queueKey: ownerQueueKey(actor.customerId, emails[0]) }),
     action: 'hold.create',
-    // A window hold looks for a free stretch instead of one slot: it always goes the locked way.
-    refuseWithoutLock: candidate && ((db, gate) => refuseWithoutLock(db, { action: 'hold.create', kind: 'hold', actor, input, start: candidate.start, end: candidate.end, now, idempotencyKey }, gate)),
-    // A candidate hold checks the calendar gate in its pipeline; a window hold's gate runs first.
-    gatesCalendars: !!candidate,
+    refuseWithoutLock: early,
+    gatesCalendars: gated,
     slot: candidate && slotKey(candidate.start, candidate.end),
-    run: (tx, gate) => holdInTransaction(tx, actor, input, now, idempotencyKey, candidate ? gate : undefined, auditDetails),
+    run: (tx, gate) => holdInTransaction(tx, actor, members, now, idempotencyKey, gated ? gate : undefined, auditDetails),
   };
 }
 
@@ -60,51 +83,94 @@ export async function createHold(db: Db, actor: AgentActor, input: HoldInput, no
 async function holdInTransaction(
   tx: Tx,
   actor: AgentActor,
-  input: HoldInput,
+  input: MembersInput,
   now: Date,
   idempotencyKey: string | null,
   gate?: CalendarGate,
   auditDetails?: Record<string, unknown>,
 ): Promise<Answer<HoldView>> {
-  const ttl = (input.ttlSeconds ?? DEFAULT_HOLD_TTL_SECONDS) * 1000;
-  // Candidate holds load everything in one pipeline (the owner lock first); window holds look wider below.
-  const loaded = input.scope === 'candidate' ? loadClaimTarget(tx, actor.customerId, input, input.candidate.start, input.candidate.end, now, gate) : undefined;
-  const [target, made] = await Promise.all([
-    loaded ? loaded.then((l) => l.target) : loadTarget(tx, actor.customerId, input, true),
-    claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now),
-  ]);
-  const policy = requestPolicy(actor, target);
-  const view = (row: ClaimRow, warnings: string[], parts?: readonly HoldRange[]) =>
-    holdView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings, parts });
-  if (made) return { ok: true, value: view(made, rulesWarnings(target.owner), await holdParts(tx, made)) };
+  const { group } = input;
+  const ttlMs = (input.ttlSeconds ?? DEFAULT_HOLD_TTL_SECONDS) * 1000;
+  // One owner's candidate hold loads everything in one pipeline (the owner lock first); other holds look wider below.
+  const loaded =
+    input.scope === 'candidate' && !group ? loadClaimTarget(tx, actor.customerId, { ...input, ownerEmail: input.ownerEmails[0] }, input.candidate.start, input.candidate.end, now, gate) : undefined;
+  const [targets, made] = await Promise.all([loaded ? loaded.then((l) => [l.target]) : loadTargets(tx, actor.customerId, input, true), claimMadeWithKey(tx, actor.agentId, idempotencyKey, 'hold', now)]);
+  // A group's members, filled in as they are written (each member's answer shows them all).
+  const memberViews: GroupMemberView[] | undefined = group ? [] : undefined;
+  const view = (target: SchedulingTarget, row: ClaimRow, warnings: string[], parts?: readonly HoldRange[]) =>
+    holdView(row, { ownerEmail: target.owner.email, timeZone: target.owner.timeZone, meetingClass: target.meetingClass.name, calendarType: target.calendar.type, now, warnings, parts, members: memberViews });
+  if (made && group) {
+    if (made.groupId) return { ok: true, value: await getHold(tx, actor, made.id, now) };
+  } else if (made) return { ok: true, value: view(targets[0], made, rulesWarnings(targets[0].owner), await holdParts(tx, made)) };
 
-  if (input.scope === 'candidate') {
-    const { start, end } = input.candidate;
-    const claim = newHold({ actor, target, scope: 'candidate', ttlMs: ttl, now, idempotencyKey, stamped: true }, start, end, (end.getTime() - start.getTime()) / 60_000);
-    const r = await runClaim(tx, { action: 'hold.create', target, policy, claim, now, around: (await loaded!).around, auditDetails });
-    return r.ok ? { ok: true, value: view(r.row, r.warnings) } : r;
+  const groupId = group ? newId(now.getTime()) : undefined;
+  const views: HoldView[] = [];
+  const answer = (i: number, target: SchedulingTarget, row: ClaimRow, warnings: string[], parts?: readonly HoldRange[]) => {
+    views[i] = view(target, row, warnings, parts);
+    if (memberViews) memberViews[i] = { owner_email: target.owner.email, hold_id: row.id, status: 'active' };
+  };
+
+  if (input.scope === 'window') {
+    // The one window-hold path of every hold (windowHold.ts), of one owner or N.
+    const { window, durationMinutes } = input;
+    const spec = { actor, targets, window, durationMinutes, coverage: input.coverage ?? 'first_fit', ttlMs, now, idempotencyKey, groupId, stamped: !group, auditDetails } as const;
+    const held = await holdWindow(tx, spec, (facts) => (groupId ? refuseGroupWindow(tx, spec, groupId, facts) : refuseOwnerWindow(tx, spec, facts)));
+    if (!held.ok) return held;
+    held.value.forEach(({ target, claim, parts }, i) => answer(i, target, claimRow(claim), rulesWarnings(target.owner), parts));
+    return { ok: true, value: views[0] };
   }
 
-  // Window hold: the one window-hold path of every claim (windowHold.ts), here of one owner.
-  const { window, durationMinutes } = input;
-  const held = await holdWindow(
+  const { start, end } = input.candidate;
+  const hold = (target: SchedulingTarget): NewClaim =>
+    newHold({ actor, target, scope: 'candidate', ttlMs, now, idempotencyKey, groupId, stamped: !group }, start, end, (end.getTime() - start.getTime()) / 60_000);
+  if (!groupId) {
+    const [target] = targets;
+    const r = await runClaim(tx, { action: 'hold.create', target, policy: requestPolicy(actor, target), claim: hold(target), now, around: (await loaded!).around, auditDetails });
+    return r.ok ? { ok: true, value: view(target, r.row, r.warnings) } : r;
+  }
+  const arounds = await Promise.all(targets.map((t) => loadAround(tx, t.owner.id, start, end, now)));
+  const plans = targets.map((target, i) => ({ target, policy: requestPolicy(actor, target), around: arounds[i] }));
+  const refused = await decideMembers(tx, actor, 'hold.create', groupId, plans, input.candidate, idempotencyKey, now);
+  if (refused) return { ok: false, error: refused };
+  const soFar = new Set<string>();
+  for (const p of inOwnerOrder(plans)) {
+    const r = await runClaim(tx, { action: 'hold.create', target: p.target, policy: p.policy, claim: hold(p.target), now, around: p.around, preemptedSoFar: soFar });
+    // The same facts decided above: a refusal here means they changed under the lock; roll back all.
+    if (!r.ok) throw r.error;
+    answer(targets.indexOf(p.target), p.target, r.row, r.warnings);
+  }
+  return { ok: true, value: views[0] };
+}
+
+/** What a refused window hold is answered from: the hold asked for and its owners. */
+type WindowAsked = { actor: AgentActor; targets: readonly SchedulingTarget[]; window: { start: Date; end: Date }; durationMinutes: number; now: Date; idempotencyKey: string | null; auditDetails?: Record<string, unknown> };
+
+/** One owner's refused window hold: the search's reason, its next_available, and the reject audit row. */
+async function refuseOwnerWindow(tx: Tx, asked: WindowAsked, { arounds, policies }: WindowFacts): Promise<DomainError> {
+  const { actor, window, durationMinutes, now, idempotencyKey } = asked;
+  const [target] = asked.targets;
+  const common = { rules: ownerRules(target.owner), claims: arounds[0], now: now.getTime(), durationMinutes, request: policies[0] };
+  const search = searchSlots({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() }, maxResults: 1 });
+  const reason = search.noSlots?.reason_code ?? 'NO_FREE_SLOTS';
+  const error = await noSlotsError(reason, { ...common, window, lookaheadHours: 72, loadClaims: (from, to) => loadClaims(tx, target.owner.id, from, to, now) }, search.warnings);
+  defer(
     tx,
-    { actor, targets: [target], window, durationMinutes, coverage: input.coverage ?? 'first_fit', ttlMs: ttl, now, idempotencyKey, stamped: true, auditDetails },
-    async ({ arounds, policies }) => {
-      const common = { rules: ownerRules(target.owner), claims: arounds[0], now: now.getTime(), durationMinutes, request: policies[0] };
-      const search = searchSlots({ ...common, window: { start: window.start.getTime(), end: window.end.getTime() }, maxResults: 1 });
-      const reason = search.noSlots?.reason_code ?? 'NO_FREE_SLOTS';
-      const error = await noSlotsError(reason, { ...common, window, lookaheadHours: 72, loadClaims: (from, to) => loadClaims(tx, target.owner.id, from, to, now) }, search.warnings);
-      defer(
-        tx,
-        writeAudit(tx, { ...holdAuditBase(actor, target, idempotencyKey, now), outcome: 'reject', reason: `NO_SLOTS_AVAILABLE:${reason}`, start: window.start, end: window.end, details: auditDetails }),
-      );
-      return error;
-    },
+    writeAudit(tx, { ...holdAuditBase(actor, target, idempotencyKey, now), outcome: 'reject', reason: `NO_SLOTS_AVAILABLE:${reason}`, start: window.start, end: window.end, details: asked.auditDetails }),
   );
-  if (!held.ok) return held;
-  const [{ claim, parts }] = held.value;
-  return { ok: true, value: view(claimRow(claim), rulesWarnings(target.owner), parts) };
+  return error;
+}
+
+/** A group's refused window hold: the owners without free time (or none in common), the next slot that suits them all, one audit row each. */
+async function refuseGroupWindow(tx: Tx, asked: WindowAsked, groupId: string, { perOwner }: WindowFacts): Promise<DomainError> {
+  const { actor, targets, window, durationMinutes, now, idempotencyKey } = asked;
+  const refusing = targets.filter((_, i) => !perOwner[i].length);
+  const reasons = new Map(refusing.map((t) => [t.owner.email, 'NO_FREE_SLOTS']));
+  auditGroupRefusal(tx, actor, 'hold.create', groupId, targets, new Set(reasons.keys()), window, reasons, idempotencyKey, now);
+  // The next slot that suits every owner (the collective search), free time only as this hold.
+  const next = await groupWindowNextAvailable(tx, actor, targets, { window, durationMinutes }, now, freeTimeOnly);
+  return new DomainError('NO_SLOTS_AVAILABLE', refusing.length ? `No free slots in the window for ${refusing.map((t) => t.owner.email).join(', ')}` : 'No stretch of the window is free for every owner', {
+    extra: { reason_code: 'NO_FREE_SLOTS', ...next, owners: (refusing.length ? refusing : targets).map((t) => ({ owner_email: t.owner.email, reason: refusing.length ? 'NO_FREE_SLOTS' : 'NO_COMMON_FREE_TIME' })) },
+  });
 }
 
 /** The further ranges of an all_free window hold (none for any other hold, without a query). */

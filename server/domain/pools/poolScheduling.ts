@@ -3,9 +3,16 @@ import { defer } from '@/db/hot/driver';
 import { poolAssignments, type PoolAssignmentReason } from '@/db/schema';
 import type { AgentActor } from '../access';
 import { ensureCalendarsUsable } from '../calendars/mirror';
-import { searchAvailability, evaluateBooking, type AvailabilityInput, type AvailabilityResult } from '../claims/availabilityService';
-import { GateRefusal, type ClaimOperation } from '../claims/claimRunner';
-import { runAnsweredClaim, type KeyAnswer } from '../answeredClaim';
+import {
+  evaluateBooking,
+  GateRefusal,
+  runAnsweredClaim,
+  searchAvailability,
+  type AvailabilityInput,
+  type AvailabilityResult,
+  type ClaimOperation,
+  type KeyAnswer,
+} from '../claims';
 import { DomainError, invalidField } from '../errors';
 import { distinctSlots, localSpan, timeZoneName } from '../scheduling';
 import { assignmentOrder, assignmentReason, type MemberLoad } from './assignment';

@@ -3,19 +3,44 @@ import type { Db, Tx } from '@/db/client';
 import { defer } from '@/db/hot/driver';
 import { claims } from '@/db/schema';
 import type { AgentActor } from '../access';
-import { runAnsweredClaim, type KeyAnswer } from '../answeredClaim';
+import {
+  announceSeries,
+  ARBITRATION_MARGIN_MS,
+  assertBookingSpan,
+  bookingView,
+  claimMadeWithKey,
+  expireDueHolds,
+  getBooking,
+  inconsistentSeries,
+  loadClaims,
+  loadTargets,
+  minimumOf,
+  newBooking,
+  occurrenceClaim,
+  occurrencesOf,
+  ownerQueueKey,
+  ownerRules,
+  refusedOccurrences,
+  requestPolicy,
+  rulesWarnings,
+  runAnsweredClaim,
+  runClaim,
+  seriesBookingClaim,
+  seriesItem,
+  seriesRefusal,
+  type Answer,
+  type BookingInput,
+  type BookingView,
+  type ClaimOperation,
+  type KeyAnswer,
+  type LoadedClaim,
+  type RefusedOccurrence,
+  type SeriesView,
+  type Verdict,
+} from '../claims';
 import { DomainError } from '../errors';
 import { newId } from '../ids';
 import { arbitrate, localSpan } from '../scheduling';
-import { runClaim } from '../claims/claimDecision';
-import { ownerQueueKey, type Answer, type ClaimOperation } from '../claims/claimRunner';
-import { claimMadeWithKey } from '../claims/claimStore';
-import { ARBITRATION_MARGIN_MS, expireDueHolds, loadClaims, loadTargets, ownerRules, requestPolicy, rulesWarnings, type LoadedClaim } from '../claims/claimTarget';
-import { getBooking, newBooking, type BookingInput } from '../claims/bookingService';
-import { inconsistentSeries, occurrenceClaim, refusedOccurrences, seriesItem, seriesRefusal, type RefusedOccurrence, type Verdict } from '../claims/seriesDecision';
-import { announceSeries, minimumOf, occurrencesOf, seriesBookingClaim, type SeriesView } from '../claims/seriesService';
-import { bookingView, type BookingView } from '../claims/views';
-import { assertBookingSpan } from '../claims/windows';
 import { assignmentOrder, assignmentReason, type MemberLoad } from './assignment';
 import { memberLoads, resolvePool } from './poolService';
 import { claimThroughPool, recordAssignment, type PoolAssignmentView } from './poolScheduling';

@@ -2,7 +2,7 @@ import { and, asc, eq, gte } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { bookingReminders, claims, meetingClasses } from '@/db/schema';
 import type { AgentActor } from '../access';
-import { getBooking } from '../claims/bookingService';
+import { getBooking } from '../claims';
 
 /** A reminder as answers show it (docs/api.md "Reminders"). */
 export type ReminderView = { offset_minutes: number; due_at: string; status: 'pending' | 'sent' | 'skipped'; sent_at: string | null };

@@ -4,8 +4,7 @@ import { claims, meetingClasses, owners, waitlistEntries } from '@/db/schema';
 import { assertOwnerInScope, resolveOwnerEmail, type AgentActor } from '../access';
 import { DomainError, invalidField } from '../errors';
 import { isUuid, newId } from '../ids';
-import { loadTarget } from '../claims/claimTarget';
-import { validateWindow } from '../claims/windows';
+import { loadTarget, validateWindow } from '../claims';
 
 /**
  * The waitlist, an agent's side (docs/api.md "Waitlist"): join, list, read, leave. Offering

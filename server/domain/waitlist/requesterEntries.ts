@@ -6,12 +6,10 @@ import { mailLocale } from '@/i18n/mail';
 import { normalizeEmail } from '../access';
 import { DomainError, invalidField } from '../errors';
 import { hashSecret, newId } from '../ids';
-import { entryPageUrl, newEntryToken, offerProposalToken } from '../claims/waitlist/entryToken';
+import { entryPageUrl, loadTarget, newEntryToken, offerProposalToken, validateWindow } from '../claims';
 import { canonicalTimeZone, compatibleInstant, daysFromCivil } from '../scheduling';
 import { sendMail } from '../email';
 import { waitlistJoinedMessage } from '../email/waitlistMessages';
-import { loadTarget } from '../claims/claimTarget';
-import { validateWindow } from '../claims/windows';
 import { loadPublicType } from '../publicScheduling/requester/schedule';
 
 /**

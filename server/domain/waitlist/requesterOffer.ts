@@ -3,13 +3,9 @@ import type { Db, Tx } from '@/db/client';
 import { bookingProposals, claims, owners, waitlistEntries } from '@/db/schema';
 import { DomainError } from '../errors';
 import { newId } from '../ids';
-import { ownerQueueKey, runClaimOperation, type Answer } from '../claims/claimRunner';
-import { lockOwner } from '../claims/claimTarget';
-import { holdStatus } from '../claims/views';
+import { holdStatus, lockOwner, noteFreed, offerProposalToken, ownerQueueKey, runClaimOperation, type Answer } from '../claims';
 import { afterPendingReview } from '../publicScheduling/review/instant';
 import { writeProposalAudit } from '../publicScheduling/review/proposalAudit';
-import { noteFreed } from '../claims/freed';
-import { offerProposalToken } from '../claims/waitlist/entryToken';
 import { entryByToken, publicWaitlistPage, type EntryRow, type PublicWaitlistPage } from './requesterEntries';
 
 /**

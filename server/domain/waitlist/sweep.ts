@@ -2,9 +2,7 @@ import { and, eq, inArray, lte } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { runTransaction } from '@/db/hot/driver';
 import { claims, waitlistEntries } from '@/db/schema';
-import { expireDueHolds, lockOwner } from '../claims/claimTarget';
-import { offerFreed } from '../claims/waitlist/offers';
-import { mailOffers } from '../claims/waitlist/offerMail';
+import { expireDueHolds, lockOwner, mailOffers, offerFreed } from '../claims';
 
 /** How many owners with a waitlist one sweep expires holds of, owner by owner. */
 const MAX_OWNERS_PER_SWEEP = 100;

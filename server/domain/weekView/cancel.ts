@@ -4,16 +4,11 @@ import { runTransaction } from '@/db/hot/driver';
 import { claims, meetingClasses, owners } from '@/db/schema';
 import type { OwnerActor } from '../adminAudit';
 import { writeAudit } from '../audit';
-import { lockOwner } from '../claims/claimTarget';
-import { ownerCancelGroup, ownerCancelSeries } from '../claims/groupLifecycle';
-import type { CancelScope } from '../claims/seriesCancel';
+import { lockOwner, mailOffers, noteFreed, offerFreed, ownerCancelGroup, ownerCancelSeries, type CancelScope } from '../claims';
 import { DomainError, invalidField } from '../errors';
 import { isUuid } from '../ids';
 import { enqueueNotification } from '../notificationService';
 import { localSpan } from '../scheduling/localSpan';
-import { noteFreed } from '../claims/freed';
-import { offerFreed } from '../claims/waitlist/offers';
-import { mailOffers } from '../claims/waitlist/offerMail';
 import { claimDetails, type ClaimDetails } from './details';
 
 /**

@@ -1,7 +1,6 @@
 import type { Db } from '@/db/client';
 import type { OwnerActor } from '../adminAudit';
-import { GateRefusal, runClaimOperation } from '../claims/claimRunner';
-import { bookingOwner, rescheduleClaim, type Mover } from '../claims/rescheduleService';
+import { bookingOwner, GateRefusal, rescheduleClaim, runClaimOperation, type Mover } from '../claims';
 import { approvalDecision, requireConfirmedPreemption } from '../publicScheduling/review/approvalRules';
 import { claimDetails, type ClaimDetails } from './details';
 

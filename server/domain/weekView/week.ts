@@ -4,7 +4,7 @@ import type { Executor } from '@/db/client';
 import { owners } from '@/db/schema';
 import { nextMeetingStart, weekClaims } from '@/db/hot/week';
 import { DomainError } from '../errors';
-import { ownerRules } from '../claims/claimTarget';
+import { ownerRules } from '../claims';
 import { hardBlockIntervals, isSacred, workingIntervals } from '../scheduling';
 import { bookedMinutesOnLocalDay } from '../scheduling/timeRules';
 import type { Claim, Interval } from '../scheduling';

@@ -1,23 +1,33 @@
-import { searchAvailability, evaluateBooking } from '@/server/domain/claims/availabilityService';
-import { searchGroupAvailability } from '@/server/domain/claims/groupSearchService';
-import { bookingClaim, getBooking } from '@/server/domain/claims/bookingService';
-import { seriesBookingClaim, seriesHoldClaim } from '@/server/domain/claims/seriesService';
-import { seriesConfirmClaim, seriesRescheduleClaim } from '@/server/domain/claims/seriesLifecycle';
-import { groupBookingClaim, groupHoldClaim } from '@/server/domain/claims/groupService';
-import { groupSeriesBookingClaim } from '@/server/domain/claims/groupSeries';
+import {
+  bookingClaim,
+  bookingOwner,
+  cancelClaim,
+  confirmClaim,
+  evaluateBooking,
+  extendHold,
+  getBooking,
+  getHold,
+  groupBookingClaim,
+  groupSeriesBookingClaim,
+  holdClaim,
+  listBookings,
+  listHolds,
+  releaseClaim,
+  rescheduleClaim,
+  runAnsweredClaim,
+  searchAvailability,
+  searchGroupAvailability,
+  seriesBookingClaim,
+  seriesConfirmClaim,
+  seriesHoldClaim,
+  seriesRescheduleClaim,
+  updateBooking,
+} from '@/server/domain/claims';
 import { poolSeriesBooking } from '@/server/domain/pools/poolSeries';
-import { cancelClaim, releaseClaim } from '@/server/domain/claims/groupLifecycle';
-import { confirmClaim } from '@/server/domain/claims/holdConfirm';
-import { getHold, holdClaim } from '@/server/domain/claims/holdService';
 import { invalidField } from '@/server/domain/errors';
 import { refuseGroupUnderApproval } from '@/server/domain/approvals/policyService';
-import { listBookings, listHolds } from '@/server/domain/claims/readBack';
 import { claimThroughPool, searchPoolAvailability } from '@/server/domain/pools/poolScheduling';
-import { extendHold } from '@/server/domain/claims/holdService';
-import { bookingOwner, rescheduleClaim } from '@/server/domain/claims/rescheduleService';
-import { updateBooking } from '@/server/domain/claims/bookingEdit';
 import { defineOperation, groupCall, ownerCall, POOL_CALL } from '../operation';
-import { runAnsweredClaim } from '@/server/domain/answeredClaim';
 import { IdParams } from '@/server/schemas/common';
 import * as S from '@/server/schemas/scheduling';
 import { PoolAvailabilityResult } from '@/server/schemas/pools';
@@ -126,7 +136,8 @@ export const createHoldOp = defineOperation({
       if (input.scope === 'window') throw invalidField('recurrence', 'a series holds candidate slots (hold_scope candidate): a window hold with recurrence is not supported');
       return { body: await runAnsweredClaim(db, seriesHoldClaim(actor, { ...input, ...input.candidate, ...series }, now, idempotencyKey), claimCall) };
     }
-    if (ownerEmails) return { body: await runAnsweredClaim(db, groupHoldClaim(actor, { ...input, ownerEmails }, now, idempotencyKey), claimCall) };
+    // One hold claim of one owner or a group's (docs/groups.md "Group holds and bookings").
+    if (ownerEmails) return { body: await runAnsweredClaim(db, holdClaim(actor, { ...input, ownerEmail: undefined, ownerEmails }, now, idempotencyKey), claimCall) };
     if (!body.pool) return { body: await runAnsweredClaim(db, holdClaim(actor, input, now, idempotencyKey), claimCall) };
     const request = { pool: body.pool, ownerEmail: body.owner_email, meetingClass: body.meeting_class, calendarType: body.calendar_type, slot: input.scope === 'candidate' ? input.candidate : undefined };
     const member = (email: string, details: Record<string, unknown>) => holdClaim(actor, { ...input, ownerEmail: email }, now, idempotencyKey, details);

@@ -11,7 +11,7 @@ import { bookingClaim } from '@/server/domain/claims/bookingService';
 import { confirmClaim } from '@/server/domain/claims/holdConfirm';
 import { holdClaim } from '@/server/domain/claims/holdService';
 import { beginIdempotent, requestFingerprint } from '@/server/http/idempotency';
-import { runAnsweredClaim } from '@/server/domain/answeredClaim';
+import { runAnsweredClaim } from '@/server/domain/claims';
 import { driver, newCustomer } from '../../helpers/app';
 import { nextWeekday, setupOwner } from '../scheduling/fixtures';
 

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { owners, publicLinks } from '@/db/schema';
-import { ownerRules } from '../../claims/claimTarget';
+import { ownerRules } from '../../claims';
 import { awayAt } from '../../scheduling';
 import { findLinkByIdOrAlias, type LinkRecord } from '../admin/links';
 

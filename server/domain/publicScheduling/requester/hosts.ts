@@ -1,6 +1,5 @@
 import type { Executor } from '@/db/client';
-import { loadTargets, ownerRules, type SchedulingTarget } from '../../claims/claimTarget';
-import { loadGroupClaims } from '../../claims/groupFacts';
+import { loadGroupClaims, loadTargets, ownerRules, type SchedulingTarget } from '../../claims';
 import { isDomainError } from '../../errors';
 import { assignmentOrder, assignmentReason, type MemberLoad } from '../../pools/assignment';
 import { getPool, memberLoads } from '../../pools/poolService';

@@ -3,7 +3,7 @@ import type { Db, Executor } from '@/db/client';
 import { runTransaction } from '@/db/hot/driver';
 import { bookingProposals, claims, meetingClasses, owners, publicMeetingTypes } from '@/db/schema';
 import { writeAudit } from '../../audit';
-import { lockOwner } from '../../claims/claimTarget';
+import { lockOwner, mailOffers, noteFreed, offerFreed } from '../../claims';
 import { mailLocale, mailTranslations } from '@/i18n/mail';
 import type { Locale } from '@/i18n/locales';
 import { invitationIcs, UNTITLED } from '../../calendars/invitationIcs';
@@ -14,9 +14,6 @@ import { DomainError } from '../../errors';
 import { sha256Hex } from '../../ids';
 import { enqueueNotification } from '../../notificationService';
 import { localSpan } from '../../scheduling/localSpan';
-import { noteFreed } from '../../claims/freed';
-import { offerFreed } from '../../claims/waitlist/offers';
-import { mailOffers } from '../../claims/waitlist/offerMail';
 import { expireLapsed } from '../review/expiry';
 import { proposalRowByToken } from './status';
 

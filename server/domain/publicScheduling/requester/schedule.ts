@@ -1,7 +1,7 @@
 import type { Executor } from '@/db/client';
 import { findMeetingType, listMeetingTypes, effectivePreemptPolicy, type LinkRecord, type MeetingTypeRecord } from '../admin';
 import { DomainError, isDomainError, invalidField } from '../../errors';
-import { loadClaims, ownerRules, resolveCalendar } from '../../claims/claimTarget';
+import { loadClaims, ownerRules, resolveCalendar } from '../../claims';
 import { bufferMs, localSpan, searchSlots, type LocalSpan, type RequestPolicy } from '../../scheduling';
 import { loadPublicLink, publicNotFound, resolveRequester, typeListed, typeReachable, type Requester } from './access';
 import { hostSlots, loadHosts, type HostSet } from './hosts';

@@ -5,8 +5,7 @@ import { claims, meetingClasses, type bookingProposals } from '@/db/schema';
 import { DomainError } from '../../errors';
 import { newId } from '../../ids';
 import { arbitrate, type RequestPolicy } from '../../scheduling';
-import { ownerRules, type ClaimRow, type LoadedClaim, type SchedulingTarget } from '../../claims/claimTarget';
-import type { ClaimRequest } from '../../claims/claimDecision';
+import { ownerRules, type ClaimRequest, type ClaimRow, type LoadedClaim, type SchedulingTarget } from '../../claims';
 
 type ProposalRow = typeof bookingProposals.$inferSelect;
 

@@ -1,7 +1,7 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { owners, publicMeetingTypes } from '@/db/schema';
-import { loadClaims, ownerRules } from '../../claims/claimTarget';
+import { loadClaims, ownerRules } from '../../claims';
 import { searchSlots } from '../../scheduling';
 import { findOwnProposal, type Reviewer } from './owner';
 import { approvalDecision, describeDisplaced, type ApprovalVerdict } from './approvalRules';

@@ -3,12 +3,18 @@ import type { Db, Tx } from '@/db/client';
 import { bookingProposals, publicMeetingTypes } from '@/db/schema';
 import type { OwnerActor } from '../../adminAudit';
 import type { AuditActor } from '../../audit';
-import type { NewClaim } from '../../claims/claimStore';
-import { ownerQueueKey, runClaimOperation, type Answer, type ClaimOperation } from '../../claims/claimRunner';
-import { loadAround } from '../../claims/claimTarget';
-import { applyBookings } from '../../claims/groupService';
-import { loadTargets } from '../../claims/claimTarget';
-import { decideMembers, type MemberPlan } from '../../claims/groupVerdict';
+import {
+  applyBookings,
+  decideMembers,
+  loadAround,
+  loadTargets,
+  ownerQueueKey,
+  runClaimOperation,
+  type Answer,
+  type ClaimOperation,
+  type MemberPlan,
+  type NewClaim,
+} from '../../claims';
 import { hostBookedMessage, sendMail, type MailMessage } from '../../email';
 import { newId } from '../../ids';
 import type { RequestPolicy } from '../../scheduling';

@@ -2,10 +2,9 @@ import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { claims, meetingClasses, type bookingProposals } from '@/db/schema';
 import type { OwnerActor } from '../../adminAudit';
-import type { ClaimRow } from '../../claims/claimTarget';
+import { noteFreed, type ClaimRow } from '../../claims';
 import { enqueueNotification } from '../../notificationService';
 import { localSpan } from '../../scheduling';
-import { noteFreed } from '../../claims/freed';
 
 type ProposalRow = typeof bookingProposals.$inferSelect;
 

@@ -4,10 +4,23 @@ import { allocations, bookingProposals, claims as claimsTable, meetingClasses, o
 import { normalizeEmail } from '../../access';
 import type { OwnerActor } from '../../adminAudit';
 import type { CalendarGate } from '../../calendars/mirror';
-import { runClaim, type ClaimRequest, type ClaimResult } from '../../claims/claimDecision';
-import { GateRefusal, ownerQueueKey, runClaimOperation, type Answer, type ClaimOperation } from '../../claims/claimRunner';
-import { bookingOwner, rescheduleClaim, type Mover } from '../../claims/rescheduleService';
-import { loadAround, lockOwner, resolveCalendar } from '../../claims/claimTarget';
+import {
+  bookingOwner,
+  GateRefusal,
+  loadAround,
+  lockOwner,
+  ownerQueueKey,
+  rescheduleClaim,
+  resolveCalendar,
+  runClaim,
+  runClaimOperation,
+  type Answer,
+  type ClaimOperation,
+  type ClaimRequest,
+  type ClaimResult,
+  type ClaimRow,
+  type Mover,
+} from '../../claims';
 import { mailLocale } from '@/i18n/mail';
 import { moveOutcomeMessage, proposalOutcomeMessage, sendMail, type MailMessage } from '../../email';
 import { DomainError, invalidField } from '../../errors';
@@ -20,7 +33,6 @@ import { recordVideoLink, videoMailLine } from '../../calendars/videoLinks';
 import { findOwnProposal, inInbox, proposalNotFound, type ProposalRow, type Reviewer } from './owner';
 import { recordAssignment, type PoolAssignmentView } from '../../pools/poolScheduling';
 import { approvalDecision, approvalTitle, approvedClaim, requireConfirmedPreemption, reviewRequest } from './approvalRules';
-import type { ClaimRow } from '../../claims/claimTarget';
 import { proposalFacts, writeProposalAudit } from './proposalAudit';
 import { releaseDeclinedHold } from './heldDecline';
 import { bookWeeklySeries } from './seriesApproval';

@@ -1,9 +1,7 @@
 import type { Tx } from '@/db/client';
 import type { NewClaim } from '@/db/hot/claims';
 import type { CalendarGate } from '../../calendars/mirror';
-import { runClaim, type ClaimRequest, type ClaimResult } from '../../claims/claimDecision';
-import { loadAround, type SchedulingTarget } from '../../claims/claimTarget';
-import { keepSeries } from '../../claims/seriesService';
+import { keepSeries, loadAround, runClaim, type ClaimRequest, type ClaimResult, type SchedulingTarget } from '../../claims';
 import { DomainError } from '../../errors';
 import { newId } from '../../ids';
 import { localSpan, type RequestPolicy } from '../../scheduling';

@@ -1,8 +1,8 @@
 import type { Db, Tx } from '@/db/client';
 import { defer } from '@/db/hot/driver';
 import { completeKeyRecord } from '@/db/hot/idempotency';
-import { withCallerTimes } from './callerZone';
-import { runClaimOperation, type ClaimOperation, type GateOwner } from './claims/claimRunner';
+import { withCallerTimes } from '../callerZone';
+import { runClaimOperation, type ClaimOperation, type GateOwner } from './claimRunner';
 
 /**
  * A claim run for a request (docs/architecture.md "One claim path"): what the claim needs
