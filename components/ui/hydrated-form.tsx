@@ -5,7 +5,7 @@ import { useSyncExternalStore, type ComponentProps } from 'react';
 const noSubscription = () => () => {};
 
 /** False on the server and while React hydrates the server's markup; true from then on (and at once on a page opened in the browser). */
-export function useHydrated(): boolean {
+function useHydrated(): boolean {
   return useSyncExternalStore(
     noSubscription,
     () => true,

@@ -12,4 +12,4 @@ export { RadioGroup, RadioCard } from './radio-group';
 export { PageHeader } from './page-header';
 export { Tabs, TabsList, TabsTrigger, TabsContent } from './tabs';
 export { LocalTime } from './local-time';
-export { Form, useHydrated } from './hydrated-form';
+export { Form } from './hydrated-form';

@@ -1,29 +1,25 @@
 import { videoLinkOf } from '../calendars/videoLinks';
 import type { Db, Tx } from '@/db/client';
 import { withSpan } from '@/server/observability/tracing';
-import { localSpan } from '../scheduling';
 import { assertOwnerInScope, type AgentActor } from '../access';
 import { DomainError } from '../errors';
 import { isUuid } from '../ids';
-import { getMeetingClass } from '../meetingClassService';
 import { claimMadeWithKey, type NewClaim } from './claimStore';
 import { loadAround, loadConfirmAround, requestPolicy, rulesWarnings, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 import { lockHoldsForConfirm, type LockedHold } from '@/db/hot/holds';
 import { runClaim } from './claimDecision';
 import { runClaimOperation, type Answer, type ClaimOperation } from './claimRunner';
-import { holdParts } from './holdService';
+import { assertActive, memberTarget, type ConfirmInput } from './holdTarget';
 import { holdDecisionStands } from './standingDecision';
 import { recordConfirm } from '@/server/observability/metrics';
-import { bookingView, holdStatus, type BookingView, type HoldRange, type HoldStatus } from './views';
-import { newBooking, preemptedBy, type BookingDetails, type VideoSetting } from './bookingService';
+import { bookingView, holdStatus, type BookingView } from './views';
+import { newBooking, preemptedBy } from './bookingService';
 import { applyBookings, groupBookingView } from './groupService';
 import { decideMembers, type MemberPlan } from './groupVerdict';
 import { approvalForHold } from '../approvals/policyService';
 import { requestApprovalOnHold, type PendingApprovalView } from './heldRequest';
 
 /** A hold's confirm: the slot, the class and the booking's details. */
-export type ConfirmInput = BookingDetails & { start: Date; end: Date; meetingClass?: string; video?: VideoSetting | null };
-
 type Confirmed = BookingView | PendingApprovalView;
 
 /**
@@ -67,36 +63,6 @@ async function confirmInTransaction(tx: Tx, actor: AgentActor, id: string, input
     // Whatever the answer, the reads (and the expiry's notifications) finish inside the transaction.
     await Promise.all([around?.catch(() => {}), approval?.catch(() => {})]);
   }
-}
-
-/** Refuse a member not active (`subject`: the hold or the group hold). */
-function assertActive(status: HoldStatus, subject: string): void {
-  if (status === 'expired') throw new DomainError('HOLD_EXPIRED', `${subject} expired before it was confirmed`);
-  if (status !== 'active') throw new DomainError('HOLD_NOT_ACTIVE', status === 'preempted' ? `${subject} was preempted by a higher-priority meeting` : `${subject} was released`);
-}
-
-/** A member the slot may promote: its further ranges (all_free), the slot inside it, its calendar usable, the class the booking takes. */
-async function memberTarget(tx: Tx, actor: AgentActor, locked: LockedHold, input: ConfirmInput): Promise<{ target: SchedulingTarget; parts: HoldRange[] }> {
-  const { owner, hold, calendar } = locked;
-  // An all_free window hold: the slot may lie in any of its ranges; the others are released with the promotion.
-  const parts = await holdParts(tx, hold);
-  assertSlotInHold(hold, input.start, input.end, owner.timeZone, parts);
-  if (calendar.status === 'reauth_required') throw new DomainError('CALENDAR_REAUTH_REQUIRED', `The ${calendar.type} calendar of ${owner.email} needs to be re-authorised`);
-  if (calendar.status === 'disconnected') throw new DomainError('CALENDAR_NOT_FOUND', `The ${calendar.type} calendar of ${owner.email} was disconnected`);
-  // A named class that does not exist: getMeetingClass throws its error.
-  const meetingClass = locked.meetingClass ?? (await getMeetingClass(tx, actor.customerId, input.meetingClass!));
-  return { target: { owner, calendar, meetingClass }, parts };
-}
-
-/**
- * A single hold a scoped series confirm promotes (seriesLifecycle.ts): refused unless active (its
- * status's error), then as any member: the slot inside it, its calendar usable, the class.
- */
-export async function confirmTarget(tx: Tx, actor: AgentActor, locked: LockedHold, input: ConfirmInput, now: Date): Promise<{ target: SchedulingTarget; parts: HoldRange[] }> {
-  const status = holdStatus(locked.hold, now);
-  if (status === 'promoted') throw new DomainError('HOLD_ALREADY_PROMOTED', 'This hold was already confirmed into a booking', { extra: { booking_id: locked.hold.promotedBookingId } });
-  assertActive(status, 'The hold');
-  return memberTarget(tx, actor, locked, input);
 }
 
 /** The booking a member's hold becomes; a series' hold becomes an occurrence of the series (docs/arbitration.md "Recurring series"). */
@@ -186,22 +152,4 @@ async function confirmGroup(tx: Tx, actor: AgentActor, id: string, locked: Locke
   const named = plans.map((p) => p.target);
   const organizer = named[Math.max(0, locked.findIndex((l) => l.hold.id === id))];
   return applyBookings(tx, plans, claimsByOwner, 'booking.confirm', now, named, withParts, {}, input.video ? { setting: input.video, organizer } : null);
-}
-
-function assertSlotInHold(hold: ClaimRow, start: Date, end: Date, timeZone: string, parts: readonly HoldRange[] = []) {
-  const s = start.getTime();
-  const e = end.getTime();
-  if (hold.holdScope === 'candidate') {
-    if (s !== hold.startAt.getTime() || e !== hold.endAt.getTime()) {
-      throw new DomainError('SLOT_OUTSIDE_HOLD', 'A candidate hold confirms only its exact start and end', { extra: { held_window: localSpan(hold.startAt, hold.endAt, timeZone) } });
-    }
-    return;
-  }
-  const duration = (hold.durationMinutes ?? 0) * 60_000;
-  const ranges = [hold, ...parts];
-  if (e - s !== duration || !ranges.some((r) => s >= r.startAt.getTime() && e <= r.endAt.getTime())) {
-    const extra: Record<string, unknown> = { held_window: localSpan(hold.startAt, hold.endAt, timeZone), duration_minutes: hold.durationMinutes };
-    if (parts.length) extra.held_windows = ranges.sort((a, b) => a.startAt.getTime() - b.startAt.getTime()).map((r) => localSpan(r.startAt, r.endAt, timeZone));
-    throw new DomainError('SLOT_OUTSIDE_HOLD', `Confirm a slot of exactly ${hold.durationMinutes} minutes inside ${parts.length ? 'one of the held windows' : 'the held window'}`, { extra });
-  }
 }

@@ -11,7 +11,7 @@ import { runClaim } from './claimDecision';
 import { ownerQueueKey, type ClaimOperation } from './claimRunner';
 import { ARBITRATION_MARGIN_MS, loadClaims, requestPolicy, rulesWarnings, type ClaimRow, type LoadedClaim, type SchedulingTarget } from './claimTarget';
 import { newBooking } from './bookingService';
-import { confirmTarget, type ConfirmInput } from './holdConfirm';
+import { confirmTarget, type ConfirmInput } from './holdTarget';
 import { assertMovable, moverActor, moverPolicy, type BookingOwner, type Mover, type RescheduleInput } from './moveRules';
 import { lockBooking } from './rescheduleService';
 import { seriesNamedBy, type SeriesScope } from './seriesCancel';
