@@ -179,7 +179,7 @@ describe('a keyed request whose COMMIT answer was lost (PostgreSQL)', () => {
     const again = await retried(create);
     expect(again.status, again.text).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(again.body).toMatchObject({ email, name: marker, time_zone: 'Europe/Paris' });
+    expect(again.body).toMatchObject({ owner_email: email, name: marker, time_zone: 'Europe/Paris' });
     // The replay is the stored answer, byte for byte: what a first answer would have been.
     const [row] = await direct!`select response_status, response_body from idempotency_records where key = ${key}`;
     expect(row.response_status).toBe(201);
