@@ -29,7 +29,7 @@ type HandlerContext<B, Q, P, A extends AuthMode> = OperationInput<B, Q, P> & {
   baseUrl: string;
   idempotencyKey: string | null;
   /**
-   * What a claim this call runs needs from it (server/domain/answeredClaim.ts): the calendar
+   * What a claim this call runs needs from it (server/domain/claims/answeredClaim.ts): the calendar
    * gate of the owner the call names when its gate is the claim's (`scope.gate: 'claim'`), and
    * the Idempotency-Key's record, where the claim's transaction stores its accepted answer (the
    * wrapper then answers exactly the stored text). Hand it to `runAnsweredClaim` (with another
