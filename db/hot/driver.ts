@@ -1,4 +1,5 @@
 import { is } from 'drizzle-orm';
+import { PgTransaction } from 'drizzle-orm/pg-core';
 import { PostgresJsSession } from 'drizzle-orm/postgres-js/session';
 import type { Db, Executor, Tx } from '../client';
 import { pgErrorInfo } from '../errors';
@@ -74,7 +75,9 @@ export function defer(tx: Executor, statement: PromiseLike<unknown>): void {
  * thrown. If `fn` throws, the first failed deferred statement (the cause of later "current
  * transaction is aborted" errors) is thrown instead of its error, when there is one. On
  * PGlite (in process, no round trips) the deferred statements are awaited and the
- * transaction commits as drizzle's does.
+ * transaction commits as drizzle's does. Run on a transaction (`db` a Tx), it is a savepoint of
+ * it: the deferred statements are awaited before it is released, and COMMIT stays the outer
+ * transaction's.
  */
 export function runTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
@@ -87,7 +90,8 @@ export function runTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T
       throw (await firstFailure(deferred)) ?? err;
     }
     if (deferred.length) {
-      commitEarly(tx);
+      // Nested in a caller's transaction (a savepoint): its COMMIT is the caller's, not sent here.
+      if (!is(db, PgTransaction)) commitEarly(tx);
       const failure = await firstFailure(deferred);
       if (failure) throw failure;
     }

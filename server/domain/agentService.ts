@@ -5,6 +5,7 @@ import { parseOwnerScope, requirePermission } from './access';
 import { audited, type AdminActor } from './adminAudit';
 import { DomainError, invalidField } from './errors';
 import { isUuid, newId, newSecret } from './ids';
+import { afterCommit } from './afterCommit';
 import { forgetVerified } from './verifiedKeys';
 import { requireTimeZone } from './callerZone';
 
@@ -100,9 +101,9 @@ export async function updateAgent(
       return { before: agentFacts(before), row: await changeAgent(tx, customerId, actor, agentId, patch, now) };
     },
     ({ before, row }) => ({ action: 'agent.update', customerId, details: { ...agentFacts(row), before }, at: now }),
-  ).then((r) => {
+  ).then(async (r) => {
     // Committed: this process's verified keys of the agent go now; other instances hear the database (docs/architecture.md "API keys").
-    forgetVerified({ agentId: r.row.id });
+    await afterCommit(db, () => forgetVerified({ agentId: r.row.id }));
     return r.row;
   });
 }
@@ -172,8 +173,8 @@ export async function revokeApiKey(
     (tx) => revokeKey(tx, customerId, actor, agentId, keyId, now),
     // A key already revoked keeps its first revocation time: nothing changed, nothing to record.
     (r) => (r.revoked_at === now.toISOString() ? { action: 'api_key.revoke', customerId, details: { agent_id: agentId, key_id: r.key_id }, at: now } : null),
-  ).then((r) => {
-    forgetVerified({ keyId: r.key_id }); // as in updateAgent
+  ).then(async (r) => {
+    await afterCommit(db, () => forgetVerified({ keyId: r.key_id })); // as in updateAgent
     return r;
   });
 }

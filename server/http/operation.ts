@@ -29,11 +29,12 @@ type HandlerContext<B, Q, P, A extends AuthMode> = OperationInput<B, Q, P> & {
   baseUrl: string;
   idempotencyKey: string | null;
   /**
-   * What a claim this call runs needs from it (server/domain/answeredClaim.ts): the calendar
+   * What a claim this call runs needs from it (server/domain/claims/answeredClaim.ts): the calendar
    * gate of the owner the call names when its gate is the claim's (`scope.gate: 'claim'`), and
    * the Idempotency-Key's record, where the claim's transaction stores its accepted answer (the
    * wrapper then answers exactly the stored text). Hand it to `runAnsweredClaim` (with another
-   * `gate` for an owner the operation learns itself: a booking's owner).
+   * `gate` for an owner the operation learns itself: a booking's owner). Only for an operation
+   * declaring `transaction: 'own'`; others get no record (the wrapper's transaction stores it).
    */
   claimCall: ClaimCall;
 };
@@ -128,6 +129,18 @@ export type OperationSpec<B, Q, P, A extends AuthMode, R = z.ZodType | undefined
    * a replay answers them as null.
    */
   idempotency?: false | { redact?: string[] };
+  /**
+   * The transaction a mutating API-key call runs in, where its Idempotency-Key's answer is stored
+   * with its change (docs/api.md "Idempotency"). Default: the wrapper's. The handler's `db` is a
+   * transaction, the answer is stored as its last statement, and the handler's own transactions
+   * nest in it (savepoints); work that must wait for the commit goes through afterCommit
+   * (server/domain/afterCommit.ts).
+   * - `own`: the handler's own stores it: a claim (`runAnsweredClaim` with `claimCall`; the claim
+   *   runner owns its transaction, retries and queue) or `runAnsweredTransaction`.
+   * - false: none around the handler (outbound network calls, long work); the answer is stored
+   *   after it, so a retry after a lost COMMIT answer runs it again.
+   */
+  transaction?: 'own' | false;
   /**
    * Whether a call changes state (default: every method but GET). Declared where
    * the method misleads: a POST that only reads (a search), a GET that consumes

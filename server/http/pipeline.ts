@@ -1,6 +1,6 @@
 import { getDb, type Db } from '@/server/db';
 import { requirePermission } from '@/server/domain/access';
-import { redact } from '@/server/domain/claims';
+import { redact, runAnsweredTransaction } from '@/server/domain/claims';
 import { authenticateApiKey } from '@/server/domain/apiKeyAuth';
 import { DomainError } from '@/server/domain/errors';
 import { logContext } from '@/server/log';
@@ -123,27 +123,44 @@ async function beginIdempotency(call: Call, db: Db, body: unknown): Promise<Resp
   return null;
 }
 
-/** Step: run. The operation's handler, handed what the steps settled; a claim gets its gate and the key's record (`claimCall`). */
+/**
+ * Step: run. The operation's handler, handed what the steps settled. A mutating API-key
+ * operation runs in a transaction that stores the key's answer with its change
+ * (`op.transaction`, docs/api.md "Idempotency"): by default the wrapper's, handed to the handler
+ * as its `db`; a claim's own (`'own'`: it gets its gate and the key's record, `claimCall`); or
+ * none (false: the answer is stored after it, by the answer step).
+ */
 function run(call: Call, db: Db, input: ParsedInput, scope: ResolvedScope): Promise<HandlerResult> {
-  return call.op.handler({
-    ...input,
-    req: call.req,
-    db,
-    now: call.now,
-    requestId: call.requestId,
-    actor: call.actor,
-    ownerEmail: scope.ownerEmail,
-    bearer: call.bearer,
-    clientIp: call.clientIp,
-    baseUrl: publicBaseUrl(call.req, call.config.publicBaseUrl),
-    idempotencyKey: call.idempotencyKey,
-    claimCall: { gate: scope.gate, answer: call.key },
-  });
+  const { op } = call;
+  const own = op.transaction === 'own';
+  const handle = (db: Db) =>
+    op.handler({
+      ...input,
+      req: call.req,
+      db,
+      now: call.now,
+      requestId: call.requestId,
+      actor: call.actor,
+      ownerEmail: scope.ownerEmail,
+      bearer: call.bearer,
+      clientIp: call.clientIp,
+      baseUrl: publicBaseUrl(call.req, call.config.publicBaseUrl),
+      idempotencyKey: call.idempotencyKey,
+      claimCall: { gate: scope.gate, answer: own ? call.key : null },
+    });
+  if (op.transaction !== undefined || !wrapped(op)) return handle(db);
+  return runAnsweredTransaction(db, call.key, handle, (result) => ({ body: result.body, status: result.status ?? successStatus(op, result.body) }));
+}
+
+/** Whether the wrapper's transaction may run the operation: a mutating API-key operation that takes an Idempotency-Key. */
+function wrapped(op: AnyOperation): boolean {
+  return op.auth === 'api_key' && op.idempotency !== false && isMutating(op.method);
 }
 
 /**
- * Step: answer. The handler's answer with the caller's twins; under a claimed key, the text a
- * claim's transaction stored is sent as is, and any other answer is stored now.
+ * Step: answer. The handler's answer with the caller's twins; under a claimed key, the text the
+ * change's transaction stored is sent as is, and any other answer (an operation without a
+ * transaction: `transaction: false`) is stored now.
  */
 async function answer(call: Call, db: Db, result: HandlerResult): Promise<Response> {
   const { headers, key } = call;

@@ -1,6 +1,7 @@
 import type { Db, Tx } from '@/db/client';
 import { defer } from '@/db/hot/driver';
 import { completeKeyRecord } from '@/db/hot/idempotency';
+import { queueAfterCommit, runQueued } from '../afterCommit';
 import { withCallerTimes } from '../callerZone';
 import { runClaimOperation, type ClaimOperation, type GateOwner } from './claimRunner';
 
@@ -62,31 +63,45 @@ export async function runAnsweredClaim<T>(db: Db, operation: ClaimOperation<T>, 
 }
 
 /**
- * A keyed write that runs in a transaction of its own (not a claim: extending a hold): `fn`'s
- * value is stored as the key's answer as the transaction's last statement, as runAnsweredClaim
- * does, so a retry after a COMMIT whose answer was lost replays it (docs/operations.md "High
- * availability"). Without a key, just the transaction.
+ * A keyed write that runs in a transaction of its own (not a claim: extending a hold; any other
+ * keyed REST write, in the wrapper's transaction around its handler: server/http/pipeline.ts):
+ * `fn`'s value is stored as the key's answer as the transaction's last statement, as
+ * runAnsweredClaim does, so a retry after a COMMIT whose answer was lost replays it
+ * (docs/operations.md "High availability"). `answerOf` says what of the value is answered (the
+ * value itself by default; a handler's result: its body, and its status when it names one).
+ * Work `fn` puts off with afterCommit (./afterCommit.ts) runs once the transaction committed,
+ * on `db`. Without a key, just the transaction.
  */
-export async function runAnsweredTransaction<T>(db: Db, answer: KeyAnswer | null, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export async function runAnsweredTransaction<T>(
+  db: Db,
+  answer: KeyAnswer | null,
+  fn: (tx: Tx) => Promise<T>,
+  answerOf: (value: T) => { body: unknown; status?: number } = (value) => ({ body: value }),
+): Promise<T> {
   let answered: KeyAnswer['answered'];
+  let opened: Tx | undefined;
   const value = await db.transaction(async (tx) => {
+    opened = tx;
+    queueAfterCommit(tx);
     const raw = await fn(tx);
     if (answer) {
-      const stored = storedAnswer(answer, raw);
+      const { body, status } = answerOf(raw);
+      const stored = storedAnswer(answer, body, status);
       await completeKeyRecord(tx, answer.recordId, stored.status, stored.stored);
       answered = { status: stored.status, text: stored.text };
     }
     return raw;
   });
   if (answer) answer.answered = answered;
+  await runQueued(opened!, db);
   return value;
 }
 
 /** A value as a key stores it: as answered (the caller's twins), its status, and the text stored (less redacted fields). */
-function storedAnswer(answer: KeyAnswer, raw: unknown): { status: number; text: string; stored: string } {
+function storedAnswer(answer: KeyAnswer, raw: unknown, status?: number): { status: number; text: string; stored: string } {
   const shown = answer.zone ? withCallerTimes(raw, answer.zone) : raw;
   const text = JSON.stringify(shown);
-  return { status: answer.status(shown), text, stored: answer.redact.length ? JSON.stringify(redact(shown, answer.redact)) : text };
+  return { status: status ?? answer.status(shown), text, stored: answer.redact.length ? JSON.stringify(redact(shown, answer.redact)) : text };
 }
 
 /** A response body less fields never stored (secrets shown once); a replay answers them as null. */

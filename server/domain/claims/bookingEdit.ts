@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { calendars, claims, meetingClasses, owners, type AttendeeJson } from '@/db/schema';
 import { assertOwnerInScope, normalizeEmail, type AgentActor } from '../access';
+import { afterCommit } from '../afterCommit';
 import { mailRemovedAttendees } from '../calendars/invitations';
 import { DomainError } from '../errors';
 import { isUuid } from '../ids';
@@ -95,7 +96,7 @@ export async function updateBooking(db: Db, actor: AgentActor, bookingId: string
     });
     return { view: view(row), removed, row, owner: b };
   });
-  // After commit (mail never holds a transaction): people removed hear the meeting is off for them.
-  if (out.removed.length) await mailRemovedAttendees(db, { row: out.row, ownerEmail: out.owner.ownerEmail, ownerName: out.owner.ownerName, ownerTimeZone: out.owner.timeZone }, out.removed, now);
+  // After commit (mail never holds a transaction; the REST wrapper's included: ../afterCommit.ts): people removed hear the meeting is off for them.
+  if (out.removed.length) await afterCommit(db, (db) => mailRemovedAttendees(db, { row: out.row, ownerEmail: out.owner.ownerEmail, ownerName: out.owner.ownerName, ownerTimeZone: out.owner.timeZone }, out.removed, now));
   return out.view;
 }

@@ -1,4 +1,6 @@
 import type { Span } from '@opentelemetry/api';
+import { is } from 'drizzle-orm';
+import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '@/db/client';
 import { recordFailure, setSpanAttributes, startSpan, tracingEnabled, withSpan } from '@/server/observability/tracing';
 import { isConstraintViolation, PG_DEADLOCK, PG_EXCLUSION_VIOLATION, PG_SERIALIZATION_FAILURE } from '@/db/errors';
@@ -111,6 +113,9 @@ export class GateRefusal extends Error {
  * last, with COMMIT (the REST wrapper's idempotent answer).
  */
 export async function runClaimOperation<T>(db: Db, operation: ClaimOperation<T>, gateOwner?: GateOwner, onAccept?: (tx: Tx, value: T) => void): Promise<T> {
+  // The runner owns its transaction (its retries, its queue, COMMIT sent early): never inside another
+  // one (a REST operation that runs a claim declares `transaction: 'own'`, server/http/operation.ts).
+  if (is(db, PgTransaction)) throw new Error(`claim ${operation.action ?? 'claim'} run inside a transaction: the claim runner opens its own`);
   const action = operation.action ?? 'claim';
   try {
     const value = await runGatedClaim(db, operation, gateOwner, onAccept);

@@ -19,7 +19,7 @@ export type { CancelScope } from './seriesCancel';
 
 // The claim path's parts, for the claims decided elsewhere (pools, public scheduling, the waitlist).
 export { runClaimOperation, ownerQueueKey, GateRefusal, type Answer, type ClaimOperation, type GateOwner } from './claimRunner';
-export { runAnsweredClaim, redact, type ClaimCall, type KeyAnswer } from './answeredClaim';
+export { runAnsweredClaim, runAnsweredTransaction, redact, type ClaimCall, type KeyAnswer } from './answeredClaim';
 export { runClaim, type ClaimRequest, type ClaimResult } from './claimDecision';
 export { decideMembers, type MemberPlan } from './groupVerdict';
 export { inconsistentSeries, occurrenceClaim, refusedOccurrences, seriesItem, seriesRefusal, type RefusedOccurrence, type Verdict } from './seriesDecision';

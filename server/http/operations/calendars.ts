@@ -30,6 +30,7 @@ export const connectCaldavOp = defineOperation({
   scope: { of: ({ body }) => ownerCall(body.owner_email), gate: false },
   success: { status: 200, description: 'The connected calendar', schema: S.Calendar },
   errors: ['OWNER_NOT_FOUND', 'owner_scope_denied'],
+  transaction: false, // discovery and the first sync talk to the CalDAV server
   handler: async ({ db, actor, ownerEmail, body, now }) => {
     const { calendar } = await connectCaldav(
       db,

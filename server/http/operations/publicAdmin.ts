@@ -185,6 +185,7 @@ export const verifyDomainOp = defineOperation({
   params: S.DomainParams,
   success: { status: 200, description: 'The domain, `status: verified`', schema: S.Domain },
   errors: ['not_found', 'domain_not_verified', 'owner_scope_denied'],
+  transaction: false, // the DNS look-up runs outside any transaction
   handler: async ({ db, actor, params, now }) => ({
     body: domains.domainView(await domains.verifyDomain(db, actor.customerId, actor, params.domain_id, getConfig().dnsResolver, now)),
   }),

@@ -122,6 +122,7 @@ export const createHoldOp = defineOperation({
   query: S.CallerZone,
   success: { status: 200, description: 'The hold (with recurrence: the first occurrence held, and series)', schema: S.Hold },
   errors: [...ARBITRATION, 'WINDOW_TOO_NARROW', 'NO_SLOTS_AVAILABLE', ...TARGET, ...POOL],
+  transaction: 'own',
   handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey, claimCall }) => {
     const common = { ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, ttlSeconds: body.ttl_seconds };
     const input =
@@ -172,6 +173,7 @@ export const releaseHoldOp = defineOperation({
   query: S.ReleaseQuery,
   success: { status: 200, description: 'The released hold', schema: S.Hold },
   errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'owner_scope_denied'],
+  transaction: 'own',
   handler: async ({ db, actor, params, query, now, claimCall }) => ({ body: await releaseClaim(db, actor, params.id, now, query.scope, claimCall.answer) }),
 });
 
@@ -188,6 +190,7 @@ export const extendHoldOp = defineOperation({
   query: S.CallerZone,
   success: { status: 200, description: 'The hold with its new expiry', schema: S.Hold },
   errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'owner_scope_denied'],
+  transaction: 'own',
   handler: async ({ db, actor, params, body, now, idempotencyKey, claimCall }) => ({ body: await extendHold(db, actor, params.id, body.ttl_seconds, now, idempotencyKey, claimCall.answer) }),
 });
 
@@ -211,6 +214,7 @@ export const confirmHoldOp = defineOperation({
   },
   errors: ['HOLD_NOT_FOUND', 'HOLD_EXPIRED', 'HOLD_ALREADY_PROMOTED', 'HOLD_NOT_ACTIVE', 'SLOT_OUTSIDE_HOLD', ...ARBITRATION, ...TARGET, 'APPROVAL_REQUIRED'],
   answerStatus: (value) => (value.status === 'pending_approval' ? 202 : 200),
+  transaction: 'own',
   handler: async ({ db, actor, params, body, now, idempotencyKey, claimCall }) => {
     const input = { ...body, start: date(body.start), end: date(body.end), meetingClass: body.meeting_class };
     if (body.scope && body.scope !== 'occurrence') return { body: await runAnsweredClaim(db, await seriesConfirmClaim(db, actor, params.id, body.scope, input, now, idempotencyKey), claimCall) };
@@ -240,6 +244,7 @@ export const createBookingOp = defineOperation({
   errors: [...ARBITRATION, ...TARGET, ...POOL, 'APPROVAL_REQUIRED'],
   // A booking an owner's approval policy holds answers 202 (stored so with its Idempotency-Key).
   answerStatus: bookingStatus,
+  transaction: 'own',
   handler: async ({ db, actor, ownerEmail, body, now, idempotencyKey, claimCall }) => {
     const ownerEmails = groupOwners(body);
     const input = { ...body, ownerEmail, calendarType: body.calendar_type, meetingClass: body.meeting_class, start: date(body.start), end: date(body.end) };
@@ -308,6 +313,7 @@ export const cancelBookingOp = defineOperation({
   query: S.CallerZone,
   success: { status: 200, description: 'The cancelled booking', schema: S.Booking },
   errors: ['BOOKING_NOT_FOUND', 'BOOKING_NOT_ACTIVE', 'owner_scope_denied'],
+  transaction: 'own',
   handler: async ({ db, actor, params, body, now, idempotencyKey, claimCall }) => ({ body: await cancelClaim(db, actor, params.id, body.reason, now, idempotencyKey, body.scope, claimCall.answer) }),
 });
 
@@ -325,6 +331,7 @@ export const rescheduleBookingOp = defineOperation({
   query: S.CallerZone,
   success: { status: 200, description: 'The booking at its new time', schema: S.Booking },
   errors: ['BOOKING_NOT_FOUND', 'BOOKING_NOT_ACTIVE', 'permission_denied:manage_customer', ...ARBITRATION, ...TARGET],
+  transaction: 'own',
   handler: async ({ db, actor, params, body, now, idempotencyKey, claimCall }) => {
     const mover = { kind: 'agent' as const, actor };
     const owner = await bookingOwner(db, mover, params.id);

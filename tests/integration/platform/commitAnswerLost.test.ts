@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import postgres from 'postgres';
 import { closeDb } from '@/server/db';
 import { driver, newCustomer, type ApiResponse, type TestCustomer } from '../../helpers/app';
+import { allowLoopbackOutbound } from '../../helpers/outbound';
 import { NEEDS_POSTGRES_SESSIONS } from '../../helpers/skips';
 import { tcpSwitch } from '../../helpers/tcpSwitch';
 import { call, nextWeekday, setupOwner } from '../scheduling/fixtures';
@@ -12,7 +13,9 @@ import { call, nextWeekday, setupOwner } from '../scheduling/fixtures';
  * availability"). The request answers 503; a retry with the same Idempotency-Key must answer what
  * the committed request would have (a replay), never run again: a cancel run again answers 409
  * BOOKING_NOT_ACTIVE, and a client (bench/failover.ts) is then told its cancel failed while the
- * booking is cancelled. The service's pool goes through a loopback switch that drops the answer to
+ * booking is cancelled; an owner created again answers 409 OWNER_ALREADY_EXISTS. Claims store
+ * their answer in their own transaction, every other keyed write in the wrapper's transaction
+ * around its handler (server/http/pipeline.ts). The service's pool goes through a loopback switch that drops the answer to
  * the COMMIT of the transaction carrying the test's marker.
  */
 let sw: Awaited<ReturnType<typeof tcpSwitch>> | undefined;
@@ -21,6 +24,8 @@ let admin: TestCustomer;
 let owner: string;
 let skipReason: string | undefined;
 const saved = { url: process.env.DATABASE_URL, direct: process.env.DATABASE_DIRECT_URL };
+// The webhook endpoint of the last case names a loopback URL.
+allowLoopbackOutbound();
 
 beforeAll(async () => {
   const url = process.env.DATABASE_URL;
@@ -129,5 +134,78 @@ describe('a keyed request whose COMMIT answer was lost (PostgreSQL)', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toMatchObject({ booking_id: rows[0].id, status: 'confirmed' });
     expect(await direct!`select id from claims where title = ${marker}`).toHaveLength(1);
+  }, 60_000);
+
+  it('a booking edit (PATCH) answered 503 after its commit replays 200 to the retry with its key, and edits once', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    const day = nextWeekday('tue', 'UTC');
+    const booked = await call('POST', '/v1/bookings', { key: admin.key, idempotencyKey: `cal-book-${Date.now()}`, body: { owner_email: owner, meeting_class: 'internal', start: day.at('14:00'), end: day.at('14:30') } });
+    expect(booked.status, booked.text).toBe(201);
+    const id = booked.body.booking_id as string;
+
+    // The new title is the marker: only the edit's own statements carry it.
+    const marker = `commit-answer-lost-${Date.now()}`;
+    const lost = sw!.loseCommitAnswer(marker);
+    const key = `cal-patch-${Date.now()}`;
+    const edit = () => call('PATCH', `/v1/bookings/${id}`, { key: admin.key, idempotencyKey: key, body: { title: marker } });
+    const first = await edit();
+    await lost;
+    expect(first.status, first.text).toBe(503);
+    const edits = async () => (await direct!`select count(*)::int as n from audit_log where booking_id = ${id} and action = 'booking.update'`)[0].n;
+    expect(await edits()).toBe(1);
+    expect((await direct!`select title from claims where id = ${id}`)[0].title).toBe(marker);
+
+    const again = await retried(edit);
+    expect(again.status, again.text).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toMatchObject({ booking_id: id, title: marker, status: 'confirmed' });
+    expect(await edits()).toBe(1);
+  }, 60_000);
+
+  it('an owner created (POST /v1/owners) answered 503 after its commit replays 201 to the retry with its key, and is created once', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    // The name is the marker: the calendar gate before the key looks the email up, never the name.
+    const marker = `commit-answer-lost-${Date.now()}`;
+    const email = `lost-${Date.now()}@example.com`;
+    const lost = sw!.loseCommitAnswer(marker);
+    const key = `cal-owner-${Date.now()}`;
+    const create = () => call('POST', '/v1/owners', { key: admin.key, idempotencyKey: key, body: { email, name: marker, time_zone: 'Europe/Paris' } });
+    const first = await create();
+    await lost;
+    expect(first.status, first.text).toBe(503);
+    const creations = async () => (await direct!`select count(*)::int as n from audit_log where owner_email = ${email} and action = 'owner.create'`)[0].n;
+    expect(await creations()).toBe(1);
+
+    const again = await retried(create);
+    expect(again.status, again.text).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toMatchObject({ owner_email: email, name: marker, time_zone: 'Europe/Paris' });
+    // The replay is the stored answer, byte for byte: what a first answer would have been.
+    const [row] = await direct!`select response_status, response_body from idempotency_records where key = ${key}`;
+    expect(row.response_status).toBe(201);
+    expect(again.text).toBe(row.response_body);
+    expect(await creations()).toBe(1);
+    expect(await direct!`select id from owners where email = ${email}`).toHaveLength(1);
+  }, 60_000);
+
+  it('a webhook endpoint created answered 503 after its commit replays 201 (its secret withheld) to the retry with its key, and is created once', async (ctx) => {
+    if (skipReason) ctx.skip(skipReason);
+    const marker = `commit-answer-lost-${Date.now()}`;
+    const lost = sw!.loseCommitAnswer(marker);
+    const key = `cal-webhook-${Date.now()}`;
+    const create = () => call('POST', '/v1/webhooks', { key: admin.key, idempotencyKey: key, body: { url: 'http://127.0.0.1:9/hook', events: ['waitlist.offered'], description: marker } });
+    const first = await create();
+    // (Checked before waiting for the loss: an insert outside a transaction has no COMMIT to lose.)
+    expect(first.status, first.text).toBe(503);
+    await lost;
+    const endpoints = async () => (await direct!`select id::text from webhook_endpoints where description = ${marker}`).map((r) => r.id);
+    expect(await endpoints()).toHaveLength(1);
+
+    const again = await retried(create);
+    expect(again.status, again.text).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    // A secret is shown once and never stored with the answer: the replay answers it as null.
+    expect(again.body).toMatchObject({ id: (await endpoints())[0], description: marker, secret: null });
+    expect(await endpoints()).toHaveLength(1);
   }, 60_000);
 });

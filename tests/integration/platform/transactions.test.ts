@@ -146,6 +146,22 @@ describe('claim transactions', () => {
     expect(await claimIds(T(17), T(18))).toEqual([]);
   });
 
+  it('nested in a transaction (a handler in the REST wrapper\'s), is a savepoint: the outer transaction goes on and commits it all', async () => {
+    const db = await getDb();
+    const b = booking(T(22), T(23));
+    const marker = `nested-${newId()}`;
+    await db.transaction(async (outer) => {
+      await runTransaction(outer as typeof db, async (tx) => {
+        defer(tx, insertClaim(tx, b));
+        return null;
+      });
+      // Refused if the nested one had sent the outer transaction's COMMIT early.
+      await queryRows(outer, 'update owners set name = $2 where id = $1', [ownerId, marker]);
+    });
+    expect(await claimIds(T(21, 30), T(23, 30))).toEqual([b.id]);
+    expect(await ownerName()).toBe(marker);
+  });
+
   it('defers only inside runTransaction', async () => {
     const db = await getDb();
     await db.transaction(async (tx) => {

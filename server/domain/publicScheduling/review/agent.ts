@@ -1,3 +1,4 @@
+import { afterCommit } from '../../afterCommit';
 import { announceForReview } from './announce';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
@@ -87,7 +88,8 @@ export async function createAgentProposal(db: Db, actor: AgentActor, input: Agen
     // proposal.created for the agent's webhook endpoints, committed with the proposal (docs/webhooks.md).
     await recordWebhookEvent(tx, { agentId: actor.agentId, kind: 'proposal.created', now, actor: { kind: 'agent', agentId: actor.agentId }, data: { proposal_id: id, status: 'pending_review', owner_email: owner.email, candidates } });
   });
-  if (baseUrl) await announceForReview(db, id, baseUrl);
+  // Mailed once the proposal committed (the REST wrapper's transaction included: ../../afterCommit.ts).
+  if (baseUrl) await afterCommit(db, (db) => announceForReview(db, id, baseUrl));
   const view: AgentProposalView = { proposal_id: id, status: 'pending_review', candidates };
   if (result.warnings.length) view.warnings = result.warnings;
   return view;
