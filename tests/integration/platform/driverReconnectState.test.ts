@@ -1,12 +1,7 @@
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import postgres from 'postgres';
-import { openPostgres } from '@/db/drivers/postgres';
 import { queryRows } from '@/db/hot/driver';
 import { isDatabaseUnavailable } from '@/db/errors';
-import type { DbHandle } from '@/db/client';
-import { driver } from '../../helpers/app';
-import { NEEDS_POSTGRES_SESSIONS } from '../../helpers/skips';
+import { closeSessions, poolOfOne } from '../../helpers/postgresSessions';
 
 /**
  * A connection that the server ends in the middle of a result (a failover's fast shutdown: FATAL
@@ -17,22 +12,11 @@ import { NEEDS_POSTGRES_SESSIONS } from '../../helpers/skips';
  * lookup read "not found" or a row `undefined`. A pool of one, so the next statements need the
  * very connection that was ended.
  */
-const MIGRATIONS = path.join(process.cwd(), 'db', 'migrations');
-const handles: DbHandle[] = [];
-const admins: postgres.Sql[] = [];
-afterAll(async () => {
-  for (const h of handles) await h.close();
-  for (const a of admins) await a.end({ timeout: 1 });
-});
+afterAll(closeSessions);
 
 describe("a connection ended in the middle of a result (PostgreSQL)", () => {
   it('answers the statements after its reconnect as a new session: no stale error, no stale rows', async (ctx) => {
-    const url = process.env.DATABASE_DIRECT_URL || process.env.DATABASE_URL;
-    if ((await driver()) !== 'postgres' || !url) ctx.skip(NEEDS_POSTGRES_SESSIONS);
-    const handle = await openPostgres(url!, 1, MIGRATIONS);
-    handles.push(handle);
-    const admin = postgres(url!, { max: 1, onnotice: () => {} });
-    admins.push(admin);
+    const { handle, admin } = await poolOfOne(ctx);
     const pid = Number((await queryRows(handle.db, 'select pg_backend_pid() as pid', []))[0].pid);
 
     // 63 rows of 1 kB reach the client (past the server's 8 kB output buffer) before the 64th sleeps.

@@ -1,12 +1,8 @@
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import postgres from 'postgres';
 import { openPostgres } from '@/db/drivers/postgres';
 import { queryRows, runTransaction } from '@/db/hot/driver';
 import { isDatabaseUnavailable } from '@/db/errors';
-import type { DbHandle } from '@/db/client';
-import { driver } from '../../helpers/app';
-import { NEEDS_POSTGRES_SESSIONS } from '../../helpers/skips';
+import { adminConnection, closeSessions, directUrl, keptHandle, MIGRATIONS, poolOfOne } from '../../helpers/postgresSessions';
 import { tcpSwitch } from '../../helpers/tcpSwitch';
 
 /**
@@ -14,25 +10,11 @@ import { tcpSwitch } from '../../helpers/tcpSwitch';
  * left a request waiting for ever on postgres.js 3.4.9 before, and the pool short of a connection.
  * A pool of one connection, so the next statement needs the very connection that closed.
  */
-const MIGRATIONS = path.join(process.cwd(), 'db', 'migrations');
-const handles: DbHandle[] = [];
-const admins: postgres.Sql[] = [];
 const cleanups: (() => unknown)[] = [];
 afterAll(async () => {
-  for (const h of handles) await h.close();
-  for (const a of admins) await a.end({ timeout: 1 });
+  await closeSessions();
   for (const c of cleanups) await c();
 });
-
-async function poolOfOne(ctx: { skip: (note?: string) => never }): Promise<{ handle: DbHandle; admin: postgres.Sql }> {
-  const url = process.env.DATABASE_DIRECT_URL || process.env.DATABASE_URL;
-  if ((await driver()) !== 'postgres' || !url) ctx.skip(NEEDS_POSTGRES_SESSIONS);
-  const handle = await openPostgres(url!, 1, MIGRATIONS);
-  handles.push(handle);
-  const admin = postgres(url!, { max: 1, onnotice: () => {} });
-  admins.push(admin);
-  return { handle, admin };
-}
 
 const pidOf = async (db: Parameters<typeof queryRows>[0]) => Number((await queryRows(db, 'select pg_backend_pid() as pid', []))[0].pid);
 
@@ -61,23 +43,20 @@ describe('a transaction whose connection closes (PostgreSQL)', () => {
   }, 60_000);
 
   it('a transaction waiting for a connection that closes and reconnects is answered, and the pool serves again', async (ctx) => {
-    const url = process.env.DATABASE_DIRECT_URL || process.env.DATABASE_URL;
-    if ((await driver()) !== 'postgres' || !url) ctx.skip(NEEDS_POSTGRES_SESSIONS);
+    const url = await directUrl(ctx);
     // Through a switch of the test's own, so that the connection closes without a word from the
     // server (a pooler or a proxy dropping it), as in a failover.
-    const target = new URL(url!);
+    const target = new URL(url);
     const sw = await tcpSwitch({ host: target.hostname || '127.0.0.1', port: Number(target.port || 5432) });
     cleanups.push(sw.close);
     const switched = new URL(url!);
     switched.hostname = '127.0.0.1';
     switched.port = String(sw.port);
-    const handle = await openPostgres(switched.toString(), 1, MIGRATIONS, { directUrl: url! });
-    handles.push(handle);
+    const handle = keptHandle(await openPostgres(switched.toString(), 1, MIGRATIONS, { directUrl: url }));
 
     // The pool's one connection busy with a long statement; a transaction queued for it.
     const busy = queryRows(handle.db, 'select pg_sleep(60)', []).catch((e: unknown) => e);
-    const admin = postgres(url!, { max: 1, onnotice: () => {} });
-    admins.push(admin);
+    const admin = adminConnection(url);
     await expect.poll(async () => (await admin`select count(*)::int as n from pg_stat_activity where query = 'select pg_sleep(60)'`)[0].n).toBe(1);
     const waiting = runTransaction(handle.db, async (tx) => (await queryRows(tx, 'select 3 as n', []))[0].n).then(
       (n) => ({ n }),
