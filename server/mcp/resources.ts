@@ -2,7 +2,7 @@ import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import type { AnyOperation } from '@/server/http/operation';
 import { getScheduleRulesOp, listMeetingClassesOp } from '@/server/http/operations/admin';
-import { listBookingsOp } from '@/server/http/operations/scheduling';
+import { listBookingsOp } from '@/server/http/operations/schedulingLists';
 import { executeOperation, type CallerContext, type ToolOutcome } from './execute';
 
 /**

@@ -16,13 +16,12 @@ import {
   extendHoldOp,
   getBookingOp,
   getHoldOp,
-  listBookingsOp,
-  listHoldsOp,
   releaseHoldOp,
   rescheduleBookingOp,
   searchAvailabilityOp,
   updateBookingOp,
 } from '@/server/http/operations/scheduling';
+import { listBookingsOp, listHoldsOp } from '@/server/http/operations/schedulingLists';
 import { notificationsOp } from '@/server/http/operations/feeds';
 import { getWaitlistOp, joinWaitlistOp, leaveWaitlistOp, listWaitlistOp } from '@/server/http/operations/waitlist';
 

@@ -11,6 +11,7 @@ import * as pools from './pools';
 import * as publicAdmin from './publicAdmin';
 import * as reminders from './reminders';
 import * as scheduling from './scheduling';
+import * as schedulingLists from './schedulingLists';
 import * as waitlist from './waitlist';
 import * as webhooks from './webhooks';
 
@@ -33,7 +34,7 @@ export const openApiOp = defineOperation({
  * tests/integration/openapi.test.ts fails when an app/ route binds an
  * operation missing here, so docs cannot drift from code.
  */
-export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin), ...Object.values(approvals), ...Object.values(calendars), ...Object.values(scheduling), ...Object.values(feeds), ...Object.values(reminders), ...Object.values(pools), ...Object.values(publicAdmin), ...Object.values(proposals), ...Object.values(publicRequester), ...Object.values(waitlist), ...Object.values(webhooks)] as AnyOperation[];
+export const operations: readonly AnyOperation[] = [openApiOp, ...Object.values(admin), ...Object.values(approvals), ...Object.values(calendars), ...Object.values(scheduling), ...Object.values(schedulingLists), ...Object.values(feeds), ...Object.values(reminders), ...Object.values(pools), ...Object.values(publicAdmin), ...Object.values(proposals), ...Object.values(publicRequester), ...Object.values(waitlist), ...Object.values(webhooks)] as AnyOperation[];
 
 type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
 let cached: { base: string; doc: OpenApiDocument } | undefined;

@@ -10,8 +10,6 @@ import {
   groupBookingClaim,
   groupSeriesBookingClaim,
   holdClaim,
-  listBookings,
-  listHolds,
   releaseClaim,
   rescheduleClaim,
   runAnsweredClaim,
@@ -361,42 +359,4 @@ export const evaluateOp = defineOperation({
   handler: async ({ db, actor, ownerEmail, body, now }) => ({
     body: await evaluateBooking(db, actor, { ownerEmail, meetingClass: body.meeting_class, calendarType: body.calendar_type, start: date(body.start), end: date(body.end) }, now),
   }),
-});
-
-const listQuery = (q: { owner_email?: string; from?: string; to?: string; status?: string; agent?: string; limit: number; cursor?: string }) => ({
-  ownerEmail: q.owner_email,
-  from: q.from ? date(q.from) : undefined,
-  to: q.to ? date(q.to) : undefined,
-  status: q.status,
-  agent: q.agent,
-  limit: q.limit,
-  cursor: q.cursor,
-});
-
-export const listHoldsOp = defineOperation({
-  operationId: 'listHolds',
-  method: 'GET',
-  path: '/v1/holds',
-  summary: 'Holds in the caller\'s owner scope, by start (filters: owner_email, from, to, status, agent = me or an id)',
-  tags: ['Scheduling'],
-  auth: 'api_key',
-  permission: ['read_availability', 'create_holds'],
-  query: S.HoldListQuery,
-  success: { status: 200, description: 'A page of holds', schema: S.HoldList },
-  errors: ['owner_scope_denied'],
-  handler: async ({ db, actor, query, now }) => ({ body: await listHolds(db, actor, listQuery(query), now) }),
-});
-
-export const listBookingsOp = defineOperation({
-  operationId: 'listBookings',
-  method: 'GET',
-  path: '/v1/bookings',
-  summary: 'Bookings in the caller\'s owner scope, by start (filters: owner_email, from, to, status, agent = me or an id)',
-  tags: ['Scheduling'],
-  auth: 'api_key',
-  permission: ['read_availability', 'create_bookings'],
-  query: S.BookingListQuery,
-  success: { status: 200, description: 'A page of bookings', schema: S.BookingList },
-  errors: ['owner_scope_denied'],
-  handler: async ({ db, actor, query, now }) => ({ body: await listBookings(db, actor, listQuery(query), now) }),
 });
