@@ -62,15 +62,20 @@ async function retried(send: () => Promise<ApiResponse>): Promise<ApiResponse> {
   return res;
 }
 
+/** A meeting of the test owner booked on the next `weekday` (UTC), from `start` to `end`: its id. */
+async function bookedMeeting(weekday: Parameters<typeof nextWeekday>[0], start: string, end: string): Promise<string> {
+  const day = nextWeekday(weekday, 'UTC');
+  const booked = await call('POST', '/v1/bookings', { key: admin.key, idempotencyKey: `cal-book-${Date.now()}`, body: { owner_email: owner, meeting_class: 'internal', start: day.at(start), end: day.at(end) } });
+  expect(booked.status, booked.text).toBe(201);
+  return booked.body.booking_id as string;
+}
+
 const statusOf = async (id: string) => (await direct!`select status from claims where id = ${id}`)[0]?.status as string | undefined;
 
 describe('a keyed request whose COMMIT answer was lost (PostgreSQL)', () => {
   it('a cancel answered 503 after its commit replays 200 to the retry with its key, and is not run again', async (ctx) => {
     if (skipReason) ctx.skip(skipReason);
-    const day = nextWeekday('wed', 'UTC');
-    const booked = await call('POST', '/v1/bookings', { key: admin.key, idempotencyKey: `cal-book-${Date.now()}`, body: { owner_email: owner, meeting_class: 'internal', start: day.at('10:00'), end: day.at('10:30') } });
-    expect(booked.status, booked.text).toBe(201);
-    const id = booked.body.booking_id as string;
+    const id = await bookedMeeting('wed', '10:00', '10:30');
 
     const marker = `commit-answer-lost-${Date.now()}`;
     const lost = sw!.loseCommitAnswer(marker);
@@ -138,10 +143,7 @@ describe('a keyed request whose COMMIT answer was lost (PostgreSQL)', () => {
 
   it('a booking edit (PATCH) answered 503 after its commit replays 200 to the retry with its key, and edits once', async (ctx) => {
     if (skipReason) ctx.skip(skipReason);
-    const day = nextWeekday('tue', 'UTC');
-    const booked = await call('POST', '/v1/bookings', { key: admin.key, idempotencyKey: `cal-book-${Date.now()}`, body: { owner_email: owner, meeting_class: 'internal', start: day.at('14:00'), end: day.at('14:30') } });
-    expect(booked.status, booked.text).toBe(201);
-    const id = booked.body.booking_id as string;
+    const id = await bookedMeeting('tue', '14:00', '14:30');
 
     // The new title is the marker: only the edit's own statements carry it.
     const marker = `commit-answer-lost-${Date.now()}`;
