@@ -34,8 +34,10 @@
  * to 4x; a 500-way race then peaked at about 180 MB instead of about 320 MB, with the same
  * throughput (docs/operations.md "Memory settings",
  * docs/benchmarks/history/2026-11-26-server-memory.md). `none` turns it off. The young
- * generation's size is fixed at start and cannot be set here: `npm start` passes
- * `--max-semi-space-size=16` on node's command line (Node 24's default young generation cost
+ * generation's size is fixed at start and cannot be set that way: a production server started
+ * without `--max-semi-space-size` on node's command line or in NODE_OPTIONS replaces itself
+ * (process.execve: the same process id, no second process) with one started with
+ * `--max-semi-space-size=16`, however it was started (Node 24's default young generation cost
  * about 100 MB of resident memory; docs/benchmarks/history/2026-11-29-node-24.md).
  *
  * SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish
@@ -80,6 +82,20 @@ function applyV8Flags() {
     if (!/^--[a-z0-9-]+(=\S+)?$/.test(f)) throw new Error(`SERVER_V8_FLAGS: not a V8 flag: ${f}`);
     v8.setFlagsFromString(f);
   }
+}
+
+/** The young generation's size (MB per semi-space) a production server runs with unless told otherwise: Node 20's. */
+const SEMI_SPACE_MB = 16;
+
+/**
+ * A production server whose young generation was not sized on node's command line or in
+ * NODE_OPTIONS runs again in the same process (execve) with `--max-semi-space-size=16` (the
+ * header above): the heap is sized before any code runs, so no flag set from here would do.
+ */
+function sizeYoungGeneration() {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => /^--max[-_]semi[-_]space[-_]size\b/.test(a));
+  if (given) return;
+  process.execve(process.execPath, [process.execPath, `--max-semi-space-size=${SEMI_SPACE_MB}`, ...process.execArgv, ...process.argv.slice(1)], process.env);
 }
 
 /** Normalise `::ffff:127.0.0.1` to `127.0.0.1`. */
@@ -319,6 +335,7 @@ const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPat
 if (isMain) {
   const workers = Number(process.env.WEB_CONCURRENCY || 1);
   const dev = process.argv.includes('--dev') || process.env.NODE_ENV === 'development';
+  if (!dev) sizeYoungGeneration();
   const start = async () => {
     applyV8Flags();
     if (!(Number.isInteger(workers) && workers >= 1)) throw new Error(`WEB_CONCURRENCY must be a positive whole number, got ${process.env.WEB_CONCURRENCY}`);
