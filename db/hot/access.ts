@@ -2,6 +2,7 @@ import { agents, apiKeys, calendars, notifications, owners } from '../schema';
 import type { Executor } from '../client';
 import { names, pickList, pickMapper } from './columns';
 import { queryRows } from './driver';
+import { COMPLETE_KEY } from './idempotency';
 
 /**
  * The statements every agent request runs around its operation (server/http/handler.ts):
@@ -86,12 +87,24 @@ export async function providerCalendarRows(db: Executor, owner: string | { custo
 }
 
 /** Deliver (mark) up to $3 of an agent's pending notifications, oldest first, skipping rows another drain holds. */
-const DRAIN_NOTIFICATIONS = `update notifications set ${n.deliveredAt} = $2 where ${n.id} in (
+const DRAIN = `update notifications set ${n.deliveredAt} = $2 where ${n.id} in (
   select ${n.id} from notifications where ${n.agentId} = $1 and ${n.deliveredAt} is null order by ${n.createdAt} asc, ${n.id} asc limit $3 for update skip locked)
   returning ${pickList(notifications, ['id', 'seq', 'customerId', 'agentId', 'kind', 'data', 'createdAt', 'deliveredAt', 'own'])}`;
+/** DRAIN behind the completion of an Idempotency-Key's record ($4, answered $5 with the body $6; COMPLETE_KEY), in one statement. */
+const COMPLETE_KEY_AND_DRAIN = `with completed as (${COMPLETE_KEY.replace(/\$(\d)/g, (_, i: string) => `$${Number(i) + 3}`)}) ${DRAIN}`;
 const toNotification = pickMapper(notifications, ['id', 'seq', 'customerId', 'agentId', 'kind', 'data', 'createdAt', 'deliveredAt', 'own']);
 
-export async function drainNotificationRows(db: Executor, agentId: string, now: Date, max: number): Promise<(typeof notifications.$inferSelect)[]> {
-  const rows = await queryRows(db, DRAIN_NOTIFICATIONS, [agentId, now.toISOString(), max]);
+/** A keyed request's refusal to store as its key's answer (db/hot/idempotency.ts completeKeyRecord) while draining. */
+export type KeyCompletion = { recordId: string; status: number; bodyText: string };
+
+/**
+ * Deliver up to `max` of an agent's pending notifications; with `complete`, the key's record
+ * takes its answer in the same statement (an error answer stores its body and drains the
+ * agent's queue: one round trip and one commit instead of two).
+ */
+export async function drainNotificationRows(db: Executor, agentId: string, now: Date, max: number, complete?: KeyCompletion): Promise<(typeof notifications.$inferSelect)[]> {
+  const rows = complete
+    ? await queryRows(db, COMPLETE_KEY_AND_DRAIN, [agentId, now.toISOString(), max, complete.recordId, complete.status, complete.bodyText])
+    : await queryRows(db, DRAIN, [agentId, now.toISOString(), max]);
   return rows.map(toNotification);
 }

@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, gte } from 'drizzle-orm';
-import { drainNotificationRows } from '@/db/hot/access';
+import { drainNotificationRows, type KeyCompletion } from '@/db/hot/access';
 import { insertNotificationWithEvent } from '@/db/hot/webhooks';
 import type { Executor } from '@/db/client';
 import { notifications, type NotificationKind } from '@/db/schema';
@@ -97,10 +97,11 @@ async function withVideo(db: Executor, kind: NotificationKind, data: Record<stri
 /**
  * Take up to 50 undelivered notifications of an agent, oldest first, and mark
  * them delivered. Concurrent drains never hand out the same item twice
- * (SKIP LOCKED).
+ * (SKIP LOCKED). With `complete`, an Idempotency-Key's record takes its answer in the same
+ * statement (an error answer: server/http/failure.ts).
  */
-export async function drainNotifications(db: Executor, agentId: string, now: Date = new Date()): Promise<NotificationItem[]> {
-  const rows = await drainNotificationRows(db, agentId, now, MAX_NOTIFICATIONS_PER_DRAIN);
+export async function drainNotifications(db: Executor, agentId: string, now: Date = new Date(), complete?: KeyCompletion): Promise<NotificationItem[]> {
+  const rows = await drainNotificationRows(db, agentId, now, MAX_NOTIFICATIONS_PER_DRAIN, complete);
   rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
   return rows.map(item);
 }

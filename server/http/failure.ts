@@ -4,6 +4,7 @@ import { writeDeniedAudit } from '@/server/domain/audit';
 import { GateRefusal, type KeyAnswer } from '@/server/domain/claims';
 import type { DomainError } from '@/server/domain/errors';
 import { log } from '@/server/log';
+import { drainNotifications, type NotificationItem } from '@/server/domain/notificationService';
 import { metrics } from '@/server/observability/metrics';
 import { setSpanAttributes } from '@/server/observability/tracing';
 import { drain, present, type Call } from './call';
@@ -30,9 +31,11 @@ export async function answerFailure(call: Call, caught: unknown): Promise<Respon
   if (err.code === 'IDEMPOTENCY_CONFLICT' || err.code === 'IDEMPOTENCY_IN_FLIGHT') metrics().idempotencyConflicts.inc({ code: err.code });
   const body: ErrorBody = present(call, errorBody(err, fieldLocator(op)));
   const denied = err.code.startsWith('permission_denied') || err.code === 'owner_scope_denied';
-  // The agent's pending notifications are drained while the answer is stored (both are sent at once).
-  const draining = db && actor && !denied ? drain(db, actor) : null;
-  if (db && call.key) await settleKey(db, call.key, err, status >= 500 || status === 429 || gateRefused, body);
+  const free = status >= 500 || status === 429 || gateRefused;
+  // The agent's pending notifications are drained while the answer is stored: one statement
+  // when the key keeps this answer, else both sent at once.
+  const draining = db && actor && !denied ? (call.key && !free ? completeAndDrain(db, actor, call.key, err, body) : drain(db, actor)) : null;
+  if (db && call.key && !(draining && !free)) await settleKey(db, call.key, err, free, body);
   if (typeof err.extra?.retry_after_seconds === 'number') headers.set('retry-after', String(err.extra.retry_after_seconds));
   if (db && actor && denied) await auditDenied(db, actor, op, err, call.now);
   if (status === 401) headers.set('www-authenticate', `Bearer error="invalid_token", error_description="${err.code}"`);
@@ -52,6 +55,17 @@ async function settleKey(db: Db, key: KeyAnswer, err: DomainError, free: boolean
     log.error('idempotency bookkeeping failed', { err: storeErr });
     // The database is away: free the key once it is back, so a retry need not wait out the lease.
     if (err.code === 'service_unavailable') releaseIdempotentLater(db, key.recordId);
+  }
+}
+
+/** The key's record takes the error body (as settleKey) in the statement that drains the agent's notifications. */
+async function completeAndDrain(db: Db, actor: AgentActor, key: KeyAnswer, err: DomainError, body: ErrorBody): Promise<NotificationItem[]> {
+  try {
+    return await drainNotifications(db, actor.agentId, new Date(), { recordId: key.recordId, status: statusOf(err), bodyText: JSON.stringify(body) });
+  } catch (storeErr) {
+    // Neither the answer nor the queue went (a 4xx: the key is left to its lease, as settleKey leaves it).
+    log.error('idempotency bookkeeping failed', { err: storeErr });
+    return [];
   }
 }
 

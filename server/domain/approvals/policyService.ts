@@ -1,7 +1,8 @@
-import { and, asc, eq, inArray, isNull, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { isConstraintViolation, PG_UNIQUE_VIOLATION } from '@/db/errors';
-import { agents, approvalPolicies, bookingProposals, claims, meetingClasses, owners } from '@/db/schema';
+import { selectApprovalForHold, selectOwnerUnderApproval } from '@/db/hot/approvals';
+import { agents, approvalPolicies, meetingClasses, owners } from '@/db/schema';
 import { normalizeEmail } from '../access';
 import { audited, type AdminActor } from '../adminAudit';
 import { DomainError, invalidField } from '../errors';
@@ -155,46 +156,16 @@ export async function removeApprovalPolicy(
  * owner's email and the class's name, so it can go out in the claim's first pipeline.
  */
 export async function approvalRequired(db: Executor, q: { customerId: string; ownerEmail: string; agentId: string; meetingClass: string }): Promise<boolean> {
-  const rows = await ownersRules(db, q.customerId, eq(owners.email, normalizeEmail(q.ownerEmail)), q.agentId, q.meetingClass);
-  return rows.length > 0;
-}
-
-/** A rule covers an agent's booking of a class when it names that agent or none, and that class or none. */
-function coversAgentAndClass(agentId: string, classMatches: SQL): SQL[] {
-  return [or(isNull(approvalPolicies.agentId), eq(approvalPolicies.agentId, agentId))!, or(isNull(approvalPolicies.meetingClassId), classMatches)!];
-}
-
-/** The owner of the first rule, among the customer's owners `ownerMatches` picks, that covers this agent and class (one statement). */
-function ownersRules(db: Executor, customerId: string, ownerMatches: SQL, agentId: string, meetingClass: string) {
-  return db
-    .select({ email: owners.email })
-    .from(approvalPolicies)
-    .innerJoin(owners, eq(owners.id, approvalPolicies.ownerId))
-    .leftJoin(meetingClasses, eq(meetingClasses.id, approvalPolicies.meetingClassId))
-    .where(and(eq(owners.customerId, customerId), ownerMatches, ...coversAgentAndClass(agentId, eq(meetingClasses.name, meetingClass))))
-    .limit(1);
+  return (await selectOwnerUnderApproval(db, { ...q, emails: [normalizeEmail(q.ownerEmail)] })) !== undefined;
 }
 
 /**
- * A confirm's look-up, sent in its first pipeline beside the hold's lock (bookingService.ts): whether
+ * A confirm's look-up, sent in its first pipeline beside the hold's lock (claims/holdConfirm.ts): whether
  * a rule of the hold's owner covers this agent and the class the booking takes (the one named, else
- * the hold's), and the request already filed on this hold, if any.
+ * the hold's), and the request already filed on this hold, if any. One prepared statement (db/hot/approvals.ts).
  */
-export async function approvalForHold(db: Executor, q: { customerId: string; holdId: string; agentId: string; meetingClass?: string }): Promise<{ required: boolean; proposalId: string | null }> {
-  const classMatches = q.meetingClass ? eq(meetingClasses.name, q.meetingClass) : eq(approvalPolicies.meetingClassId, claims.meetingClassId);
-  const [rules, filed] = await Promise.all([
-    db
-      .select({ id: approvalPolicies.id })
-      .from(approvalPolicies)
-      .innerJoin(claims, eq(claims.ownerId, approvalPolicies.ownerId))
-      .leftJoin(meetingClasses, eq(meetingClasses.id, approvalPolicies.meetingClassId))
-      .where(
-        and(eq(claims.id, q.holdId), eq(claims.customerId, q.customerId), ...coversAgentAndClass(q.agentId, classMatches)),
-      )
-      .limit(1),
-    db.select({ id: bookingProposals.id }).from(bookingProposals).where(and(eq(bookingProposals.holdId, q.holdId), eq(bookingProposals.customerId, q.customerId))).limit(1),
-  ]);
-  return { required: rules.length > 0, proposalId: filed[0]?.id ?? null };
+export function approvalForHold(db: Executor, q: { customerId: string; holdId: string; agentId: string; meetingClass?: string }): Promise<{ required: boolean; proposalId: string | null }> {
+  return selectApprovalForHold(db, q);
 }
 
 /**
@@ -202,6 +173,6 @@ export async function approvalForHold(db: Executor, q: { customerId: string; hol
  * its owners covers this agent and class, it is refused with APPROVAL_REQUIRED naming that owner.
  */
 export async function refuseGroupUnderApproval(db: Executor, q: { customerId: string; ownerEmails: readonly string[]; agentId: string; meetingClass: string }): Promise<void> {
-  const [hit] = await ownersRules(db, q.customerId, inArray(owners.email, q.ownerEmails.map(normalizeEmail)), q.agentId, q.meetingClass);
-  if (hit) throw new DomainError('APPROVAL_REQUIRED', `${hit.email} requires approval for this booking, and a group booking cannot wait for it: book ${hit.email} alone`);
+  const email = await selectOwnerUnderApproval(db, { ...q, emails: q.ownerEmails.map(normalizeEmail) });
+  if (email) throw new DomainError('APPROVAL_REQUIRED', `${email} requires approval for this booking, and a group booking cannot wait for it: book ${email} alone`);
 }

@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { getDb } from '@/server/db';
-import { idempotencyRecords, owners } from '@/db/schema';
+import { idempotencyRecords, notifications, owners } from '@/db/schema';
 import { newId } from '@/server/domain/ids';
+import { enqueueNotification } from '@/server/domain/notificationService';
 import { requestFingerprint } from '@/server/http/idempotency';
 import { api, expectEnvelope, newCustomer, uniqueEmail, type TestCustomer } from '../../helpers/app';
 
@@ -81,6 +82,30 @@ describe('Idempotency-Key', () => {
     const again = await api('POST', '/v1/owners', { key: admin.key, body, idempotencyKey: key });
     expectEnvelope(again, 400, 'INVALID_TIME_ZONE');
     expect(again.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('a 4xx stores its answer and hands out the pending notifications once, in one statement (docs/api.md "Idempotency")', async () => {
+    const db = await getDb();
+    const now = new Date();
+    for (const hour of [9, 10]) {
+      const data = { hold_id: newId(), start: new Date(Date.UTC(2030, 0, 7, hour)).toISOString(), end: new Date(Date.UTC(2030, 0, 7, hour + 1)).toISOString() };
+      await enqueueNotification(db, { customerId: admin.customerId, agentId: admin.agentId, kind: 'hold.expired', data, now, actor: { kind: 'system' } });
+    }
+    const queued = await db.select({ id: notifications.id }).from(notifications).where(and(eq(notifications.agentId, admin.agentId), isNull(notifications.deliveredAt)));
+    expect(queued).toHaveLength(2);
+    const key = `k-${newId()}`;
+    const body = { email: uniqueEmail(), time_zone: 'Mars/Olympus' };
+    const first = await api('POST', '/v1/owners', { key: admin.key, body, idempotencyKey: key });
+    expectEnvelope(first, 400, 'INVALID_TIME_ZONE');
+    expect((first.body.pending_notifications as { id: string }[]).map((n) => n.id).sort()).toEqual(queued.map((q) => q.id).sort());
+    const [record] = await db.select().from(idempotencyRecords).where(and(eq(idempotencyRecords.agentId, admin.agentId), eq(idempotencyRecords.key, key)));
+    expect(record).toMatchObject({ state: 'done', responseStatus: 400, lockedUntil: null });
+    const { pending_notifications: answered, ...stored } = first.body as Record<string, unknown>;
+    expect(answered).toHaveLength(2);
+    expect(JSON.parse(record.responseBody!)).toEqual(stored); // stored without the queue
+    const again = await api('POST', '/v1/owners', { key: admin.key, body, idempotencyKey: key });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual({ ...stored, pending_notifications: [] }); // handed out once
   });
 
   it('scopes keys per agent and path', async () => {
