@@ -94,7 +94,8 @@ const SEMI_SPACE_MB = 16;
  */
 function sizeYoungGeneration() {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => /^--max[-_]semi[-_]space[-_]size\b/.test(a));
-  if (given) return;
+  // process.execve is Node 23.11+ on POSIX systems only (not Windows): elsewhere the server runs as started.
+  if (given || typeof process.execve !== 'function') return;
   process.execve(process.execPath, [process.execPath, `--max-semi-space-size=${SEMI_SPACE_MB}`, ...process.execArgv, ...process.argv.slice(1)], process.env);
 }
 
