@@ -33,9 +33,10 @@ export async function answerFailure(call: Call, caught: unknown): Promise<Respon
   const denied = err.code.startsWith('permission_denied') || err.code === 'owner_scope_denied';
   const free = status >= 500 || status === 429 || gateRefused;
   // The agent's pending notifications are drained while the answer is stored: one statement
-  // when the key keeps this answer, else both sent at once.
-  const draining = db && actor && !denied ? (call.key && !free ? completeAndDrain(db, actor, call.key, err, body) : drain(db, actor)) : null;
-  if (db && call.key && !(draining && !free)) await settleKey(db, call.key, err, free, body);
+  // when the key keeps this answer (`together`), else both sent at once.
+  const together = Boolean(db && actor && !denied && call.key && !free);
+  const draining = db && actor && !denied ? (together ? completeAndDrain(db, actor, call.key!, err, body) : drain(db, actor)) : null;
+  if (db && call.key && !together) await settleKey(db, call.key, err, free, body);
   if (typeof err.extra?.retry_after_seconds === 'number') headers.set('retry-after', String(err.extra.retry_after_seconds));
   if (db && actor && denied) await auditDenied(db, actor, op, err, call.now);
   if (status === 401) headers.set('www-authenticate', `Bearer error="invalid_token", error_description="${err.code}"`);
