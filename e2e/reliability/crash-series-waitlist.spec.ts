@@ -179,7 +179,9 @@ test.describe('crash safety: kill -9 during series commits and waitlist offers',
           continue;
         }
         await cancelOnce(queue.shift()!, c);
-        await sleep(20 + Math.random() * 40);
+        // Paced so the 60 cancels span several kills (about 3 s of up time), not only the first: on a fast host
+        // the whole queue used to drain in under a second, before any kill (the run then cut nothing).
+        await sleep(100 + Math.random() * 200);
       }
     };
     const clients = Array.from({ length: 4 }, (_, c) => client(c));
