@@ -79,7 +79,8 @@ test.describe('the dashboard sets the away redirect', () => {
     const field = card.getByLabel('While the owner is away, send requesters to');
     await field.selectOption({ label: `/${theirs.alias} (${colleague})` });
     await card.getByRole('button', { name: 'Save redirect' }).click();
-    await expect(card.getByRole('status').filter({ hasText: 'Saved' })).toBeVisible();
+    // each of the card's forms has its own status: wait on this form's, not on any "Saved" in the card
+    await expect(card.getByRole('form', { name: /^Away redirect of / }).getByRole('status')).toHaveText('Saved');
     expect((await owner.api('GET', `/v1/public-scheduling/links/${mine.link_id}`)).away_redirect_link_id).toBe(theirs.link_id);
     await snapPage(page, info, '02-dashboard-away-redirect');
     await dashboardAccessible(page, 'public scheduling with an away redirect');
@@ -95,7 +96,7 @@ test.describe('the dashboard sets the away redirect', () => {
     const language = card.getByLabel('Default language of the booking pages');
     await language.selectOption({ label: 'Deutsch' });
     await card.getByRole('button', { name: 'Save language' }).click();
-    await expect(card.getByRole('status').filter({ hasText: 'Saved' }).last()).toBeVisible();
+    await expect(card.getByRole('form', { name: /^Default language of / }).getByRole('status')).toHaveText('Saved');
     expect((await owner.api('GET', `/v1/public-scheduling/links/${mine.link_id}`)).default_language).toBe('de');
     await page.reload();
     await expect(page.getByTestId(`link-${mine.alias}`).getByLabel('Default language of the booking pages')).toHaveValue('de');
