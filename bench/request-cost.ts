@@ -11,7 +11,7 @@
  * owner's lock), POST /v1/holds (candidate) and the confirm of each hold. A build comes from
  * bench/contention.ts (its staged app) or any `next build`.
  * --race=N: instead, three rounds of N clients booking one slot of one owner at once (wall, p50,
- *   p99, server CPU per request). --race-path=hold: the same race with candidate holds
+ *   p99, server CPU and write calls per request). --race-path=hold: the same race with candidate holds
  *   (POST /v1/holds), --race-path=both: a booking race then a hold race each round.
  * --fetch: the client uses fetch instead of node:http (bench/lib/httpClient.ts), to see its cost.
  * --phases-out=FILE: each phase's start and end (process.hrtime, microseconds) as JSON, to cut a
@@ -131,7 +131,7 @@ async function main() {
           for (let k = 0; k < 3; k++) {
             const sl = slot(dRace, slotI++);
             const t0 = performance.now();
-            const n0 = processCpuMs(pid)!, p0 = pgCpu();
+            const n0 = processCpuMs(pid)!, p0 = pgCpu(), io0 = io(pid);
             const mark0 = process.hrtime.bigint() / 1000n;
             const send = () =>
               racePath === 'hold'
@@ -141,7 +141,7 @@ async function main() {
             phases.push({ name: `race ${racePath}`, from: Number(mark0), to: Number(process.hrtime.bigint() / 1000n) });
             const ms = res.map((x) => x.ms).sort((a, b) => a - b);
             const won = res.filter((x) => x.st === 201 || x.st === 200).length;
-            log(`race ${racePath.padEnd(7)} ${RACE}: wall ${fmt(performance.now() - t0)} ms p50 ${fmt(ms[Math.floor(ms.length / 2)])} p99 ${fmt(ms[Math.floor(ms.length * 0.99)])} server ${fmt((processCpuMs(pid)! - n0) / RACE)} ms/req pg ${fmt((pgCpu() - p0) / RACE)} ms/req, ${won} won, ${res.filter((x) => x.st === 409).length} x 409`);
+            log(`race ${racePath.padEnd(7)} ${RACE}: wall ${fmt(performance.now() - t0)} ms p50 ${fmt(ms[Math.floor(ms.length / 2)])} p99 ${fmt(ms[Math.floor(ms.length * 0.99)])} server ${fmt((processCpuMs(pid)! - n0) / RACE)} ms/req pg ${fmt((pgCpu() - p0) / RACE)} ms/req syscw ${fmt((io(pid).w - io0.w) / RACE)}/req, ${won} won, ${res.filter((x) => x.st === 409).length} x 409`);
           }
         }
         continue;
