@@ -1,4 +1,4 @@
-import { agents, apiKeys, calendars, notifications, owners } from '../schema';
+import { agents, apiKeys, calendars, idempotencyRecords, notifications, owners } from '../schema';
 import type { Executor } from '../client';
 import { names, pickList, pickMapper } from './columns';
 import { queryRows } from './driver';
@@ -15,6 +15,7 @@ const a = names(agents);
 const c = names(calendars);
 const o = names(owners);
 const n = names(notifications);
+const r = names(idempotencyRecords);
 
 const API_KEY_BY_HASH = `select k.${k.id} as key_id, k.${k.revokedAt} as revoked_at, k.${k.lastUsedAt} as last_used_at, a.${a.id} as agent_id,
   a.${a.customerId} as customer_id, a.${a.ownerScope} as owner_scope, a.${a.permissions} as permissions, a.${a.disabled} as disabled,
@@ -107,4 +108,42 @@ export async function drainNotificationRows(db: Executor, agentId: string, now: 
     ? await queryRows(db, COMPLETE_KEY_AND_DRAIN, [agentId, now.toISOString(), max, complete.recordId, complete.status, complete.bodyText])
     : await queryRows(db, DRAIN, [agentId, now.toISOString(), max]);
   return rows.map(toNotification);
+}
+
+const ANSWERS = new Map<number, string>();
+/**
+ * COMPLETE_KEY_AND_DRAIN for `count` keyed refusals at once (texts cached per count): every
+ * key's record takes its answer, and each agent named gives up to $2 of its pending
+ * notifications ($1: the delivery time), all in one statement.
+ */
+function completeKeysAndDrain(count: number): string {
+  let text = ANSWERS.get(count);
+  if (!text) {
+    const tuples = Array.from({ length: count }, (_, i) => {
+      const p = 3 + i * 4;
+      return i === 0 ? `($${p}::uuid, $${p + 1}::int, $${p + 2}::text, $${p + 3}::uuid)` : `($${p}, $${p + 1}, $${p + 2}, $${p + 3})`;
+    });
+    text = `with answers (record_id, status, body, agent_id) as (values ${tuples.join(', ')}),
+  completed as (update idempotency_records set ${r.state} = 'done', ${r.lockedUntil} = null, ${r.responseStatus} = answers.status, ${r.responseBody} = answers.body
+    from answers where idempotency_records.${r.id} = answers.record_id)
+  update notifications set ${n.deliveredAt} = $1 where ${n.id} in (
+    select due.${n.id} from (select distinct agent_id from answers) agent cross join lateral (
+      select ${n.id} from notifications where ${n.agentId} = agent.agent_id and ${n.deliveredAt} is null
+      order by ${n.createdAt} asc, ${n.id} asc limit $2 for update skip locked) due)
+  returning ${pickList(notifications, ['id', 'seq', 'customerId', 'agentId', 'kind', 'data', 'createdAt', 'deliveredAt', 'own'])}`;
+    ANSWERS.set(count, text);
+  }
+  return text;
+}
+
+/**
+ * Several keyed refusals at once (a burst of losers, server/domain/notificationService.ts):
+ * each key's record takes its answer and each agent's queue is drained (up to `max` each), in
+ * one statement; one refusal alone goes as COMPLETE_KEY_AND_DRAIN. The rows delivered, of
+ * every agent named.
+ */
+export async function completeKeysAndDrainRows(db: Executor, refusals: (KeyCompletion & { agentId: string })[], now: Date, max: number): Promise<(typeof notifications.$inferSelect)[]> {
+  if (refusals.length === 1) return drainNotificationRows(db, refusals[0].agentId, now, max, refusals[0]);
+  const params = [now.toISOString(), max, ...refusals.flatMap((f) => [f.recordId, f.status, f.bodyText, f.agentId])];
+  return (await queryRows(db, completeKeysAndDrain(refusals.length), params)).map(toNotification);
 }

@@ -1,9 +1,10 @@
 import { and, asc, eq, gt, gte } from 'drizzle-orm';
-import { drainNotificationRows, type KeyCompletion } from '@/db/hot/access';
+import { completeKeysAndDrainRows, drainNotificationRows, type KeyCompletion } from '@/db/hot/access';
 import { insertNotificationWithEvent } from '@/db/hot/webhooks';
 import type { Executor } from '@/db/client';
 import { notifications, type NotificationKind } from '@/db/schema';
 import { videoLinkOf, videoLinkView, type VideoLinkView } from './calendars/videoLinks';
+import { groupCommit } from './groupCommit';
 import { isUuid, newId } from './ids';
 import { webhookEventRow, type EventCause } from './webhooks/outbox';
 
@@ -97,11 +98,39 @@ async function withVideo(db: Executor, kind: NotificationKind, data: Record<stri
 /**
  * Take up to 50 undelivered notifications of an agent, oldest first, and mark
  * them delivered. Concurrent drains never hand out the same item twice
- * (SKIP LOCKED). With `complete`, an Idempotency-Key's record takes its answer in the same
- * statement (an error answer: server/http/failure.ts).
+ * (SKIP LOCKED).
  */
-export async function drainNotifications(db: Executor, agentId: string, now: Date = new Date(), complete?: KeyCompletion): Promise<NotificationItem[]> {
-  const rows = await drainNotificationRows(db, agentId, now, MAX_NOTIFICATIONS_PER_DRAIN, complete);
+export async function drainNotifications(db: Executor, agentId: string, now: Date = new Date()): Promise<NotificationItem[]> {
+  return items(await drainNotificationRows(db, agentId, now, MAX_NOTIFICATIONS_PER_DRAIN));
+}
+
+/**
+ * The keyed refusals answered while a statement of theirs is in flight, stored together
+ * (./groupCommit.ts): each key's record takes its answer and each agent's queue is drained, in
+ * one statement. An agent's items go to the first of its refusals in the batch and the others
+ * get none, as when concurrent drains race (SKIP LOCKED).
+ */
+const answerGrouped = groupCommit<KeyCompletion & { agentId: string }, NotificationRow[]>(64, async (db, refusals) => {
+  const rows = await completeKeysAndDrainRows(db, refusals, new Date(), MAX_NOTIFICATIONS_PER_DRAIN);
+  const byAgent = new Map<string, NotificationRow[]>();
+  for (const row of rows) byAgent.set(row.agentId, [...(byAgent.get(row.agentId) ?? []), row]);
+  return refusals.map((f) => {
+    const own = byAgent.get(f.agentId) ?? [];
+    byAgent.delete(f.agentId);
+    return own;
+  });
+});
+
+/**
+ * An error answer of a keyed request (server/http/failure.ts): its key's record takes the
+ * answer, and the agent's pending notifications (up to 50) are drained, in one statement shared
+ * with the other refusals of the moment.
+ */
+export async function drainNotificationsAnswering(db: Executor, agentId: string, complete: KeyCompletion): Promise<NotificationItem[]> {
+  return items(await answerGrouped(db, { ...complete, agentId }));
+}
+
+function items(rows: NotificationRow[]): NotificationItem[] {
   rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
   return rows.map(item);
 }

@@ -4,7 +4,7 @@ import { writeDeniedAudit } from '@/server/domain/audit';
 import { GateRefusal, type KeyAnswer } from '@/server/domain/claims';
 import type { DomainError } from '@/server/domain/errors';
 import { log } from '@/server/log';
-import { drainNotifications, type NotificationItem } from '@/server/domain/notificationService';
+import { drainNotificationsAnswering, type NotificationItem } from '@/server/domain/notificationService';
 import { metrics } from '@/server/observability/metrics';
 import { setSpanAttributes } from '@/server/observability/tracing';
 import { drain, present, type Call } from './call';
@@ -62,7 +62,7 @@ async function settleKey(db: Db, key: KeyAnswer, err: DomainError, free: boolean
 /** The key's record takes the error body (as settleKey) in the statement that drains the agent's notifications. */
 async function completeAndDrain(db: Db, actor: AgentActor, key: KeyAnswer, err: DomainError, body: ErrorBody): Promise<NotificationItem[]> {
   try {
-    return await drainNotifications(db, actor.agentId, new Date(), { recordId: key.recordId, status: statusOf(err), bodyText: JSON.stringify(body) });
+    return await drainNotificationsAnswering(db, actor.agentId, { recordId: key.recordId, status: statusOf(err), bodyText: JSON.stringify(body) });
   } catch (storeErr) {
     // Neither the answer nor the queue went (a 4xx: the key is left to its lease, as settleKey leaves it).
     log.error('idempotency bookkeeping failed', { err: storeErr });

@@ -5,6 +5,7 @@ import { insertAudit, insertAuditRows, type NewAuditRow } from '@/db/hot/audit';
 import { invalidField } from '../errors';
 import { isUuid, newId } from '../ids';
 import { auditWords, type AuditWords } from './words';
+import { groupCommit } from '../groupCommit';
 
 export type { AuditAction };
 export type AuditOutcome = 'accept' | 'reject' | 'counter_propose' | 'denied';
@@ -107,9 +108,11 @@ export async function writeDeniedAudit(
   });
 }
 
-/** Rows waiting for the grouped insert in flight, per database handle. */
-const grouped = new WeakMap<Executor, { inFlight: boolean; waiting: { row: NewAuditRow; done: (err?: unknown) => void }[] }>();
-const GROUP_MAX = 64;
+/** Refusals' audit rows, grouped (./groupCommit.ts): one multi-row insert for up to 64. */
+const insertGrouped = groupCommit<NewAuditRow, void>(64, async (db, rows) => {
+  await insertAuditRows(db, rows);
+  return rows.map(() => undefined);
+});
 
 /**
  * The audit row of a decision taken outside any transaction (a refusal without the lock,
@@ -117,28 +120,10 @@ const GROUP_MAX = 64;
  * while an insert is in flight wait for it and then go out together, as one multi-row
  * insert (group commit): a burst of refusals costs a few round trips, not one each.
  */
-export function writeAuditGrouped(db: Executor, e: AuditEntry): Promise<string> {
+export async function writeAuditGrouped(db: Executor, e: AuditEntry): Promise<string> {
   const row = auditRow(e);
-  let g = grouped.get(db);
-  if (!g) grouped.set(db, (g = { inFlight: false, waiting: [] }));
-  const group = g;
-  const written = new Promise<string>((resolve, reject) => group.waiting.push({ row, done: (err) => (err === undefined ? resolve(row.id) : reject(err)) }));
-  const flush = () => {
-    if (group.inFlight || !group.waiting.length) return;
-    const batch = group.waiting.splice(0, GROUP_MAX);
-    group.inFlight = true;
-    insertAuditRows(db, batch.map((b) => b.row)).then(
-      () => settle(batch),
-      (err: unknown) => settle(batch, err ?? new Error('audit insert failed')),
-    );
-  };
-  const settle = (batch: typeof group.waiting, err?: unknown) => {
-    group.inFlight = false;
-    for (const b of batch) b.done(err);
-    flush();
-  };
-  flush();
-  return written;
+  await insertGrouped(db, row);
+  return row.id;
 }
 
 export type AuditView = {
