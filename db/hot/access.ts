@@ -87,13 +87,17 @@ export async function providerCalendarRows(db: Executor, owner: string | { custo
   }));
 }
 
+/** The columns a drain returns (every statement below), and their mapper. */
+const DRAINED = ['id', 'seq', 'customerId', 'agentId', 'kind', 'data', 'createdAt', 'deliveredAt', 'own'] as const;
+const DRAINED_LIST = pickList(notifications, DRAINED);
+const toNotification = pickMapper(notifications, DRAINED);
+
 /** Deliver (mark) up to $3 of an agent's pending notifications, oldest first, skipping rows another drain holds. */
 const DRAIN = `update notifications set ${n.deliveredAt} = $2 where ${n.id} in (
   select ${n.id} from notifications where ${n.agentId} = $1 and ${n.deliveredAt} is null order by ${n.createdAt} asc, ${n.id} asc limit $3 for update skip locked)
-  returning ${pickList(notifications, ['id', 'seq', 'customerId', 'agentId', 'kind', 'data', 'createdAt', 'deliveredAt', 'own'])}`;
+  returning ${DRAINED_LIST}`;
 /** DRAIN behind the completion of an Idempotency-Key's record ($4, answered $5 with the body $6; COMPLETE_KEY), in one statement. */
 const COMPLETE_KEY_AND_DRAIN = `with completed as (${COMPLETE_KEY.replace(/\$(\d)/g, (_, i: string) => `$${Number(i) + 3}`)}) ${DRAIN}`;
-const toNotification = pickMapper(notifications, ['id', 'seq', 'customerId', 'agentId', 'kind', 'data', 'createdAt', 'deliveredAt', 'own']);
 
 /** A keyed request's refusal to store as its key's answer (db/hot/idempotency.ts completeKeyRecord) while draining. */
 export type KeyCompletion = { recordId: string; status: number; bodyText: string };
@@ -130,7 +134,7 @@ function completeKeysAndDrain(count: number): string {
     select due.${n.id} from (select distinct agent_id from answers) agent cross join lateral (
       select ${n.id} from notifications where ${n.agentId} = agent.agent_id and ${n.deliveredAt} is null
       order by ${n.createdAt} asc, ${n.id} asc limit $2 for update skip locked) due)
-  returning ${pickList(notifications, ['id', 'seq', 'customerId', 'agentId', 'kind', 'data', 'createdAt', 'deliveredAt', 'own'])}`;
+  returning ${DRAINED_LIST}`;
     ANSWERS.set(count, text);
   }
   return text;

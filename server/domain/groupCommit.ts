@@ -9,29 +9,37 @@ import type { Executor } from '@/db/client';
  */
 export function groupCommit<I, R>(max: number, write: (db: Executor, items: I[]) => Promise<R[]>): (db: Executor, item: I) => Promise<R> {
   type Waiting = { item: I; resolve: (r: R) => void; reject: (err: unknown) => void };
-  const groups = new WeakMap<Executor, { inFlight: boolean; waiting: Waiting[] }>();
+  type Group = { inFlight: boolean; waiting: Waiting[]; flush: () => void };
+  const groups = new WeakMap<Executor, Group>();
+  // One group per database handle, its flush made once (not per write, on the hot path).
+  const groupOf = (db: Executor): Group => {
+    const group: Group = {
+      inFlight: false,
+      waiting: [],
+      flush: () => {
+        if (group.inFlight || !group.waiting.length) return;
+        const batch = group.waiting.splice(0, max);
+        group.inFlight = true;
+        const settle = (results: R[] | null, err?: unknown) => {
+          group.inFlight = false;
+          batch.forEach((b, i) => (results ? b.resolve(results[i]) : b.reject(err)));
+          group.flush();
+        };
+        Promise.resolve()
+          .then(() => write(db, batch.map((b) => b.item)))
+          .then(
+            (results) => settle(results),
+            (err: unknown) => settle(null, err ?? new Error('grouped write failed')),
+          );
+      },
+    };
+    groups.set(db, group);
+    return group;
+  };
   return (db, item) => {
-    let g = groups.get(db);
-    if (!g) groups.set(db, (g = { inFlight: false, waiting: [] }));
-    const group = g;
+    const group = groups.get(db) ?? groupOf(db);
     const done = new Promise<R>((resolve, reject) => group.waiting.push({ item, resolve, reject }));
-    const settle = (batch: Waiting[], results: R[] | null, err?: unknown) => {
-      group.inFlight = false;
-      batch.forEach((b, i) => (results ? b.resolve(results[i]) : b.reject(err)));
-      flush();
-    };
-    const flush = () => {
-      if (group.inFlight || !group.waiting.length) return;
-      const batch = group.waiting.splice(0, max);
-      group.inFlight = true;
-      Promise.resolve()
-        .then(() => write(db, batch.map((b) => b.item)))
-        .then(
-          (results) => settle(batch, results),
-          (err: unknown) => settle(batch, null, err ?? new Error('grouped write failed')),
-        );
-    };
-    flush();
+    group.flush();
     return done;
   };
 }

@@ -113,7 +113,11 @@ export async function drainNotifications(db: Executor, agentId: string, now: Dat
 const answerGrouped = groupCommit<KeyCompletion & { agentId: string }, NotificationRow[]>(64, async (db, refusals) => {
   const rows = await completeKeysAndDrainRows(db, refusals, new Date(), MAX_NOTIFICATIONS_PER_DRAIN);
   const byAgent = new Map<string, NotificationRow[]>();
-  for (const row of rows) byAgent.set(row.agentId, [...(byAgent.get(row.agentId) ?? []), row]);
+  for (const row of rows) {
+    const own = byAgent.get(row.agentId);
+    if (own) own.push(row);
+    else byAgent.set(row.agentId, [row]);
+  }
   return refusals.map((f) => {
     const own = byAgent.get(f.agentId) ?? [];
     byAgent.delete(f.agentId);
